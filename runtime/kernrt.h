@@ -248,6 +248,13 @@ int krt_check_array(const krt_kernel *k, int param, const krt_array *a,
  * the scalar's C type otherwise).  Checks the configuration first. */
 int krt_launch(const krt_kernel *k, krt_launch_cfg cfg, void **args);
 
+/* For a kernel's CPU code: fail the launch with status (a KRT_E* code;
+ * anything else counts as KRT_EKERNEL) and a message that krt_last_error()
+ * will show after krt_launch returns, with the kernel and the block index in
+ * front.  Sets *block->error; the first failing block of a launch wins and no
+ * further blocks start.  Returns the status recorded. */
+int krt_cpu_fail(const krt_cpu_block *block, int status, const char *message);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,479 @@
+/*
+ * cpu.c - the CPU backend: device memory is host memory, and a launch runs
+ * the kernel's CPU function once per block on a persistent pool of threads.
+ *
+ * The pool is created on the first launch: KRT_CPU_THREADS threads in all
+ * (default: one per online core), of which the launching thread is one, so
+ * the pool holds that number minus one workers.  A launch is a job: the
+ * launcher publishes it, wakes as many workers as there are blocks beyond
+ * the first (each worker waits on its own event: a short spin, then a
+ * semaphore, a futex on Linux; so a launch creates no thread, makes no system
+ * call when launches follow each other, and wakes no idle worker
+ * needlessly), runs blocks itself, then waits until the last helper signals
+ * "done".  Blocks are handed out by an atomic counter, so they run in
+ * parallel and in any order, as on a GPU.  Each thread owns a 64-byte-aligned shared-memory buffer and a frame
+ * buffer (kernel->frame_bytes per thread of the block) that it reuses from
+ * block to block; the launcher grows them before waking anyone, so a worker
+ * never allocates.  Shared memory is not zeroed between blocks: CUDA does not
+ * zero it either.
+ *
+ * Launches are synchronous and serialised by one lock (the default stream);
+ * streams will queue jobs in front of the same pool.  A kernel reports an
+ * error through *block->error or krt_cpu_fail(); the first failing block
+ * wins, no further blocks start, and krt_launch returns its status.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "backend.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KRT_CPU_ALIGN 64
+#define KRT_CPU_MAX_THREADS 1024
+
+static size_t krt_cpu_round(size_t n)
+{
+    return (n + KRT_CPU_ALIGN - 1) & ~(size_t)(KRT_CPU_ALIGN - 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory                                                              */
+/* ------------------------------------------------------------------ */
+
+static int krt_cpu_init(void)
+{
+    return KRT_OK;
+}
+
+static int krt_cpu_alloc(void **ptr, size_t bytes)
+{
+    /* Round up so that vector loads at the tail stay inside the block. */
+    if (posix_memalign(ptr, KRT_CPU_ALIGN, krt_cpu_round(bytes)) != 0) {
+        *ptr = NULL;
+        return krt__error(KRT_ENOMEM, "cannot allocate %zu bytes", bytes);
+    }
+    return KRT_OK;
+}
+
+static int krt_cpu_free(void *ptr)
+{
+    free(ptr);
+    return KRT_OK;
+}
+
+static int krt_cpu_copy(void *dst, const void *src, size_t bytes,
+                        krt_stream *stream)
+{
+    (void)stream;
+    memmove(dst, src, bytes);
+    return KRT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The pool                                                            */
+/* ------------------------------------------------------------------ */
+
+typedef struct krt_cpu_job {
+    const krt_kernel *kernel;
+    krt_launch_cfg cfg;
+    void **args;
+    uint64_t nblocks;
+    size_t static_bytes;             /* rounded: dyn_shared starts there */
+    _Atomic uint64_t next;           /* next block to hand out */
+    _Atomic int error;               /* first error wins */
+    uint64_t error_block;            /* written by the winner only */
+    char message[512];               /* the winner's krt_cpu_fail text */
+} krt_cpu_job;
+
+/* A one-waiter event on a counter: the waiter spins a short while (a launch
+ * often follows a launch), then sleeps on a semaphore; the signaller posts
+ * only to a waiter that sleeps, so the fast path makes no system call.  The
+ * state says "asleep until the counter leaves OLD" as 2 * OLD + 1, and a
+ * signaller moving the counter from P wakes only a sleeper on 2 * P + 1: a
+ * late signaller of an earlier launch can never wake the waiter of a later
+ * one.  The handshake (seq_cst store, then load, on both sides) guarantees
+ * that either the waiter sees the new value or the signaller sees it asleep. */
+#define KRT_PARK_AWAKE ((uint64_t)0)
+#define KRT_PARK_WOKEN ((uint64_t)2)
+#define KRT_PARK_SLEEPING(old) (2 * (uint64_t)(old) + 1)
+
+typedef struct krt_cpu_event {
+    _Atomic uint64_t state;
+    sem_t sem;
+} krt_cpu_event;
+
+#define KRT_CPU_SPIN_NS 50000        /* how long a waiter spins first */
+
+static inline void krt_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static uint64_t krt_cpu_now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Return once *word != old. */
+static void krt_cpu_park(krt_cpu_event *p, _Atomic uint64_t *word,
+                         uint64_t old)
+{
+    uint64_t deadline = 0, expected;
+    unsigned i;
+
+    for (i = 1;; i++) {
+        if (atomic_load_explicit(word, memory_order_acquire) != old)
+            return;
+        krt_cpu_relax();
+        if ((i & 255) == 0) {
+            uint64_t t = krt_cpu_now_ns();
+            if (deadline == 0)
+                deadline = t + KRT_CPU_SPIN_NS;
+            else if (t > deadline)
+                break;
+            /* Let a thread that has work run when cores are oversubscribed. */
+            sched_yield();
+        }
+    }
+    atomic_store(&p->state, KRT_PARK_SLEEPING(old));
+    if (atomic_load(word) != old) {
+        expected = KRT_PARK_SLEEPING(old);
+        if (atomic_compare_exchange_strong(&p->state, &expected,
+                                           KRT_PARK_AWAKE))
+            return;
+        /* The signaller saw us asleep and posts: consume that post. */
+    }
+    while (sem_wait(&p->sem) != 0 && errno == EINTR)
+        ;
+    atomic_store(&p->state, KRT_PARK_AWAKE);
+}
+
+/* Set *word = value and wake the waiter if it sleeps on the old value. */
+static void krt_cpu_unpark(krt_cpu_event *p, _Atomic uint64_t *word,
+                           uint64_t value)
+{
+    uint64_t prev = atomic_exchange(word, value);
+    uint64_t expected = KRT_PARK_SLEEPING(prev);
+
+    if (atomic_load(&p->state) == expected &&
+        atomic_compare_exchange_strong(&p->state, &expected, KRT_PARK_WOKEN))
+        sem_post(&p->sem);
+}
+
+/* Aligned to a cache line: a spinning worker polls its own `go` only. */
+typedef struct krt_cpu_worker {
+    _Alignas(64) pthread_t thread;
+    krt_cpu_event park;
+    _Atomic uint64_t go;             /* the launch to join (its generation) */
+    char *shared;
+    size_t shared_cap;
+    char *frame;
+    size_t frame_cap;
+} krt_cpu_worker;
+
+static struct {
+    pthread_mutex_t lock;            /* one job at a time */
+    int started;
+    int nthreads;                    /* workers + the launching thread */
+    krt_cpu_worker *workers;         /* [0] is the launching thread's slot */
+    krt_cpu_job *job;                /* published before the wake-ups */
+    uint64_t gen;                    /* launches that used helpers */
+    _Atomic int pending;             /* helpers still running the job */
+    _Atomic uint64_t done_gen;       /* gen of the last job finished */
+    krt_cpu_event done;              /* the launcher waits here */
+} krt_pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* krt_cpu_fail's text, on the thread that runs the failing block. */
+static _Thread_local char krt_cpu_fail_msg[512];
+
+static int krt_cpu_status_valid(int status)
+{
+    return status < 0 && status > -KRT_STATUS_COUNT_;
+}
+
+int krt_cpu_fail(const krt_cpu_block *block, int status, const char *message)
+{
+    if (!krt_cpu_status_valid(status))
+        status = KRT_EKERNEL;
+    if (block != NULL && block->error != NULL && *block->error == KRT_OK) {
+        *block->error = status;
+        snprintf(krt_cpu_fail_msg, sizeof krt_cpu_fail_msg, "%s",
+                 message != NULL ? message : "");
+    }
+    return status;
+}
+
+/* Run blocks of job until none is left (or one failed). */
+static void krt_cpu_run(krt_cpu_job *job, krt_cpu_worker *w)
+{
+    const krt_kernel *k = job->kernel;
+    krt_dim3 g = job->cfg.grid;
+    uint64_t b, plane = (uint64_t)g.x * g.y;
+    krt_cpu_block blk;
+    int err;
+
+    blk.block_dim = job->cfg.block;
+    blk.grid_dim = g;
+    blk.shared = w->shared;
+    blk.dyn_shared = w->shared + job->static_bytes;
+    blk.dyn_shared_bytes = job->cfg.shared_bytes;
+    blk.frame = w->frame;
+    blk.error = &err;
+    while (atomic_load_explicit(&job->error, memory_order_relaxed) == KRT_OK) {
+        b = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
+        if (b >= job->nblocks)
+            break;
+        blk.block_idx.x = (unsigned)(b % g.x);
+        blk.block_idx.y = (unsigned)(b / g.x % g.y);
+        blk.block_idx.z = (unsigned)(b / plane);
+        err = KRT_OK;
+        krt_cpu_fail_msg[0] = '\0';
+        k->cpu(&blk, job->args);
+        if (err != KRT_OK) {
+            int expected = KRT_OK;
+            int status = krt_cpu_status_valid(err) ? err : KRT_EKERNEL;
+            if (atomic_compare_exchange_strong(&job->error, &expected,
+                                               status)) {
+                job->error_block = b;
+                memcpy(job->message, krt_cpu_fail_msg, sizeof job->message);
+            }
+            break;
+        }
+    }
+}
+
+static void *krt_cpu_worker_main(void *arg)
+{
+    krt_cpu_worker *w = arg;
+    uint64_t seen = 0;
+
+    for (;;) {
+        krt_cpu_park(&w->park, &w->go, seen);
+        seen = atomic_load_explicit(&w->go, memory_order_acquire);
+        krt_cpu_run(krt_pool.job, w);
+        if (atomic_fetch_sub_explicit(&krt_pool.pending, 1,
+                                      memory_order_acq_rel) == 1)
+            krt_cpu_unpark(&krt_pool.done, &krt_pool.done_gen, seen);
+    }
+    return NULL;
+}
+
+/* KRT_CPU_THREADS, or the number of online cores. */
+static int krt_cpu_thread_count(int *out)
+{
+    const char *env = getenv("KRT_CPU_THREADS");
+    char *end;
+    long n;
+
+    if (env != NULL && *env != '\0') {
+        errno = 0;
+        n = strtol(env, &end, 10);
+        if (errno != 0 || *end != '\0' || n < 1 || n > KRT_CPU_MAX_THREADS)
+            return krt__error(KRT_EINVAL,
+                              "KRT_CPU_THREADS='%s': expected a number of "
+                              "threads from 1 to %d",
+                              env, KRT_CPU_MAX_THREADS);
+    } else {
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+        if (n < 1)
+            n = 1;
+        if (n > KRT_CPU_MAX_THREADS)
+            n = KRT_CPU_MAX_THREADS;
+    }
+    *out = (int)n;
+    return KRT_OK;
+}
+
+/* Start the workers; called under krt_pool.lock.  If the system refuses
+ * threads, the pool keeps those it got (at least the launching thread). */
+static int krt_cpu_start(void)
+{
+    int n = 1, i;
+
+    KRT_TRY(krt_cpu_thread_count(&n));
+    if (posix_memalign((void **)&krt_pool.workers, 64,
+                       (size_t)n * sizeof *krt_pool.workers) != 0)
+        return krt__error(KRT_ENOMEM, "cannot allocate the thread pool");
+    memset(krt_pool.workers, 0, (size_t)n * sizeof *krt_pool.workers);
+    if (sem_init(&krt_pool.done.sem, 0, 0) != 0) {
+        free(krt_pool.workers);
+        krt_pool.workers = NULL;
+        return krt__error(KRT_EINTERNAL, "sem_init: %s", strerror(errno));
+    }
+    krt_pool.nthreads = 1;
+    for (i = 1; i < n; i++) {
+        krt_cpu_worker *w = &krt_pool.workers[i];
+        pthread_attr_t attr;
+        sigset_t all, old;
+        int failed;
+
+        if (sem_init(&w->park.sem, 0, 0) != 0)
+            break;
+        /* Workers take no signals: those belong to the program's threads. */
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        failed = pthread_create(&w->thread, &attr, krt_cpu_worker_main, w);
+        pthread_attr_destroy(&attr);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (failed) {
+            sem_destroy(&w->park.sem);
+            break;
+        }
+        krt_pool.nthreads++;
+    }
+    krt_pool.started = 1;
+    return KRT_OK;
+}
+
+/* Make w's buffers hold shared and frame bytes (never NULL afterwards). */
+static int krt_cpu_reserve(krt_cpu_worker *w, size_t shared, size_t frame)
+{
+    void *p;
+
+    shared = krt_cpu_round(shared > 0 ? shared : 1);
+    frame = krt_cpu_round(frame > 0 ? frame : 1);
+    if (shared > w->shared_cap) {
+        if (posix_memalign(&p, KRT_CPU_ALIGN, shared) != 0)
+            return krt__error(KRT_ENOMEM,
+                              "cannot allocate %zu bytes of shared memory",
+                              shared);
+        free(w->shared);
+        w->shared = p;
+        w->shared_cap = shared;
+    }
+    if (frame > w->frame_cap) {
+        if (posix_memalign(&p, KRT_CPU_ALIGN, frame) != 0)
+            return krt__error(KRT_ENOMEM,
+                              "cannot allocate %zu bytes of thread frames",
+                              frame);
+        free(w->frame);
+        w->frame = p;
+        w->frame_cap = frame;
+    }
+    return KRT_OK;
+}
+
+static int krt_cpu_kernel_limits(const krt_kernel *k, size_t *static_shared,
+                                 unsigned *max_threads)
+{
+    if (k->cpu == NULL)
+        return krt__error(KRT_ENOCODE,
+                          "kernel was not compiled for the cpu backend (no "
+                          "CPU code: translate it with kernc --target c)");
+    *static_shared = k->shared_bytes;
+    *max_threads = KRT_MAX_BLOCK_THREADS;
+    return KRT_OK;
+}
+
+static int krt_cpu_launch_locked(const krt_kernel *k,
+                                 const krt_launch_cfg *cfg, void **args)
+{
+    krt_cpu_job job;
+    uint64_t threads = (uint64_t)cfg->block.x * cfg->block.y * cfg->block.z;
+    size_t shared, frame;
+    int helpers, i;
+
+    if (!krt_pool.started)
+        KRT_TRY(krt_cpu_start());
+    memset(&job, 0, sizeof job);
+    job.kernel = k;
+    job.cfg = *cfg;
+    job.args = args;
+    job.nblocks = (uint64_t)cfg->grid.x * cfg->grid.y * cfg->grid.z;
+    job.static_bytes = krt_cpu_round(k->shared_bytes);
+    atomic_init(&job.next, 0);
+    atomic_init(&job.error, KRT_OK);
+
+    /* The launching thread runs blocks too: wake one helper per extra block
+     * at most. */
+    helpers = krt_pool.nthreads - 1;
+    if ((uint64_t)helpers > job.nblocks - 1)
+        helpers = (int)(job.nblocks - 1);
+    shared = job.static_bytes + cfg->shared_bytes;
+    frame = k->frame_bytes * (size_t)threads;
+    if (k->frame_bytes != 0 && frame / k->frame_bytes != threads)
+        return krt__error(KRT_ENOMEM, "thread frames are too large");
+    for (i = 0; i <= helpers; i++)
+        KRT_TRY(krt_cpu_reserve(&krt_pool.workers[i], shared, frame));
+
+    if (helpers > 0) {
+        krt_pool.job = &job;
+        krt_pool.gen++;
+        atomic_store(&krt_pool.pending, helpers);
+        for (i = 1; i <= helpers; i++)
+            krt_cpu_unpark(&krt_pool.workers[i].park,
+                           &krt_pool.workers[i].go, krt_pool.gen);
+    }
+    krt_cpu_run(&job, &krt_pool.workers[0]);
+    if (helpers > 0) {
+        krt_cpu_park(&krt_pool.done, &krt_pool.done_gen, krt_pool.gen - 1);
+        krt_pool.job = NULL;
+    }
+
+    if (job.error != KRT_OK) {
+        uint64_t b = job.error_block, plane = (uint64_t)cfg->grid.x *
+                                              cfg->grid.y;
+        return krt__error(job.error, "block (%u, %u, %u): %s",
+                          (unsigned)(b % cfg->grid.x),
+                          (unsigned)(b / cfg->grid.x % cfg->grid.y),
+                          (unsigned)(b / plane),
+                          job.message[0] != '\0' ? job.message
+                                                 : krt_strerror(job.error));
+    }
+    return KRT_OK;
+}
+
+static int krt_cpu_launch(const krt_kernel *k, const krt_launch_cfg *cfg,
+                          void **args)
+{
+    int status;
+
+    pthread_mutex_lock(&krt_pool.lock);
+    status = krt_cpu_launch_locked(k, cfg, args);
+    pthread_mutex_unlock(&krt_pool.lock);
+    return status;
+}
+
+/* Launches are synchronous; waiting for the lock waits for one running on
+ * another thread. */
+static int krt_cpu_synchronize(void)
+{
+    pthread_mutex_lock(&krt_pool.lock);
+    pthread_mutex_unlock(&krt_pool.lock);
+    return KRT_OK;
+}
+
+const krt_backend krt__cpu_backend = {
+    .name = "cpu",
+    .id = KRT_BACKEND_CPU,
+    .host_visible = 1,
+    .init = krt_cpu_init,
+    .alloc = krt_cpu_alloc,
+    .free = krt_cpu_free,
+    .copy_to_device = krt_cpu_copy,
+    .copy_to_host = krt_cpu_copy,
+    .copy_device = krt_cpu_copy,
+    .kernel_limits = krt_cpu_kernel_limits,
+    .launch = krt_cpu_launch,
+    .synchronize = krt_cpu_synchronize,
+};

@@ -1,0 +1,777 @@
+/*
+ * krt.c - the front of libkernrt: status text, the per-thread error message,
+ * dtypes, device arrays, launch configurations, backend selection, and the
+ * checks that run before a kernel does.
+ *
+ * Everything a user can get wrong is checked here, once, for both backends,
+ * so the CPU and CUDA backends report the same statuses with the same
+ * messages; the backend (backend.h) only allocates, copies and launches.  The
+ * backend is chosen on first use (KRT_BACKEND, or krt_set_backend earlier)
+ * and never changes afterwards, because arrays already allocated belong to it.
+ * A failed choice (a bad KRT_BACKEND, cuda without a device) is remembered:
+ * every later call returns the same status and message, until
+ * krt_set_backend picks a backend that works.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "backend.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Status text and the per-thread message                              */
+/* ------------------------------------------------------------------ */
+
+static const char *const krt_status_names[KRT_STATUS_COUNT_] = {
+    "KRT_OK",
+#define KRT_STATUS_NAME_(name, msg) "KRT_E" #name,
+    KRT_STATUS_MAP(KRT_STATUS_NAME_)
+#undef KRT_STATUS_NAME_
+};
+
+static const char *const krt_status_text[KRT_STATUS_COUNT_] = {
+    "success",
+#define KRT_STATUS_TEXT_(name, msg) msg,
+    KRT_STATUS_MAP(KRT_STATUS_TEXT_)
+#undef KRT_STATUS_TEXT_
+};
+
+const char *krt_strerror(int status)
+{
+    if (status > 0 || status <= -KRT_STATUS_COUNT_)
+        return "unknown status";
+    return krt_status_text[-status];
+}
+
+const char *krt_status_name(int status)
+{
+    if (status > 0 || status <= -KRT_STATUS_COUNT_)
+        return "KRT_E?";
+    return krt_status_names[-status];
+}
+
+#define KRT_MSG_MAX 1024
+
+static _Thread_local char krt_msg[KRT_MSG_MAX] = "no error";
+
+const char *krt_last_error(void)
+{
+    return krt_msg;
+}
+
+const char *krt__message(void)
+{
+    return krt_msg;
+}
+
+int krt__verror(int status, const char *fmt, va_list args)
+{
+    /* Format aside first: callers may pass krt__message() as an argument. */
+    char buf[KRT_MSG_MAX];
+
+    vsnprintf(buf, sizeof buf, fmt, args);
+    memcpy(krt_msg, buf, sizeof buf);
+    return status;
+}
+
+int krt__error(int status, const char *fmt, ...)
+{
+    va_list args;
+
+    va_start(args, fmt);
+    krt__verror(status, fmt, args);
+    va_end(args);
+    return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* Dtypes                                                              */
+/* ------------------------------------------------------------------ */
+
+static const size_t krt_dtype_sizes[KRT_DTYPE_COUNT] = {
+#define KRT_DTYPE_SIZE_(e, ct, sz, descr) sz,
+    KRT_DTYPE_MAP(KRT_DTYPE_SIZE_)
+#undef KRT_DTYPE_SIZE_
+};
+
+/* NumPy's names are the enum spellings in lower case ("float32"); derived
+ * from the map so that a new dtype cannot be left without a name. */
+static const char *const krt_dtype_upper[KRT_DTYPE_COUNT] = {
+#define KRT_DTYPE_UPPER_(e, ct, sz, descr) #e,
+    KRT_DTYPE_MAP(KRT_DTYPE_UPPER_)
+#undef KRT_DTYPE_UPPER_
+};
+static char krt_dtype_lower[KRT_DTYPE_COUNT][16];
+static pthread_once_t krt_dtype_once = PTHREAD_ONCE_INIT;
+
+static void krt_dtype_init(void)
+{
+    int t;
+    size_t i;
+
+    for (t = 0; t < KRT_DTYPE_COUNT; t++)
+        for (i = 0; krt_dtype_upper[t][i] != '\0' && i + 1 < 16; i++) {
+            char c = krt_dtype_upper[t][i];
+            krt_dtype_lower[t][i] = c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+        }
+}
+
+static int krt_dtype_valid(krt_dtype t)
+{
+    return (int)t >= 0 && (int)t < KRT_DTYPE_COUNT;
+}
+
+size_t krt_dtype_size(krt_dtype t)
+{
+    return krt_dtype_valid(t) ? krt_dtype_sizes[t] : 0;
+}
+
+const char *krt_dtype_name(krt_dtype t)
+{
+    if (!krt_dtype_valid(t))
+        return "?";
+    pthread_once(&krt_dtype_once, krt_dtype_init);
+    return krt_dtype_lower[t];
+}
+
+/* ------------------------------------------------------------------ */
+/* Backend selection                                                   */
+/* ------------------------------------------------------------------ */
+
+/* The backends by name; "auto" is handled apart. */
+#ifdef KRT_HAVE_CUDA
+#define KRT_CUDA_BACKEND (&krt__cuda_backend)
+#else
+#define KRT_CUDA_BACKEND NULL
+#endif
+
+static pthread_mutex_t krt_select_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set once a backend is initialised; read without the lock afterwards. */
+static const krt_backend *_Atomic krt_active;
+/* A failed choice: its status and message, replayed by every call. */
+static int krt_failed_status;
+static char krt_failed_msg[KRT_MSG_MAX];
+
+/* Initialise the backend called name; "from" says who asked, for messages.
+ * Called with krt_select_lock held.  On failure the message is set. */
+static int krt_select(const char *name, const char *from)
+{
+    const krt_backend *cuda = KRT_CUDA_BACKEND;
+    int status;
+
+    if (strcmp(name, "cpu") == 0) {
+        status = krt__cpu_backend.init();
+        if (status == KRT_OK)
+            atomic_store_explicit(&krt_active, &krt__cpu_backend,
+                                  memory_order_release);
+        return status;
+    }
+    if (strcmp(name, "cuda") == 0) {
+        if (cuda == NULL)
+            return krt__error(KRT_ENOBACKEND,
+                              "backend 'cuda' (%s): libkernrt was built "
+                              "without CUDA support",
+                              from);
+        status = cuda->init();
+        if (status != KRT_OK)
+            return krt__error(status, "backend 'cuda' (%s): %s", from,
+                              krt__message());
+        atomic_store_explicit(&krt_active, cuda, memory_order_release);
+        return KRT_OK;
+    }
+    if (strcmp(name, "auto") == 0) {
+        /* A machine without a usable GPU runs on the CPU: not an error. */
+        if (cuda != NULL && cuda->init() == KRT_OK) {
+            atomic_store_explicit(&krt_active, cuda, memory_order_release);
+            return KRT_OK;
+        }
+        return krt_select("cpu", from);
+    }
+    return krt__error(KRT_EINVAL,
+                      "backend '%s' (%s): unknown backend; expected cpu, "
+                      "cuda or auto",
+                      name, from);
+}
+
+/* A backend call failed: put the public function's name in front. */
+static int krt_backend_failed(int status, const char *who)
+{
+    return krt__error(status, "%s: %s", who, krt__message());
+}
+
+/* The running backend, choosing it on first use.  who prefixes messages. */
+static int krt_backend_get(const krt_backend **out, const char *who)
+{
+    const krt_backend *b;
+    const char *env;
+    int status;
+
+    b = atomic_load_explicit(&krt_active, memory_order_acquire);
+    if (b != NULL) {
+        *out = b;
+        return KRT_OK;
+    }
+    pthread_mutex_lock(&krt_select_lock);
+    b = atomic_load_explicit(&krt_active, memory_order_relaxed);
+    status = KRT_OK;
+    if (b == NULL && krt_failed_status == KRT_OK) {
+        env = getenv("KRT_BACKEND");
+        status = krt_select(env != NULL && *env != '\0' ? env : "auto",
+                            env != NULL && *env != '\0' ? "from KRT_BACKEND"
+                                                        : "default");
+        if (status != KRT_OK) {
+            krt_failed_status = status;
+            snprintf(krt_failed_msg, sizeof krt_failed_msg, "%s",
+                     krt__message());
+        }
+        b = atomic_load_explicit(&krt_active, memory_order_relaxed);
+    }
+    if (b == NULL) {
+        status = krt__error(krt_failed_status, "%s: %s", who, krt_failed_msg);
+    }
+    pthread_mutex_unlock(&krt_select_lock);
+    *out = b;
+    return status;
+}
+
+int krt_set_backend(const char *name)
+{
+    const krt_backend *b;
+    int status;
+
+    if (name == NULL)
+        return krt__error(KRT_EINVAL, "krt_set_backend: name is NULL");
+    if (strcmp(name, "cpu") != 0 && strcmp(name, "cuda") != 0 &&
+        strcmp(name, "auto") != 0)
+        return krt__error(KRT_EINVAL,
+                          "krt_set_backend: unknown backend '%s'; expected "
+                          "cpu, cuda or auto",
+                          name);
+    pthread_mutex_lock(&krt_select_lock);
+    b = atomic_load_explicit(&krt_active, memory_order_relaxed);
+    if (b != NULL) {
+        /* Arrays may already live on it: only the same backend is fine. */
+        status = strcmp(name, "auto") == 0 || strcmp(name, b->name) == 0
+                     ? KRT_OK
+                     : krt__error(KRT_EINVAL,
+                                  "krt_set_backend: backend '%s' is already "
+                                  "in use; choose '%s' before any other call",
+                                  b->name, name);
+    } else {
+        status = krt_select(name, "from krt_set_backend");
+        if (status != KRT_OK) {
+            krt_failed_status = status;
+            snprintf(krt_failed_msg, sizeof krt_failed_msg, "%s",
+                     krt__message());
+            krt__error(status, "krt_set_backend: %s", krt_failed_msg);
+        } else {
+            krt_failed_status = KRT_OK;
+        }
+    }
+    pthread_mutex_unlock(&krt_select_lock);
+    return status;
+}
+
+const char *krt_backend_name(void)
+{
+    const krt_backend *b;
+
+    if (krt_backend_get(&b, "krt_backend_name") != KRT_OK)
+        return "none";
+    return b->name;
+}
+
+int krt_synchronize(void)
+{
+    const krt_backend *b;
+
+    int status;
+
+    KRT_TRY(krt_backend_get(&b, "krt_synchronize"));
+    status = b->synchronize();
+    return status == KRT_OK ? KRT_OK
+                            : krt_backend_failed(status, "krt_synchronize");
+}
+
+/* ------------------------------------------------------------------ */
+/* Arrays                                                              */
+/* ------------------------------------------------------------------ */
+
+int64_t krt_array_size(const krt_array *a)
+{
+    int64_t n = 1;
+    int i;
+
+    if (a == NULL || a->ndim < 1 || a->ndim > KRT_MAX_NDIM)
+        return 0;
+    for (i = 0; i < a->ndim; i++) {
+        if (a->shape[i] <= 0)
+            return 0;
+        if (__builtin_mul_overflow(n, a->shape[i], &n))
+            return 0;
+    }
+    return n;
+}
+
+size_t krt_array_nbytes(const krt_array *a)
+{
+    int64_t n = krt_array_size(a);
+
+    if (n == 0 || a == NULL)
+        return 0;
+    return (size_t)n * krt_dtype_size(a->dtype);
+}
+
+/* NumPy's rule: strides match C order, ignoring dimensions of extent 1; an
+ * empty array is contiguous. */
+int krt_array_is_contiguous(const krt_array *a)
+{
+    int64_t expect;
+    int i;
+
+    if (a == NULL || a->ndim < 1 || a->ndim > KRT_MAX_NDIM)
+        return 0;
+    if (krt_array_size(a) == 0)
+        return 1;
+    expect = (int64_t)krt_dtype_size(a->dtype);
+    for (i = a->ndim - 1; i >= 0; i--) {
+        if (a->shape[i] != 1 && a->strides[i] != expect)
+            return 0;
+        expect *= a->shape[i];
+    }
+    return 1;
+}
+
+/* Check what krt_alloc and krt_to_device are given; *nbytes on success. */
+static int krt_check_shape(const char *who, krt_dtype dtype, int ndim,
+                           const int64_t *shape, size_t *nbytes)
+{
+    int64_t n = 1;
+    int i;
+
+    if (!krt_dtype_valid(dtype))
+        return krt__error(KRT_EINVAL, "%s: invalid dtype %d", who, (int)dtype);
+    if (ndim < 1 || ndim > KRT_MAX_NDIM)
+        return krt__error(KRT_EINVAL,
+                          "%s: ndim %d is outside 1..%d", who, ndim,
+                          KRT_MAX_NDIM);
+    if (shape == NULL)
+        return krt__error(KRT_EINVAL, "%s: shape is NULL", who);
+    for (i = 0; i < ndim; i++)
+        if (shape[i] < 0)
+            return krt__error(KRT_EINVAL,
+                              "%s: dimension %d has negative extent %lld",
+                              who, i, (long long)shape[i]);
+    for (i = 0; i < ndim; i++)
+        if (__builtin_mul_overflow(n, shape[i], &n))
+            break;
+    if (i < ndim ||
+        __builtin_mul_overflow(n, (int64_t)krt_dtype_sizes[dtype], &n) ||
+        (uint64_t)n > (uint64_t)PTRDIFF_MAX)
+        return krt__error(KRT_ENOMEM, "%s: array of that shape is too large",
+                          who);
+    *nbytes = (size_t)n;
+    return KRT_OK;
+}
+
+/* Fill a C-contiguous array header. */
+static void krt_array_init(krt_array *out, krt_dtype dtype, int ndim,
+                           const int64_t *shape, const krt_backend *b)
+{
+    int64_t stride = (int64_t)krt_dtype_sizes[dtype];
+    int i;
+
+    memset(out, 0, sizeof *out);
+    out->dtype = dtype;
+    out->ndim = ndim;
+    for (i = ndim - 1; i >= 0; i--) {
+        out->shape[i] = shape[i];
+        out->strides[i] = stride;
+        stride *= shape[i] > 0 ? shape[i] : 1;
+    }
+    out->flags = KRT_ARRAY_OWNED;
+    out->backend = b->id;
+}
+
+/* "the cpu" backend, for messages. */
+static const char *krt_backend_id_name(int id)
+{
+    switch (id) {
+    case KRT_BACKEND_NONE:
+        return "no";
+    case KRT_BACKEND_CPU:
+        return "the cpu";
+    case KRT_BACKEND_CUDA:
+        return "the cuda";
+    default:
+        return "an unknown";
+    }
+}
+
+/* An array given back to the library: not zeroed, sane header, owned by the
+ * running backend.  what names it in messages ("krt_copy_to_host: array"). */
+static int krt_check_usable(const krt_array *a, const char *what,
+                            const krt_backend *b)
+{
+    int i;
+
+    if (a == NULL)
+        return krt__error(KRT_ENULLARRAY, "%s is NULL", what);
+    if (a->data == NULL && a->ndim == 0)
+        return krt__error(KRT_ENULLARRAY, "%s is a zeroed or freed array",
+                          what);
+    if (a->ndim < 1 || a->ndim > KRT_MAX_NDIM)
+        return krt__error(KRT_EINVAL, "%s has ndim %d, outside 1..%d", what,
+                          a->ndim, KRT_MAX_NDIM);
+    if (!krt_dtype_valid(a->dtype))
+        return krt__error(KRT_EINVAL, "%s has an invalid dtype %d", what,
+                          (int)a->dtype);
+    for (i = 0; i < a->ndim; i++)
+        if (a->shape[i] < 0)
+            return krt__error(KRT_EINVAL,
+                              "%s: dimension %d has negative extent %lld",
+                              what, i, (long long)a->shape[i]);
+    if (a->data == NULL && krt_array_size(a) > 0)
+        return krt__error(KRT_ENULLARRAY,
+                          "%s has no data (zeroed or freed array)", what);
+    if (a->backend != b->id)
+        return krt__error(KRT_EBACKENDMIX,
+                          "%s belongs to %s backend, but the %s backend is "
+                          "running",
+                          what, krt_backend_id_name(a->backend), b->name);
+    return KRT_OK;
+}
+
+static int krt_check_stream(krt_stream *stream, const char *who)
+{
+    if (stream != NULL)
+        return krt__error(KRT_EINVAL,
+                          "%s: streams are not implemented yet; pass NULL "
+                          "for the default stream",
+                          who);
+    return KRT_OK;
+}
+
+int krt_alloc(krt_array *out, krt_dtype dtype, int ndim, const int64_t *shape)
+{
+    const krt_backend *b;
+    size_t nbytes;
+    void *data = NULL;
+    int status;
+
+    if (out == NULL)
+        return krt__error(KRT_EINVAL, "krt_alloc: out is NULL");
+    memset(out, 0, sizeof *out);
+    KRT_TRY(krt_check_shape("krt_alloc", dtype, ndim, shape, &nbytes));
+    KRT_TRY(krt_backend_get(&b, "krt_alloc"));
+    if (nbytes > 0) {
+        status = b->alloc(&data, nbytes);
+        if (status != KRT_OK)
+            return krt_backend_failed(status, "krt_alloc");
+    }
+    krt_array_init(out, dtype, ndim, shape, b);
+    out->data = data;
+    return KRT_OK;
+}
+
+int krt_to_device(krt_array *out, const void *host, krt_dtype dtype, int ndim,
+                  const int64_t *shape, krt_stream *stream)
+{
+    const krt_backend *b;
+    size_t nbytes;
+    void *data = NULL;
+    int status;
+
+    if (out == NULL)
+        return krt__error(KRT_EINVAL, "krt_to_device: out is NULL");
+    memset(out, 0, sizeof *out);
+    KRT_TRY(krt_check_shape("krt_to_device", dtype, ndim, shape, &nbytes));
+    if (host == NULL && nbytes > 0)
+        return krt__error(KRT_EINVAL, "krt_to_device: host pointer is NULL");
+    KRT_TRY(krt_check_stream(stream, "krt_to_device"));
+    KRT_TRY(krt_backend_get(&b, "krt_to_device"));
+    if (nbytes > 0) {
+        status = b->alloc(&data, nbytes);
+        if (status != KRT_OK)
+            return krt_backend_failed(status, "krt_to_device");
+        status = b->copy_to_device(data, host, nbytes, stream);
+        if (status != KRT_OK) {
+            krt_backend_failed(status, "krt_to_device");
+            b->free(data);
+            return status;
+        }
+    }
+    krt_array_init(out, dtype, ndim, shape, b);
+    out->data = data;
+    return KRT_OK;
+}
+
+/* Gather a strided array into C order.  src is host-visible memory holding
+ * the array's whole byte span; base is where element (0, ..., 0) lies. */
+static void krt_gather(char *dst, const char *base, const krt_array *a)
+{
+    size_t item = krt_dtype_sizes[a->dtype];
+    int64_t idx[KRT_MAX_NDIM] = {0};
+    int64_t n = krt_array_size(a), e;
+    int d;
+
+    for (e = 0; e < n; e++) {
+        const char *p = base;
+        for (d = 0; d < a->ndim; d++)
+            p += idx[d] * a->strides[d];
+        memcpy(dst, p, item);
+        dst += item;
+        for (d = a->ndim - 1; d >= 0; d--) {
+            if (++idx[d] < a->shape[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+}
+
+int krt_copy_to_host(void *host, krt_array a, krt_stream *stream)
+{
+    const krt_backend *b;
+    size_t nbytes, item;
+    int64_t lo = 0, hi;
+    char *span;
+    int status, d;
+
+    KRT_TRY(krt_backend_get(&b, "krt_copy_to_host"));
+    KRT_TRY(krt_check_usable(&a, "krt_copy_to_host: array", b));
+    nbytes = krt_array_nbytes(&a);
+    if (host == NULL && nbytes > 0)
+        return krt__error(KRT_EINVAL,
+                          "krt_copy_to_host: host pointer is NULL");
+    KRT_TRY(krt_check_stream(stream, "krt_copy_to_host"));
+    if (nbytes == 0)
+        return KRT_OK;
+    if (krt_array_is_contiguous(&a)) {
+        status = b->copy_to_host(host, a.data, nbytes, stream);
+        return status == KRT_OK ? KRT_OK
+                                : krt_backend_failed(status,
+                                                     "krt_copy_to_host");
+    }
+    /* A strided view: fetch the bytes it spans, then gather in C order. */
+    item = krt_dtype_sizes[a.dtype];
+    hi = (int64_t)item;
+    for (d = 0; d < a.ndim; d++) {
+        int64_t reach = (a.shape[d] - 1) * a.strides[d];
+        if (reach < 0)
+            lo += reach;
+        else
+            hi += reach;
+    }
+    if (b->host_visible) {
+        krt_gather(host, (const char *)a.data, &a);
+        return KRT_OK;
+    }
+    span = malloc((size_t)(hi - lo));
+    if (span == NULL)
+        return krt__error(KRT_ENOMEM,
+                          "krt_copy_to_host: no memory for a staging buffer "
+                          "of %lld bytes",
+                          (long long)(hi - lo));
+    status = b->copy_to_host(span, (const char *)a.data + lo,
+                             (size_t)(hi - lo), stream);
+    if (status == KRT_OK)
+        krt_gather(host, span - lo, &a);
+    else
+        krt_backend_failed(status, "krt_copy_to_host");
+    free(span);
+    return status;
+}
+
+/* Arrays are values, so a freed array cannot be recognised: freeing one
+ * twice is the caller's error, as with free().  A zeroed array (what
+ * failed krt_alloc/krt_to_device calls leave) is ignored. */
+int krt_free(krt_array a)
+{
+    const krt_backend *b;
+    int status;
+
+    if (a.data == NULL || !(a.flags & KRT_ARRAY_OWNED))
+        return KRT_OK;
+    KRT_TRY(krt_backend_get(&b, "krt_free"));
+    if (a.backend != b->id)
+        return krt__error(KRT_EBACKENDMIX,
+                          "krt_free: array belongs to %s backend, but the %s "
+                          "backend is running",
+                          krt_backend_id_name(a.backend), b->name);
+    status = b->free(a.data);
+    return status == KRT_OK ? KRT_OK : krt_backend_failed(status, "krt_free");
+}
+
+/* ------------------------------------------------------------------ */
+/* Launch configurations                                               */
+/* ------------------------------------------------------------------ */
+
+krt_launch_cfg krt_grid3(unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                         unsigned by, unsigned bz)
+{
+    krt_launch_cfg cfg;
+
+    cfg.grid.x = gx;
+    cfg.grid.y = gy;
+    cfg.grid.z = gz;
+    cfg.block.x = bx;
+    cfg.block.y = by;
+    cfg.block.z = bz;
+    cfg.shared_bytes = 0;
+    cfg.stream = NULL;
+    return cfg;
+}
+
+krt_launch_cfg krt_grid1(unsigned grid, unsigned block)
+{
+    return krt_grid3(grid, 1, 1, block, 1, 1);
+}
+
+krt_launch_cfg krt_grid2(unsigned gx, unsigned gy, unsigned bx, unsigned by)
+{
+    return krt_grid3(gx, gy, 1, bx, by, 1);
+}
+
+krt_launch_cfg krt_with_shared(krt_launch_cfg cfg, size_t bytes)
+{
+    cfg.shared_bytes = bytes;
+    return cfg;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checks for generated launchers, and the launch                      */
+/* ------------------------------------------------------------------ */
+
+/* "float32 array of 1 dimension" */
+static void krt_describe(char *buf, size_t size, krt_dtype dtype, int ndim)
+{
+    snprintf(buf, size, "%s array of %d dimension%s", krt_dtype_name(dtype),
+             ndim, ndim == 1 ? "" : "s");
+}
+
+int krt_check_array(const krt_kernel *k, int param, const krt_array *a,
+                    krt_view *out)
+{
+    const krt_backend *b;
+    const krt_param *p;
+    char what[256], want[64], got[64];
+    int i;
+
+    if (k == NULL)
+        return krt__error(KRT_EINVAL, "krt_check_array: kernel is NULL");
+    if (param < 0 || param >= k->nparams || k->params == NULL)
+        return krt__error(KRT_EINVAL,
+                          "krt_check_array: kernel '%s' has no parameter %d",
+                          k->name, param);
+    p = &k->params[param];
+    if (p->kind != KRT_PARAM_ARRAY)
+        return krt__error(KRT_EINVAL,
+                          "krt_check_array: kernel '%s': parameter '%s' is "
+                          "not an array",
+                          k->name, p->name);
+    if (out == NULL)
+        return krt__error(KRT_EINVAL, "krt_check_array: out is NULL");
+    memset(out, 0, sizeof *out);
+    snprintf(what, sizeof what, "krt_launch: kernel '%s': parameter '%s'",
+             k->name, p->name);
+    KRT_TRY(krt_backend_get(&b, what));
+    KRT_TRY(krt_check_usable(a, what, b));
+    if (a->dtype != p->dtype || a->ndim != p->ndim) {
+        krt_describe(want, sizeof want, p->dtype, p->ndim);
+        krt_describe(got, sizeof got, a->dtype, a->ndim);
+        return krt__error(a->dtype != p->dtype ? KRT_EDTYPE : KRT_ENDIM,
+                          "%s: expected %s, got %s", what, want, got);
+    }
+    if (p->contiguous && !krt_array_is_contiguous(a)) {
+        char strides[128];
+        size_t len = 0;
+        for (i = 0; i < a->ndim && len < sizeof strides; i++)
+            len += (size_t)snprintf(strides + len, sizeof strides - len,
+                                    "%s%lld", i ? ", " : "",
+                                    (long long)a->strides[i]);
+        return krt__error(KRT_ELAYOUT,
+                          "%s: expected a C-contiguous array, got strides "
+                          "(%s) bytes",
+                          what, strides);
+    }
+    out->data = a->data;
+    for (i = 0; i < a->ndim; i++) {
+        out->shape[i] = a->shape[i];
+        out->strides[i] = a->strides[i];
+    }
+    return KRT_OK;
+}
+
+int krt_launch(const krt_kernel *k, krt_launch_cfg cfg, void **args)
+{
+    const krt_backend *b;
+    krt_dim3 g = cfg.grid, t = cfg.block;
+    uint64_t threads = (uint64_t)t.x * t.y * t.z;
+    size_t static_shared = 0;
+    unsigned max_threads = KRT_MAX_BLOCK_THREADS;
+    char who[160];
+    int i, status;
+
+    if (k == NULL)
+        return krt__error(KRT_EINVAL, "krt_launch: kernel is NULL");
+    snprintf(who, sizeof who, "krt_launch: kernel '%s'",
+             k->name ? k->name : "?");
+    if (k->nparams < 0 || (k->nparams > 0 && k->params == NULL))
+        return krt__error(KRT_EINVAL, "%s: bad parameter table", who);
+    if (k->nparams > 0 && args == NULL)
+        return krt__error(KRT_EINVAL, "%s: args is NULL", who);
+    for (i = 0; i < k->nparams; i++)
+        if (args[i] == NULL)
+            return krt__error(KRT_EINVAL, "%s: argument %d ('%s') is NULL",
+                              who, i, k->params[i].name);
+    KRT_TRY(krt_check_stream(cfg.stream, who));
+    KRT_TRY(krt_backend_get(&b, who));
+
+    /* The limits CUDA enforces, checked the same way on both backends. */
+    if (g.x == 0 || g.y == 0 || g.z == 0)
+        return krt__error(KRT_ELAUNCH, "%s: grid (%u, %u, %u) has a zero "
+                          "dimension", who, g.x, g.y, g.z);
+    if (t.x == 0 || t.y == 0 || t.z == 0)
+        return krt__error(KRT_ELAUNCH, "%s: block (%u, %u, %u) has a zero "
+                          "dimension", who, t.x, t.y, t.z);
+    if (g.x > (unsigned)INT_MAX || g.y > 65535 || g.z > 65535)
+        return krt__error(KRT_ELAUNCH,
+                          "%s: grid (%u, %u, %u) is too large (at most "
+                          "2147483647 x 65535 x 65535)",
+                          who, g.x, g.y, g.z);
+    if (t.x > 1024 || t.y > 1024 || t.z > 64 ||
+        threads > KRT_MAX_BLOCK_THREADS)
+        return krt__error(KRT_EBLOCKSIZE,
+                          "%s: block (%u, %u, %u) has %llu threads; at most "
+                          "1024 threads, with x and y at most 1024 and z at "
+                          "most 64",
+                          who, t.x, t.y, t.z, (unsigned long long)threads);
+
+    status = b->kernel_limits(k, &static_shared, &max_threads);
+    if (status != KRT_OK)
+        return krt_backend_failed(status, who);
+    if (threads > max_threads)
+        return krt__error(KRT_EBLOCKSIZE,
+                          "%s: block (%u, %u, %u) has %llu threads; this "
+                          "kernel allows at most %u per block",
+                          who, t.x, t.y, t.z, (unsigned long long)threads,
+                          max_threads);
+    if (static_shared > KRT_MAX_SHARED_BYTES ||
+        cfg.shared_bytes > KRT_MAX_SHARED_BYTES - static_shared)
+        return krt__error(KRT_ESHARED,
+                          "%s: %zu bytes of static and %zu bytes of dynamic "
+                          "shared memory; at most %zu bytes per block",
+                          who, static_shared, cfg.shared_bytes,
+                          KRT_MAX_SHARED_BYTES);
+
+    status = b->launch(k, &cfg, args);
+    if (status != KRT_OK)
+        return krt_backend_failed(status, who);
+    return KRT_OK;
+}
