@@ -109,6 +109,7 @@ typedef enum TypeKind {
     TY_MODULE,     /* cuda, math, np, ...: only as attribute prefixes */
     TY_FUNCTION,   /* a device function name */
     TY_TYPEREF,    /* a type name used as a value: float32, np.int64 */
+    TY_ERROR,      /* poison: an error was reported; suppresses cascades */
 } TypeKind;
 
 typedef enum MemSpace {
@@ -135,6 +136,7 @@ struct Type {
 
 extern Type *ty_scalar[TY_FLOAT64 + 1];   /* indexed by TypeKind */
 extern Type *ty_void, *ty_none, *ty_range, *ty_module, *ty_function;
+extern Type *ty_error;                     /* TY_ERROR: never reaches emit.c */
 #define ty_bool (ty_scalar[TY_BOOL])
 #define ty_int32 (ty_scalar[TY_INT32])
 #define ty_int64 (ty_scalar[TY_INT64])
@@ -199,12 +201,12 @@ const ApiEntry *api_lookup(const char *path);   /* NULL if unknown */
     X(E_FLOAT, "float literal")        /* text, fval */                      \
     X(E_STR, "string literal")         /* text (decoded) */                  \
     X(E_BOOL, "boolean literal")       /* ival 0/1 */                        \
-    X(E_NONE, "None")                                                        \
+    X(E_NONE, "None")                  /* text "..." for Ellipsis */         \
     X(E_NAME, "name")                  /* name */                            \
     X(E_ATTR, "attribute")             /* lhs . name */                      \
     X(E_CALL, "call")                  /* lhs ( args, kwargs ) */            \
     X(E_SUBSCRIPT, "subscript")        /* lhs [ rhs ]; rhs tuple if a,b */   \
-    X(E_SLICE, "slice")                /* lo:hi:step, each may be NULL */     \
+    X(E_SLICE, "slice")                /* lhs:rhs:cond = lo:hi:step, NULLable */\
     X(E_BINOP, "binary operation")     /* op, lhs, rhs */                    \
     X(E_UNARY, "unary operation")      /* op, lhs */                         \
     X(E_BOOLOP, "and/or")              /* op (OP_AND/OP_OR), lhs, rhs */     \
@@ -228,7 +230,7 @@ const ApiEntry *api_lookup(const char *path);   /* NULL if unknown */
     X(S_EXPR, "expression statement")  /* lhs */                             \
     X(S_ASSIGN, "assignment")          /* args: targets (a = b = v); rhs */  \
     X(S_AUGASSIGN, "augmented assignment") /* op, lhs (target), rhs */       \
-    X(S_ANNASSIGN, "annotated assignment") /* refused */                     \
+    X(S_ANNASSIGN, "annotated assignment") /* refused; lhs, args[0]: ann, rhs */\
     X(S_IF, "if")                      /* cond, body, orelse (elif nested) */\
     X(S_WHILE, "while")                /* cond, body, orelse */              \
     X(S_FOR, "for")                    /* lhs (target), rhs (iter), body */  \
@@ -239,7 +241,8 @@ const ApiEntry *api_lookup(const char *path);   /* NULL if unknown */
     X(S_ASSERT, "assert")              /* cond, lhs (message) */             \
     X(S_IMPORT, "import")              /* names: "numpy as np" pairs */      \
     X(S_FROMIMPORT, "from-import")     /* text: module; names */             \
-    X(S_FUNCDEF, "function definition")/* name, params, decorators, body */  \
+    X(S_FUNCDEF, "function definition")/* name, params, decorators, body;    \
+                                          rhs: the '-> ann' annotation */    \
     X(S_CLASS, "class definition")     /* refused */                         \
     X(S_GLOBAL, "global/nonlocal")     /* refused */                         \
     X(S_DEL, "del")                    /* refused */                         \
@@ -405,6 +408,56 @@ typedef struct Options {
 
 /* resolve.c + type.c: NULL when errors were reported. */
 Program *analyze(Node *module, const Options *opt);
+
+/* Between resolve.c and type.c (nothing else uses these). */
+typedef struct Signature {
+    Type *ret;                   /* ty_void for kernels */
+    Type **params;
+    int nparams;
+} Signature;
+
+/* One decorated def of the file; type.c makes its Funcs from it. */
+typedef struct FuncDef {
+    const char *name;
+    Node *def;                   /* the parsed S_FUNCDEF, never lowered */
+    FuncOptions opt;
+    bool is_kernel;
+    Signature *sigs;             /* eager signatures (none: typed per call) */
+    int nsigs;
+    Func **specs;                /* type.c: specialisations made so far */
+    int nspecs;
+} FuncDef;
+
+/* What a module-level name is bound to. */
+typedef enum GlobalKind {
+    GLOBAL_PATH,                 /* an import: path "cuda", "math", "np", "float32" */
+    GLOBAL_CONST,                /* a folded constant: value is an E_CONST */
+    GLOBAL_FUNC,                 /* a @cuda.jit function */
+} GlobalKind;
+
+typedef struct Global {
+    GlobalKind kind;
+    const char *name;
+    const char *path;
+    Node *value;
+    FuncDef *fn;
+} Global;
+
+const Global *sema_global(const char *name);         /* resolve.c; NULL if unbound */
+/* Fold a constant expression to an E_CONST (NULL if it is not one; then,
+ * with `report`, an error says why).  is_local tells names that are local
+ * to the function being typed (they are never constants). */
+Node *sema_fold(Node *e, bool report, bool (*is_local)(void *, const char *), void *ctx);
+/* Canonical spelling of a numba/NumPy type name ("f4" -> "float32"); NULL if none. */
+const char *sema_type_alias(const char *name);
+/* type.c: type one kernel signature / the eagerly-typed device functions;
+ * type_finish lists every Func reached, callees first. */
+void type_reset(void);
+void type_kernel(FuncDef *fd, const Signature *sig, Loc loc);
+void type_finish(Program *p);
+/* type.c: a diagnostic reported once per location and text (device
+ * functions are lowered once per specialisation). */
+void sema_error(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* check.c: kernel rules; reports errors and warnings. */
 void check_program(Program *p, const Options *opt);
 

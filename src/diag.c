@@ -1,0 +1,144 @@
+/*
+ * diag.c - user-facing diagnostics, gcc style.
+ *
+ *   file.kern:LINE:COL: error: message
+ *   <the source line>
+ *           ^~~~~
+ *
+ * Every pass reports through error_at/warning_at/note_at and keeps going;
+ * the driver looks at error_count() after each pass, so one run shows every
+ * error of a file.  Locations are 1-based; columns count characters (a UTF-8
+ * sequence is one column, a tab is one column) and last_column is the column
+ * of the last character of the range (inclusive), as the scanner sets them.
+ * Tabs of the source line are copied into the caret line's padding so that
+ * the caret stays under the right character whatever the tab width.
+ */
+#include "kernc.h"
+
+#include <string.h>
+
+bool diag_werror;
+
+static const Source *diag_src;
+static int diag_errors;
+
+void diag_init(const Source *src)
+{
+    diag_src = src;
+    diag_errors = 0;
+}
+
+int error_count(void)
+{
+    return diag_errors;
+}
+
+/* The text of line `line` (1-based) and its length without the newline;
+ * NULL past the end of the file. */
+static const char *source_line(int line, size_t *len)
+{
+    if (!diag_src || !diag_src->text || line < 1)
+        return NULL;
+    const char *p = diag_src->text, *end = p + diag_src->len;
+    for (int l = 1; l < line; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return NULL;
+        p = nl + 1;
+    }
+    if (p == end && line > 1)
+        return NULL;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    if (n && p[n - 1] == '\r')
+        n--;
+    *len = n;
+    return p;
+}
+
+static bool is_utf8_continuation(char c)
+{
+    return ((unsigned char)c & 0xC0) == 0x80;
+}
+
+/* The source line, then '^' under first_column and '~' under the rest of
+ * the range that lies on the same line. */
+static void show_source(Loc loc)
+{
+    size_t len;
+    const char *line = source_line(loc.first_line, &len);
+    if (!line)
+        return;
+    fwrite(line, 1, len, stderr);
+    fputc('\n', stderr);
+
+    int last = loc.last_line == loc.first_line ? loc.last_column : INT32_MAX;
+    int col = 1;
+    size_t i = 0;
+    /* Padding up to the caret: tabs stay tabs. */
+    for (; i < len && col < loc.first_column; i++) {
+        if (is_utf8_continuation(line[i]))
+            continue;
+        fputc(line[i] == '\t' ? '\t' : ' ', stderr);
+        col++;
+    }
+    /* A location past the end of the line (a newline, the end of file). */
+    for (; col < loc.first_column; col++)
+        fputc(' ', stderr);
+    fputc('^', stderr);
+    /* Skip the caret's character, then underline the rest of the range. */
+    for (; i < len && is_utf8_continuation(line[i]); i++)
+        ;
+    if (i < len)
+        i++;
+    col++;
+    for (; i < len && col <= last; i++) {
+        if (is_utf8_continuation(line[i]))
+            continue;
+        fputc('~', stderr);
+        col++;
+    }
+    fputc('\n', stderr);
+}
+
+static void report(const char *kind, Loc loc, const char *fmt, va_list ap)
+{
+    const char *path = diag_src && diag_src->path ? diag_src->path : "<input>";
+    fflush(stdout);
+    if (loc.first_line > 0)
+        fprintf(stderr, "%s:%d:%d: %s: ", path, loc.first_line, loc.first_column, kind);
+    else
+        fprintf(stderr, "%s: %s: ", path, kind);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    if (loc.first_line > 0)
+        show_source(loc);
+}
+
+void error_at(Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    report("error", loc, fmt, ap);
+    va_end(ap);
+    diag_errors++;
+}
+
+void warning_at(Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    /* -Werror: the same text, reported and counted as an error. */
+    report(diag_werror ? "error" : "warning", loc, fmt, ap);
+    va_end(ap);
+    if (diag_werror)
+        diag_errors++;
+}
+
+void note_at(Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    report("note", loc, fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,296 @@
+/*
+ * layout.c - the filter between the raw scanner (grammar/lexer.l) and the
+ * grammar (grammar/parser.y), as PostgreSQL's base_yylex sits between its
+ * scanner and grammar: Python's line structure becomes tokens here.
+ *
+ * The scanner returns a NEWLINE at every end of line.  This filter drops
+ * those of blank and comment-only lines and those inside brackets, and at
+ * the first token of each logical line compares its indentation with a
+ * stack of columns (CPython's Parser/lexer/lexer.c is the model): deeper is
+ * one INDENT, shallower is one DEDENT per level left, and a column that
+ * matches no outer level is an error.  Owed tokens are counted in `pending`
+ * and handed out one per call, the real token waiting in `saved`; nothing is
+ * pushed back into the scanner.  At the end of the file a missing final
+ * NEWLINE is supplied and the owed DEDENTs are emitted.
+ *
+ * Indentation columns count a tab as up to the next multiple of 8, and are
+ * also computed with tabs counting 1: two lines whose order differs under
+ * the two measures mix tabs and spaces inconsistently, an error as in
+ * Python 3.  Brackets are matched here too, so that an unclosed or stray
+ * bracket is reported where it is, not where the grammar notices.
+ */
+#include "kernc.h"
+#include "parser.h"
+
+#include <string.h>
+
+void layout_init(ParseState *ps)
+{
+    const char *text = ps->src->text, *end = text + ps->src->len;
+    int n = 1;
+    for (const char *p = text; p < end; p++)
+        n += *p == '\n';
+    ps->lines = arena_alloc(sizeof *ps->lines * (size_t)(n + 2));
+    ps->lines[1] = text;
+    int line = 1;
+    for (const char *p = text; p < end; p++)
+        if (*p == '\n')
+            ps->lines[++line] = p + 1;
+    ps->nlines = line;
+    ps->nindents = 1;
+    ps->indents[0] = ps->alt_indents[0] = 0;
+    ps->at_bol = true;
+}
+
+/* The indentation of a line, as CPython measures it. */
+static void line_indent(ParseState *ps, int line, int *col, int *alt)
+{
+    *col = *alt = 0;
+    if (line < 1 || line > ps->nlines)
+        return;
+    const char *end = ps->src->text + ps->src->len;
+    for (const char *p = ps->lines[line]; p < end; p++) {
+        if (*p == ' ') {
+            (*col)++;
+            (*alt)++;
+        } else if (*p == '\t') {
+            *col = (*col / 8 + 1) * 8;
+            (*alt)++;
+        } else if (*p == '\f') {
+            *col = *alt = 0;
+        } else {
+            break;
+        }
+    }
+}
+
+/* Just past the last character of the file. */
+static Loc eof_loc(ParseState *ps)
+{
+    int line = ps->line, col = ps->col;
+    if (col == 1 && line > 1) {
+        /* the file ends with a newline: point at the end of the last line */
+        line--;
+        const char *p = ps->lines[line], *end = ps->src->text + ps->src->len;
+        col = 1;
+        for (; p < end && *p != '\n' && *p != '\r'; p++)
+            if (((unsigned char)*p & 0xC0) != 0x80)
+                col++;
+    }
+    return (Loc){line, col, line, col};
+}
+
+static Token make_token(int kind, Loc at)
+{
+    Token t = {0};
+    t.kind = kind;
+    t.loc = (Loc){at.first_line, at.first_column, at.first_line, at.first_column};
+    return t;
+}
+
+static char closer_of(char open)
+{
+    return open == '(' ? ')' : open == '[' ? ']' : '}';
+}
+
+/* Compares the indentation of the line that starts with `t` with the
+ * stack; sets `pending`.  Mismatches are reported and then treated so that
+ * the rest of the file still parses sensibly. */
+static void indent_line(ParseState *ps, const Token *t)
+{
+    int col, alt;
+    line_indent(ps, t->loc.first_line, &col, &alt);
+    int top = ps->nindents - 1;
+    Loc at = make_token(0, t->loc).loc;
+    const char *tab_error = "inconsistent use of tabs and spaces in indentation";
+
+    if (col == ps->indents[top]) {
+        if (alt != ps->alt_indents[top])
+            error_at(at, "%s", tab_error);
+        return;
+    }
+    if (col > ps->indents[top]) {
+        if (ps->mismatch_level == ps->nindents && col == ps->mismatch_col)
+            return;
+        if (ps->nindents == LAYOUT_MAX_INDENT) {
+            error_at(at, "too many levels of indentation");
+            return;
+        }
+        if (alt <= ps->alt_indents[top])
+            error_at(at, "%s", tab_error);
+        ps->indents[ps->nindents] = col;
+        ps->alt_indents[ps->nindents] = alt;
+        ps->nindents++;
+        ps->pending = 1;
+        return;
+    }
+    while (ps->nindents > 1 && col < ps->indents[ps->nindents - 1]) {
+        ps->nindents--;
+        ps->pending--;
+    }
+    ps->mismatch_level = 0;
+    top = ps->nindents - 1;
+    if (col != ps->indents[top]) {
+        /* The line is taken as part of the enclosing block, and so are
+         * the lines after it at the same column: one error, not one per
+         * line.  The block's own column stays valid for its other lines. */
+        error_at(at, "unindent does not match any outer indentation level");
+        ps->mismatch_col = col;
+        ps->mismatch_level = ps->nindents;
+    } else if (alt != ps->alt_indents[top]) {
+        error_at(at, "%s", tab_error);
+    }
+}
+
+/* Brackets: returns false when the token is to be dropped. */
+static bool track_bracket(ParseState *ps, Token *t)
+{
+    switch (t->kind) {
+    case '(':
+    case '[':
+    case '{':
+        if (ps->nbrackets == LAYOUT_MAX_BRACKETS) {
+            error_at(t->loc, "too many nested parentheses");
+            return true;
+        }
+        ps->bracket_char[ps->nbrackets] = (char)t->kind;
+        ps->bracket_loc[ps->nbrackets] = t->loc;
+        ps->nbrackets++;
+        return true;
+    case ')':
+    case ']':
+    case '}': {
+        if (ps->nbrackets == 0) {
+            error_at(t->loc, "unmatched '%c'", t->kind);
+            return false;
+        }
+        char open = ps->bracket_char[--ps->nbrackets];
+        Loc oloc = ps->bracket_loc[ps->nbrackets];
+        if (closer_of(open) != t->kind) {
+            if (oloc.first_line != t->loc.first_line)
+                error_at(t->loc, "closing parenthesis '%c' does not match opening "
+                                 "parenthesis '%c' on line %d",
+                         t->kind, open, oloc.first_line);
+            else
+                error_at(t->loc, "closing parenthesis '%c' does not match opening "
+                                 "parenthesis '%c'", t->kind, open);
+            /* read it as the right closer: the grammar sees balanced input */
+            t->kind = closer_of(open);
+        }
+        return true;
+    }
+    default:
+        return true;
+    }
+}
+
+int layout_line_indent(ParseState *ps, int line)
+{
+    int col, alt;
+    line_indent(ps, line, &col, &alt);
+    return col;
+}
+
+/* The innermost open bracket will not be closed: say so where it is, and
+ * forget the brackets so that line structure resumes. */
+void layout_unclosed(ParseState *ps)
+{
+    if (ps->nbrackets == 0)
+        return;
+    char open = ps->bracket_char[ps->nbrackets - 1];
+    Loc at = ps->bracket_loc[ps->nbrackets - 1];
+    ps->nbrackets = 0;
+    /* not twice at one place: the bracket itself was the syntax error */
+    if (at.first_line == ps->syntax_error_loc.first_line
+        && at.first_column == ps->syntax_error_loc.first_column)
+        return;
+    error_at(at, "'%c' was never closed", open);
+}
+
+static Token layout_next(ParseState *ps)
+{
+    for (;;) {
+        if (ps->pending > 0) {
+            ps->pending--;
+            return make_token(T_INDENT, ps->saved.loc);
+        }
+        if (ps->pending < 0) {
+            ps->pending++;
+            return make_token(T_DEDENT, ps->saved.loc);
+        }
+        Token t = {0};
+        if (ps->have_saved) {
+            /* a saved end of file goes through the end-of-file steps again */
+            ps->have_saved = false;
+            t = ps->saved;
+            if (t.kind != T_YYEOF)
+                return t;
+        } else if (ps->at_eof) {
+            t.kind = T_YYEOF;
+        } else {
+            t.kind = lex_raw(&t.val, &t.loc, ps);
+        }
+
+        if (t.kind == T_NEWLINE) {
+            if (ps->nbrackets > 0 || ps->at_bol)
+                continue;  /* inside brackets, or a blank/comment line */
+            ps->at_bol = true;
+            return t;
+        }
+
+        if (t.kind == T_YYEOF) {
+            t.loc = eof_loc(ps);
+            if (ps->nbrackets > 0) {
+                layout_unclosed(ps);
+                ps->eof_reported = true;
+                return t;
+            }
+            if (!ps->at_eof) {
+                /* messages about the last block name its header */
+                ps->at_eof = true;
+                ps->prev_head = ps->head;
+                ps->head = (Token){0};
+            }
+            if (!ps->at_bol) {
+                ps->at_bol = true;
+                ps->saved = t;
+                ps->have_saved = true;
+                return make_token(T_NEWLINE, t.loc);
+            }
+            if (ps->nindents > 1) {
+                ps->pending = -(ps->nindents - 1);
+                ps->nindents = 1;
+                ps->saved = t;
+                ps->have_saved = true;
+                continue;
+            }
+            return t;
+        }
+
+        if (!track_bracket(ps, &t))
+            continue;
+
+        if (ps->at_bol) {
+            ps->at_bol = false;
+            ps->prev_head = ps->head;
+            ps->head = t;
+            indent_line(ps, &t);
+            if (ps->pending) {
+                ps->saved = t;
+                ps->have_saved = true;
+                continue;
+            }
+        }
+        return t;
+    }
+}
+
+int layout_lex(KP_STYPE *lval, Loc *lloc, ParseState *ps)
+{
+    Token t = layout_next(ps);
+    ps->prev = ps->last;
+    ps->last = t;
+    *lval = t.val;
+    *lloc = t.loc;
+    return t.kind;
+}

@@ -1,0 +1,161 @@
+/*
+ * util.c - the translator's memory and string helpers.
+ *
+ * One translation allocates everything (AST, types, variables, strings)
+ * from a single arena that is freed at once, as QBE does: passes never free
+ * individual objects, so there is no ownership to track.  StrBuf is the one
+ * malloc'd exception: the emitter's output can be large and is handed to
+ * the driver, which writes and frees it.  die() is for internal bugs only;
+ * user errors go through diag.c.
+ */
+#include "kernc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Chunks are chained; a request larger than a chunk gets a chunk of its own. */
+typedef struct ArenaChunk {
+    struct ArenaChunk *next;
+    size_t used, size;
+    max_align_t data[];
+} ArenaChunk;
+
+enum { ARENA_CHUNK = 1 << 16 };
+
+static ArenaChunk *arena_head;
+
+void *arena_alloc(size_t n)
+{
+    size_t align = sizeof(max_align_t);
+    n = (n + align - 1) / align * align;
+    if (n == 0)
+        n = align;
+    if (!arena_head || arena_head->size - arena_head->used < n) {
+        size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+        ArenaChunk *c = malloc(sizeof *c + size);
+        if (!c)
+            die("out of memory (%zu bytes)", size);
+        c->next = arena_head;
+        c->used = 0;
+        c->size = size;
+        arena_head = c;
+    }
+    void *p = (char *)arena_head->data + arena_head->used;
+    arena_head->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *arena_strndup(const char *s, size_t n)
+{
+    char *p = arena_alloc(n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *arena_strdup(const char *s)
+{
+    return arena_strndup(s, strlen(s));
+}
+
+char *arena_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        die("bad format '%s'", fmt);
+    char *p = arena_alloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+void arena_free_all(void)
+{
+    while (arena_head) {
+        ArenaChunk *next = arena_head->next;
+        free(arena_head);
+        arena_head = next;
+    }
+}
+
+_Noreturn void die_at(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "kernc: internal error at %s:%d: ", file, line);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    abort();
+}
+
+void vec_push(PtrVec *v, void *p)
+{
+    if (v->len == v->cap) {
+        int cap = v->cap ? v->cap * 2 : 8;
+        void **items = arena_alloc(sizeof *items * (size_t)cap);
+        if (v->len)
+            memcpy(items, v->items, sizeof *items * (size_t)v->len);
+        v->items = items;
+        v->cap = cap;
+    }
+    v->items[v->len++] = p;
+}
+
+/* Keeps b->s NUL-terminated at all times, so callers may print it as is. */
+static void sb_reserve(StrBuf *b, size_t extra)
+{
+    if (b->len + extra + 1 <= b->cap)
+        return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
+    char *s = realloc(b->s, cap);
+    if (!s)
+        die("out of memory (%zu bytes)", cap);
+    b->s = s;
+    b->cap = cap;
+}
+
+void sb_putc(StrBuf *b, char c)
+{
+    sb_reserve(b, 1);
+    b->s[b->len++] = c;
+    b->s[b->len] = '\0';
+}
+
+void sb_puts(StrBuf *b, const char *s)
+{
+    size_t n = strlen(s);
+    sb_reserve(b, n);
+    memcpy(b->s + b->len, s, n + 1);
+    b->len += n;
+}
+
+void sb_printf(StrBuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        die("bad format '%s'", fmt);
+    sb_reserve(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void sb_free(StrBuf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+}
