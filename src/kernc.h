@@ -424,6 +424,7 @@ typedef struct FuncDef {
     bool is_kernel;
     Signature *sigs;             /* eager signatures (none: typed per call) */
     int nsigs;
+    bool sig_failed;             /* a signature was given but had errors */
     Func **specs;                /* type.c: specialisations made so far */
     int nspecs;
 } FuncDef;

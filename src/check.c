@@ -1,0 +1,269 @@
+/*
+ * check.c - kernel rules on the lowered program (after type.c, before emit).
+ *
+ * - syncthreads() must be reached by every thread of a block: a barrier
+ *   (directly, or through a device function that has one) under an if, a
+ *   while or a range loop whose condition depends on the thread index is
+ *   reported as a warning (an error with -Werror).  "Depends on the thread
+ *   index" is a taint analysis: cuda.threadIdx.*, cuda.grid(), atomics'
+ *   results, device functions that read those, and every variable assigned
+ *   from a tainted value or under a tainted condition, to a fixed point.
+ *   blockIdx/blockDim/gridDim are uniform across a block and do not taint.
+ * - Static shared memory of a kernel (its own arrays and those of every
+ *   device function it reaches) must fit in 48 KiB, the limit without
+ *   opt-in; a local array must fit in 64 KiB per thread.
+ */
+#include "kernc.h"
+
+#include <string.h>
+
+#define SHARED_LIMIT 49152
+#define LOCAL_LIMIT 65536
+
+typedef struct Taint {
+    PtrVec vars;        /* tainted Var* */
+    bool changed;
+} Taint;
+
+static bool is_tainted_var(Taint *t, const Var *v)
+{
+    for (int i = 0; i < t->vars.len; i++)
+        if (t->vars.items[i] == v)
+            return true;
+    return false;
+}
+
+static void taint_var(Taint *t, Var *v)
+{
+    if (v && !is_tainted_var(t, v)) {
+        vec_push(&t->vars, v);
+        t->changed = true;
+    }
+}
+
+/* Does a function read the thread index anywhere (itself or callees)? */
+static bool reads_tid_expr(const Node *n, int depth);
+
+static bool reads_tid_list(const NodeList *l, int depth)
+{
+    for (int i = 0; i < l->len; i++)
+        if (reads_tid_expr(l->items[i], depth))
+            return true;
+    return false;
+}
+
+static bool is_tid_source(const Node *n)
+{
+    if (n->kind != E_API || !n->api)
+        return false;
+    switch (n->api->id) {
+    case API_TID_X: case API_TID_Y: case API_TID_Z: case API_GRID:
+    case API_ATOMIC_ADD: case API_ATOMIC_SUB: case API_ATOMIC_MAX: case API_ATOMIC_MIN:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool reads_tid_expr(const Node *n, int depth)
+{
+    if (!n || depth > 64)
+        return false;
+    if (is_tid_source(n))
+        return true;
+    if (n->kind == E_CALLFN && n->callee &&
+        reads_tid_list(&n->callee->def->body, depth + 1))
+        return true;
+    return reads_tid_expr(n->lhs, depth) || reads_tid_expr(n->rhs, depth) ||
+           reads_tid_expr(n->cond, depth) || reads_tid_list(&n->args, depth) ||
+           reads_tid_list(&n->body, depth) || reads_tid_list(&n->orelse, depth);
+}
+
+static bool tainted(Taint *t, const Node *e)
+{
+    if (!e)
+        return false;
+    if (is_tid_source(e))
+        return true;
+    if (e->kind == E_VAR)
+        return is_tainted_var(t, e->var);
+    if (e->kind == E_CALLFN && reads_tid_list(&e->callee->def->body, 0))
+        return true;
+    if (tainted(t, e->lhs) || tainted(t, e->rhs) || tainted(t, e->cond))
+        return true;
+    for (int i = 0; i < e->args.len; i++)
+        if (tainted(t, e->args.items[i]))
+            return true;
+    return false;
+}
+
+static void propagate(Taint *t, const NodeList *body, bool ctrl)
+{
+    for (int i = 0; i < body->len; i++) {
+        const Node *s = body->items[i];
+        switch (s->kind) {
+        case S_ASSIGN: {
+            const Node *target = s->args.items[0];
+            if (target->kind == E_VAR && (ctrl || tainted(t, s->rhs)))
+                taint_var(t, target->var);
+            break;
+        }
+        case S_IF:
+            propagate(t, &s->body, ctrl || tainted(t, s->cond));
+            propagate(t, &s->orelse, ctrl || tainted(t, s->cond));
+            break;
+        case S_WHILE:
+            propagate(t, &s->body, ctrl || tainted(t, s->cond));
+            break;
+        case S_FORRANGE: {
+            bool c = ctrl;
+            for (int j = 0; j < s->args.len; j++)
+                c = c || tainted(t, s->args.items[j]);
+            if (c) {
+                taint_var(t, s->var);
+                taint_var(t, s->it);
+            }
+            propagate(t, &s->body, c);
+            break;
+        }
+        default:
+            break;
+        }
+    }
+}
+
+static bool has_barrier_call(const Node *e, const Node **where)
+{
+    if (!e)
+        return false;
+    if (e->kind == E_CALLFN && e->callee && e->callee->has_barrier) {
+        *where = e;
+        return true;
+    }
+    if (has_barrier_call(e->lhs, where) || has_barrier_call(e->rhs, where) ||
+        has_barrier_call(e->cond, where))
+        return true;
+    for (int i = 0; i < e->args.len; i++)
+        if (has_barrier_call(e->args.items[i], where))
+            return true;
+    return false;
+}
+
+static void check_barriers(Taint *t, const NodeList *body, bool ctrl)
+{
+    for (int i = 0; i < body->len; i++) {
+        const Node *s = body->items[i];
+        const Node *call = NULL;
+        switch (s->kind) {
+        case S_BARRIER:
+            if (ctrl)
+                warning_at(s->loc, "syncthreads() under a condition that depends on the "
+                           "thread index");
+            break;
+        case S_IF:
+            check_barriers(t, &s->body, ctrl || tainted(t, s->cond));
+            check_barriers(t, &s->orelse, ctrl || tainted(t, s->cond));
+            break;
+        case S_WHILE:
+            check_barriers(t, &s->body, ctrl || tainted(t, s->cond));
+            break;
+        case S_FORRANGE: {
+            bool c = ctrl;
+            for (int j = 0; j < s->args.len; j++)
+                c = c || tainted(t, s->args.items[j]);
+            check_barriers(t, &s->body, c);
+            break;
+        }
+        default:
+            if (ctrl && (has_barrier_call(s->lhs, &call) || has_barrier_call(s->rhs, &call)))
+                warning_at(call->loc, "'%s' calls syncthreads() and is called under a "
+                           "condition that depends on the thread index", call->callee->name);
+            break;
+        }
+    }
+}
+
+/* ---- memory limits ---- */
+
+static void collect_callees(const Node *n, PtrVec *seen);
+
+static void collect_callees_list(const NodeList *l, PtrVec *seen)
+{
+    for (int i = 0; i < l->len; i++)
+        collect_callees(l->items[i], seen);
+}
+
+static void collect_callees(const Node *n, PtrVec *seen)
+{
+    if (!n)
+        return;
+    if (n->kind == E_CALLFN && n->callee) {
+        bool dup = false;
+        for (int i = 0; i < seen->len && !dup; i++)
+            dup = seen->items[i] == n->callee;
+        if (!dup) {
+            vec_push(seen, n->callee);
+            collect_callees_list(&n->callee->def->body, seen);
+        }
+    }
+    collect_callees(n->lhs, seen);
+    collect_callees(n->rhs, seen);
+    collect_callees(n->cond, seen);
+    collect_callees_list(&n->args, seen);
+    collect_callees_list(&n->body, seen);
+    collect_callees_list(&n->orelse, seen);
+}
+
+static int64_t array_bytes(const Var *v)
+{
+    int64_t n = ty_size(v->type->elem);
+    for (int i = 0; i < v->type->ndim; i++)
+        n *= v->shape[i];
+    return n;
+}
+
+static void check_memory(Func *f)
+{
+    for (int i = 0; i < f->nlocals; i++) {
+        Var *v = f->locals[i];
+        if (v->kind == VAR_LOCALARRAY && array_bytes(v) > LOCAL_LIMIT)
+            error_at(v->loc, "local array '%s' takes %lld bytes per thread; the limit is %d",
+                     v->name, (long long)array_bytes(v), LOCAL_LIMIT);
+    }
+    if (!f->is_kernel)
+        return;
+    PtrVec funcs = {0};
+    vec_push(&funcs, f);
+    collect_callees_list(&f->def->body, &funcs);
+    int64_t total = 0;
+    for (int j = 0; j < funcs.len; j++) {
+        Func *g = funcs.items[j];
+        for (int i = 0; i < g->nlocals; i++) {
+            Var *v = g->locals[i];
+            if (v->kind != VAR_SHARED)
+                continue;
+            total += array_bytes(v);
+            if (total > SHARED_LIMIT) {
+                error_at(v->loc, "static shared memory of kernel '%s' reaches %lld bytes "
+                         "with '%s'; the limit is %d", f->name, (long long)total, v->name,
+                         SHARED_LIMIT);
+                return;
+            }
+        }
+    }
+}
+
+void check_program(Program *p, const Options *opt)
+{
+    (void)opt;
+    for (int i = 0; i < p->nfuncs; i++) {
+        Func *f = p->funcs[i];
+        Taint t = {0};
+        do {
+            t.changed = false;
+            propagate(&t, &f->def->body, false);
+        } while (t.changed);
+        check_barriers(&t, &f->def->body, false);
+        check_memory(f);
+    }
+}

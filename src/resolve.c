@@ -1,0 +1,1045 @@
+/*
+ * resolve.c - the module level of a .kern file: imports, constants, the
+ * decorated functions and their signatures; then analyze() drives type.c.
+ *
+ * A .kern file runs top to bottom under Python, so its module-level names
+ * are bound in order: imports bind API paths ("np" -> numpy, "f4" ->
+ * float32), assignments bind constants folded here with Python's semantics
+ * (int literal -> int64, float -> float64, bool; np.float32(x) keeps
+ * float32), defs bind functions.  Kernel bodies see the final bindings, as
+ * numba does when it compiles at the first launch.  Signatures come as
+ * numba's strings ("void(float32[:], int32)", parsed by a small recursive
+ * descent parser below, with errors pointing inside the string), as
+ * expressions (void(float32[::1])), or as lists of either; --signature
+ * overrides them.
+ */
+#include "kernc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static PtrVec globals;      /* Global*, in binding order; the last binding wins */
+static PtrVec fdefs;        /* FuncDef*, in file order */
+
+const Global *sema_global(const char *name)
+{
+    for (int i = globals.len - 1; i >= 0; i--) {
+        Global *g = globals.items[i];
+        if (strcmp(g->name, name) == 0)
+            return g;
+    }
+    return NULL;
+}
+
+static Global *bind_global(GlobalKind kind, const char *name)
+{
+    Global *g = arena_alloc(sizeof *g);
+    g->kind = kind;
+    g->name = name;
+    vec_push(&globals, g);
+    return g;
+}
+
+/* numba and NumPy spellings of the scalar types, X(alias, canonical). */
+#define TYPE_ALIASES(X)                                                      \
+    X("boolean", "boolean") X("b1", "boolean") X("bool_", "bool_")           \
+    X("int8", "int8") X("i1", "int8")                                        \
+    X("int16", "int16") X("i2", "int16")                                     \
+    X("int32", "int32") X("i4", "int32") X("intc", "int32")                  \
+    X("int64", "int64") X("i8", "int64") X("intp", "int64") X("int_", "int64") \
+    X("uint8", "uint8") X("u1", "uint8")                                     \
+    X("uint16", "uint16") X("u2", "uint16")                                  \
+    X("uint32", "uint32") X("u4", "uint32") X("uintc", "uint32")             \
+    X("uint64", "uint64") X("u8", "uint64") X("uintp", "uint64")             \
+    X("float32", "float32") X("f4", "float32") X("single", "float32")        \
+    X("float64", "float64") X("f8", "float64") X("double", "float64")        \
+    X("void", "void") X("none", "void")
+
+const char *sema_type_alias(const char *name)
+{
+    static const char *const table[][2] = {
+#define X_(a, c) {a, c},
+        TYPE_ALIASES(X_)
+#undef X_
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(table[i][0], name) == 0)
+            return table[i][1];
+    return NULL;
+}
+
+static Type *scalar_named(const char *canon)
+{
+    const ApiEntry *a = canon ? api_lookup(canon) : NULL;
+    if (!a || a->kind != AK_TYPE)
+        return NULL;
+    if (strcmp(canon, "void") == 0)
+        return ty_void;
+    if (strcmp(canon, "boolean") == 0 || strcmp(canon, "bool_") == 0)
+        return ty_bool;
+    for (int k = 0; k <= TY_FLOAT64; k++)
+        if (strcmp(ty_name(ty_scalar[k]), canon) == 0)
+            return ty_scalar[k];
+    return NULL;
+}
+
+/* The canonical path of a name or attribute chain at module level (or in
+ * a function, skipping its locals). */
+static const char *path_of(const Node *e, bool (*is_local)(void *, const char *), void *ctx)
+{
+    if (e->kind == E_NAME) {
+        if (is_local && is_local(ctx, e->name))
+            return NULL;
+        const Global *g = sema_global(e->name);
+        if (g)
+            return g->kind == GLOBAL_PATH ? g->path : NULL;
+        const ApiEntry *a = api_lookup(e->name);
+        return a && a->kind == AK_CALL ? e->name : NULL;
+    }
+    if (e->kind == E_ATTR) {
+        const char *p = path_of(e->lhs, is_local, ctx);
+        if (!p)
+            return NULL;
+        const char *full = arena_printf("%s.%s", p, e->name);
+        if (strncmp(full, "numba.", 6) == 0)
+            full += 6;
+        if (strncmp(full, "np.", 3) == 0 && sema_type_alias(full + 3))
+            return sema_type_alias(full + 3);
+        if (strncmp(full, "types.", 6) == 0 && sema_type_alias(full + 6))
+            return sema_type_alias(full + 6);
+        if (!strchr(full, '.') && sema_type_alias(full))
+            return sema_type_alias(full);
+        return full;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Constant folding (Python semantics)                                 */
+/* ------------------------------------------------------------------ */
+
+/* A value during folding: a Python int (kept in int64), float, bool, or a
+ * typed scalar made by a cast such as np.float32(0.5). */
+typedef struct Val {
+    enum { V_INT, V_FLOAT, V_BOOL, V_TYPED } kind;
+    int64_t i;
+    double f;
+    Node *typed;
+} Val;
+
+typedef struct Folder {
+    bool report;
+    bool (*is_local)(void *, const char *);
+    void *ctx;
+    const char *why;   /* the first reason folding failed, and where */
+    Loc why_loc;
+} Folder;
+
+static bool fold(Folder *F, Node *e, Val *out);
+
+static bool fold_fail(Folder *F, Loc loc, const char *msg)
+{
+    if (F->report)
+        sema_error(loc, "%s", msg);
+    if (!F->why) {
+        F->why = msg;
+        F->why_loc = loc;
+    }
+    return false;
+}
+
+static Val val_of_const(const Node *k)
+{
+    Val v = {0};
+    if (k->type == ty_int64) {
+        v.kind = V_INT;
+        v.i = (int64_t)k->ival;
+    } else if (k->type == ty_float64) {
+        v.kind = V_FLOAT;
+        v.f = k->fval;
+    } else if (k->type == ty_bool) {
+        v.kind = V_BOOL;
+        v.i = k->ival != 0;
+    } else {
+        v.kind = V_TYPED;
+        v.typed = (Node *)k;
+    }
+    return v;
+}
+
+static Node *const_of_val(const Val *v, Loc loc)
+{
+    if (v->kind == V_TYPED) {
+        Node *k = node_clone(v->typed);
+        k->loc = loc;
+        return k;
+    }
+    Node *k = node_new(E_CONST, loc);
+    switch (v->kind) {
+    case V_INT: k->type = ty_int64; k->ival = (uint64_t)v->i; break;
+    case V_BOOL: k->type = ty_bool; k->ival = (uint64_t)v->i; break;
+    default: k->type = ty_float64; k->fval = v->f; break;
+    }
+    return k;
+}
+
+static double py_fmod(double a, double b)
+{
+    double m = fmod(a, b);
+    if (m != 0 && ((b < 0) != (m < 0)))
+        m += b;
+    return m;
+}
+
+static bool fold_binop(Folder *F, Node *e, Val a, Val b, Val *out)
+{
+    if (a.kind == V_TYPED || b.kind == V_TYPED)
+        return fold_fail(F, e->loc, "arithmetic on typed constants is not supported yet; "
+                         "convert inside the kernel");
+    bool isf = a.kind == V_FLOAT || b.kind == V_FLOAT;
+    double fa = a.kind == V_FLOAT ? a.f : (double)a.i;
+    double fb = b.kind == V_FLOAT ? b.f : (double)b.i;
+    int64_t x = a.i, y = b.i, r;
+    out->kind = V_INT;
+    switch (e->op) {
+    case OP_ADD: case OP_SUB: case OP_MUL:
+        if (isf) {
+            out->kind = V_FLOAT;
+            out->f = e->op == OP_ADD ? fa + fb : e->op == OP_SUB ? fa - fb : fa * fb;
+            return true;
+        }
+        if (e->op == OP_ADD ? __builtin_add_overflow(x, y, &r)
+            : e->op == OP_SUB ? __builtin_sub_overflow(x, y, &r)
+            : __builtin_mul_overflow(x, y, &r))
+            return fold_fail(F, e->loc, "integer constant overflows int64");
+        out->i = r;
+        return true;
+    case OP_DIV:
+        if (fb == 0)
+            return fold_fail(F, e->loc, "division by zero in a constant expression");
+        out->kind = V_FLOAT;
+        out->f = fa / fb;
+        return true;
+    case OP_FLOORDIV: case OP_MOD:
+        if (isf ? fb == 0 : y == 0)
+            return fold_fail(F, e->loc, "division by zero in a constant expression");
+        if (isf) {
+            double m = py_fmod(fa, fb);
+            out->kind = V_FLOAT;
+            /* CPython's float_floor_div: (a - a mod b) / b is integral */
+            out->f = e->op == OP_MOD ? m : round((fa - m) / fb);
+            return true;
+        }
+        if (x == INT64_MIN && y == -1)
+            return fold_fail(F, e->loc, "integer constant overflows int64");
+        {
+            int64_t q = x / y, m = x % y;
+            if (m != 0 && ((m < 0) != (y < 0))) {
+                q--;
+                m += y;
+            }
+            out->i = e->op == OP_MOD ? m : q;
+        }
+        return true;
+    case OP_POW:
+        if (isf || y < 0) {
+            out->kind = V_FLOAT;
+            out->f = pow(fa, fb);
+            return true;
+        }
+        r = 1;
+        for (int64_t k = 0; k < y; k++) {
+            if (__builtin_mul_overflow(r, x, &r))
+                return fold_fail(F, e->loc, "integer constant overflows int64");
+            if (r == 0 || r == 1)
+                break;
+        }
+        out->i = r;
+        return true;
+    case OP_LSHIFT: case OP_RSHIFT: case OP_BITAND: case OP_BITOR: case OP_BITXOR:
+        if (isf)
+            return fold_fail(F, e->loc, "bitwise operation on a float constant");
+        if (a.kind == V_BOOL && b.kind == V_BOOL &&
+            (e->op == OP_BITAND || e->op == OP_BITOR || e->op == OP_BITXOR))
+            out->kind = V_BOOL;
+        if (e->op == OP_BITAND) out->i = x & y;
+        else if (e->op == OP_BITOR) out->i = x | y;
+        else if (e->op == OP_BITXOR) out->i = x ^ y;
+        else if (y < 0)
+            return fold_fail(F, e->loc, "negative shift count");
+        else if (e->op == OP_RSHIFT)
+            out->i = y >= 63 ? (x < 0 ? -1 : 0) : x >> y;
+        else {
+            if (y >= 63 || (x != 0 && (x > (INT64_MAX >> y) || x < (INT64_MIN >> y))))
+                return fold_fail(F, e->loc, "integer constant overflows int64");
+            out->i = (int64_t)((uint64_t)x << y);
+        }
+        return true;
+    default:
+        return fold_fail(F, e->loc, "this operator is not allowed in a constant expression");
+    }
+}
+
+/* int(x), float(x), bool(x), float32(x), np.int32(x) of a constant. */
+static bool fold_cast(Folder *F, Node *e, const char *path, Val *out)
+{
+    if (e->args.len != 1 || e->kwargs.len)
+        return fold_fail(F, e->loc, "a conversion takes one argument");
+    Val a;
+    if (!fold(F, e->args.items[0], &a))
+        return false;
+    Node *k = const_of_val(&a, e->loc);
+    double f = ty_is_float(k->type) ? k->fval
+             : ty_is_signed(k->type) ? (double)(int64_t)k->ival : (double)k->ival;
+    bool isf = ty_is_float(k->type);
+    if (strcmp(path, "int") == 0) {
+        if (isf && !(f > -9223372036854775808.0 && f < 9223372036854775808.0))
+            return fold_fail(F, e->loc, "integer constant overflows int64");
+        out->kind = V_INT;
+        out->i = isf ? (int64_t)f : (int64_t)k->ival;
+        return true;
+    }
+    if (strcmp(path, "float") == 0) {
+        out->kind = V_FLOAT;
+        out->f = f;
+        return true;
+    }
+    if (strcmp(path, "bool") == 0) {
+        out->kind = V_BOOL;
+        out->i = isf ? f != 0 : k->ival != 0;
+        return true;
+    }
+    Type *t = scalar_named(path);
+    if (!t || t == ty_void)
+        return fold_fail(F, e->loc, "this call is not a constant expression");
+    Node *r = node_new(E_CONST, e->loc);
+    r->type = t;
+    if (t == ty_bool) {
+        r->ival = isf ? f != 0 : k->ival != 0;
+    } else if (ty_is_float(t)) {
+        r->fval = t == ty_float32 ? (double)(float)f : f;
+    } else if (isf) {
+        if (!(f > -9223372036854775808.0 && f < 18446744073709551616.0))
+            return fold_fail(F, e->loc, "constant out of range of the integer type");
+        r->ival = f < 0 ? (uint64_t)(int64_t)f : (uint64_t)f;
+    } else {
+        r->ival = k->ival;
+    }
+    if (ty_is_int(t)) {   /* wrap to the width, as NumPy's casts do */
+        int bitsz = ty_size(t) * 8;
+        if (bitsz < 64) {
+            uint64_t m = (UINT64_C(1) << bitsz) - 1;
+            uint64_t v = r->ival & m;
+            if (ty_is_signed(t) && (v >> (bitsz - 1)))
+                v |= ~m;
+            r->ival = v;
+        }
+    }
+    *out = val_of_const(r);
+    if (t == ty_int64 || t == ty_float64 || t == ty_bool) {
+        out->kind = V_TYPED;   /* np.int64(3) stays a typed constant */
+        out->typed = r;
+    }
+    return true;
+}
+
+static bool fold(Folder *F, Node *e, Val *out)
+{
+    switch (e->kind) {
+    case E_INT:
+        if (e->ival > (uint64_t)INT64_MAX) {
+            Node *k = node_new(E_CONST, e->loc);
+            k->type = ty_uint64;
+            k->ival = e->ival;
+            out->kind = V_TYPED;
+            out->typed = k;
+            return true;
+        }
+        out->kind = V_INT;
+        out->i = (int64_t)e->ival;
+        return true;
+    case E_FLOAT:
+        out->kind = V_FLOAT;
+        out->f = e->fval;
+        return true;
+    case E_BOOL:
+        out->kind = V_BOOL;
+        out->i = e->ival != 0;
+        return true;
+    case E_CONST:
+        *out = val_of_const(e);
+        return true;
+    case E_NAME: {
+        if (F->is_local && F->is_local(F->ctx, e->name))
+            return fold_fail(F, e->loc, "a local variable is not a compile-time constant");
+        const Global *g = sema_global(e->name);
+        if (g && g->kind == GLOBAL_CONST) {
+            *out = val_of_const(g->value);
+            return true;
+        }
+        if (!g && !api_lookup(e->name))
+            return fold_fail(F, e->loc, arena_printf("name '%s' is not defined", e->name));
+        return fold_fail(F, e->loc, arena_printf("'%s' is not a constant", e->name));
+    }
+    case E_ATTR: {
+        const char *p = path_of(e, F->is_local, F->ctx);
+        if (p && strcmp(p, "math.pi") == 0) { out->kind = V_FLOAT; out->f = 3.141592653589793; return true; }
+        if (p && strcmp(p, "math.e") == 0) { out->kind = V_FLOAT; out->f = 2.718281828459045; return true; }
+        if (p && strcmp(p, "math.inf") == 0) { out->kind = V_FLOAT; out->f = INFINITY; return true; }
+        if (p && strcmp(p, "math.nan") == 0) { out->kind = V_FLOAT; out->f = NAN; return true; }
+        return fold_fail(F, e->loc, "not a compile-time constant");
+    }
+    case E_UNARY: {
+        Val a;
+        if (!fold(F, e->lhs, &a))
+            return false;
+        if (a.kind == V_TYPED)
+            return fold_fail(F, e->loc, "arithmetic on typed constants is not supported yet; "
+                             "convert inside the kernel");
+        switch (e->op) {
+        case OP_NOT:
+            out->kind = V_BOOL;
+            out->i = a.kind == V_FLOAT ? a.f == 0 : a.i == 0;
+            return true;
+        case OP_POS: case OP_NEG:
+            if (a.kind == V_FLOAT) {
+                out->kind = V_FLOAT;
+                out->f = e->op == OP_NEG ? -a.f : a.f;
+                return true;
+            }
+            if (e->op == OP_NEG && a.i == INT64_MIN)
+                return fold_fail(F, e->loc, "integer constant overflows int64");
+            out->kind = V_INT;
+            out->i = e->op == OP_NEG ? -a.i : a.i;
+            return true;
+        case OP_INVERT:
+            if (a.kind == V_FLOAT)
+                return fold_fail(F, e->loc, "bad operand type for unary ~: float");
+            out->kind = V_INT;
+            out->i = ~a.i;
+            return true;
+        default:
+            return fold_fail(F, e->loc, "not a compile-time constant");
+        }
+    }
+    case E_BINOP: {
+        Val a, b;
+        if (!fold(F, e->lhs, &a) || !fold(F, e->rhs, &b))
+            return false;
+        return fold_binop(F, e, a, b, out);
+    }
+    case E_CALL: {
+        const char *p = path_of(e->lhs, F->is_local, F->ctx);
+        if (p && (strcmp(p, "int") == 0 || strcmp(p, "float") == 0 ||
+                  strcmp(p, "bool") == 0 || scalar_named(p)))
+            return fold_cast(F, e, p, out);
+        return fold_fail(F, e->loc, "this call is not a compile-time constant");
+    }
+    default:
+        return fold_fail(F, e->loc, "not a compile-time constant");
+    }
+}
+
+Node *sema_fold(Node *e, bool report, bool (*is_local)(void *, const char *), void *ctx)
+{
+    Folder F = {.report = report, .is_local = is_local, .ctx = ctx};
+    Val v;
+    if (!fold(&F, e, &v))
+        return NULL;
+    return const_of_val(&v, e->loc);
+}
+
+/* ------------------------------------------------------------------ */
+/* Signatures                                                          */
+/* ------------------------------------------------------------------ */
+
+/* sig   := [type] '(' [type {',' type}] ')'
+ * type  := name {'.' name} ['[' dim {',' dim} ']']
+ * dim   := ':' | '::1'          ('::1' on the last dimension: C layout) */
+typedef struct SigParser {
+    const char *s;
+    size_t pos;
+    Loc base;          /* the string literal; no location for --signature */
+    bool has_loc;
+    const char *who;   /* "--signature k" */
+    bool failed;
+} SigParser;
+
+static void sig_error(SigParser *P, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sig_error(SigParser *P, const char *fmt, ...)
+{
+    if (P->failed)
+        return;
+    P->failed = true;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (P->has_loc) {
+        Loc l = P->base;
+        /* the column inside a one-line literal: after its opening quote */
+        l.first_column = P->base.first_column + 1 + (int)P->pos;
+        l.last_line = l.first_line;
+        l.last_column = l.first_column;
+        sema_error(l, "bad signature: %s", buf);
+    } else {
+        sema_error((Loc){0}, "%s: bad signature '%s': %s (at offset %zu)", P->who, P->s, buf,
+                   P->pos);
+    }
+}
+
+static void sig_space(SigParser *P)
+{
+    while (P->s[P->pos] == ' ' || P->s[P->pos] == '\t')
+        P->pos++;
+}
+
+static bool sig_accept(SigParser *P, char ch)
+{
+    sig_space(P);
+    if (P->s[P->pos] == ch) {
+        P->pos++;
+        return true;
+    }
+    return false;
+}
+
+static Type *sig_type(SigParser *P, bool allow_void)
+{
+    sig_space(P);
+    size_t start = P->pos;
+    while (P->s[P->pos] && (P->s[P->pos] == '_' || P->s[P->pos] == '.' ||
+                            (P->s[P->pos] >= 'a' && P->s[P->pos] <= 'z') ||
+                            (P->s[P->pos] >= 'A' && P->s[P->pos] <= 'Z') ||
+                            (P->s[P->pos] >= '0' && P->s[P->pos] <= '9')))
+        P->pos++;
+    if (P->pos == start) {
+        sig_error(P, "expected a type name");
+        return NULL;
+    }
+    const char *name = arena_strndup(P->s + start, P->pos - start);
+    const char *base = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
+    Type *t = scalar_named(sema_type_alias(base));
+    if (!t) {
+        size_t save = P->pos;
+        P->pos = start;
+        if (strcmp(base, "xoroshiro128p_type") == 0)
+            sig_error(P, "'%s' is not supported yet", name);
+        else
+            sig_error(P, "unknown type '%s'", name);
+        P->pos = save;
+        return NULL;
+    }
+    if (t == ty_void && !allow_void) {
+        P->pos = start;
+        sig_error(P, "'void' is only allowed as the return type");
+        return NULL;
+    }
+    if (!sig_accept(P, '['))
+        return t;
+    if (t == ty_void) {
+        sig_error(P, "an array of void");
+        return NULL;
+    }
+    int ndim = 0;
+    bool contig = false;
+    do {
+        if (!sig_accept(P, ':')) {
+            sig_error(P, "expected ':' or '::1' in an array type");
+            return NULL;
+        }
+        ndim++;
+        if (sig_accept(P, ':')) {
+            sig_space(P);
+            if (P->s[P->pos] != '1') {
+                sig_error(P, "expected '1' after '::'");
+                return NULL;
+            }
+            P->pos++;
+            contig = true;
+            sig_space(P);
+            if (P->s[P->pos] == ',') {
+                sig_error(P, "'::1' on a dimension other than the last (Fortran layout) "
+                          "is not supported");
+                return NULL;
+            }
+        }
+    } while (sig_accept(P, ','));
+    if (!sig_accept(P, ']')) {
+        sig_error(P, "expected ']'");
+        return NULL;
+    }
+    if (ndim > 3) {
+        sig_error(P, "arrays of more than 3 dimensions are not supported");
+        return NULL;
+    }
+    return ty_array(t, ndim, contig, SPACE_GLOBAL);
+}
+
+static bool sig_parse_string(SigParser *P, Signature *out)
+{
+    sig_space(P);
+    Type *ret = ty_void;
+    if (P->s[P->pos] != '(') {
+        ret = sig_type(P, true);
+        if (!ret)
+            return false;
+        if (ret->kind == TY_ARRAY) {
+            sig_error(P, "returning an array is not supported");
+            return false;
+        }
+    }
+    if (!sig_accept(P, '(')) {
+        sig_error(P, "expected '(' after the return type");
+        return false;
+    }
+    PtrVec params = {0};
+    if (!sig_accept(P, ')')) {
+        do {
+            Type *t = sig_type(P, false);
+            if (!t)
+                return false;
+            vec_push(&params, t);
+        } while (sig_accept(P, ','));
+        if (!sig_accept(P, ')')) {
+            sig_error(P, "expected ',' or ')'");
+            return false;
+        }
+    }
+    sig_space(P);
+    if (P->s[P->pos]) {
+        sig_error(P, "unexpected text after the signature");
+        return false;
+    }
+    out->ret = ret;
+    out->params = (Type **)params.items;
+    out->nparams = params.len;
+    return true;
+}
+
+/* float32, np.float32, float32[:], float32[:, ::1] written as an expression */
+static Type *sig_type_expr(Node *e, bool allow_void)
+{
+    Node *base = e->kind == E_SUBSCRIPT ? e->lhs : e;
+    const char *p = path_of(base, NULL, NULL);
+    Type *t = p ? scalar_named(p) : NULL;
+    if (!t) {
+        sema_error(base->loc, "expected a type such as float32 or float32[:]");
+        return NULL;
+    }
+    if (t == ty_void && (!allow_void || e->kind == E_SUBSCRIPT)) {
+        sema_error(base->loc, "'void' is only allowed as the return type");
+        return NULL;
+    }
+    if (e->kind != E_SUBSCRIPT)
+        return t;
+    Node *idx = e->rhs;
+    int ndim = idx->kind == E_TUPLE ? idx->args.len : 1;
+    Node **dims = idx->kind == E_TUPLE ? idx->args.items : &e->rhs;
+    bool contig = false;
+    for (int i = 0; i < ndim; i++) {
+        Node *d = dims[i];
+        if (d->kind != E_SLICE || d->lhs || d->rhs ||
+            (d->cond && !(d->cond->kind == E_INT && d->cond->ival == 1))) {
+            sema_error(d->loc, "expected ':' or '::1' in an array type");
+            return NULL;
+        }
+        if (d->cond) {
+            if (i != ndim - 1) {
+                sema_error(d->loc, "'::1' on a dimension other than the last (Fortran "
+                           "layout) is not supported");
+                return NULL;
+            }
+            contig = true;
+        }
+    }
+    if (ndim > 3) {
+        sema_error(idx->loc, "arrays of more than 3 dimensions are not supported");
+        return NULL;
+    }
+    return ty_array(t, ndim, contig, SPACE_GLOBAL);
+}
+
+/* One signature written as a string or an expression. */
+static bool sig_from_node(Node *e, Signature *out)
+{
+    if (e->kind == E_STR) {
+        SigParser P = {.s = e->text, .base = e->loc, .has_loc = true};
+        return sig_parse_string(&P, out);
+    }
+    if (e->kind == E_CALL) {
+        Type *ret = sig_type_expr(e->lhs, true);
+        if (!ret)
+            return false;
+        if (e->kwargs.len) {
+            sema_error(((Node *)e->kwargs.items[0])->loc, "keyword arguments in a signature");
+            return false;
+        }
+        PtrVec params = {0};
+        for (int i = 0; i < e->args.len; i++) {
+            Type *t = sig_type_expr(e->args.items[i], false);
+            if (!t)
+                return false;
+            vec_push(&params, t);
+        }
+        out->ret = ret;
+        out->params = (Type **)params.items;
+        out->nparams = params.len;
+        return true;
+    }
+    if (e->kind == E_TUPLE) {   /* argument types only: (float32[:], int32) */
+        PtrVec params = {0};
+        for (int i = 0; i < e->args.len; i++) {
+            Type *t = sig_type_expr(e->args.items[i], false);
+            if (!t)
+                return false;
+            vec_push(&params, t);
+        }
+        out->ret = ty_void;
+        out->params = (Type **)params.items;
+        out->nparams = params.len;
+        return true;
+    }
+    sema_error(e->loc, "expected a signature such as \"void(float32[:], int32)\"");
+    return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* Module level                                                        */
+/* ------------------------------------------------------------------ */
+
+static void add_sig(FuncDef *fd, const Signature *s)
+{
+    Signature *sigs = arena_alloc(sizeof *sigs * (size_t)(fd->nsigs + 1));
+    if (fd->nsigs)
+        memcpy(sigs, fd->sigs, sizeof *sigs * (size_t)fd->nsigs);
+    sigs[fd->nsigs++] = *s;
+    fd->sigs = sigs;
+}
+
+static void bind_path(const char *name, const char *path)
+{
+    bind_global(GLOBAL_PATH, name)->path = path;
+}
+
+static void resolve_import(Node *s)
+{
+    for (int i = 0; i < s->names.len; i++) {
+        Node *a = s->names.items[i];
+        const char *mod = a->name, *as = a->text;
+        const char *path = NULL;
+        if (strcmp(mod, "math") == 0) path = "math";
+        else if (strcmp(mod, "numpy") == 0) path = "np";
+        else if (strcmp(mod, "numba") == 0) path = "numba";
+        else if (strcmp(mod, "numba.cuda") == 0) path = as ? "cuda" : "numba";
+        else {
+            sema_error(a->loc, "import of module '%s' is not supported", mod);
+            continue;
+        }
+        /* `import numba.cuda` binds "numba", as Python does */
+        bind_path(as ? as : strcmp(mod, "numba.cuda") == 0 ? "numba" : mod, path);
+    }
+}
+
+static void resolve_fromimport(Node *s)
+{
+    const char *mod = s->text;
+    for (int i = 0; i < s->names.len; i++) {
+        Node *a = s->names.items[i];
+        const char *name = a->name, *as = a->text ? a->text : a->name;
+        const char *path = NULL;
+        if (strcmp(name, "*") == 0) {
+            sema_error(a->loc, "'from %s import *' is not supported", mod);
+            continue;
+        }
+        if (strcmp(mod, "numba") == 0 || strcmp(mod, "numba.types") == 0 ||
+            strcmp(mod, "numpy") == 0) {
+            if (sema_type_alias(name))
+                path = sema_type_alias(name);
+            else if (strcmp(mod, "numba") == 0 && strcmp(name, "cuda") == 0)
+                path = "cuda";
+            else if (strcmp(mod, "numba") == 0 &&
+                     (strcmp(name, "vectorize") == 0 || strcmp(name, "guvectorize") == 0))
+                path = name;
+        } else if (strcmp(mod, "numba.cuda") == 0) {
+            const char *p = arena_printf("cuda.%s", name);
+            if (api_lookup(p) || strcmp(name, "jit") == 0)
+                path = p;
+        } else if (strcmp(mod, "numba.cuda.random") == 0) {
+            path = arena_printf("cuda.random.%s", name);
+        } else if (strcmp(mod, "math") == 0) {
+            const char *p = arena_printf("math.%s", name);
+            if (api_lookup(p))
+                path = p;
+        } else {
+            sema_error(s->loc, "import from module '%s' is not supported", mod);
+            return;
+        }
+        if (!path) {
+            sema_error(a->loc, "importing '%s' from %s is not supported", name, mod);
+            continue;
+        }
+        bind_path(as, path);
+    }
+}
+
+static void resolve_constant(Node *s)
+{
+    Node *t = s->args.items[0];
+    if (s->rhs->kind == E_CALL) {
+        const char *p = path_of(s->rhs->lhs, NULL, NULL);
+        if (p && strcmp(p, "cuda.reduce") == 0) {
+            sema_error(s->rhs->loc, "cuda.reduce is not supported yet");
+            return;
+        }
+    }
+    Folder F = {0};
+    Val v;
+    if (!fold(&F, s->rhs, &v)) {
+        /* say why, at the part that is not constant */
+        sema_error(F.why_loc, "module-level name '%s' must be a compile-time constant: %s",
+                   t->name, F.why);
+        return;
+    }
+    bind_global(GLOBAL_CONST, t->name)->value = const_of_val(&v, s->rhs->loc);
+}
+
+static bool opt_bool(Node *kw, bool *out)
+{
+    Node *k = sema_fold(kw->lhs, false, NULL, NULL);
+    if (!k || (k->type != ty_bool && !ty_is_int(k->type))) {
+        sema_error(kw->lhs->loc, "option '%s' must be True or False", kw->name);
+        return false;
+    }
+    *out = k->ival != 0;
+    return true;
+}
+
+static void resolve_decorator(FuncDef *fd)
+{
+    Node *def = fd->def;
+    if (def->decorators.len == 0) {
+        sema_error(def->loc, "function '%s' has no @cuda.jit decorator (plain Python "
+                   "functions are not supported)", def->name);
+        return;
+    }
+    if (def->decorators.len > 1) {
+        sema_error(((Node *)def->decorators.items[1])->loc,
+                   "only one decorator per function is supported");
+        return;
+    }
+    Node *d = def->decorators.items[0];
+    Node *call = d->kind == E_CALL ? d : NULL;
+    const char *p = path_of(call ? d->lhs : d, NULL, NULL);
+    if (p && (strcmp(p, "vectorize") == 0 || strcmp(p, "guvectorize") == 0 ||
+              strcmp(p, "cuda.reduce") == 0)) {
+        sema_error(d->loc, "@%s is not supported yet", p);
+        return;
+    }
+    if (!p || strcmp(p, "cuda.jit") != 0) {
+        sema_error(d->loc, "unsupported decorator; kernels and device functions use "
+                   "@cuda.jit");
+        return;
+    }
+    fd->is_kernel = true;
+    Node *sigs = NULL;
+    if (call) {
+        if (call->args.len > 1) {
+            sema_error(((Node *)call->args.items[1])->loc,
+                       "@cuda.jit takes at most one positional argument (the signatures)");
+            return;
+        }
+        if (call->args.len == 1)
+            sigs = call->args.items[0];
+        for (int i = 0; i < call->kwargs.len; i++) {
+            Node *kw = call->kwargs.items[i];
+            bool b;
+            if (strcmp(kw->name, "device") == 0) {
+                if (opt_bool(kw, &b))
+                    fd->opt.device = b, fd->is_kernel = !b;
+            } else if (strcmp(kw->name, "fastmath") == 0) {
+                if (opt_bool(kw, &b)) fd->opt.fastmath = b;
+            } else if (strcmp(kw->name, "lineinfo") == 0) {
+                if (opt_bool(kw, &b)) fd->opt.lineinfo = b;
+            } else if (strcmp(kw->name, "debug") == 0) {
+                if (opt_bool(kw, &b)) fd->opt.debug = b;
+            } else if (strcmp(kw->name, "cache") == 0) {
+                if (opt_bool(kw, &b)) fd->opt.cache = b;
+            } else if (strcmp(kw->name, "opt") == 0) {
+                if (opt_bool(kw, &b)) fd->opt.opt = b, fd->opt.opt_set = true;
+            } else if (strcmp(kw->name, "inline") == 0) {
+                if (kw->lhs->kind == E_STR) {   /* numba: 'always' / 'never' */
+                    if (strcmp(kw->lhs->text, "always") == 0) fd->opt.inline_ = true;
+                    else if (strcmp(kw->lhs->text, "never") != 0)
+                        sema_error(kw->lhs->loc, "inline must be 'always', 'never' or a bool");
+                } else if (opt_bool(kw, &b)) {
+                    fd->opt.inline_ = b;
+                }
+            } else if (strcmp(kw->name, "max_registers") == 0) {
+                Node *k = sema_fold(kw->lhs, false, NULL, NULL);
+                if (!k || !ty_is_int(k->type) || (int64_t)k->ival <= 0 ||
+                    (int64_t)k->ival > 255)
+                    sema_error(kw->lhs->loc, "max_registers must be an integer from 1 to 255");
+                else
+                    fd->opt.max_registers = (int)k->ival;
+            } else {
+                sema_error(kw->loc, "unknown @cuda.jit option '%s'", kw->name);
+            }
+        }
+    }
+    if (sigs) {
+        if (sigs->kind == E_LIST) {
+            for (int i = 0; i < sigs->args.len; i++) {
+                Signature s;
+                if (sig_from_node(sigs->args.items[i], &s))
+                    add_sig(fd, &s);
+                else
+                    fd->sig_failed = true;
+            }
+        } else {
+            Signature s;
+            if (sig_from_node(sigs, &s))
+                add_sig(fd, &s);
+            else
+                fd->sig_failed = true;
+        }
+    }
+}
+
+static bool check_params(FuncDef *fd)
+{
+    bool ok = true;
+    for (int i = 0; i < fd->def->params.len; i++) {
+        Node *p = fd->def->params.items[i];
+        if (p->lhs) {
+            sema_error(p->lhs->loc, "parameter annotations are not supported yet; give the "
+                       "signature in @cuda.jit(...)");
+            ok = false;
+        }
+        if (p->rhs) {
+            sema_error(p->rhs->loc, "default parameter values are not supported");
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+Program *analyze(Node *module, const Options *opt)
+{
+    int errors_before = error_count();
+    types_init();
+    type_reset();
+    globals = (PtrVec){0};
+    fdefs = (PtrVec){0};
+
+    /* Pass 1: bind names in file order. */
+    for (int i = 0; i < module->body.len; i++) {
+        Node *s = module->body.items[i];
+        switch (s->kind) {
+        case S_IMPORT:
+            resolve_import(s);
+            break;
+        case S_FROMIMPORT:
+            resolve_fromimport(s);
+            break;
+        case S_FUNCDEF: {
+            const Global *old = sema_global(s->name);
+            if (old && old->kind == GLOBAL_FUNC) {
+                sema_error(s->loc, "redefinition of function '%s'", s->name);
+                break;
+            }
+            FuncDef *fd = arena_alloc(sizeof *fd);
+            fd->name = s->name;
+            fd->def = s;
+            vec_push(&fdefs, fd);
+            bind_global(GLOBAL_FUNC, s->name)->fn = fd;
+            break;
+        }
+        case S_ASSIGN:
+            if (s->args.len == 1 && ((Node *)s->args.items[0])->kind == E_NAME)
+                resolve_constant(s);
+            else
+                sema_error(s->loc, "only assignments of constants to single names are "
+                           "supported at module level");
+            break;
+        case S_EXPR:
+            if (s->lhs->kind != E_STR)   /* docstrings are fine */
+                sema_error(s->loc, "module-level expressions are not supported "
+                           "(a .kern file holds kernels, device functions and constants)");
+            break;
+        case S_PASS: case S_NOP:
+            break;
+        case S_CLASS:
+            sema_error(s->loc, "classes are not supported");
+            break;
+        default:
+            sema_error(s->loc, "module-level %s statements are not supported "
+                       "(a .kern file holds kernels, device functions and constants)",
+                       node_kind_desc[s->kind]);
+            break;
+        }
+    }
+
+    /* Pass 2: decorators, signatures, --signature. */
+    for (int i = 0; i < fdefs.len; i++) {
+        FuncDef *fd = fdefs.items[i];
+        resolve_decorator(fd);
+        for (int j = 0; opt && j < opt->nsigs; j++) {
+            if (strcmp(opt->sigs[j].kernel, fd->name) != 0)
+                continue;
+            SigParser P = {.s = opt->sigs[j].sig,
+                           .who = arena_printf("--signature %s", fd->name)};
+            Signature s;
+            fd->nsigs = 0;   /* the command line replaces the decorator's */
+            fd->sig_failed = !sig_parse_string(&P, &s);
+            if (!fd->sig_failed)
+                add_sig(fd, &s);
+        }
+    }
+    for (int j = 0; opt && j < opt->nsigs; j++) {
+        const Global *g = sema_global(opt->sigs[j].kernel);
+        if (!g || g->kind != GLOBAL_FUNC)
+            sema_error((Loc){0}, "--signature: no function named '%s' in this file",
+                       opt->sigs[j].kernel);
+    }
+
+    /* Pass 3: type every kernel signature and eager device function; their
+     * calls type the device-function specialisations they need. */
+    for (int i = 0; i < fdefs.len; i++) {
+        FuncDef *fd = fdefs.items[i];
+        if (!check_params(fd))
+            continue;
+        if (fd->def->decorators.len != 1)
+            continue;
+        if (fd->sig_failed)
+            continue;
+        if (fd->is_kernel && fd->nsigs == 0) {
+            sema_error(fd->def->loc, "kernel '%s' has no signature; give one in "
+                       "@cuda.jit(...) or with --signature %s=void(...)", fd->name, fd->name);
+            continue;
+        }
+        for (int j = 0; j < fd->nsigs; j++) {
+            Signature *s = &fd->sigs[j];
+            if (fd->is_kernel && s->ret != ty_void) {
+                sema_error(fd->def->loc, "the signature of kernel '%s' must return void, "
+                           "not %s", fd->name, ty_name(s->ret));
+                continue;
+            }
+            if (s->nparams != fd->def->params.len) {
+                sema_error(fd->def->loc, "the signature of '%s' has %d parameter%s but the "
+                           "function takes %d", fd->name, s->nparams,
+                           s->nparams == 1 ? "" : "s", fd->def->params.len);
+                continue;
+            }
+            type_kernel(fd, s, fd->def->loc);
+        }
+    }
+
+    if (error_count() > errors_before)
+        return NULL;
+    Program *p = arena_alloc(sizeof *p);
+    type_finish(p);
+    return p;
+}

@@ -1,0 +1,2415 @@
+/*
+ * type.c - numba's typing, device-function specialisation, and lowering of
+ * each function body to the small typed tree that emit.c reads.
+ *
+ * resolve.c has bound the module-level names (imports, constants, decorated
+ * functions) and parsed the signatures; type_kernel() types one kernel per
+ * signature and, through its calls, every device-function specialisation.
+ * A body is typed by a fixed point (quiet passes that only widen variable
+ * types by numba's unification), then lowered once more with diagnostics on.
+ *
+ * Typing follows numba-cuda's compiled target, not its simulator.  The
+ * operator rules are numba's own: each operator is a list of candidate
+ * signatures (numba/core/typing/builtins.py, numba/cuda/cudamath.py) and the
+ * candidate chosen is the one with the fewest (unsafe, safe, promote)
+ * conversions, ties to the first, under numba's casting graph
+ * (numba/core/typeconv/rules.py, closed transitively).  Variables assigned
+ * several types get numba's unification (Number.unify is
+ * np.promote_types; bool unifies with any number to that number).
+ * Verified against numba 0.56's CUDA typing context
+ * (cuda_target.typing_context.resolve_function_type) and njit:
+ *
+ *   int32 + int32 -> int64          uint32 + uint32 -> uint64
+ *   int32 + uint32 -> int64         int64 + uint64 -> int64 (not float64!)
+ *   int16 + float32 -> float32      int32/int64/uint32 + float32 -> float64
+ *   float32 + float32 -> float32    float32 + float64 -> float64
+ *   bool + bool -> int64            bool + float32 -> float32
+ *   int / int -> float64            float32 / int16 -> float32
+ *   int // int, int % int -> int64 (uint64 if both unsigned)
+ *   int ** int -> int64             float32 ** int -> float32 (powi)
+ *   int64 ** float32 -> float64     << >>: int64 (uint64 if lhs unsigned)
+ *   & | ^: bool&bool -> bool, ints -> int64/uint64, floats refused
+ *   comparisons -> boolean, operands in the candidate's type
+ *     (int64 vs uint64 compare as float64, int32 vs uint32 as int64)
+ *   -x, +x: int8..int64 -> int64, uint* -> uint64, bool -> int64
+ *   ~x: bool -> bool (numba follows NumPy), ints -> int64/uint64
+ *   abs: same type (bool -> int8)   min/max: unify (int32,uint32 -> int64)
+ *   int(x): ints keep their type, floats/bool -> int64
+ *   float(x): ints -> float64, floats keep theirs, bool refused
+ *   round(x) -> int64; round(x, n) -> float of x
+ *   math.*(float32) -> float32, math.*(ints) -> float64 (int64 argument),
+ *     math.floor/ceil/trunc(float32) -> float32 on CUDA (int64 only on CPU),
+ *     isnan/isinf/isfinite -> boolean, math.pow(float32, int32) -> float32,
+ *     math.log(x, base) refused (CUDA has one argument only)
+ *   range(int32...) -> int32 loop, range(int64) -> int64, range(uint64) ->
+ *     uint64, mixed by the same candidate rule (range(uint64, int32) -> int32)
+ *   unify: int32|int64 -> int64, int64|uint64 -> float64, int8|uint8 -> int16,
+ *     int32|float32 -> float64, int16|float32 -> float32, bool|int32 -> int32
+ *
+ * Thread indexing: cuda.threadIdx/blockIdx/blockDim/gridDim .x/.y/.z are
+ * int32 (numba-cuda cudadecl.py, Dim3_attrs); cuda.grid(1) and
+ * cuda.gridsize(1) are int64, grid(2|3) UniTuple(int64, n) (numba-cuda
+ * intrinsics.py _type_grid_function; numba 0.56 still said int32).
+ *
+ * THE LOWERING CONTRACT (all that emit.c sees; every expression has ->type):
+ *
+ * Expressions
+ *   E_CONST   scalar type; ival: two's complement bits of the value
+ *             (sign-extended for signed types, 0/1 for bool); fval for
+ *             floats (float32 constants already rounded to float).
+ *   E_VAR     var: a parameter, local, shared/local array or hidden Var.
+ *   E_CAST    lhs converted to type: int->int wraps, float->int truncates,
+ *             anything->bool is (x != 0).
+ *   E_BINOP   op, lhs, rhs, type = the result:
+ *             + - * // %: both operands of the result type (Python floor
+ *               semantics for // and %, ints and floats);
+ *             /: both operands of the (float) result type;
+ *             **: integer result: both operands of that type (numba's
+ *               int_power: negative exponent gives 0 unless the base is
+ *               +-1); float result: lhs of that type and rhs either the same
+ *               float type (pow) or an integer type int32/int64/uint64
+ *               (repeated squaring, numba's float ** int);
+ *             << >>: lhs of the result type (int64/uint64), rhs int64 or uint64;
+ *             & | ^: both operands of the result type (bool or int64/uint64).
+ *   E_UNARY   OP_NEG/OP_POS: operand of the result type;
+ *             OP_INVERT: operand of the result type; bool means logical not;
+ *             OP_NOT: type bool, operand bool.
+ *   E_BOOLOP  OP_AND/OP_OR, both operands of the result type; Python value
+ *             semantics with short circuit: a and b == (a ? b : a),
+ *             a or b == (a ? a : b), truth = (x != 0).
+ *   E_COMPARE exactly two args of one scalar type, ops[0] in == != < <= > >=;
+ *             type bool (chains were split into `and`s; the middle operand
+ *             is side-effect free then).
+ *   E_IFEXP   cond any scalar (test != 0); lhs, rhs of the result type.
+ *   E_API     api row; args lowered and converted:
+ *             TID_X..GDIM_Z: no args, int32;
+ *             GRID/GRIDSIZE: args[0] the E_CONST ndim (int64); type int64
+ *               or UniTuple(int64, ndim);
+ *             ATOMIC_*: args[0] the array expr, args[1..ndim] int64 indices
+ *               (negative wraps), args[ndim+1] the value of the element
+ *               type; type = element type (the old value);
+ *             math rows: args of the row's parameter types (float32 or
+ *               float64; ldexp's and math.pow's int32 exponent), type the
+ *               result; isnan/isinf/isfinite of an int argument are folded
+ *               to E_CONST; radians/degrees are lowered to a multiplication;
+ *             B_ABS: one arg of the result type (identity for unsigned);
+ *             B_MIN/B_MAX: n >= 2 args all of the result type (NaN: Python's
+ *               first-wins comparisons);
+ *             B_ROUND: 1 arg float32/float64 -> int64 (half to even), or
+ *               args (float, int64) -> that float.
+ *   E_CALLFN  callee: a device-function Func; args of exactly callee's
+ *             parameter types; type = callee->ret (never ty_void in a value).
+ *   E_INDEX   lhs: array-typed expr (an E_VAR); args: ndim int64 indices,
+ *             negative wraps; type the element type.
+ *   E_SHAPE   lhs: array expr; ival: dimension; type int64.
+ *   E_TUPLEGET lhs: tuple-typed expr (an E_API grid/gridsize or an E_VAR of
+ *             a tuple variable); ival: constant index; type the element.
+ *   Casts from int/float/bool to another scalar are explicit everywhere:
+ *   no implicit conversion is left for emit.c except conditions.
+ *
+ * Statements
+ *   S_EXPR      lhs (value discarded).
+ *   S_ASSIGN    args: exactly one target (E_VAR of a scalar/tuple Var, or
+ *               E_INDEX); rhs of the target's type.
+ *   S_IF        cond (any scalar, test != 0), body, orelse.
+ *   S_WHILE     cond, body (orelse always empty).
+ *   S_FORRANGE  var: the loop variable; it/stop/step: hidden Vars of the
+ *               range type R; args[0..2]: start, stop, step of type R,
+ *               evaluated once, in that order.  Python semantics:
+ *               for (it = start; step > 0 ? it < stop : it > stop; it += step)
+ *               { var = (var->type) it; body }  -- the loop variable keeps
+ *               its last value; an empty range leaves it untouched.
+ *   S_BREAK, S_CONTINUE, S_PASS, S_NOP.
+ *   S_RETURN    lhs NULL, or the value of Func.ret.
+ *   S_ARRAYDECL var: VAR_SHARED / VAR_DYNSHARED / VAR_LOCALARRAY with
+ *               type ty_array(elem, ndim, true, SPACE_SHARED/LOCAL) and
+ *               shape[] (0 for the dynamic one); may appear anywhere in a
+ *               body (numba allocates them statically).
+ *   S_BARRIER   api: SYNCTHREADS.
+ *   No S_AUGASSIGN, S_FOR, E_NAME, E_ATTR, E_CALL, E_SUBSCRIPT, E_INT...
+ *   remain.  Parameters are Func.params (the ABI, their declared types); a
+ *   parameter re-assigned with a wider type is shadowed by a VAR_LOCAL of the
+ *   same user name, initialised by the body's first S_ASSIGN: emit.c must
+ *   give the two distinct C names.  Hidden Vars are named krt_*.
+ */
+#include "kernc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Types                                                               */
+/* ------------------------------------------------------------------ */
+
+#define NSCALAR (TY_FLOAT64 + 1)
+
+Type *ty_scalar[NSCALAR];
+Type *ty_void, *ty_none, *ty_range, *ty_module, *ty_function, *ty_error;
+
+static const struct {
+    const char *name, *cname;
+    int size, dtype;
+} scalar_info[NSCALAR] = {
+#define X_(k, nm, c, sz, dt) {nm, c, sz, dt},
+    SCALAR_TYPES(X_)
+#undef X_
+};
+
+static PtrVec interned;   /* arrays and tuples */
+
+static Type *new_type(TypeKind kind)
+{
+    Type *t = arena_alloc(sizeof *t);
+    t->kind = kind;
+    return t;
+}
+
+static void conv_init(void);
+
+void types_init(void)
+{
+    for (int k = 0; k < NSCALAR; k++)
+        ty_scalar[k] = new_type((TypeKind)k);
+    ty_void = new_type(TY_VOID);
+    ty_none = new_type(TY_NONE);
+    ty_range = new_type(TY_RANGE);
+    ty_module = new_type(TY_MODULE);
+    ty_function = new_type(TY_FUNCTION);
+    ty_error = new_type(TY_ERROR);
+    interned = (PtrVec){0};
+    conv_init();
+}
+
+Type *ty_array(Type *elem, int ndim, bool contiguous, MemSpace space)
+{
+    for (int i = 0; i < interned.len; i++) {
+        Type *t = interned.items[i];
+        if (t->kind == TY_ARRAY && t->elem == elem && t->ndim == ndim &&
+            t->contiguous == contiguous && t->space == space)
+            return t;
+    }
+    Type *t = new_type(TY_ARRAY);
+    t->elem = elem;
+    t->ndim = ndim;
+    t->contiguous = contiguous;
+    t->space = space;
+    vec_push(&interned, t);
+    return t;
+}
+
+Type *ty_tuple(Type **elems, int n)
+{
+    for (int i = 0; i < interned.len; i++) {
+        Type *t = interned.items[i];
+        if (t->kind != TY_TUPLE || t->nelems != n)
+            continue;
+        int j = 0;
+        while (j < n && t->elems[j] == elems[j])
+            j++;
+        if (j == n)
+            return t;
+    }
+    Type *t = new_type(TY_TUPLE);
+    t->elems = arena_alloc(sizeof *t->elems * (size_t)(n ? n : 1));
+    memcpy(t->elems, elems, sizeof *elems * (size_t)n);
+    t->nelems = n;
+    vec_push(&interned, t);
+    return t;
+}
+
+bool ty_is_scalar(const Type *t) { return t && t->kind <= TY_FLOAT64; }
+bool ty_is_int(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_UINT64; }
+bool ty_is_signed(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_INT64; }
+bool ty_is_float(const Type *t) { return t && (t->kind == TY_FLOAT32 || t->kind == TY_FLOAT64); }
+int ty_size(const Type *t) { return ty_is_scalar(t) ? scalar_info[t->kind].size : 0; }
+const char *ty_cname(const Type *t) { return ty_is_scalar(t) ? scalar_info[t->kind].cname : "void"; }
+int ty_dtype(const Type *t) { return ty_is_scalar(t) ? scalar_info[t->kind].dtype : -1; }
+
+const char *ty_name(const Type *t)
+{
+    if (!t)
+        return "<unknown>";
+    if (ty_is_scalar(t))
+        return scalar_info[t->kind].name;
+    switch (t->kind) {
+    case TY_VOID: return "void";
+    case TY_NONE: return "none";
+    case TY_RANGE: return "range";
+    case TY_MODULE: return "module";
+    case TY_FUNCTION: return "function";
+    case TY_TYPEREF: return arena_printf("type(%s)", ty_name(t->ref));
+    case TY_ERROR: return "<error>";
+    case TY_ARRAY: {
+        StrBuf b = {0};
+        sb_printf(&b, "%s[", ty_name(t->elem));
+        for (int i = 0; i < t->ndim; i++)
+            sb_puts(&b, i + 1 < t->ndim ? ":, " : (t->contiguous ? "::1" : ":"));
+        sb_putc(&b, ']');
+        char *s = arena_strdup(b.s);
+        sb_free(&b);
+        return s;
+    }
+    case TY_TUPLE: {
+        StrBuf b = {0};
+        bool uni = true;
+        for (int i = 1; i < t->nelems; i++)
+            uni = uni && t->elems[i] == t->elems[0];
+        if (uni && t->nelems > 0)
+            sb_printf(&b, "UniTuple(%s, %d)", ty_name(t->elems[0]), t->nelems);
+        else {
+            sb_puts(&b, "Tuple(");
+            for (int i = 0; i < t->nelems; i++)
+                sb_printf(&b, "%s%s", i ? ", " : "", ty_name(t->elems[i]));
+            sb_putc(&b, ')');
+        }
+        char *s = arena_strdup(b.s);
+        sb_free(&b);
+        return s;
+    }
+    default: return "?";
+    }
+}
+
+/* Short code of a type for specialisation names: i4, u8, f4, b1; arrays
+ * a<ndim><elem>[c][s|l]; tuples t<n><elem>. */
+static const char *ty_code(const Type *t)
+{
+    static const char *codes[NSCALAR] = {"b1", "i1", "i2", "i4", "i8", "u1",
+                                         "u2", "u4", "u8", "f4", "f8"};
+    if (ty_is_scalar(t))
+        return codes[t->kind];
+    if (t->kind == TY_ARRAY)
+        return arena_printf("a%d%s%s%s", t->ndim, ty_code(t->elem),
+                            t->contiguous ? "c" : "",
+                            t->space == SPACE_SHARED ? "s" :
+                            t->space == SPACE_LOCAL ? "l" : "");
+    if (t->kind == TY_TUPLE && t->nelems > 0)
+        return arena_printf("t%d%s", t->nelems, ty_code(t->elems[0]));
+    return "x";
+}
+
+/* ------------------------------------------------------------------ */
+/* numba's casting graph and overload resolution                       */
+/* ------------------------------------------------------------------ */
+
+enum { CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE, CONV_NONE };
+static unsigned char conv[NSCALAR][NSCALAR];
+
+/* numba/core/typeconv/rules.py, _init_casting_rules: X(kind, from, to);
+ * each rule also gives the reverse direction as unsafe. */
+#define CASTING_RULES(X)                                                     \
+    X(CONV_SAFE, BOOL, INT8) X(CONV_SAFE, BOOL, UINT8)                       \
+    X(CONV_PROMOTE, INT8, INT16) X(CONV_PROMOTE, UINT8, UINT16)              \
+    X(CONV_PROMOTE, INT16, INT32) X(CONV_PROMOTE, UINT16, UINT32)            \
+    X(CONV_PROMOTE, INT32, INT64) X(CONV_PROMOTE, UINT32, UINT64)            \
+    X(CONV_SAFE, UINT8, INT16) X(CONV_SAFE, UINT16, INT32)                   \
+    X(CONV_SAFE, UINT32, INT64)                                              \
+    X(CONV_SAFE, INT16, FLOAT32) X(CONV_SAFE, INT32, FLOAT64)                \
+    X(CONV_UNSAFE, INT32, FLOAT32)                                           \
+    X(CONV_SAFE, INT64, FLOAT64) X(CONV_SAFE, UINT64, FLOAT64)               \
+    X(CONV_PROMOTE, FLOAT32, FLOAT64)
+
+static void conv_init(void)
+{
+    for (int a = 0; a < NSCALAR; a++)
+        for (int b = 0; b < NSCALAR; b++)
+            conv[a][b] = a == b ? CONV_EXACT : CONV_NONE;
+#define X_(k, from, to)                                                      \
+    conv[TY_##from][TY_##to] = k;                                            \
+    conv[TY_##to][TY_##from] = CONV_UNSAFE;
+    CASTING_RULES(X_)
+#undef X_
+    /* numba's TypeGraph propagates: a path costs its worst edge, and the
+     * cheapest path wins. */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int a = 0; a < NSCALAR; a++)
+            for (int b = 0; b < NSCALAR; b++) {
+                if (conv[a][b] == CONV_NONE)
+                    continue;
+                for (int c = 0; c < NSCALAR; c++) {
+                    if (a == c || conv[b][c] == CONV_NONE)
+                        continue;
+                    int r = conv[a][b] > conv[b][c] ? conv[a][b] : conv[b][c];
+                    if (r < conv[a][c]) {
+                        conv[a][c] = (unsigned char)r;
+                        changed = true;
+                    }
+                }
+            }
+    }
+}
+
+/* One candidate signature: result and up to three argument kinds. */
+typedef struct Case {
+    signed char ret, a[3];
+} Case;
+
+#define C1(r, x) {TY_##r, {TY_##x, -1, -1}}
+#define C2(r, x, y) {TY_##r, {TY_##x, TY_##y, -1}}
+#define C3(r, x, y, z) {TY_##r, {TY_##x, TY_##y, TY_##z}}
+#define NCASES(t) ((int)(sizeof t / sizeof t[0]))
+
+/* builtins.py: integer_binop_cases over machine ints, then real_domain. */
+#define INT_BINOP_CASES                                                      \
+    C2(INT64, INT64, INT64), C2(INT64, INT64, UINT64),                       \
+    C2(INT64, UINT64, INT64), C2(UINT64, UINT64, UINT64)
+static const Case cases_binop[] = {INT_BINOP_CASES, C2(FLOAT32, FLOAT32, FLOAT32),
+                                   C2(FLOAT64, FLOAT64, FLOAT64)};
+static const Case cases_truediv[] = {
+    C2(FLOAT64, INT64, INT64), C2(FLOAT64, INT64, UINT64),
+    C2(FLOAT64, UINT64, INT64), C2(FLOAT64, UINT64, UINT64),
+    C2(FLOAT32, FLOAT32, FLOAT32), C2(FLOAT64, FLOAT64, FLOAT64)};
+static const Case cases_power[] = {
+    INT_BINOP_CASES,
+    C2(FLOAT32, FLOAT32, INT32), C2(FLOAT32, FLOAT32, INT64), C2(FLOAT32, FLOAT32, UINT64),
+    C2(FLOAT64, FLOAT64, INT32), C2(FLOAT64, FLOAT64, INT64), C2(FLOAT64, FLOAT64, UINT64),
+    C2(FLOAT32, FLOAT32, FLOAT32), C2(FLOAT64, FLOAT64, FLOAT64)};
+/* BitwiseShiftOperation: the lhs's signedness decides; no unsafe casts. */
+static const Case cases_shift[] = {
+    C2(INT64, INT8, UINT64), C2(INT64, INT8, INT64),
+    C2(INT64, INT16, UINT64), C2(INT64, INT16, INT64),
+    C2(INT64, INT32, UINT64), C2(INT64, INT32, INT64),
+    C2(INT64, INT64, UINT64), C2(INT64, INT64, INT64),
+    C2(UINT64, UINT8, UINT64), C2(UINT64, UINT8, INT64),
+    C2(UINT64, UINT16, UINT64), C2(UINT64, UINT16, INT64),
+    C2(UINT64, UINT32, UINT64), C2(UINT64, UINT32, INT64),
+    C2(UINT64, UINT64, UINT64), C2(UINT64, UINT64, INT64)};
+/* BitwiseLogicOperation: no unsafe casts. */
+static const Case cases_bitlogic[] = {C2(BOOL, BOOL, BOOL), INT_BINOP_CASES};
+/* OrderedCmpOp / UnorderedCmpOp. */
+static const Case cases_cmp[] = {
+    C2(BOOL, BOOL, BOOL),
+    C2(BOOL, INT8, INT8), C2(BOOL, INT16, INT16), C2(BOOL, INT32, INT32), C2(BOOL, INT64, INT64),
+    C2(BOOL, UINT8, UINT8), C2(BOOL, UINT16, UINT16), C2(BOOL, UINT32, UINT32),
+    C2(BOOL, UINT64, UINT64), C2(BOOL, FLOAT32, FLOAT32), C2(BOOL, FLOAT64, FLOAT64)};
+static const Case cases_abs[] = {
+    C1(INT8, INT8), C1(INT16, INT16), C1(INT32, INT32), C1(INT64, INT64),
+    C1(UINT8, UINT8), C1(UINT16, UINT16), C1(UINT32, UINT32), C1(UINT64, UINT64),
+    C1(FLOAT32, FLOAT32), C1(FLOAT64, FLOAT64)};
+static const Case cases_round1[] = {C1(INT64, FLOAT32), C1(INT64, FLOAT64)};
+static const Case cases_round2[] = {C2(FLOAT32, FLOAT32, INT64), C2(FLOAT64, FLOAT64, INT64)};
+/* cudamath.py */
+static const Case cases_math_unary[] = {C1(FLOAT64, INT64), C1(FLOAT64, UINT64),
+                                        C1(FLOAT32, FLOAT32), C1(FLOAT64, FLOAT64)};
+static const Case cases_math_atan2[] = {C2(FLOAT64, INT64, INT64), C2(FLOAT64, UINT64, UINT64),
+                                        C2(FLOAT32, FLOAT32, FLOAT32),
+                                        C2(FLOAT64, FLOAT64, FLOAT64)};
+static const Case cases_math_binary[] = {C2(FLOAT32, FLOAT32, FLOAT32),
+                                         C2(FLOAT64, FLOAT64, FLOAT64)};
+static const Case cases_math_pow[] = {C2(FLOAT32, FLOAT32, FLOAT32), C2(FLOAT64, FLOAT64, FLOAT64),
+                                      C2(FLOAT32, FLOAT32, INT32), C2(FLOAT64, FLOAT64, INT32)};
+static const Case cases_math_ldexp[] = {C2(FLOAT32, FLOAT32, INT32), C2(FLOAT64, FLOAT64, INT32)};
+static const Case cases_math_pred[] = {C1(BOOL, INT64), C1(BOOL, UINT64), C1(BOOL, FLOAT32),
+                                       C1(BOOL, FLOAT64)};
+/* builtins.py Range: the range type is the case's result. */
+static const Case cases_range[] = {
+    C1(INT32, INT32), C2(INT32, INT32, INT32), C3(INT32, INT32, INT32, INT32),
+    C1(INT64, INT64), C2(INT64, INT64, INT64), C3(INT64, INT64, INT64, INT64),
+    C1(UINT64, UINT64), C2(UINT64, UINT64, UINT64), C3(UINT64, UINT64, UINT64, UINT64)};
+
+/* numba's BaseContext._resolve_overload: rate every candidate of the right
+ * arity by its (unsafe, safe, promote) conversion counts; the lowest wins,
+ * the first on a tie.  -1 if none applies. */
+static int resolve_case(const Case *cases, int ncases, Type **args, int nargs,
+                        bool allow_unsafe)
+{
+    int best = -1, best_rate[3] = {0, 0, 0};
+    for (int i = 0; i < ncases; i++) {
+        int arity = 0;
+        while (arity < 3 && cases[i].a[arity] >= 0)
+            arity++;
+        if (arity != nargs)
+            continue;
+        int rate[3] = {0, 0, 0};   /* unsafe, safe, promote */
+        bool ok = true;
+        for (int j = 0; j < nargs && ok; j++) {
+            if (!ty_is_scalar(args[j])) {
+                ok = false;
+                break;
+            }
+            int k = conv[args[j]->kind][cases[i].a[j]];
+            if (k == CONV_NONE || (k == CONV_UNSAFE && !allow_unsafe))
+                ok = false;
+            else if (k == CONV_UNSAFE)
+                rate[0]++;
+            else if (k == CONV_SAFE)
+                rate[1]++;
+            else if (k == CONV_PROMOTE)
+                rate[2]++;
+        }
+        if (!ok)
+            continue;
+        bool better = best < 0;
+        for (int j = 0; j < 3 && !better; j++) {
+            if (rate[j] != best_rate[j]) {
+                better = rate[j] < best_rate[j];
+                break;
+            }
+        }
+        if (better) {
+            best = i;
+            memcpy(best_rate, rate, sizeof rate);
+        }
+    }
+    return best;
+}
+
+/* np.promote_types for two numbers. */
+static Type *promote_numbers(Type *a, Type *b)
+{
+    if (a == b)
+        return a;
+    if (ty_is_float(a) || ty_is_float(b)) {
+        if (ty_is_float(a) && ty_is_float(b))
+            return ty_float64;
+        Type *i = ty_is_float(a) ? b : a, *f = ty_is_float(a) ? a : b;
+        if (f == ty_float64)
+            return ty_float64;
+        return ty_size(i) <= 2 ? ty_float32 : ty_float64;
+    }
+    bool sa = ty_is_signed(a), sb = ty_is_signed(b);
+    if (sa == sb)
+        return ty_size(a) >= ty_size(b) ? a : b;
+    Type *s = sa ? a : b, *u = sa ? b : a;
+    if (ty_size(s) > ty_size(u))
+        return s;
+    switch (ty_size(u)) {
+    case 1: return ty_scalar[TY_INT16];
+    case 2: return ty_int32;
+    case 4: return ty_int64;
+    default: return ty_float64;
+    }
+}
+
+/* numba's unify_pairs for the types a variable can hold; NULL if none. */
+static Type *unify(Type *a, Type *b)
+{
+    if (!a)
+        return b;
+    if (!b || a == b)
+        return a;
+    if (ty_is_scalar(a) && ty_is_scalar(b)) {
+        if (a->kind == TY_BOOL)
+            return b;
+        if (b->kind == TY_BOOL)
+            return a;
+        return promote_numbers(a, b);
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics: once per location and text                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct Reported {
+    Loc loc;
+    const char *msg;
+} Reported;
+static PtrVec reported;
+
+static void vsema_error(Loc loc, const char *fmt, va_list ap)
+{
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    for (int i = 0; i < reported.len; i++) {
+        Reported *r = reported.items[i];
+        if (r->loc.first_line == loc.first_line &&
+            r->loc.first_column == loc.first_column && strcmp(r->msg, buf) == 0)
+            return;
+    }
+    Reported *r = arena_alloc(sizeof *r);
+    r->loc = loc;
+    r->msg = arena_strdup(buf);
+    vec_push(&reported, r);
+    error_at(loc, "%s", buf);
+}
+
+void sema_error(Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsema_error(loc, fmt, ap);
+    va_end(ap);
+}
+
+/* ------------------------------------------------------------------ */
+/* Typing contexts and specialisations                                 */
+/* ------------------------------------------------------------------ */
+
+/* The typing state of one Func: its names, and what the fixed point has
+ * learnt so far.  `quiet` passes report nothing and only widen types. */
+typedef struct Ctx {
+    Func *fn;
+    FuncDef *fd;
+    bool quiet, changed;
+    PtrVec vars;            /* Var*: parameters first, then user locals */
+    PtrVec decls;           /* Node*: the S_ASSIGN that declared vars[i] as an array */
+    Type **declared;        /* parameters' declared types */
+    Type *ret;              /* unified return type (device functions) */
+    Type *declared_ret;     /* eager device signature; NULL otherwise */
+    bool ret_value, ret_none;
+    PtrVec hidden;          /* Var*: made by the final pass */
+    int loops;
+    int ntemps;
+} Ctx;
+
+typedef struct Spec {
+    FuncDef *fd;
+    Func *f;
+    Type **args;
+    int nargs;
+    Ctx *ctx;
+    bool inferring, finalizing, final_done;
+} Spec;
+
+static PtrVec all_specs;    /* Spec* */
+static PtrVec order;        /* Func*: finalised, callees first */
+static int spec_depth;
+
+void type_reset(void)
+{
+    all_specs = (PtrVec){0};
+    order = (PtrVec){0};
+    reported = (PtrVec){0};
+    spec_depth = 0;
+}
+
+static Node *lx(Ctx *c, Node *e);
+static Node *lx_call(Ctx *c, Node *e, bool stmt);
+static void lblock(Ctx *c, NodeList *in, NodeList *out);
+static Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc);
+
+#define BAD(n) (!(n)->type || (n)->type == ty_error)
+
+static Node *bad_node(Loc loc, Type *t)
+{
+    Node *n = node_new(E_CONST, loc);
+    n->type = t;
+    return n;
+}
+
+/* Report (outside quiet passes) and return a poison node. */
+static Node *fail(Ctx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static Node *fail(Ctx *c, Loc loc, const char *fmt, ...)
+{
+    if (!c->quiet) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsema_error(loc, fmt, ap);
+        va_end(ap);
+    }
+    return bad_node(loc, ty_error);
+}
+
+/* The poison of bad operands: an error if one was reported, else unknown. */
+static Node *poison(Loc loc, Node *a, Node *b)
+{
+    bool err = (a && a->type == ty_error) || (b && b->type == ty_error);
+    return bad_node(loc, err ? ty_error : NULL);
+}
+
+static Var *lookup_var(Ctx *c, const char *name)
+{
+    for (int i = 0; i < c->vars.len; i++) {
+        Var *v = c->vars.items[i];
+        if (strcmp(v->name, name) == 0)
+            return v;
+    }
+    return NULL;
+}
+
+static bool ctx_is_local(void *ctx, const char *name)
+{
+    return lookup_var(ctx, name) != NULL;
+}
+
+static bool is_array_var(const Var *v)
+{
+    return v->kind == VAR_SHARED || v->kind == VAR_DYNSHARED || v->kind == VAR_LOCALARRAY;
+}
+
+static Var *hidden_var(Ctx *c, const char *what, Type *t, Loc loc)
+{
+    Var *v = arena_alloc(sizeof *v);
+    v->name = arena_printf("krt_%s%d", what, ++c->ntemps);
+    v->kind = VAR_HIDDEN;
+    v->type = t;
+    v->loc = loc;
+    if (!c->quiet)
+        vec_push(&c->hidden, v);
+    return v;
+}
+
+/* ---- node builders ---- */
+
+static Node *mk_var(Loc loc, Var *v)
+{
+    Node *n = node_new(E_VAR, loc);
+    n->var = v;
+    n->type = v->type;
+    return n;
+}
+
+static Node *mk_int(Loc loc, Type *t, int64_t v)
+{
+    Node *n = node_new(E_CONST, loc);
+    n->type = t;
+    n->ival = (uint64_t)v;
+    return n;
+}
+
+static Node *mk_float(Loc loc, Type *t, double v)
+{
+    Node *n = node_new(E_CONST, loc);
+    n->type = t;
+    n->fval = t == ty_float32 ? (double)(float)v : v;
+    return n;
+}
+
+static Node *mk_binop(Loc loc, Op op, Node *a, Node *b, Type *t)
+{
+    Node *n = node_new(E_BINOP, loc);
+    n->op = op;
+    n->lhs = a;
+    n->rhs = b;
+    n->type = t;
+    return n;
+}
+
+static Node *mk_stmt(NodeKind k, Loc loc)
+{
+    return node_new(k, loc);
+}
+
+static Node *mk_assign(Loc loc, Node *target, Node *value)
+{
+    Node *s = mk_stmt(S_ASSIGN, loc);
+    nl_push(&s->args, target);
+    s->rhs = value;
+    return s;
+}
+
+/* Wrap an integer's bits to the width and signedness of t. */
+static uint64_t wrap_int(uint64_t v, const Type *t)
+{
+    switch (t->kind) {
+    case TY_INT8: return (uint64_t)(int64_t)(int8_t)v;
+    case TY_INT16: return (uint64_t)(int64_t)(int16_t)v;
+    case TY_INT32: return (uint64_t)(int64_t)(int32_t)v;
+    case TY_UINT8: return (uint8_t)v;
+    case TY_UINT16: return (uint16_t)v;
+    case TY_UINT32: return (uint32_t)v;
+    case TY_BOOL: return v != 0;
+    default: return v;
+    }
+}
+
+/* A constant converted at translate time; NULL where C would be undefined
+ * (a float out of the integer range), which is left to an E_CAST. */
+static Node *const_convert(Node *k, Type *t)
+{
+    Type *from = k->type;
+    if (t->kind == TY_BOOL) {
+        bool nz = ty_is_float(from) ? k->fval != 0 : k->ival != 0;
+        return mk_int(k->loc, t, nz);
+    }
+    if (ty_is_float(t)) {
+        double v = ty_is_float(from) ? k->fval
+                 : ty_is_signed(from) ? (double)(int64_t)k->ival
+                 : (double)k->ival;
+        return mk_float(k->loc, t, v);
+    }
+    if (ty_is_float(from)) {
+        double v = trunc(k->fval);
+        if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0))
+            return NULL;
+        return mk_int(k->loc, t, (int64_t)wrap_int((uint64_t)(int64_t)v, t));
+    }
+    Node *n = mk_int(k->loc, t, 0);
+    n->ival = wrap_int(k->ival, t);
+    return n;
+}
+
+/* An explicit conversion of a lowered expression to t (scalars only). */
+static Node *mk_cast(Node *e, Type *t)
+{
+    if (BAD(e) || !t || t == ty_error || e->type == t)
+        return e;
+    if (!ty_is_scalar(e->type) || !ty_is_scalar(t))
+        return e;
+    if (e->kind == E_CONST) {
+        Node *k = const_convert(e, t);
+        if (k)
+            return k;
+    }
+    Node *n = node_new(E_CAST, e->loc);
+    n->lhs = e;
+    n->type = t;
+    return n;
+}
+
+/* No device-function call and no atomic: safe to evaluate twice. */
+static bool is_pure(const Node *n)
+{
+    if (!n)
+        return true;
+    if (n->kind == E_CALLFN)
+        return false;
+    if (n->kind == E_API && n->api && strncmp(n->api->path, "cuda.atomic.", 12) == 0)
+        return false;
+    if (!is_pure(n->lhs) || !is_pure(n->rhs) || !is_pure(n->cond))
+        return false;
+    for (int i = 0; i < n->args.len; i++)
+        if (!is_pure(n->args.items[i]))
+            return false;
+    return true;
+}
+
+/* Record that variable v holds a value of type t (fixed-point step). */
+static void bind(Ctx *c, Var *v, Type *t, Loc loc)
+{
+    if (!t || t == ty_error || v->type == ty_error)
+        return;
+    if (!v->type) {
+        v->type = t;
+        c->changed = true;
+        return;
+    }
+    Type *u = unify(v->type, t);
+    if (!u) {
+        if (!c->quiet)
+            sema_error(loc, "cannot unify %s and %s for '%s'", ty_name(v->type),
+                       ty_name(t), v->name);
+        return;
+    }
+    if (u != v->type) {
+        v->type = u;
+        c->changed = true;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Names and paths                                                     */
+/* ------------------------------------------------------------------ */
+
+/* The canonical API path of a name or attribute chain rooted in an
+ * import ("numba.cuda.grid" -> "cuda.grid", "np.float32" -> "float32"),
+ * or NULL for anything else (locals shadow imports). */
+static const char *expr_path(Ctx *c, const Node *e)
+{
+    if (e->kind == E_NAME) {
+        if (lookup_var(c, e->name))
+            return NULL;
+        const Global *g = sema_global(e->name);
+        if (g)
+            return g->kind == GLOBAL_PATH ? g->path : NULL;
+        const ApiEntry *a = api_lookup(e->name);
+        if (a && a->kind == AK_CALL && !strchr(e->name, '.'))
+            return e->name;   /* a Python builtin: abs, min, range, ... */
+        return NULL;
+    }
+    if (e->kind == E_ATTR) {
+        const char *p = expr_path(c, e->lhs);
+        if (!p)
+            return NULL;
+        const char *full = arena_printf("%s.%s", p, e->name);
+        if (strncmp(full, "numba.", 6) == 0)
+            full += 6;
+        if (strncmp(full, "np.", 3) == 0) {
+            const char *t = sema_type_alias(full + 3);
+            if (t)
+                return t;
+        }
+        if (!strchr(full, '.')) {
+            const char *t = sema_type_alias(full);
+            if (t)
+                return t;
+        }
+        return full;
+    }
+    return NULL;
+}
+
+/* Parts of numba's API that later issues add: named so that the error says
+ * "not supported yet" rather than "no such attribute". */
+static const char *const later_api[] = {
+    "cuda.laneid", "cuda.warpsize", "cuda.const", "cuda.syncthreads_count",
+    "cuda.syncthreads_and", "cuda.syncthreads_or", "cuda.syncwarp",
+    "cuda.threadfence", "cuda.threadfence_block", "cuda.threadfence_system",
+    "cuda.atomic.nanmax", "cuda.atomic.nanmin", "cuda.atomic.and_",
+    "cuda.atomic.or_", "cuda.atomic.xor", "cuda.atomic.exch", "cuda.atomic.inc",
+    "cuda.atomic.dec", "cuda.atomic.cas", "cuda.atomic.compare_and_swap",
+    "cuda.shfl_sync", "cuda.shfl_up_sync", "cuda.shfl_down_sync",
+    "cuda.shfl_xor_sync", "cuda.all_sync", "cuda.any_sync", "cuda.eq_sync",
+    "cuda.ballot_sync", "cuda.match_any_sync", "cuda.match_all_sync",
+    "cuda.activemask", "cuda.lanemask_lt", "cuda.popc", "cuda.brev", "cuda.clz",
+    "cuda.ffs", "cuda.fma", "cuda.cbrt", "cuda.selp", "cuda.nanosleep",
+    "cuda.cg", "cuda.random", "cuda.fp16", "cuda.reduce", "math.frexp",
+    "math.modf", "math.remainder", "math.exp2", "math.isclose", "math.factorial",
+    "math.gcd", "math.comb", "math.perm", "math.tau", NULL};
+
+static Node *unknown_path(Ctx *c, Loc loc, const char *path)
+{
+    for (int i = 0; later_api[i]; i++) {
+        size_t n = strlen(later_api[i]);
+        if (strncmp(path, later_api[i], n) == 0 && (path[n] == 0 || path[n] == '.'))
+            return fail(c, loc, "'%s' is not supported yet", path);
+    }
+    /* name the longest known prefix and the first unknown attribute */
+    const char *dot = strchr(path, '.'), *known = NULL;
+    while (dot) {
+        const char *prefix = arena_strndup(path, (size_t)(dot - path));
+        if (!api_lookup(prefix) && strcmp(prefix, "numba") != 0)
+            break;
+        known = dot;
+        dot = strchr(dot + 1, '.');
+    }
+    if (known) {
+        const char *end = strchr(known + 1, '.');
+        int len = end ? (int)(end - known - 1) : (int)strlen(known + 1);
+        return fail(c, loc, "'%.*s' has no attribute '%.*s'", (int)(known - path), path,
+                    len, known + 1);
+    }
+    return fail(c, loc, "'%s' is not supported", path);
+}
+
+static Type *api_type(const ApiEntry *a)
+{
+    switch (a->id) {
+    case API_T_BOOLEAN: case API_T_BOOL_: return ty_bool;
+    case API_T_INT8: return ty_scalar[TY_INT8];
+    case API_T_INT16: return ty_scalar[TY_INT16];
+    case API_T_INT32: return ty_int32;
+    case API_T_INT64: return ty_int64;
+    case API_T_UINT8: return ty_scalar[TY_UINT8];
+    case API_T_UINT16: return ty_scalar[TY_UINT16];
+    case API_T_UINT32: return ty_uint32;
+    case API_T_UINT64: return ty_uint64;
+    case API_T_FLOAT32: return ty_float32;
+    case API_T_FLOAT64: return ty_float64;
+    case API_T_VOID: return ty_void;
+    default: return NULL;
+    }
+}
+
+/* A path used as a value: thread indices, math constants. */
+static Node *lower_path_value(Ctx *c, Loc loc, const char *path)
+{
+    const ApiEntry *a = api_lookup(path);
+    if (!a)
+        return unknown_path(c, loc, path);
+    if (a->kind != AK_ATTR)
+        return fail(c, loc, "'%s' cannot be used as a value", path);
+    switch (a->id) {
+    case API_M_PI: return mk_float(loc, ty_float64, 3.141592653589793);
+    case API_M_E: return mk_float(loc, ty_float64, 2.718281828459045);
+    case API_M_INF: return mk_float(loc, ty_float64, INFINITY);
+    case API_M_NAN: return mk_float(loc, ty_float64, NAN);
+    default: break;
+    }
+    Node *n = node_new(E_API, loc);
+    n->api = a;
+    n->type = ty_int32;    /* Dim3 attributes (numba-cuda cudadecl.py) */
+    return n;
+}
+
+static Node *lower_name(Ctx *c, Node *e)
+{
+    Var *v = lookup_var(c, e->name);
+    if (v) {
+        if (v->type == ty_error)
+            return bad_node(e->loc, ty_error);
+        if (!v->type) {
+            if (c->quiet)
+                return bad_node(e->loc, NULL);
+            return fail(c, e->loc, "local variable '%s' is referenced before assignment",
+                        e->name);
+        }
+        return mk_var(e->loc, v);
+    }
+    const Global *g = sema_global(e->name);
+    if (g) {
+        switch (g->kind) {
+        case GLOBAL_CONST: {
+            Node *k = node_clone(g->value);
+            k->loc = e->loc;
+            return k;
+        }
+        case GLOBAL_FUNC:
+            return fail(c, e->loc, "function '%s' cannot be used as a value", e->name);
+        case GLOBAL_PATH:
+            return lower_path_value(c, e->loc, g->path);
+        }
+    }
+    if (api_lookup(e->name) && !strchr(e->name, '.'))
+        return fail(c, e->loc, "'%s' cannot be used as a value", e->name);
+    return fail(c, e->loc, "name '%s' is not defined", e->name);
+}
+
+/* ------------------------------------------------------------------ */
+/* Operators                                                           */
+/* ------------------------------------------------------------------ */
+
+static bool check_scalar(Ctx *c, Node *v, const char *what, Node **err)
+{
+    if (ty_is_scalar(v->type))
+        return true;
+    *err = fail(c, v->loc, "%s %s is not supported", what, ty_name(v->type));
+    return false;
+}
+
+static Node *lower_binop(Ctx *c, Loc loc, Op op, Node *a, Node *b)
+{
+    if (BAD(a) || BAD(b))
+        return poison(loc, a, b);
+    if (!ty_is_scalar(a->type) || !ty_is_scalar(b->type))
+        return fail(c, loc, "unsupported operand types for %s: %s and %s", op_spelling[op],
+                    ty_name(a->type), ty_name(b->type));
+    Type *args[2] = {a->type, b->type};
+    const Case *cases;
+    int n;
+    bool unsafe = true;
+    switch (op) {
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_FLOORDIV: case OP_MOD:
+        cases = cases_binop, n = NCASES(cases_binop);
+        break;
+    case OP_DIV: cases = cases_truediv, n = NCASES(cases_truediv); break;
+    case OP_POW: cases = cases_power, n = NCASES(cases_power); break;
+    case OP_LSHIFT: case OP_RSHIFT:
+        cases = cases_shift, n = NCASES(cases_shift), unsafe = false;
+        break;
+    case OP_BITAND: case OP_BITOR: case OP_BITXOR:
+        cases = cases_bitlogic, n = NCASES(cases_bitlogic), unsafe = false;
+        break;
+    default:
+        return fail(c, loc, "operator %s is not supported", op_spelling[op]);
+    }
+    int k = resolve_case(cases, n, args, 2, unsafe);
+    if (k < 0)
+        return fail(c, loc, "unsupported operand types for %s: %s and %s", op_spelling[op],
+                    ty_name(a->type), ty_name(b->type));
+    Type *ret = ty_scalar[cases[k].ret];
+    Type *ta = ty_scalar[cases[k].a[0]], *tb = ty_scalar[cases[k].a[1]];
+    switch (op) {
+    case OP_DIV:            /* int / int: both to float64 first, as numba */
+        ta = tb = ret;
+        break;
+    case OP_POW:            /* float ** int keeps the integer exponent */
+        if (!ty_is_float(ret))
+            ta = tb = ret;
+        break;
+    case OP_LSHIFT: case OP_RSHIFT:
+        ta = ret;
+        break;
+    default:
+        ta = tb = ret;
+        break;
+    }
+    return mk_binop(loc, op, mk_cast(a, ta), mk_cast(b, tb), ret);
+}
+
+static Node *lower_unary(Ctx *c, Node *e)
+{
+    Node *v = lx(c, e->lhs);
+    if (BAD(v))
+        return poison(e->loc, v, NULL);
+    Node *err;
+    if (!check_scalar(c, v, arena_printf("unary %s on", op_spelling[e->op]), &err))
+        return err;
+    Type *t = v->type, *ret;
+    if (e->op == OP_NOT) {
+        ret = ty_bool;
+        v = mk_cast(v, ty_bool);
+    } else if (e->op == OP_INVERT) {
+        if (ty_is_float(t))
+            return fail(c, e->loc, "bad operand type for unary ~: %s", ty_name(t));
+        ret = t->kind == TY_BOOL ? ty_bool : ty_is_signed(t) ? ty_int64 : ty_uint64;
+    } else {   /* OP_NEG, OP_POS: UnaryOp's exact cases */
+        ret = ty_is_float(t) ? t : (ty_is_int(t) && !ty_is_signed(t)) ? ty_uint64 : ty_int64;
+    }
+    v = mk_cast(v, ret);
+    /* -1 and -2.5 stay constants */
+    if (v->kind == E_CONST && (e->op == OP_POS || (e->op == OP_NEG && v->type != ty_uint64))) {
+        if (e->op == OP_NEG) {
+            if (ty_is_float(ret))
+                v->fval = -v->fval;
+            else
+                v->ival = (uint64_t)0 - v->ival;
+        }
+        v->loc = e->loc;
+        return v;
+    }
+    Node *n = node_new(E_UNARY, e->loc);
+    n->op = e->op;
+    n->lhs = v;
+    n->type = ret;
+    return n;
+}
+
+static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
+{
+    if (op == OP_IS || op == OP_ISNOT || op == OP_IN || op == OP_NOTIN)
+        return fail(c, loc, "the '%s' operator is not supported", op_spelling[op]);
+    if (!ty_is_scalar(a->type) || !ty_is_scalar(b->type))
+        return fail(c, loc, "'%s' is not supported between %s and %s", op_spelling[op],
+                    ty_name(a->type), ty_name(b->type));
+    Type *args[2] = {a->type, b->type};
+    int k = resolve_case(cases_cmp, NCASES(cases_cmp), args, 2, true);
+    Type *t = ty_scalar[cases_cmp[k].a[0]];
+    Node *n = node_new(E_COMPARE, loc);
+    nl_push(&n->args, mk_cast(a, t));
+    nl_push(&n->args, mk_cast(b, t));
+    n->ops = arena_alloc(sizeof *n->ops);
+    n->ops[0] = op;
+    n->type = ty_bool;
+    return n;
+}
+
+/* a < b <= c: (a < b) and (b <= c), b side-effect free. */
+static Node *lower_compare(Ctx *c, Node *e)
+{
+    int n = e->args.len;
+    Node **v = arena_alloc(sizeof *v * (size_t)n);
+    Node *bad = NULL;
+    for (int i = 0; i < n; i++) {
+        v[i] = lx(c, e->args.items[i]);
+        if (BAD(v[i]) && (!bad || v[i]->type == ty_error))
+            bad = v[i];
+    }
+    if (bad)
+        return poison(e->loc, bad, NULL);
+    Node *result = NULL;
+    for (int i = 0; i + 1 < n; i++) {
+        if (i > 0 && !is_pure(v[i]))
+            return fail(c, v[i]->loc, "a chained comparison with a call in the middle is "
+                        "not supported yet");
+        Node *rhs = i + 2 < n ? node_clone(v[i + 1]) : v[i + 1];
+        Node *cmp = lower_cmp2(c, e->loc, e->ops[i], i > 0 ? node_clone(v[i]) : v[i], rhs);
+        if (BAD(cmp))
+            return cmp;
+        if (!result) {
+            result = cmp;
+        } else {
+            Node *and = node_new(E_BOOLOP, e->loc);
+            and->op = OP_AND;
+            and->lhs = result;
+            and->rhs = cmp;
+            and->type = ty_bool;
+            result = and;
+        }
+    }
+    return result;
+}
+
+static Node *lower_boolop(Ctx *c, Node *e)
+{
+    Node *a = lx(c, e->lhs), *b = lx(c, e->rhs);
+    if (BAD(a) || BAD(b))
+        return poison(e->loc, a, b);
+    Type *t = ty_is_scalar(a->type) && ty_is_scalar(b->type) ? unify(a->type, b->type) : NULL;
+    if (!t)
+        return fail(c, e->loc, "'%s' is not supported between %s and %s", op_spelling[e->op],
+                    ty_name(a->type), ty_name(b->type));
+    Node *n = node_new(E_BOOLOP, e->loc);
+    n->op = e->op;
+    n->lhs = mk_cast(a, t);
+    n->rhs = mk_cast(b, t);
+    n->type = t;
+    return n;
+}
+
+static Node *lower_ifexp(Ctx *c, Node *e)
+{
+    Node *cond = lx(c, e->cond), *a = lx(c, e->lhs), *b = lx(c, e->rhs);
+    if (BAD(cond) || BAD(a) || BAD(b))
+        return poison(e->loc, BAD(cond) ? cond : a, BAD(b) ? b : NULL);
+    Node *err;
+    if (!check_scalar(c, cond, "a condition of type", &err))
+        return err;
+    Type *t = unify(a->type, b->type);
+    if (!t || (!ty_is_scalar(t) && a->type != b->type))
+        return fail(c, e->loc, "the branches of a conditional expression have "
+                    "incompatible types %s and %s", ty_name(a->type), ty_name(b->type));
+    Node *n = node_new(E_IFEXP, e->loc);
+    n->cond = cond;
+    n->lhs = mk_cast(a, t);
+    n->rhs = mk_cast(b, t);
+    n->type = t;
+    return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Arrays and tuples                                                   */
+/* ------------------------------------------------------------------ */
+
+/* An integer constant (module constants and literals), for shape indices
+ * and grid(n); false (reported unless quiet) otherwise. */
+static bool const_int(Ctx *c, Node *e, int64_t *out)
+{
+    Node *k = sema_fold(e, false, ctx_is_local, c);
+    if (!k || !ty_is_int(k->type))
+        return false;
+    *out = (int64_t)k->ival;
+    return true;
+}
+
+static Node *lower_index(Ctx *c, Node *e)
+{
+    /* a.shape[k] */
+    if (e->lhs->kind == E_ATTR && strcmp(e->lhs->name, "shape") == 0 &&
+        !expr_path(c, e->lhs)) {
+        Node *arr = lx(c, e->lhs->lhs);
+        if (BAD(arr))
+            return poison(e->loc, arr, NULL);
+        if (arr->type->kind == TY_ARRAY) {
+            int64_t k;
+            if (e->rhs->kind == E_SLICE || !const_int(c, e->rhs, &k))
+                return fail(c, e->rhs->loc, "the index of %s.shape must be an integer "
+                            "constant", "an array");
+            if (k < 0)
+                k += arr->type->ndim;
+            if (k < 0 || k >= arr->type->ndim)
+                return fail(c, e->rhs->loc, "shape index out of range for a %d-D array",
+                            arr->type->ndim);
+            Node *n = node_new(E_SHAPE, e->loc);
+            n->lhs = arr;
+            n->ival = (uint64_t)k;
+            n->type = ty_int64;
+            return n;
+        }
+    }
+    const char *p = expr_path(c, e->lhs);
+    if (p) {
+        const ApiEntry *a = api_lookup(p);
+        if (a && a->kind == AK_TYPE)
+            return fail(c, e->loc, "array types such as %s[:] are only allowed in "
+                        "signatures", p);
+    }
+    Node *base = lx(c, e->lhs);
+    if (BAD(base))
+        return poison(e->loc, base, NULL);
+    Node *idx = e->rhs;
+    int nidx = idx->kind == E_TUPLE ? idx->args.len : 1;
+    Node **items = idx->kind == E_TUPLE ? idx->args.items : &e->rhs;
+    if (base->type->kind == TY_TUPLE) {
+        int64_t k;
+        if (nidx != 1 || idx->kind == E_SLICE || !const_int(c, idx, &k))
+            return fail(c, idx->loc, "a tuple index must be an integer constant");
+        if (k < 0)
+            k += base->type->nelems;
+        if (k < 0 || k >= base->type->nelems)
+            return fail(c, idx->loc, "tuple index out of range");
+        Node *n = node_new(E_TUPLEGET, e->loc);
+        n->lhs = base;
+        n->ival = (uint64_t)k;
+        n->type = base->type->elems[k];
+        return n;
+    }
+    if (base->type->kind != TY_ARRAY)
+        return fail(c, e->lhs->loc, "a value of type %s cannot be indexed",
+                    ty_name(base->type));
+    int ndim = base->type->ndim;
+    Node *n = node_new(E_INDEX, e->loc);
+    n->lhs = base;
+    n->type = base->type->elem;
+    Node *bad = NULL;
+    for (int i = 0; i < nidx; i++) {
+        if (items[i]->kind == E_SLICE)
+            return fail(c, items[i]->loc, "array slicing is not supported yet");
+    }
+    if (nidx > ndim)
+        return fail(c, idx->loc, "too many indices for a %d-D array (%d given)", ndim, nidx);
+    if (nidx < ndim)
+        return fail(c, e->loc, "array slicing is not supported yet (a %d-D array needs "
+                    "%d indices, %d given)", ndim, ndim, nidx);
+    for (int i = 0; i < nidx; i++) {
+        Node *v = lx(c, items[i]);
+        if (BAD(v)) {
+            bad = !bad || v->type == ty_error ? v : bad;
+            continue;
+        }
+        if (!ty_is_int(v->type)) {
+            bad = fail(c, items[i]->loc, "array index must be an integer, not %s",
+                       ty_name(v->type));
+            continue;
+        }
+        nl_push(&n->args, mk_cast(v, ty_int64));
+    }
+    if (bad)
+        return poison(e->loc, bad, NULL);
+    return n;
+}
+
+static Node *lower_attr(Ctx *c, Node *e)
+{
+    const char *p = expr_path(c, e);
+    if (p)
+        return lower_path_value(c, e->loc, p);
+    Node *base = lx(c, e->lhs);
+    if (BAD(base))
+        return poison(e->loc, base, NULL);
+    Type *t = base->type;
+    if (t->kind == TY_ARRAY) {
+        if (strcmp(e->name, "ndim") == 0)
+            return mk_int(e->loc, ty_int64, t->ndim);
+        if (strcmp(e->name, "size") == 0) {
+            Node *r = NULL;
+            for (int i = 0; i < t->ndim; i++) {
+                Node *s = node_new(E_SHAPE, e->loc);
+                s->lhs = i ? node_clone(base) : base;
+                s->ival = (uint64_t)i;
+                s->type = ty_int64;
+                r = r ? mk_binop(e->loc, OP_MUL, r, s, ty_int64) : s;
+            }
+            return r;
+        }
+        if (strcmp(e->name, "shape") == 0)
+            return fail(c, e->loc, "an array's shape as a tuple is not supported yet; "
+                        "index it (a.shape[0])");
+        return fail(c, e->loc, "array attribute '%s' is not supported", e->name);
+    }
+    return fail(c, e->loc, "a value of type %s has no attribute '%s'", ty_name(t), e->name);
+}
+
+/* ------------------------------------------------------------------ */
+/* Calls                                                               */
+/* ------------------------------------------------------------------ */
+
+static const char *api_short(const ApiEntry *a)
+{
+    const char *dot = strrchr(a->path, '.');
+    return dot ? dot + 1 : a->path;
+}
+
+/* Lower every argument; false if one is bad (*bad set). */
+static bool lower_args(Ctx *c, Node *call, Node **v, Node **bad)
+{
+    *bad = NULL;
+    for (int i = 0; i < call->args.len; i++) {
+        v[i] = lx(c, call->args.items[i]);
+        if (BAD(v[i]) && (!*bad || v[i]->type == ty_error))
+            *bad = v[i];
+    }
+    return *bad == NULL;
+}
+
+static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
+{
+    Node *ary = lx(c, e->args.items[0]);
+    Node *idx = e->args.items[1];
+    Node *val = lx(c, e->args.items[2]);
+    if (BAD(ary) || BAD(val))
+        return poison(e->loc, ary, val);
+    if (ary->type->kind != TY_ARRAY)
+        return fail(c, ary->loc, "the first argument of %s must be an array, not %s", a->path,
+                    ty_name(ary->type));
+    Type *el = ary->type->elem;
+    if (el != ty_int32 && el != ty_int64 && el != ty_uint32 && el != ty_uint64 &&
+        el != ty_float32 && el != ty_float64)
+        return fail(c, ary->loc, "atomic %s on '%s' arrays is not supported", api_short(a),
+                    ty_name(el));
+    int ndim = ary->type->ndim;
+    int nidx = idx->kind == E_TUPLE ? idx->args.len : 1;
+    Node **items = idx->kind == E_TUPLE ? idx->args.items : &e->args.items[1];
+    if (nidx != ndim)
+        return fail(c, idx->loc, "the index of a %d-D array in %s must have %d "
+                    "integer%s, not %d", ndim, a->path, ndim, ndim > 1 ? "s" : "", nidx);
+    Node *n = node_new(E_API, e->loc);
+    n->api = a;
+    n->type = el;
+    nl_push(&n->args, ary);
+    for (int i = 0; i < nidx; i++) {
+        Node *v = lx(c, items[i]);
+        if (BAD(v))
+            return poison(e->loc, v, NULL);
+        if (!ty_is_int(v->type))
+            return fail(c, items[i]->loc, "array index must be an integer, not %s",
+                        ty_name(v->type));
+        nl_push(&n->args, mk_cast(v, ty_int64));
+    }
+    if (!ty_is_scalar(val->type))
+        return fail(c, val->loc, "the value of %s must be a scalar, not %s", a->path,
+                    ty_name(val->type));
+    nl_push(&n->args, mk_cast(val, el));
+    return n;
+}
+
+static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
+{
+    const Case *cases;
+    int n;
+    switch (a->id) {
+    case API_M_ATAN2: case API_M_HYPOT:
+        cases = cases_math_atan2, n = NCASES(cases_math_atan2);
+        break;
+    case API_M_COPYSIGN: case API_M_FMOD:
+        cases = cases_math_binary, n = NCASES(cases_math_binary);
+        break;
+    case API_M_POW: cases = cases_math_pow, n = NCASES(cases_math_pow); break;
+    case API_M_LDEXP: cases = cases_math_ldexp, n = NCASES(cases_math_ldexp); break;
+    case API_M_ISNAN: case API_M_ISINF: case API_M_ISFINITE:
+        cases = cases_math_pred, n = NCASES(cases_math_pred);
+        break;
+    case API_M_FREXP:
+        return fail(c, e->loc, "math.frexp is not supported yet");
+    default:
+        cases = cases_math_unary, n = NCASES(cases_math_unary);
+        break;
+    }
+    int nargs = e->args.len;
+    Type *args[3];
+    for (int i = 0; i < nargs; i++) {
+        if (!ty_is_scalar(v[i]->type))
+            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
+        args[i] = v[i]->type;
+    }
+    int k = resolve_case(cases, n, args, nargs, true);
+    if (k < 0)
+        return fail(c, e->loc, "%s() does not accept these argument types", a->path);
+    Type *ret = ty_scalar[cases[k].ret];
+    if (a->id == API_M_RADIANS || a->id == API_M_DEGREES) {
+        /* numba: x * (pi / 180) in the result's precision (mathimpl.py) */
+        double f = a->id == API_M_RADIANS ? 3.141592653589793 / 180.0 : 180.0 / 3.141592653589793;
+        return mk_binop(e->loc, OP_MUL, mk_cast(v[0], ret), mk_float(e->loc, ret, f), ret);
+    }
+    if (cases == cases_math_pred && ty_is_int(ty_scalar[cases[k].a[0]])) {
+        /* an integer is never NaN nor infinite (numba's isnan_int_impl) */
+        if (is_pure(v[0]))
+            return mk_int(e->loc, ty_bool, a->id == API_M_ISFINITE);
+        v[0] = mk_cast(v[0], ty_float64);
+    } else {
+        for (int i = 0; i < nargs; i++)
+            v[i] = mk_cast(v[i], ty_scalar[cases[k].a[i]]);
+    }
+    Node *r = node_new(E_API, e->loc);
+    r->api = a;
+    r->type = ret;
+    for (int i = 0; i < nargs; i++)
+        nl_push(&r->args, v[i]);
+    return r;
+}
+
+static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
+{
+    int nargs = e->args.len;
+    if (a->kind == AK_TYPE && a->id == API_T_VOID)
+        return fail(c, e->loc, "'void' cannot be called");
+    if (a->id == API_SHARED_ARRAY || a->id == API_LOCAL_ARRAY)
+        return fail(c, e->loc, "%s() must be assigned directly to a name: "
+                    "x = %s(shape, dtype)", a->path, a->path);
+    if (a->id == API_B_RANGE)
+        return fail(c, e->loc, "range() is only supported as the iterable of a for loop");
+    if (e->kwargs.len)
+        return fail(c, ((Node *)e->kwargs.items[0])->loc,
+                    "%s() takes no keyword arguments", a->path);
+    if (nargs < a->nargs_min || nargs > a->nargs_max) {
+        if (a->nargs_min == a->nargs_max)
+            return fail(c, e->loc, "%s() takes %d argument%s (%d given)", a->path,
+                        a->nargs_min, a->nargs_min == 1 ? "" : "s", nargs);
+        return fail(c, e->loc, "%s() takes %d to %d arguments (%d given)", a->path,
+                    a->nargs_min, a->nargs_max, nargs);
+    }
+    if (a->id == API_SYNCTHREADS) {
+        if (!stmt)
+            return fail(c, e->loc, "cuda.syncthreads() returns no value");
+        return bad_node(e->loc, ty_void);   /* the caller makes the S_BARRIER */
+    }
+    if (a->id == API_GRID || a->id == API_GRIDSIZE) {
+        int64_t k;
+        if (!const_int(c, e->args.items[0], &k) || k < 1 || k > 3)
+            return fail(c, ((Node *)e->args.items[0])->loc,
+                        "the argument of %s() must be the constant 1, 2 or 3", a->path);
+        Node *n = node_new(E_API, e->loc);
+        n->api = a;
+        nl_push(&n->args, mk_int(((Node *)e->args.items[0])->loc, ty_int64, k));
+        if (k == 1) {
+            n->type = ty_int64;
+        } else {
+            Type *el[3] = {ty_int64, ty_int64, ty_int64};
+            n->type = ty_tuple(el, (int)k);
+        }
+        return n;
+    }
+    if (a->id == API_ATOMIC_ADD || a->id == API_ATOMIC_SUB || a->id == API_ATOMIC_MAX ||
+        a->id == API_ATOMIC_MIN)
+        return lower_atomic(c, e, a);
+
+    Node **v = arena_alloc(sizeof *v * (size_t)(nargs ? nargs : 1));
+    Node *bad;
+    if (!lower_args(c, e, v, &bad))
+        return poison(e->loc, bad, NULL);
+    if (a->kind == AK_TYPE) {   /* float32(x): a conversion */
+        if (!ty_is_scalar(v[0]->type))
+            return fail(c, v[0]->loc, "cannot convert %s to %s", ty_name(v[0]->type), a->path);
+        return mk_cast(v[0], api_type(a));
+    }
+    if (strncmp(a->path, "math.", 5) == 0)
+        return lower_math(c, e, a, v);
+    for (int i = 0; i < nargs; i++)
+        if (!ty_is_scalar(v[i]->type) && a->id != API_B_LEN)
+            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
+    Node *r = node_new(E_API, e->loc);
+    r->api = a;
+    switch (a->id) {
+    case API_B_ABS: {
+        int k = resolve_case(cases_abs, NCASES(cases_abs), &v[0]->type, 1, true);
+        r->type = ty_scalar[cases_abs[k].ret];
+        nl_push(&r->args, mk_cast(v[0], r->type));
+        return r;
+    }
+    case API_B_MIN: case API_B_MAX: {
+        Type *t = NULL;
+        for (int i = 0; i < nargs; i++) {
+            if (v[i]->type->kind == TY_BOOL)
+                return fail(c, v[i]->loc, "%s() arguments must be numbers, not boolean",
+                            a->path);
+            t = t ? unify(t, v[i]->type) : v[i]->type;
+        }
+        r->type = t;
+        for (int i = 0; i < nargs; i++)
+            nl_push(&r->args, mk_cast(v[i], t));
+        return r;
+    }
+    case API_B_INT:
+        return ty_is_int(v[0]->type) ? v[0] : mk_cast(v[0], ty_int64);
+    case API_B_FLOAT:
+        if (v[0]->type->kind == TY_BOOL)
+            return fail(c, v[0]->loc, "float() does not accept a boolean");
+        return ty_is_float(v[0]->type) ? v[0] : mk_cast(v[0], ty_float64);
+    case API_B_BOOL:
+        return mk_cast(v[0], ty_bool);
+    case API_B_ROUND: {
+        const Case *cs = nargs == 1 ? cases_round1 : cases_round2;
+        int k = resolve_case(cs, 2, (Type *[]){v[0]->type, nargs > 1 ? v[1]->type : NULL},
+                             nargs, true);
+        if (k < 0)
+            return fail(c, e->loc, "round() does not accept these argument types");
+        r->type = ty_scalar[cs[k].ret];
+        for (int i = 0; i < nargs; i++)
+            nl_push(&r->args, mk_cast(v[i], ty_scalar[cs[k].a[i]]));
+        return r;
+    }
+    case API_B_POW:
+        return lower_binop(c, e->loc, OP_POW, v[0], v[1]);
+    case API_B_LEN:
+        if (v[0]->type->kind == TY_ARRAY) {
+            Node *s = node_new(E_SHAPE, e->loc);
+            s->lhs = v[0];
+            s->type = ty_int64;
+            return s;
+        }
+        if (v[0]->type->kind == TY_TUPLE)
+            return mk_int(e->loc, ty_int64, v[0]->type->nelems);
+        return fail(c, v[0]->loc, "len() of %s is not supported", ty_name(v[0]->type));
+    default:
+        break;
+    }
+    return fail(c, e->loc, "'%s' is not supported yet", a->path);
+}
+
+static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
+{
+    if (fd->is_kernel)
+        return fail(c, e->loc, "kernel '%s' cannot be called from device code", fd->name);
+    if (e->kwargs.len)
+        return fail(c, ((Node *)e->kwargs.items[0])->loc,
+                    "keyword arguments in device function calls are not supported yet");
+    int nargs = e->args.len, nparams = fd->def->params.len;
+    if (nargs != nparams)
+        return fail(c, e->loc, "%s() takes %d argument%s (%d given)", fd->name, nparams,
+                    nparams == 1 ? "" : "s", nargs);
+    Node **v = arena_alloc(sizeof *v * (size_t)(nargs ? nargs : 1));
+    Type **types = arena_alloc(sizeof *types * (size_t)(nargs ? nargs : 1));
+    Node *bad;
+    if (!lower_args(c, e, v, &bad))
+        return poison(e->loc, bad, NULL);
+    for (int i = 0; i < nargs; i++) {
+        Type *t = v[i]->type;
+        if (!ty_is_scalar(t) && t->kind != TY_ARRAY && t->kind != TY_TUPLE)
+            return fail(c, v[i]->loc, "cannot pass %s to a device function", ty_name(t));
+        types[i] = t;
+    }
+    if (fd->nsigs > 0) {
+        /* eager signature: arguments are converted to it */
+        for (int i = 0; i < nargs; i++) {
+            Type *want = fd->sigs[0].params[i];
+            if (ty_is_scalar(want) && ty_is_scalar(types[i]))
+                types[i] = want;
+            else if (want != types[i])
+                return fail(c, v[i]->loc, "%s() expects %s here, not %s", fd->name,
+                            ty_name(want), ty_name(types[i]));
+        }
+    }
+    Spec *s = spec_get(c, fd, types, nargs, e->loc);
+    if (!s)
+        return bad_node(e->loc, c->quiet ? NULL : ty_error);
+    if (!s->f->ret)
+        return bad_node(e->loc, NULL);
+    if (s->f->ret == ty_void && !stmt)
+        return fail(c, e->loc, "device function '%s' returns no value", fd->name);
+    Node *n = node_new(E_CALLFN, e->loc);
+    n->callee = s->f;
+    n->type = s->f->ret;
+    for (int i = 0; i < nargs; i++)
+        nl_push(&n->args, mk_cast(v[i], types[i]));
+    if (!c->quiet) {
+        c->fn->has_barrier |= s->f->has_barrier;
+        c->fn->uses_dynshared |= s->f->uses_dynshared;
+    }
+    return n;
+}
+
+static Node *lx_call(Ctx *c, Node *e, bool stmt)
+{
+    const char *p = expr_path(c, e->lhs);
+    if (p) {
+        const ApiEntry *a = api_lookup(p);
+        if (!a)
+            return unknown_path(c, e->lhs->loc, p);
+        if (a->kind == AK_CALL || a->kind == AK_TYPE)
+            return lower_api_call(c, e, a, stmt);
+        return fail(c, e->lhs->loc, "'%s' is not callable", p);
+    }
+    if (e->lhs->kind == E_NAME) {
+        const char *name = e->lhs->name;
+        if (lookup_var(c, name))
+            return fail(c, e->lhs->loc, "'%s' is not callable", name);
+        const Global *g = sema_global(name);
+        if (g && g->kind == GLOBAL_FUNC)
+            return lower_device_call(c, e, g->fn, stmt);
+        if (g && g->kind == GLOBAL_CONST)
+            return fail(c, e->lhs->loc, "'%s' is not callable", name);
+        if (strcmp(name, "print") == 0)
+            return fail(c, e->loc, "print() is not supported yet");
+        return fail(c, e->lhs->loc, "name '%s' is not defined", name);
+    }
+    if (e->lhs->kind == E_ATTR) {
+        Node *base = lx(c, e->lhs->lhs);
+        if (BAD(base))
+            return poison(e->loc, base, NULL);
+        return fail(c, e->lhs->loc, "method '%s' of %s is not supported", e->lhs->name,
+                    ty_name(base->type));
+    }
+    return fail(c, e->loc, "this call is not supported");
+}
+
+/* ------------------------------------------------------------------ */
+/* Expressions                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Only literals at the leaves: CPython's compiler folds such an
+ * expression before numba sees it (2 ** -1 is the float 0.5 there). */
+static bool literal_only(const Node *e)
+{
+    switch (e->kind) {
+    case E_INT: case E_FLOAT: case E_BOOL:
+        return true;
+    case E_UNARY:
+        return literal_only(e->lhs);
+    case E_BINOP:
+        return literal_only(e->lhs) && literal_only(e->rhs);
+    default:
+        return false;
+    }
+}
+
+static Node *lx(Ctx *c, Node *e)
+{
+    if ((e->kind == E_BINOP || e->kind == E_UNARY) && literal_only(e)) {
+        Node *k = sema_fold(e, false, NULL, NULL);
+        if (k && (k->type == ty_int64 || k->type == ty_float64 || k->type == ty_bool))
+            return k;
+    }
+    switch (e->kind) {
+    case E_INT:
+        return mk_int(e->loc, e->ival > (uint64_t)INT64_MAX ? ty_uint64 : ty_int64,
+                      (int64_t)e->ival);
+    case E_FLOAT:
+        return mk_float(e->loc, ty_float64, e->fval);
+    case E_BOOL:
+        return mk_int(e->loc, ty_bool, e->ival != 0);
+    case E_NONE:
+        return fail(c, e->loc, "None is not supported here");
+    case E_STR:
+        return fail(c, e->loc, "strings are not supported in kernels");
+    case E_NAME:
+        return lower_name(c, e);
+    case E_ATTR:
+        return lower_attr(c, e);
+    case E_CALL:
+        return lx_call(c, e, false);
+    case E_SUBSCRIPT:
+        return lower_index(c, e);
+    case E_BINOP: {
+        Node *a = lx(c, e->lhs), *b = lx(c, e->rhs);
+        return lower_binop(c, e->loc, e->op, a, b);
+    }
+    case E_UNARY:
+        return lower_unary(c, e);
+    case E_BOOLOP:
+        return lower_boolop(c, e);
+    case E_COMPARE:
+        return lower_compare(c, e);
+    case E_IFEXP:
+        return lower_ifexp(c, e);
+    case E_TUPLE:
+        return fail(c, e->loc, "tuples are not supported here");
+    case E_LIST:
+        return fail(c, e->loc, "lists are not supported in kernels");
+    case E_DICT:
+        return fail(c, e->loc, "dicts are not supported in kernels");
+    case E_LAMBDA:
+        return fail(c, e->loc, "lambda is not supported here");
+    case E_SLICE:
+        return fail(c, e->loc, "array slicing is not supported yet");
+    default:
+        return fail(c, e->loc, "%s is not supported here", node_kind_desc[e->kind]);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Statements                                                          */
+/* ------------------------------------------------------------------ */
+
+static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out);
+
+/* name = cuda.shared.array(shape, dtype) / cuda.local.array(shape, dtype) */
+static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
+                            const ApiEntry *a, NodeList *out)
+{
+    bool shared = a->id == API_SHARED_ARRAY;
+    const char *what = shared ? "shared" : "local";
+    if (stmt->args.len != 1 || target->kind != E_NAME) {
+        fail(c, call->loc, "%s() must be assigned directly to a single name", a->path);
+        return;
+    }
+    Node *shape = call->args.len > 0 ? call->args.items[0] : NULL;
+    Node *dtype = call->args.len > 1 ? call->args.items[1] : NULL;
+    if (call->args.len > 2) {
+        fail(c, ((Node *)call->args.items[2])->loc, "%s() takes 2 arguments (%d given)",
+             a->path, call->args.len);
+        return;
+    }
+    for (int i = 0; i < call->kwargs.len; i++) {
+        Node *kw = call->kwargs.items[i];
+        if (strcmp(kw->name, "shape") == 0 && !shape)
+            shape = kw->lhs;
+        else if (strcmp(kw->name, "dtype") == 0 && !dtype)
+            dtype = kw->lhs;
+        else {
+            fail(c, kw->loc, "unexpected keyword argument '%s' in %s()", kw->name, a->path);
+            return;
+        }
+    }
+    if (!shape || !dtype) {
+        fail(c, call->loc, "%s() needs a shape and a dtype", a->path);
+        return;
+    }
+    int64_t dims[3];
+    int ndim = shape->kind == E_TUPLE ? shape->args.len : 1;
+    Node **items = shape->kind == E_TUPLE ? shape->args.items : &shape;
+    if (ndim < 1 || ndim > 3) {
+        fail(c, shape->loc, "%s arrays of %d dimensions are not supported (1 to 3)", what, ndim);
+        return;
+    }
+    for (int i = 0; i < ndim; i++) {
+        if (!const_int(c, items[i], &dims[i])) {
+            fail(c, items[i]->loc, "%s array shape must be a compile-time constant", what);
+            return;
+        }
+        if (dims[i] < 0 || (dims[i] == 0 && !shared)) {
+            fail(c, items[i]->loc, "%s array shape must be positive", what);
+            return;
+        }
+    }
+    bool dynamic = false;
+    for (int i = 0; i < ndim; i++)
+        dynamic |= dims[i] == 0;
+    if (dynamic && ndim != 1) {
+        fail(c, shape->loc, "a dynamic shared array (shape 0) must be 1-D");
+        return;
+    }
+    const char *dp = expr_path(c, dtype);
+    const ApiEntry *da = dp ? api_lookup(dp) : NULL;
+    Type *elem = da && da->kind == AK_TYPE ? api_type(da) : NULL;
+    if (!elem || !ty_is_scalar(elem)) {
+        fail(c, dtype->loc, "the dtype of %s() must be a scalar type such as float32", a->path);
+        return;
+    }
+    Var *v = lookup_var(c, target->name);
+    Type *t = ty_array(elem, ndim, true, shared ? SPACE_SHARED : SPACE_LOCAL);
+    int vi = 0;
+    while (c->vars.items[vi] != v)
+        vi++;
+    if (v->kind == VAR_PARAM) {
+        fail(c, target->loc, "'%s' is a parameter; it cannot be redeclared as an array",
+             v->name);
+        return;
+    }
+    if (c->decls.items[vi] && c->decls.items[vi] != stmt) {
+        fail(c, target->loc, "'%s' is already declared as an array", v->name);
+        return;
+    }
+    if (!c->decls.items[vi]) {
+        if (v->type && v->type != t) {
+            fail(c, target->loc, "'%s' is assigned a %s elsewhere; it cannot also be an array",
+                 v->name, ty_name(v->type));
+            return;
+        }
+        c->decls.items[vi] = stmt;
+        v->type = t;
+        v->kind = !shared ? VAR_LOCALARRAY : dynamic ? VAR_DYNSHARED : VAR_SHARED;
+        for (int i = 0; i < ndim; i++)
+            v->shape[i] = dims[i];
+        v->loc = target->loc;
+        c->changed = true;
+    }
+    if (c->quiet)
+        return;
+    if (dynamic)
+        c->fn->uses_dynshared = true;
+    Node *d = mk_stmt(S_ARRAYDECL, stmt->loc);
+    d->var = v;
+    nl_push(out, d);
+}
+
+/* target = <lowered value v> */
+static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
+{
+    switch (target->kind) {
+    case E_NAME: {
+        Var *var = lookup_var(c, target->name);
+        if (!var) {   /* cannot happen: every target name was collected */
+            fail(c, target->loc, "internal: '%s' was not collected", target->name);
+            return;
+        }
+        if (BAD(v)) {
+            /* an erroneous value: the variable is poisoned, not unassigned */
+            if (v->type == ty_error && !var->type)
+                var->type = ty_error;
+            return;
+        }
+        if (is_array_var(var)) {
+            fail(c, target->loc, "'%s' is a %s array; it cannot be reassigned", var->name,
+                 var->kind == VAR_LOCALARRAY ? "local" : "shared");
+            return;
+        }
+        if (v->type->kind == TY_ARRAY) {
+            fail(c, v->loc, "assigning an array to a variable is not supported yet");
+            return;
+        }
+        if (var->kind == VAR_PARAM && var->type && var->type->kind == TY_ARRAY) {
+            fail(c, target->loc, "array parameter '%s' cannot be reassigned", var->name);
+            return;
+        }
+        if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE) {
+            fail(c, v->loc, "a value of type %s cannot be stored in a variable",
+                 ty_name(v->type));
+            return;
+        }
+        bind(c, var, v->type, target->loc);
+        if (!c->quiet && var->type && unify(var->type, v->type))
+            nl_push(out, mk_assign(target->loc, mk_var(target->loc, var), mk_cast(v, var->type)));
+        return;
+    }
+    case E_SUBSCRIPT: {
+        Node *t = lower_index(c, target);
+        if (BAD(t) || BAD(v))
+            return;
+        if (t->kind == E_TUPLEGET) {
+            fail(c, target->loc, "tuples are immutable");
+            return;
+        }
+        if (!ty_is_scalar(v->type)) {
+            fail(c, v->loc, "cannot store %s into an array element", ty_name(v->type));
+            return;
+        }
+        if (!c->quiet)
+            nl_push(out, mk_assign(target->loc, t, mk_cast(v, t->type)));
+        return;
+    }
+    case E_TUPLE: case E_LIST: {
+        int n = target->args.len;
+        if (BAD(v))
+            goto bind_unknown;
+        if (v->type->kind != TY_TUPLE || v->type->nelems != n) {
+            fail(c, v->loc, "cannot unpack %s into %d variable%s", ty_name(v->type), n,
+                 n == 1 ? "" : "s");
+            return;
+        }
+        Node *src = v;
+        if (!(v->kind == E_VAR || (v->kind == E_API && is_pure(v)))) {
+            Var *tmp = hidden_var(c, "tup", v->type, v->loc);
+            if (!c->quiet)
+                nl_push(out, mk_assign(v->loc, mk_var(v->loc, tmp), v));
+            src = mk_var(v->loc, tmp);
+        }
+        for (int i = 0; i < n; i++) {
+            Node *g = node_new(E_TUPLEGET, v->loc);
+            g->lhs = i ? node_clone(src) : src;
+            g->ival = (uint64_t)i;
+            g->type = v->type->elems[i];
+            assign_value(c, target->args.items[i], g, out);
+        }
+        return;
+    bind_unknown:
+        for (int i = 0; i < n; i++)
+            assign_value(c, target->args.items[i], v, out);
+        return;
+    }
+    case E_ATTR:
+        fail(c, target->loc, "assigning to an attribute is not supported");
+        return;
+    default:
+        fail(c, target->loc, "cannot assign to %s", node_kind_desc[target->kind]);
+        return;
+    }
+}
+
+/* target = rhs (rhs not lowered yet) */
+static void assign_expr(Ctx *c, Node *target, Node *rhs, NodeList *out)
+{
+    if ((target->kind == E_TUPLE || target->kind == E_LIST) &&
+        (rhs->kind == E_TUPLE || rhs->kind == E_LIST)) {
+        int n = target->args.len;
+        if (rhs->args.len != n) {
+            fail(c, rhs->loc, "cannot unpack %d values into %d variables", rhs->args.len, n);
+            return;
+        }
+        /* Python evaluates the whole right side before assigning. */
+        Node **v = arena_alloc(sizeof *v * (size_t)(n ? n : 1));
+        bool all_const = true;
+        for (int i = 0; i < n; i++) {
+            v[i] = lx(c, rhs->args.items[i]);
+            all_const &= v[i]->kind == E_CONST;
+        }
+        for (int i = 0; i < n && !all_const && n > 1; i++) {
+            if (BAD(v[i]) || !ty_is_scalar(v[i]->type))
+                continue;
+            Var *tmp = hidden_var(c, "t", v[i]->type, v[i]->loc);
+            if (!c->quiet)
+                nl_push(out, mk_assign(v[i]->loc, mk_var(v[i]->loc, tmp), v[i]));
+            v[i] = mk_var(v[i]->loc, tmp);
+        }
+        for (int i = 0; i < n; i++)
+            assign_value(c, target->args.items[i], v[i], out);
+        return;
+    }
+    assign_value(c, target, lx(c, rhs), out);
+}
+
+static void lower_assign(Ctx *c, Node *s, NodeList *out)
+{
+    Node *rhs = s->rhs;
+    if (rhs->kind == E_CALL) {
+        const char *p = expr_path(c, rhs->lhs);
+        const ApiEntry *a = p ? api_lookup(p) : NULL;
+        if (a && (a->id == API_SHARED_ARRAY || a->id == API_LOCAL_ARRAY)) {
+            lower_arraydecl(c, s, s->args.items[0], rhs, a, out);
+            return;
+        }
+    }
+    if (s->args.len == 1) {
+        assign_expr(c, s->args.items[0], rhs, out);
+        return;
+    }
+    /* a = b = v: v once, then each target from left to right */
+    Node *v = lx(c, rhs);
+    if (!BAD(v) && (ty_is_scalar(v->type) || v->type->kind == TY_TUPLE) && v->kind != E_CONST) {
+        Var *tmp = hidden_var(c, "t", v->type, v->loc);
+        if (!c->quiet)
+            nl_push(out, mk_assign(v->loc, mk_var(v->loc, tmp), v));
+        v = mk_var(v->loc, tmp);
+    }
+    for (int i = 0; i < s->args.len; i++)
+        assign_value(c, s->args.items[i], i ? node_clone(v) : v, out);
+}
+
+static void lower_augassign(Ctx *c, Node *s, NodeList *out)
+{
+    Node *t = s->lhs;
+    if (t->kind != E_NAME && t->kind != E_SUBSCRIPT) {
+        fail(c, t->loc, "augmented assignment to %s is not supported", node_kind_desc[t->kind]);
+        return;
+    }
+    /* x op= v is x = x op v for numbers; an element's index expressions are
+     * side-effect free here, so reading and writing it evaluates them twice. */
+    Node *bin = node_new(E_BINOP, s->loc);
+    bin->op = s->op;
+    bin->lhs = t;
+    bin->rhs = s->rhs;
+    assign_value(c, t, lx(c, bin), out);
+}
+
+static Node *lower_cond(Ctx *c, Node *e)
+{
+    Node *v = lx(c, e);
+    if (!BAD(v) && !ty_is_scalar(v->type))
+        return fail(c, e->loc, "a condition must be a scalar, not %s", ty_name(v->type));
+    return v;
+}
+
+static void lower_for(Ctx *c, Node *s, NodeList *out)
+{
+    if (s->orelse.len) {
+        fail(c, s->loc, "for ... else is not supported yet");
+        return;
+    }
+    Node *it = s->rhs;
+    const char *p = it->kind == E_CALL ? expr_path(c, it->lhs) : NULL;
+    if (!p || strcmp(p, "range") != 0) {
+        fail(c, it->loc, "for loops are only supported over range(...)");
+        return;
+    }
+    if (s->lhs->kind != E_NAME) {
+        fail(c, s->lhs->loc, "the target of a for loop must be a single name");
+        return;
+    }
+    if (it->kwargs.len || it->args.len < 1 || it->args.len > 3) {
+        fail(c, it->loc, "range() takes 1 to 3 positional arguments");
+        return;
+    }
+    int n = it->args.len;
+    Node *v[3];
+    Type *types[3];
+    bool bad = false;
+    for (int i = 0; i < n; i++) {
+        v[i] = lx(c, it->args.items[i]);
+        if (BAD(v[i])) {
+            bad = true;
+            continue;
+        }
+        if (!ty_is_int(v[i]->type) && v[i]->type->kind != TY_BOOL) {
+            fail(c, v[i]->loc, "range() arguments must be integers, not %s", ty_name(v[i]->type));
+            bad = true;
+        }
+        types[i] = v[i]->type;
+    }
+    Var *var = lookup_var(c, s->lhs->name);
+    Type *r = NULL;
+    if (!bad) {
+        int k = resolve_case(cases_range, NCASES(cases_range), types, n, true);
+        r = ty_scalar[cases_range[k].ret];
+        if (is_array_var(var))
+            fail(c, s->lhs->loc, "'%s' is an array; it cannot be a loop variable", var->name);
+        else
+            bind(c, var, r, s->lhs->loc);
+    }
+    Node *f = mk_stmt(S_FORRANGE, s->loc);
+    c->loops++;
+    lblock(c, &s->body, &f->body);
+    c->loops--;
+    if (bad || c->quiet || !var->type)
+        return;
+    Node *start = n == 1 ? mk_int(it->loc, r, 0) : mk_cast(v[0], r);
+    Node *stop = mk_cast(v[n == 1 ? 0 : 1], r);
+    Node *step = n == 3 ? mk_cast(v[2], r) : mk_int(it->loc, r, 1);
+    if (step->kind == E_CONST && step->ival == 0) {
+        fail(c, step->loc, "range() step must not be zero");
+        return;
+    }
+    f->var = var;
+    f->it = hidden_var(c, "it", r, s->loc);
+    f->stop = hidden_var(c, "stop", r, s->loc);
+    f->step = hidden_var(c, "step", r, s->loc);
+    nl_push(&f->args, start);
+    nl_push(&f->args, stop);
+    nl_push(&f->args, step);
+    nl_push(out, f);
+}
+
+static void lower_return(Ctx *c, Node *s, NodeList *out)
+{
+    Node *r = mk_stmt(S_RETURN, s->loc);
+    bool none = !s->lhs || s->lhs->kind == E_NONE;
+    if (c->fn->is_kernel) {
+        if (!none) {
+            fail(c, s->lhs->loc, "a kernel cannot return a value");
+            return;
+        }
+        if (!c->quiet)
+            nl_push(out, r);
+        return;
+    }
+    if (none) {
+        c->ret_none = true;
+        if (!c->quiet)
+            nl_push(out, r);
+        return;
+    }
+    Node *v = lx(c, s->lhs);
+    if (BAD(v))
+        return;
+    if (!ty_is_scalar(v->type)) {
+        fail(c, v->loc, "returning %s from a device function is not supported yet",
+             ty_name(v->type));
+        return;
+    }
+    c->ret_value = true;
+    Type *u = c->declared_ret ? c->declared_ret : unify(c->ret, v->type);
+    if (!u) {
+        fail(c, v->loc, "cannot unify return types %s and %s", ty_name(c->ret),
+             ty_name(v->type));
+        return;
+    }
+    if (!c->declared_ret && u != c->ret) {
+        c->ret = u;
+        c->changed = true;
+    }
+    if (c->quiet)
+        return;
+    r->lhs = mk_cast(v, c->fn->ret);
+    nl_push(out, r);
+}
+
+static void lower_stmt(Ctx *c, Node *s, NodeList *out)
+{
+    switch (s->kind) {
+    case S_EXPR: {
+        Node *e = s->lhs;
+        if (e->kind == E_STR) {   /* a docstring */
+            if (!c->quiet)
+                nl_push(out, mk_stmt(S_NOP, s->loc));
+            return;
+        }
+        Node *v = e->kind == E_CALL ? lx_call(c, e, true) : lx(c, e);
+        if (v->type == ty_void && v->kind == E_CONST) {   /* cuda.syncthreads() */
+            if (!c->quiet) {
+                Node *b = mk_stmt(S_BARRIER, s->loc);
+                b->api = &api_table[API_SYNCTHREADS];
+                c->fn->has_barrier = true;
+                nl_push(out, b);
+            }
+            return;
+        }
+        if (BAD(v) || c->quiet)
+            return;
+        Node *x = mk_stmt(S_EXPR, s->loc);
+        x->lhs = v;
+        nl_push(out, x);
+        return;
+    }
+    case S_ASSIGN:
+        lower_assign(c, s, out);
+        return;
+    case S_AUGASSIGN:
+        lower_augassign(c, s, out);
+        return;
+    case S_IF: {
+        Node *n = mk_stmt(S_IF, s->loc);
+        n->cond = lower_cond(c, s->cond);
+        lblock(c, &s->body, &n->body);
+        lblock(c, &s->orelse, &n->orelse);
+        if (!c->quiet && !BAD(n->cond))
+            nl_push(out, n);
+        return;
+    }
+    case S_WHILE: {
+        if (s->orelse.len) {
+            fail(c, s->loc, "while ... else is not supported yet");
+            return;
+        }
+        Node *n = mk_stmt(S_WHILE, s->loc);
+        n->cond = lower_cond(c, s->cond);
+        c->loops++;
+        lblock(c, &s->body, &n->body);
+        c->loops--;
+        if (!c->quiet && !BAD(n->cond))
+            nl_push(out, n);
+        return;
+    }
+    case S_FOR:
+        lower_for(c, s, out);
+        return;
+    case S_BREAK: case S_CONTINUE:
+        if (!c->loops) {
+            fail(c, s->loc, "'%s' outside a loop", s->kind == S_BREAK ? "break" : "continue");
+            return;
+        }
+        if (!c->quiet)
+            nl_push(out, mk_stmt(s->kind, s->loc));
+        return;
+    case S_PASS:
+        if (!c->quiet)
+            nl_push(out, mk_stmt(S_PASS, s->loc));
+        return;
+    case S_RETURN:
+        lower_return(c, s, out);
+        return;
+    case S_ASSERT:
+        fail(c, s->loc, "assert is not supported yet");
+        return;
+    case S_ANNASSIGN:
+        fail(c, s->loc, "annotated assignments are not supported yet");
+        return;
+    case S_IMPORT: case S_FROMIMPORT:
+        fail(c, s->loc, "imports inside a function are not supported");
+        return;
+    case S_FUNCDEF:
+        fail(c, s->loc, "nested functions (closures) are not supported");
+        return;
+    case S_CLASS:
+        fail(c, s->loc, "classes are not supported");
+        return;
+    case S_GLOBAL:
+        fail(c, s->loc, "'global' and 'nonlocal' are not supported");
+        return;
+    default:
+        fail(c, s->loc, "%s statements are not supported", node_kind_desc[s->kind]);
+        return;
+    }
+}
+
+static void lblock(Ctx *c, NodeList *in, NodeList *out)
+{
+    for (int i = 0; i < in->len; i++)
+        lower_stmt(c, in->items[i], out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Functions                                                           */
+/* ------------------------------------------------------------------ */
+
+static void add_local(Ctx *c, Node *target)
+{
+    if (target->kind == E_NAME) {
+        if (!lookup_var(c, target->name)) {
+            Var *v = arena_alloc(sizeof *v);
+            v->name = target->name;
+            v->kind = VAR_LOCAL;
+            v->loc = target->loc;
+            vec_push(&c->vars, v);
+            vec_push(&c->decls, NULL);
+        }
+    } else if (target->kind == E_TUPLE || target->kind == E_LIST) {
+        for (int i = 0; i < target->args.len; i++)
+            add_local(c, target->args.items[i]);
+    }
+}
+
+/* Python: a name assigned anywhere in a function is local to all of it. */
+static void collect_locals(Ctx *c, NodeList *body)
+{
+    for (int i = 0; i < body->len; i++) {
+        Node *s = body->items[i];
+        switch (s->kind) {
+        case S_ASSIGN:
+            for (int j = 0; j < s->args.len; j++)
+                add_local(c, s->args.items[j]);
+            break;
+        case S_AUGASSIGN: case S_ANNASSIGN: case S_FOR:
+            add_local(c, s->lhs);
+            break;
+        default:
+            break;
+        }
+        collect_locals(c, &s->body);
+        collect_locals(c, &s->orelse);
+    }
+}
+
+/* Can control reach the end of this block? (for device functions that
+ * return a value on some paths: numba would make the result Optional) */
+static bool falls_through(NodeList *body)
+{
+    if (!body->len)
+        return true;
+    Node *last = body->items[body->len - 1];
+    if (last->kind == S_RETURN)
+        return false;
+    if (last->kind == S_IF && last->orelse.len)
+        return falls_through(&last->body) || falls_through(&last->orelse);
+    return true;
+}
+
+static Func *func_new(FuncDef *fd, Type **ptypes, int n)
+{
+    Func *f = arena_alloc(sizeof *f);
+    f->name = fd->name;
+    f->def = node_clone(fd->def);
+    f->is_kernel = fd->is_kernel;
+    f->opt = fd->opt;
+    f->nparams = n;
+    f->params = arena_alloc(sizeof *f->params * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) {
+        Node *p = f->def->params.items[i];
+        Var *v = arena_alloc(sizeof *v);
+        v->name = p->name;
+        v->kind = VAR_PARAM;
+        v->type = ptypes[i];
+        v->loc = p->loc;
+        v->index = i;
+        f->params[i] = v;
+    }
+    return f;
+}
+
+/* The fixed point: quiet passes until no variable's type widens. */
+static void spec_infer(Spec *s, Type *declared_ret)
+{
+    Func *f = s->f;
+    Ctx *c = arena_alloc(sizeof *c);
+    s->ctx = c;
+    c->fn = f;
+    c->fd = s->fd;
+    c->declared_ret = declared_ret;
+    c->declared = arena_alloc(sizeof *c->declared * (size_t)(f->nparams ? f->nparams : 1));
+    for (int i = 0; i < f->nparams; i++) {
+        vec_push(&c->vars, f->params[i]);
+        vec_push(&c->decls, NULL);
+        c->declared[i] = f->params[i]->type;
+    }
+    collect_locals(c, &f->def->body);
+    s->inferring = true;
+    for (int iter = 0; iter < 100; iter++) {
+        c->quiet = true;
+        c->changed = false;
+        c->ntemps = 0;
+        NodeList scratch = {0};
+        lblock(c, &f->def->body, &scratch);
+        if (!c->changed)
+            break;
+    }
+    s->inferring = false;
+    f->ret = declared_ret ? declared_ret : c->ret_value ? c->ret : ty_void;
+}
+
+static void spec_finalize(Spec *s)
+{
+    Func *f = s->f;
+    Ctx *c = s->ctx;
+    s->finalizing = true;
+    NodeList body = {0};
+    /* A parameter widened by its assignments: a local of the wider type,
+     * initialised from the parameter, takes its name. */
+    for (int i = 0; i < f->nparams; i++) {
+        Var *p = f->params[i];
+        if (p->type == c->declared[i])
+            continue;
+        Var *sh = arena_alloc(sizeof *sh);
+        *sh = *p;
+        sh->kind = VAR_LOCAL;
+        p->type = c->declared[i];
+        c->vars.items[i] = sh;
+        nl_push(&body, mk_assign(p->loc, mk_var(p->loc, sh), mk_cast(mk_var(p->loc, p), sh->type)));
+    }
+    c->quiet = false;
+    c->ntemps = 0;
+    lblock(c, &f->def->body, &body);
+    s->finalizing = false;
+    s->final_done = true;
+
+    if (!f->is_kernel && c->ret_value && c->ret_none)
+        sema_error(f->def->loc, "device function '%s' returns a value on some paths and "
+                   "None on others (Optional results are not supported yet)", f->name);
+    else if (!f->is_kernel && c->ret_value && !c->declared_ret && falls_through(&f->def->body))
+        sema_error(f->def->loc, "device function '%s' can reach its end without returning "
+                   "a value (Optional results are not supported yet)", f->name);
+    f->def->body = body;
+
+    PtrVec locals = {0};
+    for (int i = f->nparams; i < c->vars.len; i++) {
+        Var *v = c->vars.items[i];
+        if (v->type)
+            vec_push(&locals, v);
+    }
+    for (int i = 0; i < f->nparams; i++)
+        if (c->vars.items[i] != f->params[i])
+            vec_push(&locals, c->vars.items[i]);
+    for (int i = 0; i < c->hidden.len; i++)
+        vec_push(&locals, c->hidden.items[i]);
+    f->nlocals = locals.len;
+    f->locals = (Var **)locals.items;
+    for (int i = 0; i < f->nlocals; i++)
+        f->locals[i]->index = i;
+
+    /* C names: the first finalised specialisation of a def keeps the
+     * user's name, later ones add their argument codes. */
+    int seen = 0;
+    for (int i = 0; i < order.len; i++)
+        seen += ((Func *)order.items[i])->name == f->name;
+    if (!seen) {
+        f->cname = f->name;
+    } else {
+        StrBuf b = {0};
+        sb_printf(&b, "%s_", f->name);
+        for (int i = 0; i < f->nparams; i++)
+            sb_printf(&b, "_%s", ty_code(f->params[i]->type));
+        if (!f->nparams)
+            sb_printf(&b, "_%d", seen);
+        f->cname = arena_strdup(b.s);
+        sb_free(&b);
+    }
+    vec_push(&order, f);
+}
+
+static Spec *spec_new(FuncDef *fd, Type **args, int nargs)
+{
+    Spec *s = arena_alloc(sizeof *s);
+    s->fd = fd;
+    s->args = arena_alloc(sizeof *args * (size_t)(nargs ? nargs : 1));
+    memcpy(s->args, args, sizeof *args * (size_t)nargs);
+    s->nargs = nargs;
+    s->f = func_new(fd, args, nargs);
+    vec_push(&all_specs, s);
+    Func **specs = arena_alloc(sizeof *specs * (size_t)(fd->nspecs + 1));
+    if (fd->nspecs)
+        memcpy(specs, fd->specs, sizeof *specs * (size_t)fd->nspecs);
+    specs[fd->nspecs++] = s->f;
+    fd->specs = specs;
+    return s;
+}
+
+/* The specialisation of a device function for these argument types: typed
+ * (fixed point) on first use, lowered when a final pass first calls it. */
+static Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
+{
+    Spec *s = NULL;
+    for (int i = 0; i < all_specs.len && !s; i++) {
+        Spec *t = all_specs.items[i];
+        if (t->fd != fd || t->nargs != nargs)
+            continue;
+        int j = 0;
+        while (j < nargs && t->args[j] == args[j])
+            j++;
+        if (j == nargs)
+            s = t;
+    }
+    if (s && (s->inferring || s->finalizing)) {
+        if (!c->quiet)
+            sema_error(loc, "recursion is not supported ('%s' calls itself)", fd->name);
+        return NULL;
+    }
+    if (spec_depth > 64) {
+        if (!c->quiet)
+            sema_error(loc, "device function calls nested too deeply");
+        return NULL;
+    }
+    spec_depth++;
+    if (!s) {
+        s = spec_new(fd, args, nargs);
+        spec_infer(s, fd->nsigs ? fd->sigs[0].ret : NULL);
+    }
+    if (!c->quiet && !s->final_done)
+        spec_finalize(s);
+    spec_depth--;
+    return s;
+}
+
+/* A kernel for one signature, or an eagerly typed device function. */
+void type_kernel(FuncDef *fd, const Signature *sig, Loc loc)
+{
+    (void)loc;
+    Spec *s = spec_new(fd, sig->params, sig->nparams);
+    spec_infer(s, fd->is_kernel ? ty_void : sig->ret);
+    spec_finalize(s);
+}
+
+void type_finish(Program *p)
+{
+    p->nfuncs = order.len;
+    p->funcs = (Func **)order.items;
+}
