@@ -55,7 +55,9 @@ extern "C" {
     X(KERNEL, "error raised inside a kernel")                                \
     X(IO, "input/output error")                                              \
     X(BACKENDMIX, "array belongs to another backend")                        \
-    X(INTERNAL, "internal error")
+    X(INTERNAL, "internal error")                                            \
+    X(NOTREADY, "work is still pending")                                     \
+    X(COOPERATIVE, "grid too large for a cooperative launch")
 
 enum {
     KRT_OK = 0,
@@ -99,7 +101,14 @@ const char *krt_last_error(void);
     X(UINT32, uint32_t, 4, "<u4")                                            \
     X(UINT64, uint64_t, 8, "<u8")                                            \
     X(FLOAT32, float, 4, "<f4")                                              \
-    X(FLOAT64, double, 8, "<f8")
+    X(FLOAT64, double, 8, "<f8")                                             \
+    X(XOROSHIRO128P, krt_xoroshiro128p_state, 16, "|V16")
+
+/* One state of numba.cuda.random's generator (numba's xoroshiro128p_dtype,
+ * {('s0', uint64), ('s1', uint64)}): the element type KRT_XOROSHIRO128P. */
+typedef struct krt_xoroshiro128p_state {
+    uint64_t s0, s1;
+} krt_xoroshiro128p_state;
 
 typedef enum krt_dtype {
 #define KRT_DTYPE_ENUM_(e, ct, sz, descr) KRT_##e,
@@ -158,6 +167,94 @@ size_t krt_array_nbytes(const krt_array *a);
 /* 1 if the array is C-contiguous. */
 int krt_array_is_contiguous(const krt_array *a);
 
+/* Copy C-contiguous host data of dst's size into the existing array dst,
+ * which must be C-contiguous (KRT_ELAYOUT otherwise). */
+int krt_copy_to_device(krt_array dst, const void *host, krt_stream *stream);
+/* Device-to-device copy: same dtype (KRT_EDTYPE), same ndim and shape
+ * (KRT_ESHAPE), both C-contiguous (KRT_ELAYOUT). */
+int krt_copy_device(krt_array dst, krt_array src, krt_stream *stream);
+/* A new uninitialised C-contiguous array of like's dtype and shape. */
+int krt_device_array_like(krt_array *out, krt_array like);
+/* Wrap device memory that someone else owns (zero copy; krt_free leaves it
+ * alone): dtype, ndim and shape, and strides in bytes (NULL: C order).  On
+ * the cpu backend device memory is host memory. */
+int krt_wrap(krt_array *out, void *device_ptr, krt_dtype dtype, int ndim,
+             const int64_t *shape, const int64_t *strides_or_null);
+/* The device address of an array's first element (NULL for a zeroed one). */
+void *krt_device_ptr(krt_array a);
+
+/* ------------------------------------------------------------------ */
+/* Pinned host memory and deferred cleanup                             */
+/* ------------------------------------------------------------------ */
+
+/* Page-locked host memory (cudaHostAlloc; 64-byte-aligned memory on the
+ * cpu backend), freed with krt_host_free. */
+int krt_host_alloc(void **p, size_t bytes);
+int krt_host_free(void *p);
+/* Page-lock an existing buffer (cudaHostRegister) until unregistered.  Both
+ * backends keep the list of registered pointers: registering one twice or
+ * unregistering one that is not registered is KRT_EINVAL. */
+int krt_host_register(void *p, size_t bytes);
+int krt_host_unregister(void *p);
+
+/* numba's cuda.defer_cleanup(): between krt_defer_begin and the matching
+ * krt_defer_end, krt_free of device memory only queues it; the memory is
+ * released when the outermost section ends (sections nest, process-wide). */
+int krt_defer_begin(void);
+int krt_defer_end(void);
+
+/* ------------------------------------------------------------------ */
+/* Streams and events                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A stream is a queue of work (copies, launches, event records and waits)
+ * that runs in order, asynchronously to the host.  Work on different streams
+ * may run in any order relative to each other unless an event orders it.
+ *
+ * The default stream (NULL) is CUDA's legacy default stream: an operation on
+ * it starts only after all work queued earlier on every stream has finished,
+ * and work queued later on any stream starts after it.  Copies on the
+ * default stream block the host until they are done (cudaMemcpy).  A launch
+ * on the default stream returns once it is queued on the cuda backend (its
+ * errors come from the next synchronising call), once it has finished on
+ * the cpu backend (its errors come from krt_launch itself).
+ *
+ * On a stream, a copy reads or writes the host buffer when it runs, so the
+ * buffer must stay valid until then (pinned or not, as in CUDA); a launch
+ * copies its argument values when queued.  An error raised by queued work
+ * (a failing kernel) is returned, once, by the next krt_stream_synchronize
+ * of that stream or krt_synchronize; krt_synchronize waits for every stream.
+ *
+ * Handles are checked against the live ones: a handle that was destroyed or
+ * never created is KRT_EINVAL (unless its memory was reused by a new one).
+ * krt_stream_destroy waits for the stream's work; krt_event_destroy may be
+ * called while a record is pending.  krt_free waits for work queued on all
+ * streams first (cudaFree synchronises too).
+ */
+typedef struct krt_event krt_event;
+
+int krt_stream_create(krt_stream **s);
+int krt_stream_destroy(krt_stream *s);
+int krt_stream_synchronize(krt_stream *s);
+/* KRT_OK when all its work is done, KRT_ENOTREADY while some is pending. */
+int krt_stream_query(krt_stream *s);
+/* Later work on s waits until the last record of e queued before this call
+ * has completed (nothing to wait for if e was never recorded). */
+int krt_stream_wait_event(krt_stream *s, krt_event *e);
+
+int krt_event_create(krt_event **e);
+int krt_event_destroy(krt_event *e);
+/* Completes when the work queued on s before it has finished. */
+int krt_event_record(krt_event *e, krt_stream *s);
+int krt_event_synchronize(krt_event *e);
+/* KRT_OK when its last record completed (or it was never recorded),
+ * KRT_ENOTREADY while that record is pending. */
+int krt_event_query(krt_event *e);
+/* Milliseconds between two completed records: KRT_ENOTREADY if either is
+ * pending, KRT_EINVAL if either was never recorded. */
+int krt_event_elapsed_ms(float *ms, krt_event *start, krt_event *end);
+
 /* ------------------------------------------------------------------ */
 /* Launch configuration                                                */
 /* ------------------------------------------------------------------ */
@@ -179,6 +276,36 @@ krt_launch_cfg krt_grid3(unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                          unsigned by, unsigned bz);
 /* cfg with dynamic shared memory of the given size. */
 krt_launch_cfg krt_with_shared(krt_launch_cfg cfg, size_t bytes);
+
+typedef struct krt_kernel krt_kernel;
+/* numba's kernel.forall(n): a 1-D configuration with at least n threads,
+ * the block size chosen by occupancy on the cuda backend (as
+ * cudaOccupancyMaxPotentialBlockSize), 256 (or n rounded up to a warp when
+ * smaller) on the cpu backend.  n <= 0 is KRT_EINVAL. */
+int krt_forall(krt_launch_cfg *out, const krt_kernel *k, int64_t n);
+
+/* Cooperative launches (cuda.cg.this_grid().sync()): the most blocks of this
+ * shape that can be resident at once (cuda: occupancy per SM times the SM
+ * count; cpu: 65535 blocks, fewer if their shared and frame memory would
+ * exceed 1 GiB), and the launch, which refuses a larger grid with
+ * KRT_ECOOPERATIVE. */
+int krt_max_cooperative_grid(unsigned *blocks, const krt_kernel *k,
+                             krt_dim3 block, size_t shared_bytes);
+int krt_launch_cooperative(const krt_kernel *k, krt_launch_cfg cfg,
+                           void **args);
+
+/* ------------------------------------------------------------------ */
+/* Random numbers (numba.cuda.random)                                  */
+/* ------------------------------------------------------------------ */
+
+/* numba's create_xoroshiro128p_states(n, seed, subsequence_start, stream):
+ * a new 1-D array of n KRT_XOROSHIRO128P states, state 0 seeded by one
+ * SplitMix64 step of seed and jumped subsequence_start times by 2^64 steps,
+ * state i the state i-1 jumped once more; bit-identical to numba's.  The
+ * device-side draws are in <kernrt_random.h>. */
+int krt_create_xoroshiro128p_states(krt_array *out, int64_t n, uint64_t seed,
+                                    uint64_t subsequence_start,
+                                    krt_stream *stream);
 
 /* ================================================================== */
 /* For generated code                                                 */
@@ -220,7 +347,7 @@ typedef struct krt_cpu_block {
 
 typedef void (*krt_cpu_fn)(const krt_cpu_block *block, void **args);
 
-typedef struct krt_kernel {
+struct krt_kernel {
     const char *name;                /* the .kern kernel name */
     const char *file;                /* the .kern file it came from */
     int nparams;
@@ -229,11 +356,12 @@ typedef struct krt_kernel {
     const void *cuda;                /* __global__ function; NULL in C output */
     size_t shared_bytes;             /* static shared memory of the CPU code */
     size_t frame_bytes;              /* per-thread state of the CPU code */
-} krt_kernel;
+};
 
 /* Every kernel of one .kern file: the symbol krt_module_<base> in the
- * generated code, where <base> is the file's base name with every character
- * that is not [A-Za-z0-9_] replaced by '_'. */
+ * generated code, where <base> is the file's base name without its
+ * directory and without the ".kern" suffix (saxpy.kern: krt_module_saxpy),
+ * every character that is not [A-Za-z0-9_] replaced by '_'. */
 typedef struct krt_module {
     const char *file;
     int nkernels;

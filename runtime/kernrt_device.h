@@ -1,0 +1,517 @@
+/*
+ * kernrt_device.h - inline helpers that kernc's generated code includes.
+ *
+ * The emitter (src/emit.c) spells every operation whose Python/numba meaning
+ * differs from plain C through one of these helpers: integer arithmetic that
+ * wraps instead of overflowing (signed overflow is undefined in C), floor
+ * division and modulo, `**`, shifts by any amount, float-to-int conversions
+ * that saturate as the GPU does, atomics for every numba type, and the thread
+ * loops of the CPU backend.  Each helper is `static inline` and, under nvcc,
+ * `__host__ __device__`, so the same call works in a CUDA kernel and in the
+ * CPU version of that kernel compiled into the same .cu file; a plain C
+ * compiler sees ordinary C99.  Semantics follow numba's CUDA target (with its
+ * default "numpy" error model: integer division by zero gives 0).
+ *
+ * Only generated code includes this file; nothing here is part of the
+ * runtime's public API.
+ */
+#ifndef KERNRT_DEVICE_H
+#define KERNRT_DEVICE_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
+#include <kernrt.h>
+
+#if defined(__CUDACC__)
+#define KRT_HD __host__ __device__
+#else
+#define KRT_HD
+#endif
+#define KRT_FN static inline KRT_HD
+/* Generated helpers a file may not call (nvcc warns about those). */
+#if defined(__GNUC__) || defined(__CUDACC__)
+#define KRT_MAYBE_UNUSED __attribute__((unused))
+#else
+#define KRT_MAYBE_UNUSED
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Integer arithmetic with numba's (LLVM's) wrapping semantics         */
+/* ------------------------------------------------------------------ */
+
+/* X(suffix, T, U, BITS): U is the unsigned type the operation is done in,
+ * at least 32 bits wide so that uint16 * uint16 cannot overflow a
+ * promoted int. */
+#define KRT_SIGNED_TYPES_(X)                                                 \
+    X(i8, int8_t, uint32_t, 8)                                               \
+    X(i16, int16_t, uint32_t, 16)                                            \
+    X(i32, int32_t, uint32_t, 32)                                            \
+    X(i64, int64_t, uint64_t, 64)
+#define KRT_UNSIGNED_TYPES_(X)                                               \
+    X(u8, uint8_t, uint32_t, 8)                                              \
+    X(u16, uint16_t, uint32_t, 16)                                           \
+    X(u32, uint32_t, uint32_t, 32)                                           \
+    X(u64, uint64_t, uint64_t, 64)
+
+#define KRT_INT_COMMON_(s, T, U, BITS)                                       \
+    KRT_FN T krt_add_##s(T a, T b) { return (T)((U)a + (U)b); }              \
+    KRT_FN T krt_sub_##s(T a, T b) { return (T)((U)a - (U)b); }              \
+    KRT_FN T krt_mul_##s(T a, T b) { return (T)((U)a * (U)b); }              \
+    KRT_FN T krt_neg_##s(T a) { return (T)((U)0 - (U)a); }                   \
+    /* PTX clamps shift amounts: shifting by >= the width gives 0 (or the   \
+     * sign for an arithmetic right shift); a negative amount is huge. */   \
+    KRT_FN T krt_shl_##s(T a, T b)                                           \
+    {                                                                        \
+        return (U)b >= BITS ? (T)0 : (T)((U)a << (U)b);                      \
+    }                                                                        \
+    /* a ** b by repeated squaring, as numba's int_power. */                \
+    KRT_FN U krt_upow_##s(U a, uint64_t e)                                   \
+    {                                                                        \
+        U r = 1;                                                             \
+        while (e != 0) {                                                     \
+            if (e & 1)                                                       \
+                r = (U)(r * a);                                              \
+            e >>= 1;                                                         \
+            a = (U)(a * a);                                                  \
+        }                                                                    \
+        return r;                                                            \
+    }                                                                        \
+    KRT_FN T krt_min_##s(T a, T b) { return b < a ? b : a; }                 \
+    KRT_FN T krt_max_##s(T a, T b) { return b > a ? b : a; }
+
+#define KRT_INT_SIGNED_(s, T, U, BITS)                                       \
+    KRT_INT_COMMON_(s, T, U, BITS)                                           \
+    KRT_FN T krt_shr_##s(T a, T b)                                           \
+    {                                                                        \
+        return (U)b >= BITS ? (T)(a < 0 ? -1 : 0) : (T)(a >> b);             \
+    }                                                                        \
+    /* Python's floor division; numba returns 0 for x // 0 and for         \
+     * MIN // -1 (which would trap in C). */                                \
+    KRT_FN T krt_floordiv_##s(T a, T b)                                      \
+    {                                                                        \
+        T q, r;                                                              \
+        if (b == 0 || (b == -1 && a == (T)((U)1 << (BITS - 1))))             \
+            return 0;                                                        \
+        q = (T)(a / b);                                                      \
+        r = (T)(a % b);                                                      \
+        if (r != 0 && ((r < 0) != (b < 0)))                                  \
+            q = (T)(q - 1);                                                  \
+        return q;                                                            \
+    }                                                                        \
+    /* The remainder takes the divisor's sign. */                           \
+    KRT_FN T krt_mod_##s(T a, T b)                                           \
+    {                                                                        \
+        T r;                                                                 \
+        if (b == 0 || b == -1)                                               \
+            return 0;                                                        \
+        r = (T)(a % b);                                                      \
+        if (r != 0 && ((r < 0) != (b < 0)))                                  \
+            r = (T)(r + b);                                                  \
+        return r;                                                            \
+    }                                                                        \
+    /* Negative exponents: 0 ** -n is MIN (numba's numpy error model),     \
+     * 1 and -1 keep their magnitude, anything else truncates to 0. */      \
+    KRT_FN T krt_pow_##s(T a, T b)                                           \
+    {                                                                        \
+        if (b < 0) {                                                         \
+            if (a == 0)                                                      \
+                return (T)((U)1 << (BITS - 1));                              \
+            if (a == 1)                                                      \
+                return 1;                                                    \
+            if (a == -1)                                                     \
+                return (T)((b & 1) ? -1 : 1);                                \
+            return 0;                                                        \
+        }                                                                    \
+        return (T)krt_upow_##s((U)a, (uint64_t)b);                           \
+    }                                                                        \
+    KRT_FN T krt_abs_##s(T a) { return a < 0 ? krt_neg_##s(a) : a; }
+
+#define KRT_INT_UNSIGNED_(s, T, U, BITS)                                     \
+    KRT_INT_COMMON_(s, T, U, BITS)                                           \
+    KRT_FN T krt_shr_##s(T a, T b) { return (U)b >= BITS ? (T)0 : (T)(a >> b); } \
+    KRT_FN T krt_floordiv_##s(T a, T b) { return b == 0 ? (T)0 : (T)(a / b); } \
+    KRT_FN T krt_mod_##s(T a, T b) { return b == 0 ? (T)0 : (T)(a % b); }   \
+    KRT_FN T krt_pow_##s(T a, T b) { return (T)krt_upow_##s((U)a, (uint64_t)b); } \
+    KRT_FN T krt_abs_##s(T a) { return a; }
+
+KRT_SIGNED_TYPES_(KRT_INT_SIGNED_)
+KRT_UNSIGNED_TYPES_(KRT_INT_UNSIGNED_)
+
+/* Python's negative indices count from the end. */
+KRT_FN int64_t krt_wrap_index(int64_t i, int64_t n) { return i < 0 ? i + n : i; }
+
+/* ------------------------------------------------------------------ */
+/* Floating point                                                      */
+/* ------------------------------------------------------------------ */
+
+/* X(suffix, T, libm suffix as a token pasted onto floor/fmod/pow) */
+#define KRT_FLOAT_OPS_(s, T, FLOOR, FMOD, POW)                               \
+    /* numba's real_divmod (CPython's float_divmod): the quotient is       \
+     * snapped to an integer, the remainder has the divisor's sign;        \
+     * a zero divisor gives IEEE's x / 0 and fmod(x, 0). */                 \
+    KRT_FN T krt_floordiv_##s(T a, T b)                                      \
+    {                                                                        \
+        T mod, div, fl;                                                      \
+        if (b == 0)                                                          \
+            return a / b;                                                    \
+        mod = FMOD(a, b);                                                    \
+        div = (a - mod) / b;                                                 \
+        if (mod != 0 || mod != mod) {                                        \
+            if ((b < 0) != (mod < 0))                                        \
+                div -= 1;                                                    \
+        }                                                                    \
+        if (div != 0) {                                                      \
+            fl = FLOOR(div);                                                 \
+            if (div - fl > (T)0.5)                                           \
+                fl += 1;                                                     \
+            return fl;                                                       \
+        }                                                                    \
+        div = div * div;                                                     \
+        return div * a / b;                                                  \
+    }                                                                        \
+    KRT_FN T krt_mod_##s(T a, T b)                                           \
+    {                                                                        \
+        T mod;                                                               \
+        if (b == 0)                                                          \
+            return FMOD(a, b);                                               \
+        mod = FMOD(a, b);                                                    \
+        if (mod != 0 || mod != mod) {                                        \
+            if ((b < 0) != (mod < 0))                                        \
+                mod += b;                                                    \
+        } else {                                                             \
+            mod = b < 0 ? (T)-0.0 : (T)0.0;                                  \
+        }                                                                    \
+        return mod;                                                          \
+    }                                                                        \
+    /* float ** int: numba squares repeatedly, up to 0x10000. */            \
+    KRT_FN T krt_powi_##s(T a, int64_t b)                                    \
+    {                                                                        \
+        T r = 1;                                                             \
+        uint64_t e = b < 0 ? (uint64_t)0 - (uint64_t)b : (uint64_t)b;        \
+        if (e > 0x10000)                                                     \
+            return POW(a, (T)b);                                             \
+        while (e != 0) {                                                     \
+            if (e & 1)                                                       \
+                r *= a;                                                      \
+            e >>= 1;                                                         \
+            a *= a;                                                          \
+        }                                                                    \
+        return b < 0 ? (T)1 / r : r;                                         \
+    }                                                                        \
+    /* Python's min/max: the first of equal or unordered operands wins. */  \
+    KRT_FN T krt_min_##s(T a, T b) { return b < a ? b : a; }                 \
+    KRT_FN T krt_max_##s(T a, T b) { return b > a ? b : a; }
+
+KRT_FLOAT_OPS_(f32, float, floorf, fmodf, powf)
+KRT_FLOAT_OPS_(f64, double, floor, fmod, pow)
+
+/* round(x, ndigits) as numba's round_ndigits. */
+KRT_FN double krt_round_ndigits_f64(double x, int64_t nd)
+{
+    double p1, p2, y;
+    if (isinf(x) || isnan(x))
+        return x;
+    if (nd >= 0) {
+        if (nd > 22) {
+            p1 = krt_powi_f64(10.0, nd - 22);
+            p2 = 1e22;
+        } else {
+            p1 = krt_powi_f64(10.0, nd);
+            p2 = 1.0;
+        }
+        y = (x * p1) * p2;
+        if (isinf(y))
+            return x;
+        return (rint(y) / p2) / p1;
+    }
+    p1 = krt_powi_f64(10.0, -nd);
+    return rint(x / p1) * p1;
+}
+KRT_FN float krt_round_ndigits_f32(float x, int64_t nd)
+{
+    return (float)krt_round_ndigits_f64((double)x, nd);
+}
+
+/* Float to integer: what cvt.rzi does on the GPU (saturate, NaN -> 0), so
+ * that both backends agree where C leaves the conversion undefined; 8- and
+ * 16-bit results go through int32 and wrap. */
+KRT_FN int64_t krt_cvt_i64_f64(double x)
+{
+    if (x != x)
+        return 0;
+    if (x < -9223372036854775808.0)
+        return INT64_MIN;
+    if (x >= 9223372036854775808.0)
+        return INT64_MAX;
+    return (int64_t)x;
+}
+KRT_FN int64_t krt_cvt_i64_f32(float x) { return krt_cvt_i64_f64((double)x); }
+KRT_FN uint64_t krt_cvt_u64_f64(double x)
+{
+    if (x != x || x <= 0.0)
+        return 0;
+    if (x >= 18446744073709551616.0)
+        return UINT64_MAX;
+    return (uint64_t)x;
+}
+KRT_FN uint64_t krt_cvt_u64_f32(float x) { return krt_cvt_u64_f64((double)x); }
+KRT_FN int32_t krt_cvt_i32_f64(double x)
+{
+    if (x != x)
+        return 0;
+    if (x <= -2147483648.0)
+        return INT32_MIN;
+    if (x >= 2147483647.0)
+        return INT32_MAX;
+    return (int32_t)x;
+}
+KRT_FN int32_t krt_cvt_i32_f32(float x) { return krt_cvt_i32_f64((double)x); }
+KRT_FN uint32_t krt_cvt_u32_f64(double x)
+{
+    if (x != x || x <= 0.0)
+        return 0;
+    if (x >= 4294967295.0)
+        return UINT32_MAX;
+    return (uint32_t)x;
+}
+KRT_FN uint32_t krt_cvt_u32_f32(float x) { return krt_cvt_u32_f64((double)x); }
+#define KRT_CVT_NARROW_(s, T, via)                                           \
+    KRT_FN T krt_cvt_##s##_f64(double x) { return (T)krt_cvt_##via##_f64(x); } \
+    KRT_FN T krt_cvt_##s##_f32(float x) { return (T)krt_cvt_##via##_f64((double)x); }
+KRT_CVT_NARROW_(i8, int8_t, i32)
+KRT_CVT_NARROW_(i16, int16_t, i32)
+KRT_CVT_NARROW_(u8, uint8_t, i32)
+KRT_CVT_NARROW_(u16, uint16_t, i32)
+
+/* ------------------------------------------------------------------ */
+/* Arrays                                                              */
+/* ------------------------------------------------------------------ */
+
+/* A view of a C-contiguous shared or local array, to pass it to a device
+ * function (whose array parameters are all views). */
+KRT_FN krt_view krt_view_make(void *data, int ndim, int64_t n0, int64_t n1,
+                              int64_t n2, int64_t itemsize)
+{
+    krt_view v;
+    int i;
+    memset(&v, 0, sizeof v);
+    v.data = (char *)data;
+    v.shape[0] = n0;
+    v.shape[1] = n1;
+    v.shape[2] = n2;
+    v.strides[ndim > 0 ? ndim - 1 : 0] = itemsize;
+    for (i = ndim - 2; i >= 0; i--)
+        v.strides[i] = v.strides[i + 1] * v.shape[i + 1];
+    return v;
+}
+
+#if defined(__CUDACC__)
+/* Bytes of dynamic shared memory of this launch. */
+static __device__ inline unsigned krt_dynamic_smem_bytes(void)
+{
+    unsigned r;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
+    return r;
+}
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Atomics: return the old value; numba's semantics                    */
+/* ------------------------------------------------------------------ */
+
+/* Bit casts for the compare-and-swap loops of float atomics. */
+KRT_FN uint32_t krt_f32_bits(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
+KRT_FN float krt_bits_f32(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
+KRT_FN uint64_t krt_f64_bits(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
+KRT_FN double krt_bits_f64(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+
+#if defined(__CUDA_ARCH__)
+/* One compare-and-swap on the bits of a float or an integer. */
+KRT_FN uint32_t krt_cas_u32(uint32_t *p, uint32_t old, uint32_t nw)
+{
+    return atomicCAS((unsigned int *)p, old, nw);
+}
+KRT_FN uint64_t krt_cas_u64(uint64_t *p, uint64_t old, uint64_t nw)
+{
+    return atomicCAS((unsigned long long *)p, (unsigned long long)old,
+                     (unsigned long long)nw);
+}
+#define KRT_LOAD_(p) (*(volatile __typeof__(*(p)) *)(p))
+#else
+/* The CPU backend runs blocks on several threads: GCC/Clang atomics. */
+KRT_FN uint32_t krt_cas_u32(uint32_t *p, uint32_t old, uint32_t nw)
+{
+    __atomic_compare_exchange_n(p, &old, nw, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    return old;
+}
+KRT_FN uint64_t krt_cas_u64(uint64_t *p, uint64_t old, uint64_t nw)
+{
+    __atomic_compare_exchange_n(p, &old, nw, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    return old;
+}
+#define KRT_LOAD_(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#endif
+
+/* Integer atomics on the CPU are single builtins or CAS loops; on the GPU
+ * the CUDA intrinsic where one exists for the type, else the same CAS loop
+ * on the unsigned bits. */
+#define KRT_CPU_INT_ATOMICS_(s, T)                                           \
+    KRT_FN T krt_cpu_atomic_add_##s(T *p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); } \
+    KRT_FN T krt_cpu_atomic_sub_##s(T *p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); } \
+    KRT_FN T krt_cpu_atomic_max_##s(T *p, T v)                               \
+    {                                                                        \
+        T old = __atomic_load_n(p, __ATOMIC_RELAXED);                        \
+        while (old < v && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) \
+            ;                                                                \
+        return old;                                                          \
+    }                                                                        \
+    KRT_FN T krt_cpu_atomic_min_##s(T *p, T v)                               \
+    {                                                                        \
+        T old = __atomic_load_n(p, __ATOMIC_RELAXED);                        \
+        while (old > v && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) \
+            ;                                                                \
+        return old;                                                          \
+    }
+
+#if !defined(__CUDA_ARCH__)
+KRT_CPU_INT_ATOMICS_(i32, int32_t)
+KRT_CPU_INT_ATOMICS_(u32, uint32_t)
+KRT_CPU_INT_ATOMICS_(i64, int64_t)
+KRT_CPU_INT_ATOMICS_(u64, uint64_t)
+#define KRT_INT_ATOMIC_(op, s, T, cuda_expr)                                 \
+    KRT_FN T krt_atomic_##op##_##s(T *p, T v) { return krt_cpu_atomic_##op##_##s(p, v); }
+#else
+#define KRT_INT_ATOMIC_(op, s, T, cuda_expr)                                 \
+    KRT_FN T krt_atomic_##op##_##s(T *p, T v) { return (T)(cuda_expr); }
+#endif
+
+KRT_INT_ATOMIC_(add, i32, int32_t, atomicAdd((int *)p, (int)v))
+KRT_INT_ATOMIC_(add, u32, uint32_t, atomicAdd((unsigned *)p, (unsigned)v))
+KRT_INT_ATOMIC_(add, i64, int64_t, atomicAdd((unsigned long long *)p, (unsigned long long)v))
+KRT_INT_ATOMIC_(add, u64, uint64_t, atomicAdd((unsigned long long *)p, (unsigned long long)v))
+KRT_INT_ATOMIC_(sub, i32, int32_t, atomicSub((int *)p, (int)v))
+KRT_INT_ATOMIC_(sub, u32, uint32_t, atomicSub((unsigned *)p, (unsigned)v))
+KRT_INT_ATOMIC_(sub, i64, int64_t, atomicAdd((unsigned long long *)p, 0ull - (unsigned long long)v))
+KRT_INT_ATOMIC_(sub, u64, uint64_t, atomicAdd((unsigned long long *)p, 0ull - (unsigned long long)v))
+KRT_INT_ATOMIC_(max, i32, int32_t, atomicMax((int *)p, (int)v))
+KRT_INT_ATOMIC_(max, u32, uint32_t, atomicMax((unsigned *)p, (unsigned)v))
+KRT_INT_ATOMIC_(max, i64, int64_t, atomicMax((long long *)p, (long long)v))
+KRT_INT_ATOMIC_(max, u64, uint64_t, atomicMax((unsigned long long *)p, (unsigned long long)v))
+KRT_INT_ATOMIC_(min, i32, int32_t, atomicMin((int *)p, (int)v))
+KRT_INT_ATOMIC_(min, u32, uint32_t, atomicMin((unsigned *)p, (unsigned)v))
+KRT_INT_ATOMIC_(min, i64, int64_t, atomicMin((long long *)p, (long long)v))
+KRT_INT_ATOMIC_(min, u64, uint64_t, atomicMin((unsigned long long *)p, (unsigned long long)v))
+
+/* Float add/sub: the CUDA intrinsic on the GPU (sub adds the negation,
+ * which IEEE makes identical), a CAS loop on the CPU. */
+/* Spelled out per type: token pasting cannot build uint32_t names. */
+KRT_FN float krt_cas_add_f32(float *p, float v)
+{
+    uint32_t old = KRT_LOAD_((uint32_t *)p), seen;
+    for (;;) {
+        seen = krt_cas_u32((uint32_t *)p, old, krt_f32_bits(krt_bits_f32(old) + v));
+        if (seen == old)
+            return krt_bits_f32(old);
+        old = seen;
+    }
+}
+KRT_FN double krt_cas_add_f64(double *p, double v)
+{
+    uint64_t old = KRT_LOAD_((uint64_t *)p), seen;
+    for (;;) {
+        seen = krt_cas_u64((uint64_t *)p, old, krt_f64_bits(krt_bits_f64(old) + v));
+        if (seen == old)
+            return krt_bits_f64(old);
+        old = seen;
+    }
+}
+
+KRT_FN float krt_atomic_add_f32(float *p, float v)
+{
+#if defined(__CUDA_ARCH__)
+    return atomicAdd(p, v);
+#else
+    return krt_cas_add_f32(p, v);
+#endif
+}
+KRT_FN double krt_atomic_add_f64(double *p, double v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 600
+    return atomicAdd(p, v);
+#else
+    return krt_cas_add_f64(p, v);
+#endif
+}
+KRT_FN float krt_atomic_sub_f32(float *p, float v) { return krt_atomic_add_f32(p, -v); }
+KRT_FN double krt_atomic_sub_f64(double *p, double v) { return krt_atomic_add_f64(p, -v); }
+
+/* Float max/min as numba's ___numba_atomic_*_{max,min,nanmax,nanmin}:
+ * max/min leave memory alone when either value is NaN; nanmax/nanmin
+ * ignore a NaN operand but replace a NaN in memory.  They return the value
+ * first read, as numba does. */
+#define KRT_FLOAT_MINMAX_(s, T, B, name, SKIP, GO)                           \
+    KRT_FN T krt_atomic_##name##_##s(T *p, T v)                              \
+    {                                                                        \
+        B bits = KRT_LOAD_((B *)p), seen;                                    \
+        T first = krt_bits_##s(bits), cur = first;                           \
+        if (SKIP)                                                            \
+            return first;                                                    \
+        while (GO) {                                                         \
+            seen = krt_cas_##B((B *)p, bits, krt_##s##_bits(v));             \
+            if (seen == bits)                                                \
+                break;                                                       \
+            bits = seen;                                                     \
+            cur = krt_bits_##s(bits);                                        \
+        }                                                                    \
+        return first;                                                        \
+    }
+#define KRT_FLOAT_MINMAX_ALL_(s, T, B)                                       \
+    KRT_FLOAT_MINMAX_(s, T, B, max, (v != v || cur != cur), (cur < v))       \
+    KRT_FLOAT_MINMAX_(s, T, B, min, (v != v || cur != cur), (cur > v))       \
+    KRT_FLOAT_MINMAX_(s, T, B, nanmax, (v != v), (!(cur >= v)))              \
+    KRT_FLOAT_MINMAX_(s, T, B, nanmin, (v != v), (!(cur <= v)))
+#define krt_cas_uint32_t krt_cas_u32
+#define krt_cas_uint64_t krt_cas_u64
+KRT_FLOAT_MINMAX_ALL_(f32, float, uint32_t)
+KRT_FLOAT_MINMAX_ALL_(f64, double, uint64_t)
+#undef krt_cas_uint32_t
+#undef krt_cas_uint64_t
+
+/* Integer nanmax/nanmin are max/min. */
+#define KRT_INT_NANMINMAX_(s, T)                                             \
+    KRT_FN T krt_atomic_nanmax_##s(T *p, T v) { return krt_atomic_max_##s(p, v); } \
+    KRT_FN T krt_atomic_nanmin_##s(T *p, T v) { return krt_atomic_min_##s(p, v); }
+KRT_INT_NANMINMAX_(i32, int32_t)
+KRT_INT_NANMINMAX_(u32, uint32_t)
+KRT_INT_NANMINMAX_(i64, int64_t)
+KRT_INT_NANMINMAX_(u64, uint64_t)
+
+/* ------------------------------------------------------------------ */
+/* The CPU backend's thread loops (see src/emit.c)                     */
+/* ------------------------------------------------------------------ */
+
+/* Every thread of the block in CUDA's order (x fastest).  `continue` in the
+ * body moves on to the next thread.  The _T form also counts the linear
+ * thread index krt_t (the thread's frame). */
+#define KRT_FOR_EACH_THREAD(b)                                               \
+    for (krt_tid.z = 0; krt_tid.z < (b)->block_dim.z; krt_tid.z++)           \
+        for (krt_tid.y = 0; krt_tid.y < (b)->block_dim.y; krt_tid.y++)       \
+            for (krt_tid.x = 0; krt_tid.x < (b)->block_dim.x; krt_tid.x++)
+#define KRT_FOR_EACH_THREAD_T(b)                                             \
+    for (krt_t = 0, krt_tid.z = 0; krt_tid.z < (b)->block_dim.z; krt_tid.z++) \
+        for (krt_tid.y = 0; krt_tid.y < (b)->block_dim.y; krt_tid.y++)       \
+            for (krt_tid.x = 0; krt_tid.x < (b)->block_dim.x; krt_tid.x++, krt_t++)
+
+/* A thread's state in a kernel split at barriers: running, returned, or
+ * leaving (break) / skipping the rest of (continue) the block-level loop
+ * at nesting depth d. */
+#define KRT_RUNNING 0
+#define KRT_RETURNED (-1)
+#define KRT_BREAK(d) (2 * (d) + 1)
+#define KRT_CONTINUE(d) (2 * (d) + 2)
+
+#endif /* KERNRT_DEVICE_H */
