@@ -1,0 +1,1166 @@
+/*
+ * run.c - `kernc run FILE.kern KERNEL [options] ARG...`: translate, build
+ * and launch one kernel once, from the command line (SPEC section 4).
+ *
+ * The steps, each of which stops the whole run with a message on failure:
+ *   1. translate FILE.kern in-process (parse_source .. emit_c / emit_cuda),
+ *      for the backend that will run it (cpu: C, cuda: CUDA C);
+ *   2. compile it into a shared object in a private temporary directory
+ *      ($CC or nvcc), dlopen() it and remove the directory at once (the
+ *      mapping outlives the files), so nothing is left behind, whatever
+ *      happens later;
+ *   3. bind the ARGs to the kernel's parameters through the krt_param table
+ *      of its descriptor: .npy files for arrays (dtype and ndim checked),
+ *      literals for scalars (range-checked) - all of them before anything
+ *      touches the device, so a bad argument launches nothing;
+ *   4. krt_launch() with --grid/--block/--shared, and with --outdir write
+ *      every array parameter back as DIR/argI.npy.
+ * The shared object resolves its krt_* calls against the libkernrt that
+ * kernc itself links, so the generated code and this driver share one
+ * runtime (one backend choice, one CUDA context).
+ *
+ * Exit status: 0 success; 1 an error in the inputs, translation, build or
+ * launch; 2 a usage error (bad option, wrong argument count, bad literal).
+ */
+#include "kernc.h"
+#include "kernrt.h"
+#include "npy.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Configure-time defaults: the installed headers and the compilers that
+ * built kernc; $KERNC_INCLUDEDIR, $CC and $NVCC override them. */
+#ifndef KERNC_INCLUDEDIR
+#define KERNC_INCLUDEDIR "/usr/local/include"
+#endif
+#ifndef KERNC_CC
+#define KERNC_CC "cc"
+#endif
+#ifndef KERNC_NVCC
+#define KERNC_NVCC "nvcc"
+#endif
+/* Where the CUDA toolkit usually is when nvcc is not on PATH. */
+#define RUN_NVCC_FALLBACK "/usr/local/cuda/bin/nvcc"
+
+extern char **environ;
+
+enum { RUN_OK = 0, RUN_FAIL = 1, RUN_USAGE = 2 };
+
+#define RUN_MAX_SIGS 64
+#define RUN_MAX_CMD 64
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                            */
+/* ------------------------------------------------------------------ */
+
+static int run_error(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print "kernc run: error: ..." and return status, so that callers can
+ * write `return run_error(RUN_FAIL, ...)`. */
+/* Set while trying overloads in turn: a misfit is not an error yet. */
+static bool run_quiet;
+
+static int run_error(int status, const char *fmt, ...)
+{
+    va_list ap;
+    if (run_quiet)
+        return status;
+    fputs("kernc run: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* Options                                                             */
+/* ------------------------------------------------------------------ */
+
+/* X(ID, spelling, takes a value, value name, help) */
+#define RUN_OPTIONS(X)                                                       \
+    X(GRID, "--grid", 1, "X[,Y[,Z]]", "blocks in the grid (default 1)")     \
+    X(BLOCK, "--block", 1, "X[,Y[,Z]]", "threads per block (default 1)")    \
+    X(SHARED, "--shared", 1, "BYTES", "dynamic shared memory per block (default 0)") \
+    X(BACKEND, "--backend", 1, "cpu|cuda|auto",                             \
+      "where to run it (default: $KRT_BACKEND, else auto)")                 \
+    X(OUTDIR, "--outdir", 1, "DIR",                                         \
+      "after the launch, write array parameter I to DIR/argI.npy")          \
+    X(SIGNATURE, "--signature", 1, "NAME=SIG",                              \
+      "signature of a kernel that has none in the file (repeatable)")      \
+    X(DEBUG, "-g", 0, NULL, "bounds checks in the kernel (as debug=True)")  \
+    X(HELP, "--help", 0, NULL, "print this help and exit")
+
+typedef enum RunOptId {
+#define X_(id, sp, val, meta, help) ROPT_##id,
+    RUN_OPTIONS(X_)
+#undef X_
+    ROPT__COUNT
+} RunOptId;
+
+static const struct {
+    const char *spelling;
+    int takes_value;
+    const char *meta, *help;
+} run_opts[ROPT__COUNT] = {
+#define X_(id, sp, val, meta, help) {sp, val, meta, help},
+    RUN_OPTIONS(X_)
+#undef X_
+};
+
+typedef struct RunConfig {
+    const char *file;
+    const char *kernel;
+    krt_dim3 grid, block;
+    size_t shared;
+    const char *backend;           /* NULL: leave it to KRT_BACKEND */
+    const char *outdir;
+    bool debug;
+    SigOverride sigs[RUN_MAX_SIGS];
+    int nsigs;
+    char **args;                   /* the ARGs, in order */
+    int nargs;
+} RunConfig;
+
+static void run_usage(FILE *out)
+{
+    fputs("usage: kernc run FILE.kern KERNEL [options] ARG...\n"
+          "Translate FILE.kern, build it and launch KERNEL once.  Each ARG fills the\n"
+          "next kernel parameter: a NumPy .npy file for an array parameter, a literal\n"
+          "for a scalar one (2.5, -3, 0x10, true, false).\n\n"
+          "Options:\n", out);
+    for (int i = 0; i < ROPT__COUNT; i++) {
+        char left[64];
+        snprintf(left, sizeof left, "%s%s%s", run_opts[i].spelling,
+                 run_opts[i].meta ? " " : "", run_opts[i].meta ? run_opts[i].meta : "");
+        fprintf(out, "  %-26s %s\n", left, run_opts[i].help);
+    }
+    fputs("\nEnvironment: CC and CFLAGS (the C compiler for the cpu backend, default\n"
+          KERNC_CC "), NVCC and NVCCFLAGS (cuda backend, default " KERNC_NVCC "),\n"
+          "KERNC_INCLUDEDIR (where kernrt.h is, default " KERNC_INCLUDEDIR "),\n"
+          "KRT_BACKEND, TMPDIR.\n"
+          "Exit status: 0 success, 1 error, 2 usage error.\n", out);
+}
+
+/* "X[,Y[,Z]]", each a positive or zero integer (zero is refused by the
+ * runtime's launch check, with its own message). */
+static int run_parse_dim3(const char *opt, const char *s, krt_dim3 *out)
+{
+    unsigned v[3] = {1, 1, 1};
+    const char *p = s;
+    for (int i = 0; i < 3; i++) {
+        if (*p < '0' || *p > '9')
+            goto bad;
+        char *end;
+        errno = 0;
+        unsigned long x = strtoul(p, &end, 10);
+        if (errno != 0 || x > UINT_MAX)
+            return run_error(RUN_USAGE, "%s %s: %.*s is too large", opt, s,
+                             (int)(end - p), p);
+        v[i] = (unsigned)x;
+        p = end;
+        if (*p == '\0') {
+            out->x = v[0];
+            out->y = v[1];
+            out->z = v[2];
+            return RUN_OK;
+        }
+        if (*p != ',')
+            goto bad;
+        p++;
+    }
+bad:
+    return run_error(RUN_USAGE, "%s: expected X[,Y[,Z]] (1 to 3 integers), got '%s'", opt, s);
+}
+
+/* Is arg an option?  Single-dash words other than our own are values:
+ * "-3", "-2.5", "-inf" are negative literals. */
+static int run_option_of(const char *arg, const char **value)
+{
+    *value = NULL;
+    for (int i = 0; i < ROPT__COUNT; i++) {
+        size_t n = strlen(run_opts[i].spelling);
+        if (strncmp(arg, run_opts[i].spelling, n) != 0)
+            continue;
+        if (arg[n] == '\0')
+            return i;
+        if (arg[n] == '=' && run_opts[i].takes_value) {
+            *value = arg + n + 1;
+            return i;
+        }
+    }
+    if (strcmp(arg, "-h") == 0)
+        return ROPT_HELP;
+    return -1;
+}
+
+static bool run_looks_like_option(const char *arg)
+{
+    if (arg[0] != '-' || arg[1] == '\0')
+        return false;
+    if (arg[1] == '-')
+        return true;
+    char c = arg[1];
+    return !((c >= '0' && c <= '9') || c == '.' || c == 'i' || c == 'I' || c == 'n' ||
+             c == 'N');
+}
+
+/* Returns RUN_OK, RUN_USAGE, or -1 when --help was given (exit 0). */
+static int run_parse_args(int argc, char **argv, RunConfig *cfg)
+{
+    char **pos = calloc((size_t)argc + 1, sizeof *pos);
+    if (pos == NULL)
+        return run_error(RUN_FAIL, "out of memory");
+    int npos = 0;
+    bool only_positional = false;
+
+    cfg->grid = (krt_dim3){1, 1, 1};
+    cfg->block = (krt_dim3){1, 1, 1};
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (only_positional || !run_looks_like_option(arg)) {
+            pos[npos++] = argv[i];
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            only_positional = true;
+            continue;
+        }
+        const char *value;
+        int id = run_option_of(arg, &value);
+        if (id < 0) {
+            free(pos);
+            return run_error(RUN_USAGE, "unknown option '%s' (see kernc run --help)", arg);
+        }
+        if (run_opts[id].takes_value && value == NULL) {
+            if (i + 1 >= argc) {
+                free(pos);
+                return run_error(RUN_USAGE, "%s needs a value: %s %s", run_opts[id].spelling,
+                                 run_opts[id].spelling, run_opts[id].meta);
+            }
+            value = argv[++i];
+        }
+        int rc = RUN_OK;
+        switch ((RunOptId)id) {
+        case ROPT_GRID:
+            rc = run_parse_dim3("--grid", value, &cfg->grid);
+            break;
+        case ROPT_BLOCK:
+            rc = run_parse_dim3("--block", value, &cfg->block);
+            break;
+        case ROPT_SHARED: {
+            char *end;
+            errno = 0;
+            unsigned long long b = strtoull(value, &end, 0);
+            if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 ||
+                b > SIZE_MAX)
+                rc = run_error(RUN_USAGE, "--shared: expected a number of bytes, got '%s'",
+                               value);
+            cfg->shared = (size_t)b;
+            break;
+        }
+        case ROPT_BACKEND:
+            if (strcmp(value, "cpu") != 0 && strcmp(value, "cuda") != 0 &&
+                strcmp(value, "auto") != 0)
+                rc = run_error(RUN_USAGE, "--backend: expected cpu, cuda or auto, got '%s'",
+                               value);
+            cfg->backend = value;
+            break;
+        case ROPT_OUTDIR:
+            if (value[0] == '\0')
+                rc = run_error(RUN_USAGE, "--outdir: empty directory name");
+            cfg->outdir = value;
+            break;
+        case ROPT_SIGNATURE: {
+            const char *eq = strchr(value, '=');
+            if (eq == NULL || eq == value || eq[1] == '\0')
+                rc = run_error(RUN_USAGE, "--signature: expected NAME=SIGNATURE, got '%s'",
+                               value);
+            else if (cfg->nsigs == RUN_MAX_SIGS)
+                rc = run_error(RUN_USAGE, "too many --signature options (at most %d)",
+                               RUN_MAX_SIGS);
+            else {
+                cfg->sigs[cfg->nsigs].kernel = arena_strndup(value, (size_t)(eq - value));
+                cfg->sigs[cfg->nsigs].sig = eq + 1;
+                cfg->nsigs++;
+            }
+            break;
+        }
+        case ROPT_DEBUG:
+            cfg->debug = true;
+            break;
+        case ROPT_HELP:
+            free(pos);
+            run_usage(stdout);
+            return -1;
+        case ROPT__COUNT:
+            break;
+        }
+        if (rc != RUN_OK) {
+            free(pos);
+            return rc;
+        }
+    }
+    if (npos < 2) {
+        free(pos);
+        run_error(RUN_USAGE, npos == 0 ? "no input file" : "no kernel name");
+        run_usage(stderr);
+        return RUN_USAGE;
+    }
+    cfg->file = pos[0];
+    cfg->kernel = pos[1];
+    cfg->args = pos + 2;
+    cfg->nargs = npos - 2;
+    return RUN_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* The run: every resource in one place, released by run_cleanup        */
+/* ------------------------------------------------------------------ */
+
+typedef union RunScalar {
+    uint8_t b;
+    int8_t i8;
+    int16_t i16;
+    int32_t i32;
+    int64_t i64;
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
+    float f32;
+    double f64;
+} RunScalar;
+
+typedef struct RunArg {
+    NpyArray host;                 /* array arguments: the file's contents */
+    bool loaded;
+    char load_err[NPY_ERR_MAX];    /* why the file could not be loaded */
+    bool load_failed;
+    krt_array dev;
+    bool on_device;
+    krt_view view;
+    RunScalar scalar;
+} RunArg;
+
+typedef struct Run {
+    RunConfig cfg;
+    char *source_text;
+    char tmpdir[4096];
+    bool have_tmpdir;
+    void *dl;
+    const krt_module *module;
+    const krt_kernel *kernel;
+    RunArg *args;
+} Run;
+
+/* The files of the temporary directory, for the signal handler, which can
+ * only unlink what it knows by name (opendir is not async-signal-safe). */
+static char run_sig_paths[3][4096 + 16];
+static volatile sig_atomic_t run_sig_armed;
+
+static void run_on_signal(int sig)
+{
+    if (run_sig_armed) {
+        for (int i = 0; i < 3; i++)
+            unlink(run_sig_paths[i]);
+        rmdir(run_sig_paths[2]);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Remove the temporary directory and what the compiler left in it. */
+static void run_remove_tmpdir(Run *r)
+{
+    if (!r->have_tmpdir)
+        return;
+    DIR *d = opendir(r->tmpdir);
+    if (d != NULL) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char path[4096 + 256];
+            snprintf(path, sizeof path, "%s/%s", r->tmpdir, e->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(r->tmpdir);
+    r->have_tmpdir = false;
+    run_sig_armed = 0;
+}
+
+static void run_cleanup(Run *r)
+{
+    run_remove_tmpdir(r);
+    if (r->args != NULL) {
+        for (int i = 0; i < r->cfg.nargs; i++) {
+            if (r->args[i].on_device)
+                krt_free(r->args[i].dev);
+            npy_free(&r->args[i].host);
+        }
+        free(r->args);
+    }
+    /* The shared object stays loaded: with the CUDA backend, cudart's exit
+     * handlers still refer to the kernels it registered. */
+    free(r->source_text);
+    free(r->cfg.args - 2);
+}
+
+/* ------------------------------------------------------------------ */
+/* Step 1: translate                                                   */
+/* ------------------------------------------------------------------ */
+
+static char *run_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 8192, n = 0;
+    char *buf = malloc(cap + 1);
+    while (buf != NULL) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+        if (n == cap) {
+            char *nb = realloc(buf, cap * 2 + 1);
+            if (nb == NULL) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (buf == NULL || bad) {
+        free(buf);
+        if (!bad)
+            errno = ENOMEM;
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* The kernel names of a translated program, for "did you mean" lists. */
+static void run_list_kernels(StrBuf *b, const char *const *names, int n)
+{
+    int shown = 0;
+    for (int i = 0; i < n; i++) {
+        bool dup = false;
+        for (int j = 0; j < i; j++)
+            dup = dup || strcmp(names[i], names[j]) == 0;
+        if (!dup)
+            sb_printf(b, "%s%s", shown++ ? ", " : "", names[i]);
+    }
+}
+
+static int run_translate(Run *r, bool cuda, StrBuf *code)
+{
+    static Source src;             /* diagnostics keep a pointer to it */
+    size_t len = 0;
+    r->source_text = run_read_file(r->cfg.file, &len);
+    if (r->source_text == NULL)
+        return run_error(RUN_FAIL, "cannot open '%s': %s", r->cfg.file, strerror(errno));
+    src.path = r->cfg.file;
+    src.text = r->source_text;
+    src.len = len;
+
+    Options opt = {0};
+    opt.input = r->cfg.file;
+    opt.target_c = !cuda;
+    opt.debug = r->cfg.debug;
+    opt.sigs = r->cfg.sigs;
+    opt.nsigs = r->cfg.nsigs;
+
+    diag_init(&src);
+    types_init();
+    Node *module = parse_source(&src);
+    if (module == NULL || error_count() > 0)
+        return RUN_FAIL;
+    Program *prog = analyze(module, &opt);
+    if (prog == NULL || error_count() > 0)
+        return RUN_FAIL;
+    check_program(prog, &opt);
+    if (error_count() > 0)
+        return RUN_FAIL;
+
+    /* An unknown kernel is reported before paying for a compilation. */
+    const char **names = calloc((size_t)prog->nfuncs + 1, sizeof *names);
+    int nkernels = 0;
+    bool found = false;
+    for (int i = 0; names != NULL && i < prog->nfuncs; i++) {
+        if (!prog->funcs[i]->is_kernel)
+            continue;
+        names[nkernels++] = prog->funcs[i]->name;
+        found = found || strcmp(prog->funcs[i]->name, r->cfg.kernel) == 0;
+    }
+    if (!found) {
+        StrBuf list = {0};
+        run_list_kernels(&list, names, nkernels);
+        if (nkernels == 0)
+            run_error(RUN_FAIL, "%s defines no kernel", r->cfg.file);
+        else
+            run_error(RUN_FAIL, "%s has no kernel '%s'; its kernels: %s", r->cfg.file,
+                      r->cfg.kernel, list.s);
+        sb_free(&list);
+        free(names);
+        return RUN_FAIL;
+    }
+    free(names);
+
+    if (cuda)
+        emit_cuda(code, prog, &opt);
+    else
+        emit_c(code, prog, &opt);
+    if (error_count() > 0)
+        return RUN_FAIL;
+    return RUN_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Step 2: compile and load                                            */
+/* ------------------------------------------------------------------ */
+
+/* Split a command from the environment ("ccache gcc") at blanks. */
+static int run_split(char *cmd, char **argv, int max)
+{
+    int n = 0;
+    for (char *tok = strtok(cmd, " \t"); tok != NULL && n < max; tok = strtok(NULL, " \t"))
+        argv[n++] = tok;
+    return n;
+}
+
+/* Is there an executable cmd (a bare name) on $PATH, or at cmd itself? */
+static bool run_on_path(const char *cmd)
+{
+    if (strchr(cmd, '/') != NULL)
+        return access(cmd, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (path == NULL)
+        return false;
+    while (*path) {
+        size_t len = strcspn(path, ":");
+        char full[4096];
+        snprintf(full, sizeof full, "%.*s/%s", (int)len, len ? path : ".", cmd);
+        if (access(full, X_OK) == 0)
+            return true;
+        path += len;
+        if (*path == ':')
+            path++;
+    }
+    return false;
+}
+
+/* Run argv[] with the compiler's output on our stderr; RUN_OK if it
+ * exited with status 0. */
+static int run_spawn(char **argv)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+    pid_t pid;
+    fflush(NULL);
+    int err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (err != 0)
+        return run_error(RUN_FAIL, "cannot run '%s': %s", argv[0], strerror(err));
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR)
+            return run_error(RUN_FAIL, "waiting for '%s': %s", argv[0], strerror(errno));
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return RUN_OK;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        return run_error(RUN_FAIL, "cannot run '%s'", argv[0]);
+    if (WIFSIGNALED(status))
+        return run_error(RUN_FAIL, "'%s' was killed by signal %d", argv[0], WTERMSIG(status));
+    return run_error(RUN_FAIL, "compilation of the generated code failed ('%s' exited with %d)",
+                     argv[0], WEXITSTATUS(status));
+}
+
+/* The sanitised base names the emitter may have used for krt_module_<base>:
+ * the file name without ".kern", and the whole file name. */
+static const krt_module *run_find_module(Run *r)
+{
+    const char *slash = strrchr(r->cfg.file, '/');
+    const char *base = slash ? slash + 1 : r->cfg.file;
+    size_t n = strlen(base);
+    size_t stems[2] = {n, n};
+    if (n > 5 && strcmp(base + n - 5, ".kern") == 0)
+        stems[0] = n - 5;
+    for (int k = 0; k < 2; k++) {
+        char sym[512];
+        size_t len = (size_t)snprintf(sym, sizeof sym, "krt_module_");
+        for (size_t i = 0; i < stems[k] && len + 1 < sizeof sym; i++) {
+            char c = base[i];
+            bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                      (c >= '0' && c <= '9') || c == '_';
+            sym[len++] = ok ? c : '_';
+        }
+        sym[len] = '\0';
+        const krt_module *m = dlsym(r->dl, sym);
+        if (m != NULL)
+            return m;
+    }
+    return NULL;
+}
+
+static int run_build(Run *r, bool cuda, const StrBuf *code)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (tmp == NULL || tmp[0] == '\0')
+        tmp = "/tmp";
+    snprintf(r->tmpdir, sizeof r->tmpdir, "%s/kernc-run-XXXXXX", tmp);
+    if (mkdtemp(r->tmpdir) == NULL)
+        return run_error(RUN_FAIL, "cannot create a temporary directory in %s: %s", tmp,
+                         strerror(errno));
+    r->have_tmpdir = true;
+
+    char *src = run_sig_paths[0], *so = run_sig_paths[1];
+    snprintf(src, sizeof run_sig_paths[0], "%s/%s", r->tmpdir, cuda ? "module.cu" : "module.c");
+    snprintf(so, sizeof run_sig_paths[1], "%s/module.so", r->tmpdir);
+    snprintf(run_sig_paths[2], sizeof run_sig_paths[2], "%s", r->tmpdir);
+    /* An interrupted build (^C while nvcc runs) still removes the directory. */
+    run_sig_armed = 1;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        if (signal(sigs[i], run_on_signal) == SIG_IGN)
+            signal(sigs[i], SIG_IGN);
+    FILE *f = fopen(src, "w");
+    if (f == NULL)
+        return run_error(RUN_FAIL, "%s: %s", src, strerror(errno));
+    bool ok = fwrite(code->s, 1, code->len, f) == code->len;
+    if (fclose(f) != 0 || !ok)
+        return run_error(RUN_FAIL, "%s: write failed", src);
+
+    const char *incdir = getenv("KERNC_INCLUDEDIR");
+    if (incdir == NULL || incdir[0] == '\0')
+        incdir = KERNC_INCLUDEDIR;
+    const char *cc = getenv(cuda ? "NVCC" : "CC");
+    if (cc == NULL || cc[0] == '\0') {
+        cc = cuda ? KERNC_NVCC : KERNC_CC;
+        if (cuda && !run_on_path(cc) && access(RUN_NVCC_FALLBACK, X_OK) == 0)
+            cc = RUN_NVCC_FALLBACK;
+    }
+    const char *flags = getenv(cuda ? "NVCCFLAGS" : "CFLAGS");
+    char *ccbuf = strdup(cc);
+    char *flagbuf = strdup(flags ? flags : "");
+    if (ccbuf == NULL || flagbuf == NULL) {
+        free(ccbuf);
+        free(flagbuf);
+        return run_error(RUN_FAIL, "out of memory");
+    }
+    char *argv[RUN_MAX_CMD * 2];
+    int n = run_split(ccbuf, argv, RUN_MAX_CMD);
+    if (n == 0) {
+        free(ccbuf);
+        free(flagbuf);
+        return run_error(RUN_FAIL, "the %s variable names no compiler", cuda ? "NVCC" : "CC");
+    }
+    char incflag[4096 + 8];
+    snprintf(incflag, sizeof incflag, "-I%s", incdir);
+    argv[n++] = "-O2";
+    argv[n++] = "-shared";
+    if (cuda) {
+        /* One cudart for the module and libkernrt: see runtime/cuda.c. */
+        argv[n++] = "-Xcompiler";
+        argv[n++] = "-fPIC";
+        argv[n++] = "-cudart";
+        argv[n++] = "shared";
+    } else {
+        argv[n++] = "-fPIC";
+    }
+    argv[n++] = incflag;
+    /* The user's flags come after ours, so that they win (-O0, -g, -arch). */
+    n += run_split(flagbuf, argv + n, RUN_MAX_CMD - 8);
+    argv[n++] = "-o";
+    argv[n++] = so;
+    argv[n++] = src;
+    argv[n++] = "-lm";
+    argv[n] = NULL;
+    int rc = run_spawn(argv);
+    free(ccbuf);
+    free(flagbuf);
+    if (rc != RUN_OK)
+        return rc;
+
+    r->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    if (r->dl == NULL) {
+        const char *why = dlerror();
+        /* The module's krt_* calls resolve against kernc's own libkernrt:
+         * a kernc linked with a static libkernrt must export it. */
+        return run_error(RUN_FAIL, "cannot load the compiled kernel: %s%s", why,
+                         strstr(why, "undefined symbol: krt_")
+                             ? " (kernc must export libkernrt's symbols: link it with "
+                               "-export-dynamic)"
+                             : "");
+    }
+    run_remove_tmpdir(r);
+    r->module = run_find_module(r);
+    if (r->module == NULL)
+        return run_error(RUN_FAIL, "the compiled code of %s has no kernel table", r->cfg.file);
+    return RUN_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Step 3: bind the arguments                                          */
+/* ------------------------------------------------------------------ */
+
+/* "float32[:, ::1]", "int32", in numba's spelling (which differs from
+ * kernrt's dtype names for two types). */
+static void run_param_type(StrBuf *b, const krt_param *p)
+{
+    sb_puts(b, p->dtype == KRT_BOOL              ? "boolean"
+               : p->dtype == KRT_XOROSHIRO128P ? "xoroshiro128p_type"
+                                               : krt_dtype_name(p->dtype));
+    if (p->kind != KRT_PARAM_ARRAY)
+        return;
+    sb_putc(b, '[');
+    for (int d = 0; d < p->ndim; d++)
+        sb_puts(b, d + 1 < p->ndim ? ":, " : p->contiguous ? "::1" : ":");
+    sb_putc(b, ']');
+}
+
+static void run_signature(StrBuf *b, const krt_kernel *k)
+{
+    sb_putc(b, '(');
+    for (int i = 0; i < k->nparams; i++) {
+        sb_printf(b, "%s%s: ", i ? ", " : "", k->params[i].name);
+        run_param_type(b, &k->params[i]);
+    }
+    sb_putc(b, ')');
+}
+
+/* "argument 2 (a: float32)" */
+static void run_arg_label(StrBuf *b, const krt_kernel *k, int i)
+{
+    sb_printf(b, "argument %d (%s: ", i, k->params[i].name);
+    run_param_type(b, &k->params[i]);
+    sb_putc(b, ')');
+}
+
+/* Integer literal: [+-] then decimal, 0x, 0o or 0b digits, with Python's
+ * single underscores between digits.  The magnitude in *mag, sign in *neg. */
+static bool run_parse_int(const char *s, uint64_t *mag, bool *neg, bool *overflow)
+{
+    *neg = false;
+    *overflow = false;
+    if (*s == '+' || *s == '-')
+        *neg = *s++ == '-';
+    unsigned base = 10;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        base = 16, s += 2;
+    else if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O'))
+        base = 8, s += 2;
+    else if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B'))
+        base = 2, s += 2;
+    if (*s == '_' && base != 10)
+        s++;
+    uint64_t v = 0;
+    int digits = 0;
+    for (; *s; s++) {
+        unsigned d;
+        if (*s == '_' && digits > 0 && s[1] != '\0' && s[1] != '_')
+            continue;
+        if (*s >= '0' && *s <= '9')
+            d = (unsigned)(*s - '0');
+        else if (*s >= 'a' && *s <= 'f')
+            d = (unsigned)(*s - 'a' + 10);
+        else if (*s >= 'A' && *s <= 'F')
+            d = (unsigned)(*s - 'A' + 10);
+        else
+            return false;
+        if (d >= base)
+            return false;
+        if (v > (UINT64_MAX - d) / base)
+            *overflow = true;
+        v = v * base + d;
+        digits++;
+    }
+    *mag = v;
+    return digits > 0;
+}
+
+/* The range of each integer dtype, for the range check. */
+static void run_int_range(krt_dtype t, int64_t *min, uint64_t *max)
+{
+    switch (t) {
+    case KRT_INT8: *min = INT8_MIN; *max = INT8_MAX; break;
+    case KRT_INT16: *min = INT16_MIN; *max = INT16_MAX; break;
+    case KRT_INT32: *min = INT32_MIN; *max = INT32_MAX; break;
+    case KRT_INT64: *min = INT64_MIN; *max = INT64_MAX; break;
+    case KRT_UINT8: *min = 0; *max = UINT8_MAX; break;
+    case KRT_UINT16: *min = 0; *max = UINT16_MAX; break;
+    case KRT_UINT32: *min = 0; *max = UINT32_MAX; break;
+    default: *min = 0; *max = UINT64_MAX; break;
+    }
+}
+
+static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunScalar *out)
+{
+    const krt_param *p = &k->params[i];
+    StrBuf label = {0};
+    run_arg_label(&label, k, i);
+    int rc = RUN_OK;
+
+    if (p->dtype == KRT_BOOL) {
+        static const struct { const char *word; uint8_t value; } words[] = {
+            {"true", 1}, {"True", 1}, {"1", 1}, {"false", 0}, {"False", 0}, {"0", 0},
+        };
+        size_t w;
+        for (w = 0; w < sizeof words / sizeof words[0]; w++)
+            if (strcmp(text, words[w].word) == 0)
+                break;
+        if (w == sizeof words / sizeof words[0])
+            rc = run_error(RUN_USAGE, "%s: expected true or false, got '%s'", label.s, text);
+        else
+            out->b = words[w].value;
+    } else if (p->dtype == KRT_FLOAT32 || p->dtype == KRT_FLOAT64) {
+        /* Integer literals (also 0x10) are numbers too, as numba converts
+         * an int argument to a float parameter. */
+        uint64_t mag;
+        bool neg, overflow;
+        double v;
+        char *end = (char *)"";
+        errno = 0;
+        if (run_parse_int(text, &mag, &neg, &overflow) && !overflow)
+            v = neg ? -(double)mag : (double)mag;
+        else
+            v = strtod(text, &end);
+        if (text[0] == '\0' || *end != '\0')
+            rc = run_error(RUN_USAGE, "%s: expected a number, got '%s'", label.s, text);
+        else if ((errno == ERANGE && isinf(v)) ||
+                 (p->dtype == KRT_FLOAT32 && isfinite(v) && fabs(v) > FLT_MAX))
+            rc = run_error(RUN_USAGE, "%s: %s is out of range for %s", label.s, text,
+                           krt_dtype_name(p->dtype));
+        else if (p->dtype == KRT_FLOAT32)
+            out->f32 = (float)v;
+        else
+            out->f64 = v;
+    } else {
+        uint64_t mag;
+        bool neg, overflow;
+        int64_t min;
+        uint64_t max;
+        run_int_range(p->dtype, &min, &max);
+        if (!run_parse_int(text, &mag, &neg, &overflow)) {
+            char *end;
+            strtod(text, &end);
+            if (text[0] != '\0' && *end == '\0')
+                rc = run_error(RUN_USAGE, "%s: expected an integer, got the float literal '%s'",
+                               label.s, text);
+            else
+                rc = run_error(RUN_USAGE, "%s: expected an integer, got '%s'", label.s, text);
+        } else if (overflow || (!neg && mag > max) ||
+                   (neg && mag > (uint64_t)0 - (uint64_t)min)) {
+            rc = run_error(RUN_USAGE, "%s: %s is out of range for %s [%lld, %llu]", label.s,
+                           text, krt_dtype_name(p->dtype), (long long)min,
+                           (unsigned long long)max);
+        } else {
+            /* Two's complement: the low bits of -mag are the value. */
+            uint64_t bits = neg ? (uint64_t)0 - mag : mag;
+            switch (p->dtype) {
+            case KRT_INT8: out->i8 = (int8_t)bits; break;
+            case KRT_INT16: out->i16 = (int16_t)bits; break;
+            case KRT_INT32: out->i32 = (int32_t)bits; break;
+            case KRT_INT64: out->i64 = (int64_t)bits; break;
+            case KRT_UINT8: out->u8 = (uint8_t)bits; break;
+            case KRT_UINT16: out->u16 = (uint16_t)bits; break;
+            case KRT_UINT32: out->u32 = (uint32_t)bits; break;
+            default: out->u64 = bits; break;
+            }
+        }
+    }
+    sb_free(&label);
+    return rc;
+}
+
+/* Check (and load, once) the .npy file of argument i against parameter i
+ * of kernel k; the array stays on the host until every argument fits. */
+static int run_check_array(Run *r, const krt_kernel *k, int i)
+{
+    RunArg *a = &r->args[i];
+    const krt_param *p = &k->params[i];
+    const char *path = r->cfg.args[i];
+    if (!a->loaded && !a->load_failed) {
+        if (npy_read(path, &a->host, a->load_err, sizeof a->load_err) == 0)
+            a->loaded = true;
+        else
+            a->load_failed = true;
+    }
+    StrBuf label = {0};
+    run_arg_label(&label, k, i);
+    int rc = RUN_OK;
+    struct stat st;
+    if (a->load_failed && stat(path, &st) != 0 && errno == ENOENT &&
+        strchr(path, '/') == NULL && strstr(path, ".npy") == NULL)
+        rc = run_error(RUN_FAIL, "%s is an array: expected a .npy file, got '%s' (%s)",
+                       label.s, path, strerror(ENOENT));
+    else if (a->load_failed)
+        rc = run_error(RUN_FAIL, "%s: %s", label.s, a->load_err);
+    else if (a->host.dtype != p->dtype)
+        rc = run_error(RUN_FAIL, "%s: %s holds %s data, expected %s", label.s, path,
+                       krt_dtype_name(a->host.dtype), krt_dtype_name(p->dtype));
+    else if (a->host.ndim != p->ndim)
+        rc = run_error(RUN_FAIL, "%s: %s has %d dimension%s, expected %d", label.s, path,
+                       a->host.ndim, a->host.ndim == 1 ? "" : "s", p->ndim);
+    /* A loaded file is always C-contiguous (Fortran order is refused), so
+     * a [::1] parameter needs no further check. */
+    sb_free(&label);
+    return rc;
+}
+
+/* Bind every ARG to kernel k; RUN_OK or the status of the first misfit. */
+static int run_bind(Run *r, const krt_kernel *k)
+{
+    int rc = RUN_OK;
+    for (int i = 0; i < k->nparams && rc == RUN_OK; i++) {
+        if (k->params[i].kind == KRT_PARAM_ARRAY)
+            rc = run_check_array(r, k, i);
+        else
+            rc = run_parse_scalar(k, i, r->cfg.args[i], &r->args[i].scalar);
+    }
+    return rc;
+}
+
+/* Find the kernel (the first overload whose parameters fit the ARGs). */
+static int run_select_kernel(Run *r)
+{
+    const krt_module *m = r->module;
+    const krt_kernel *cands[64];
+    int ncands = 0;
+    for (int i = 0; i < m->nkernels && ncands < 64; i++)
+        if (strcmp(m->kernels[i]->name, r->cfg.kernel) == 0)
+            cands[ncands++] = m->kernels[i];
+    if (ncands == 0) {
+        const char **names = calloc((size_t)m->nkernels + 1, sizeof *names);
+        StrBuf list = {0};
+        for (int i = 0; names != NULL && i < m->nkernels; i++)
+            names[i] = m->kernels[i]->name;
+        if (names != NULL)
+            run_list_kernels(&list, names, m->nkernels);
+        run_error(RUN_FAIL, "%s has no kernel '%s'; its kernels: %s", r->cfg.file,
+                  r->cfg.kernel, list.s ? list.s : "");
+        sb_free(&list);
+        free(names);
+        return RUN_FAIL;
+    }
+
+    r->args = calloc((size_t)r->cfg.nargs + 1, sizeof *r->args);
+    if (r->args == NULL)
+        return run_error(RUN_FAIL, "out of memory");
+
+    /* Overloads (a list of signatures): the first whose parameters the
+     * ARGs fit wins; only when none does is each one's misfit shown. */
+    int nfit = 0;
+    for (int c = 0; c < ncands; c++)
+        nfit += cands[c]->nparams == r->cfg.nargs;
+    int rc = RUN_USAGE;
+    run_quiet = nfit > 1;
+    for (int c = 0; c < ncands; c++) {
+        if (cands[c]->nparams != r->cfg.nargs)
+            continue;
+        rc = run_bind(r, cands[c]);
+        if (rc == RUN_OK) {
+            run_quiet = false;
+            r->kernel = cands[c];
+            return RUN_OK;
+        }
+    }
+    run_quiet = false;
+    if (nfit == 1)
+        return rc;
+    if (nfit > 1) {
+        run_error(rc, "no signature of kernel '%s' fits the arguments:", r->cfg.kernel);
+        for (int c = 0; c < ncands; c++) {
+            if (cands[c]->nparams != r->cfg.nargs)
+                continue;
+            StrBuf sig = {0};
+            run_signature(&sig, cands[c]);
+            fprintf(stderr, "kernc run: note: with signature %s:\n", sig.s);
+            sb_free(&sig);
+            run_bind(r, cands[c]);
+        }
+        return rc;
+    }
+
+    /* No signature has that many parameters. */
+    StrBuf msg = {0};
+    for (int c = 0; c < ncands; c++) {
+        int n = cands[c]->nparams;
+        if (c == 0 || n != cands[c - 1]->nparams)
+            sb_printf(&msg, "%s%d argument%s ", c == 0 ? "" : " or ", n, n == 1 ? "" : "s");
+        else
+            sb_puts(&msg, " or ");
+        run_signature(&msg, cands[c]);
+    }
+    run_error(RUN_USAGE, "kernel '%s' takes %s, %d given", r->cfg.kernel, msg.s, r->cfg.nargs);
+    sb_free(&msg);
+    return RUN_USAGE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Step 4: launch and write back                                       */
+/* ------------------------------------------------------------------ */
+
+static int run_krt_error(int status)
+{
+    return run_error(RUN_FAIL, "%s: %s", krt_strerror(status), krt_last_error());
+}
+
+static int run_mkdirs(const char *dir)
+{
+    char *path = strdup(dir);
+    if (path == NULL)
+        return run_error(RUN_FAIL, "out of memory");
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char saved = *p;
+        *p = '\0';
+        struct stat st;
+        if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+            int e = errno;
+            run_error(RUN_FAIL, "cannot create directory '%s': %s", path, strerror(e));
+            free(path);
+            return RUN_FAIL;
+        }
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            run_error(RUN_FAIL, "'%s' is not a directory", path);
+            free(path);
+            return RUN_FAIL;
+        }
+        *p = saved;
+        if (saved == '\0')
+            break;
+        while (p[1] == '/')
+            p++;
+    }
+    free(path);
+    return RUN_OK;
+}
+
+static int run_launch(Run *r)
+{
+    const krt_kernel *k = r->kernel;
+    void **argv = calloc((size_t)k->nparams + 1, sizeof *argv);
+    if (argv == NULL)
+        return run_error(RUN_FAIL, "out of memory");
+    int rc = RUN_OK;
+    for (int i = 0; i < k->nparams && rc == RUN_OK; i++) {
+        RunArg *a = &r->args[i];
+        if (k->params[i].kind != KRT_PARAM_ARRAY) {
+            argv[i] = &a->scalar;
+            continue;
+        }
+        int st = krt_to_device(&a->dev, a->host.data, a->host.dtype, a->host.ndim,
+                               a->host.shape, NULL);
+        if (st == KRT_OK) {
+            a->on_device = true;
+            st = krt_check_array(k, i, &a->dev, &a->view);
+        }
+        if (st != KRT_OK)
+            rc = run_krt_error(st);
+        argv[i] = &a->view;
+    }
+    if (rc == RUN_OK) {
+        krt_launch_cfg cfg = {r->cfg.grid, r->cfg.block, r->cfg.shared, NULL};
+        int st = krt_launch(k, cfg, argv);
+        if (st == KRT_OK)
+            st = krt_synchronize();
+        if (st != KRT_OK)
+            rc = run_krt_error(st);
+    }
+    free(argv);
+    return rc;
+}
+
+static int run_write_outputs(Run *r)
+{
+    const krt_kernel *k = r->kernel;
+    if (r->cfg.outdir == NULL)
+        return RUN_OK;
+    int rc = run_mkdirs(r->cfg.outdir);
+    for (int i = 0; i < k->nparams && rc == RUN_OK; i++) {
+        RunArg *a = &r->args[i];
+        if (k->params[i].kind != KRT_PARAM_ARRAY)
+            continue;
+        /* The host copy has the right size and shape: reuse it. */
+        int st = krt_copy_to_host(a->host.data, a->dev, NULL);
+        if (st != KRT_OK)
+            return run_krt_error(st);
+        char path[4096 + 32];
+        snprintf(path, sizeof path, "%s/arg%d.npy", r->cfg.outdir, i);
+        char err[NPY_ERR_MAX];
+        if (npy_write(path, &a->host, err, sizeof err) != 0)
+            rc = run_error(RUN_FAIL, "%s", err);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry                                                               */
+/* ------------------------------------------------------------------ */
+
+static int run_all(Run *r)
+{
+    /* Choose the backend first: it decides what to generate. */
+    if (r->cfg.backend != NULL) {
+        int st = krt_set_backend(r->cfg.backend);
+        if (st != KRT_OK)
+            return run_krt_error(st);
+    }
+    int st = krt_synchronize();   /* initialises the backend, or says why not */
+    if (st != KRT_OK)
+        return run_krt_error(st);
+    bool cuda = strcmp(krt_backend_name(), "cuda") == 0;
+
+    StrBuf code = {0};
+    int rc = run_translate(r, cuda, &code);
+    if (rc == RUN_OK)
+        rc = run_build(r, cuda, &code);
+    sb_free(&code);
+    arena_free_all();
+    if (rc == RUN_OK)
+        rc = run_select_kernel(r);
+    if (rc == RUN_OK)
+        rc = run_launch(r);
+    if (rc == RUN_OK)
+        rc = run_write_outputs(r);
+    return rc;
+}
+
+int run_main(int argc, char **argv)
+{
+    Run r;
+    memset(&r, 0, sizeof r);
+    int rc = run_parse_args(argc, argv, &r.cfg);
+    if (rc < 0)
+        return RUN_OK;                 /* --help */
+    if (rc != RUN_OK)
+        return rc;
+    rc = run_all(&r);
+    run_cleanup(&r);
+    return rc;
+}

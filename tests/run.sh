@@ -1,0 +1,197 @@
+#!/bin/sh
+# tests/run.sh - TAP tests of `kernc run` (SPEC section 4): kernels launched
+# from the command line with .npy inputs and literal scalars, results read
+# back from --outdir, and every way a run can be refused: each refusal must
+# print a clear message, exit 1 (or 2 for usage errors), launch nothing,
+# write no argI.npy, leave the input files untouched and leave no temporary
+# directory behind.
+#
+# Environment: KERNC (the kernc binary), srcdir (default .), CC (default cc),
+# KERNC_INCLUDEDIR (where kernrt.h is), KRT_BACKEND (the suite uses cpu).
+# The .npy inputs are made by tests/run/npytool.c, compiled here: the suite
+# needs no Python.
+
+srcdir=${srcdir:-.}
+CC=${CC:-cc}
+KERNC=${KERNC:-./kernc}
+KRT_BACKEND=${KRT_BACKEND:-cpu}
+export KRT_BACKEND
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kernc-run-test.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT INT TERM
+mkdir "$work/tmp"
+kern=$srcdir/tests/run/kernels.kern
+
+echo "1..44"
+n=0
+failed=0
+
+pass() { n=$((n + 1)); echo "ok $n - $1"; }
+fail() {
+    n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
+    [ -s "$work/err" ] && sed 's/^/# /' "$work/err" | head -20
+}
+check() { # check NAME COMMAND...: one test from a command's status
+    name=$1; shift
+    if "$@" > "$work/out" 2> "$work/err"; then pass "$name"; else fail "$name"; fi
+}
+
+if ! $CC -o "$work/npytool" "$srcdir/tests/run/npytool.c" -lm 2> "$work/err"; then
+    echo "Bail out! cannot compile tests/run/npytool.c"
+    cat "$work/err" >&2
+    exit 1
+fi
+npytool=$work/npytool
+
+# kernc run with a private TMPDIR (to find leftovers); stderr in $work/err.
+# KRUN_CC, when set, replaces the C compiler for one test.
+krun() {
+    CC=${KRUN_CC:-$CC} TMPDIR=$work/tmp "$KERNC" run "$@" > "$work/out" 2> "$work/err"
+}
+
+# no_leftovers: the temporary build directory is gone.
+no_leftovers() { [ -z "$(ls -A "$work/tmp")" ]; }
+
+# refused NAME STATUS MESSAGE ARGS...: kernc run ARGS --outdir $work/refused
+# exits with STATUS, says MESSAGE on stderr, writes no output, leaves no
+# temporary directory.
+refused() {
+    name=$1 want=$2 msg=$3; shift 3
+    rm -rf "$work/refused"
+    krun "$@" --outdir "$work/refused"
+    status=$?
+    if [ "$status" -eq "$want" ] && grep -qF -- "$msg" "$work/err" &&
+       [ ! -e "$work/refused" ] && no_leftovers; then
+        pass "$name"
+    else
+        echo "# exit status $status (wanted $want); wanted message: $msg"
+        fail "$name"
+    fi
+}
+
+cd "$work" || exit 99
+
+# ---- inputs ----
+$npytool make x.npy f4 1000 range
+$npytool make y.npy f4 1000 const:1
+$npytool make y2.npy f4 1000 const:1 --version 2
+$npytool make a.npy f8 5x7 range
+$npytool make o.npy f8 5x7 const:0
+$npytool make io.npy i8 5 const:0
+$npytool make fo.npy f8 2 const:0
+$npytool make uo.npy u8 3 const:0
+$npytool make part.npy f4 4 const:0
+$npytool make xi.npy i4 1000 range
+$npytool make x2d.npy f4 10x100 range
+$npytool make xf.npy f4 10x100 range --fortran
+head -c 1000 x.npy > trunc.npy
+printf 'PK\003\004 not a numpy file' > magic.npy
+printf '\223NUMPY\001\000\040\000{"descr": <f4, "shape": (3,)}  \n' > header.npy
+inputs="x.npy y.npy y2.npy a.npy o.npy io.npy fo.npy uo.npy part.npy xi.npy x2d.npy xf.npy trunc.npy magic.npy header.npy"
+cksum $inputs > inputs.sum
+
+# ---- runs that work ----
+krun "$kern" saxpy x.npy y.npy 2.5 --grid 4 --block 256 --outdir out1
+check "saxpy runs (exit 0)" test $? -eq 0
+check "saxpy: y = 2.5 * x + 1 element-wise" $npytool check out1/arg1.npy f4 1000 affine:2.5,1
+check "saxpy: x written back unchanged, byte for byte" cmp x.npy out1/arg0.npy
+check "saxpy: no file for the scalar parameter" test ! -e out1/arg2.npy
+check "saxpy: no temporary directory left" no_leftovers
+
+krun "$kern" saxpy x.npy y2.npy -0.5 --grid=2 --block=512 --outdir out2
+check "saxpy with a version 2.0 input and --grid=/--block= spellings" \
+    $npytool check out2/arg1.npy f4 1000 affine:-0.5,1
+
+krun "$kern" saxpy x.npy y.npy 2 --grid 1 --block 256
+check "without --outdir nothing is written" test $? -eq 0 -a ! -e arg1.npy -a ! -e out/arg1.npy
+
+# out[i, j] = 2 * (7i + j) + 100i + j
+expect=$(awk 'BEGIN { s = ""; for (i = 0; i < 5; i++) for (j = 0; j < 7; j++)
+                      s = s (s == "" ? "" : ",") (114 * i + 3 * j); print s }')
+krun "$kern" add2d a.npy o.npy --grid 2,2 --block 4,4 --outdir out3
+check "2-D kernel with a 2-D grid" $npytool check out3/arg1.npy f8 5x7 "list:$expect"
+
+krun "$kern" scalars io.npy fo.npy uo.npy -3 0x10 2.5 -1e-3 true 255 -128 \
+    18446744073709551615 -0b101 0xffffffff --outdir out4
+check "scalar literals: int32 -3, int64 0x10, bool true, int8 -128, int16 -0b101" \
+    $npytool check out4/arg0.npy i8 5 list:-3,16,1,-128,-5
+check "scalar literals: float32 2.5, float64 -1e-3" \
+    $npytool check out4/arg1.npy f8 2 list:2.5,-0.001 0
+check "scalar literals: uint8 255, uint64 2^64-1, uint32 0xffffffff" \
+    $npytool check out4/arg2.npy u8 3 list:255,18446744073709551615,4294967295
+
+krun "$kern" scalars io.npy fo.npy uo.npy 2147483647 -9223372036854775808 1e38 \
+    inf False 0 127 0 32767 0 --outdir out5
+check "scalar literals at the limits; False" \
+    $npytool check out5/arg0.npy i8 5 list:2147483647,-9223372036854775808,0,127,32767
+check "scalar literals: float32 1e38, float64 inf" \
+    $npytool check out5/arg1.npy f8 2 list:1e38,inf 1e-7
+
+krun "$kern" blocksum x.npy part.npy --grid 4 --block 256 --shared 1024 --outdir out6
+check "dynamic shared memory from --shared" \
+    $npytool check out6/arg1.npy f4 4 list:32640,98176,163712,204972
+
+check "--help prints the usage and exits 0" "$KERNC" run --help
+check "--help mentions every option" sh -c \
+    "'$KERNC' run --help | grep -q -- --grid && '$KERNC' run --help | grep -q -- --outdir"
+
+# ---- refusals ----
+refused "too few arguments" 2 \
+    "kernel 'saxpy' takes 3 arguments (x: float32[:], y: float32[:], a: float32), 2 given" \
+    "$kern" saxpy x.npy y.npy
+refused "too many arguments" 2 "4 given" "$kern" saxpy x.npy y.npy 1 2
+refused "wrong dtype" 1 "argument 0 (x: float32[:]): xi.npy holds int32 data, expected float32" \
+    "$kern" saxpy xi.npy y.npy 1
+refused "wrong ndim" 1 "argument 1 (y: float32[:]): x2d.npy has 2 dimensions, expected 1" \
+    "$kern" saxpy x.npy x2d.npy 1
+refused "wrong ndim for a 2-D contiguous parameter" 1 \
+    "argument 0 (a: float64[:, ::1]): fo.npy has 1 dimension, expected 2" \
+    "$kern" add2d fo.npy o.npy
+refused "wrong dtype for a 2-D parameter" 1 \
+    "argument 0 (a: float64[:, ::1]): x2d.npy holds float32 data, expected float64" \
+    "$kern" add2d x2d.npy o.npy
+refused "missing file" 1 "nope.npy: No such file or directory" "$kern" saxpy nope.npy y.npy 1
+refused "a literal where an array goes" 1 "is an array: expected a .npy file, got '2.5'" \
+    "$kern" saxpy 2.5 y.npy 1
+refused "truncated data" 1 "truncated data: the header promises 4000 bytes" \
+    "$kern" saxpy trunc.npy y.npy 1
+refused "bad magic" 1 "magic.npy: not a .npy file (bad magic)" "$kern" saxpy magic.npy y.npy 1
+refused "bad header" 1 "header.npy: bad header: expected a string at offset 10" \
+    "$kern" saxpy header.npy y.npy 1
+refused "Fortran order" 1 "xf.npy: Fortran-order arrays are not supported" \
+    "$kern" add2d xf.npy o.npy
+refused "unknown kernel" 1 "has no kernel 'sax'; its kernels: saxpy, add2d, scalars, blocksum" \
+    "$kern" sax x.npy y.npy 1
+refused "float literal for an int parameter" 2 \
+    "argument 3 (a: int32): expected an integer, got the float literal '2.5'" \
+    "$kern" scalars io.npy fo.npy uo.npy 2.5 0 0 0 true 0 0 0 0 0
+refused "int8 out of range" 2 "argument 9 (g: int8): 128 is out of range for int8 [-128, 127]" \
+    "$kern" scalars io.npy fo.npy uo.npy 0 0 0 0 true 0 128 0 0 0
+refused "negative value for uint64" 2 "argument 10 (h: uint64): -1 is out of range" \
+    "$kern" scalars io.npy fo.npy uo.npy 0 0 0 0 true 0 0 -1 0 0
+refused "float32 out of range" 2 "argument 5 (c: float32): 1e39 is out of range for float32" \
+    "$kern" scalars io.npy fo.npy uo.npy 0 0 1e39 0 true 0 0 0 0 0
+refused "bad boolean" 2 "argument 7 (e: boolean): expected true or false, got 'yes'" \
+    "$kern" scalars io.npy fo.npy uo.npy 0 0 0 0 yes 0 0 0 0 0
+refused "bad --grid" 2 "--grid: expected X[,Y[,Z]] (1 to 3 integers), got '4,x'" \
+    "$kern" saxpy x.npy y.npy 1 --grid 4,x
+refused "bad --block" 2 "--block: expected X[,Y[,Z]]" "$kern" saxpy x.npy y.npy 1 --block 1,2,3,4
+refused "block too large (runtime check)" 1 "too many threads per block" \
+    "$kern" saxpy x.npy y.npy 1 --block 2048
+refused "too much shared memory (runtime check)" 1 "too much shared memory" \
+    "$kern" blocksum x.npy part.npy --block 256 --shared 1000000
+refused "unknown option" 2 "unknown option '--gird'" "$kern" saxpy x.npy y.npy 1 --gird 4
+refused "bad --backend" 2 "--backend: expected cpu, cuda or auto" \
+    "$kern" saxpy x.npy y.npy 1 --backend gpu
+refused "missing .kern file" 1 "cannot open 'none.kern'" none.kern saxpy x.npy y.npy 1
+printf 'from numba import cuda\n\ndef f(:\n    pass\n' > bad.kern
+refused "translation error: a diagnostic with the location" 1 "bad.kern:3:" bad.kern f
+KRUN_CC=false
+refused "compiler failure is reported" 1 "compilation of the generated code failed" \
+    "$kern" saxpy x.npy y.npy 1
+
+KRUN_CC=
+check "no input file was modified" sh -c "cksum $inputs | cmp -s - inputs.sum"
+
+echo "# $failed of $n failed"
+[ "$failed" -eq 0 ]

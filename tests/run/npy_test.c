@@ -1,0 +1,338 @@
+/*
+ * npy_test.c - unit tests of src/npy.c (TAP): a round trip of every dtype,
+ * the exact bytes NumPy writes (header layout and 64-byte alignment), the
+ * other format versions, and a precise error for every kind of bad file.
+ * Built with src/npy.c and tests/tap/basic.c; needs no libkernrt.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "npy.h"
+#include "tap/basic.h"
+
+/* np.save(f, np.arange(3, dtype=np.float32)) with NumPy 1.24, the header
+ * as text (the data follows). */
+static const char numpy_f4_header[] =
+    "\x93NUMPY\x01\x00v\x00"
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"
+    "                              "
+    "                              "
+    "\n";
+
+static const size_t dtype_size[KRT_DTYPE_COUNT] = {
+#define SIZE_(e, ct, sz, descr) sz,
+    KRT_DTYPE_MAP(SIZE_)
+#undef SIZE_
+};
+
+/* A .npy image with the given header dict (v1.0) followed by len bytes. */
+static size_t image(unsigned char *buf, const char *dict, const void *data, size_t len)
+{
+    size_t hlen = strlen(dict);
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)(hlen & 0xff);
+    buf[9] = (unsigned char)(hlen >> 8);
+    memcpy(buf + 10, dict, hlen);
+    memcpy(buf + 10 + hlen, data, len);
+    return 10 + hlen + len;
+}
+
+/* Parse an image that must fail; check the message contains want. */
+static void parse_fails(const void *buf, size_t len, const char *want, const char *what)
+{
+    NpyArray a;
+    char err[NPY_ERR_MAX] = "";
+    int rc = npy_parse(buf, len, &a, err, sizeof err);
+    if (!ok(rc == -1 && strstr(err, want) != NULL, "%s", what))
+        diag("got rc %d, message '%s', wanted '%s'", rc, err, want);
+    if (rc == 0)
+        npy_free(&a);
+}
+
+static void dict_fails(const char *dict, const char *want, const char *what)
+{
+    unsigned char buf[1024];
+    static const unsigned char data[64];
+    parse_fails(buf, image(buf, dict, data, sizeof data), want, what);
+}
+
+static void test_round_trip(void)
+{
+    static const int64_t shapes[][3] = {{7, 0, 0}, {3, 5, 0}, {2, 3, 4}};
+    static const int ndims[] = {1, 2, 3};
+    for (int t = 0; t < KRT_DTYPE_COUNT; t++) {
+        for (int s = 0; s < 3; s++) {
+            NpyArray a = {(krt_dtype)t, ndims[s], {0}, NULL, 0};
+            int64_t n = 1;
+            for (int d = 0; d < a.ndim; d++)
+                n *= a.shape[d] = shapes[s][d];
+            size_t size = dtype_size[t];
+            a.nbytes = (size_t)n * size;
+            a.data = malloc(a.nbytes);
+            for (size_t i = 0; i < a.nbytes; i++)
+                ((unsigned char *)a.data)[i] = (unsigned char)(i * 37 + (size_t)t);
+            if (t == KRT_BOOL)
+                for (size_t i = 0; i < a.nbytes; i++)
+                    ((unsigned char *)a.data)[i] &= 1;
+
+            size_t len;
+            char err[NPY_ERR_MAX];
+            unsigned char *img = npy_format(&a, &len, err, sizeof err);
+            size_t header = len - a.nbytes;
+            NpyArray b;
+            int rc = img ? npy_parse(img, len, &b, err, sizeof err) : -1;
+            ok(img != NULL && header % 64 == 0 && img[header - 1] == '\n' &&
+                   img[8] + 256 * img[9] == (int)header - 10,
+               "%s ndim %d: header is 64-byte aligned and ends in a newline",
+               npy_descr(a.dtype), a.ndim);
+            ok(rc == 0 && b.dtype == a.dtype && b.ndim == a.ndim &&
+                   memcmp(b.shape, a.shape, sizeof(int64_t) * (size_t)a.ndim) == 0 &&
+                   b.nbytes == a.nbytes && memcmp(a.data, b.data, a.nbytes) == 0,
+               "%s ndim %d: round trip keeps dtype, shape and data", npy_descr(a.dtype),
+               a.ndim);
+            if (rc == 0)
+                npy_free(&b);
+            free(img);
+            npy_free(&a);
+        }
+    }
+}
+
+static void test_numpy_bytes(void)
+{
+    float v[3] = {0, 1, 2};
+    NpyArray a = {KRT_FLOAT32, 1, {3}, v, sizeof v};
+    size_t len;
+    char err[NPY_ERR_MAX];
+    unsigned char *img = npy_format(&a, &len, err, sizeof err);
+    size_t hlen = sizeof numpy_f4_header - 1;
+    is_int(128, (long long)hlen, "the NumPy reference header is 128 bytes");
+    ok(img != NULL && len == hlen + sizeof v && memcmp(img, numpy_f4_header, hlen) == 0 &&
+           memcmp(img + hlen, v, sizeof v) == 0,
+       "float32 (3,) is written byte for byte as numpy.save writes it");
+    free(img);
+
+    /* A 0-d array and an empty one, as NumPy writes them. */
+    double x = 4.5;
+    NpyArray z = {KRT_FLOAT64, 0, {0}, &x, sizeof x};
+    img = npy_format(&z, &len, err, sizeof err);
+    ok(img != NULL && strstr((char *)img + 10, "'shape': (), }") != NULL && (len - 8) % 64 == 0,
+       "0-d array: shape () and no growth padding");
+    NpyArray back;
+    ok(img != NULL && npy_parse(img, len, &back, err, sizeof err) == 0 && back.ndim == 0 &&
+           back.nbytes == 8 && memcmp(back.data, &x, 8) == 0,
+       "0-d array reads back");
+    npy_free(&back);
+    free(img);
+    NpyArray e = {KRT_INT32, 2, {0, 5}, NULL, 0};
+    img = npy_format(&e, &len, err, sizeof err);
+    ok(img != NULL && npy_parse(img, len, &back, err, sizeof err) == 0 && back.ndim == 2 &&
+           back.shape[0] == 0 && back.shape[1] == 5 && back.nbytes == 0,
+       "empty (0, 5) array reads back");
+    npy_free(&back);
+    free(img);
+}
+
+/* numba's xoroshiro128p_dtype is structured in NumPy: the descr is a list. */
+static void test_structured(void)
+{
+    static const char numpy_states[] =
+        "\x93NUMPY\x01\x00v\x00"
+        "{'descr': [('s0', '<u8'), ('s1', '<u8')], 'fortran_order': False, 'shape': (2,), }"
+        "                                   \n";
+    uint64_t words[4] = {1, 2, 3, 0xfedcba9876543210u};
+    NpyArray a = {KRT_XOROSHIRO128P, 1, {2}, words, sizeof words};
+    size_t len;
+    char err[NPY_ERR_MAX];
+    unsigned char *img = npy_format(&a, &len, err, sizeof err);
+    size_t hlen = sizeof numpy_states - 1;
+    ok(img != NULL && hlen == 128 && len == hlen + sizeof words &&
+           memcmp(img, numpy_states, hlen) == 0,
+       "xoroshiro128p states are written with NumPy's structured descr");
+    NpyArray b;
+    int rc = img ? npy_parse(img, len, &b, err, sizeof err) : -1;
+    ok(rc == 0 && b.dtype == KRT_XOROSHIRO128P && b.nbytes == sizeof words &&
+           memcmp(b.data, words, sizeof words) == 0,
+       "and read back as KRT_XOROSHIRO128P");
+    if (rc == 0)
+        npy_free(&b);
+    free(img);
+
+    unsigned char buf[256];
+    size_t n = image(buf, "{'descr': [(\"s0\", \"<u8\"), (\"s1\", \"<u8\"),], "
+                          "'fortran_order': False, 'shape': (1,)}\n", words, 16);
+    rc = npy_parse(buf, n, &b, err, sizeof err);
+    ok(rc == 0 && b.dtype == KRT_XOROSHIRO128P, "structured descr in other quotes, trailing comma");
+    if (rc == 0)
+        npy_free(&b);
+    n = image(buf, "{'descr': '|V16', 'fortran_order': False, 'shape': (1,)}\n", words, 16);
+    rc = npy_parse(buf, n, &b, err, sizeof err);
+    ok(rc == 0 && b.dtype == KRT_XOROSHIRO128P, "raw void '|V16' is read as states");
+    if (rc == 0)
+        npy_free(&b);
+    dict_fails("{'descr': [('s0', '<u4'), ('s1', '<u4')], 'fortran_order': False, 'shape': (2,)}\n",
+               "structured dtypes are not supported", "other structured dtypes refused");
+    dict_fails("{'descr': [('s0', '<u8', (2,))], 'fortran_order': False, 'shape': (2,)}\n",
+               "expected ')' in a structured descr", "sub-array fields refused");
+}
+
+static void test_versions(void)
+{
+    int16_t v[2] = {-7, 300};
+    const char *dict = "{\"shape\": (2,), \"fortran_order\": False, \"descr\": \"<i2\"}  \n";
+    unsigned char buf[256];
+    NpyArray a;
+    char err[NPY_ERR_MAX];
+    for (int version = 2; version <= 3; version++) {
+        size_t hlen = strlen(dict);
+        memcpy(buf, "\x93NUMPY", 6);
+        buf[6] = (unsigned char)version;
+        buf[7] = 0;
+        buf[8] = (unsigned char)hlen;
+        buf[9] = buf[10] = buf[11] = 0;
+        memcpy(buf + 12, dict, hlen);
+        memcpy(buf + 12 + hlen, v, sizeof v);
+        int rc = npy_parse(buf, 12 + hlen + sizeof v, &a, err, sizeof err);
+        ok(rc == 0 && a.dtype == KRT_INT16 && a.ndim == 1 && a.shape[0] == 2 &&
+               memcmp(a.data, v, sizeof v) == 0,
+           "version %d.0, keys in another order, double quotes", version);
+        if (rc == 0)
+            npy_free(&a);
+        else
+            diag("%s", err);
+    }
+    size_t n = image(buf, "{'descr': '|u1', 'fortran_order': False, 'shape': (2L, 1L), }\n",
+                     "\x01\x02", 2);
+    int rc = npy_parse(buf, n, &a, err, sizeof err);
+    ok(rc == 0 && a.dtype == KRT_UINT8 && a.ndim == 2 && a.shape[0] == 2 && a.shape[1] == 1,
+       "Python 2 long suffixes in the shape");
+    if (rc == 0)
+        npy_free(&a);
+    n = image(buf, "{'descr': '=f8', 'fortran_order': False, 'shape': (1,), }\n",
+              "\0\0\0\0\0\0\xf0\x3f", 8);
+    rc = npy_parse(buf, n, &a, err, sizeof err);
+    ok(rc == 0 && a.dtype == KRT_FLOAT64 && *(double *)a.data == 1.0, "native byte order '='");
+    if (rc == 0)
+        npy_free(&a);
+    n = image(buf, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n",
+              "\0\0\x80\x3f\x99\x99", 6);
+    rc = npy_parse(buf, n, &a, err, sizeof err);
+    ok(rc == 0 && *(float *)a.data == 1.0f, "trailing bytes after the data are ignored, as NumPy does");
+    if (rc == 0)
+        npy_free(&a);
+}
+
+static void test_errors(void)
+{
+    unsigned char buf[256];
+    parse_fails("hello world", 11, "bad magic", "bad magic");
+    parse_fails("", 0, "bad magic", "empty file");
+    parse_fails("\x93NUMPY", 6, "truncated header", "file ends after the magic");
+    parse_fails("\x93NUMPY\x01\x00\x10", 9, "truncated header", "file ends in the header length");
+    parse_fails("\x93NUMPY\x04\x00\x10\x00", 10, "unsupported .npy format version 4.0",
+                "unknown version");
+    memcpy(buf, numpy_f4_header, 100);
+    parse_fails(buf, 100, "truncated header: it should be 118 bytes, the file holds 90",
+                "header cut short");
+    memcpy(buf, numpy_f4_header, 128);
+    memcpy(buf + 128, "\0\0\0\0\0\0\x80\x3f", 8);
+    parse_fails(buf, 136, "truncated data: the header promises 12 bytes (3 elements of float32), "
+                          "the file holds 8",
+                "data cut short");
+
+    dict_fails("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }\n",
+               "Fortran-order arrays are not supported", "Fortran order refused");
+    dict_fails("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }\n",
+               "big-endian data ('>f4') is not supported", "big-endian refused");
+    dict_fails("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }\n",
+               "unsupported dtype '<f2'", "float16 refused");
+    dict_fails("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }\n",
+               "unsupported dtype '<c8'", "complex refused");
+    dict_fails("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (2,), }\n",
+               "structured dtypes are not supported", "structured dtype refused");
+    dict_fails("{'descr': '<V16', 'fortran_order': False, 'shape': (2,), }\n",
+               "unsupported dtype '<V16'", "void dtype with a byte order refused");
+    dict_fails("{'descr': 'f4', 'fortran_order': False, 'shape': (2,), }\n",
+               "no byte-order character", "descr without byte order");
+    dict_fails("{'descr': '<f4', 'fortran_order': False, }\n", "bad header: no 'shape' key",
+               "missing key");
+    dict_fails("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}\n",
+               "bad header: duplicate key at offset 17", "duplicate key");
+    dict_fails("{'descr': '<f4', 'colour': 1, 'fortran_order': False, 'shape': (2,)}\n",
+               "bad header: unexpected key at offset 17", "unknown key");
+    dict_fails("{'descr': '<f4', 'fortran_order': False, 'shape': (2,) \n",
+               "bad header: expected ',' or '}' at end of header", "unclosed dict");
+    dict_fails("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,)}\n",
+               "bad header: expected True or False at offset 34 (near 'Maybe, 'shap')", "bad boolean");
+    dict_fails("{'descr': '<f4', 'fortran_order': False, 'shape': (2, -1)}\n",
+               "bad header: expected a non-negative integer at offset 54 (near '-1)}')", "negative dimension");
+    dict_fails("{'descr': '<f4', 'fortran_order': False, 'shape': [2]}\n",
+               "bad header: expected a tuple for 'shape'", "shape is a list");
+    dict_fails("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, 1)}\n",
+               "more than 4 dimensions", "too many dimensions");
+    dict_fails("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999, "
+               "99999999999)}\n",
+               "the shape is too large", "shape overflows");
+    dict_fails("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x\n",
+               "unexpected text after the dict", "junk after the dict");
+    dict_fails("{'descr': '<f4\n", "unsupported character in string", "string broken by newline");
+    dict_fails("garbage", "bad header: expected '{' at offset 0", "not a dict");
+    size_t n = image(buf, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,)}\n", "", 0);
+    buf[20] = 0xc3;
+    parse_fails(buf, n, "bad header: unexpected byte 0xc3 at offset 10", "non-ASCII header byte");
+}
+
+static void test_files(void)
+{
+    char dir[] = "/tmp/npy_test_XXXXXX";
+    if (mkdtemp(dir) == NULL)
+        sysbail("mkdtemp");
+    char path[128], err[NPY_ERR_MAX];
+    snprintf(path, sizeof path, "%s/a.npy", dir);
+    uint32_t v[4] = {1, 2, 3, 0xffffffffu};
+    NpyArray a = {KRT_UINT32, 2, {2, 2}, v, sizeof v};
+    ok(npy_write(path, &a, err, sizeof err) == 0, "npy_write writes a file");
+    struct stat st;
+    ok(stat(path, &st) == 0 && st.st_size == 128 + 16, "the file is 128 + 16 bytes");
+    NpyArray b;
+    int rc = npy_read(path, &b, err, sizeof err);
+    ok(rc == 0 && b.dtype == KRT_UINT32 && b.ndim == 2 && memcmp(b.data, v, sizeof v) == 0,
+       "npy_read reads it back");
+    if (rc == 0)
+        npy_free(&b);
+
+    char missing[160];
+    snprintf(missing, sizeof missing, "%s/nope.npy", dir);
+    rc = npy_read(missing, &b, err, sizeof err);
+    ok(rc == -1 && strstr(err, "nope.npy: No such file or directory") != NULL,
+       "missing file: the message names it");
+    snprintf(missing, sizeof missing, "%s/no/such/dir/a.npy", dir);
+    rc = npy_write(missing, &a, err, sizeof err);
+    ok(rc == -1 && strstr(err, "No such file or directory") != NULL,
+       "write into a missing directory fails with a message");
+
+    FILE *f = fopen(path, "wb");
+    fwrite("\x93NUMPY\x01\x00", 1, 8, f);
+    fclose(f);
+    rc = npy_read(path, &b, err, sizeof err);
+    ok(rc == -1 && strncmp(err, path, strlen(path)) == 0 && strstr(err, "truncated header"),
+       "read errors start with the path");
+    unlink(path);
+    ok(rmdir(dir) == 0, "no temporary file is left behind");
+}
+
+int main(void)
+{
+    plan_lazy();
+    test_round_trip();
+    test_numpy_bytes();
+    test_structured();
+    test_versions();
+    test_errors();
+    test_files();
+    return 0;
+}
