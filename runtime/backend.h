@@ -37,6 +37,17 @@ enum {
     KRT_BACKEND_CUDA = 2
 };
 
+/* The handles krt.c gives out: it keeps the live ones in a registry (so an
+ * unknown handle is refused before a backend sees it) and wraps the
+ * backend's own object, impl.  A NULL krt_stream * is the default stream. */
+struct krt_stream {
+    void *impl;
+};
+struct krt_event {
+    void *impl;
+    int recorded;                    /* krt_event_record succeeded once */
+};
+
 /* Static shared memory a block may use without opt-in, as CUDA. */
 #define KRT_MAX_SHARED_BYTES ((size_t)48 * 1024)
 #define KRT_MAX_BLOCK_THREADS 1024u
@@ -53,7 +64,8 @@ typedef struct krt_backend {
     /* bytes > 0.  *ptr is aligned to at least 64 bytes. */
     int (*alloc)(void **ptr, size_t bytes);
     int (*free)(void *ptr);
-    /* bytes > 0; stream is NULL until streams exist. */
+    /* bytes > 0; stream NULL: the default stream, the copy is done when
+     * the call returns; else queued on the stream. */
     int (*copy_to_device)(void *dst, const void *src, size_t bytes,
                           krt_stream *stream);
     int (*copy_to_host)(void *dst, const void *src, size_t bytes,
@@ -66,10 +78,46 @@ typedef struct krt_backend {
      * KRT_ENOCODE when the kernel has no code for this backend. */
     int (*kernel_limits)(const krt_kernel *k, size_t *static_shared,
                          unsigned *max_threads);
-    /* Run the kernel; cfg was checked against the limits above. */
+    /* Run the kernel; cfg was checked against the limits above.  On a
+     * stream (cfg->stream) the argument values are copied when queued. */
     int (*launch)(const krt_kernel *k, const krt_launch_cfg *cfg, void **args);
-    /* Wait for all outstanding work. */
+    /* Wait for all outstanding work; return (once) an error that queued
+     * work raised. */
     int (*synchronize)(void);
+
+    /* Streams and events: s and e are never NULL here except where said. */
+    int (*stream_create)(krt_stream *s);
+    int (*stream_destroy)(krt_stream *s);
+    int (*stream_synchronize)(krt_stream *s);
+    int (*stream_query)(krt_stream *s);          /* KRT_ENOTREADY if busy */
+    int (*stream_wait_event)(krt_stream *s, krt_event *e);     /* s NULL ok */
+    /* Queue fn(arg) on s after the work queued before it; fn must not call
+     * the runtime.  s NULL: run it now, after the work queued on every
+     * stream (the default stream's rule). */
+    int (*host_fn)(krt_stream *s, void (*fn)(void *), void *arg);
+    int (*event_create)(krt_event *e);
+    int (*event_destroy)(krt_event *e);
+    int (*event_record)(krt_event *e, krt_stream *s);          /* s NULL ok */
+    int (*event_synchronize)(krt_event *e);
+    int (*event_query)(krt_event *e);            /* KRT_ENOTREADY if busy */
+    /* Both events were recorded (krt.c checks). */
+    int (*event_elapsed_ms)(float *ms, krt_event *start, krt_event *end);
+
+    /* Pinned host memory; krt.c keeps the bookkeeping of what is pinned. */
+    int (*host_alloc)(void **p, size_t bytes);
+    int (*host_free)(void *p);
+    int (*host_register)(void *p, size_t bytes);
+    int (*host_unregister)(void *p);
+
+    /* The block size that maximises occupancy for forall (dynamic shared
+     * memory 0). */
+    int (*forall_block)(const krt_kernel *k, int64_t n, unsigned *block);
+    /* The most co-resident blocks of this shape (block checked). */
+    int (*max_cooperative)(const krt_kernel *k, krt_dim3 block,
+                           size_t shared_bytes, unsigned *blocks);
+    /* A launch whose blocks are all resident at once (grid checked). */
+    int (*launch_cooperative)(const krt_kernel *k, const krt_launch_cfg *cfg,
+                              void **args);
 } krt_backend;
 
 extern const krt_backend krt__cpu_backend KRT_INTERNAL;
@@ -82,5 +130,12 @@ int krt__error(int status, const char *fmt, ...) KRT_INTERNAL KRT_PRINTF(2, 3);
 int krt__verror(int status, const char *fmt, va_list args) KRT_INTERNAL;
 /* The message last set on this thread (for a backend that adds context). */
 const char *krt__message(void) KRT_INTERNAL;
+
+/* For runtime/random.c: check a stream handle ("%s: stream ..." names who),
+ * and free a malloc'd host buffer once the work queued on stream before
+ * this call is done (at once for the default stream). */
+int krt__check_stream(krt_stream *stream, const char *who) KRT_INTERNAL;
+int krt__free_after(krt_stream *stream, void *host, const char *who)
+    KRT_INTERNAL;
 
 #endif /* KRT_BACKEND_H */

@@ -17,10 +17,22 @@
  * never allocates.  Shared memory is not zeroed between blocks: CUDA does not
  * zero it either.
  *
- * Launches are synchronous and serialised by one lock (the default stream);
- * streams will queue jobs in front of the same pool.  A kernel reports an
- * error through *block->error or krt_cpu_fail(); the first failing block
- * wins, no further blocks start, and krt_launch returns its status.
+ * Launches run one at a time, serialised by the pool's lock.  A kernel
+ * reports an error through *block->error or krt_cpu_fail(); the first
+ * failing block wins, no further blocks start, and the launch returns its
+ * status.
+ *
+ * Streams: each stream is a FIFO of tasks (copies, launches, host functions,
+ * event records and waits) run in order by the stream's own thread, so the
+ * host returns as soon as a task is queued; a launch task runs on the same
+ * pool as any launch.  The default stream (NULL) is the legacy one: its
+ * copies and launches first wait until every stream has drained (an atomic
+ * count of pending tasks makes that free when streams are idle), then run
+ * on the calling thread.  One lock (krt_sched) guards every queue and event
+ * and one condition variable announces every completed task; that is
+ * simpler than per-object signalling, and tasks are coarse.  An event is a
+ * pair of counters: records issued and records completed, plus the time of
+ * the latest completion; waits and queries compare the two.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -41,6 +53,10 @@
 
 #define KRT_CPU_ALIGN 64
 #define KRT_CPU_MAX_THREADS 1024
+/* Cooperative grids: every block's shared and frame memory stays alive
+ * across grid barriers, so the co-resident limit is a memory budget. */
+#define KRT_CPU_COOP_MAX_BLOCKS 65535u
+#define KRT_CPU_COOP_BUDGET ((uint64_t)1 << 30)
 
 static size_t krt_cpu_round(size_t n)
 {
@@ -50,6 +66,13 @@ static size_t krt_cpu_round(size_t n)
 /* ------------------------------------------------------------------ */
 /* Memory                                                              */
 /* ------------------------------------------------------------------ */
+
+/* Wait until every stream has run the tasks queued so far (the default
+ * stream's rule); defined with the streams below. */
+static void krt_cpu_drain(void);
+typedef struct krt_cpu_stream krt_cpu_stream;
+static int krt_cpu_enqueue_copy(krt_cpu_stream *s, void *dst,
+                                const void *src, size_t bytes);
 
 static int krt_cpu_init(void)
 {
@@ -66,8 +89,10 @@ static int krt_cpu_alloc(void **ptr, size_t bytes)
     return KRT_OK;
 }
 
+/* Queued tasks may still use the memory: wait for them, as cudaFree. */
 static int krt_cpu_free(void *ptr)
 {
+    krt_cpu_drain();
     free(ptr);
     return KRT_OK;
 }
@@ -75,7 +100,9 @@ static int krt_cpu_free(void *ptr)
 static int krt_cpu_copy(void *dst, const void *src, size_t bytes,
                         krt_stream *stream)
 {
-    (void)stream;
+    if (stream != NULL)
+        return krt_cpu_enqueue_copy(stream->impl, dst, src, bytes);
+    krt_cpu_drain();
     memmove(dst, src, bytes);
     return KRT_OK;
 }
@@ -443,8 +470,9 @@ static int krt_cpu_launch_locked(const krt_kernel *k,
     return KRT_OK;
 }
 
-static int krt_cpu_launch(const krt_kernel *k, const krt_launch_cfg *cfg,
-                          void **args)
+
+static int krt_cpu_launch_pooled(const krt_kernel *k,
+                                 const krt_launch_cfg *cfg, void **args)
 {
     int status;
 
@@ -454,12 +482,554 @@ static int krt_cpu_launch(const krt_kernel *k, const krt_launch_cfg *cfg,
     return status;
 }
 
-/* Launches are synchronous; waiting for the lock waits for one running on
- * another thread. */
+/* ------------------------------------------------------------------ */
+/* Streams and events                                                  */
+/* ------------------------------------------------------------------ */
+
+enum krt_cpu_task_kind {
+    KRT_TASK_COPY,
+    KRT_TASK_HOST,                   /* a host function */
+    KRT_TASK_LAUNCH,
+    KRT_TASK_RECORD,                 /* complete record n of an event */
+    KRT_TASK_WAIT                    /* wait until record n completed */
+};
+
+typedef struct krt_cpu_ev {
+    uint64_t issued;                 /* records issued so far */
+    uint64_t completed;              /* the highest record completed */
+    uint64_t time_ns;                /* when that record completed */
+    int refs;                        /* the handle + tasks naming it */
+} krt_cpu_ev;
+
+typedef struct krt_cpu_task {
+    struct krt_cpu_task *next;
+    int kind;
+    union {
+        struct {
+            void *dst;
+            const void *src;
+            size_t bytes;
+        } copy;
+        struct {
+            void (*fn)(void *);
+            void *arg;
+        } host;
+        struct {
+            const krt_kernel *k;
+            krt_launch_cfg cfg;
+            void **args;             /* into the task's own allocation */
+        } launch;
+        struct {
+            krt_cpu_ev *ev;
+            uint64_t n;
+        } event;
+    } u;
+} krt_cpu_task;
+
+struct krt_cpu_stream {
+    pthread_t thread;
+    pthread_cond_t wake;             /* a task arrived, or closing */
+    krt_cpu_task *head, *tail;       /* head runs; popped when done */
+    int pending;                     /* queued or running */
+    int closing;
+    int error;                       /* first failing task, until reported */
+    char message[512];
+    krt_cpu_stream *next;
+};
+
+static struct {
+    pthread_mutex_t lock;            /* queues, events, the stream list */
+    pthread_cond_t done;             /* broadcast when any task completes */
+    krt_cpu_stream *streams;
+    _Atomic long pending;            /* tasks pending on all streams */
+} krt_sched = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0};
+
+static void krt_cpu_drain(void)
+{
+    if (atomic_load_explicit(&krt_sched.pending, memory_order_acquire) == 0)
+        return;
+    pthread_mutex_lock(&krt_sched.lock);
+    while (atomic_load(&krt_sched.pending) > 0)
+        pthread_cond_wait(&krt_sched.done, &krt_sched.lock);
+    pthread_mutex_unlock(&krt_sched.lock);
+}
+
+/* Called with krt_sched.lock held. */
+static void krt_cpu_ev_release(krt_cpu_ev *ev)
+{
+    if (--ev->refs == 0)
+        free(ev);
+}
+
+static void krt_cpu_ev_complete(krt_cpu_ev *ev, uint64_t n)
+{
+    if (n >= ev->completed) {
+        ev->completed = n;
+        ev->time_ns = krt_cpu_now_ns();
+    }
+}
+
+static void krt_cpu_push(krt_cpu_stream *s, krt_cpu_task *t)
+{
+    t->next = NULL;
+    pthread_mutex_lock(&krt_sched.lock);
+    if (s->tail != NULL)
+        s->tail->next = t;
+    else
+        s->head = t;
+    s->tail = t;
+    s->pending++;
+    atomic_fetch_add(&krt_sched.pending, 1);
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&krt_sched.lock);
+}
+
+static krt_cpu_task *krt_cpu_task_new(int kind, size_t extra)
+{
+    krt_cpu_task *t = calloc(1, sizeof *t + extra);
+
+    if (t == NULL) {
+        krt__error(KRT_ENOMEM, "no memory to queue work on a stream");
+        return NULL;
+    }
+    t->kind = kind;
+    return t;
+}
+
+static int krt_cpu_enqueue_copy(krt_cpu_stream *s, void *dst,
+                                const void *src, size_t bytes)
+{
+    krt_cpu_task *t = krt_cpu_task_new(KRT_TASK_COPY, 0);
+
+    if (t == NULL)
+        return KRT_ENOMEM;
+    t->u.copy.dst = dst;
+    t->u.copy.src = src;
+    t->u.copy.bytes = bytes;
+    krt_cpu_push(s, t);
+    return KRT_OK;
+}
+
+/* The bytes a launch argument occupies (CUDA copies them at launch). */
+static size_t krt_cpu_arg_size(const krt_param *p)
+{
+    return p->kind == KRT_PARAM_ARRAY ? sizeof(krt_view)
+                                      : krt_dtype_size(p->dtype);
+}
+
+static int krt_cpu_enqueue_launch(krt_cpu_stream *s, const krt_kernel *k,
+                                  const krt_launch_cfg *cfg, void **args)
+{
+    size_t ptrs = krt_cpu_round(sizeof(krt_cpu_task)), off, size;
+    krt_cpu_task *t;
+    char *base;
+    int i;
+
+    off = krt_cpu_round(ptrs + (size_t)k->nparams * sizeof(void *));
+    for (i = 0; i < k->nparams; i++) {
+        size = krt_cpu_arg_size(&k->params[i]);
+        if (size == 0)
+            return krt__error(KRT_EINVAL, "parameter '%s' has an invalid "
+                              "dtype %d", k->params[i].name,
+                              (int)k->params[i].dtype);
+        off += krt_cpu_round(size);
+    }
+    t = krt_cpu_task_new(KRT_TASK_LAUNCH, off - sizeof *t);
+    if (t == NULL)
+        return KRT_ENOMEM;
+    base = (char *)t;
+    t->u.launch.k = k;
+    t->u.launch.cfg = *cfg;
+    t->u.launch.args = (void **)(base + ptrs);
+    off = krt_cpu_round(ptrs + (size_t)k->nparams * sizeof(void *));
+    for (i = 0; i < k->nparams; i++) {
+        size = krt_cpu_arg_size(&k->params[i]);
+        memcpy(base + off, args[i], size);
+        t->u.launch.args[i] = base + off;
+        off += krt_cpu_round(size);
+    }
+    krt_cpu_push(s, t);
+    return KRT_OK;
+}
+
+/* Run one task on its stream's thread (not a WAIT); the message of a
+ * failure goes to msg. */
+static int krt_cpu_task_run(krt_cpu_task *t, char *msg, size_t msglen)
+{
+    int status = KRT_OK;
+
+    switch (t->kind) {
+    case KRT_TASK_COPY:
+        memmove(t->u.copy.dst, t->u.copy.src, t->u.copy.bytes);
+        break;
+    case KRT_TASK_HOST:
+        t->u.host.fn(t->u.host.arg);
+        break;
+    case KRT_TASK_LAUNCH:
+        status = krt_cpu_launch_pooled(t->u.launch.k, &t->u.launch.cfg,
+                                       t->u.launch.args);
+        if (status != KRT_OK)
+            snprintf(msg, msglen, "kernel '%s' (queued on a stream): %s",
+                     t->u.launch.k->name ? t->u.launch.k->name : "?",
+                     krt__message());
+        break;
+    default:
+        break;
+    }
+    return status;
+}
+
+static void *krt_cpu_stream_main(void *arg)
+{
+    krt_cpu_stream *s = arg;
+    krt_cpu_task *t;
+    char msg[512];
+    int status;
+
+    pthread_mutex_lock(&krt_sched.lock);
+    for (;;) {
+        while (s->head == NULL && !s->closing)
+            pthread_cond_wait(&s->wake, &krt_sched.lock);
+        if (s->head == NULL)
+            break;
+        t = s->head;
+        status = KRT_OK;
+        if (t->kind == KRT_TASK_WAIT) {
+            while (t->u.event.ev->completed < t->u.event.n)
+                pthread_cond_wait(&krt_sched.done, &krt_sched.lock);
+        } else if (t->kind != KRT_TASK_RECORD) {
+            pthread_mutex_unlock(&krt_sched.lock);
+            status = krt_cpu_task_run(t, msg, sizeof msg);
+            pthread_mutex_lock(&krt_sched.lock);
+        }
+        if (t->kind == KRT_TASK_RECORD)
+            krt_cpu_ev_complete(t->u.event.ev, t->u.event.n);
+        if (t->kind == KRT_TASK_RECORD || t->kind == KRT_TASK_WAIT)
+            krt_cpu_ev_release(t->u.event.ev);
+        if (status != KRT_OK && s->error == KRT_OK) {
+            s->error = status;
+            memcpy(s->message, msg, sizeof s->message);
+        }
+        s->head = t->next;
+        if (s->head == NULL)
+            s->tail = NULL;
+        s->pending--;
+        atomic_fetch_sub(&krt_sched.pending, 1);
+        pthread_cond_broadcast(&krt_sched.done);
+        free(t);
+    }
+    pthread_mutex_unlock(&krt_sched.lock);
+    return NULL;
+}
+
+static int krt_cpu_stream_create(krt_stream *h)
+{
+    krt_cpu_stream *s = calloc(1, sizeof *s);
+    sigset_t all, old;
+    int failed;
+
+    if (s == NULL)
+        return krt__error(KRT_ENOMEM, "no memory for a stream");
+    if (pthread_cond_init(&s->wake, NULL) != 0) {
+        free(s);
+        return krt__error(KRT_EINTERNAL, "pthread_cond_init failed");
+    }
+    /* The stream's thread takes no signals, as the pool's workers. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    failed = pthread_create(&s->thread, NULL, krt_cpu_stream_main, s);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (failed) {
+        pthread_cond_destroy(&s->wake);
+        free(s);
+        return krt__error(KRT_ENOMEM, "cannot start a stream thread: %s",
+                          strerror(failed));
+    }
+    pthread_mutex_lock(&krt_sched.lock);
+    s->next = krt_sched.streams;
+    krt_sched.streams = s;
+    pthread_mutex_unlock(&krt_sched.lock);
+    h->impl = s;
+    return KRT_OK;
+}
+
+/* Report (once) the error a task of s raised; called with the lock. */
+static int krt_cpu_take_error(krt_cpu_stream *s)
+{
+    int status = s->error;
+
+    if (status != KRT_OK) {
+        krt__error(status, "%s", s->message);
+        s->error = KRT_OK;
+    }
+    return status;
+}
+
+/* Waits for the stream's work, then returns the error it left, if any. */
+static int krt_cpu_stream_destroy(krt_stream *h)
+{
+    krt_cpu_stream *s = h->impl, **p;
+    int status;
+
+    pthread_mutex_lock(&krt_sched.lock);
+    s->closing = 1;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&krt_sched.lock);
+    pthread_join(s->thread, NULL);
+    pthread_mutex_lock(&krt_sched.lock);
+    for (p = &krt_sched.streams; *p != NULL; p = &(*p)->next)
+        if (*p == s) {
+            *p = s->next;
+            break;
+        }
+    status = krt_cpu_take_error(s);
+    pthread_mutex_unlock(&krt_sched.lock);
+    pthread_cond_destroy(&s->wake);
+    free(s);
+    h->impl = NULL;
+    return status;
+}
+
+static int krt_cpu_stream_synchronize(krt_stream *h)
+{
+    krt_cpu_stream *s = h->impl;
+    int status;
+
+    pthread_mutex_lock(&krt_sched.lock);
+    while (s->pending > 0)
+        pthread_cond_wait(&krt_sched.done, &krt_sched.lock);
+    status = krt_cpu_take_error(s);
+    pthread_mutex_unlock(&krt_sched.lock);
+    return status;
+}
+
+static int krt_cpu_stream_query(krt_stream *h)
+{
+    krt_cpu_stream *s = h->impl;
+    int busy;
+
+    pthread_mutex_lock(&krt_sched.lock);
+    busy = s->pending > 0;
+    pthread_mutex_unlock(&krt_sched.lock);
+    return busy ? KRT_ENOTREADY : KRT_OK;
+}
+
+static int krt_cpu_host_fn(krt_stream *h, void (*fn)(void *), void *arg)
+{
+    krt_cpu_task *t;
+
+    if (h == NULL) {
+        krt_cpu_drain();
+        fn(arg);
+        return KRT_OK;
+    }
+    t = krt_cpu_task_new(KRT_TASK_HOST, 0);
+    if (t == NULL)
+        return KRT_ENOMEM;
+    t->u.host.fn = fn;
+    t->u.host.arg = arg;
+    krt_cpu_push(h->impl, t);
+    return KRT_OK;
+}
+
+static int krt_cpu_event_create(krt_event *h)
+{
+    krt_cpu_ev *ev = calloc(1, sizeof *ev);
+
+    if (ev == NULL)
+        return krt__error(KRT_ENOMEM, "no memory for an event");
+    ev->refs = 1;
+    h->impl = ev;
+    return KRT_OK;
+}
+
+/* Tasks still naming the event keep it alive until they have run. */
+static int krt_cpu_event_destroy(krt_event *h)
+{
+    pthread_mutex_lock(&krt_sched.lock);
+    krt_cpu_ev_release(h->impl);
+    pthread_mutex_unlock(&krt_sched.lock);
+    h->impl = NULL;
+    return KRT_OK;
+}
+
+static int krt_cpu_event_record(krt_event *h, krt_stream *s)
+{
+    krt_cpu_ev *ev = h->impl;
+    krt_cpu_task *t;
+    uint64_t n;
+
+    if (s == NULL) {
+        krt_cpu_drain();
+        pthread_mutex_lock(&krt_sched.lock);
+        krt_cpu_ev_complete(ev, ++ev->issued);
+        pthread_cond_broadcast(&krt_sched.done);
+        pthread_mutex_unlock(&krt_sched.lock);
+        return KRT_OK;
+    }
+    t = krt_cpu_task_new(KRT_TASK_RECORD, 0);
+    if (t == NULL)
+        return KRT_ENOMEM;
+    pthread_mutex_lock(&krt_sched.lock);
+    n = ++ev->issued;
+    ev->refs++;
+    pthread_mutex_unlock(&krt_sched.lock);
+    t->u.event.ev = ev;
+    t->u.event.n = n;
+    krt_cpu_push(s->impl, t);
+    return KRT_OK;
+}
+
+static int krt_cpu_event_synchronize(krt_event *h)
+{
+    krt_cpu_ev *ev = h->impl;
+    uint64_t n;
+
+    pthread_mutex_lock(&krt_sched.lock);
+    n = ev->issued;
+    while (ev->completed < n)
+        pthread_cond_wait(&krt_sched.done, &krt_sched.lock);
+    pthread_mutex_unlock(&krt_sched.lock);
+    return KRT_OK;
+}
+
+static int krt_cpu_event_query(krt_event *h)
+{
+    krt_cpu_ev *ev = h->impl;
+    int busy;
+
+    pthread_mutex_lock(&krt_sched.lock);
+    busy = ev->completed < ev->issued;
+    pthread_mutex_unlock(&krt_sched.lock);
+    return busy ? KRT_ENOTREADY : KRT_OK;
+}
+
+static int krt_cpu_stream_wait_event(krt_stream *s, krt_event *h)
+{
+    krt_cpu_ev *ev = h->impl;
+    krt_cpu_task *t;
+    uint64_t n;
+
+    t = krt_cpu_task_new(KRT_TASK_WAIT, 0);
+    if (t == NULL)
+        return KRT_ENOMEM;
+    pthread_mutex_lock(&krt_sched.lock);
+    n = ev->issued;
+    if (s == NULL || ev->completed >= n) {
+        /* The default stream's later work runs on the host: wait here. */
+        while (ev->completed < n)
+            pthread_cond_wait(&krt_sched.done, &krt_sched.lock);
+        pthread_mutex_unlock(&krt_sched.lock);
+        free(t);
+        return KRT_OK;
+    }
+    ev->refs++;
+    pthread_mutex_unlock(&krt_sched.lock);
+    t->u.event.ev = ev;
+    t->u.event.n = n;
+    krt_cpu_push(s->impl, t);
+    return KRT_OK;
+}
+
+static int krt_cpu_event_elapsed_ms(float *ms, krt_event *start,
+                                    krt_event *end)
+{
+    krt_cpu_ev *a = start->impl, *b = end->impl;
+    int status = KRT_OK;
+
+    pthread_mutex_lock(&krt_sched.lock);
+    if (a->completed < a->issued || b->completed < b->issued)
+        status = KRT_ENOTREADY;
+    else
+        *ms = (float)((double)(int64_t)(b->time_ns - a->time_ns) / 1e6);
+    pthread_mutex_unlock(&krt_sched.lock);
+    return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* Launch entries, synchronisation                                     */
+/* ------------------------------------------------------------------ */
+
+/* On a stream: queued with copies of the arguments.  On the default
+ * stream: after every stream's work, on this thread. */
+static int krt_cpu_launch(const krt_kernel *k, const krt_launch_cfg *cfg,
+                          void **args)
+{
+    if (cfg->stream != NULL)
+        return krt_cpu_enqueue_launch(cfg->stream->impl, k, cfg, args);
+    krt_cpu_drain();
+    return krt_cpu_launch_pooled(k, cfg, args);
+}
+
+/* Wait for every stream, and for a default-stream launch running on
+ * another thread (waiting for the pool's lock waits for it). */
 static int krt_cpu_synchronize(void)
 {
+    krt_cpu_stream *s;
+    int status = KRT_OK;
+
+    krt_cpu_drain();
     pthread_mutex_lock(&krt_pool.lock);
     pthread_mutex_unlock(&krt_pool.lock);
+    pthread_mutex_lock(&krt_sched.lock);
+    for (s = krt_sched.streams; s != NULL && status == KRT_OK; s = s->next)
+        status = krt_cpu_take_error(s);
+    pthread_mutex_unlock(&krt_sched.lock);
+    return status;
+}
+
+/* 256 threads a block, fewer for a small n (a CPU thread is not free). */
+static int krt_cpu_forall_block(const krt_kernel *k, int64_t n,
+                                unsigned *block)
+{
+    size_t shared;
+    unsigned max;
+
+    KRT_TRY(krt_cpu_kernel_limits(k, &shared, &max));
+    *block = n >= 256 ? 256u : (unsigned)((n + 31) / 32 * 32);
+    return KRT_OK;
+}
+
+static int krt_cpu_max_cooperative(const krt_kernel *k, krt_dim3 block,
+                                   size_t shared_bytes, unsigned *blocks)
+{
+    uint64_t threads = (uint64_t)block.x * block.y * block.z;
+    uint64_t per_block = krt_cpu_round(k->shared_bytes) +
+                         krt_cpu_round(shared_bytes) +
+                         krt_cpu_round(k->frame_bytes * threads);
+    uint64_t n = per_block == 0 ? KRT_CPU_COOP_MAX_BLOCKS
+                                : KRT_CPU_COOP_BUDGET / per_block;
+
+    *blocks = n > KRT_CPU_COOP_MAX_BLOCKS ? KRT_CPU_COOP_MAX_BLOCKS
+                                          : (unsigned)n;
+    return KRT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pinned host memory: plain aligned memory (krt.c keeps the books)    */
+/* ------------------------------------------------------------------ */
+
+static int krt_cpu_host_alloc(void **p, size_t bytes)
+{
+    return krt_cpu_alloc(p, bytes);
+}
+
+static int krt_cpu_host_free(void *p)
+{
+    free(p);
+    return KRT_OK;
+}
+
+static int krt_cpu_host_register(void *p, size_t bytes)
+{
+    (void)p;
+    (void)bytes;
+    return KRT_OK;
+}
+
+static int krt_cpu_host_unregister(void *p)
+{
+    (void)p;
     return KRT_OK;
 }
 
@@ -476,4 +1046,23 @@ const krt_backend krt__cpu_backend = {
     .kernel_limits = krt_cpu_kernel_limits,
     .launch = krt_cpu_launch,
     .synchronize = krt_cpu_synchronize,
+    .stream_create = krt_cpu_stream_create,
+    .stream_destroy = krt_cpu_stream_destroy,
+    .stream_synchronize = krt_cpu_stream_synchronize,
+    .stream_query = krt_cpu_stream_query,
+    .stream_wait_event = krt_cpu_stream_wait_event,
+    .host_fn = krt_cpu_host_fn,
+    .event_create = krt_cpu_event_create,
+    .event_destroy = krt_cpu_event_destroy,
+    .event_record = krt_cpu_event_record,
+    .event_synchronize = krt_cpu_event_synchronize,
+    .event_query = krt_cpu_event_query,
+    .event_elapsed_ms = krt_cpu_event_elapsed_ms,
+    .host_alloc = krt_cpu_host_alloc,
+    .host_free = krt_cpu_host_free,
+    .host_register = krt_cpu_host_register,
+    .host_unregister = krt_cpu_host_unregister,
+    .forall_block = krt_cpu_forall_block,
+    .max_cooperative = krt_cpu_max_cooperative,
+    .launch_cooperative = krt_cpu_launch,
 };

@@ -11,6 +11,12 @@
  * A failed choice (a bad KRT_BACKEND, cuda without a device) is remembered:
  * every later call returns the same status and message, until
  * krt_set_backend picks a backend that works.
+ *
+ * Handles (streams, events) and pinned host memory are bookkept here too:
+ * registries of the live ones let both backends refuse a destroyed stream
+ * or an unregistered pointer with the same status, before the backend sees
+ * it.  Deferred cleanup (krt_defer_begin/end) is a queue of device pointers
+ * that krt_free fills while a section is open.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -448,13 +454,123 @@ static int krt_check_usable(const krt_array *a, const char *what,
     return KRT_OK;
 }
 
+/* ------------------------------------------------------------------ */
+/* Registries of live handles                                          */
+/* ------------------------------------------------------------------ */
+
+/* A set of pointers, searched linearly: programs hold a handful of streams
+ * and events, and a lookup never dereferences the pointer it is given (a
+ * destroyed handle's memory is gone). */
+typedef struct krt_registry {
+    pthread_mutex_t lock;
+    void **items;
+    size_t n, cap;
+} krt_registry;
+
+static krt_registry krt_streams = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+static krt_registry krt_events = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+
+static int krt_registry_add(krt_registry *r, void *p)
+{
+    int status = KRT_OK;
+
+    pthread_mutex_lock(&r->lock);
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 16;
+        void **items = realloc(r->items, cap * sizeof *items);
+        if (items == NULL)
+            status = KRT_ENOMEM;
+        else {
+            r->items = items;
+            r->cap = cap;
+        }
+    }
+    if (status == KRT_OK)
+        r->items[r->n++] = p;
+    pthread_mutex_unlock(&r->lock);
+    return status;
+}
+
+static size_t krt_registry_find_locked(krt_registry *r, const void *p)
+{
+    size_t i;
+
+    for (i = 0; i < r->n; i++)
+        if (r->items[i] == p)
+            return i;
+    return (size_t)-1;
+}
+
+static int krt_registry_has(krt_registry *r, const void *p)
+{
+    size_t i;
+
+    pthread_mutex_lock(&r->lock);
+    i = krt_registry_find_locked(r, p);
+    pthread_mutex_unlock(&r->lock);
+    return i != (size_t)-1;
+}
+
+/* Remove p; 0 if it was not there. */
+static int krt_registry_remove(krt_registry *r, const void *p)
+{
+    size_t i;
+
+    pthread_mutex_lock(&r->lock);
+    i = krt_registry_find_locked(r, p);
+    if (i != (size_t)-1)
+        r->items[i] = r->items[--r->n];
+    pthread_mutex_unlock(&r->lock);
+    return i != (size_t)-1;
+}
+
 static int krt_check_stream(krt_stream *stream, const char *who)
 {
-    if (stream != NULL)
+    if (stream != NULL && !krt_registry_has(&krt_streams, stream))
         return krt__error(KRT_EINVAL,
-                          "%s: streams are not implemented yet; pass NULL "
-                          "for the default stream",
-                          who);
+                          "%s: stream %p was destroyed or never created",
+                          who, (void *)stream);
+    return KRT_OK;
+}
+
+int krt__check_stream(krt_stream *stream, const char *who)
+{
+    return krt_check_stream(stream, who);
+}
+
+static int krt_check_event(krt_event *event, const char *who)
+{
+    if (event == NULL)
+        return krt__error(KRT_EINVAL, "%s: event is NULL", who);
+    if (!krt_registry_has(&krt_events, event))
+        return krt__error(KRT_EINVAL,
+                          "%s: event %p was destroyed or never created", who,
+                          (void *)event);
+    return KRT_OK;
+}
+
+static void krt_free_host_buffer(void *p)
+{
+    free(p);
+}
+
+int krt__free_after(krt_stream *stream, void *host, const char *who)
+{
+    const krt_backend *b;
+    int status;
+
+    if (stream == NULL) {
+        free(host);
+        return KRT_OK;
+    }
+    KRT_TRY(krt_backend_get(&b, who));
+    status = b->host_fn(stream, krt_free_host_buffer, host);
+    if (status != KRT_OK) {
+        /* Not queued: wait for the work that reads it, then free. */
+        b->stream_synchronize(stream);
+        free(host);
+        return krt_backend_failed(status, who);
+    }
     return KRT_OK;
 }
 
@@ -535,6 +651,67 @@ static void krt_gather(char *dst, const char *base, const krt_array *a)
     }
 }
 
+/* A strided copy to the host queued on a stream: the gather runs as a host
+ * function after the bytes arrive (a staging span on a backend whose memory
+ * the host cannot read). */
+typedef struct krt_gather_job {
+    char *dst;
+    char *span;                      /* owned staging bytes, or NULL */
+    const char *base;                /* element (0, ..., 0) */
+    krt_array a;
+} krt_gather_job;
+
+static void krt_gather_run(void *arg)
+{
+    krt_gather_job *job = arg;
+
+    krt_gather(job->dst, job->base, &job->a);
+    free(job->span);
+    free(job);
+}
+
+static int krt_gather_on_stream(void *host, krt_array a, int64_t lo,
+                                int64_t hi, krt_stream *stream,
+                                const krt_backend *b)
+{
+    krt_gather_job *job = calloc(1, sizeof *job);
+    int status;
+
+    if (job == NULL)
+        return krt__error(KRT_ENOMEM, "krt_copy_to_host: out of memory");
+    job->dst = host;
+    job->a = a;
+    job->base = (const char *)a.data;
+    if (!b->host_visible) {
+        job->span = malloc((size_t)(hi - lo));
+        if (job->span == NULL) {
+            free(job);
+            return krt__error(KRT_ENOMEM,
+                              "krt_copy_to_host: no memory for a staging "
+                              "buffer of %lld bytes",
+                              (long long)(hi - lo));
+        }
+        job->base = job->span - lo;
+        status = b->copy_to_host(job->span, (const char *)a.data + lo,
+                                 (size_t)(hi - lo), stream);
+        if (status != KRT_OK) {
+            free(job->span);
+            free(job);
+            return krt_backend_failed(status, "krt_copy_to_host");
+        }
+    }
+    status = b->host_fn(stream, krt_gather_run, job);
+    if (status != KRT_OK) {
+        krt_backend_failed(status, "krt_copy_to_host");
+        if (stream != NULL)
+            b->stream_synchronize(stream);
+        free(job->span);
+        free(job);
+        return status;
+    }
+    return KRT_OK;
+}
+
 int krt_copy_to_host(void *host, krt_array a, krt_stream *stream)
 {
     const krt_backend *b;
@@ -568,10 +745,10 @@ int krt_copy_to_host(void *host, krt_array a, krt_stream *stream)
         else
             hi += reach;
     }
-    if (b->host_visible) {
-        krt_gather(host, (const char *)a.data, &a);
-        return KRT_OK;
-    }
+    /* On the default stream, host_fn runs the gather at once, after the
+     * work queued on every stream. */
+    if (stream != NULL || b->host_visible)
+        return krt_gather_on_stream(host, a, lo, hi, stream, b);
     span = malloc((size_t)(hi - lo));
     if (span == NULL)
         return krt__error(KRT_ENOMEM,
@@ -588,9 +765,86 @@ int krt_copy_to_host(void *host, krt_array a, krt_stream *stream)
     return status;
 }
 
+/* Deferred cleanup: the open sections and the memory they hold back. */
+static struct {
+    pthread_mutex_t lock;
+    int depth;
+    void **ptrs;
+    size_t n, cap;
+} krt_defer = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, 0};
+
+/* Queue ptr if a deferred section is open: 1 if queued, 0 if not, or a
+ * negative status. */
+static int krt_defer_push(void *ptr)
+{
+    int queued = 0;
+
+    pthread_mutex_lock(&krt_defer.lock);
+    if (krt_defer.depth > 0) {
+        queued = 1;
+        if (krt_defer.n == krt_defer.cap) {
+            size_t cap = krt_defer.cap ? 2 * krt_defer.cap : 32;
+            void **p = realloc(krt_defer.ptrs, cap * sizeof *p);
+            if (p == NULL)
+                queued = krt__error(KRT_ENOMEM,
+                                    "krt_free: no memory to defer a free");
+            else {
+                krt_defer.ptrs = p;
+                krt_defer.cap = cap;
+            }
+        }
+        if (queued == 1)
+            krt_defer.ptrs[krt_defer.n++] = ptr;
+    }
+    pthread_mutex_unlock(&krt_defer.lock);
+    return queued;
+}
+
+int krt_defer_begin(void)
+{
+    const krt_backend *b;
+
+    KRT_TRY(krt_backend_get(&b, "krt_defer_begin"));
+    pthread_mutex_lock(&krt_defer.lock);
+    krt_defer.depth++;
+    pthread_mutex_unlock(&krt_defer.lock);
+    return KRT_OK;
+}
+
+int krt_defer_end(void)
+{
+    const krt_backend *b;
+    void **ptrs = NULL;
+    size_t n = 0, i;
+    int status = KRT_OK, s;
+
+    KRT_TRY(krt_backend_get(&b, "krt_defer_end"));
+    pthread_mutex_lock(&krt_defer.lock);
+    if (krt_defer.depth == 0) {
+        pthread_mutex_unlock(&krt_defer.lock);
+        return krt__error(KRT_EINVAL,
+                          "krt_defer_end: no deferred section is open");
+    }
+    if (--krt_defer.depth == 0) {
+        ptrs = krt_defer.ptrs;
+        n = krt_defer.n;
+        krt_defer.ptrs = NULL;
+        krt_defer.n = krt_defer.cap = 0;
+    }
+    pthread_mutex_unlock(&krt_defer.lock);
+    for (i = 0; i < n; i++) {
+        s = b->free(ptrs[i]);
+        if (s != KRT_OK && status == KRT_OK)
+            status = krt_backend_failed(s, "krt_defer_end");
+    }
+    free(ptrs);
+    return status;
+}
+
 /* Arrays are values, so a freed array cannot be recognised: freeing one
  * twice is the caller's error, as with free().  A zeroed array (what
- * failed krt_alloc/krt_to_device calls leave) is ignored. */
+ * failed krt_alloc/krt_to_device calls leave) and an array that does not own
+ * its memory (krt_wrap) are ignored. */
 int krt_free(krt_array a)
 {
     const krt_backend *b;
@@ -604,6 +858,9 @@ int krt_free(krt_array a)
                           "krt_free: array belongs to %s backend, but the %s "
                           "backend is running",
                           krt_backend_id_name(a.backend), b->name);
+    status = krt_defer_push(a.data);
+    if (status != 0)
+        return status > 0 ? KRT_OK : status;
     status = b->free(a.data);
     return status == KRT_OK ? KRT_OK : krt_backend_failed(status, "krt_free");
 }
@@ -708,19 +965,22 @@ int krt_check_array(const krt_kernel *k, int param, const krt_array *a,
     return KRT_OK;
 }
 
-int krt_launch(const krt_kernel *k, krt_launch_cfg cfg, void **args)
+/* Everything krt_launch and krt_launch_cooperative check, then the launch;
+ * fn is the public name, for messages. */
+static int krt_launch_checked(const krt_kernel *k, krt_launch_cfg cfg,
+                              void **args, const char *fn, int cooperative)
 {
     const krt_backend *b;
     krt_dim3 g = cfg.grid, t = cfg.block;
     uint64_t threads = (uint64_t)t.x * t.y * t.z;
     size_t static_shared = 0;
-    unsigned max_threads = KRT_MAX_BLOCK_THREADS;
+    unsigned max_threads = KRT_MAX_BLOCK_THREADS, max_blocks;
     char who[160];
     int i, status;
 
     if (k == NULL)
-        return krt__error(KRT_EINVAL, "krt_launch: kernel is NULL");
-    snprintf(who, sizeof who, "krt_launch: kernel '%s'",
+        return krt__error(KRT_EINVAL, "%s: kernel is NULL", fn);
+    snprintf(who, sizeof who, "%s: kernel '%s'", fn,
              k->name ? k->name : "?");
     if (k->nparams < 0 || (k->nparams > 0 && k->params == NULL))
         return krt__error(KRT_EINVAL, "%s: bad parameter table", who);
@@ -730,8 +990,8 @@ int krt_launch(const krt_kernel *k, krt_launch_cfg cfg, void **args)
         if (args[i] == NULL)
             return krt__error(KRT_EINVAL, "%s: argument %d ('%s') is NULL",
                               who, i, k->params[i].name);
-    KRT_TRY(krt_check_stream(cfg.stream, who));
     KRT_TRY(krt_backend_get(&b, who));
+    KRT_TRY(krt_check_stream(cfg.stream, who));
 
     /* The limits CUDA enforces, checked the same way on both backends. */
     if (g.x == 0 || g.y == 0 || g.z == 0)
@@ -770,8 +1030,597 @@ int krt_launch(const krt_kernel *k, krt_launch_cfg cfg, void **args)
                           who, static_shared, cfg.shared_bytes,
                           KRT_MAX_SHARED_BYTES);
 
-    status = b->launch(k, &cfg, args);
+    if (cooperative) {
+        uint64_t blocks = (uint64_t)g.x * g.y * g.z;
+        status = b->max_cooperative(k, t, cfg.shared_bytes, &max_blocks);
+        if (status != KRT_OK)
+            return krt_backend_failed(status, who);
+        if (blocks > max_blocks)
+            return krt__error(KRT_ECOOPERATIVE,
+                              "%s: grid (%u, %u, %u) has %llu blocks; at "
+                              "most %u blocks of (%u, %u, %u) threads can be "
+                              "resident at once for a cooperative launch",
+                              who, g.x, g.y, g.z, (unsigned long long)blocks,
+                              max_blocks, t.x, t.y, t.z);
+        status = b->launch_cooperative(k, &cfg, args);
+    } else {
+        status = b->launch(k, &cfg, args);
+    }
     if (status != KRT_OK)
         return krt_backend_failed(status, who);
     return KRT_OK;
+}
+
+int krt_launch(const krt_kernel *k, krt_launch_cfg cfg, void **args)
+{
+    return krt_launch_checked(k, cfg, args, "krt_launch", 0);
+}
+
+int krt_launch_cooperative(const krt_kernel *k, krt_launch_cfg cfg,
+                           void **args)
+{
+    return krt_launch_checked(k, cfg, args, "krt_launch_cooperative", 1);
+}
+
+/* Block shape and shared memory as a launch would check them. */
+static int krt_check_block(const char *who, krt_dim3 t, size_t shared)
+{
+    uint64_t threads = (uint64_t)t.x * t.y * t.z;
+
+    if (t.x == 0 || t.y == 0 || t.z == 0)
+        return krt__error(KRT_ELAUNCH, "%s: block (%u, %u, %u) has a zero "
+                          "dimension", who, t.x, t.y, t.z);
+    if (t.x > 1024 || t.y > 1024 || t.z > 64 ||
+        threads > KRT_MAX_BLOCK_THREADS)
+        return krt__error(KRT_EBLOCKSIZE,
+                          "%s: block (%u, %u, %u) has %llu threads; at most "
+                          "1024 threads, with x and y at most 1024 and z at "
+                          "most 64",
+                          who, t.x, t.y, t.z, (unsigned long long)threads);
+    if (shared > KRT_MAX_SHARED_BYTES)
+        return krt__error(KRT_ESHARED,
+                          "%s: %zu bytes of dynamic shared memory; at most "
+                          "%zu bytes per block",
+                          who, shared, KRT_MAX_SHARED_BYTES);
+    return KRT_OK;
+}
+
+int krt_max_cooperative_grid(unsigned *blocks, const krt_kernel *k,
+                             krt_dim3 block, size_t shared_bytes)
+{
+    const krt_backend *b;
+    size_t static_shared;
+    unsigned max_threads;
+    char who[160];
+    int status;
+
+    if (blocks == NULL)
+        return krt__error(KRT_EINVAL,
+                          "krt_max_cooperative_grid: blocks is NULL");
+    *blocks = 0;
+    if (k == NULL)
+        return krt__error(KRT_EINVAL,
+                          "krt_max_cooperative_grid: kernel is NULL");
+    snprintf(who, sizeof who, "krt_max_cooperative_grid: kernel '%s'",
+             k->name ? k->name : "?");
+    KRT_TRY(krt_backend_get(&b, who));
+    KRT_TRY(krt_check_block(who, block, shared_bytes));
+    status = b->kernel_limits(k, &static_shared, &max_threads);
+    if (status != KRT_OK)
+        return krt_backend_failed(status, who);
+    if ((uint64_t)block.x * block.y * block.z > max_threads)
+        return krt__error(KRT_EBLOCKSIZE,
+                          "%s: this kernel allows at most %u threads per "
+                          "block", who, max_threads);
+    if (static_shared > KRT_MAX_SHARED_BYTES ||
+        shared_bytes > KRT_MAX_SHARED_BYTES - static_shared)
+        return krt__error(KRT_ESHARED,
+                          "%s: %zu bytes of static and %zu bytes of dynamic "
+                          "shared memory; at most %zu bytes per block",
+                          who, static_shared, shared_bytes,
+                          KRT_MAX_SHARED_BYTES);
+    status = b->max_cooperative(k, block, shared_bytes, blocks);
+    return status == KRT_OK ? KRT_OK : krt_backend_failed(status, who);
+}
+
+int krt_forall(krt_launch_cfg *out, const krt_kernel *k, int64_t n)
+{
+    const krt_backend *b;
+    unsigned block = 0;
+    int64_t grid;
+    char who[160];
+    int status;
+
+    if (out == NULL)
+        return krt__error(KRT_EINVAL, "krt_forall: out is NULL");
+    *out = krt_grid1(0, 0);
+    if (k == NULL)
+        return krt__error(KRT_EINVAL, "krt_forall: kernel is NULL");
+    snprintf(who, sizeof who, "krt_forall: kernel '%s'",
+             k->name ? k->name : "?");
+    if (n <= 0)
+        return krt__error(KRT_EINVAL,
+                          "%s: %lld threads; forall needs at least one",
+                          who, (long long)n);
+    KRT_TRY(krt_backend_get(&b, who));
+    status = b->forall_block(k, n, &block);
+    if (status != KRT_OK)
+        return krt_backend_failed(status, who);
+    if (block == 0 || block > KRT_MAX_BLOCK_THREADS)
+        return krt__error(KRT_EINTERNAL, "%s: backend chose %u threads per "
+                          "block", who, block);
+    grid = (n - 1) / block + 1;
+    if (grid > INT_MAX)
+        return krt__error(KRT_ELAUNCH,
+                          "%s: %lld threads need more than 2147483647 "
+                          "blocks of %u",
+                          who, (long long)n, block);
+    *out = krt_grid1((unsigned)grid, block);
+    return KRT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* More transfers, wrapping                                            */
+/* ------------------------------------------------------------------ */
+
+int krt_copy_to_device(krt_array dst, const void *host, krt_stream *stream)
+{
+    const krt_backend *b;
+    size_t nbytes;
+    int status;
+
+    KRT_TRY(krt_backend_get(&b, "krt_copy_to_device"));
+    KRT_TRY(krt_check_usable(&dst, "krt_copy_to_device: array", b));
+    nbytes = krt_array_nbytes(&dst);
+    if (host == NULL && nbytes > 0)
+        return krt__error(KRT_EINVAL,
+                          "krt_copy_to_device: host pointer is NULL");
+    if (!krt_array_is_contiguous(&dst))
+        return krt__error(KRT_ELAYOUT, "krt_copy_to_device: the device "
+                          "array is not C-contiguous");
+    KRT_TRY(krt_check_stream(stream, "krt_copy_to_device"));
+    if (nbytes == 0)
+        return KRT_OK;
+    status = b->copy_to_device(dst.data, host, nbytes, stream);
+    return status == KRT_OK ? KRT_OK
+                            : krt_backend_failed(status,
+                                                 "krt_copy_to_device");
+}
+
+int krt_copy_device(krt_array dst, krt_array src, krt_stream *stream)
+{
+    const krt_backend *b;
+    size_t nbytes;
+    int status, d;
+
+    KRT_TRY(krt_backend_get(&b, "krt_copy_device"));
+    KRT_TRY(krt_check_usable(&dst, "krt_copy_device: destination", b));
+    KRT_TRY(krt_check_usable(&src, "krt_copy_device: source", b));
+    if (dst.dtype != src.dtype)
+        return krt__error(KRT_EDTYPE,
+                          "krt_copy_device: destination is %s, source is %s",
+                          krt_dtype_name(dst.dtype),
+                          krt_dtype_name(src.dtype));
+    if (dst.ndim != src.ndim)
+        return krt__error(KRT_ESHAPE,
+                          "krt_copy_device: destination has %d dimensions, "
+                          "source %d",
+                          dst.ndim, src.ndim);
+    for (d = 0; d < dst.ndim; d++)
+        if (dst.shape[d] != src.shape[d])
+            return krt__error(KRT_ESHAPE,
+                              "krt_copy_device: dimension %d is %lld in the "
+                              "destination, %lld in the source",
+                              d, (long long)dst.shape[d],
+                              (long long)src.shape[d]);
+    if (!krt_array_is_contiguous(&dst) || !krt_array_is_contiguous(&src))
+        return krt__error(KRT_ELAYOUT, "krt_copy_device: the %s is not "
+                          "C-contiguous",
+                          krt_array_is_contiguous(&dst) ? "source"
+                                                        : "destination");
+    KRT_TRY(krt_check_stream(stream, "krt_copy_device"));
+    nbytes = krt_array_nbytes(&dst);
+    if (nbytes == 0 || dst.data == src.data)
+        return KRT_OK;
+    status = b->copy_device(dst.data, src.data, nbytes, stream);
+    return status == KRT_OK ? KRT_OK
+                            : krt_backend_failed(status, "krt_copy_device");
+}
+
+int krt_device_array_like(krt_array *out, krt_array like)
+{
+    const krt_backend *b;
+
+    if (out == NULL)
+        return krt__error(KRT_EINVAL, "krt_device_array_like: out is NULL");
+    memset(out, 0, sizeof *out);
+    KRT_TRY(krt_backend_get(&b, "krt_device_array_like"));
+    KRT_TRY(krt_check_usable(&like, "krt_device_array_like: array", b));
+    return krt_alloc(out, like.dtype, like.ndim, like.shape);
+}
+
+int krt_wrap(krt_array *out, void *device_ptr, krt_dtype dtype, int ndim,
+             const int64_t *shape, const int64_t *strides_or_null)
+{
+    const krt_backend *b;
+    size_t nbytes;
+    int d;
+
+    if (out == NULL)
+        return krt__error(KRT_EINVAL, "krt_wrap: out is NULL");
+    memset(out, 0, sizeof *out);
+    KRT_TRY(krt_check_shape("krt_wrap", dtype, ndim, shape, &nbytes));
+    if (device_ptr == NULL && nbytes > 0)
+        return krt__error(KRT_EINVAL, "krt_wrap: device pointer is NULL");
+    KRT_TRY(krt_backend_get(&b, "krt_wrap"));
+    krt_array_init(out, dtype, ndim, shape, b);
+    if (strides_or_null != NULL)
+        for (d = 0; d < ndim; d++)
+            out->strides[d] = strides_or_null[d];
+    out->data = device_ptr;
+    out->flags = 0;                  /* not ours to free */
+    return KRT_OK;
+}
+
+void *krt_device_ptr(krt_array a)
+{
+    return a.data;
+}
+
+/* ------------------------------------------------------------------ */
+/* Pinned host memory                                                  */
+/* ------------------------------------------------------------------ */
+
+/* What is pinned: host allocations and registered ranges, so that freeing
+ * or unregistering something else is refused on both backends alike. */
+typedef struct krt_pinned {
+    char *p;
+    size_t bytes;
+    int registered;                  /* krt_host_register, else allocated */
+} krt_pinned;
+
+static struct {
+    pthread_mutex_t lock;
+    krt_pinned *items;
+    size_t n, cap;
+} krt_pins = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+
+/* Called with the lock held: the entry for p, or one overlapping
+ * [p, p + bytes) when bytes > 0; -1 if none. */
+static long krt_pin_find(const char *p, size_t bytes)
+{
+    size_t i;
+
+    for (i = 0; i < krt_pins.n; i++) {
+        krt_pinned *e = &krt_pins.items[i];
+        if (e->p == p ||
+            (bytes > 0 && p < e->p + e->bytes && e->p < p + bytes))
+            return (long)i;
+    }
+    return -1;
+}
+
+static int krt_pin_add(void *p, size_t bytes, int registered)
+{
+    int status = KRT_OK;
+
+    pthread_mutex_lock(&krt_pins.lock);
+    if (krt_pins.n == krt_pins.cap) {
+        size_t cap = krt_pins.cap ? 2 * krt_pins.cap : 16;
+        krt_pinned *items = realloc(krt_pins.items, cap * sizeof *items);
+        if (items == NULL)
+            status = KRT_ENOMEM;
+        else {
+            krt_pins.items = items;
+            krt_pins.cap = cap;
+        }
+    }
+    if (status == KRT_OK) {
+        krt_pinned *e = &krt_pins.items[krt_pins.n++];
+        e->p = p;
+        e->bytes = bytes;
+        e->registered = registered;
+    }
+    pthread_mutex_unlock(&krt_pins.lock);
+    return status;
+}
+
+/* Remove the entry of p of the given kind; 0 if there is none. */
+static int krt_pin_remove(void *p, int registered)
+{
+    long i;
+    int found = 0;
+
+    pthread_mutex_lock(&krt_pins.lock);
+    i = krt_pin_find(p, 0);
+    if (i >= 0 && krt_pins.items[i].p == (char *)p &&
+        krt_pins.items[i].registered == registered) {
+        krt_pins.items[i] = krt_pins.items[--krt_pins.n];
+        found = 1;
+    }
+    pthread_mutex_unlock(&krt_pins.lock);
+    return found;
+}
+
+int krt_host_alloc(void **p, size_t bytes)
+{
+    const krt_backend *b;
+    int status;
+
+    if (p == NULL)
+        return krt__error(KRT_EINVAL, "krt_host_alloc: p is NULL");
+    *p = NULL;
+    if (bytes == 0)
+        return krt__error(KRT_EINVAL, "krt_host_alloc: size is 0");
+    KRT_TRY(krt_backend_get(&b, "krt_host_alloc"));
+    status = b->host_alloc(p, bytes);
+    if (status != KRT_OK)
+        return krt_backend_failed(status, "krt_host_alloc");
+    if (krt_pin_add(*p, bytes, 0) != KRT_OK) {
+        b->host_free(*p);
+        *p = NULL;
+        return krt__error(KRT_ENOMEM, "krt_host_alloc: out of memory");
+    }
+    return KRT_OK;
+}
+
+int krt_host_free(void *p)
+{
+    const krt_backend *b;
+    int status;
+
+    if (p == NULL)
+        return KRT_OK;
+    KRT_TRY(krt_backend_get(&b, "krt_host_free"));
+    if (!krt_pin_remove(p, 0))
+        return krt__error(KRT_EINVAL, "krt_host_free: %p was not allocated "
+                          "by krt_host_alloc (or was freed)", p);
+    status = b->host_free(p);
+    return status == KRT_OK ? KRT_OK
+                            : krt_backend_failed(status, "krt_host_free");
+}
+
+int krt_host_register(void *p, size_t bytes)
+{
+    const krt_backend *b;
+    long i;
+    int status;
+
+    if (p == NULL || bytes == 0)
+        return krt__error(KRT_EINVAL, "krt_host_register: %s",
+                          p == NULL ? "pointer is NULL" : "size is 0");
+    KRT_TRY(krt_backend_get(&b, "krt_host_register"));
+    pthread_mutex_lock(&krt_pins.lock);
+    i = krt_pin_find(p, bytes);
+    pthread_mutex_unlock(&krt_pins.lock);
+    if (i >= 0)
+        return krt__error(KRT_EINVAL, "krt_host_register: [%p, +%zu) "
+                          "overlaps memory that is already pinned",
+                          p, bytes);
+    status = b->host_register(p, bytes);
+    if (status != KRT_OK)
+        return krt_backend_failed(status, "krt_host_register");
+    if (krt_pin_add(p, bytes, 1) != KRT_OK) {
+        b->host_unregister(p);
+        return krt__error(KRT_ENOMEM, "krt_host_register: out of memory");
+    }
+    return KRT_OK;
+}
+
+int krt_host_unregister(void *p)
+{
+    const krt_backend *b;
+    int status;
+
+    KRT_TRY(krt_backend_get(&b, "krt_host_unregister"));
+    if (p == NULL || !krt_pin_remove(p, 1))
+        return krt__error(KRT_EINVAL, "krt_host_unregister: %p is not "
+                          "registered", p);
+    status = b->host_unregister(p);
+    return status == KRT_OK ? KRT_OK
+                            : krt_backend_failed(status,
+                                                 "krt_host_unregister");
+}
+
+/* ------------------------------------------------------------------ */
+/* Streams and events                                                  */
+/* ------------------------------------------------------------------ */
+
+int krt_stream_create(krt_stream **s)
+{
+    const krt_backend *b;
+    krt_stream *h;
+    int status;
+
+    if (s == NULL)
+        return krt__error(KRT_EINVAL, "krt_stream_create: s is NULL");
+    *s = NULL;
+    KRT_TRY(krt_backend_get(&b, "krt_stream_create"));
+    h = calloc(1, sizeof *h);
+    if (h == NULL)
+        return krt__error(KRT_ENOMEM, "krt_stream_create: out of memory");
+    status = b->stream_create(h);
+    if (status != KRT_OK) {
+        free(h);
+        return krt_backend_failed(status, "krt_stream_create");
+    }
+    if (krt_registry_add(&krt_streams, h) != KRT_OK) {
+        b->stream_destroy(h);
+        free(h);
+        return krt__error(KRT_ENOMEM, "krt_stream_create: out of memory");
+    }
+    *s = h;
+    return KRT_OK;
+}
+
+int krt_stream_destroy(krt_stream *s)
+{
+    const krt_backend *b;
+    int status;
+
+    KRT_TRY(krt_backend_get(&b, "krt_stream_destroy"));
+    if (s == NULL)
+        return krt__error(KRT_EINVAL, "krt_stream_destroy: the default "
+                          "stream cannot be destroyed");
+    /* Out of the registry first: no other call may start using it. */
+    if (!krt_registry_remove(&krt_streams, s))
+        return krt_check_stream(s, "krt_stream_destroy");
+    status = b->stream_destroy(s);
+    free(s);
+    return status == KRT_OK ? KRT_OK
+                            : krt_backend_failed(status,
+                                                 "krt_stream_destroy");
+}
+
+int krt_stream_synchronize(krt_stream *s)
+{
+    const krt_backend *b;
+    int status;
+
+    KRT_TRY(krt_backend_get(&b, "krt_stream_synchronize"));
+    KRT_TRY(krt_check_stream(s, "krt_stream_synchronize"));
+    status = s == NULL ? b->synchronize() : b->stream_synchronize(s);
+    return status == KRT_OK ? KRT_OK
+                            : krt_backend_failed(status,
+                                                 "krt_stream_synchronize");
+}
+
+int krt_stream_query(krt_stream *s)
+{
+    const krt_backend *b;
+    int status;
+
+    KRT_TRY(krt_backend_get(&b, "krt_stream_query"));
+    if (s == NULL)
+        return krt__error(KRT_EINVAL, "krt_stream_query: the default "
+                          "stream cannot be queried; use krt_synchronize");
+    KRT_TRY(krt_check_stream(s, "krt_stream_query"));
+    status = b->stream_query(s);
+    if (status == KRT_ENOTREADY)
+        return krt__error(status, "krt_stream_query: work is pending");
+    return status == KRT_OK ? KRT_OK
+                            : krt_backend_failed(status, "krt_stream_query");
+}
+
+int krt_stream_wait_event(krt_stream *s, krt_event *e)
+{
+    const krt_backend *b;
+    int status;
+
+    KRT_TRY(krt_backend_get(&b, "krt_stream_wait_event"));
+    KRT_TRY(krt_check_stream(s, "krt_stream_wait_event"));
+    KRT_TRY(krt_check_event(e, "krt_stream_wait_event"));
+    status = b->stream_wait_event(s, e);
+    return status == KRT_OK ? KRT_OK
+                            : krt_backend_failed(status,
+                                                 "krt_stream_wait_event");
+}
+
+int krt_event_create(krt_event **e)
+{
+    const krt_backend *b;
+    krt_event *h;
+    int status;
+
+    if (e == NULL)
+        return krt__error(KRT_EINVAL, "krt_event_create: e is NULL");
+    *e = NULL;
+    KRT_TRY(krt_backend_get(&b, "krt_event_create"));
+    h = calloc(1, sizeof *h);
+    if (h == NULL)
+        return krt__error(KRT_ENOMEM, "krt_event_create: out of memory");
+    status = b->event_create(h);
+    if (status != KRT_OK) {
+        free(h);
+        return krt_backend_failed(status, "krt_event_create");
+    }
+    if (krt_registry_add(&krt_events, h) != KRT_OK) {
+        b->event_destroy(h);
+        free(h);
+        return krt__error(KRT_ENOMEM, "krt_event_create: out of memory");
+    }
+    *e = h;
+    return KRT_OK;
+}
+
+int krt_event_destroy(krt_event *e)
+{
+    const krt_backend *b;
+    int status;
+
+    KRT_TRY(krt_backend_get(&b, "krt_event_destroy"));
+    if (e == NULL || !krt_registry_remove(&krt_events, e))
+        return krt_check_event(e, "krt_event_destroy");
+    status = b->event_destroy(e);
+    free(e);
+    return status == KRT_OK ? KRT_OK
+                            : krt_backend_failed(status, "krt_event_destroy");
+}
+
+int krt_event_record(krt_event *e, krt_stream *s)
+{
+    const krt_backend *b;
+    int status;
+
+    KRT_TRY(krt_backend_get(&b, "krt_event_record"));
+    KRT_TRY(krt_check_event(e, "krt_event_record"));
+    KRT_TRY(krt_check_stream(s, "krt_event_record"));
+    status = b->event_record(e, s);
+    if (status != KRT_OK)
+        return krt_backend_failed(status, "krt_event_record");
+    __atomic_store_n(&e->recorded, 1, __ATOMIC_RELEASE);
+    return KRT_OK;
+}
+
+int krt_event_synchronize(krt_event *e)
+{
+    const krt_backend *b;
+    int status;
+
+    KRT_TRY(krt_backend_get(&b, "krt_event_synchronize"));
+    KRT_TRY(krt_check_event(e, "krt_event_synchronize"));
+    status = b->event_synchronize(e);
+    return status == KRT_OK ? KRT_OK
+                            : krt_backend_failed(status,
+                                                 "krt_event_synchronize");
+}
+
+int krt_event_query(krt_event *e)
+{
+    const krt_backend *b;
+    int status;
+
+    KRT_TRY(krt_backend_get(&b, "krt_event_query"));
+    KRT_TRY(krt_check_event(e, "krt_event_query"));
+    status = b->event_query(e);
+    if (status == KRT_ENOTREADY)
+        return krt__error(status, "krt_event_query: the event's last "
+                          "record is pending");
+    return status == KRT_OK ? KRT_OK
+                            : krt_backend_failed(status, "krt_event_query");
+}
+
+int krt_event_elapsed_ms(float *ms, krt_event *start, krt_event *end)
+{
+    const krt_backend *b;
+    int status;
+
+    if (ms == NULL)
+        return krt__error(KRT_EINVAL, "krt_event_elapsed_ms: ms is NULL");
+    *ms = 0.0f;
+    KRT_TRY(krt_backend_get(&b, "krt_event_elapsed_ms"));
+    KRT_TRY(krt_check_event(start, "krt_event_elapsed_ms: start"));
+    KRT_TRY(krt_check_event(end, "krt_event_elapsed_ms: end"));
+    if (!__atomic_load_n(&start->recorded, __ATOMIC_ACQUIRE) ||
+        !__atomic_load_n(&end->recorded, __ATOMIC_ACQUIRE))
+        return krt__error(KRT_EINVAL, "krt_event_elapsed_ms: the %s event "
+                          "was never recorded",
+                          !start->recorded ? "start" : "end");
+    status = b->event_elapsed_ms(ms, start, end);
+    if (status == KRT_ENOTREADY)
+        return krt__error(status, "krt_event_elapsed_ms: a record is "
+                          "still pending");
+    return status == KRT_OK ? KRT_OK
+                            : krt_backend_failed(status,
+                                                 "krt_event_elapsed_ms");
 }

@@ -263,7 +263,7 @@ int main(void)
     {
         krt_launch_cfg cfg = krt_grid1(1, 32);
         cfg.stream = (krt_stream *)&cfg;
-        BAD(KRT_EINVAL, cfg, "a stream is refused for now");
+        BAD(KRT_EINVAL, cfg, "an unknown stream is refused");
     }
     is_int(0, atomic_load(&kernel_calls), "no failed launch ran the kernel");
 

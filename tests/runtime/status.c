@@ -37,6 +37,9 @@ static const struct {
     {KRT_EIO, "KRT_EIO", "input/output error"},
     {KRT_EBACKENDMIX, "KRT_EBACKENDMIX", "array belongs to another backend"},
     {KRT_EINTERNAL, "KRT_EINTERNAL", "internal error"},
+    {KRT_ENOTREADY, "KRT_ENOTREADY", "work is still pending"},
+    {KRT_ECOOPERATIVE, "KRT_ECOOPERATIVE",
+     "grid too large for a cooperative launch"},
 };
 #define NSTATUS (sizeof statuses / sizeof statuses[0])
 
@@ -50,7 +53,7 @@ static const struct {
     {KRT_INT64, 8, "int64"},     {KRT_UINT8, 1, "uint8"},
     {KRT_UINT16, 2, "uint16"},   {KRT_UINT32, 4, "uint32"},
     {KRT_UINT64, 8, "uint64"},   {KRT_FLOAT32, 4, "float32"},
-    {KRT_FLOAT64, 8, "float64"},
+    {KRT_FLOAT64, 8, "float64"}, {KRT_XOROSHIRO128P, 16, "xoroshiro128p"},
 };
 #define NDTYPE (sizeof dtypes / sizeof dtypes[0])
 
