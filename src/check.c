@@ -1,14 +1,17 @@
 /*
  * check.c - kernel rules on the lowered program (after type.c, before emit).
  *
- * - syncthreads() must be reached by every thread of a block: a barrier
- *   (directly, or through a device function that has one) under an if, a
- *   while or a range loop whose condition depends on the thread index is
- *   reported as a warning (an error with -Werror).  "Depends on the thread
- *   index" is a taint analysis: cuda.threadIdx.*, cuda.grid(), atomics'
- *   results, device functions that read those, and every variable assigned
- *   from a tainted value or under a tainted condition, to a fixed point.
- *   blockIdx/blockDim/gridDim are uniform across a block and do not taint.
+ * - syncthreads() (and syncthreads_count/and/or) must be reached by every
+ *   thread of a block: a barrier (directly, or through a device function
+ *   that has one) under an if, a while or a range loop whose condition
+ *   depends on the thread index is reported as a warning (an error with
+ *   -Werror).  "Depends on the thread index" is a taint analysis:
+ *   cuda.threadIdx.*, cuda.grid(), cuda.laneid, lanemask_lt(), atomics'
+ *   results, warp-collective results (they differ between warps), device
+ *   functions that read those, and every variable assigned from a tainted
+ *   value or under a tainted condition, to a fixed point.  blockIdx,
+ *   blockDim, gridDim and the value of a syncthreads_count/and/or are
+ *   uniform across a block and do not taint.
  * - Static shared memory of a kernel (its own arrays and those of every
  *   device function it reaches) must fit in 48 KiB, the limit without
  *   opt-in; a local array must fit in 64 KiB per thread.
@@ -57,8 +60,12 @@ static bool is_tid_source(const Node *n)
     if (n->kind != E_API || !n->api)
         return false;
     switch (n->api->id) {
-    case API_TID_X: case API_TID_Y: case API_TID_Z: case API_GRID:
+    case API_TID_X: case API_TID_Y: case API_TID_Z: case API_GRID: case API_LANEID:
+    case API_LANEMASK_LT:
     case API_ATOMIC_ADD: case API_ATOMIC_SUB: case API_ATOMIC_MAX: case API_ATOMIC_MIN:
+    case API_ATOMIC_NANMAX: case API_ATOMIC_NANMIN: case API_ATOMIC_AND: case API_ATOMIC_OR:
+    case API_ATOMIC_XOR: case API_ATOMIC_EXCH: case API_ATOMIC_INC: case API_ATOMIC_DEC:
+    case API_ATOMIC_CAS:
         return true;
     default:
         return false;
@@ -73,6 +80,8 @@ static bool reads_tid_expr(const Node *n, int depth)
         return true;
     if (n->kind == E_CALLFN && n->callee &&
         reads_tid_list(&n->callee->def->body, depth + 1))
+        return true;
+    if (n->kind == S_WARPOP && n->lhs)
         return true;
     return reads_tid_expr(n->lhs, depth) || reads_tid_expr(n->rhs, depth) ||
            reads_tid_expr(n->cond, depth) || reads_tid_list(&n->args, depth) ||
@@ -108,6 +117,14 @@ static void propagate(Taint *t, const NodeList *body, bool ctrl)
                 taint_var(t, target->var);
             break;
         }
+        case S_WARPOP:
+            if (s->lhs)
+                taint_var(t, s->lhs->var);
+            break;
+        case S_BARRIER:
+            if (s->rhs && ctrl)
+                taint_var(t, s->rhs->var);
+            break;
         case S_IF:
             propagate(t, &s->body, ctrl || tainted(t, s->cond));
             propagate(t, &s->orelse, ctrl || tainted(t, s->cond));
@@ -157,8 +174,8 @@ static void check_barriers(Taint *t, const NodeList *body, bool ctrl)
         switch (s->kind) {
         case S_BARRIER:
             if (ctrl)
-                warning_at(s->loc, "syncthreads() under a condition that depends on the "
-                           "thread index");
+                warning_at(s->loc, "%s() under a condition that depends on the thread index",
+                           strrchr(s->api->path, '.') + 1);
             break;
         case S_IF:
             check_barriers(t, &s->body, ctrl || tainted(t, s->cond));

@@ -254,7 +254,15 @@ const ApiEntry *api_lookup(const char *path);   /* NULL if unknown */
     X(S_FORRANGE, "for over range")    /* var; it/stop/step hidden vars;     \
                                           args: start, stop, step; body */   \
     X(S_ARRAYDECL, "array declaration") /* var: a shared/local array */      \
-    X(S_BARRIER, "barrier")            /* api: syncthreads (statement) */    \
+    X(S_BARRIER, "barrier")            /* api: SYNCTHREADS (lhs, rhs NULL),  \
+                                          SYNCTHREADS_COUNT/AND/OR: lhs the  \
+                                          int32 predicate, rhs the target    \
+                                          E_VAR (int32) or NULL */           \
+    X(S_WARPOP, "warp-collective operation") /* api; args: the operands,     \
+                                          converted; lhs: the target E_VAR   \
+                                          of the op's type, or NULL */       \
+    X(S_PRINT, "print")                /* args: E_STR (text) or scalars of   \
+                                          type int64, uint64 or float64 */   \
     X(S_NOP, "nothing")                /* e.g. a docstring */                \
     /* ---- other ---- */                                                   \
     X(N_PARAM, "parameter")            /* name, lhs: annotation, rhs: default */ \
@@ -341,6 +349,8 @@ typedef enum VarKind {
     VAR_DYNSHARED,    /* cuda.shared.array(0, ...): aliases the dynamic region */
     VAR_LOCALARRAY,   /* cuda.local.array: per thread */
     VAR_HIDDEN,       /* introduced by lowering (loop bounds, temporaries) */
+    VAR_CONSTARRAY,   /* cuda.const.array_like(C) or a module-level array C:
+                         shape[] constant, init holds the values */
 } VarKind;
 
 struct Var {
@@ -351,6 +361,8 @@ struct Var {
     Loc loc;               /* first definition */
     int64_t shape[3];      /* arrays: constant shape (VAR_SHARED, VAR_LOCALARRAY) */
     int index;             /* position in Func.params or Func.locals */
+    Node *init;            /* VAR_CONSTARRAY: E_TUPLE of every element, flat in
+                              C order, each an E_CONST of the element type */
 };
 
 /* Kernel options from @cuda.jit(...). */
@@ -374,6 +386,7 @@ struct Func {
     Var **locals;          /* every non-parameter variable, hidden ones too */
     int nlocals;
     bool has_barrier;      /* calls syncthreads, directly or via a callee */
+    bool has_warpop;       /* has an S_WARPOP, directly or via a callee */
     bool uses_dynshared;
 };
 
@@ -432,8 +445,13 @@ typedef struct FuncDef {
 /* What a module-level name is bound to. */
 typedef enum GlobalKind {
     GLOBAL_PATH,                 /* an import: path "cuda", "math", "np", "float32" */
-    GLOBAL_CONST,                /* a folded constant: value is an E_CONST */
+    GLOBAL_CONST,                /* a folded constant: value is an E_CONST, or
+                                    an E_TUPLE of them (nested for tuples of
+                                    tuples; type TY_TUPLE) */
     GLOBAL_FUNC,                 /* a @cuda.jit function */
+    GLOBAL_ARRAY,                /* C = np.array(...): value is the flat E_TUPLE of
+                                    E_CONSTs, value->type the SPACE_CONST array
+                                    type; shape[] its shape */
 } GlobalKind;
 
 typedef struct Global {
@@ -442,13 +460,20 @@ typedef struct Global {
     const char *path;
     Node *value;
     FuncDef *fn;
+    int64_t shape[3];            /* GLOBAL_ARRAY */
 } Global;
 
 const Global *sema_global(const char *name);         /* resolve.c; NULL if unbound */
-/* Fold a constant expression to an E_CONST (NULL if it is not one; then,
- * with `report`, an error says why).  is_local tells names that are local
+/* Fold a constant expression to an E_CONST, or an E_TUPLE of them for a
+ * constant tuple (NULL if it is not one; then, with `report`, an error says
+ * why).  is_local tells names that are local
  * to the function being typed (they are never constants). */
 Node *sema_fold(Node *e, bool report, bool (*is_local)(void *, const char *), void *ctx);
+/* The values of a constant array from nested tuples/lists of constants
+ * (np.array's data): *flat an E_TUPLE of E_CONSTs of elem, in C order, typed
+ * ty_array(elem, ndim, true, SPACE_CONST); elem NULL: NumPy's rule (ints ->
+ * int64, any float -> float64, all bools -> bool).  False after an error. */
+bool sema_const_array(Node *data, Type *elem, Node **flat, int64_t shape[3]);
 /* Canonical spelling of a numba/NumPy type name ("f4" -> "float32"); NULL if none. */
 const char *sema_type_alias(const char *name);
 /* type.c: type one kernel signature / the eagerly-typed device functions;
@@ -467,6 +492,33 @@ void check_program(Program *p, const Options *opt);
 void emit_cuda(StrBuf *out, Program *p, const Options *opt);
 void emit_c(StrBuf *out, Program *p, const Options *opt);
 void emit_header(StrBuf *out, Program *p, const Options *opt);
+
+/* ------------------------------------------------------------------ */
+/* ufunc.c: @vectorize, @guvectorize and cuda.reduce                   */
+/* ------------------------------------------------------------------ */
+
+/* resolve.c calls these: ufunc_reset at the start of analyze();
+ * ufunc_decorator when a def carries @vectorize/@guvectorize/@cuda.reduce
+ * (d: the decorator expression; fd becomes a device function);
+ * ufunc_reduce_lambda for `NAME = cuda.reduce(lambda a, b: ...)`, which
+ * returns the S_FUNCDEF to bind as NAME (decorated with the call's
+ * `cuda.reduce`), NULL after an error; ufunc_type_all after the user's
+ * functions are typed: it makes and types the generated kernels. */
+void ufunc_reset(void);
+void ufunc_decorator(FuncDef *fd, Node *d);
+Node *ufunc_reduce_lambda(const char *name, Node *call);
+void ufunc_type_all(void);
+/* Is NAME a @vectorize/@guvectorize/cuda.reduce function of the file? */
+bool ufunc_exists(const char *name);
+/* emit.c calls these at the end of emit_cuda/emit_c (the host functions
+ * and their tables) and of emit_header (their prototypes). */
+void ufunc_emit_code(StrBuf *out, Program *p, const Options *opt);
+void ufunc_emit_header(StrBuf *out, Program *p, const Options *opt);
+/* resolve.c, for ufunc.c: bind a module-level name to an API path (the
+ * generated kernels' own names for cuda and the types), and parse one
+ * signature expression (a string or numba's call form). */
+void sema_bind_path(const char *name, const char *path);
+bool sema_signature(Node *e, Signature *out);
 
 /* run.c: `kernc run ...`; returns the process exit status. */
 int run_main(int argc, char **argv);

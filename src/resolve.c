@@ -119,10 +119,11 @@ static const char *path_of(const Node *e, bool (*is_local)(void *, const char *)
 /* Constant folding (Python semantics)                                 */
 /* ------------------------------------------------------------------ */
 
-/* A value during folding: a Python int (kept in int64), float, bool, or a
- * typed scalar made by a cast such as np.float32(0.5). */
+/* A value during folding: a Python int (kept in int64), float, bool, a
+ * typed scalar made by a cast such as np.float32(0.5), or a tuple (typed:
+ * an E_TUPLE of constants). */
 typedef struct Val {
-    enum { V_INT, V_FLOAT, V_BOOL, V_TYPED } kind;
+    enum { V_INT, V_FLOAT, V_BOOL, V_TYPED, V_TUPLE } kind;
     int64_t i;
     double f;
     Node *typed;
@@ -161,6 +162,9 @@ static Val val_of_const(const Node *k)
     } else if (k->type == ty_bool) {
         v.kind = V_BOOL;
         v.i = k->ival != 0;
+    } else if (k->kind == E_TUPLE) {
+        v.kind = V_TUPLE;
+        v.typed = (Node *)k;
     } else {
         v.kind = V_TYPED;
         v.typed = (Node *)k;
@@ -170,7 +174,7 @@ static Val val_of_const(const Node *k)
 
 static Node *const_of_val(const Val *v, Loc loc)
 {
-    if (v->kind == V_TYPED) {
+    if (v->kind == V_TYPED || v->kind == V_TUPLE) {
         Node *k = node_clone(v->typed);
         k->loc = loc;
         return k;
@@ -194,6 +198,8 @@ static double py_fmod(double a, double b)
 
 static bool fold_binop(Folder *F, Node *e, Val a, Val b, Val *out)
 {
+    if (a.kind == V_TUPLE || b.kind == V_TUPLE)
+        return fold_fail(F, e->loc, "arithmetic on tuples is not supported");
     if (a.kind == V_TYPED || b.kind == V_TYPED)
         return fold_fail(F, e->loc, "arithmetic on typed constants is not supported yet; "
                          "convert inside the kernel");
@@ -289,6 +295,8 @@ static bool fold_cast(Folder *F, Node *e, const char *path, Val *out)
     Val a;
     if (!fold(F, e->args.items[0], &a))
         return false;
+    if (a.kind == V_TUPLE)
+        return fold_fail(F, e->args.items[0]->loc, "a tuple cannot be converted to a number");
     Node *k = const_of_val(&a, e->loc);
     double f = ty_is_float(k->type) ? k->fval
              : ty_is_signed(k->type) ? (double)(int64_t)k->ival : (double)k->ival;
@@ -394,6 +402,8 @@ static bool fold(Folder *F, Node *e, Val *out)
         Val a;
         if (!fold(F, e->lhs, &a))
             return false;
+        if (a.kind == V_TUPLE)
+            return fold_fail(F, e->loc, "arithmetic on tuples is not supported");
         if (a.kind == V_TYPED)
             return fold_fail(F, e->loc, "arithmetic on typed constants is not supported yet; "
                              "convert inside the kernel");
@@ -429,8 +439,53 @@ static bool fold(Folder *F, Node *e, Val *out)
             return false;
         return fold_binop(F, e, a, b, out);
     }
+    case E_TUPLE: {
+        /* (1, 2.5, True): a tuple of constants, typed element by element
+         * as numba types a global tuple */
+        Node *t = node_new(E_TUPLE, e->loc);
+        Type **el = arena_alloc(sizeof *el * (size_t)(e->args.len ? e->args.len : 1));
+        for (int i = 0; i < e->args.len; i++) {
+            Val v;
+            if (!fold(F, e->args.items[i], &v))
+                return false;
+            Node *k = const_of_val(&v, ((Node *)e->args.items[i])->loc);
+            nl_push(&t->args, k);
+            el[i] = k->type;
+        }
+        t->type = ty_tuple(el, e->args.len);
+        out->kind = V_TUPLE;
+        out->typed = t;
+        return true;
+    }
+    case E_SUBSCRIPT: {   /* T[i] of a constant tuple */
+        Val t, i;
+        if (!fold(F, e->lhs, &t))
+            return false;
+        if (t.kind != V_TUPLE)
+            return fold_fail(F, e->lhs->loc, "only a tuple can be indexed in a constant "
+                             "expression");
+        if (e->rhs->kind == E_SLICE || !fold(F, e->rhs, &i) ||
+            (i.kind != V_INT && i.kind != V_BOOL))
+            return fold_fail(F, e->rhs->loc, "a tuple index must be an integer constant");
+        int n = t.typed->args.len;
+        int64_t k = i.i < 0 ? i.i + n : i.i;
+        if (k < 0 || k >= n)
+            return fold_fail(F, e->rhs->loc, "tuple index out of range");
+        *out = val_of_const(t.typed->args.items[k]);
+        return true;
+    }
     case E_CALL: {
         const char *p = path_of(e->lhs, F->is_local, F->ctx);
+        if (p && strcmp(p, "len") == 0 && e->args.len == 1 && !e->kwargs.len) {
+            Val t;
+            if (!fold(F, e->args.items[0], &t))
+                return false;
+            if (t.kind != V_TUPLE)
+                return fold_fail(F, e->loc, "len() of a number");
+            out->kind = V_INT;
+            out->i = t.typed->args.len;
+            return true;
+        }
         if (p && (strcmp(p, "int") == 0 || strcmp(p, "float") == 0 ||
                   strcmp(p, "bool") == 0 || scalar_named(p)))
             return fold_cast(F, e, p, out);
@@ -706,6 +761,12 @@ static bool sig_from_node(Node *e, Signature *out)
     return false;
 }
 
+/* ufunc.c: the signatures of @vectorize/@guvectorize. */
+bool sema_signature(Node *e, Signature *out)
+{
+    return sig_from_node(e, out);
+}
+
 /* ------------------------------------------------------------------ */
 /* Module level                                                        */
 /* ------------------------------------------------------------------ */
@@ -722,6 +783,12 @@ static void add_sig(FuncDef *fd, const Signature *s)
 static void bind_path(const char *name, const char *path)
 {
     bind_global(GLOBAL_PATH, name)->path = path;
+}
+
+/* ufunc.c: the names its generated kernels use for cuda and the types. */
+void sema_bind_path(const char *name, const char *path)
+{
+    bind_path(name, path);
 }
 
 static void resolve_import(Node *s)
@@ -785,13 +852,202 @@ static void resolve_fromimport(Node *s)
     }
 }
 
+/* ---- module-level arrays: C = np.array(((1, 2), (3, 4)), dtype=np.float32) ----
+ * numba freezes a global NumPy array into the kernel as constant data; the
+ * values are folded here, in C order, with NumPy's dtype rule when none is
+ * given (Python ints -> int64, any float -> float64, all bools -> bool). */
+
+typedef struct ArrayFold {
+    PtrVec vals;          /* Node* E_CONST leaves, C order */
+    int64_t shape[3];
+    int ndim;             /* -1 until the first leaf fixes it */
+    bool ok;
+} ArrayFold;
+
+static void array_fold(ArrayFold *A, Node *e, int depth)
+{
+    if (!A->ok)
+        return;
+    Node *items = NULL;
+    if (e->kind == E_LIST || e->kind == E_TUPLE) {
+        items = e;
+    } else if (e->kind == E_NAME) {
+        const Global *g = sema_global(e->name);
+        if (g && g->kind == GLOBAL_CONST && g->value->kind == E_TUPLE)
+            items = g->value;
+    }
+    if (!items) {   /* a leaf */
+        if (A->ndim < 0)
+            A->ndim = depth;
+        if (depth != A->ndim) {
+            sema_error(e->loc, "the rows of an array constant must all have the same length");
+            A->ok = false;
+            return;
+        }
+        Node *k = sema_fold(e, true, NULL, NULL);
+        if (!k || !ty_is_scalar(k->type)) {
+            if (k)
+                sema_error(e->loc, "an array constant holds numbers");
+            A->ok = false;
+            return;
+        }
+        vec_push(&A->vals, k);
+        return;
+    }
+    if (depth >= 3) {
+        sema_error(e->loc, "array constants of more than 3 dimensions are not supported");
+        A->ok = false;
+        return;
+    }
+    int n = items->args.len;
+    if (A->ndim >= 0 && depth >= A->ndim) {
+        sema_error(e->loc, "the rows of an array constant must all have the same length");
+        A->ok = false;
+        return;
+    }
+    if (A->shape[depth] < 0)
+        A->shape[depth] = n;
+    else if (A->shape[depth] != n) {
+        sema_error(e->loc, "the rows of an array constant must all have the same length");
+        A->ok = false;
+        return;
+    }
+    if (n == 0) {
+        sema_error(e->loc, "an empty array constant");
+        A->ok = false;
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        array_fold(A, items->args.items[i], depth + 1);
+}
+
+/* A scalar constant converted as NumPy's array constructor does. */
+static Node *array_elem(Node *k, Type *t)
+{
+    Node *r = node_new(E_CONST, k->loc);
+    r->type = t;
+    bool isf = ty_is_float(k->type);
+    double f = isf ? k->fval : ty_is_signed(k->type) ? (double)(int64_t)k->ival : (double)k->ival;
+    if (t == ty_bool) {
+        r->ival = isf ? f != 0 : k->ival != 0;
+    } else if (ty_is_float(t)) {
+        r->fval = t == ty_float32 ? (double)(float)f : f;
+    } else {
+        if (isf && !(f > -9223372036854775808.0 && f < 18446744073709551616.0)) {
+            sema_error(k->loc, "constant out of range of %s", ty_name(t));
+            return NULL;
+        }
+        uint64_t v = isf ? (f < 0 ? (uint64_t)(int64_t)f : (uint64_t)f) : k->ival;
+        int bits = ty_size(t) * 8;
+        if (bits < 64) {
+            uint64_t m = (UINT64_C(1) << bits) - 1;
+            v &= m;
+            if (ty_is_signed(t) && (v >> (bits - 1)))
+                v |= ~m;
+        }
+        r->ival = v;
+    }
+    return r;
+}
+
+static void resolve_array_constant(const char *name, Node *call)
+{
+    Node *data = call->args.len > 0 ? call->args.items[0] : NULL;
+    Node *dtype = call->args.len > 1 ? call->args.items[1] : NULL;
+    if (call->args.len > 2) {
+        sema_error(((Node *)call->args.items[2])->loc, "np.array() takes the data and a dtype");
+        return;
+    }
+    for (int i = 0; i < call->kwargs.len; i++) {
+        Node *kw = call->kwargs.items[i];
+        if (strcmp(kw->name, "dtype") == 0 && !dtype) {
+            dtype = kw->lhs;
+        } else {
+            sema_error(kw->loc, "unsupported keyword argument '%s' in np.array()", kw->name);
+            return;
+        }
+    }
+    if (!data) {
+        sema_error(call->loc, "np.array() needs the data");
+        return;
+    }
+    Type *elem = NULL;
+    if (dtype) {
+        const char *p = dtype->kind == E_STR ? sema_type_alias(dtype->text)
+                                             : path_of(dtype, NULL, NULL);
+        if (p && strcmp(p, "float") == 0)
+            p = "float64";
+        else if (p && strcmp(p, "int") == 0)
+            p = "int64";
+        else if (p && strcmp(p, "bool") == 0)
+            p = "boolean";
+        elem = p ? scalar_named(p) : NULL;
+        if (!elem || elem == ty_void) {
+            sema_error(dtype->loc, "the dtype of an array constant must be a scalar type "
+                       "such as np.float32");
+            return;
+        }
+    }
+    Node *flat;
+    int64_t shape[3];
+    if (!sema_const_array(data, elem, &flat, shape))
+        return;
+    Global *g = bind_global(GLOBAL_ARRAY, name);
+    g->value = flat;
+    memcpy(g->shape, shape, sizeof shape);
+}
+
+bool sema_const_array(Node *data, Type *elem, Node **flat_out, int64_t shape[3])
+{
+    ArrayFold A = {.ndim = -1, .ok = true, .shape = {-1, -1, -1}};
+    array_fold(&A, data, 0);
+    if (!A.ok)
+        return false;
+    if (A.ndim == 0) {
+        sema_error(data->loc, "an array constant needs a sequence of numbers");
+        return false;
+    }
+    if (!elem) {
+        bool any_float = false, all_bool = true;
+        for (int i = 0; i < A.vals.len; i++) {
+            Type *t = ((Node *)A.vals.items[i])->type;
+            any_float |= ty_is_float(t);
+            all_bool &= t == ty_bool;
+        }
+        elem = any_float ? ty_float64 : all_bool ? ty_bool : ty_int64;
+    }
+    Node *flat = node_new(E_TUPLE, data->loc);
+    for (int i = 0; i < A.vals.len; i++) {
+        Node *k = array_elem(A.vals.items[i], elem);
+        if (!k)
+            return false;
+        nl_push(&flat->args, k);
+    }
+    flat->type = ty_array(elem, A.ndim, true, SPACE_CONST);
+    for (int i = 0; i < 3; i++)
+        shape[i] = i < A.ndim ? A.shape[i] : 0;
+    *flat_out = flat;
+    return true;
+}
+
 static void resolve_constant(Node *s)
 {
     Node *t = s->args.items[0];
     if (s->rhs->kind == E_CALL) {
         const char *p = path_of(s->rhs->lhs, NULL, NULL);
-        if (p && strcmp(p, "cuda.reduce") == 0) {
-            sema_error(s->rhs->loc, "cuda.reduce is not supported yet");
+        if (p && strcmp(p, "cuda.reduce") == 0) {   /* ufunc.c: a lambda becomes a def */
+            Node *def = ufunc_reduce_lambda(t->name, s->rhs);
+            if (def) {
+                FuncDef *fd = arena_alloc(sizeof *fd);
+                fd->name = def->name;
+                fd->def = def;
+                vec_push(&fdefs, fd);
+                bind_global(GLOBAL_FUNC, def->name)->fn = fd;
+            }
+            return;
+        }
+        if (p && (strcmp(p, "np.array") == 0 || strcmp(p, "np.asarray") == 0)) {
+            resolve_array_constant(t->name, s->rhs);
             return;
         }
     }
@@ -835,7 +1091,7 @@ static void resolve_decorator(FuncDef *fd)
     const char *p = path_of(call ? d->lhs : d, NULL, NULL);
     if (p && (strcmp(p, "vectorize") == 0 || strcmp(p, "guvectorize") == 0 ||
               strcmp(p, "cuda.reduce") == 0)) {
-        sema_error(d->loc, "@%s is not supported yet", p);
+        ufunc_decorator(fd, d);   /* ufunc.c */
         return;
     }
     if (!p || strcmp(p, "cuda.jit") != 0) {
@@ -884,6 +1140,12 @@ static void resolve_decorator(FuncDef *fd)
                     sema_error(kw->lhs->loc, "max_registers must be an integer from 1 to 255");
                 else
                     fd->opt.max_registers = (int)k->ival;
+            } else if (strcmp(kw->name, "link") == 0) {
+                sema_error(kw->loc, "@cuda.jit option 'link' (linking external PTX or CUDA "
+                           "code) is not supported");
+            } else if (strcmp(kw->name, "boundscheck") == 0) {
+                sema_error(kw->loc, "@cuda.jit option 'boundscheck' is not supported (numba "
+                           "refuses it on CUDA); use debug=True or kernc -g");
             } else {
                 sema_error(kw->loc, "unknown @cuda.jit option '%s'", kw->name);
             }
@@ -908,16 +1170,62 @@ static void resolve_decorator(FuncDef *fd)
     }
 }
 
+/* PEP 3107: `def k(a: float32[:], n: int32)` under a bare @cuda.jit is the
+ * kernel's signature.  A signature in the decorator or on the command line
+ * wins, and device functions are typed at each call as numba does, so their
+ * annotations are documentation only. */
+static void sig_from_annotations(FuncDef *fd)
+{
+    Node *def = fd->def;
+    int n = def->params.len, given = 0;
+    for (int i = 0; i < n; i++)
+        given += ((Node *)def->params.items[i])->lhs != NULL;
+    if ((!given && !def->rhs) || !fd->is_kernel || fd->nsigs || fd->sig_failed)
+        return;
+    PtrVec params = {0};
+    for (int i = 0; i < n; i++) {
+        Node *p = def->params.items[i];
+        Type *t = NULL;
+        if (!p->lhs) {
+            sema_error(p->loc, "parameter '%s' has no annotation; annotate every parameter "
+                       "of kernel '%s' or give a signature in @cuda.jit(...)", p->name,
+                       fd->name);
+        } else if (p->lhs->kind == E_STR) {   /* a: "float32[:]" */
+            SigParser P = {.s = p->lhs->text, .base = p->lhs->loc, .has_loc = true};
+            t = sig_type(&P, false);
+            sig_space(&P);
+            if (t && P.s[P.pos]) {
+                sig_error(&P, "unexpected text after the type");
+                t = NULL;
+            }
+        } else {
+            t = sig_type_expr(p->lhs, false);
+        }
+        if (!t) {
+            fd->sig_failed = true;
+            return;
+        }
+        vec_push(&params, t);
+    }
+    if (def->rhs && def->rhs->kind != E_NONE) {
+        Type *r = def->rhs->kind == E_STR ? NULL : sig_type_expr(def->rhs, true);
+        if (r != ty_void) {
+            if (r || def->rhs->kind == E_STR)
+                sema_error(def->rhs->loc, "a kernel returns None; its return annotation "
+                           "can only be None or void");
+            fd->sig_failed = true;
+            return;
+        }
+    }
+    Signature sg = {.ret = ty_void, .params = (Type **)params.items, .nparams = params.len};
+    add_sig(fd, &sg);
+}
+
 static bool check_params(FuncDef *fd)
 {
     bool ok = true;
     for (int i = 0; i < fd->def->params.len; i++) {
         Node *p = fd->def->params.items[i];
-        if (p->lhs) {
-            sema_error(p->lhs->loc, "parameter annotations are not supported yet; give the "
-                       "signature in @cuda.jit(...)");
-            ok = false;
-        }
         if (p->rhs) {
             sema_error(p->rhs->loc, "default parameter values are not supported");
             ok = false;
@@ -931,6 +1239,7 @@ Program *analyze(Node *module, const Options *opt)
     int errors_before = error_count();
     types_init();
     type_reset();
+    ufunc_reset();   /* ufunc.c */
     globals = (PtrVec){0};
     fdefs = (PtrVec){0};
 
@@ -997,6 +1306,9 @@ Program *analyze(Node *module, const Options *opt)
             if (!fd->sig_failed)
                 add_sig(fd, &s);
         }
+        sig_from_annotations(fd);
+        if (opt && opt->debug)   /* -g: every function as with debug=True */
+            fd->opt.debug = true;
     }
     for (int j = 0; opt && j < opt->nsigs; j++) {
         const Global *g = sema_global(opt->sigs[j].kernel);
@@ -1017,7 +1329,8 @@ Program *analyze(Node *module, const Options *opt)
             continue;
         if (fd->is_kernel && fd->nsigs == 0) {
             sema_error(fd->def->loc, "kernel '%s' has no signature; give one in "
-                       "@cuda.jit(...) or with --signature %s=void(...)", fd->name, fd->name);
+                       "@cuda.jit(...), as parameter annotations, or with --signature "
+                       "%s=void(...)", fd->name, fd->name);
             continue;
         }
         for (int j = 0; j < fd->nsigs; j++) {
@@ -1036,6 +1349,7 @@ Program *analyze(Node *module, const Options *opt)
             type_kernel(fd, s, fd->def->loc);
         }
     }
+    ufunc_type_all();   /* ufunc.c: the kernels of @vectorize, @guvectorize, cuda.reduce */
 
     if (error_count() > errors_before)
         return NULL;

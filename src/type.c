@@ -43,8 +43,34 @@
  *     math.log(x, base) refused (CUDA has one argument only)
  *   range(int32...) -> int32 loop, range(int64) -> int64, range(uint64) ->
  *     uint64, mixed by the same candidate rule (range(uint64, int32) -> int32)
+ *   math.frexp(x) -> Tuple(float32|float64, int32) (float32 for float32 and
+ *     ints up to 16 bits), math.ldexp(x, e): e converted to int32
+ *   cuda.popc/clz(x) -> x's type (int8..uint64; bool and floats -> int8),
+ *     brev -> uint32 (uint64 only for uint64), ffs -> uint32 (32/64-bit ints
+ *     only: numba has no lowering for narrower ones), fma/cbrt: float32 or
+ *     float64 by the candidate rule (int32 -> float64, int16 -> float32),
+ *     selp(test, a, b): a and b of one type, no conversion; lanemask_lt(),
+ *     activemask() -> uint32; laneid, warpsize -> int32
+ *   syncthreads_count/and/or(p) -> int32 (p converted to int32, so 0.5 is
+ *     false as in numba); syncwarp, threadfence*, nanosleep -> none
+ *   shfl_*sync(mask, v, lane): v's type by the candidates int32, int64,
+ *     float32, float64 (uint32 -> int64, uint64 -> float64, bool -> int32:
+ *     numba's own, checked); all/any/eq_sync -> bool, ballot_sync -> int32,
+ *     match_any_sync -> int32, match_all_sync -> Tuple(int32, bool)
+ *   atomics (numba-cuda cudadecl.py): add sub max min nanmax nanmin on
+ *     int32 uint32 int64 uint64 float32 float64; and_ or_ xor exch cas on
+ *     the four integer types; inc dec on uint32 uint64; the result is the
+ *     element type, the value(s) converted to it
+ *   a.shape -> UniTuple(int64, ndim); module-level tuples are typed element
+ *     by element (ints int64, floats float64); np.array constants: NumPy's
+ *     dtype rule unless dtype= is given
  *   unify: int32|int64 -> int64, int64|uint64 -> float64, int8|uint8 -> int16,
  *     int32|float32 -> float64, int16|float32 -> float32, bool|int32 -> int32
+ *
+ * Typing was checked against numba 0.56 (Debian's /usr/bin/python3):
+ * numba.cuda.compiler.compile_cuda(pyfunc, None, argtypes) types a device
+ * function, intrinsic wrappers included, with CUDA_HOME pointing at a
+ * directory whose nvvm/lib64 holds libnvvm.so; typing needs no GPU.
  *
  * Thread indexing: cuda.threadIdx/blockIdx/blockDim/gridDim .x/.y/.z are
  * int32 (numba-cuda cudadecl.py, Dim3_attrs); cuda.grid(1) and
@@ -82,12 +108,38 @@
  *             is side-effect free then).
  *   E_IFEXP   cond any scalar (test != 0); lhs, rhs of the result type.
  *   E_API     api row; args lowered and converted:
- *             TID_X..GDIM_Z: no args, int32;
+ *             TID_X..GDIM_Z, LANEID, WARPSIZE: no args, int32;
+ *             LANEMASK_LT: no args, uint32;
  *             GRID/GRIDSIZE: args[0] the E_CONST ndim (int64); type int64
  *               or UniTuple(int64, ndim);
- *             ATOMIC_*: args[0] the array expr, args[1..ndim] int64 indices
- *               (negative wraps), args[ndim+1] the value of the element
- *               type; type = element type (the old value);
+ *             ATOMIC_ADD SUB MAX MIN NANMAX NANMIN AND OR XOR EXCH INC DEC:
+ *               args[0] the array expr (global, shared or local space;
+ *               never SPACE_CONST), args[1..ndim] int64 indices (negative
+ *               wraps), args[ndim+1] the value of the element type; type =
+ *               element type (the old value).  Element types: see above.
+ *               Floats (numba's ___numba_atomic_*_[nan]max/min): MAX/MIN
+ *               store nothing when val or the stored value is NaN;
+ *               NANMAX/NANMIN store nothing when val is NaN and replace a
+ *               stored NaN by val.  Integers: plain max/min.
+ *               INC: old >= val ? 0 : old + 1; DEC: (old == 0 || old >
+ *               val) ? val : old - 1 (CUDA's atomicInc/atomicDec);
+ *             ATOMIC_CAS: args[0] array, args[1..ndim] int64 indices,
+ *               then old, then val (element type, one of the four integer
+ *               types); type = element type, the value found.
+ *               cuda.atomic.compare_and_swap(ary, old, val) (1-D only) is
+ *               lowered to ATOMIC_CAS with the index the E_CONST 0;
+ *             POPC, CLZ, BREV, FFS: one integer arg of the case's type
+ *               (see the typing above), type the result;
+ *             FMA: three args of the result type (float32/float64);
+ *             CBRT: one arg of the result type;
+ *             SELP: args[0] bool test, args[1], args[2] of the result type;
+ *             THREADFENCE, THREADFENCE_BLOCK, THREADFENCE_SYSTEM: no args,
+ *               type void, only as the lhs of an S_EXPR;
+ *             NANOSLEEP: args[0] uint32 (nanoseconds), type void, only as
+ *               the lhs of an S_EXPR;
+ *             M_FREXP: args[0] float32/float64, type Tuple(that float,
+ *               int32) (mantissa, exponent); it reaches emit.c only as the
+ *               rhs of an S_ASSIGN to a tuple-typed hidden Var;
  *             math rows: args of the row's parameter types (float32 or
  *               float64; ldexp's and math.pow's int32 exponent), type the
  *               result; isnan/isinf/isfinite of an int argument are folded
@@ -100,10 +152,26 @@
  *   E_CALLFN  callee: a device-function Func; args of exactly callee's
  *             parameter types; type = callee->ret (never ty_void in a value).
  *   E_INDEX   lhs: array-typed expr (an E_VAR); args: ndim int64 indices,
- *             negative wraps; type the element type.
+ *             negative wraps; type the element type.  Bounds: every E_INDEX
+ *             of a Func with opt.debug (debug=True, or kernc -g, which sets
+ *             opt.debug on every function) is bounds-checked by emit.c, as
+ *             numba's debug mode raises IndexError; there is no per-node flag.
+ *             An E_VAR of a VAR_CONSTARRAY (SPACE_CONST) is only read.
  *   E_SHAPE   lhs: array expr; ival: dimension; type int64.
- *   E_TUPLEGET lhs: tuple-typed expr (an E_API grid/gridsize or an E_VAR of
- *             a tuple variable); ival: constant index; type the element.
+ *   E_TUPLEGET lhs: tuple-typed expr: an E_API GRID/GRIDSIZE, an E_VAR of a
+ *             tuple variable, or an E_CALLFN returning a tuple; ival:
+ *             constant index; type the element.
+ *   E_TUPLE   a tuple value: args the elements (scalars or tuples), type the
+ *             TY_TUPLE of their types.  Made by (a, b) in a value position,
+ *             a.shape (args: E_SHAPEs), module-level tuple constants (args:
+ *             E_CONSTs), and tuple conversions (element casts).
+ *   E_STR     only as an arg of S_PRINT or the lhs of S_ASSERT: text is the
+ *             decoded string; no type.
+ *   Tuple values are held by Vars of TY_TUPLE type (locals, hidden krt_tup*
+ *   and krt_w* temporaries, device-function parameters) and returned by
+ *   device functions (Func.ret a TY_TUPLE); S_ASSIGN to a tuple Var takes an
+ *   E_TUPLE, E_VAR, E_API (GRID, GRIDSIZE, M_FREXP) or E_CALLFN of exactly
+ *   the Var's type.
  *   Casts from int/float/bool to another scalar are explicit everywhere:
  *   no implicit conversion is left for emit.c except conditions.
  *
@@ -124,13 +192,66 @@
  *   S_ARRAYDECL var: VAR_SHARED / VAR_DYNSHARED / VAR_LOCALARRAY with
  *               type ty_array(elem, ndim, true, SPACE_SHARED/LOCAL) and
  *               shape[] (0 for the dynamic one); may appear anywhere in a
- *               body (numba allocates them statically).
- *   S_BARRIER   api: SYNCTHREADS.
+ *               body (numba allocates them statically).  VAR_CONSTARRAY:
+ *               type ty_array(elem, ndim, true, SPACE_CONST), shape[], init
+ *               the flat E_TUPLE of E_CONSTs (C order); made by
+ *               x = cuda.const.array_like(C) (C a module-level np.array or
+ *               constant tuple: ints -> int64, floats -> float64) and, named
+ *               after the global, for a module-level array read directly or
+ *               through cuda.const.array_like(C) in an expression (those are
+ *               declared at the top of the body).
+ *   S_BARRIER   api SYNCTHREADS: lhs, rhs NULL.  api SYNCTHREADS_COUNT/AND/
+ *               OR: lhs the predicate (int32, any nonzero is true), rhs the
+ *               target E_VAR of type int32 or NULL (value discarded).  A
+ *               barrier: every thread of the block waits; the value is the
+ *               count of threads with a nonzero predicate / 1 if all are /
+ *               1 if any is.  Func.has_barrier is set (also via callees).
+ *   S_WARPOP    a warp-collective operation; api, args (converted), lhs the
+ *               target E_VAR of exactly the result type, or NULL:
+ *               SYNCWARP: args[0] uint32 mask (0xffffffff when omitted);
+ *               SHFL_SYNC, SHFL_UP_SYNC, SHFL_DOWN_SYNC, SHFL_XOR_SYNC:
+ *                 args[0] uint32 mask, args[1] the value T (int32, int64,
+ *                 float32 or float64), args[2] int32 src lane / delta / lane
+ *                 mask; result T;
+ *               ALL_SYNC, ANY_SYNC, EQ_SYNC: args[0] uint32 mask, args[1]
+ *                 bool predicate; result bool; BALLOT_SYNC: same args, result
+ *                 int32 (numba's type; the bits of the uint32 ballot);
+ *               MATCH_ANY_SYNC: args[0] uint32 mask, args[1] value T as for
+ *                 shfl; result int32; MATCH_ALL_SYNC: same args; result
+ *                 Tuple(int32, bool) (mask, predicate);
+ *               ACTIVEMASK: no args; result uint32.
+ *               Func.has_warpop is set (also via callees).
+ *               These and the syncthreads_* barriers appear only as whole
+ *               statements: `x = op(...)` (x a local of the result type;
+ *               otherwise a hidden krt_w* Var is the target and S_ASSIGNs
+ *               follow), `op(...)` alone, or `x op= op(...)` (into a hidden
+ *               Var, then x = x op tmp).  Elsewhere they are refused.
+ *   S_PRINT     args: E_STR (print as is) or values of type int64 (%lld),
+ *               uint64 (%llu), float64 (%f); numba joins the items with
+ *               one space and ends with a newline; at most 32 items.
+ *   S_ASSERT    cond (any scalar, test != 0), lhs an E_STR message or NULL.
+ *               Only in a Func with opt.debug; elsewhere assert statements
+ *               are typed and dropped (numba ignores them without debug).
+ *               On failure: numba raises AssertionError (kernel aborts with
+ *               the message, reported at the launch).
+ *   Division by zero (numba's CUDA target): without debug (error model
+ *   'numpy') int // 0 == 0 and int % 0 == 0, also MIN // -1 == 0 and
+ *   MIN % -1 == 0 (numba avoids the trap); float x / 0.0 and x // 0.0 give
+ *   +-inf (nan for 0 / 0), x % 0.0 gives nan.  With opt.debug (error model
+ *   'python') a zero divisor, integer or float, raises ZeroDivisionError.
  *   No S_AUGASSIGN, S_FOR, E_NAME, E_ATTR, E_CALL, E_SUBSCRIPT, E_INT...
  *   remain.  Parameters are Func.params (the ABI, their declared types); a
  *   parameter re-assigned with a wider type is shadowed by a VAR_LOCAL of the
  *   same user name, initialised by the body's first S_ASSIGN: emit.c must
  *   give the two distinct C names.  Hidden Vars are named krt_*.
+ *
+ * C names of specialisations (Func.cname): the first Func made from a def
+ * keeps the user's name; later ones append "_" and one "_CODE" per
+ * parameter (i4, u8, f4, b1; arrays a<ndim><elem>[c][s|l|k]; tuples
+ * t<n><elem>).  So a kernel with signatures [void(float32[:]),
+ * void(float64[:])] gives the Funcs "k" and "k__a1f8", and the launchers
+ * named after them.  Kernels are typed in signature order, before the
+ * device functions they reach are finalised.
  */
 #include "kernc.h"
 
@@ -283,7 +404,8 @@ static const char *ty_code(const Type *t)
         return arena_printf("a%d%s%s%s", t->ndim, ty_code(t->elem),
                             t->contiguous ? "c" : "",
                             t->space == SPACE_SHARED ? "s" :
-                            t->space == SPACE_LOCAL ? "l" : "");
+                            t->space == SPACE_LOCAL ? "l" :
+                            t->space == SPACE_CONST ? "k" : "");
     if (t->kind == TY_TUPLE && t->nelems > 0)
         return arena_printf("t%d%s", t->nelems, ty_code(t->elems[0]));
     return "x";
@@ -401,6 +523,22 @@ static const Case cases_math_binary[] = {C2(FLOAT32, FLOAT32, FLOAT32),
 static const Case cases_math_pow[] = {C2(FLOAT32, FLOAT32, FLOAT32), C2(FLOAT64, FLOAT64, FLOAT64),
                                       C2(FLOAT32, FLOAT32, INT32), C2(FLOAT64, FLOAT64, INT32)};
 static const Case cases_math_ldexp[] = {C2(FLOAT32, FLOAT32, INT32), C2(FLOAT64, FLOAT64, INT32)};
+/* mathdecl.py Math_frexp and cudadecl.py: fma, cbrt; float32 first */
+static const Case cases_float1[] = {C1(FLOAT32, FLOAT32), C1(FLOAT64, FLOAT64)};
+static const Case cases_fma[] = {C3(FLOAT32, FLOAT32, FLOAT32, FLOAT32),
+                                 C3(FLOAT64, FLOAT64, FLOAT64, FLOAT64)};
+/* cudadecl.py Cuda_popc / Cuda_clz: same width; Cuda_brev: unsigned 32/64;
+ * Cuda_ffs: uint32 of any integer (lowered for 32/64-bit ones only) */
+static const Case cases_popc[] = {
+    C1(INT8, INT8), C1(INT16, INT16), C1(INT32, INT32), C1(INT64, INT64),
+    C1(UINT8, UINT8), C1(UINT16, UINT16), C1(UINT32, UINT32), C1(UINT64, UINT64)};
+static const Case cases_brev[] = {C1(UINT32, UINT32), C1(UINT64, UINT64)};
+static const Case cases_ffs[] = {
+    C1(UINT32, INT8), C1(UINT32, INT16), C1(UINT32, INT32), C1(UINT32, INT64),
+    C1(UINT32, UINT8), C1(UINT32, UINT16), C1(UINT32, UINT32), C1(UINT32, UINT64)};
+/* the value operand of shfl_sync_intrinsic and match_*_sync */
+static const Case cases_warp_value[] = {C1(INT32, INT32), C1(INT64, INT64),
+                                        C1(FLOAT32, FLOAT32), C1(FLOAT64, FLOAT64)};
 static const Case cases_math_pred[] = {C1(BOOL, INT64), C1(BOOL, UINT64), C1(BOOL, FLOAT32),
                                        C1(BOOL, FLOAT64)};
 /* builtins.py Range: the range type is the case's result. */
@@ -497,6 +635,16 @@ static Type *unify(Type *a, Type *b)
             return a;
         return promote_numbers(a, b);
     }
+    /* numba unifies tuples of one length element by element */
+    if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->nelems == b->nelems) {
+        Type **el = arena_alloc(sizeof *el * (size_t)(a->nelems ? a->nelems : 1));
+        for (int i = 0; i < a->nelems; i++) {
+            el[i] = unify(a->elems[i], b->elems[i]);
+            if (!el[i])
+                return NULL;
+        }
+        return ty_tuple(el, a->nelems);
+    }
     return NULL;
 }
 
@@ -552,6 +700,7 @@ typedef struct Ctx {
     Type *declared_ret;     /* eager device signature; NULL otherwise */
     bool ret_value, ret_none;
     PtrVec hidden;          /* Var*: made by the final pass */
+    PtrVec constarrays;     /* Var*: module-level arrays this body reads */
     int loops;
     int ntemps;
 } Ctx;
@@ -628,7 +777,8 @@ static bool ctx_is_local(void *ctx, const char *name)
 
 static bool is_array_var(const Var *v)
 {
-    return v->kind == VAR_SHARED || v->kind == VAR_DYNSHARED || v->kind == VAR_LOCALARRAY;
+    return v->kind == VAR_SHARED || v->kind == VAR_DYNSHARED || v->kind == VAR_LOCALARRAY ||
+           v->kind == VAR_CONSTARRAY;
 }
 
 static Var *hidden_var(Ctx *c, const char *what, Type *t, Loc loc)
@@ -734,10 +884,22 @@ static Node *const_convert(Node *k, Type *t)
 }
 
 /* An explicit conversion of a lowered expression to t (scalars only). */
+static Node *mk_tupleget(Node *tuple, int i);
+
 static Node *mk_cast(Node *e, Type *t)
 {
     if (BAD(e) || !t || t == ty_error || e->type == t)
         return e;
+    if (e->type->kind == TY_TUPLE && t->kind == TY_TUPLE && e->type->nelems == t->nelems &&
+        (e->kind == E_TUPLE || e->kind == E_VAR)) {
+        /* element by element; a variable is read once per element */
+        Node *n = node_new(E_TUPLE, e->loc);
+        for (int i = 0; i < t->nelems; i++)
+            nl_push(&n->args, mk_cast(e->kind == E_TUPLE ? e->args.items[i]
+                                      : mk_tupleget(node_clone(e), i), t->elems[i]));
+        n->type = t;
+        return n;
+    }
     if (!ty_is_scalar(e->type) || !ty_is_scalar(t))
         return e;
     if (e->kind == E_CONST) {
@@ -749,6 +911,17 @@ static Node *mk_cast(Node *e, Type *t)
     n->lhs = e;
     n->type = t;
     return n;
+}
+
+static Node *mk_tupleget(Node *tuple, int i)
+{
+    if (tuple->kind == E_TUPLE)
+        return tuple->args.items[i];
+    Node *g = node_new(E_TUPLEGET, tuple->loc);
+    g->lhs = tuple;
+    g->ival = (uint64_t)i;
+    g->type = tuple->type->elems[i];
+    return g;
 }
 
 /* No device-function call and no atomic: safe to evaluate twice. */
@@ -836,18 +1009,8 @@ static const char *expr_path(Ctx *c, const Node *e)
 /* Parts of numba's API that later issues add: named so that the error says
  * "not supported yet" rather than "no such attribute". */
 static const char *const later_api[] = {
-    "cuda.laneid", "cuda.warpsize", "cuda.const", "cuda.syncthreads_count",
-    "cuda.syncthreads_and", "cuda.syncthreads_or", "cuda.syncwarp",
-    "cuda.threadfence", "cuda.threadfence_block", "cuda.threadfence_system",
-    "cuda.atomic.nanmax", "cuda.atomic.nanmin", "cuda.atomic.and_",
-    "cuda.atomic.or_", "cuda.atomic.xor", "cuda.atomic.exch", "cuda.atomic.inc",
-    "cuda.atomic.dec", "cuda.atomic.cas", "cuda.atomic.compare_and_swap",
-    "cuda.shfl_sync", "cuda.shfl_up_sync", "cuda.shfl_down_sync",
-    "cuda.shfl_xor_sync", "cuda.all_sync", "cuda.any_sync", "cuda.eq_sync",
-    "cuda.ballot_sync", "cuda.match_any_sync", "cuda.match_all_sync",
-    "cuda.activemask", "cuda.lanemask_lt", "cuda.popc", "cuda.brev", "cuda.clz",
-    "cuda.ffs", "cuda.fma", "cuda.cbrt", "cuda.selp", "cuda.nanosleep",
-    "cuda.cg", "cuda.random", "cuda.fp16", "cuda.reduce", "math.frexp",
+    "cuda.cg", "cuda.random", "cuda.fp16", "cuda.reduce", "cuda.mapped_array",
+    "cuda.device_array", "cuda.to_device", "cuda.pinned_array",
     "math.modf", "math.remainder", "math.exp2", "math.isclose", "math.factorial",
     "math.gcd", "math.comb", "math.perm", "math.tau", NULL};
 
@@ -858,6 +1021,10 @@ static Node *unknown_path(Ctx *c, Loc loc, const char *path)
         if (strncmp(path, later_api[i], n) == 0 && (path[n] == 0 || path[n] == '.'))
             return fail(c, loc, "'%s' is not supported yet", path);
     }
+    if (strncmp(path, "np.", 3) == 0)   /* np.zeros, np.sum, ...: not numba.cuda */
+        return fail(c, loc, "'%s' is not supported in kernels (NumPy functions that allocate "
+                    "or reduce are not available on the device; use cuda.local.array, "
+                    "math.* or a loop)", path);
     /* name the longest known prefix and the first unknown attribute */
     const char *dot = strchr(path, '.'), *known = NULL;
     while (dot) {
@@ -916,6 +1083,28 @@ static Node *lower_path_value(Ctx *c, Loc loc, const char *path)
     return n;
 }
 
+/* The Var through which this body reads a module-level array (or a
+ * constant tuple made an array by cuda.const.array_like): one per name,
+ * declared by an S_ARRAYDECL at the top of the body. */
+static Var *const_array_var(Ctx *c, const char *name, Node *flat, const int64_t *shape,
+                            Loc loc)
+{
+    for (int i = 0; i < c->constarrays.len; i++) {
+        Var *v = c->constarrays.items[i];
+        if (strcmp(v->name, name) == 0)
+            return v;
+    }
+    Var *v = arena_alloc(sizeof *v);
+    v->name = name;
+    v->kind = VAR_CONSTARRAY;
+    v->type = flat->type;
+    memcpy(v->shape, shape, sizeof v->shape);
+    v->init = flat;
+    v->loc = loc;
+    vec_push(&c->constarrays, v);
+    return v;
+}
+
 static Node *lower_name(Ctx *c, Node *e)
 {
     Var *v = lookup_var(c, e->name);
@@ -938,6 +1127,8 @@ static Node *lower_name(Ctx *c, Node *e)
             k->loc = e->loc;
             return k;
         }
+        case GLOBAL_ARRAY:
+            return mk_var(e->loc, const_array_var(c, g->name, g->value, g->shape, e->loc));
         case GLOBAL_FUNC:
             return fail(c, e->loc, "function '%s' cannot be used as a value", e->name);
         case GLOBAL_PATH:
@@ -1156,6 +1347,66 @@ static bool const_int(Ctx *c, Node *e, int64_t *out)
     return true;
 }
 
+/* The indices of one element: a[i], a[i, j], or a[t] with t a tuple value
+ * (cuda.grid(2), a tuple variable, a.shape), lowered to ndim int64s in
+ * `out`.  `atomic` names the atomic whose index this is (its own message).
+ * NULL on success, else the poison node. */
+static Node *lower_indices(Ctx *c, Node *idx, int ndim, Loc whole, const char *atomic,
+                           NodeList *out)
+{
+    Node **items = NULL, **low = NULL;
+    int nidx;
+    if (idx->kind == E_TUPLE || idx->kind == E_SLICE) {
+        items = idx->kind == E_TUPLE ? idx->args.items : &idx;
+        nidx = idx->kind == E_TUPLE ? idx->args.len : 1;
+        for (int i = 0; i < nidx; i++)
+            if (items[i]->kind == E_SLICE)
+                return fail(c, items[i]->loc, "array slicing is not supported yet");
+    } else {
+        Node *v = lx(c, idx);
+        if (BAD(v))
+            return poison(idx->loc, v, NULL);
+        if (v->type->kind == TY_TUPLE) {
+            nidx = v->type->nelems;
+            if (!is_pure(v))
+                return fail(c, idx->loc, "an index tuple returned by a call is not supported; "
+                            "assign it to a variable first");
+            low = arena_alloc(sizeof *low * (size_t)(nidx ? nidx : 1));
+            for (int i = 0; i < nidx; i++)
+                low[i] = mk_tupleget(i ? node_clone(v) : v, i);
+        } else {
+            nidx = 1;
+            low = arena_alloc(sizeof *low);
+            low[0] = v;
+        }
+    }
+    if (nidx != ndim) {
+        if (atomic)
+            return fail(c, idx->loc, "the index of a %d-D array in %s must have %d "
+                        "integer%s, not %d", ndim, atomic, ndim, ndim > 1 ? "s" : "", nidx);
+        if (nidx > ndim)
+            return fail(c, idx->loc, "too many indices for a %d-D array (%d given)", ndim,
+                        nidx);
+        return fail(c, whole, "array slicing is not supported yet (a %d-D array needs "
+                    "%d indices, %d given)", ndim, ndim, nidx);
+    }
+    Node *bad = NULL;
+    for (int i = 0; i < nidx; i++) {
+        Node *v = items ? lx(c, items[i]) : low[i];
+        Loc l = items ? items[i]->loc : idx->loc;
+        if (BAD(v)) {
+            bad = !bad || v->type == ty_error ? v : bad;
+            continue;
+        }
+        if (!ty_is_int(v->type)) {
+            bad = fail(c, l, "array index must be an integer, not %s", ty_name(v->type));
+            continue;
+        }
+        nl_push(out, mk_cast(v, ty_int64));
+    }
+    return bad ? poison(whole, bad, NULL) : NULL;
+}
+
 static Node *lower_index(Ctx *c, Node *e)
 {
     /* a.shape[k] */
@@ -1192,16 +1443,27 @@ static Node *lower_index(Ctx *c, Node *e)
     if (BAD(base))
         return poison(e->loc, base, NULL);
     Node *idx = e->rhs;
-    int nidx = idx->kind == E_TUPLE ? idx->args.len : 1;
-    Node **items = idx->kind == E_TUPLE ? idx->args.items : &e->rhs;
     if (base->type->kind == TY_TUPLE) {
         int64_t k;
-        if (nidx != 1 || idx->kind == E_SLICE || !const_int(c, idx, &k))
+        if (idx->kind == E_TUPLE || idx->kind == E_SLICE || !const_int(c, idx, &k))
             return fail(c, idx->loc, "a tuple index must be an integer constant");
         if (k < 0)
             k += base->type->nelems;
         if (k < 0 || k >= base->type->nelems)
             return fail(c, idx->loc, "tuple index out of range");
+        if (base->kind == E_TUPLE) {   /* (a, b)[1], a.shape[...], T[0] of a constant T */
+            bool pure = true;
+            for (int i = 0; i < base->args.len; i++)
+                pure &= i == k || is_pure(base->args.items[i]);
+            if (pure) {
+                Node *x = base->args.items[k];
+                if (x->kind == E_CONST) {   /* of a module-level tuple: located here */
+                    x = node_clone(x);
+                    x->loc = e->loc;
+                }
+                return x;
+            }
+        }
         Node *n = node_new(E_TUPLEGET, e->loc);
         n->lhs = base;
         n->ival = (uint64_t)k;
@@ -1211,36 +1473,11 @@ static Node *lower_index(Ctx *c, Node *e)
     if (base->type->kind != TY_ARRAY)
         return fail(c, e->lhs->loc, "a value of type %s cannot be indexed",
                     ty_name(base->type));
-    int ndim = base->type->ndim;
     Node *n = node_new(E_INDEX, e->loc);
     n->lhs = base;
     n->type = base->type->elem;
-    Node *bad = NULL;
-    for (int i = 0; i < nidx; i++) {
-        if (items[i]->kind == E_SLICE)
-            return fail(c, items[i]->loc, "array slicing is not supported yet");
-    }
-    if (nidx > ndim)
-        return fail(c, idx->loc, "too many indices for a %d-D array (%d given)", ndim, nidx);
-    if (nidx < ndim)
-        return fail(c, e->loc, "array slicing is not supported yet (a %d-D array needs "
-                    "%d indices, %d given)", ndim, ndim, nidx);
-    for (int i = 0; i < nidx; i++) {
-        Node *v = lx(c, items[i]);
-        if (BAD(v)) {
-            bad = !bad || v->type == ty_error ? v : bad;
-            continue;
-        }
-        if (!ty_is_int(v->type)) {
-            bad = fail(c, items[i]->loc, "array index must be an integer, not %s",
-                       ty_name(v->type));
-            continue;
-        }
-        nl_push(&n->args, mk_cast(v, ty_int64));
-    }
-    if (bad)
-        return poison(e->loc, bad, NULL);
-    return n;
+    Node *err = lower_indices(c, idx, base->type->ndim, e->loc, NULL, &n->args);
+    return err ? err : n;
 }
 
 static Node *lower_attr(Ctx *c, Node *e)
@@ -1266,9 +1503,19 @@ static Node *lower_attr(Ctx *c, Node *e)
             }
             return r;
         }
-        if (strcmp(e->name, "shape") == 0)
-            return fail(c, e->loc, "an array's shape as a tuple is not supported yet; "
-                        "index it (a.shape[0])");
+        if (strcmp(e->name, "shape") == 0) {   /* UniTuple(int64, ndim) */
+            Node *tup = node_new(E_TUPLE, e->loc);
+            Type *el[3] = {ty_int64, ty_int64, ty_int64};
+            for (int i = 0; i < t->ndim; i++) {
+                Node *s = node_new(E_SHAPE, e->loc);
+                s->lhs = i ? node_clone(base) : base;
+                s->ival = (uint64_t)i;
+                s->type = ty_int64;
+                nl_push(&tup->args, s);
+            }
+            tup->type = ty_tuple(el, t->ndim);
+            return tup;
+        }
         return fail(c, e->loc, "array attribute '%s' is not supported", e->name);
     }
     return fail(c, e->loc, "a value of type %s has no attribute '%s'", ty_name(t), e->name);
@@ -1296,44 +1543,81 @@ static bool lower_args(Ctx *c, Node *call, Node **v, Node **bad)
     return *bad == NULL;
 }
 
+/* The element types each atomic accepts (numba-cuda cudadecl.py:
+ * all_numba_types, integer_numba_types, unsigned_int_numba_types). */
+static bool atomic_accepts(ApiId id, const Type *el)
+{
+    bool i32_64 = el == ty_int32 || el == ty_int64 || el == ty_uint32 || el == ty_uint64;
+    switch (id) {
+    case API_ATOMIC_ADD: case API_ATOMIC_SUB: case API_ATOMIC_MAX: case API_ATOMIC_MIN:
+    case API_ATOMIC_NANMAX: case API_ATOMIC_NANMIN:
+        return i32_64 || el == ty_float32 || el == ty_float64;
+    case API_ATOMIC_INC: case API_ATOMIC_DEC:
+        return el == ty_uint32 || el == ty_uint64;
+    default:   /* and_ or_ xor exch cas */
+        return i32_64;
+    }
+}
+
+static bool is_atomic(ApiId id)
+{
+    switch (id) {
+    case API_ATOMIC_ADD: case API_ATOMIC_SUB: case API_ATOMIC_MAX: case API_ATOMIC_MIN:
+    case API_ATOMIC_NANMAX: case API_ATOMIC_NANMIN: case API_ATOMIC_AND: case API_ATOMIC_OR:
+    case API_ATOMIC_XOR: case API_ATOMIC_EXCH: case API_ATOMIC_INC: case API_ATOMIC_DEC:
+    case API_ATOMIC_CAS: case API_ATOMIC_COMPARE_AND_SWAP:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* cuda.atomic.OP(ary, idx, val), cas(ary, idx, old, val) and
+ * compare_and_swap(ary, old, val) (element 0 of a 1-D array). */
 static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
 {
+    bool cas = a->id == API_ATOMIC_CAS, cas0 = a->id == API_ATOMIC_COMPARE_AND_SWAP;
+    int nvals = cas || cas0 ? 2 : 1, first_val = cas0 ? 1 : 2;
     Node *ary = lx(c, e->args.items[0]);
-    Node *idx = e->args.items[1];
-    Node *val = lx(c, e->args.items[2]);
-    if (BAD(ary) || BAD(val))
-        return poison(e->loc, ary, val);
+    Node *vals[2];
+    for (int i = 0; i < nvals; i++)
+        vals[i] = lx(c, e->args.items[first_val + i]);
+    if (BAD(ary))
+        return poison(e->loc, ary, NULL);
+    for (int i = 0; i < nvals; i++)
+        if (BAD(vals[i]))
+            return poison(e->loc, vals[i], NULL);
     if (ary->type->kind != TY_ARRAY)
         return fail(c, ary->loc, "the first argument of %s must be an array, not %s", a->path,
                     ty_name(ary->type));
     Type *el = ary->type->elem;
-    if (el != ty_int32 && el != ty_int64 && el != ty_uint32 && el != ty_uint64 &&
-        el != ty_float32 && el != ty_float64)
+    if (!atomic_accepts(a->id, el))
         return fail(c, ary->loc, "atomic %s on '%s' arrays is not supported", api_short(a),
                     ty_name(el));
-    int ndim = ary->type->ndim;
-    int nidx = idx->kind == E_TUPLE ? idx->args.len : 1;
-    Node **items = idx->kind == E_TUPLE ? idx->args.items : &e->args.items[1];
-    if (nidx != ndim)
-        return fail(c, idx->loc, "the index of a %d-D array in %s must have %d "
-                    "integer%s, not %d", ndim, a->path, ndim, ndim > 1 ? "s" : "", nidx);
+    if (ary->type->space == SPACE_CONST)
+        return fail(c, ary->loc, "%s on a constant array: constant memory is read-only",
+                    a->path);
+    if (cas0 && ary->type->ndim != 1)
+        return fail(c, ary->loc, "cuda.atomic.compare_and_swap() needs a 1-D array; use "
+                    "cuda.atomic.cas(ary, idx, old, val)");
     Node *n = node_new(E_API, e->loc);
-    n->api = a;
+    n->api = cas0 ? &api_table[API_ATOMIC_CAS] : a;
     n->type = el;
     nl_push(&n->args, ary);
-    for (int i = 0; i < nidx; i++) {
-        Node *v = lx(c, items[i]);
-        if (BAD(v))
-            return poison(e->loc, v, NULL);
-        if (!ty_is_int(v->type))
-            return fail(c, items[i]->loc, "array index must be an integer, not %s",
-                        ty_name(v->type));
-        nl_push(&n->args, mk_cast(v, ty_int64));
+    if (cas0) {
+        nl_push(&n->args, mk_int(e->loc, ty_int64, 0));
+    } else {
+        Node *err = lower_indices(c, e->args.items[1], ary->type->ndim, e->loc, a->path,
+                                  &n->args);
+        if (err)
+            return err;
     }
-    if (!ty_is_scalar(val->type))
-        return fail(c, val->loc, "the value of %s must be a scalar, not %s", a->path,
-                    ty_name(val->type));
-    nl_push(&n->args, mk_cast(val, el));
+    for (int i = 0; i < nvals; i++) {
+        if (!ty_is_scalar(vals[i]->type))
+            return fail(c, vals[i]->loc, "the value of %s must be a scalar, not %s", a->path,
+                        ty_name(vals[i]->type));
+        nl_push(&n->args, mk_cast(vals[i], el));
+    }
     return n;
 }
 
@@ -1353,8 +1637,7 @@ static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
     case API_M_ISNAN: case API_M_ISINF: case API_M_ISFINITE:
         cases = cases_math_pred, n = NCASES(cases_math_pred);
         break;
-    case API_M_FREXP:
-        return fail(c, e->loc, "math.frexp is not supported yet");
+    case API_M_FREXP: cases = cases_float1, n = NCASES(cases_float1); break;
     default:
         cases = cases_math_unary, n = NCASES(cases_math_unary);
         break;
@@ -1370,6 +1653,10 @@ static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
     if (k < 0)
         return fail(c, e->loc, "%s() does not accept these argument types", a->path);
     Type *ret = ty_scalar[cases[k].ret];
+    if (a->id == API_M_FREXP) {   /* (mantissa, exponent): Tuple(float, int32) */
+        Type *el[2] = {ret, ty_int32};
+        ret = ty_tuple(el, 2);
+    }
     if (a->id == API_M_RADIANS || a->id == API_M_DEGREES) {
         /* numba: x * (pi / 180) in the result's precision (mathimpl.py) */
         double f = a->id == API_M_RADIANS ? 3.141592653589793 / 180.0 : 180.0 / 3.141592653589793;
@@ -1392,6 +1679,134 @@ static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
     return r;
 }
 
+/* Barriers with a value and warp-collective operations: kernc splits a
+ * kernel at them (the CPU backend runs a block's threads, or a warp, in
+ * step there), so they stand alone as S_BARRIER / S_WARPOP statements. */
+static bool is_collective(ApiId id)
+{
+    switch (id) {
+    case API_SYNCTHREADS_COUNT: case API_SYNCTHREADS_AND: case API_SYNCTHREADS_OR:
+    case API_SYNCWARP: case API_SHFL_SYNC: case API_SHFL_UP_SYNC: case API_SHFL_DOWN_SYNC:
+    case API_SHFL_XOR_SYNC: case API_ALL_SYNC: case API_ANY_SYNC: case API_EQ_SYNC:
+    case API_BALLOT_SYNC: case API_MATCH_ANY_SYNC: case API_MATCH_ALL_SYNC:
+    case API_ACTIVEMASK:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool is_barrier(ApiId id)
+{
+    return id == API_SYNCTHREADS_COUNT || id == API_SYNCTHREADS_AND ||
+           id == API_SYNCTHREADS_OR;
+}
+
+/* Keyword arguments and the argument count of an API call; false (and
+ * *err) when they do not fit. */
+static bool check_arity(Ctx *c, Node *e, const ApiEntry *a, Node **err)
+{
+    int nargs = e->args.len;
+    *err = NULL;
+    if (e->kwargs.len)
+        *err = fail(c, ((Node *)e->kwargs.items[0])->loc, "%s() takes no keyword arguments",
+                    a->path);
+    else if (nargs < a->nargs_min || nargs > a->nargs_max) {
+        if (a->nargs_min == a->nargs_max)
+            *err = fail(c, e->loc, "%s() takes %d argument%s (%d given)", a->path,
+                        a->nargs_min, a->nargs_min == 1 ? "" : "s", nargs);
+        else
+            *err = fail(c, e->loc, "%s() takes %d to %d arguments (%d given)", a->path,
+                        a->nargs_min, a->nargs_max, nargs);
+    }
+    return *err == NULL;
+}
+
+/* The data of cuda.const.array_like(X): X a module-level np.array or a
+ * constant (nested) tuple.  Its name (for the Var) in *name. */
+static bool const_array_data(Ctx *c, Node *e, Node **flat, int64_t shape[3],
+                             const char **name)
+{
+    Node *x = e->args.items[0];
+    const Global *g = x->kind == E_NAME && !lookup_var(c, x->name) ? sema_global(x->name) : NULL;
+    *name = g ? g->name : arena_printf("krt_const_%d_%d", x->loc.first_line,
+                                       x->loc.first_column);
+    if (g && g->kind == GLOBAL_ARRAY) {
+        *flat = g->value;
+        memcpy(shape, g->shape, sizeof g->shape);
+        return true;
+    }
+    Node *k = sema_fold(x, false, ctx_is_local, c);
+    if (!k || k->kind != E_TUPLE) {
+        fail(c, x->loc, "cuda.const.array_like() takes a module-level array or tuple "
+             "constant (C = np.array(...) or C = (1.0, 2.0))");
+        return false;
+    }
+    return sema_const_array(k, NULL, flat, shape);   /* its errors: once per place */
+}
+
+static Node *lower_const_array_like(Ctx *c, Node *e)
+{
+    Node *flat;
+    int64_t shape[3];
+    const char *name;
+    if (!const_array_data(c, e, &flat, shape, &name))
+        return bad_node(e->loc, ty_error);
+    return mk_var(e->loc, const_array_var(c, name, flat, shape, e->loc));
+}
+
+/* cuda.popc/brev/clz/ffs/fma/cbrt/selp, cuda.lanemask_lt(): E_API. */
+static Node *lower_intrinsic(Ctx *c, Node *e, const ApiEntry *a, Node **v)
+{
+    int nargs = e->args.len;
+    const Case *cases = NULL;
+    int ncases = 0;
+    for (int i = 0; i < nargs; i++)
+        if (!ty_is_scalar(v[i]->type))
+            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
+    Node *r = node_new(E_API, e->loc);
+    r->api = a;
+    switch (a->id) {
+    case API_LANEMASK_LT:
+        r->type = ty_uint32;
+        return r;
+    case API_SELP: {
+        /* numba: both values of one type, no conversion (Cuda_selp) */
+        Type *t = v[1]->type;
+        if (v[1]->type != v[2]->type || t->kind == TY_BOOL || t->kind == TY_INT8 ||
+            t->kind == TY_UINT8)
+            return fail(c, e->loc, "cuda.selp() needs two values of one type among int16, "
+                        "int32, int64, uint16, uint32, uint64, float32 and float64 (%s and "
+                        "%s given)", ty_name(v[1]->type), ty_name(v[2]->type));
+        r->type = t;
+        nl_push(&r->args, mk_cast(v[0], ty_bool));
+        nl_push(&r->args, v[1]);
+        nl_push(&r->args, v[2]);
+        return r;
+    }
+    case API_POPC: case API_CLZ: cases = cases_popc, ncases = NCASES(cases_popc); break;
+    case API_BREV: cases = cases_brev, ncases = NCASES(cases_brev); break;
+    case API_FFS: cases = cases_ffs, ncases = NCASES(cases_ffs); break;
+    case API_FMA: cases = cases_fma, ncases = NCASES(cases_fma); break;
+    case API_CBRT: cases = cases_float1, ncases = NCASES(cases_float1); break;
+    default:
+        return fail(c, e->loc, "'%s' is not supported yet", a->path);
+    }
+    Type *types[3];
+    for (int i = 0; i < nargs; i++)
+        types[i] = v[i]->type;
+    int k = resolve_case(cases, ncases, types, nargs, true);
+    if (k < 0)
+        return fail(c, e->loc, "%s() does not accept these argument types", a->path);
+    if (a->id == API_FFS && ty_size(ty_scalar[cases[k].a[0]]) < 4)
+        return fail(c, v[0]->loc, "cuda.ffs() of %s is not supported (numba implements it "
+                    "for 32- and 64-bit integers)", ty_name(v[0]->type));
+    r->type = ty_scalar[cases[k].ret];
+    for (int i = 0; i < nargs; i++)
+        nl_push(&r->args, mk_cast(v[i], ty_scalar[cases[k].a[i]]));
+    return r;
+}
+
 static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
 {
     int nargs = e->args.len;
@@ -1402,15 +1817,35 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
                     "x = %s(shape, dtype)", a->path, a->path);
     if (a->id == API_B_RANGE)
         return fail(c, e->loc, "range() is only supported as the iterable of a for loop");
-    if (e->kwargs.len)
-        return fail(c, ((Node *)e->kwargs.items[0])->loc,
-                    "%s() takes no keyword arguments", a->path);
-    if (nargs < a->nargs_min || nargs > a->nargs_max) {
-        if (a->nargs_min == a->nargs_max)
-            return fail(c, e->loc, "%s() takes %d argument%s (%d given)", a->path,
-                        a->nargs_min, a->nargs_min == 1 ? "" : "s", nargs);
-        return fail(c, e->loc, "%s() takes %d to %d arguments (%d given)", a->path,
-                    a->nargs_min, a->nargs_max, nargs);
+    if (a->id == API_B_PRINT)
+        return fail(c, e->loc, "print() returns no value; call it as a statement");
+    if (is_collective(a->id))
+        return fail(c, e->loc, "%s() must be the whole right-hand side of an assignment or "
+                    "an expression statement: kernc splits the kernel at %s so that the CPU "
+                    "backend can run %s in step", a->path,
+                    is_barrier(a->id) ? "barriers" : "warp-collective operations",
+                    is_barrier(a->id) ? "the threads of a block" : "the 32 threads of a warp");
+    Node *err;
+    if (!check_arity(c, e, a, &err))
+        return err;
+    if (a->id == API_CONST_ARRAY_LIKE)
+        return lower_const_array_like(c, e);
+    if (a->id == API_THREADFENCE || a->id == API_THREADFENCE_BLOCK ||
+        a->id == API_THREADFENCE_SYSTEM || a->id == API_NANOSLEEP) {
+        if (!stmt)
+            return fail(c, e->loc, "%s() returns no value", a->path);
+        Node *n = node_new(E_API, e->loc);
+        n->api = a;
+        n->type = ty_void;
+        if (a->id == API_NANOSLEEP) {   /* Cuda_nanosleep: (uint32) -> void */
+            Node *ns = lx(c, e->args.items[0]);
+            if (BAD(ns))
+                return poison(e->loc, ns, NULL);
+            if (!ty_is_scalar(ns->type))
+                return fail(c, ns->loc, "cuda.nanosleep() does not accept %s", ty_name(ns->type));
+            nl_push(&n->args, mk_cast(ns, ty_uint32));
+        }
+        return n;
     }
     if (a->id == API_SYNCTHREADS) {
         if (!stmt)
@@ -1433,8 +1868,7 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
         }
         return n;
     }
-    if (a->id == API_ATOMIC_ADD || a->id == API_ATOMIC_SUB || a->id == API_ATOMIC_MAX ||
-        a->id == API_ATOMIC_MIN)
+    if (is_atomic(a->id))
         return lower_atomic(c, e, a);
 
     Node **v = arena_alloc(sizeof *v * (size_t)(nargs ? nargs : 1));
@@ -1448,6 +1882,8 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     }
     if (strncmp(a->path, "math.", 5) == 0)
         return lower_math(c, e, a, v);
+    if (strncmp(a->path, "cuda.", 5) == 0)
+        return lower_intrinsic(c, e, a, v);
     for (int i = 0; i < nargs; i++)
         if (!ty_is_scalar(v[i]->type) && a->id != API_B_LEN)
             return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
@@ -1557,6 +1993,7 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         nl_push(&n->args, mk_cast(v[i], types[i]));
     if (!c->quiet) {
         c->fn->has_barrier |= s->f->has_barrier;
+        c->fn->has_warpop |= s->f->has_warpop;
         c->fn->uses_dynshared |= s->f->uses_dynshared;
     }
     return n;
@@ -1616,6 +2053,30 @@ static bool literal_only(const Node *e)
     }
 }
 
+/* (a, b): a tuple value of scalars or tuples (a lowered E_TUPLE). */
+static Node *lower_tuple(Ctx *c, Node *e)
+{
+    int n = e->args.len;
+    Node *t = node_new(E_TUPLE, e->loc);
+    Type **el = arena_alloc(sizeof *el * (size_t)(n ? n : 1));
+    Node *bad = NULL;
+    for (int i = 0; i < n; i++) {
+        Node *v = lx(c, e->args.items[i]);
+        if (BAD(v)) {
+            bad = !bad || v->type == ty_error ? v : bad;
+            continue;
+        }
+        if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE)
+            return fail(c, v->loc, "tuples of %s are not supported", ty_name(v->type));
+        nl_push(&t->args, v);
+        el[i] = v->type;
+    }
+    if (bad)
+        return poison(e->loc, bad, NULL);
+    t->type = ty_tuple(el, n);
+    return t;
+}
+
 static Node *lx(Ctx *c, Node *e)
 {
     if ((e->kind == E_BINOP || e->kind == E_UNARY) && literal_only(e)) {
@@ -1634,7 +2095,8 @@ static Node *lx(Ctx *c, Node *e)
     case E_NONE:
         return fail(c, e->loc, "None is not supported here");
     case E_STR:
-        return fail(c, e->loc, "strings are not supported in kernels");
+        return fail(c, e->loc, "strings are not supported in kernels (only as print() "
+                    "arguments and assert messages)");
     case E_NAME:
         return lower_name(c, e);
     case E_ATTR:
@@ -1656,13 +2118,13 @@ static Node *lx(Ctx *c, Node *e)
     case E_IFEXP:
         return lower_ifexp(c, e);
     case E_TUPLE:
-        return fail(c, e->loc, "tuples are not supported here");
+        return lower_tuple(c, e);
     case E_LIST:
         return fail(c, e->loc, "lists are not supported in kernels");
     case E_DICT:
         return fail(c, e->loc, "dicts are not supported in kernels");
     case E_LAMBDA:
-        return fail(c, e->loc, "lambda is not supported here");
+        return fail(c, e->loc, "lambda is not supported in kernels (closures)");
     case E_SLICE:
         return fail(c, e->loc, "array slicing is not supported yet");
     default:
@@ -1709,6 +2171,11 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
         return;
     }
     int64_t dims[3];
+    if (shape->kind != E_TUPLE) {   /* a module-level tuple: SHAPE = (16, 16) */
+        Node *k = sema_fold(shape, false, ctx_is_local, c);
+        if (k && k->kind == E_TUPLE)
+            shape = k;
+    }
     int ndim = shape->kind == E_TUPLE ? shape->args.len : 1;
     Node **items = shape->kind == E_TUPLE ? shape->args.items : &shape;
     if (ndim < 1 || ndim > 3) {
@@ -1776,6 +2243,235 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
     nl_push(out, d);
 }
 
+/* x = cuda.const.array_like(C): x is a VAR_CONSTARRAY holding C's values. */
+static void lower_constdecl(Ctx *c, Node *stmt, Node *target, Node *call, NodeList *out)
+{
+    Node *err;
+    const ApiEntry *a = &api_table[API_CONST_ARRAY_LIKE];
+    if (!check_arity(c, call, a, &err))
+        return;
+    Node *flat;
+    int64_t shape[3];
+    const char *name;
+    if (!const_array_data(c, call, &flat, shape, &name))
+        return;
+    Var *v = lookup_var(c, target->name);
+    int vi = 0;
+    while (c->vars.items[vi] != v)
+        vi++;
+    if (v->kind == VAR_PARAM) {
+        fail(c, target->loc, "'%s' is a parameter; it cannot be redeclared as an array",
+             v->name);
+        return;
+    }
+    if (c->decls.items[vi] && c->decls.items[vi] != stmt) {
+        fail(c, target->loc, "'%s' is already declared as an array", v->name);
+        return;
+    }
+    if (!c->decls.items[vi]) {
+        if (v->type && v->type != flat->type) {
+            fail(c, target->loc, "'%s' is assigned a %s elsewhere; it cannot also be an array",
+                 v->name, ty_name(v->type));
+            return;
+        }
+        c->decls.items[vi] = stmt;
+        v->type = flat->type;
+        v->kind = VAR_CONSTARRAY;
+        memcpy(v->shape, shape, sizeof v->shape);
+        v->init = flat;
+        v->loc = target->loc;
+        c->changed = true;
+    }
+    if (c->quiet)
+        return;
+    Node *d = mk_stmt(S_ARRAYDECL, stmt->loc);
+    d->var = v;
+    nl_push(out, d);
+}
+
+/* The value of a collective as its statement's target: a variable of
+ * exactly the op's type when the target is such a local, else a hidden one
+ * that is then assigned to the real target(s). */
+static void collective_target(Ctx *c, Node *st, Node **slot, Type *t, Node **targets,
+                              int ntargets, NodeList *out)
+{
+    if (ntargets == 1 && targets[0]->kind == E_NAME) {
+        Var *v = lookup_var(c, targets[0]->name);
+        if (v && v->kind == VAR_LOCAL && v->type != ty_error) {
+            bind(c, v, t, targets[0]->loc);
+            if (v->type == t) {
+                if (!c->quiet) {
+                    *slot = mk_var(targets[0]->loc, v);
+                    nl_push(out, st);
+                }
+                return;
+            }
+        }
+    }
+    Var *tmp = hidden_var(c, "w", t, st->loc);
+    if (!c->quiet) {
+        *slot = mk_var(st->loc, tmp);
+        nl_push(out, st);
+    }
+    for (int i = 0; i < ntargets; i++)
+        assign_value(c, targets[i], mk_var(st->loc, tmp), out);
+}
+
+/* [targets =] cuda.syncthreads_count(p) / cuda.shfl_sync(...) / ...: an
+ * S_BARRIER or S_WARPOP (ntargets 0: an expression statement).  Types are
+ * numba's (cudadecl.py, intrinsic_wrapper.py), checked with numba 0.56. */
+static bool lower_collective1(Ctx *c, Node *call, const ApiEntry *a, Node **targets,
+                              int ntargets, Node **value, NodeList *out)
+{
+    Node *err;
+    if (!check_arity(c, call, a, &err))
+        return false;
+    int nargs = call->args.len;
+    Node *v[3];
+    Node *bad;
+    if (!lower_args(c, call, v, &bad))
+        return false;
+    for (int i = 0; i < nargs; i++)
+        if (!ty_is_scalar(v[i]->type)) {
+            fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
+            return false;
+        }
+    Type *t = ty_void;
+    Node *st;
+    if (is_barrier(a->id)) {   /* Cuda_syncthreads_count etc.: (int32) -> int32 */
+        st = mk_stmt(S_BARRIER, call->loc);
+        st->api = a;
+        st->lhs = mk_cast(v[0], ty_int32);
+        t = ty_int32;
+        if (!c->quiet)
+            c->fn->has_barrier = true;
+    } else {
+        st = mk_stmt(S_WARPOP, call->loc);
+        st->api = a;
+        if (!c->quiet)
+            c->fn->has_warpop = true;
+        /* the mask: numba's int32 parameter, passed as the uint32 of its bits */
+        if (a->id == API_SYNCWARP && nargs == 0)
+            nl_push(&st->args, mk_int(call->loc, ty_uint32, 0xffffffff));
+        else if (a->id != API_ACTIVEMASK)
+            nl_push(&st->args, mk_cast(v[0], ty_uint32));
+        switch (a->id) {
+        case API_SHFL_SYNC: case API_SHFL_UP_SYNC: case API_SHFL_DOWN_SYNC:
+        case API_SHFL_XOR_SYNC: case API_MATCH_ANY_SYNC: case API_MATCH_ALL_SYNC: {
+            int k = resolve_case(cases_warp_value, NCASES(cases_warp_value), &v[1]->type, 1,
+                                 true);
+            if (k < 0) {
+                fail(c, v[1]->loc, "%s() does not accept %s", a->path, ty_name(v[1]->type));
+                return false;
+            }
+            Type *vt = ty_scalar[cases_warp_value[k].ret];
+            nl_push(&st->args, mk_cast(v[1], vt));
+            if (a->id == API_MATCH_ANY_SYNC) {
+                t = ty_int32;
+            } else if (a->id == API_MATCH_ALL_SYNC) {
+                Type *el[2] = {ty_int32, ty_bool};
+                t = ty_tuple(el, 2);
+            } else {
+                nl_push(&st->args, mk_cast(v[2], ty_int32));   /* lane, delta, lane mask */
+                t = vt;
+            }
+            break;
+        }
+        case API_ALL_SYNC: case API_ANY_SYNC: case API_EQ_SYNC: case API_BALLOT_SYNC:
+            nl_push(&st->args, mk_cast(v[1], ty_bool));
+            t = a->id == API_BALLOT_SYNC ? ty_int32 : ty_bool;
+            break;
+        case API_ACTIVEMASK:
+            t = ty_uint32;
+            break;
+        default:   /* syncwarp */
+            break;
+        }
+    }
+    if (value && t != ty_void) {   /* its value, in a hidden variable */
+        Var *tmp = hidden_var(c, "w", t, call->loc);
+        *(is_barrier(a->id) ? &st->rhs : &st->lhs) = mk_var(call->loc, tmp);
+        *value = mk_var(call->loc, tmp);
+    }
+    if (ntargets == 0 && (!value || t != ty_void)) {
+        if (!c->quiet)
+            nl_push(out, st);
+        return true;
+    }
+    if (t == ty_void) {
+        fail(c, call->loc, "%s() returns no value", a->path);
+        return false;
+    }
+    collective_target(c, st, is_barrier(a->id) ? &st->rhs : &st->lhs, t, targets, ntargets,
+                      out);
+    return true;
+}
+
+static void lower_collective(Ctx *c, Node *call, const ApiEntry *a, Node **targets,
+                             int ntargets, NodeList *out)
+{
+    if (!lower_collective1(c, call, a, targets, ntargets, NULL, out))
+        for (int i = 0; i < ntargets; i++)   /* poisoned, not unassigned */
+            assign_value(c, targets[i], bad_node(call->loc, c->quiet ? NULL : ty_error), out);
+}
+
+
+
+/* The API row of a call, or NULL. */
+static const ApiEntry *call_api(Ctx *c, const Node *e)
+{
+    if (e->kind != E_CALL)
+        return NULL;
+    const char *p = expr_path(c, e->lhs);
+    return p ? api_lookup(p) : NULL;
+}
+
+/* print(a, "text", b): numba's CUDA print (printimpl.py) prints integers
+ * as %lld / %llu, floats as %f of a double, string literals as %s,
+ * separated by spaces, then a newline. */
+static void lower_print(Ctx *c, Node *call, NodeList *out)
+{
+    Node *err;
+    const ApiEntry *a = &api_table[API_B_PRINT];
+    if (call->kwargs.len) {
+        fail(c, ((Node *)call->kwargs.items[0])->loc, "print() keyword arguments (sep, end, "
+             "file, flush) are not supported in kernels");
+        return;
+    }
+    if (!check_arity(c, call, a, &err))
+        return;
+    Node *p = mk_stmt(S_PRINT, call->loc);
+    bool ok = true;
+    for (int i = 0; i < call->args.len; i++) {
+        Node *x = call->args.items[i];
+        if (x->kind == E_STR) {
+            Node *s = node_new(E_STR, x->loc);
+            s->text = x->text;
+            nl_push(&p->args, s);
+            continue;
+        }
+        Node *v = lx(c, x);
+        if (BAD(v)) {
+            ok = false;
+            continue;
+        }
+        if (v->type->kind == TY_BOOL) {
+            fail(c, v->loc, "print() of a boolean is not supported (numba's CUDA print has "
+                 "no format for it); print int(x)");
+            ok = false;
+        } else if (!ty_is_scalar(v->type)) {
+            fail(c, v->loc, "print() of %s is not supported; print numbers and string literals",
+                 ty_name(v->type));
+            ok = false;
+        } else {
+            nl_push(&p->args, mk_cast(v, ty_is_float(v->type) ? ty_float64
+                                         : ty_is_signed(v->type) ? ty_int64 : ty_uint64));
+        }
+    }
+    if (ok && !c->quiet)
+        nl_push(out, p);
+}
+
 /* target = <lowered value v> */
 static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
 {
@@ -1794,7 +2490,8 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
         }
         if (is_array_var(var)) {
             fail(c, target->loc, "'%s' is a %s array; it cannot be reassigned", var->name,
-                 var->kind == VAR_LOCALARRAY ? "local" : "shared");
+                 var->kind == VAR_LOCALARRAY ? "local" :
+                 var->kind == VAR_CONSTARRAY ? "constant" : "shared");
             return;
         }
         if (v->type->kind == TY_ARRAY) {
@@ -1811,16 +2508,28 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
             return;
         }
         bind(c, var, v->type, target->loc);
-        if (!c->quiet && var->type && unify(var->type, v->type))
+        if (!c->quiet && var->type && unify(var->type, v->type)) {
+            if (v->type != var->type && v->type->kind == TY_TUPLE && v->kind != E_TUPLE &&
+                v->kind != E_VAR) {
+                /* a tuple made by a call, converted element by element */
+                Var *tmp = hidden_var(c, "tup", v->type, v->loc);
+                nl_push(out, mk_assign(v->loc, mk_var(v->loc, tmp), v));
+                v = mk_var(v->loc, tmp);
+            }
             nl_push(out, mk_assign(target->loc, mk_var(target->loc, var), mk_cast(v, var->type)));
+        }
         return;
     }
     case E_SUBSCRIPT: {
         Node *t = lower_index(c, target);
         if (BAD(t) || BAD(v))
             return;
-        if (t->kind == E_TUPLEGET) {
+        if (t->kind != E_INDEX) {
             fail(c, target->loc, "tuples are immutable");
+            return;
+        }
+        if (t->lhs->type->space == SPACE_CONST) {
+            fail(c, target->loc, "a constant array is read-only");
             return;
         }
         if (!ty_is_scalar(v->type)) {
@@ -1841,19 +2550,25 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
             return;
         }
         Node *src = v;
-        if (!(v->kind == E_VAR || (v->kind == E_API && is_pure(v)))) {
+        /* read the value once: a variable, cuda.grid(n), or a tuple of
+         * constants and shapes (a.shape, a constant tuple) are read in place */
+        bool direct = v->kind == E_VAR ||
+                      (v->kind == E_API && (v->api->id == API_GRID || v->api->id == API_GRIDSIZE));
+        if (v->kind == E_TUPLE) {
+            direct = true;
+            for (int i = 0; i < n; i++) {
+                NodeKind k = ((Node *)v->args.items[i])->kind;
+                direct &= k == E_CONST || k == E_SHAPE;
+            }
+        }
+        if (!direct) {
             Var *tmp = hidden_var(c, "tup", v->type, v->loc);
             if (!c->quiet)
                 nl_push(out, mk_assign(v->loc, mk_var(v->loc, tmp), v));
             src = mk_var(v->loc, tmp);
         }
-        for (int i = 0; i < n; i++) {
-            Node *g = node_new(E_TUPLEGET, v->loc);
-            g->lhs = i ? node_clone(src) : src;
-            g->ival = (uint64_t)i;
-            g->type = v->type->elems[i];
-            assign_value(c, target->args.items[i], g, out);
-        }
+        for (int i = 0; i < n; i++)
+            assign_value(c, target->args.items[i], mk_tupleget(i ? node_clone(src) : src, i), out);
         return;
     bind_unknown:
         for (int i = 0; i < n; i++)
@@ -1904,13 +2619,22 @@ static void assign_expr(Ctx *c, Node *target, Node *rhs, NodeList *out)
 static void lower_assign(Ctx *c, Node *s, NodeList *out)
 {
     Node *rhs = s->rhs;
-    if (rhs->kind == E_CALL) {
-        const char *p = expr_path(c, rhs->lhs);
-        const ApiEntry *a = p ? api_lookup(p) : NULL;
-        if (a && (a->id == API_SHARED_ARRAY || a->id == API_LOCAL_ARRAY)) {
-            lower_arraydecl(c, s, s->args.items[0], rhs, a, out);
-            return;
-        }
+    const ApiEntry *a = call_api(c, rhs);
+    Node *t0 = s->args.items[0];
+    if (a && (a->id == API_SHARED_ARRAY || a->id == API_LOCAL_ARRAY ||
+              (a->id == API_CONST_ARRAY_LIKE && s->args.len == 1 && t0->kind == E_NAME))) {
+        if (a->id == API_CONST_ARRAY_LIKE)
+            lower_constdecl(c, s, t0, rhs, out);
+        else
+            lower_arraydecl(c, s, t0, rhs, a, out);
+        Var *v = t0->kind == E_NAME ? lookup_var(c, t0->name) : NULL;
+        if (v && !v->type && !c->quiet)   /* reported: no "referenced before assignment" */
+            v->type = ty_error;
+        return;
+    }
+    if (a && is_collective(a->id)) {
+        lower_collective(c, rhs, a, (Node **)s->args.items, s->args.len, out);
+        return;
     }
     if (s->args.len == 1) {
         assign_expr(c, s->args.items[0], rhs, out);
@@ -1933,6 +2657,16 @@ static void lower_augassign(Ctx *c, Node *s, NodeList *out)
     Node *t = s->lhs;
     if (t->kind != E_NAME && t->kind != E_SUBSCRIPT) {
         fail(c, t->loc, "augmented assignment to %s is not supported", node_kind_desc[t->kind]);
+        return;
+    }
+    const ApiEntry *a = call_api(c, s->rhs);
+    if (a && is_collective(a->id)) {
+        /* x += cuda.shfl_down_sync(m, x, d): the collective first, into a
+         * hidden variable (it cannot change x, so the order is Python's) */
+        Node *cur = lx(c, t), *val = NULL;
+        if (!lower_collective1(c, s->rhs, a, NULL, 0, &val, out))
+            val = bad_node(s->rhs->loc, c->quiet ? NULL : ty_error);
+        assign_value(c, t, lower_binop(c, s->loc, s->op, cur, val), out);
         return;
     }
     /* x op= v is x = x op v for numbers; an element's index expressions are
@@ -2043,7 +2777,7 @@ static void lower_return(Ctx *c, Node *s, NodeList *out)
     Node *v = lx(c, s->lhs);
     if (BAD(v))
         return;
-    if (!ty_is_scalar(v->type)) {
+    if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE) {
         fail(c, v->loc, "returning %s from a device function is not supported yet",
              ty_name(v->type));
         return;
@@ -2061,6 +2795,18 @@ static void lower_return(Ctx *c, Node *s, NodeList *out)
     }
     if (c->quiet)
         return;
+    if (v->type != c->fn->ret && v->type->kind == TY_TUPLE && v->kind != E_TUPLE &&
+        v->kind != E_VAR) {   /* a tuple made by a call, converted element by element */
+        Var *tmp = hidden_var(c, "tup", v->type, v->loc);
+        nl_push(out, mk_assign(v->loc, mk_var(v->loc, tmp), v));
+        v = mk_var(v->loc, tmp);
+    }
+    if (c->fn->ret->kind == TY_TUPLE && v->type->kind == TY_TUPLE &&
+        !unify(c->fn->ret, v->type)) {
+        fail(c, v->loc, "cannot return %s from a function declared to return %s",
+             ty_name(v->type), ty_name(c->fn->ret));
+        return;
+    }
     r->lhs = mk_cast(v, c->fn->ret);
     nl_push(out, r);
 }
@@ -2073,6 +2819,15 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
         if (e->kind == E_STR) {   /* a docstring */
             if (!c->quiet)
                 nl_push(out, mk_stmt(S_NOP, s->loc));
+            return;
+        }
+        const ApiEntry *a = call_api(c, e);
+        if (a && is_collective(a->id)) {
+            lower_collective(c, e, a, NULL, 0, out);
+            return;
+        }
+        if (a && a->id == API_B_PRINT) {
+            lower_print(c, e, out);
             return;
         }
         Node *v = e->kind == E_CALL ? lx_call(c, e, true) : lx(c, e);
@@ -2139,8 +2894,40 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
     case S_RETURN:
         lower_return(c, s, out);
         return;
-    case S_ASSERT:
-        fail(c, s->loc, "assert is not supported yet");
+    case S_ASSERT: {
+        /* checked only with debug=True (or -g); otherwise typed, then
+         * dropped, as numba ignores what a kernel raises without debug */
+        Node *cond = lower_cond(c, s->cond);
+        if (s->lhs && s->lhs->kind != E_STR) {
+            fail(c, s->lhs->loc, "the message of an assert must be a string literal");
+            return;
+        }
+        if (BAD(cond) || c->quiet || !c->fn->opt.debug)
+            return;
+        Node *n = mk_stmt(S_ASSERT, s->loc);
+        n->cond = cond;
+        if (s->lhs) {
+            n->lhs = node_new(E_STR, s->lhs->loc);
+            n->lhs->text = s->lhs->text;
+        }
+        nl_push(out, n);
+        return;
+    }
+    case S_RAISE:
+        fail(c, s->loc, "exceptions are not supported in kernels (raise)");
+        return;
+    case S_TRY:
+        fail(c, s->loc, "exceptions are not supported in kernels (try)");
+        return;
+    case S_WITH:
+        fail(c, s->loc, "'with' is not supported in kernels (context managers are Python "
+             "objects)");
+        return;
+    case S_DEL:
+        fail(c, s->loc, "'del' is not supported in kernels");
+        return;
+    case S_YIELD:
+        fail(c, s->loc, "generators (yield) are not supported in kernels");
         return;
     case S_ANNASSIGN:
         fail(c, s->loc, "annotated assignments are not supported yet");
@@ -2308,7 +3095,16 @@ static void spec_finalize(Spec *s)
     else if (!f->is_kernel && c->ret_value && !c->declared_ret && falls_through(&f->def->body))
         sema_error(f->def->loc, "device function '%s' can reach its end without returning "
                    "a value (Optional results are not supported yet)", f->name);
-    f->def->body = body;
+    /* module-level arrays read by the body: declared first */
+    NodeList full = {0};
+    for (int i = 0; i < c->constarrays.len; i++) {
+        Node *d = mk_stmt(S_ARRAYDECL, f->def->loc);
+        d->var = c->constarrays.items[i];
+        nl_push(&full, d);
+    }
+    for (int i = 0; i < body.len; i++)
+        nl_push(&full, body.items[i]);
+    f->def->body = full;
 
     PtrVec locals = {0};
     for (int i = f->nparams; i < c->vars.len; i++) {
@@ -2321,6 +3117,8 @@ static void spec_finalize(Spec *s)
             vec_push(&locals, c->vars.items[i]);
     for (int i = 0; i < c->hidden.len; i++)
         vec_push(&locals, c->hidden.items[i]);
+    for (int i = 0; i < c->constarrays.len; i++)
+        vec_push(&locals, c->constarrays.items[i]);
     f->nlocals = locals.len;
     f->locals = (Var **)locals.items;
     for (int i = 0; i < f->nlocals; i++)
