@@ -5,8 +5,10 @@
  * differs from plain C through one of these helpers: integer arithmetic that
  * wraps instead of overflowing (signed overflow is undefined in C), floor
  * division and modulo, `**`, shifts by any amount, float-to-int conversions
- * that saturate as the GPU does, atomics for every numba type, and the thread
- * loops of the CPU backend.  Each helper is `static inline` and, under nvcc,
+ * that saturate as the GPU does, atomics for every numba type (with CUDA's
+ * inc/dec wrap-around and numba's NaN rules), the bit intrinsics at each
+ * operand width, fences, lane queries, the bounds checks and assertion
+ * failures of debug=True, and the thread loops of the CPU backend.  Each helper is `static inline` and, under nvcc,
  * `__host__ __device__`, so the same call works in a CUDA kernel and in the
  * CPU version of that kernel compiled into the same .cu file; a plain C
  * compiler sees ordinary C99.  Semantics follow numba's CUDA target (with its
@@ -20,11 +22,13 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #ifndef __cplusplus
 #include <stdbool.h>
 #endif
 #include <kernrt.h>
+#include <kernrt_random.h>
 
 #if defined(__CUDACC__)
 #define KRT_HD __host__ __device__
@@ -32,6 +36,8 @@
 #define KRT_HD
 #endif
 #define KRT_FN static inline KRT_HD
+/* Helpers only the CPU versions of kernels call (they call the C library). */
+#define KRT_CPU_FN static inline
 /* Generated helpers a file may not call (nvcc warns about those). */
 #if defined(__GNUC__) || defined(__CUDACC__)
 #define KRT_MAYBE_UNUSED __attribute__((unused))
@@ -113,6 +119,14 @@
             r = (T)(r + b);                                                  \
         return r;                                                            \
     }                                                                        \
+    /* a ** b with b not a constant: numba's int_power returns `1.0 / r if  \
+     * invert else r`, so the exact product goes through float64 and back  \
+     * (saturating, as cvt.rzi); a constant b multiplies exactly. */        \
+    KRT_FN T krt_pow_round_##s(T r)                                          \
+    {                                                                        \
+        double d = (double)r;                                                \
+        return d >= (double)((U)1 << (BITS - 1)) ? (T)(((U)1 << (BITS - 1)) - 1) : (T)d; \
+    }                                                                        \
     /* Negative exponents: 0 ** -n is MIN (numba's numpy error model),     \
      * 1 and -1 keep their magnitude, anything else truncates to 0. */      \
     KRT_FN T krt_pow_##s(T a, T b)                                           \
@@ -128,6 +142,10 @@
         }                                                                    \
         return (T)krt_upow_##s((U)a, (uint64_t)b);                           \
     }                                                                        \
+    KRT_FN T krt_powr_##s(T a, T b)                                          \
+    {                                                                        \
+        return b < 0 ? krt_pow_##s(a, b) : krt_pow_round_##s(krt_pow_##s(a, b)); \
+    }                                                                        \
     KRT_FN T krt_abs_##s(T a) { return a < 0 ? krt_neg_##s(a) : a; }
 
 #define KRT_INT_UNSIGNED_(s, T, U, BITS)                                     \
@@ -135,7 +153,13 @@
     KRT_FN T krt_shr_##s(T a, T b) { return (U)b >= BITS ? (T)0 : (T)(a >> b); } \
     KRT_FN T krt_floordiv_##s(T a, T b) { return b == 0 ? (T)0 : (T)(a / b); } \
     KRT_FN T krt_mod_##s(T a, T b) { return b == 0 ? (T)0 : (T)(a % b); }   \
+    KRT_FN T krt_pow_round_##s(T r)                                          \
+    {                                                                        \
+        double d = (double)r;                                                \
+        return d >= (double)((U)1 << (BITS - 1)) * 2.0 ? (T)~(T)0 : (T)d;    \
+    }                                                                        \
     KRT_FN T krt_pow_##s(T a, T b) { return (T)krt_upow_##s((U)a, (uint64_t)b); } \
+    KRT_FN T krt_powr_##s(T a, T b) { return krt_pow_round_##s(krt_pow_##s(a, b)); } \
     KRT_FN T krt_abs_##s(T a) { return a; }
 
 KRT_SIGNED_TYPES_(KRT_INT_SIGNED_)
@@ -490,6 +514,286 @@ KRT_INT_NANMINMAX_(u32, uint32_t)
 KRT_INT_NANMINMAX_(i64, int64_t)
 KRT_INT_NANMINMAX_(u64, uint64_t)
 
+/* Bitwise atomics, exchange, compare-and-swap (integers, as numba), and
+ * CUDA's wrapping inc/dec on unsigned ints:
+ *   inc: old >= v ? 0 : old + 1        dec: (old == 0 || old > v) ? v : old - 1
+ * The CPU side is GCC's __atomic builtins; 64-bit inc/dec are CAS loops on
+ * both sides (CUDA has atomicInc/atomicDec for 32 bits only). */
+#if !defined(__CUDA_ARCH__)
+#define KRT_CPU_BIT_ATOMICS_(s, T)                                           \
+    KRT_FN T krt_atomic_and_##s(T *p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_RELAXED); } \
+    KRT_FN T krt_atomic_or_##s(T *p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_RELAXED); } \
+    KRT_FN T krt_atomic_xor_##s(T *p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); } \
+    KRT_FN T krt_atomic_exch_##s(T *p, T v) { return __atomic_exchange_n(p, v, __ATOMIC_RELAXED); } \
+    KRT_FN T krt_atomic_cas_##s(T *p, T old, T v)                            \
+    {                                                                        \
+        __atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
+        return old;                                                          \
+    }
+KRT_CPU_BIT_ATOMICS_(i32, int32_t)
+KRT_CPU_BIT_ATOMICS_(u32, uint32_t)
+KRT_CPU_BIT_ATOMICS_(i64, int64_t)
+KRT_CPU_BIT_ATOMICS_(u64, uint64_t)
+#else
+/* X(suffix, T, the CUDA integer type the intrinsics take) */
+#define KRT_CUDA_BIT_ATOMICS_(s, T, C)                                       \
+    KRT_FN T krt_atomic_and_##s(T *p, T v) { return (T)atomicAnd((C *)p, (C)v); } \
+    KRT_FN T krt_atomic_or_##s(T *p, T v) { return (T)atomicOr((C *)p, (C)v); } \
+    KRT_FN T krt_atomic_xor_##s(T *p, T v) { return (T)atomicXor((C *)p, (C)v); } \
+    KRT_FN T krt_atomic_exch_##s(T *p, T v) { return (T)atomicExch((C *)p, (C)v); } \
+    KRT_FN T krt_atomic_cas_##s(T *p, T old, T v) { return (T)atomicCAS((C *)p, (C)old, (C)v); }
+KRT_CUDA_BIT_ATOMICS_(i32, int32_t, int)
+KRT_CUDA_BIT_ATOMICS_(u32, uint32_t, unsigned)
+KRT_CUDA_BIT_ATOMICS_(i64, int64_t, unsigned long long)
+KRT_CUDA_BIT_ATOMICS_(u64, uint64_t, unsigned long long)
+#endif
+
+#define KRT_INC_DEC_(s, T, CAS)                                              \
+    KRT_FN T krt_inc_step_##s(T old, T v) { return old >= v ? (T)0 : (T)(old + 1); } \
+    KRT_FN T krt_dec_step_##s(T old, T v) { return (old == 0 || old > v) ? v : (T)(old - 1); } \
+    KRT_FN T krt_cas_inc_##s(T *p, T v)                                      \
+    {                                                                        \
+        T old = KRT_LOAD_(p), seen;                                          \
+        while ((seen = CAS(p, old, krt_inc_step_##s(old, v))) != old)        \
+            old = seen;                                                      \
+        return old;                                                          \
+    }                                                                        \
+    KRT_FN T krt_cas_dec_##s(T *p, T v)                                      \
+    {                                                                        \
+        T old = KRT_LOAD_(p), seen;                                          \
+        while ((seen = CAS(p, old, krt_dec_step_##s(old, v))) != old)        \
+            old = seen;                                                      \
+        return old;                                                          \
+    }
+KRT_INC_DEC_(u32, uint32_t, krt_cas_u32)
+KRT_INC_DEC_(u64, uint64_t, krt_cas_u64)
+KRT_FN uint32_t krt_atomic_inc_u32(uint32_t *p, uint32_t v)
+{
+#if defined(__CUDA_ARCH__)
+    return atomicInc((unsigned *)p, v);
+#else
+    return krt_cas_inc_u32(p, v);
+#endif
+}
+KRT_FN uint32_t krt_atomic_dec_u32(uint32_t *p, uint32_t v)
+{
+#if defined(__CUDA_ARCH__)
+    return atomicDec((unsigned *)p, v);
+#else
+    return krt_cas_dec_u32(p, v);
+#endif
+}
+KRT_FN uint64_t krt_atomic_inc_u64(uint64_t *p, uint64_t v) { return krt_cas_inc_u64(p, v); }
+KRT_FN uint64_t krt_atomic_dec_u64(uint64_t *p, uint64_t v) { return krt_cas_dec_u64(p, v); }
+
+/* ------------------------------------------------------------------ */
+/* Bit intrinsics (cuda.popc, clz, ffs, brev) at the operand's width   */
+/* ------------------------------------------------------------------ */
+
+/* numba lowers popc/clz to llvm.ctpop/ctlz of the operand's own width
+ * (clz(0) is the width), ffs to __nv_ffs/__nv_ffsll (1-based position of
+ * the lowest set bit, 0 for 0), brev to __nv_brev/__nv_brevll. */
+#if defined(__CUDA_ARCH__)
+#define KRT_POPC32_(x) __popc(x)
+#define KRT_POPC64_(x) __popcll(x)
+#define KRT_CLZ32_(x) __clz((int)(x))
+#define KRT_CLZ64_(x) __clzll((long long)(x))
+#define KRT_FFS32_(x) __ffs((int)(x))
+#define KRT_FFS64_(x) __ffsll((long long)(x))
+#else
+#define KRT_POPC32_(x) __builtin_popcount(x)
+#define KRT_POPC64_(x) __builtin_popcountll(x)
+#define KRT_CLZ32_(x) ((x) ? __builtin_clz(x) : 32)
+#define KRT_CLZ64_(x) ((x) ? __builtin_clzll(x) : 64)
+#define KRT_FFS32_(x) __builtin_ffs((int)(x))
+#define KRT_FFS64_(x) __builtin_ffsll((long long)(x))
+#endif
+/* X(suffix, T, unsigned type of the same width, BITS) */
+#define KRT_BITS_SMALL_(s, T, U, BITS)                                       \
+    KRT_FN int krt_popc_##s(T x) { return KRT_POPC32_((unsigned)(U)x); }     \
+    KRT_FN int krt_clz_##s(T x) { return KRT_CLZ32_((unsigned)(U)x) - (32 - BITS); } \
+    KRT_FN int krt_ffs_##s(T x) { return KRT_FFS32_((unsigned)(U)x); }
+#define KRT_BITS_64_(s, T)                                                   \
+    KRT_FN int krt_popc_##s(T x) { return KRT_POPC64_((unsigned long long)x); } \
+    KRT_FN int krt_clz_##s(T x) { return KRT_CLZ64_((unsigned long long)x); } \
+    KRT_FN int krt_ffs_##s(T x) { return KRT_FFS64_((unsigned long long)x); }
+KRT_BITS_SMALL_(i8, int8_t, uint8_t, 8)
+KRT_BITS_SMALL_(u8, uint8_t, uint8_t, 8)
+KRT_BITS_SMALL_(i16, int16_t, uint16_t, 16)
+KRT_BITS_SMALL_(u16, uint16_t, uint16_t, 16)
+KRT_BITS_SMALL_(i32, int32_t, uint32_t, 32)
+KRT_BITS_SMALL_(u32, uint32_t, uint32_t, 32)
+KRT_BITS_64_(i64, int64_t)
+KRT_BITS_64_(u64, uint64_t)
+
+KRT_FN uint32_t krt_brev_u32(uint32_t x)
+{
+#if defined(__CUDA_ARCH__)
+    return __brev(x);
+#else
+    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+    x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+    return (x >> 16) | (x << 16);
+#endif
+}
+KRT_FN uint64_t krt_brev_u64(uint64_t x)
+{
+#if defined(__CUDA_ARCH__)
+    return __brevll(x);
+#else
+    return ((uint64_t)krt_brev_u32((uint32_t)x) << 32) | krt_brev_u32((uint32_t)(x >> 32));
+#endif
+}
+
+/* cuda.nanosleep(ns): a hint; the CPU threads of a block run one at a
+ * time anyway, so it does nothing there. */
+KRT_FN void krt_nanosleep(uint32_t ns)
+{
+#if defined(__CUDA_ARCH__)
+    __nanosleep(ns);
+#else
+    (void)ns;
+#endif
+}
+
+/* Memory fences: CUDA's three scopes; the CPU backend's threads of one
+ * block run on one OS thread, blocks on several: one full fence. */
+#if defined(__CUDA_ARCH__)
+#define krt_threadfence() __threadfence()
+#define krt_threadfence_block() __threadfence_block()
+#define krt_threadfence_system() __threadfence_system()
+#else
+#define krt_threadfence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define krt_threadfence_block() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define krt_threadfence_system() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Warps                                                               */
+/* ------------------------------------------------------------------ */
+
+#if defined(__CUDACC__)
+/* numba reads the %laneid and %lanemask_lt special registers. */
+static __device__ inline int32_t krt_laneid(void)
+{
+    unsigned r;
+    asm("mov.u32 %0, %%laneid;" : "=r"(r));
+    return (int32_t)r;
+}
+static __device__ inline uint32_t krt_lanemask_lt(void)
+{
+    unsigned r;
+    asm("mov.u32 %0, %%lanemask_lt;" : "=r"(r));
+    return r;
+}
+#endif
+
+/* The CPU backend: a thread's linear index in its block (CUDA's warp
+ * numbering: x fastest), its lane and the lanes below it. */
+KRT_FN unsigned krt_cpu_linear_tid(const krt_cpu_block *b, krt_dim3 t)
+{
+    return (t.z * b->block_dim.y + t.y) * b->block_dim.x + t.x;
+}
+KRT_FN int32_t krt_cpu_laneid(const krt_cpu_block *b, krt_dim3 t)
+{
+    return (int32_t)(krt_cpu_linear_tid(b, t) & 31u);
+}
+KRT_FN uint32_t krt_cpu_lanemask_lt(const krt_cpu_block *b, krt_dim3 t)
+{
+    return (1u << (krt_cpu_linear_tid(b, t) & 31u)) - 1u;
+}
+KRT_FN unsigned krt_cpu_nthreads(const krt_cpu_block *b)
+{
+    return b->block_dim.x * b->block_dim.y * b->block_dim.z;
+}
+
+/* ------------------------------------------------------------------ */
+/* Debug: bounds checks and assertions (debug=True, kernc -g)          */
+/* ------------------------------------------------------------------ */
+
+/* An index checked against the length of its axis (negative indices wrap
+ * first, as numba's boundscheck does).  Out of bounds: on the GPU the
+ * message is printed and the kernel traps (the launch then fails with a
+ * CUDA error); on the CPU the launch fails with KRT_EKERNEL and this
+ * message, and the access goes to a scratch "sink" instead of memory (see
+ * krt_cpu_pick), so nothing outside the array is read or written. */
+#if defined(__CUDACC__)
+static __device__ inline int64_t krt_ck_dev(int64_t i, int64_t n, int axis, const char *file,
+                                            int line)
+{
+    int64_t j = i < 0 ? i + n : i;
+    if (j < 0 || j >= n) {
+        printf("%s:%d: index %lld out of bounds for axis %d with length %lld "
+               "(block (%u,%u,%u), thread (%u,%u,%u))\n",
+               file, line, (long long)i, axis, (long long)n, blockIdx.x, blockIdx.y,
+               blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z);
+        __trap();
+        return 0;
+    }
+    return j;
+}
+static __device__ inline void krt_assert_fail_dev(const char *msg)
+{
+    printf("%s (block (%u,%u,%u), thread (%u,%u,%u))\n", msg, blockIdx.x, blockIdx.y,
+           blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z);
+    __trap();
+}
+#endif
+
+KRT_CPU_FN int64_t krt_ck_cpu(int64_t i, int64_t n, int axis, const char *file, int line,
+                          const krt_cpu_block *b, krt_dim3 t)
+{
+    int64_t j = i < 0 ? i + n : i;
+    if (j < 0 || j >= n) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "%s:%d: index %lld out of bounds for axis %d with length %lld "
+                 "(block (%u,%u,%u), thread (%u,%u,%u))",
+                 file, line, (long long)i, axis, (long long)n, b->block_idx.x,
+                 b->block_idx.y, b->block_idx.z, t.x, t.y, t.z);
+        krt_cpu_fail(b, KRT_EKERNEL, msg);
+        return 0;
+    }
+    return j;
+}
+/* Unsigned indices do not wrap. */
+KRT_CPU_FN int64_t krt_ck_cpu_u(uint64_t i, int64_t n, int axis, const char *file, int line,
+                            const krt_cpu_block *b, krt_dim3 t)
+{
+    return i > (uint64_t)INT64_MAX ? krt_ck_cpu(n, n, axis, file, line, b, t)
+                                   : krt_ck_cpu((int64_t)i, n, axis, file, line, b, t);
+}
+#if defined(__CUDACC__)
+static __device__ inline int64_t krt_ck_dev_u(uint64_t i, int64_t n, int axis,
+                                              const char *file, int line)
+{
+    return i > (uint64_t)INT64_MAX ? krt_ck_dev(n, n, axis, file, line)
+                                   : krt_ck_dev((int64_t)i, n, axis, file, line);
+}
+#endif
+
+/* Where a checked access goes: the element, or the sink once the launch
+ * has failed. */
+typedef union krt_sink {
+    int64_t i;
+    uint64_t u;
+    double d;
+    char bytes[16];
+} krt_sink;
+KRT_CPU_FN void *krt_cpu_pick(const krt_cpu_block *b, void *p, krt_sink *sink)
+{
+    return *b->error != KRT_OK ? (void *)sink : p;
+}
+KRT_CPU_FN void krt_assert_fail_cpu(const krt_cpu_block *b, krt_dim3 t, const char *msg)
+{
+    char full[512];
+    snprintf(full, sizeof full, "%s (block (%u,%u,%u), thread (%u,%u,%u))", msg,
+             b->block_idx.x, b->block_idx.y, b->block_idx.z, t.x, t.y, t.z);
+    krt_cpu_fail(b, KRT_EKERNEL, full);
+}
+
 /* ------------------------------------------------------------------ */
 /* The CPU backend's thread loops (see src/emit.c)                     */
 /* ------------------------------------------------------------------ */
@@ -513,5 +817,9 @@ KRT_INT_NANMINMAX_(u64, uint64_t)
 #define KRT_RETURNED (-1)
 #define KRT_BREAK(d) (2 * (d) + 1)
 #define KRT_CONTINUE(d) (2 * (d) + 2)
+/* Not on the path of a thread-dependent `if` at block-level nesting k (a
+ * branch holding a barrier or a warp operation): the thread waits for the
+ * branch to end, so warp operations inside see only the lanes that took it. */
+#define KRT_MASKED(k) (-2 - (k))
 
 #endif /* KERNRT_DEVICE_H */

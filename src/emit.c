@@ -28,6 +28,20 @@
  * leave a region set the thread's state (KRT_BREAK(depth), KRT_CONTINUE,
  * KRT_RETURNED) and later regions skip it until the enclosing block-level
  * loop resets it.
+ *
+ * Block-level control flow is predicated, so that it also holds for
+ * conditions that differ between threads: an `if` marks the threads whose
+ * condition is false KRT_MASKED(depth) while the others run the branch
+ * (and swaps the two sets for `else`); a loop runs while any thread
+ * stays in it.  Warp-collective operations (shfl, votes, match,
+ * activemask, syncwarp) are cuts too: the running threads store their
+ * operands in frame slots, then each warp of 32 consecutive threads
+ * computes the results over the lanes that reached the operation -- the
+ * lockstep a GPU warp gives -- and syncthreads_count/and/or reduce the
+ * predicate over the block between two regions.  With debug=True (or -g)
+ * every array index is checked: the CPU code fails the launch through
+ * krt_cpu_fail and sends the access to a scratch sink, the CUDA code
+ * prints the same message and traps.
  */
 #include "kernc.h"
 
@@ -110,7 +124,8 @@ static const char *emit_mangle(const char *name)
  * must not take. */
 static const char *const emit_internal_names[] = {
     "krt_b", "krt_args", "krt_tid", "krt_t", "krt_f", "krt_fr", "krt_s",
-    "krt_go", "krt_c", "krt_next", "krt_dynshared",
+    "krt_go", "krt_c", "krt_next", "krt_dynshared", "krt_sinkv", "krt_nt", "krt_w",
+    "krt_l", "krt_wn", "krt_act", "krt_bal", "krt_red", "krt_nred", "krt_src",
 };
 
 /* ------------------------------------------------------------------ */
@@ -122,12 +137,70 @@ typedef enum Mode {
     MODE_CPU,         /* C for the CPU backend */
 } Mode;
 
+/* The api.def rows spelled here, found by path: X(id, path).  Paths rather
+ * than ApiIds so that this file does not depend on how api.def names the
+ * rows it adds; a row missing from api.def simply never matches. */
+#define EMIT_APIS(X)                                                         \
+    X(EA_ATOMIC_ADD, "cuda.atomic.add") X(EA_ATOMIC_SUB, "cuda.atomic.sub")  \
+    X(EA_ATOMIC_MAX, "cuda.atomic.max") X(EA_ATOMIC_MIN, "cuda.atomic.min")  \
+    X(EA_ATOMIC_NANMAX, "cuda.atomic.nanmax")                                \
+    X(EA_ATOMIC_NANMIN, "cuda.atomic.nanmin")                                \
+    X(EA_ATOMIC_AND, "cuda.atomic.and_") X(EA_ATOMIC_OR, "cuda.atomic.or_")  \
+    X(EA_ATOMIC_XOR, "cuda.atomic.xor") X(EA_ATOMIC_EXCH, "cuda.atomic.exch") \
+    X(EA_ATOMIC_INC, "cuda.atomic.inc") X(EA_ATOMIC_DEC, "cuda.atomic.dec")  \
+    X(EA_ATOMIC_CAS, "cuda.atomic.cas")                                      \
+    X(EA_ATOMIC_CAS2, "cuda.atomic.compare_and_swap")                        \
+    X(EA_SYNCTHREADS, "cuda.syncthreads")                                    \
+    X(EA_SYNC_COUNT, "cuda.syncthreads_count")                               \
+    X(EA_SYNC_AND, "cuda.syncthreads_and") X(EA_SYNC_OR, "cuda.syncthreads_or") \
+    X(EA_SYNCWARP, "cuda.syncwarp")                                          \
+    X(EA_FENCE, "cuda.threadfence") X(EA_FENCE_BLOCK, "cuda.threadfence_block") \
+    X(EA_FENCE_SYSTEM, "cuda.threadfence_system")                            \
+    X(EA_SHFL, "cuda.shfl_sync") X(EA_SHFL_UP, "cuda.shfl_up_sync")          \
+    X(EA_SHFL_DOWN, "cuda.shfl_down_sync") X(EA_SHFL_XOR, "cuda.shfl_xor_sync") \
+    X(EA_ALL, "cuda.all_sync") X(EA_ANY, "cuda.any_sync")                    \
+    X(EA_EQ, "cuda.eq_sync") X(EA_BALLOT, "cuda.ballot_sync")                \
+    X(EA_MATCH_ANY, "cuda.match_any_sync") X(EA_MATCH_ALL, "cuda.match_all_sync") \
+    X(EA_ACTIVEMASK, "cuda.activemask") X(EA_LANEMASK_LT, "cuda.lanemask_lt") \
+    X(EA_LANEID, "cuda.laneid") X(EA_WARPSIZE, "cuda.warpsize")              \
+    X(EA_POPC, "cuda.popc") X(EA_BREV, "cuda.brev") X(EA_CLZ, "cuda.clz")    \
+    X(EA_FFS, "cuda.ffs") X(EA_FMA, "cuda.fma") X(EA_CBRT, "cuda.cbrt")      \
+    X(EA_SELP, "cuda.selp") X(EA_NANOSLEEP, "cuda.nanosleep")
+
+typedef enum EmitApi {
+    EA_NONE,
+#define X_(id, path) id,
+    EMIT_APIS(X_)
+#undef X_
+} EmitApi;
+
+static EmitApi ea_of(const ApiEntry *a)
+{
+    static const struct {
+        EmitApi id;
+        const char *path;
+    } rows[] = {
+#define X_(id, path) {id, path},
+        EMIT_APIS(X_)
+#undef X_
+    };
+    if (!a || !a->path)
+        return EA_NONE;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (strcmp(rows[i].path, a->path) == 0)
+            return rows[i].id;
+    return EA_NONE;
+}
+
+static bool ea_is_warp(EmitApi e) { return e >= EA_SHFL && e <= EA_LANEMASK_LT; }
+
 typedef struct Emitter {
     StrBuf *out;
     Program *prog;
     const Options *opt;
     const char *path;        /* the .kern file as given */
     const char *line_file;   /* the same, escaped for #line */
+    const char *base_file;   /* its base name, escaped, for run-time messages */
     int indent;
     Mode mode;
     bool c_target;           /* emit_c: CPU failures are errors */
@@ -143,6 +216,14 @@ typedef struct Emitter {
     int nlabels;
     bool *param_read, *param_assigned, *local_read;
     bool used_s, used_go, used_c;
+    bool debug;              /* bounds checks and asserts (debug=True, -g) */
+    bool used_sink;          /* a checked CPU access needs krt_sinkv */
+    int line, axis;          /* of the array access being checked */
+    int bif;                 /* block-level (predicated) ifs open */
+    int nbvars;              /* block-level int locals krt_bN of the kernel */
+    int nwarp;               /* warp operations cut so far (frame slots) */
+    bool used_warp, used_red, used_bal, used_src;
+    StrBuf frame_extra;      /* frame fields the cuts need */
     bool cpu_failed;         /* the CPU version cannot be made */
     Loc cpu_fail_loc;
     const char *cpu_fail_msg;
@@ -383,16 +464,22 @@ static void walk_uses(Emitter *E, Node *n, bool target)
         walk_uses(E, n->orelse.items[i], false);
 }
 
-/* Does this statement (or an expression in it) reach a barrier? */
+/* Does this statement (or an expression in it) reach a barrier or a
+ * warp-collective operation?  On the CPU those are where a kernel is cut
+ * into regions (see the opening comment). */
 static bool has_barrier(const Node *n)
 {
     if (!n)
         return false;
-    if (n->kind == S_BARRIER)
+    if (n->kind == S_BARRIER || n->kind == S_WARPOP)
         return true;
-    if (n->kind == E_API && n->api && n->api->id == API_SYNCTHREADS)
-        return true;
-    if (n->kind == E_CALLFN && n->callee && n->callee->has_barrier)
+    if (n->kind == E_API && n->api) {
+        EmitApi ea = ea_of(n->api);
+        if (ea == EA_SYNCTHREADS || ea == EA_SYNC_COUNT || ea == EA_SYNC_AND ||
+            ea == EA_SYNC_OR || ea == EA_SYNCWARP || (ea_is_warp(ea) && ea != EA_LANEMASK_LT))
+            return true;
+    }
+    if (n->kind == E_CALLFN && n->callee && (n->callee->has_barrier || n->callee->has_warpop))
         return true;
     if (has_barrier(n->lhs) || has_barrier(n->rhs) || has_barrier(n->cond))
         return true;
@@ -404,6 +491,16 @@ static bool has_barrier(const Node *n)
             return true;
     for (int i = 0; i < n->orelse.len; i++)
         if (has_barrier(n->orelse.items[i]))
+            return true;
+    return false;
+}
+
+static bool func_has_split(const Func *f)
+{
+    if (f->has_barrier || f->has_warpop)
+        return true;
+    for (int i = 0; i < f->def->body.len; i++)
+        if (has_barrier(f->def->body.items[i]))
             return true;
     return false;
 }
@@ -458,10 +555,17 @@ static const char *unparen(const char *s)
     if (n < 2 || s[0] != '(' || s[n - 1] != ')')
         return s;
     int depth = 0;
+    bool quoted = false;
     for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"' && (i == 0 || s[i - 1] != '\\'))
+            quoted = !quoted;
+        if (quoted)
+            continue;
         depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
         if (depth == 0 && i < n - 1)
             return s;     /* "(a) + (b)": the first ')' closes early */
+        if (depth == 1 && s[i] == ',')
+            return s;     /* "(t = x, f(t))": the comma needs them */
     }
     return arena_strndup(s + 1, n - 2);
 }
@@ -502,6 +606,9 @@ static const char *var_ref(Emitter *E, Var *v)
         return c;
     case VAR_DYNSHARED:
         return c;
+    case VAR_CONSTARRAY:
+        /* file-scope arrays: __constant__ for CUDA, static const for the CPU */
+        return arena_printf(E->mode == MODE_CUDA ? "%s__%s" : "%s__%s_cpu", fn_cname(E->fn), c);
     case VAR_LOCAL:
     case VAR_LOCALARRAY:
     case VAR_HIDDEN:
@@ -588,10 +695,21 @@ static bool const_int(const Node *n, int64_t *v)
     return false;
 }
 
-/* An index expression, as int64, wrapped when it may be negative. */
+/* An index expression, as int64, wrapped when it may be negative; under
+ * debug (debug=True, -g) checked against the axis length (see
+ * krt_ck_cpu in kernrt_device.h). */
 static const char *index_expr(Emitter *E, Node *i, const char *len)
 {
     int64_t v;
+    if (E->debug) {
+        const char *s = ex(E, i);
+        bool u = t_unsigned(i->type);
+        if (E->mode == MODE_CUDA)
+            return arena_printf("krt_ck_dev%s(%s, %s, %d, \"%s\", %d)", u ? "_u" : "", s, len,
+                                E->axis, E->base_file, E->line);
+        return arena_printf("krt_ck_cpu%s(%s, %s, %d, \"%s\", %d, krt_b, krt_tid)", u ? "_u" : "",
+                            s, len, E->axis, E->base_file, E->line);
+    }
     if (const_int(i, &v)) {
         if (v >= 0)
             return arena_printf("%lld", (long long)v);
@@ -611,8 +729,33 @@ static const char *dyn_len(Emitter *E, const Type *elem)
     return arena_printf("(int64_t)(krt_b->dyn_shared_bytes / sizeof(%s))", t_c(elem));
 }
 
-/* The element of array expression `arr` at the given indices (an lvalue). */
+/* Arrays with a constant shape that are C arrays in the generated code. */
+static bool is_c_array(const Var *v)
+{
+    return v && (v->kind == VAR_SHARED || v->kind == VAR_LOCALARRAY || v->kind == VAR_CONSTARRAY);
+}
+
+static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx);
+
+/* The element of array expression `arr` at the given indices (an lvalue).
+ * Checked accesses on the CPU go through krt_cpu_pick, which sends them to
+ * a scratch sink once the launch has failed. */
 static const char *elem_ref(Emitter *E, Node *arr, Node **idx, int nidx)
+{
+    int saved = E->line;
+    if (E->debug)
+        E->line = arr->loc.first_line;
+    const char *s = elem_ref_plain(E, arr, idx, nidx);
+    E->line = saved;
+    if (E->debug && E->mode == MODE_CPU && arr->type && arr->type->kind == TY_ARRAY) {
+        E->used_sink = true;
+        const char *T = t_c(arr->type->elem);
+        return arena_printf("(*(%s *)krt_cpu_pick(krt_b, (void *)&%s, &krt_sinkv))", T, s);
+    }
+    return s;
+}
+
+static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
 {
     Type *at = arr->type;
     if (!at || at->kind != TY_ARRAY) {
@@ -625,15 +768,18 @@ static const char *elem_ref(Emitter *E, Node *arr, Node **idx, int nidx)
         return "0";
     }
     Var *v = arr->kind == E_VAR ? arr->var : NULL;
-    if (v && (v->kind == VAR_SHARED || v->kind == VAR_LOCALARRAY)) {
+    if (is_c_array(v)) {
         StrBuf b = {0};
         sb_puts(&b, var_ref(E, v));
-        for (int k = 0; k < nidx; k++)
+        for (int k = 0; k < nidx; k++) {
+            E->axis = k;
             sb_printf(&b, "[%s]", index_expr(E, idx[k], arena_printf("%lld", (long long)v->shape[k])));
+        }
         char *s = arena_strdup(b.s);
         sb_free(&b);
         return s;
     }
+    E->axis = 0;
     if (v && v->kind == VAR_DYNSHARED)
         return arena_printf("%s[%s]", var_ref(E, v), index_expr(E, idx[0], dyn_len(E, at->elem)));
     /* a view: a parameter, or an array variable holding one */
@@ -644,15 +790,19 @@ static const char *elem_ref(Emitter *E, Node *arr, Node **idx, int nidx)
     if (at->contiguous) {
         /* ((i * shape1) + j) * shape2 + k */
         const char *lin = index_expr(E, idx[0], arena_printf("%s.shape[0]", a));
-        for (int k = 1; k < nidx; k++)
+        for (int k = 1; k < nidx; k++) {
+            E->axis = k;
             lin = arena_printf("%s * %s.shape[%d] + %s", k > 1 ? arena_printf("(%s)", lin) : lin,
                                a, k, index_expr(E, idx[k], arena_printf("%s.shape[%d]", a, k)));
+        }
         sb_printf(&b, "((%s *)%s.data)[%s]", T, a, lin);
     } else {
         sb_printf(&b, "*(%s *)(%s.data", T, a);
-        for (int k = 0; k < nidx; k++)
+        for (int k = 0; k < nidx; k++) {
+            E->axis = k;
             sb_printf(&b, " + %s * %s.strides[%d]",
                       index_expr(E, idx[k], arena_printf("%s.shape[%d]", a, k)), a, k);
+        }
         sb_putc(&b, ')');
     }
     char *s = arena_strdup(b.s);
@@ -661,26 +811,26 @@ static const char *elem_ref(Emitter *E, Node *arr, Node **idx, int nidx)
 }
 
 /* An array expression passed as a value (a device-function argument): a
- * view; shared and local arrays get one made around them. */
+ * view; shared, local and constant arrays get one made around them. */
 static const char *array_value(Emitter *E, Node *n)
 {
     Var *v = n->kind == E_VAR ? n->var : NULL;
-    if (!v || (v->kind != VAR_SHARED && v->kind != VAR_LOCALARRAY && v->kind != VAR_DYNSHARED))
+    if (!is_c_array(v) && !(v && v->kind == VAR_DYNSHARED))
         return ex(E, n);
     const Type *t = n->type;
     const char *len[3] = {"0", "0", "0"};
     for (int k = 0; k < t->ndim && k < 3; k++)
         len[k] = v->kind == VAR_DYNSHARED ? dyn_len(E, t->elem)
                                           : arena_printf("%lld", (long long)v->shape[k]);
-    return arena_printf("krt_view_make(%s, %d, %s, %s, %s, (int64_t)sizeof(%s))", var_ref(E, v),
-                        t->ndim, len[0], len[1], len[2], t_c(t->elem));
+    return arena_printf("krt_view_make((void *)%s, %d, %s, %s, %s, (int64_t)sizeof(%s))",
+                        var_ref(E, v), t->ndim, len[0], len[1], len[2], t_c(t->elem));
 }
 
 static const char *ex_shape(Emitter *E, Node *arr, int k)
 {
     Var *v = arr->kind == E_VAR ? arr->var : NULL;
-    if (v && (v->kind == VAR_SHARED || v->kind == VAR_LOCALARRAY))
-        return arena_printf("%lld", (long long)v->shape[k]);
+    if (is_c_array(v))
+        return arena_printf("((int64_t)%lld)", (long long)v->shape[k]);
     if (v && v->kind == VAR_DYNSHARED)
         return dyn_len(E, arr->type->elem);
     const char *a = ex(E, arr);
@@ -770,6 +920,9 @@ static const char *ex_binop(Emitter *E, Node *n)
         break;
     }
     case OP_DIV:
+        /* fastmath: numba's approximate division (NVVM prec-div=0) */
+        if (t && t->kind == TY_FLOAT32 && E->mode == MODE_CUDA && E->fn && E->fn->opt.fastmath)
+            return arena_printf("__fdividef(%s, %s)", ex_as(E, l, t), ex_as(E, r, t));
         if (t_float(t))
             return arena_printf("(%s / %s)", ex_as(E, l, t), ex_as(E, r, t));
         break;
@@ -779,8 +932,13 @@ static const char *ex_binop(Emitter *E, Node *n)
                                 ex_as(E, l, t), ex_as(E, r, t));
         break;
     case OP_POW:
-        if (t_int(t))
-            return arena_printf("krt_pow_%s(%s, %s)", sfx, ex_as(E, l, t), ex_as(E, r, t));
+        if (t_int(t)) {
+            /* numba: a constant exponent multiplies out exactly, any
+             * other goes through int_power (see krt_powr) */
+            int64_t k;
+            return arena_printf("krt_pow%s_%s(%s, %s)", const_int(r, &k) ? "" : "r", sfx,
+                                ex_as(E, l, t), ex_as(E, r, t));
+        }
         if (t_float(t) && t_int(r->type))
             return arena_printf("krt_powi_%s(%s, %s)", sfx, ex_as(E, l, t),
                                 ex_as(E, r, ty_scalar[TY_INT64]));
@@ -824,12 +982,26 @@ static const char *ex_unary(Emitter *E, Node *n)
     }
         if (t_float(t))
             return arena_printf("(-%s)", ex_as(E, n->lhs, t));
-        if (t_int(t))
+        if (t_int(t)) {
+            /* numba negates in the operand's own type, then widens:
+             * -int32(-2**31) is -2**31 as an int64 */
+            Node *in = n->lhs->kind == E_CAST && t_int(n->lhs->lhs->type) ? n->lhs->lhs : NULL;
+            if (in && t_bits(in->type) < t_bits(t))
+                return conv(arena_printf("krt_neg_%s(%s)", t_suffix(in->type), ex(E, in)), in->type, t);
             return arena_printf("krt_neg_%s(%s)", t_suffix(t), ex_as(E, n->lhs, t));
+        }
         break;
     case OP_POS:
         return ex_as(E, n->lhs, t);
     case OP_INVERT:
+        if (t && t->kind == TY_BOOL)    /* numba follows NumPy: logical not */
+            return arena_printf("(!%s)", ex_as(E, n->lhs, t));
+        if (t_int(t) && n->lhs->kind == E_CAST && t_int(n->lhs->lhs->type) &&
+            t_bits(n->lhs->lhs->type) < t_bits(t)) {
+            /* as for -x: inverted in the operand's type, then widened */
+            Node *in = n->lhs->lhs;
+            return conv(arena_printf("((%s)~%s)", t_c(in->type), ex(E, in)), in->type, t);
+        }
         if (t_int(t) && t_bits(t) >= 32)
             return arena_printf("~%s", ex_as(E, n->lhs, t));
         if (t_int(t))
@@ -871,24 +1043,59 @@ static const char *grid_comp(Emitter *E, bool size, int c)
 }
 
 /* cuda.atomic.OP(ary, idx, val): type.c passes args[0] the array,
- * args[1..ndim] the indices, args[ndim+1] the value. */
-static const char *ex_atomic(Emitter *E, Node *n, const char *op)
+ * args[1..ndim] the indices, args[ndim+1] the value; cas(ary, idx, old,
+ * val) one operand more; numba 0.56's compare_and_swap(ary, old, val)
+ * (1-D, element 0) none of the indices. */
+static const char *ex_atomic(Emitter *E, Node *n, EmitApi ea)
 {
+    static const char *const ops[] = {
+        [EA_ATOMIC_ADD] = "add", [EA_ATOMIC_SUB] = "sub", [EA_ATOMIC_MAX] = "max",
+        [EA_ATOMIC_MIN] = "min", [EA_ATOMIC_NANMAX] = "nanmax", [EA_ATOMIC_NANMIN] = "nanmin",
+        [EA_ATOMIC_AND] = "and", [EA_ATOMIC_OR] = "or", [EA_ATOMIC_XOR] = "xor",
+        [EA_ATOMIC_EXCH] = "exch", [EA_ATOMIC_INC] = "inc", [EA_ATOMIC_DEC] = "dec",
+        [EA_ATOMIC_CAS] = "cas", [EA_ATOMIC_CAS2] = "cas",
+    };
+    bool cas = ea == EA_ATOMIC_CAS || ea == EA_ATOMIC_CAS2;
+    int nval = cas ? 2 : 1;
     Node *arr = n->args.len > 0 ? n->args.items[0] : NULL;
-    if (!arr || !arr->type || arr->type->kind != TY_ARRAY ||
-        n->args.len != arr->type->ndim + 2) {
-        error_at(n->loc, "%s takes (array, index, value)", n->api->path);
+    if (!arr || !arr->type || arr->type->kind != TY_ARRAY) {
+        error_at(n->loc, "%s takes an array first", n->api->path);
+        return "0";
+    }
+    int nix = n->args.len - 1 - nval;
+    if (nix != arr->type->ndim && !(nix == 0 && ea == EA_ATOMIC_CAS2)) {
+        error_at(n->loc, "%s: %d indices for a %d-dimensional array", n->api->path, nix,
+                 arr->type->ndim);
         return "0";
     }
     const Type *et = arr->type->elem;
-    if (et->kind != TY_INT32 && et->kind != TY_UINT32 && et->kind != TY_INT64 &&
-        et->kind != TY_UINT64 && !t_float(et)) {
+    bool is32 = et->kind == TY_INT32 || et->kind == TY_UINT32;
+    bool is64 = et->kind == TY_INT64 || et->kind == TY_UINT64;
+    bool ok = is32 || is64;
+    if (ea <= EA_ATOMIC_NANMIN)
+        ok |= t_float(et);
+    if (ea == EA_ATOMIC_INC || ea == EA_ATOMIC_DEC)
+        ok = et->kind == TY_UINT32 || et->kind == TY_UINT64;
+    if (!ok) {
         error_at(n->loc, "%s is not supported on %s arrays", n->api->path, ty_name(et));
         return "0";
     }
-    int nix = arr->type->ndim;
-    const char *p = elem_ref(E, arr, &n->args.items[1], nix);
-    return arena_printf("krt_atomic_%s_%s(&%s, %s)", op, t_suffix(et), p,
+    const char *p;
+    if (nix == 0) {
+        Node zero = {0};
+        zero.kind = E_CONST;
+        zero.type = ty_scalar[TY_INT64];
+        zero.loc = n->loc;
+        Node *zp = &zero;
+        p = elem_ref(E, arr, &zp, 1);
+    } else {
+        p = elem_ref(E, arr, &n->args.items[1], nix);
+    }
+    if (cas)
+        return arena_printf("krt_atomic_cas_%s(&%s, %s, %s)", t_suffix(et), p,
+                            ex_as(E, n->args.items[nix + 1], et),
+                            ex_as(E, n->args.items[nix + 2], et));
+    return arena_printf("krt_atomic_%s_%s(&%s, %s)", ops[ea], t_suffix(et), p,
                         ex_as(E, n->args.items[nix + 1], et));
 }
 
@@ -919,15 +1126,44 @@ static const char *ex_math(Emitter *E, Node *n)
     case API_M_DEGREES:
         return arena_printf("(%s * %s)", ex_as(E, x, ft),
                             fmt_float(ft, 180.0 / 3.14159265358979323846));
-    case API_M_FREXP:
-        error_at(n->loc, "math.frexp is not supported yet");
-        return "0";
+    case API_M_FREXP: {
+        /* (mantissa, exponent): numba types it (float, int32) */
+        const Type *tt = n->type;
+        if (!tt || tt->kind != TY_TUPLE || tt->nelems != 2) {
+            error_at(n->loc, "math.frexp: expected a (float, int) result");
+            return "0";
+        }
+        const char *m = new_tmp(E, (Type *)ft), *e = new_tmp(E, ty_scalar[TY_INT32]);
+        return arena_printf("(%s = frexp%s(%s, (int *)&%s), %s_make(%s, %s))", m, f,
+                            ex_as(E, x, ft), e, tuple_cname(tt), conv(m, ft, tt->elems[0]),
+                            conv(e, ty_scalar[TY_INT32], tt->elems[1]));
+    }
     default:
         break;
     }
     if (!spell) {
         error_at(n->loc, "%s is not supported yet", a->path);
         return "0";
+    }
+    /* fastmath=True on CUDA: numba compiles with NVVM's fast-math options
+     * (approximate division and sqrt, flush to zero, fast intrinsics); the
+     * float32 math with a fast CUDA intrinsic gets it here, `/` becomes
+     * __fdividef; sqrt stays sqrtf (its approximate form is a compiler
+     * flag, -prec-sqrt=false). */
+    if (E->mode == MODE_CUDA && E->fn && E->fn->opt.fastmath && ft->kind == TY_FLOAT32) {
+        static const struct {
+            ApiId id;
+            const char *fast;
+        } fast[] = {
+            {API_M_EXP, "__expf"}, {API_M_LOG, "__logf"}, {API_M_LOG2, "__log2f"},
+            {API_M_LOG10, "__log10f"}, {API_M_SIN, "__sinf"}, {API_M_COS, "__cosf"},
+            {API_M_TAN, "__tanf"}, {API_M_POW, "__powf"},
+        };
+        for (size_t i = 0; i < sizeof fast / sizeof fast[0]; i++)
+            if (fast[i].id == a->id) {
+                spell = fast[i].fast;
+                f = "";
+            }
     }
     StrBuf b = {0};
     sb_printf(&b, "%s%s(", spell, f);
@@ -940,11 +1176,158 @@ static const char *ex_math(Emitter *E, Node *n)
     return conv(s, ft, n->type);
 }
 
+static const char *ex_warp_cuda(Emitter *E, Node *n, EmitApi ea, Node **args, int nargs);
+
+/* The cuda.* rows of EMIT_APIS as expressions. */
+static const char *ex_cuda_api(Emitter *E, Node *n, EmitApi ea)
+{
+    const Type *t = n->type;
+    Node *x = n->args.len > 0 ? n->args.items[0] : NULL;
+    bool cuda = E->mode == MODE_CUDA;
+    switch (ea) {
+    case EA_ATOMIC_ADD: case EA_ATOMIC_SUB: case EA_ATOMIC_MAX: case EA_ATOMIC_MIN:
+    case EA_ATOMIC_NANMAX: case EA_ATOMIC_NANMIN: case EA_ATOMIC_AND: case EA_ATOMIC_OR:
+    case EA_ATOMIC_XOR: case EA_ATOMIC_EXCH: case EA_ATOMIC_INC: case EA_ATOMIC_DEC:
+    case EA_ATOMIC_CAS: case EA_ATOMIC_CAS2:
+        return ex_atomic(E, n, ea);
+    case EA_SYNCTHREADS: case EA_SYNC_COUNT: case EA_SYNC_AND: case EA_SYNC_OR:
+        if (cuda) {
+            if (ea == EA_SYNCTHREADS)
+                return "__syncthreads()";
+            const char *fn = ea == EA_SYNC_COUNT ? "__syncthreads_count"
+                             : ea == EA_SYNC_AND ? "__syncthreads_and" : "__syncthreads_or";
+            return conv(arena_printf("%s((int)(%s))", fn, ex(E, x)), ty_int32, t);
+        }
+        cpu_unsupported(E, n->loc, arena_printf("%s() inside an expression is not supported on "
+                                                "the CPU backend", n->api->path));
+        return "0";
+    case EA_FENCE: return "krt_threadfence()";
+    case EA_FENCE_BLOCK: return "krt_threadfence_block()";
+    case EA_FENCE_SYSTEM: return "krt_threadfence_system()";
+    case EA_LANEID:
+        return cuda ? "krt_laneid()" : "krt_cpu_laneid(krt_b, krt_tid)";
+    case EA_WARPSIZE:
+        return cuda ? "((int32_t)warpSize)" : "((int32_t)32)";
+    case EA_LANEMASK_LT:
+        return cuda ? "krt_lanemask_lt()" : "krt_cpu_lanemask_lt(krt_b, krt_tid)";
+    case EA_POPC: case EA_CLZ: case EA_FFS: {
+        const char *op = ea == EA_POPC ? "popc" : ea == EA_CLZ ? "clz" : "ffs";
+        if (!x || !t_int(x->type))
+            break;
+        return conv(arena_printf("krt_%s_%s(%s)", op, t_suffix(x->type), ex(E, x)), ty_int32, t);
+    }
+    case EA_BREV:
+        if (!x || !t_int(x->type))
+            break;
+        if (t_bits(x->type) == 64)
+            return conv(arena_printf("krt_brev_u64((uint64_t)%s)", ex(E, x)), ty_uint64, t);
+        return conv(arena_printf("krt_brev_u32((uint32_t)%s)", ex(E, x)), ty_uint32, t);
+    case EA_FMA: case EA_CBRT:
+        if (!t_float(t))
+            break;
+        {
+            StrBuf b = {0};
+            sb_printf(&b, "%s%s(", ea == EA_FMA ? "fma" : "cbrt", t->kind == TY_FLOAT32 ? "f" : "");
+            for (int i = 0; i < n->args.len; i++)
+                sb_printf(&b, "%s%s", i ? ", " : "", ex_as(E, n->args.items[i], t));
+            sb_putc(&b, ')');
+            const char *r = arena_strdup(b.s);
+            sb_free(&b);
+            return r;
+        }
+    case EA_SELP:
+        if (n->args.len != 3)
+            break;
+        return arena_printf("(%s ? %s : %s)", ex(E, x), ex_as(E, n->args.items[1], t),
+                            ex_as(E, n->args.items[2], t));
+    case EA_NANOSLEEP:
+        return arena_printf("krt_nanosleep((uint32_t)%s)", ex(E, x));
+    default:
+        if (cuda && (ea_is_warp(ea) || ea == EA_SYNCWARP))
+            return ex_warp_cuda(E, n, ea, n->args.items, n->args.len);
+        if (ea_is_warp(ea) || ea == EA_SYNCWARP) {
+            cpu_unsupported(E, n->loc, arena_printf("%s() must be a whole statement or the whole "
+                                                    "right-hand side of an assignment on the "
+                                                    "CPU backend", n->api->path));
+            return "0";
+        }
+        break;
+    }
+    error_at(n->loc, "%s is not supported here", n->api->path);
+    return "0";
+}
+
+/* A warp-collective operation in CUDA C: CUDA's own intrinsics.  numba's
+ * masks are int32 (CUDA's unsigned); 64-bit values go through the long
+ * long overloads; match_all_sync's predicate comes back through a
+ * temporary to make numba's (int32, bool) tuple. */
+static const char *ex_warp_cuda(Emitter *E, Node *n, EmitApi ea, Node **args, int nargs)
+{
+    const char *m = nargs > 0 ? arena_printf("(unsigned)%s", ex(E, args[0])) : "0xffffffffu";
+    Node *v = nargs > 1 ? args[1] : NULL;
+    const Type *vt = v ? v->type : NULL;
+    const char *vs = NULL;
+    if (v) {
+        vs = ex(E, v);
+        if (vt->kind == TY_INT64)
+            vs = arena_printf("(long long)%s", vs);
+        else if (vt->kind == TY_UINT64)
+            vs = arena_printf("(unsigned long long)%s", vs);
+        else if (vt->kind == TY_BOOL)
+            vs = arena_printf("(int)%s", vs);
+    }
+    const char *a2 = nargs > 2 ? ex(E, args[2]) : "0";
+    switch (ea) {
+    case EA_SHFL:
+        return arena_printf("((%s)__shfl_sync(%s, %s, (int)%s))", t_c(vt), m, vs, a2);
+    case EA_SHFL_UP:
+        return arena_printf("((%s)__shfl_up_sync(%s, %s, (unsigned)%s))", t_c(vt), m, vs, a2);
+    case EA_SHFL_DOWN:
+        return arena_printf("((%s)__shfl_down_sync(%s, %s, (unsigned)%s))", t_c(vt), m, vs, a2);
+    case EA_SHFL_XOR:
+        return arena_printf("((%s)__shfl_xor_sync(%s, %s, (int)%s))", t_c(vt), m, vs, a2);
+    case EA_ALL:
+        return arena_printf("(__all_sync(%s, %s) != 0)", m, vs);
+    case EA_ANY:
+        return arena_printf("(__any_sync(%s, %s) != 0)", m, vs);
+    case EA_EQ:
+        return arena_printf("(__uni_sync(%s, %s) != 0)", m, vs);
+    case EA_BALLOT:
+        return conv(arena_printf("__ballot_sync(%s, %s)", m, vs), ty_uint32,
+                    n->type ? n->type : ty_int32);
+    case EA_MATCH_ANY:
+        return conv(arena_printf("__match_any_sync(%s, %s)", m, vs), ty_uint32,
+                    n->type ? n->type : ty_int32);
+    case EA_MATCH_ALL: {
+        const Type *tt = n->type;
+        if (!tt || tt->kind != TY_TUPLE || tt->nelems != 2) {
+            error_at(n->loc, "match_all_sync: expected a (mask, bool) result");
+            return "0";
+        }
+        const char *r = new_tmp(E, ty_uint32), *pr = new_tmp(E, ty_int32);
+        return arena_printf("(%s = __match_all_sync(%s, %s, (int *)&%s), %s_make(%s, %s))", r, m,
+                            vs, pr, tuple_cname(tt), conv(r, ty_uint32, tt->elems[0]),
+                            conv(pr, ty_int32, tt->elems[1]));
+    }
+    case EA_ACTIVEMASK:
+        return conv("__activemask()", ty_uint32, n->type ? n->type : ty_uint32);
+    case EA_SYNCWARP:
+        return arena_printf("__syncwarp(%s)", m);
+    default:
+        break;
+    }
+    error_at(n->loc, "%s is not supported here", n->api->path);
+    return "0";
+}
+
 static const char *ex_api(Emitter *E, Node *n)
 {
     const ApiEntry *a = n->api;
     const Type *t = n->type;
     Node *x = n->args.len > 0 ? n->args.items[0] : NULL;
+    EmitApi ea = ea_of(a);
+    if (ea != EA_NONE)
+        return ex_cuda_api(E, n, ea);
     switch (a->id) {
     case API_TID_X: case API_TID_Y: case API_TID_Z:
     case API_BID_X: case API_BID_Y: case API_BID_Z:
@@ -964,15 +1347,6 @@ static const char *ex_api(Emitter *E, Node *n)
         sb_free(&b);
         return s;
     }
-    case API_ATOMIC_ADD: return ex_atomic(E, n, "add");
-    case API_ATOMIC_SUB: return ex_atomic(E, n, "sub");
-    case API_ATOMIC_MAX: return ex_atomic(E, n, "max");
-    case API_ATOMIC_MIN: return ex_atomic(E, n, "min");
-    case API_SYNCTHREADS:
-        if (E->mode == MODE_CUDA)
-            return "__syncthreads()";
-        cpu_unsupported(E, n->loc, "syncthreads() inside an expression is not supported on the CPU backend");
-        return "0";
     case API_M_PI: return fmt_float(t, 3.14159265358979323846);
     case API_M_E: return fmt_float(t, 2.71828182845904523536);
     case API_M_INF: return fmt_float(t, HUGE_VAL);
@@ -986,6 +1360,17 @@ static const char *ex_api(Emitter *E, Node *n)
     case API_B_MIN: case API_B_MAX: {
         if (!t_scalar(t) || t->kind == TY_BOOL)
             break;
+        /* numba-cuda lowers two-float min/max to fmin/fmax (a NaN operand
+         * is ignored); any other form is numba's generic one, Python's
+         * comparisons */
+        if (t_float(t) && n->args.len == 2) {
+            Node *y = n->args.items[1];
+            bool fx = !(x->kind == E_CAST && !t_float(x->lhs->type));
+            bool fy = !(y->kind == E_CAST && !t_float(y->lhs->type));
+            if (fx && fy)
+                return arena_printf("f%s%s(%s, %s)", a->id == API_B_MIN ? "min" : "max",
+                                    t->kind == TY_FLOAT32 ? "f" : "", ex_as(E, x, t), ex_as(E, y, t));
+        }
         const char *acc = ex_as(E, x, t);
         for (int i = 1; i < n->args.len; i++)
             acc = arena_printf("krt_%s_%s(%s, %s)", a->id == API_B_MIN ? "min" : "max",
@@ -1195,6 +1580,139 @@ static const char *zero_of(const Type *t)
     return t && t->kind == TY_BOOL ? "false" : "0";
 }
 
+static const char *path_base(const char *path);
+
+/* Text as the inside of a C string literal; `fmt`: also doubles '%' for
+ * printf.  '?' is escaped against trigraphs. */
+static void c_text(StrBuf *b, const char *s, bool fmt)
+{
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        switch (c) {
+        case '"': sb_puts(b, "\\\""); break;
+        case '\\': sb_puts(b, "\\\\"); break;
+        case '\n': sb_puts(b, "\\n"); break;
+        case '\t': sb_puts(b, "\\t"); break;
+        case '\r': sb_puts(b, "\\r"); break;
+        case '?': sb_puts(b, "\\?"); break;
+        case '%': sb_puts(b, fmt ? "%%" : "%"); break;
+        default:
+            if (c < 0x20 || c == 0x7f)
+                sb_printf(b, "\\%03o", c);
+            else
+                sb_putc(b, (char)c);
+        }
+    }
+}
+
+/* print(a, b, ...) as numba's CUDA print: "%lld" for signed integers,
+ * "%llu" for unsigned, "%f" for floats, strings as they are, separated
+ * by spaces, a newline at the end; device printf on CUDA, stdio's printf
+ * (line-buffered or not, as stdout is) on the CPU. */
+static void emit_print(Emitter *E, Node *s)
+{
+    StrBuf fmt = {0}, args = {0};
+    sb_puts(&fmt, "");
+    for (int i = 0; i < s->args.len; i++) {
+        Node *a = s->args.items[i];
+        if (i)
+            sb_putc(&fmt, ' ');
+        if (a->kind == E_STR) {
+            c_text(&fmt, a->text, true);
+            continue;
+        }
+        const Type *t = a->type;
+        if (t && t->kind == TY_BOOL) {
+            sb_puts(&fmt, "%s");
+            sb_printf(&args, ", %s ? \"True\" : \"False\"", ex(E, a));
+        } else if (t_signed(t)) {
+            sb_puts(&fmt, "%lld");
+            sb_printf(&args, ", (long long)%s", ex(E, a));
+        } else if (t_unsigned(t)) {
+            sb_puts(&fmt, "%llu");
+            sb_printf(&args, ", (unsigned long long)%s", ex(E, a));
+        } else if (t_float(t)) {
+            sb_puts(&fmt, "%f");
+            sb_printf(&args, ", (double)%s", ex(E, a));
+        } else {
+            error_at(a->loc, "print() cannot print a value of type %s", ty_name(t));
+        }
+    }
+    outf(E, "printf(\"%s\\n\"%s);", fmt.s ? fmt.s : "", args.s ? args.s : "");
+    sb_free(&fmt);
+    sb_free(&args);
+}
+
+/* assert cond[, "msg"] (debug only): the message names the .kern line;
+ * CUDA prints it and traps, the CPU fails the launch with KRT_EKERNEL and
+ * stops the block. */
+static void emit_assert(Emitter *E, Node *s)
+{
+    StrBuf m = {0};
+    c_text(&m, path_base(E->path), false);
+    sb_printf(&m, ":%d: assertion failed", s->loc.first_line);
+    if (s->lhs && s->lhs->kind == E_STR && s->lhs->text) {
+        sb_puts(&m, ": ");
+        c_text(&m, s->lhs->text, false);
+    }
+    outf(E, "if (!(%s)) {", ex_cond(E, s->cond));
+    if (E->mode == MODE_CUDA) {
+        outf(E, "    krt_assert_fail_dev(\"%s\");", m.s);
+    } else {
+        outf(E, "    krt_assert_fail_cpu(krt_b, krt_tid, \"%s\");", m.s);
+        if (E->fn->is_kernel)
+            outf(E, "    return;");
+        else if (!E->fn->ret || E->fn->ret->kind == TY_VOID || E->fn->ret->kind == TY_NONE)
+            outf(E, "    return;");
+        else
+            outf(E, "    return %s;", zero_of(E->fn->ret));
+    }
+    outf(E, "}");
+    sb_free(&m);
+}
+
+/* The type an S_WARPOP's result is converted from. */
+static Node warp_node(Node *s)
+{
+    Node n = *s;
+    n.kind = E_API;
+    n.type = s->lhs ? s->lhs->type : NULL;
+    return n;
+}
+
+/* S_BARRIER and S_WARPOP inside a CUDA function (and S_BARRIER with no
+ * value inside a CPU kernel's region never happens: it is a cut). */
+static void emit_sync_cuda(Emitter *E, Node *s)
+{
+    EmitApi ea = ea_of(s->api);
+    if (s->kind == S_BARRIER) {
+        if (ea == EA_NONE || ea == EA_SYNCTHREADS) {
+            outf(E, "__syncthreads();");
+            return;
+        }
+        if (ea == EA_SYNCWARP) {
+            outf(E, "__syncwarp(%s);", s->lhs ? arena_printf("(unsigned)%s", ex(E, s->lhs)) : "0xffffffffu");
+            return;
+        }
+        const char *fn = ea == EA_SYNC_COUNT ? "__syncthreads_count"
+                         : ea == EA_SYNC_AND ? "__syncthreads_and" : "__syncthreads_or";
+        const char *call = arena_printf("%s((int)(%s))", fn, s->lhs ? ex(E, s->lhs) : "1");
+        if (s->rhs)
+            outf(E, "%s = %s;", ex(E, s->rhs), conv(call, ty_int32, s->rhs->type));
+        else
+            outf(E, "(void)%s;", call);
+        return;
+    }
+    Node n = warp_node(s);
+    const char *x = ex_warp_cuda(E, &n, ea, s->args.items, s->args.len);
+    if (s->lhs)
+        outf(E, "%s = %s;", ex(E, s->lhs), unparen(x));
+    else if (ea == EA_SYNCWARP)
+        outf(E, "%s;", x);
+    else
+        outf(E, "(void)%s;", x);
+}
+
 static void emit_stmt(Emitter *E, Node *s)
 {
     switch (s->kind) {
@@ -1294,12 +1812,19 @@ static void emit_stmt(Emitter *E, Node *s)
             outf(E, "return %s;", unparen(ex_as(E, s->lhs, E->fn->ret)));
         }
         return;
-    case S_BARRIER:
+    case S_BARRIER: case S_WARPOP:
         if (E->mode == MODE_CUDA)
-            outf(E, "__syncthreads();");
+            emit_sync_cuda(E, s);
         else
-            cpu_unsupported(E, s->loc, "syncthreads() inside a device function is not supported "
-                                       "on the CPU backend yet");
+            cpu_unsupported(E, s->loc, arena_printf("%s inside a device function is not supported "
+                                                    "on the CPU backend yet", s->api ? s->api->path
+                                                    : "cuda.syncthreads()"));
+        return;
+    case S_PRINT:
+        emit_print(E, s);
+        return;
+    case S_ASSERT:
+        emit_assert(E, s);
         return;
     default:
         error_at(s->loc, "%s cannot be translated here", node_kind_desc[s->kind]);
@@ -1354,6 +1879,8 @@ static void decl_local(Emitter *E, Var *v)
     case VAR_LOCALARRAY:
         outf(E, "%s %s%s;", t_c(t->elem), v->cname, array_dims(v));
         return;
+    case VAR_CONSTARRAY:
+        return;
     default:
         break;
     }
@@ -1368,6 +1895,8 @@ static void decl_local(Emitter *E, Var *v)
 
 static void decl_tmps(Emitter *E)
 {
+    if (E->used_sink)
+        outf(E, "krt_sink krt_sinkv;");
     for (int i = 0; i < E->ntmp; i++)
         outf(E, "%s krt_tmp%d;", t_c(E->tmp_types[i]), i);
 }
@@ -1382,7 +1911,7 @@ static void void_unread(Emitter *E, bool params, bool locals)
     if (locals)
         for (int i = 0; i < f->nlocals; i++) {
             Var *v = f->locals[i];
-            if (!E->local_read[i] && v->kind != VAR_SHARED)
+            if (!E->local_read[i] && v->kind != VAR_SHARED && v->kind != VAR_CONSTARRAY)
                 outf(E, "(void)%s;", v->cname);
         }
 }
@@ -1398,6 +1927,11 @@ static void func_begin(Emitter *E, Func *f, Mode mode)
     E->ntmp = 0;
     E->used_s = E->used_go = E->used_c = false;
     E->cpu_failed = false;
+    E->debug = f->opt.debug || (E->opt && E->opt->debug);
+    E->used_sink = E->used_warp = E->used_red = E->used_bal = E->used_src = false;
+    E->bif = E->nbvars = E->nwarp = 0;
+    sb_free(&E->frame_extra);
+    E->frame_extra = (StrBuf){0};
     E->param_read = arena_alloc(sizeof(bool) * (size_t)(f->nparams + 1));
     E->param_assigned = arena_alloc(sizeof(bool) * (size_t)(f->nparams + 1));
     E->local_read = arena_alloc(sizeof(bool) * (size_t)(f->nlocals + 1));
@@ -1454,10 +1988,14 @@ static void emit_cuda_func(Emitter *E, Func *f)
     E->indent = 0;
 
     emit_lineno(E, f->def->loc);
+    /* max_registers=N: nvcc's __maxnreg__ (CUDA 12.4+), the per-kernel
+     * form of -maxrregcount that numba passes to NVVM */
+    const char *maxreg = f->opt.max_registers > 0 ? arena_printf("__maxnreg__(%d) ", f->opt.max_registers) : "";
     if (f->is_kernel)
-        outf(E, "__global__ void %s__cuda(%s)", fn_cname(f), param_list(f, ""));
+        outf(E, "__global__ void %s%s__cuda(%s)", maxreg, fn_cname(f), param_list(f, ""));
     else
-        outf(E, "static __device__ inline KRT_MAYBE_UNUSED %s %s(%s)", nonvoid ? t_c(f->ret) : "void",
+        outf(E, "static __device__ %s KRT_MAYBE_UNUSED %s %s(%s)",
+             f->opt.inline_ ? "__forceinline__" : "inline", nonvoid ? t_c(f->ret) : "void",
              fn_cname(f), param_list(f, ""));
     outf(E, "{");
     E->indent = 1;
@@ -1525,6 +2063,10 @@ static void region_begin(Emitter *E, bool guard)
     outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
     E->indent++;
     outf(E, "krt_f = &krt_fr[krt_t];");
+    if (E->debug) {
+        outf(E, "if (*krt_b->error != KRT_OK)");
+        outf(E, "    return;");
+    }
     if (guard) {
         outf(E, "if (krt_f->krt_state != KRT_RUNNING)");
         outf(E, "    continue;");
@@ -1629,34 +2171,241 @@ static void emit_block_loop(Emitter *E, Node *s, const char *cond, const char *e
     E->bloop--;
 }
 
+/* A block-level int of the kernel's CPU function (not per thread). */
+static const char *new_bvar(Emitter *E)
+{
+    return arena_printf("krt_br%d", E->nbvars++);
+}
+
+/* syncthreads_count/and/or(pred): every running thread adds its predicate
+ * in one region, the block's result is handed out in the next. */
+static void emit_block_reduce(Emitter *E, Node *s, EmitApi ea)
+{
+    E->used_red = true;
+    outf(E, "krt_red = 0;");
+    outf(E, "krt_nred = 0;");
+    region_begin(E, true);
+    emit_lineno(E, s->loc);
+    outf(E, "krt_red += (%s) != 0;", s->lhs ? ex(E, s->lhs) : "1");
+    outf(E, "krt_nred++;");
+    region_end(E);
+    if (!s->rhs)
+        return;
+    const char *r = ea == EA_SYNC_COUNT ? "(int32_t)krt_red"
+                    : ea == EA_SYNC_AND ? "(int32_t)(krt_red == krt_nred)" : "(int32_t)(krt_red != 0)";
+    region_begin(E, true);
+    outf(E, "%s = %s;", ex(E, s->rhs), conv(r, ty_int32, s->rhs->type));
+    region_end(E);
+}
+
+/* A warp-collective operation on the CPU: the running threads store their
+ * operands in frame slots (one region), then each warp of 32 consecutive
+ * threads (the last one may be partial) computes the results over the
+ * lanes that reached the operation -- the "active" lanes: those still
+ * running, not returned and not masked by a thread-dependent branch --
+ * as the hardware does in lockstep.  Where CUDA leaves a result undefined
+ * (a shuffle from an inactive lane, or from a lane outside the mask, or
+ * past the end of a partial warp) a lane gets its own value, as it does
+ * for a source outside the warp. */
+static void emit_warpop_cpu(Emitter *E, Node *s)
+{
+    EmitApi ea = ea_of(s->api);
+    if (ea == EA_SYNCWARP) {
+        /* the cut itself is the synchronisation: every lane has finished
+         * the region before */
+        outf(E, "/* cuda.syncwarp(): the lanes of each warp have all reached this point */");
+        return;
+    }
+    if (ea == EA_NONE || !ea_is_warp(ea)) {
+        error_at(s->loc, "%s is not a warp operation kernc knows", s->api ? s->api->path : "?");
+        return;
+    }
+    int k = E->nwarp++;
+    Node *mask = s->args.len > 0 ? s->args.items[0] : NULL;
+    Node *val = s->args.len > 1 ? s->args.items[1] : NULL;
+    Node *arg = s->args.len > 2 ? s->args.items[2] : NULL;
+    const char *M = arena_printf("krt_warp%d_mask", k), *V = arena_printf("krt_warp%d_val", k),
+               *A = arena_printf("krt_warp%d_arg", k);
+    sb_printf(&E->frame_extra, "    uint32_t %s;\n", M);
+    if (val)
+        sb_printf(&E->frame_extra, "    %s %s;\n", t_c(val->type), V);
+    if (arg)
+        sb_printf(&E->frame_extra, "    int64_t %s;\n", A);
+    E->used_warp = true;
+
+    region_begin(E, true);
+    emit_lineno(E, s->loc);
+    outf(E, "krt_f->%s = %s;", M, mask ? arena_printf("(uint32_t)%s", ex(E, mask)) : "0xffffffffu");
+    if (val)
+        outf(E, "krt_f->%s = %s;", V, ex(E, val));
+    if (arg)
+        outf(E, "krt_f->%s = (int64_t)%s;", A, ex(E, arg));
+    region_end(E);
+
+    bool vote = ea == EA_ALL || ea == EA_ANY || ea == EA_EQ || ea == EA_BALLOT;
+    outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
+    E->indent++;
+    outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
+    outf(E, "krt_act = 0;");
+    if (vote) {
+        outf(E, "krt_bal = 0;");
+        E->used_bal = true;
+    }
+    outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++) {");
+    outf(E, "    if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)");
+    outf(E, "        continue;");
+    outf(E, "    krt_act |= 1u << krt_l;");
+    if (vote)
+        outf(E, "    krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].%s != 0) << krt_l;", V);
+    outf(E, "}");
+    outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++) {");
+    E->indent++;
+    outf(E, "krt_f = &krt_fr[krt_w + krt_l];");
+    outf(E, "if (!(krt_act >> krt_l & 1u))");
+    outf(E, "    continue;");
+    const char *part = arena_printf("(krt_act & krt_f->%s)", M);
+    const char *res = NULL;
+    const Type *rt = ty_uint32;
+    switch (ea) {
+    case EA_SHFL: case EA_SHFL_UP: case EA_SHFL_DOWN: case EA_SHFL_XOR: {
+        /* PTX shfl.sync with numba's clamp values: idx uses the low 5 bits
+         * of the lane; up is valid from lane 0, down and xor up to lane 31 */
+        const char *src = ea == EA_SHFL ? "(int64_t)(krt_f->%s & 31)"
+                          : ea == EA_SHFL_UP ? "(int64_t)krt_l - (int64_t)(uint32_t)krt_f->%s"
+                          : ea == EA_SHFL_DOWN ? "(int64_t)krt_l + (int64_t)(uint32_t)krt_f->%s"
+                                               : "(int64_t)(krt_l ^ (uint32_t)krt_f->%s)";
+        E->used_src = true;
+        outf(E, "krt_src = %s;", arena_printf(src, A));
+        outf(E, "if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !(%s >> krt_src & 1u))", part);
+        outf(E, "    krt_src = krt_l;");
+        res = arena_printf("krt_fr[krt_w + krt_src].%s", V);
+        rt = val->type;
+        break;
+    }
+    case EA_ALL:
+        res = arena_printf("((%s & ~krt_bal) == 0)", part);
+        rt = ty_bool;
+        break;
+    case EA_ANY:
+        res = arena_printf("((%s & krt_bal) != 0)", part);
+        rt = ty_bool;
+        break;
+    case EA_EQ:
+        res = arena_printf("((%s & krt_bal) == 0 || (%s & krt_bal) == %s)", part, part, part);
+        rt = ty_bool;
+        break;
+    case EA_BALLOT:
+        res = arena_printf("(%s & krt_bal)", part);
+        break;
+    case EA_MATCH_ANY: case EA_MATCH_ALL:
+        /* lanes of the mask holding the same bits as this one */
+        E->used_bal = E->used_src = true;
+        outf(E, "krt_bal = 0;");
+        outf(E, "for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)");
+        outf(E, "    if ((%s >> krt_src & 1u) &&", part);
+        outf(E, "        memcmp(&krt_fr[krt_w + krt_src].%s, &krt_f->%s, sizeof krt_f->%s) == 0)", V, V, V);
+        outf(E, "        krt_bal |= 1u << krt_src;");
+        if (ea == EA_MATCH_ANY) {
+            res = "krt_bal";
+        } else {
+            const Type *tt = s->lhs ? s->lhs->type : NULL;
+            if (tt && tt->kind == TY_TUPLE && tt->nelems == 2)
+                res = arena_printf("%s_make(%s, %s)", tuple_cname(tt),
+                                   conv(arena_printf("(krt_bal == %s ? %s : 0u)", part, part), ty_uint32, tt->elems[0]),
+                                   conv(arena_printf("(krt_bal == %s)", part), ty_bool, tt->elems[1]));
+            rt = tt;
+        }
+        break;
+    case EA_ACTIVEMASK:
+        res = "krt_act";
+        break;
+    case EA_LANEMASK_LT:
+        res = "((1u << krt_l) - 1u)";
+        break;
+    default:
+        break;
+    }
+    if (res && s->lhs)
+        outf(E, "%s = %s;", ex(E, s->lhs), unparen(conv(res, rt, s->lhs->type)));
+    else if (res)
+        outf(E, "(void)%s;", res);
+    E->indent--;
+    outf(E, "}");
+    E->indent--;
+    outf(E, "}");
+}
+
 static void emit_block_stmt(Emitter *E, Node *s)
 {
     switch (s->kind) {
-    case S_BARRIER:
+    case S_BARRIER: {
+        EmitApi ea = ea_of(s->api);
         emit_lineno(E, s->loc);
-        outf(E, "/* cuda.syncthreads(): every thread has reached this point */");
+        if (ea == EA_SYNC_COUNT || ea == EA_SYNC_AND || ea == EA_SYNC_OR)
+            emit_block_reduce(E, s, ea);
+        else if (ea == EA_SYNCWARP)
+            outf(E, "/* cuda.syncwarp(): every thread has reached this point */");
+        else
+            outf(E, "/* cuda.syncthreads(): every thread has reached this point */");
         return;
-    case S_IF: {
+    }
+    case S_WARPOP:
         emit_lineno(E, s->loc);
-        outf(E, "krt_go = -1;");
-        E->used_go = E->used_c = true;
+        emit_warpop_cpu(E, s);
+        return;
+    case S_EXPR:
+        if (s->lhs && s->lhs->kind == E_API && ea_of(s->lhs->api) == EA_SYNCWARP) {
+            emit_lineno(E, s->loc);
+            outf(E, "/* cuda.syncwarp(): the lanes of each warp have all reached this point */");
+            return;
+        }
+        if (s->lhs && s->lhs->kind == E_API && ea_of(s->lhs->api) == EA_SYNCTHREADS) {
+            emit_lineno(E, s->loc);
+            outf(E, "/* cuda.syncthreads(): every thread has reached this point */");
+            return;
+        }
+        break;
+    case S_IF: {
+        /* Predicated: threads whose condition is false wait (masked) while
+         * the others run the body, then the two sets swap for the else
+         * branch; a branch no thread takes is skipped. */
+        int k = ++E->bif;
+        const char *go = new_bvar(E), *other = new_bvar(E);
+        emit_lineno(E, s->loc);
+        outf(E, "%s = 0;", go);
+        outf(E, "%s = 0;", other);
         region_begin(E, true);
         emit_lineno(E, s->loc);
-        outf(E, "krt_c = %s;", ex_cond(E, s->cond));
-        outf(E, "if (krt_go < 0)");
-        outf(E, "    krt_go = krt_c;");
+        outf(E, "if (%s) {", ex_cond(E, s->cond));
+        outf(E, "    %s = 1;", go);
+        outf(E, "} else {");
+        outf(E, "    krt_f->krt_state = KRT_MASKED(%d);", k);
+        outf(E, "    %s = 1;", other);
+        outf(E, "}");
         region_end(E);
-        outf(E, "if (krt_go == 1) {");
+        outf(E, "if (%s) {", go);
         E->indent++;
         emit_block_list(E, &s->body);
         E->indent--;
+        outf(E, "}");
         if (s->orelse.len > 0) {
-            outf(E, "} else if (krt_go == 0) {");
+            outf(E, "if (%s) {", other);
             E->indent++;
+            region_begin(E, false);
+            outf(E, "if (krt_f->krt_state == KRT_RUNNING)");
+            outf(E, "    krt_f->krt_state = KRT_MASKED(%d);", k);
+            outf(E, "else if (krt_f->krt_state == KRT_MASKED(%d))", k);
+            outf(E, "    krt_f->krt_state = KRT_RUNNING;");
+            region_end(E);
             emit_block_list(E, &s->orelse);
             E->indent--;
+            outf(E, "}");
         }
-        outf(E, "}");
+        region_begin(E, false);
+        outf(E, "if (krt_f->krt_state == KRT_MASKED(%d))", k);
+        outf(E, "    krt_f->krt_state = KRT_RUNNING;");
+        region_end(E);
+        E->bif--;
         return;
     }
     case S_WHILE:
@@ -1689,10 +2438,10 @@ static void emit_block_stmt(Emitter *E, Node *s)
         return;
     }
     default:
-        cpu_unsupported(E, s->loc, "syncthreads() inside a device function is not supported on "
-                                   "the CPU backend yet");
-        return;
+        break;
     }
+    cpu_unsupported(E, s->loc, "a barrier or warp operation inside a device function or "
+                               "an expression is not supported on the CPU backend yet");
 }
 
 static bool kernel_has_shared(const Func *f)
@@ -1708,7 +2457,7 @@ static void emit_cpu_kernel(Emitter *E, Func *f)
 {
     const char *name = fn_cname(f);
     func_begin(E, f, MODE_CPU);
-    E->frame = f->has_barrier;
+    E->frame = func_has_split(f);
 
     StrBuf body = {0};
     StrBuf *out = swap_out(E, &body);
@@ -1717,6 +2466,10 @@ static void emit_cpu_kernel(Emitter *E, Func *f)
         /* One thread loop; locals are plain C locals of the loop body. */
         outf(E, "KRT_FOR_EACH_THREAD(krt_b) {");
         E->indent++;
+        if (E->debug) {
+            outf(E, "if (*krt_b->error != KRT_OK)");
+            outf(E, "    return;");
+        }
         for (int i = 0; i < f->nparams; i++) {
             Var *v = f->params[i];
             if (E->param_assigned[i])
@@ -1728,7 +2481,8 @@ static void emit_cpu_kernel(Emitter *E, Func *f)
                 decl_local(E, f->locals[i]);
         for (int i = 0; i < f->nlocals; i++) {
             Var *v = f->locals[i];
-            if (!E->local_read[i] && v->kind != VAR_SHARED && v->kind != VAR_DYNSHARED)
+            if (!E->local_read[i] && v->kind != VAR_SHARED && v->kind != VAR_DYNSHARED &&
+                v->kind != VAR_CONSTARRAY)
                 outf(E, "(void)%s;", v->cname);
         }
         E->thread_loop = true;
@@ -1788,10 +2542,13 @@ static void emit_cpu_kernel(Emitter *E, Func *f)
             Var *v = f->locals[i];
             if (v->kind == VAR_LOCALARRAY)
                 outf(E, "%s %s%s;", t_c(v->type->elem), v->cname, array_dims(v));
-            else if (v->kind != VAR_SHARED && v->kind != VAR_DYNSHARED)
+            else if (v->kind != VAR_SHARED && v->kind != VAR_DYNSHARED &&
+                     v->kind != VAR_CONSTARRAY)
                 outf(E, "%s %s;", t_c(v->type), v->cname);
         }
         E->indent--;
+        if (E->frame_extra.s)
+            sb_puts(E->out, E->frame_extra.s);
         outf(E, "};");
         outf(E, "%s", "");
     }
@@ -1822,6 +2579,19 @@ static void emit_cpu_kernel(Emitter *E, Func *f)
         outf(E, "int krt_go;");
     if (E->used_c)
         outf(E, "int krt_c;");
+    for (int i = 0; i < E->nbvars; i++)
+        outf(E, "int krt_br%d;", i);
+    if (E->used_warp) {
+        outf(E, "const unsigned krt_nt = krt_cpu_nthreads(krt_b);");
+        outf(E, "unsigned krt_w, krt_wn, krt_l;");
+        outf(E, "uint32_t krt_act;");
+        if (E->used_bal)
+            outf(E, "uint32_t krt_bal;");
+        if (E->used_src)
+            outf(E, "int64_t krt_src;");
+    }
+    if (E->used_red)
+        outf(E, "int64_t krt_red, krt_nred;");
     outf(E, "krt_dim3 krt_tid;");
     decl_tmps(E);
     for (int i = 0; i < f->nparams; i++)
@@ -1912,7 +2682,7 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
         }
         outf(E, "};");
     }
-    bool frame = f->has_barrier;
+    bool frame = func_has_split(f);
     outf(E, "KRT_EXTERN_C const krt_kernel %s__kernel = {", name);
     outf(E, "    \"%s\", \"%s\", %d, %s,", c_string(f->name), c_string(path_base(E->path)),
          f->nparams, f->nparams > 0 ? arena_printf("%s__params", name) : "NULL");
@@ -1987,6 +2757,69 @@ static void emit_tuples(Emitter *E)
         outf(E, "%s", "");
 }
 
+/* The initialiser of constant array v, nested by its shape. */
+static void const_init(StrBuf *b, const Var *v, int dim, int *next)
+{
+    const Node *init = v->init;
+    int ndim = v->type->ndim;
+    sb_putc(b, '{');
+    for (int64_t i = 0; i < v->shape[dim]; i++) {
+        if (i)
+            sb_puts(b, ", ");
+        if (dim + 1 < ndim) {
+            const_init(b, v, dim + 1, next);
+            continue;
+        }
+        const Node *c = init && *next < init->args.len ? init->args.items[*next] : NULL;
+        (*next)++;
+        const Type *et = v->type->elem;
+        if (!c || c->kind != E_CONST)
+            sb_puts(b, "0");
+        else if (t_float(et))
+            sb_puts(b, fmt_float(et, t_float(c->type) ? c->fval : (double)(int64_t)c->ival));
+        else
+            sb_puts(b, fmt_int(et, c->ival));
+    }
+    sb_putc(b, '}');
+}
+
+/* cuda.const.array_like(C): file-scope arrays, `__constant__` for the
+ * CUDA kernels, `static const` for the CPU versions (the CPU cannot read
+ * __constant__ memory), named FUNC__VAR and FUNC__VAR_cpu. */
+static void emit_const_arrays(Emitter *E, bool cuda)
+{
+    Program *p = E->prog;
+    bool any = false;
+    for (int i = 0; i < p->nfuncs; i++) {
+        Func *f = p->funcs[i];
+        for (int k = 0; k < f->nlocals; k++) {
+            Var *v = f->locals[k];
+            if (v->kind != VAR_CONSTARRAY)
+                continue;
+            if (!v->type || v->type->kind != TY_ARRAY || v->type->ndim < 1 || v->type->ndim > 3) {
+                error_at(v->loc, "constant array '%s' has a shape kernc cannot translate", v->name);
+                continue;
+            }
+            int64_t n = 1;
+            for (int d = 0; d < v->type->ndim; d++)
+                n *= v->shape[d];
+            if (!v->init || v->init->args.len != n) {
+                error_at(v->loc, "constant array '%s': %lld values expected", v->name, (long long)n);
+                continue;
+            }
+            StrBuf b = {0};
+            int next = 0;
+            const_init(&b, v, 0, &next);
+            outf(E, "static %s KRT_MAYBE_UNUSED %s %s__%s%s%s = %s;", cuda ? "__constant__" : "const",
+                 t_c(v->type->elem), fn_cname(f), v->cname, cuda ? "" : "_cpu", array_dims(v), b.s);
+            sb_free(&b);
+            any = true;
+        }
+    }
+    if (any)
+        outf(E, "%s", "");
+}
+
 static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt)
 {
     memset(E, 0, sizeof *E);
@@ -1995,6 +2828,7 @@ static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt
     E->opt = opt;
     E->path = p->src && p->src->path ? p->src->path : opt && opt->input ? opt->input : "input.kern";
     E->line_file = c_string(E->path);
+    E->base_file = c_string(path_base(E->path));
     for (int i = 0; i < p->nfuncs; i++) {
         Func *f = p->funcs[i];
         name_vars(f);
@@ -2016,6 +2850,7 @@ static void emit_cpu_half(Emitter *E, bool cuda)
     bool *cpu_ok = arena_alloc(sizeof(bool) * (size_t)(p->nfuncs + 1));
     outf(E, "/* ---- CPU backend: each kernel runs all threads of one block ---- */");
     outf(E, "%s", "");
+    emit_const_arrays(E, false);
     for (int i = 0; i < p->nfuncs; i++) {
         Func *f = p->funcs[i];
         if (f->is_kernel) {
@@ -2052,6 +2887,18 @@ void emit_cuda(StrBuf *out, Program *p, const Options *opt)
     Emitter E;
     emitter_init(&E, out, p, opt);
     emit_prologue(&E, "CUDA kernels, their CPU versions, and the typed launchers.");
+    /* Options that are nvcc flags rather than source: say which. */
+    bool lineinfo = false, debug = opt && opt->debug;
+    for (int i = 0; i < p->nfuncs; i++) {
+        lineinfo |= p->funcs[i]->opt.lineinfo;
+        debug |= p->funcs[i]->opt.debug;
+    }
+    if (lineinfo)
+        outf(&E, "/* lineinfo=True: compile with nvcc -lineinfo (the #line directives map to the .kern) */");
+    if (debug)
+        outf(&E, "/* debug=True: compile with nvcc -G for device debugging; bounds checks are in the code */");
+    if (lineinfo || debug)
+        outf(&E, "%s", "");
     emit_tuples(&E);
     bool dyn = false;
     for (int i = 0; i < p->nfuncs; i++)
@@ -2063,9 +2910,11 @@ void emit_cuda(StrBuf *out, Program *p, const Options *opt)
         outf(&E, "extern __shared__ __align__(16) unsigned char krt_dynshared[];");
         outf(&E, "%s", "");
     }
+    emit_const_arrays(&E, true);
     for (int i = 0; i < p->nfuncs; i++)
         emit_cuda_func(&E, p->funcs[i]);
     emit_cpu_half(&E, true);
+    ufunc_emit_code(out, p, opt);   /* ufunc.c */
 }
 
 void emit_c(StrBuf *out, Program *p, const Options *opt)
@@ -2076,6 +2925,7 @@ void emit_c(StrBuf *out, Program *p, const Options *opt)
     emit_prologue(&E, "C for kernc's CPU backend (kernc --target c), and the typed launchers.");
     emit_tuples(&E);
     emit_cpu_half(&E, false);
+    ufunc_emit_code(out, p, opt);   /* ufunc.c */
 }
 
 void emit_header(StrBuf *out, Program *p, const Options *opt)
@@ -2116,6 +2966,7 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
     }
     outf(&E, "extern const krt_module krt_module_%s;", mod);
     outf(&E, "%s", "");
+    ufunc_emit_header(out, p, opt);   /* ufunc.c */
     outf(&E, "#ifdef __cplusplus");
     outf(&E, "}");
     outf(&E, "#endif");
