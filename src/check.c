@@ -12,6 +12,11 @@
  *   value or under a tainted condition, to a fixed point.  blockIdx,
  *   blockDim, gridDim and the value of a syncthreads_count/and/or are
  *   uniform across a block and do not taint.
+ * - A grid sync (cuda.cg.this_grid().sync(), an S_BARRIER of api
+ *   GRID_SYNC) must be reached by every thread of the grid: the same
+ *   warning under a thread-dependent condition, and one under a condition
+ *   that depends on the block (a second taint analysis in which blockIdx
+ *   and the barriers' values, uniform only within a block, taint too).
  * - Static shared memory of a kernel (its own arrays and those of every
  *   device function it reaches) must fit in 48 KiB, the limit without
  *   opt-in; a local array must fit in 64 KiB per thread.
@@ -26,6 +31,7 @@
 typedef struct Taint {
     PtrVec vars;        /* tainted Var* */
     bool changed;
+    bool grid;          /* values that differ between blocks taint too */
 } Taint;
 
 static bool is_tainted_var(Taint *t, const Var *v)
@@ -45,21 +51,25 @@ static void taint_var(Taint *t, Var *v)
 }
 
 /* Does a function read the thread index anywhere (itself or callees)? */
-static bool reads_tid_expr(const Node *n, int depth);
+static bool reads_tid_expr(const Node *n, int depth, bool grid);
 
-static bool reads_tid_list(const NodeList *l, int depth)
+static bool reads_tid_list(const NodeList *l, int depth, bool grid)
 {
     for (int i = 0; i < l->len; i++)
-        if (reads_tid_expr(l->items[i], depth))
+        if (reads_tid_expr(l->items[i], depth, grid))
             return true;
     return false;
 }
 
-static bool is_tid_source(const Node *n)
+/* grid: also the block index, which differs between the blocks a grid
+ * sync waits for. */
+static bool is_tid_source(const Node *n, bool grid)
 {
     if (n->kind != E_API || !n->api)
         return false;
     switch (n->api->id) {
+    case API_BID_X: case API_BID_Y: case API_BID_Z:
+        return grid;
     case API_TID_X: case API_TID_Y: case API_TID_Z: case API_GRID: case API_LANEID:
     case API_LANEMASK_LT:
     case API_ATOMIC_ADD: case API_ATOMIC_SUB: case API_ATOMIC_MAX: case API_ATOMIC_MIN:
@@ -72,31 +82,33 @@ static bool is_tid_source(const Node *n)
     }
 }
 
-static bool reads_tid_expr(const Node *n, int depth)
+static bool reads_tid_expr(const Node *n, int depth, bool grid)
 {
     if (!n || depth > 64)
         return false;
-    if (is_tid_source(n))
+    if (is_tid_source(n, grid))
         return true;
     if (n->kind == E_CALLFN && n->callee &&
-        reads_tid_list(&n->callee->def->body, depth + 1))
+        reads_tid_list(&n->callee->def->body, depth + 1, grid))
         return true;
     if (n->kind == S_WARPOP && n->lhs)
         return true;
-    return reads_tid_expr(n->lhs, depth) || reads_tid_expr(n->rhs, depth) ||
-           reads_tid_expr(n->cond, depth) || reads_tid_list(&n->args, depth) ||
-           reads_tid_list(&n->body, depth) || reads_tid_list(&n->orelse, depth);
+    if (n->kind == S_BARRIER && n->rhs && grid)
+        return true;
+    return reads_tid_expr(n->lhs, depth, grid) || reads_tid_expr(n->rhs, depth, grid) ||
+           reads_tid_expr(n->cond, depth, grid) || reads_tid_list(&n->args, depth, grid) ||
+           reads_tid_list(&n->body, depth, grid) || reads_tid_list(&n->orelse, depth, grid);
 }
 
 static bool tainted(Taint *t, const Node *e)
 {
     if (!e)
         return false;
-    if (is_tid_source(e))
+    if (is_tid_source(e, t->grid))
         return true;
     if (e->kind == E_VAR)
         return is_tainted_var(t, e->var);
-    if (e->kind == E_CALLFN && reads_tid_list(&e->callee->def->body, 0))
+    if (e->kind == E_CALLFN && reads_tid_list(&e->callee->def->body, 0, t->grid))
         return true;
     if (tainted(t, e->lhs) || tainted(t, e->rhs) || tainted(t, e->cond))
         return true;
@@ -122,7 +134,7 @@ static void propagate(Taint *t, const NodeList *body, bool ctrl)
                 taint_var(t, s->lhs->var);
             break;
         case S_BARRIER:
-            if (s->rhs && ctrl)
+            if (s->rhs && (ctrl || t->grid))
                 taint_var(t, s->rhs->var);
             break;
         case S_IF:
@@ -149,24 +161,38 @@ static void propagate(Taint *t, const NodeList *body, bool ctrl)
     }
 }
 
-static bool has_barrier_call(const Node *e, const Node **where)
+/* A call to a device function that has a barrier (grid: a grid sync). */
+static bool has_barrier_call(const Node *e, bool grid, const Node **where)
 {
     if (!e)
         return false;
-    if (e->kind == E_CALLFN && e->callee && e->callee->has_barrier) {
+    if (e->kind == E_CALLFN && e->callee &&
+        (grid ? e->callee->has_grid_sync : e->callee->has_barrier)) {
         *where = e;
         return true;
     }
-    if (has_barrier_call(e->lhs, where) || has_barrier_call(e->rhs, where) ||
-        has_barrier_call(e->cond, where))
+    if (has_barrier_call(e->lhs, grid, where) || has_barrier_call(e->rhs, grid, where) ||
+        has_barrier_call(e->cond, grid, where))
         return true;
     for (int i = 0; i < e->args.len; i++)
-        if (has_barrier_call(e->args.items[i], where))
+        if (has_barrier_call(e->args.items[i], grid, where))
             return true;
     return false;
 }
 
-static void check_barriers(Taint *t, const NodeList *body, bool ctrl)
+/* The name of a barrier in the warnings. */
+static const char *barrier_name(const ApiEntry *a)
+{
+    if (a->id == API_GRID_SYNC)
+        return "this_grid().sync";
+    return strrchr(a->path, '.') + 1;
+}
+
+/* t: the thread-index taint; g: the block-index one (NULL when the
+ * function has no grid sync); ctrl / gctrl: under such a condition. */
+static bool cond_tainted(Taint *t, const Node *e) { return t && tainted(t, e); }
+
+static void check_barriers(Taint *t, Taint *g, const NodeList *body, bool ctrl, bool gctrl)
 {
     for (int i = 0; i < body->len; i++) {
         const Node *s = body->items[i];
@@ -175,26 +201,41 @@ static void check_barriers(Taint *t, const NodeList *body, bool ctrl)
         case S_BARRIER:
             if (ctrl)
                 warning_at(s->loc, "%s() under a condition that depends on the thread index",
-                           strrchr(s->api->path, '.') + 1);
+                           barrier_name(s->api));
+            else if (gctrl && s->api->id == API_GRID_SYNC)
+                warning_at(s->loc, "this_grid().sync() under a condition that depends on the "
+                           "block index (every thread of the grid must reach it)");
             break;
-        case S_IF:
-            check_barriers(t, &s->body, ctrl || tainted(t, s->cond));
-            check_barriers(t, &s->orelse, ctrl || tainted(t, s->cond));
+        case S_IF: {
+            bool c = ctrl || tainted(t, s->cond), gc = gctrl || cond_tainted(g, s->cond);
+            check_barriers(t, g, &s->body, c, gc);
+            check_barriers(t, g, &s->orelse, c, gc);
             break;
+        }
         case S_WHILE:
-            check_barriers(t, &s->body, ctrl || tainted(t, s->cond));
+            check_barriers(t, g, &s->body, ctrl || tainted(t, s->cond),
+                           gctrl || cond_tainted(g, s->cond));
             break;
         case S_FORRANGE: {
-            bool c = ctrl;
-            for (int j = 0; j < s->args.len; j++)
+            bool c = ctrl, gc = gctrl;
+            for (int j = 0; j < s->args.len; j++) {
                 c = c || tainted(t, s->args.items[j]);
-            check_barriers(t, &s->body, c);
+                gc = gc || cond_tainted(g, s->args.items[j]);
+            }
+            check_barriers(t, g, &s->body, c, gc);
             break;
         }
         default:
-            if (ctrl && (has_barrier_call(s->lhs, &call) || has_barrier_call(s->rhs, &call)))
-                warning_at(call->loc, "'%s' calls syncthreads() and is called under a "
-                           "condition that depends on the thread index", call->callee->name);
+            if (ctrl && (has_barrier_call(s->lhs, false, &call) ||
+                         has_barrier_call(s->rhs, false, &call)))
+                warning_at(call->loc, "'%s' calls %s() and is called under a condition that "
+                           "depends on the thread index", call->callee->name,
+                           call->callee->has_grid_sync ? "this_grid().sync" : "syncthreads");
+            else if (gctrl && (has_barrier_call(s->lhs, true, &call) ||
+                               has_barrier_call(s->rhs, true, &call)))
+                warning_at(call->loc, "'%s' calls this_grid().sync() and is called under a "
+                           "condition that depends on the block index (every thread of the "
+                           "grid must reach it)", call->callee->name);
             break;
         }
     }
@@ -275,12 +316,17 @@ void check_program(Program *p, const Options *opt)
     (void)opt;
     for (int i = 0; i < p->nfuncs; i++) {
         Func *f = p->funcs[i];
-        Taint t = {0};
+        Taint t = {0}, g = {.grid = true};
         do {
             t.changed = false;
             propagate(&t, &f->def->body, false);
         } while (t.changed);
-        check_barriers(&t, &f->def->body, false);
+        if (f->has_grid_sync)
+            do {
+                g.changed = false;
+                propagate(&g, &f->def->body, false);
+            } while (g.changed);
+        check_barriers(&t, f->has_grid_sync ? &g : NULL, &f->def->body, false, false);
         check_memory(f);
     }
 }

@@ -109,6 +109,11 @@ typedef enum TypeKind {
     TY_MODULE,     /* cuda, math, np, ...: only as attribute prefixes */
     TY_FUNCTION,   /* a device function name */
     TY_TYPEREF,    /* a type name used as a value: float32, np.int64 */
+    TY_RNGSTATE,   /* numba.cuda.random's xoroshiro128p_type: only the element
+                      type of a 1-D array parameter (krt_dtype
+                      KRT_XOROSHIRO128P); its elements are never values */
+    TY_GRIDGROUP,  /* cuda.cg.this_grid(): only a local variable and the
+                      receiver of .sync(); never reaches emit.c */
     TY_ERROR,      /* poison: an error was reported; suppresses cascades */
 } TypeKind;
 
@@ -137,6 +142,7 @@ struct Type {
 extern Type *ty_scalar[TY_FLOAT64 + 1];   /* indexed by TypeKind */
 extern Type *ty_void, *ty_none, *ty_range, *ty_module, *ty_function;
 extern Type *ty_error;                     /* TY_ERROR: never reaches emit.c */
+extern Type *ty_rngstate, *ty_gridgroup;   /* TY_RNGSTATE, TY_GRIDGROUP singletons */
 #define ty_bool (ty_scalar[TY_BOOL])
 #define ty_int32 (ty_scalar[TY_INT32])
 #define ty_int64 (ty_scalar[TY_INT64])
@@ -155,7 +161,8 @@ bool ty_is_float(const Type *t);
 int ty_size(const Type *t);           /* scalars */
 const char *ty_name(const Type *t);   /* numba spelling: "float32[:, ::1]" */
 const char *ty_cname(const Type *t);  /* scalars: "int64_t", "float", ... */
-int ty_dtype(const Type *t);          /* krt_dtype of a scalar, -1 otherwise */
+int ty_dtype(const Type *t);          /* krt_dtype of a scalar or of ty_rngstate
+                                         (KRT_XOROSHIRO128P), -1 otherwise */
 
 /* ------------------------------------------------------------------ */
 /* The API table (api.c from api.def)                                  */
@@ -226,6 +233,8 @@ const ApiEntry *api_lookup(const char *path);   /* NULL if unknown */
     X(E_INDEX, "array element") /* lhs: array expr; args: one int per dim */ \
     X(E_SHAPE, "array shape")   /* lhs: array; ival: the dimension */        \
     X(E_TUPLEGET, "tuple element") /* lhs: tuple-typed expr; ival: index */  \
+    X(E_LET, "bound temporary") /* var (hidden) = lhs, then the value of rhs;\
+                                   type rhs's type; C: (var = lhs, rhs) */   \
     /* ---- statements ---- */                                              \
     X(S_EXPR, "expression statement")  /* lhs */                             \
     X(S_ASSIGN, "assignment")          /* args: targets (a = b = v); rhs */  \
@@ -387,6 +396,10 @@ struct Func {
     int nlocals;
     bool has_barrier;      /* calls syncthreads, directly or via a callee */
     bool has_warpop;       /* has an S_WARPOP, directly or via a callee */
+    bool has_grid_sync;    /* has a grid sync (cuda.cg.this_grid().sync(): an
+                              S_BARRIER of api GRID_SYNC), directly or via a
+                              callee; has_barrier is then set too.  A kernel
+                              with it must be launched cooperatively. */
     bool uses_dynshared;
 };
 

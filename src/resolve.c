@@ -561,6 +561,12 @@ static bool sig_accept(SigParser *P, char ch)
     return false;
 }
 
+/* numba.cuda.random's states: xoroshiro128p_type only as the element type
+ * of a 1-D array (the kernel indexes states[index] with one integer). */
+#define RNG_SCALAR_MSG "xoroshiro128p_type is only allowed as the element type of an " \
+    "array of states (xoroshiro128p_type[:])"
+#define RNG_NDIM_MSG "an array of xoroshiro128p states must be 1-D (xoroshiro128p_type[:])"
+
 static Type *sig_type(SigParser *P, bool allow_void)
 {
     sig_space(P);
@@ -576,14 +582,12 @@ static Type *sig_type(SigParser *P, bool allow_void)
     }
     const char *name = arena_strndup(P->s + start, P->pos - start);
     const char *base = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
-    Type *t = scalar_named(sema_type_alias(base));
+    Type *t = strcmp(base, "xoroshiro128p_type") == 0 ? ty_rngstate
+                                                      : scalar_named(sema_type_alias(base));
     if (!t) {
         size_t save = P->pos;
         P->pos = start;
-        if (strcmp(base, "xoroshiro128p_type") == 0)
-            sig_error(P, "'%s' is not supported yet", name);
-        else
-            sig_error(P, "unknown type '%s'", name);
+        sig_error(P, "unknown type '%s'", name);
         P->pos = save;
         return NULL;
     }
@@ -592,8 +596,14 @@ static Type *sig_type(SigParser *P, bool allow_void)
         sig_error(P, "'void' is only allowed as the return type");
         return NULL;
     }
-    if (!sig_accept(P, '['))
+    if (!sig_accept(P, '[')) {
+        if (t == ty_rngstate) {
+            P->pos = start;
+            sig_error(P, "%s", RNG_SCALAR_MSG);
+            return NULL;
+        }
         return t;
+    }
     if (t == ty_void) {
         sig_error(P, "an array of void");
         return NULL;
@@ -628,6 +638,11 @@ static Type *sig_type(SigParser *P, bool allow_void)
     }
     if (ndim > 3) {
         sig_error(P, "arrays of more than 3 dimensions are not supported");
+        return NULL;
+    }
+    if (t == ty_rngstate && ndim != 1) {
+        P->pos = start;
+        sig_error(P, "%s", RNG_NDIM_MSG);
         return NULL;
     }
     return ty_array(t, ndim, contig, SPACE_GLOBAL);
@@ -679,7 +694,12 @@ static Type *sig_type_expr(Node *e, bool allow_void)
 {
     Node *base = e->kind == E_SUBSCRIPT ? e->lhs : e;
     const char *p = path_of(base, NULL, NULL);
-    Type *t = p ? scalar_named(p) : NULL;
+    Type *t = p && strcmp(p, "cuda.random.xoroshiro128p_type") == 0 ? ty_rngstate
+            : p ? scalar_named(p) : NULL;
+    if (t == ty_rngstate && e->kind != E_SUBSCRIPT) {
+        sema_error(base->loc, RNG_SCALAR_MSG);
+        return NULL;
+    }
     if (!t) {
         sema_error(base->loc, "expected a type such as float32 or float32[:]");
         return NULL;
@@ -712,6 +732,10 @@ static Type *sig_type_expr(Node *e, bool allow_void)
     }
     if (ndim > 3) {
         sema_error(idx->loc, "arrays of more than 3 dimensions are not supported");
+        return NULL;
+    }
+    if (t == ty_rngstate && ndim != 1) {
+        sema_error(idx->loc, RNG_NDIM_MSG);
         return NULL;
     }
     return ty_array(t, ndim, contig, SPACE_GLOBAL);
@@ -801,12 +825,13 @@ static void resolve_import(Node *s)
         else if (strcmp(mod, "numpy") == 0) path = "np";
         else if (strcmp(mod, "numba") == 0) path = "numba";
         else if (strcmp(mod, "numba.cuda") == 0) path = as ? "cuda" : "numba";
+        else if (strcmp(mod, "numba.cuda.random") == 0) path = as ? "cuda.random" : "numba";
         else {
             sema_error(a->loc, "import of module '%s' is not supported", mod);
             continue;
         }
         /* `import numba.cuda` binds "numba", as Python does */
-        bind_path(as ? as : strcmp(mod, "numba.cuda") == 0 ? "numba" : mod, path);
+        bind_path(as ? as : strncmp(mod, "numba.", 6) == 0 ? "numba" : mod, path);
     }
 }
 
@@ -835,7 +860,10 @@ static void resolve_fromimport(Node *s)
             if (api_lookup(p) || strcmp(name, "jit") == 0)
                 path = p;
         } else if (strcmp(mod, "numba.cuda.random") == 0) {
-            path = arena_printf("cuda.random.%s", name);
+            const char *p = arena_printf("cuda.random.%s", name);
+            if (api_lookup(p))
+                path = p;
+
         } else if (strcmp(mod, "math") == 0) {
             const char *p = arena_printf("math.%s", name);
             if (api_lookup(p))

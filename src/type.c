@@ -33,6 +33,9 @@
  *     (int64 vs uint64 compare as float64, int32 vs uint32 as int64)
  *   -x, +x: int8..int64 -> int64, uint* -> uint64, bool -> int64
  *   ~x: bool -> bool (numba follows NumPy), ints -> int64/uint64
+ *     (-x and ~x of an int8..int32/uint8..uint32 are computed at its own
+ *     width, then widened: -int32(-2**31) == -2**31, ~uint32(0) ==
+ *     4294967295, -uint8(1) == 255; checked with njit for every width)
  *   abs: same type (bool -> int8)   min/max: unify (int32,uint32 -> int64)
  *   int(x): ints keep their type, floats/bool -> int64
  *   float(x): ints -> float64, floats keep theirs, bool refused
@@ -64,6 +67,12 @@
  *   a.shape -> UniTuple(int64, ndim); module-level tuples are typed element
  *     by element (ints int64, floats float64); np.array constants: NumPy's
  *     dtype rule unless dtype= is given
+ *   numba.cuda.random: xoroshiro128p_uniform_float32/normal_float32(states,
+ *     i) -> float32, uniform_float64/normal_float64 -> float64,
+ *     xoroshiro128p_next -> uint64, xoroshiro128p_jump -> none; i any number
+ *     (random.py does index = int64(index)); states a xoroshiro128p_type[:]
+ *   cuda.cg.this_grid() -> GridGroup; GridGroup.sync() (numba: int32, here a
+ *     statement only)
  *   unify: int32|int64 -> int64, int64|uint64 -> float64, int8|uint8 -> int16,
  *     int32|float32 -> float64, int16|float32 -> float32, bool|int32 -> int32
  *
@@ -97,15 +106,40 @@
  *               (repeated squaring, numba's float ** int);
  *             << >>: lhs of the result type (int64/uint64), rhs int64 or uint64;
  *             & | ^: both operands of the result type (bool or int64/uint64).
- *   E_UNARY   OP_NEG/OP_POS: operand of the result type;
- *             OP_INVERT: operand of the result type; bool means logical not;
- *             OP_NOT: type bool, operand bool.
+ *   E_UNARY   OP_NEG, OP_INVERT: operand of the node's type, which is the
+ *             operand's own type for int8..int32 and uint8..uint32 (the
+ *             E_UNARY computes at that width, wrapping: -(-2**31) ==
+ *             -2**31) and is then wrapped in an E_CAST to numba's int64 /
+ *             uint64 result; floats, 64-bit ints: the result type;
+ *             OP_INVERT of bool is logical not;
+ *             OP_NOT: type bool, operand bool.  OP_POS never reaches emit.c
+ *             (+x is its E_CAST).
  *   E_BOOLOP  OP_AND/OP_OR, both operands of the result type; Python value
  *             semantics with short circuit: a and b == (a ? b : a),
  *             a or b == (a ? a : b), truth = (x != 0).
  *   E_COMPARE exactly two args of one scalar type, ops[0] in == != < <= > >=;
- *             type bool (chains were split into `and`s; the middle operand
- *             is side-effect free then).
+ *             type bool.  Chains a < b <= c are split into `and`s
+ *             (E_BOOLOP of type bool); a pure middle operand appears in
+ *             both comparisons (evaluating it twice is harmless); one with
+ *             an effect (device call, atomic, random draw), and any operand
+ *             such an effect later in the chain could change, is bound once
+ *             by an E_LET: `-4 < f(x) <= 4` is
+ *               E_LET(t, f(x), E_BOOLOP(and, E_COMPARE(-4, t), E_COMPARE(t, 4)))
+ *             (operand casts omitted), Python's order and short circuit.
+ *   E_LET     var: a hidden Var (VAR_HIDDEN "krt_cmpN" / "krt_seqN", in
+ *             Func.locals) of lhs's scalar type; lhs: its value; rhs: the
+ *             body, which reads var; type = rhs's type (a scalar).
+ *             Evaluates lhs, stores it in var, then yields rhs: C
+ *             `(var = lhs, rhs)` (the comma's sequence point orders them).
+ *             Every read of var is inside rhs.  Made by chains (above) and
+ *             for Python's left-to-right order: when an operand of an
+ *             E_BINOP, a two-operand E_COMPARE, a math E_API, B_MIN/B_MAX
+ *             or a value-returning E_CALLFN (callee without barriers) has
+ *             an effect, each earlier operand that has one too or reads an
+ *             array element is bound first:  draw() - draw()  is
+ *               E_LET(t, draw(), E_BINOP(-, t, draw())).
+ *             Elsewhere (atomics' operands, tuples, void calls) C's order
+ *             is left as is.
  *   E_IFEXP   cond any scalar (test != 0); lhs, rhs of the result type.
  *   E_API     api row; args lowered and converted:
  *             TID_X..GDIM_Z, LANEID, WARPSIZE: no args, int32;
@@ -148,7 +182,26 @@
  *             B_MIN/B_MAX: n >= 2 args all of the result type (NaN: Python's
  *               first-wins comparisons);
  *             B_ROUND: 1 arg float32/float64 -> int64 (half to even), or
- *               args (float, int64) -> that float.
+ *               args (float, int64) -> that float;
+ *             RNG_UNIFORM_F32, RNG_NORMAL_F32 (float32), RNG_UNIFORM_F64,
+ *               RNG_NORMAL_F64 (float64), RNG_NEXT (uint64): args[0] the
+ *               states array expr (an E_VAR of type xoroshiro128p_type[:]
+ *               or [::1], 1-D, SPACE_GLOBAL: a parameter), args[1] the
+ *               int64 index (negative counts from the end); they advance
+ *               states[index]: C `krt_xoroshiro128p_uniform_float32(states,
+ *               index)` etc. (api.def's spelling; kernrt_random.h, the
+ *               krt_view of the array and the int64); never evaluated twice;
+ *             RNG_JUMP: same args, type void, only as the lhs of an S_EXPR:
+ *               `krt_xoroshiro128p_jump(krt_rng_state(states, index))`.
+ *   Arrays of xoroshiro128p states: a kernel or device-function parameter
+ *   of type ty_array(ty_rngstate, 1, contiguous, SPACE_GLOBAL); its element
+ *   type is TY_RNGSTATE (ty_dtype() == KRT_XOROSHIRO128P, 16 bytes; the
+ *   krt_param's dtype); it appears only as an E_VAR passed to an RNG_* row
+ *   or to a device function, and in E_SHAPE (len, .shape, .size); never in
+ *   an E_INDEX.  Specialisation code of the element: "xr" (a1xr, a1xrc).
+ *   TY_GRIDGROUP (cuda.cg.this_grid()) never reaches emit.c: `g =
+ *   cuda.cg.this_grid()` and a bare this_grid() lower to nothing and g is
+ *   not in Func.locals.
  *   E_CALLFN  callee: a device-function Func; args of exactly callee's
  *             parameter types; type = callee->ret (never ty_void in a value).
  *   E_INDEX   lhs: array-typed expr (an E_VAR); args: ndim int64 indices,
@@ -206,6 +259,12 @@
  *               barrier: every thread of the block waits; the value is the
  *               count of threads with a nonzero predicate / 1 if all are /
  *               1 if any is.  Func.has_barrier is set (also via callees).
+ *               api GRID_SYNC (g.sync() on g = cuda.cg.this_grid(), or
+ *               cuda.cg.this_grid().sync()): lhs, rhs NULL; every thread of
+ *               the grid waits (CUDA: cooperative_groups::this_grid().sync(),
+ *               launched cooperatively).  Func.has_grid_sync and
+ *               Func.has_barrier are set (also via callees): the kernel's
+ *               descriptor must say cooperative.
  *   S_WARPOP    a warp-collective operation; api, args (converted), lhs the
  *               target E_VAR of exactly the result type, or NULL:
  *               SYNCWARP: args[0] uint32 mask (0xffffffff when omitted);
@@ -254,6 +313,7 @@
  * device functions they reach are finalised.
  */
 #include "kernc.h"
+#include "kernrt.h"   /* KRT_XOROSHIRO128P, the dtype of ty_rngstate */
 
 #include <math.h>
 #include <stdlib.h>
@@ -267,6 +327,7 @@
 
 Type *ty_scalar[NSCALAR];
 Type *ty_void, *ty_none, *ty_range, *ty_module, *ty_function, *ty_error;
+Type *ty_rngstate, *ty_gridgroup;
 
 static const struct {
     const char *name, *cname;
@@ -298,6 +359,8 @@ void types_init(void)
     ty_module = new_type(TY_MODULE);
     ty_function = new_type(TY_FUNCTION);
     ty_error = new_type(TY_ERROR);
+    ty_rngstate = new_type(TY_RNGSTATE);
+    ty_gridgroup = new_type(TY_GRIDGROUP);
     interned = (PtrVec){0};
     conv_init();
 }
@@ -345,7 +408,12 @@ bool ty_is_signed(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= 
 bool ty_is_float(const Type *t) { return t && (t->kind == TY_FLOAT32 || t->kind == TY_FLOAT64); }
 int ty_size(const Type *t) { return ty_is_scalar(t) ? scalar_info[t->kind].size : 0; }
 const char *ty_cname(const Type *t) { return ty_is_scalar(t) ? scalar_info[t->kind].cname : "void"; }
-int ty_dtype(const Type *t) { return ty_is_scalar(t) ? scalar_info[t->kind].dtype : -1; }
+int ty_dtype(const Type *t)
+{
+    if (t && t->kind == TY_RNGSTATE)
+        return KRT_XOROSHIRO128P;
+    return ty_is_scalar(t) ? scalar_info[t->kind].dtype : -1;
+}
 
 const char *ty_name(const Type *t)
 {
@@ -361,6 +429,8 @@ const char *ty_name(const Type *t)
     case TY_FUNCTION: return "function";
     case TY_TYPEREF: return arena_printf("type(%s)", ty_name(t->ref));
     case TY_ERROR: return "<error>";
+    case TY_RNGSTATE: return "xoroshiro128p_type";
+    case TY_GRIDGROUP: return "GridGroup";
     case TY_ARRAY: {
         StrBuf b = {0};
         sb_printf(&b, "%s[", ty_name(t->elem));
@@ -400,6 +470,8 @@ static const char *ty_code(const Type *t)
                                          "u2", "u4", "u8", "f4", "f8"};
     if (ty_is_scalar(t))
         return codes[t->kind];
+    if (t->kind == TY_RNGSTATE)
+        return "xr";
     if (t->kind == TY_ARRAY)
         return arena_printf("a%d%s%s%s", t->ndim, ty_code(t->elem),
                             t->contiguous ? "c" : "",
@@ -924,14 +996,16 @@ static Node *mk_tupleget(Node *tuple, int i)
     return g;
 }
 
-/* No device-function call and no atomic: safe to evaluate twice. */
+/* No device-function call, no atomic and no random draw: safe to
+ * evaluate twice. */
 static bool is_pure(const Node *n)
 {
     if (!n)
         return true;
-    if (n->kind == E_CALLFN)
+    if (n->kind == E_CALLFN || n->kind == E_LET)
         return false;
-    if (n->kind == E_API && n->api && strncmp(n->api->path, "cuda.atomic.", 12) == 0)
+    if (n->kind == E_API && n->api && (strncmp(n->api->path, "cuda.atomic.", 12) == 0 ||
+                                       strncmp(n->api->path, "cuda.random.", 12) == 0))
         return false;
     if (!is_pure(n->lhs) || !is_pure(n->rhs) || !is_pure(n->cond))
         return false;
@@ -939,6 +1013,79 @@ static bool is_pure(const Node *n)
         if (!is_pure(n->args.items[i]))
             return false;
     return true;
+}
+
+/* A value that nothing evaluated later in the expression can change: a
+ * constant, or a scalar variable (a device function cannot assign the
+ * caller's variables).  An array element is not: a call may store to it. */
+static bool is_stable(const Node *n)
+{
+    return n->kind == E_CONST || (n->kind == E_VAR && ty_is_scalar(n->type));
+}
+
+static Node *mk_let(Loc loc, Var *v, Node *value, Node *body)
+{
+    Node *n = node_new(E_LET, loc);
+    n->var = v;
+    n->lhs = value;
+    n->rhs = body;
+    n->type = body->type;
+    return n;
+}
+
+/* Does the value read an array element (which a call could change)? */
+static bool reads_memory(const Node *n)
+{
+    if (!n)
+        return false;
+    if (n->kind == E_INDEX)
+        return true;
+    if (reads_memory(n->lhs) || reads_memory(n->rhs) || reads_memory(n->cond))
+        return true;
+    for (int i = 0; i < n->args.len; i++)
+        if (reads_memory(n->args.items[i]))
+            return true;
+    return false;
+}
+
+/* Python evaluates operands left to right; C leaves the order of an
+ * operator's operands and a function's arguments unspecified.  So when an
+ * operand has an effect (a call, an atomic, a random draw), every scalar
+ * operand before it that has one too, or reads an array element the
+ * effect could change, is evaluated first into a hidden variable: v[i] is
+ * replaced by the variable and the E_LETs are made by seq_wrap around the
+ * node built from v. */
+typedef struct Seq {
+    Var *vars[8];
+    Node *vals[8];
+    int n;
+} Seq;
+
+static void seq_operands(Ctx *c, Node **v, int n, Seq *q)
+{
+    int last = -1;
+    q->n = 0;
+    for (int i = 0; i < n; i++)
+        if (!BAD(v[i]) && !is_pure(v[i]))
+            last = i;
+    for (int i = 0; i < last && q->n < 8; i++) {
+        if (BAD(v[i]) || is_stable(v[i]) || !ty_is_scalar(v[i]->type) ||
+            (is_pure(v[i]) && !reads_memory(v[i])))
+            continue;
+        Var *t = hidden_var(c, "seq", v[i]->type, v[i]->loc);
+        q->vars[q->n] = t;
+        q->vals[q->n++] = v[i];
+        v[i] = mk_var(v[i]->loc, t);
+    }
+}
+
+static Node *seq_wrap(Node *n, const Seq *q)
+{
+    if (BAD(n))
+        return n;
+    for (int i = q->n - 1; i >= 0; i--)
+        n = mk_let(n->loc, q->vars[i], q->vals[i], n);
+    return n;
 }
 
 /* Record that variable v holds a value of type t (fixed-point step). */
@@ -1009,7 +1156,7 @@ static const char *expr_path(Ctx *c, const Node *e)
 /* Parts of numba's API that later issues add: named so that the error says
  * "not supported yet" rather than "no such attribute". */
 static const char *const later_api[] = {
-    "cuda.cg", "cuda.random", "cuda.fp16", "cuda.reduce", "cuda.mapped_array",
+    "cuda.fp16", "cuda.reduce", "cuda.mapped_array",
     "cuda.device_array", "cuda.to_device", "cuda.pinned_array",
     "math.modf", "math.remainder", "math.exp2", "math.isclose", "math.factorial",
     "math.gcd", "math.comb", "math.perm", "math.tau", NULL};
@@ -1184,6 +1331,11 @@ static Node *lower_binop(Ctx *c, Loc loc, Op op, Node *a, Node *b)
                     ty_name(a->type), ty_name(b->type));
     Type *ret = ty_scalar[cases[k].ret];
     Type *ta = ty_scalar[cases[k].a[0]], *tb = ty_scalar[cases[k].a[1]];
+    Node *ops[2] = {a, b};
+    Seq q;
+    seq_operands(c, ops, 2, &q);
+    a = ops[0];
+    b = ops[1];
     switch (op) {
     case OP_DIV:            /* int / int: both to float64 first, as numba */
         ta = tb = ret;
@@ -1199,7 +1351,7 @@ static Node *lower_binop(Ctx *c, Loc loc, Op op, Node *a, Node *b)
         ta = tb = ret;
         break;
     }
-    return mk_binop(loc, op, mk_cast(a, ta), mk_cast(b, tb), ret);
+    return seq_wrap(mk_binop(loc, op, mk_cast(a, ta), mk_cast(b, tb), ret), &q);
 }
 
 static Node *lower_unary(Ctx *c, Node *e)
@@ -1221,23 +1373,32 @@ static Node *lower_unary(Ctx *c, Node *e)
     } else {   /* OP_NEG, OP_POS: UnaryOp's exact cases */
         ret = ty_is_float(t) ? t : (ty_is_int(t) && !ty_is_signed(t)) ? ty_uint64 : ty_int64;
     }
-    v = mk_cast(v, ret);
+    /* UnaryOp's cases take the operand as it is and return the 64-bit
+     * type: numba negates and inverts an int8..int32 or uint8..uint32 at
+     * its own width, then widens (int_negate_impl, int_invert_impl), so
+     * -int32(-2**31) is -2**31 and -uint32(1) is 4294967295. */
+    Type *op_t = ret;
+    if ((e->op == OP_NEG || e->op == OP_INVERT) && ty_is_int(t) && ty_size(t) < 8)
+        op_t = t;
+    v = mk_cast(v, op_t);
     /* -1 and -2.5 stay constants */
     if (v->kind == E_CONST && (e->op == OP_POS || (e->op == OP_NEG && v->type != ty_uint64))) {
         if (e->op == OP_NEG) {
-            if (ty_is_float(ret))
+            if (ty_is_float(op_t))
                 v->fval = -v->fval;
             else
-                v->ival = (uint64_t)0 - v->ival;
+                v->ival = wrap_int((uint64_t)0 - v->ival, op_t);
         }
         v->loc = e->loc;
-        return v;
+        return mk_cast(v, ret);
     }
+    if (e->op == OP_POS)
+        return mk_cast(v, ret);
     Node *n = node_new(E_UNARY, e->loc);
     n->op = e->op;
     n->lhs = v;
-    n->type = ret;
-    return n;
+    n->type = op_t;
+    return mk_cast(n, ret);
 }
 
 static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
@@ -1250,20 +1411,67 @@ static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
     Type *args[2] = {a->type, b->type};
     int k = resolve_case(cases_cmp, NCASES(cases_cmp), args, 2, true);
     Type *t = ty_scalar[cases_cmp[k].a[0]];
+    Node *ops[2] = {a, b};
+    Seq q;
+    seq_operands(c, ops, 2, &q);
     Node *n = node_new(E_COMPARE, loc);
-    nl_push(&n->args, mk_cast(a, t));
-    nl_push(&n->args, mk_cast(b, t));
+    nl_push(&n->args, mk_cast(ops[0], t));
+    nl_push(&n->args, mk_cast(ops[1], t));
     n->ops = arena_alloc(sizeof *n->ops);
     n->ops[0] = op;
+    n->type = ty_bool;
+    return seq_wrap(n, &q);
+}
+
+static Node *mk_and(Loc loc, Node *a, Node *b)
+{
+    Node *n = node_new(E_BOOLOP, loc);
+    n->op = OP_AND;
+    n->lhs = a;
+    n->rhs = b;
     n->type = ty_bool;
     return n;
 }
 
-/* a < b <= c: (a < b) and (b <= c), b side-effect free. */
+/* The rest of a chain from comparison i on, its left operand `left`
+ * already evaluated (v[0] itself, or stable).  bind[j]: operand j is read
+ * once, through a hidden variable bound by an E_LET whose body holds every
+ * later use, so Python's left-to-right, evaluate-once order holds:
+ *   a < f(x) <= c  ->  let t = f(x) in ((a < t) and (t <= c)). */
+static Node *lower_chain(Ctx *c, Node *e, Node **v, const bool *bind, int i, Node *left)
+{
+    int n = e->args.len;
+    Node *right = v[i + 1];
+    Var *t = NULL;
+    if (bind[i + 1]) {
+        t = hidden_var(c, "cmp", right->type, right->loc);
+        right = mk_var(right->loc, t);
+    }
+    bool last = i + 2 == n;
+    Node *cmp = lower_cmp2(c, e->loc, e->ops[i], left,
+                           last || t ? right : node_clone(right));
+    if (BAD(cmp))
+        return cmp;
+    Node *r = cmp;
+    if (!last) {
+        Node *rest = lower_chain(c, e, v, bind, i + 1, t ? mk_var(right->loc, t) : right);
+        if (BAD(rest))
+            return rest;
+        r = mk_and(e->loc, cmp, rest);
+    }
+    return t ? mk_let(e->loc, t, v[i + 1], r) : r;
+}
+
+/* a < b <= c: (a < b) and (b <= c), b evaluated once and only if needed.
+ * Pure operands are simply read twice; an operand with a side effect (a
+ * call, an atomic, a random draw) is bound to a hidden variable by an
+ * E_LET, and so is every operand before it that such an effect could
+ * change. */
 static Node *lower_compare(Ctx *c, Node *e)
 {
     int n = e->args.len;
     Node **v = arena_alloc(sizeof *v * (size_t)n);
+    bool *bind = arena_alloc(sizeof *bind * (size_t)n);
     Node *bad = NULL;
     for (int i = 0; i < n; i++) {
         v[i] = lx(c, e->args.items[i]);
@@ -1272,27 +1480,26 @@ static Node *lower_compare(Ctx *c, Node *e)
     }
     if (bad)
         return poison(e->loc, bad, NULL);
-    Node *result = NULL;
-    for (int i = 0; i + 1 < n; i++) {
-        if (i > 0 && !is_pure(v[i]))
-            return fail(c, v[i]->loc, "a chained comparison with a call in the middle is "
-                        "not supported yet");
-        Node *rhs = i + 2 < n ? node_clone(v[i + 1]) : v[i + 1];
-        Node *cmp = lower_cmp2(c, e->loc, e->ops[i], i > 0 ? node_clone(v[i]) : v[i], rhs);
-        if (BAD(cmp))
-            return cmp;
-        if (!result) {
-            result = cmp;
-        } else {
-            Node *and = node_new(E_BOOLOP, e->loc);
-            and->op = OP_AND;
-            and->lhs = result;
-            and->rhs = cmp;
-            and->type = ty_bool;
-            result = and;
-        }
+    for (int i = 0; i < n; i++)
+        if (!ty_is_scalar(v[i]->type))
+            return lower_cmp2(c, e->loc, e->ops[i ? i - 1 : 0], v[i ? i - 1 : 0],
+                              v[i ? i : 1]);   /* its error */
+    /* a middle operand read twice needs a variable when it has an effect,
+     * or when a later operand has one that could change it; the first
+     * operand when the second one's effect could */
+    bool later_impure = false;
+    for (int i = n - 1; i >= 0; i--) {
+        bool middle = i > 0 && i + 1 < n;
+        bind[i] = middle && !is_stable(v[i]) && (!is_pure(v[i]) || later_impure);
+        if (i == 0)
+            bind[0] = n > 2 && !is_stable(v[0]) && bind[1] && !is_pure(v[1]);
+        later_impure |= !is_pure(v[i]);
     }
-    return result;
+    if (!bind[0])
+        return lower_chain(c, e, v, bind, 0, v[0]);
+    Var *t = hidden_var(c, "cmp", v[0]->type, v[0]->loc);
+    Node *r = lower_chain(c, e, v, bind, 0, mk_var(v[0]->loc, t));
+    return BAD(r) ? r : mk_let(e->loc, t, v[0], r);
 }
 
 static Node *lower_boolop(Ctx *c, Node *e)
@@ -1321,6 +1528,9 @@ static Node *lower_ifexp(Ctx *c, Node *e)
     if (!check_scalar(c, cond, "a condition of type", &err))
         return err;
     Type *t = unify(a->type, b->type);
+    if (t && t->kind == TY_GRIDGROUP)
+        return fail(c, e->loc, "a conditional expression cannot choose a GridGroup; use "
+                    "cuda.cg.this_grid() directly");
     if (!t || (!ty_is_scalar(t) && a->type != b->type))
         return fail(c, e->loc, "the branches of a conditional expression have "
                     "incompatible types %s and %s", ty_name(a->type), ty_name(b->type));
@@ -1473,6 +1683,9 @@ static Node *lower_index(Ctx *c, Node *e)
     if (base->type->kind != TY_ARRAY)
         return fail(c, e->lhs->loc, "a value of type %s cannot be indexed",
                     ty_name(base->type));
+    if (base->type->elem == ty_rngstate)
+        return fail(c, e->loc, "xoroshiro128p states can only be passed to xoroshiro128p_* "
+                    "functions");
     Node *n = node_new(E_INDEX, e->loc);
     n->lhs = base;
     n->type = base->type->elem;
@@ -1671,12 +1884,14 @@ static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
         for (int i = 0; i < nargs; i++)
             v[i] = mk_cast(v[i], ty_scalar[cases[k].a[i]]);
     }
+    Seq q;
+    seq_operands(c, v, nargs, &q);
     Node *r = node_new(E_API, e->loc);
     r->api = a;
     r->type = ret;
     for (int i = 0; i < nargs; i++)
         nl_push(&r->args, v[i]);
-    return r;
+    return seq_wrap(r, &q);
 }
 
 /* Barriers with a value and warp-collective operations: kernc splits a
@@ -1707,16 +1922,18 @@ static bool is_barrier(ApiId id)
 static bool check_arity(Ctx *c, Node *e, const ApiEntry *a, Node **err)
 {
     int nargs = e->args.len;
+    /* numba.cuda.random's functions are imported by their own names */
+    const char *name = strncmp(a->path, "cuda.random.", 12) == 0 ? a->path + 12 : a->path;
     *err = NULL;
     if (e->kwargs.len)
         *err = fail(c, ((Node *)e->kwargs.items[0])->loc, "%s() takes no keyword arguments",
-                    a->path);
+                    name);
     else if (nargs < a->nargs_min || nargs > a->nargs_max) {
         if (a->nargs_min == a->nargs_max)
-            *err = fail(c, e->loc, "%s() takes %d argument%s (%d given)", a->path,
+            *err = fail(c, e->loc, "%s() takes %d argument%s (%d given)", name,
                         a->nargs_min, a->nargs_min == 1 ? "" : "s", nargs);
         else
-            *err = fail(c, e->loc, "%s() takes %d to %d arguments (%d given)", a->path,
+            *err = fail(c, e->loc, "%s() takes %d to %d arguments (%d given)", name,
                         a->nargs_min, a->nargs_max, nargs);
     }
     return *err == NULL;
@@ -1807,6 +2024,50 @@ static Node *lower_intrinsic(Ctx *c, Node *e, const ApiEntry *a, Node **v)
     return r;
 }
 
+static bool is_rng_draw(ApiId id)
+{
+    switch (id) {
+    case API_RNG_UNIFORM_F32: case API_RNG_UNIFORM_F64: case API_RNG_NORMAL_F32:
+    case API_RNG_NORMAL_F64: case API_RNG_NEXT: case API_RNG_JUMP:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* xoroshiro128p_uniform_float32(states, index) and the other draws
+ * (numba/cuda/random.py): index = int64(index), then states[index] is
+ * advanced; uniform_float32/normal_float32 -> float32, uniform_float64/
+ * normal_float64 -> float64, next -> uint64, jump -> none (a statement). */
+static Node *lower_rng(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
+{
+    Node *states = lx(c, e->args.items[0]), *index = lx(c, e->args.items[1]);
+    if (BAD(states) || BAD(index))
+        return poison(e->loc, BAD(states) ? states : index, BAD(index) ? index : NULL);
+    if (states->type->kind != TY_ARRAY || states->type->elem != ty_rngstate)
+        return fail(c, states->loc, "the first argument of %s() must be an array of "
+                    "xoroshiro128p states (a xoroshiro128p_type[:] parameter), not %s",
+                    api_short(a), ty_name(states->type));
+    if (!ty_is_scalar(index->type))
+        return fail(c, index->loc, "the index of %s() must be a number, not %s", api_short(a),
+                    ty_name(index->type));
+    Node *n = node_new(E_API, e->loc);
+    n->api = a;
+    switch (a->id) {
+    case API_RNG_UNIFORM_F32: case API_RNG_NORMAL_F32: n->type = ty_float32; break;
+    case API_RNG_UNIFORM_F64: case API_RNG_NORMAL_F64: n->type = ty_float64; break;
+    case API_RNG_NEXT: n->type = ty_uint64; break;
+    default:
+        if (!stmt)
+            return fail(c, e->loc, "%s() returns no value", api_short(a));
+        n->type = ty_void;
+        break;
+    }
+    nl_push(&n->args, states);
+    nl_push(&n->args, mk_cast(index, ty_int64));
+    return n;
+}
+
 static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
 {
     int nargs = e->args.len;
@@ -1819,6 +2080,13 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
         return fail(c, e->loc, "range() is only supported as the iterable of a for loop");
     if (a->id == API_B_PRINT)
         return fail(c, e->loc, "print() returns no value; call it as a statement");
+    if (a->id == API_RNG_CREATE_STATES || a->id == API_RNG_INIT_STATES)
+        return fail(c, e->loc, "%s() runs on the host, not in a kernel: make the states "
+                    "there (krt_create_xoroshiro128p_states() in C) and pass them as a "
+                    "xoroshiro128p_type[:] parameter", api_short(a));
+    if (a->id == API_RNG_TYPE)
+        return fail(c, e->loc, "xoroshiro128p_type is only allowed in signatures, as the "
+                    "element type of an array of states (xoroshiro128p_type[:])");
     if (is_collective(a->id))
         return fail(c, e->loc, "%s() must be the whole right-hand side of an assignment or "
                     "an expression statement: kernc splits the kernel at %s so that the CPU "
@@ -1870,6 +2138,14 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     }
     if (is_atomic(a->id))
         return lower_atomic(c, e, a);
+    if (is_rng_draw(a->id))
+        return lower_rng(c, e, a, stmt);
+    if (a->id == API_CG_THIS_GRID) {   /* a GridGroup: lowered to nothing */
+        Node *n = node_new(E_API, e->loc);
+        n->api = a;
+        n->type = ty_gridgroup;
+        return n;
+    }
 
     Node **v = arena_alloc(sizeof *v * (size_t)(nargs ? nargs : 1));
     Node *bad;
@@ -1905,9 +2181,11 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
             t = t ? unify(t, v[i]->type) : v[i]->type;
         }
         r->type = t;
+        Seq q;
+        seq_operands(c, v, nargs, &q);
         for (int i = 0; i < nargs; i++)
             nl_push(&r->args, mk_cast(v[i], t));
-        return r;
+        return seq_wrap(r, &q);
     }
     case API_B_INT:
         return ty_is_int(v[0]->type) ? v[0] : mk_cast(v[0], ty_int64);
@@ -1964,14 +2242,28 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         return poison(e->loc, bad, NULL);
     for (int i = 0; i < nargs; i++) {
         Type *t = v[i]->type;
+        if (t == ty_gridgroup)
+            return fail(c, v[i]->loc, "cannot pass a GridGroup to a device function; call "
+                        "cuda.cg.this_grid() in the device function instead");
         if (!ty_is_scalar(t) && t->kind != TY_ARRAY && t->kind != TY_TUPLE)
             return fail(c, v[i]->loc, "cannot pass %s to a device function", ty_name(t));
         types[i] = t;
     }
     if (fd->nsigs > 0) {
-        /* eager signature: arguments are converted to it */
+        /* eager signature: arguments are converted to it; ufunc.c: of
+         * several (@vectorize), the one the arguments match exactly */
+        const Signature *sg = &fd->sigs[0];
+        for (int j = 0; j < fd->nsigs; j++) {
+            int i = 0;
+            while (i < nargs && i < fd->sigs[j].nparams && fd->sigs[j].params[i] == types[i])
+                i++;
+            if (i == nargs && fd->sigs[j].nparams == nargs) {
+                sg = &fd->sigs[j];
+                break;
+            }
+        }
         for (int i = 0; i < nargs; i++) {
-            Type *want = fd->sigs[0].params[i];
+            Type *want = sg->params[i];
             if (ty_is_scalar(want) && ty_is_scalar(types[i]))
                 types[i] = want;
             else if (want != types[i])
@@ -1986,6 +2278,11 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         return bad_node(e->loc, NULL);
     if (s->f->ret == ty_void && !stmt)
         return fail(c, e->loc, "device function '%s' returns no value", fd->name);
+    /* a call statement, or one to a function with barriers (the emitter
+     * splits the caller there), keeps the plain form */
+    Seq q = {.n = 0};
+    if (s->f->ret != ty_void && !s->f->has_barrier && !s->f->has_warpop)
+        seq_operands(c, v, nargs, &q);
     Node *n = node_new(E_CALLFN, e->loc);
     n->callee = s->f;
     n->type = s->f->ret;
@@ -1994,8 +2291,30 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
     if (!c->quiet) {
         c->fn->has_barrier |= s->f->has_barrier;
         c->fn->has_warpop |= s->f->has_warpop;
+        c->fn->has_grid_sync |= s->f->has_grid_sync;
         c->fn->uses_dynshared |= s->f->uses_dynshared;
     }
+    return seq_wrap(n, &q);
+}
+
+/* g.sync() on g = cuda.cg.this_grid() (numba: GridGroup.sync): the
+ * caller makes the S_BARRIER of a statement; numba's int32 result (always
+ * 0) is not available, as kernc splits the kernel there. */
+static Node *lower_grid_method(Ctx *c, Node *e, bool stmt)
+{
+    const ApiEntry *a = &api_table[API_GRID_SYNC];
+    if (strcmp(e->lhs->name, "sync") != 0)
+        return fail(c, e->lhs->loc, "a GridGroup has no method '%s' (only sync())",
+                    e->lhs->name);
+    if (e->kwargs.len || e->args.len)
+        return fail(c, e->loc, "GridGroup.sync() takes no arguments");
+    if (!stmt)
+        return fail(c, e->loc, "GridGroup.sync() must be a statement of its own: kernc "
+                    "splits the kernel at grid syncs, and their int32 result (always 0) is "
+                    "not available");
+    Node *n = node_new(E_API, e->loc);
+    n->api = a;
+    n->type = ty_void;
     return n;
 }
 
@@ -2027,6 +2346,8 @@ static Node *lx_call(Ctx *c, Node *e, bool stmt)
         Node *base = lx(c, e->lhs->lhs);
         if (BAD(base))
             return poison(e->loc, base, NULL);
+        if (base->type == ty_gridgroup)
+            return lower_grid_method(c, e, stmt);
         return fail(c, e->lhs->loc, "method '%s' of %s is not supported", e->lhs->name,
                     ty_name(base->type));
     }
@@ -2502,6 +2823,10 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
             fail(c, target->loc, "array parameter '%s' cannot be reassigned", var->name);
             return;
         }
+        if (v->type == ty_gridgroup) {   /* g = cuda.cg.this_grid(): typed, not stored */
+            bind(c, var, v->type, target->loc);
+            return;
+        }
         if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE) {
             fail(c, v->loc, "a value of type %s cannot be stored in a variable",
                  ty_name(v->type));
@@ -2669,8 +2994,34 @@ static void lower_augassign(Ctx *c, Node *s, NodeList *out)
         assign_value(c, t, lower_binop(c, s->loc, s->op, cur, val), out);
         return;
     }
-    /* x op= v is x = x op v for numbers; an element's index expressions are
-     * side-effect free here, so reading and writing it evaluates them twice. */
+    if (t->kind == E_SUBSCRIPT) {
+        /* a[f()] op= v: an index with an effect (a call, an atomic, a random
+         * draw) is evaluated once, into a hidden variable, as Python does */
+        Node *x = lower_index(c, t);
+        bool pure = true;
+        for (int i = 0; !BAD(x) && x->kind == E_INDEX && i < x->args.len; i++)
+            pure &= is_pure(x->args.items[i]);
+        if (!pure) {
+            if (x->lhs->type->space == SPACE_CONST) {
+                fail(c, t->loc, "a constant array is read-only");
+                return;
+            }
+            for (int i = 0; i < x->args.len; i++) {
+                Node *ix = x->args.items[i];
+                if (is_pure(ix))
+                    continue;
+                Var *tmp = hidden_var(c, "ix", ix->type, ix->loc);
+                if (!c->quiet)
+                    nl_push(out, mk_assign(ix->loc, mk_var(ix->loc, tmp), ix));
+                x->args.items[i] = mk_var(ix->loc, tmp);
+            }
+            Node *v = lower_binop(c, s->loc, s->op, node_clone(x), lx(c, s->rhs));
+            if (!BAD(v) && !c->quiet)
+                nl_push(out, mk_assign(t->loc, x, mk_cast(v, x->type)));
+            return;
+        }
+    }
+    /* x op= v is x = x op v for numbers; a pure index is evaluated twice. */
     Node *bin = node_new(E_BINOP, s->loc);
     bin->op = s->op;
     bin->lhs = t;
@@ -2840,7 +3191,16 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
             }
             return;
         }
-        if (BAD(v) || c->quiet)
+        if (!BAD(v) && v->kind == E_API && v->api->id == API_GRID_SYNC) {
+            if (!c->quiet) {   /* a grid barrier is a block barrier too */
+                Node *b = mk_stmt(S_BARRIER, s->loc);
+                b->api = v->api;
+                c->fn->has_barrier = c->fn->has_grid_sync = true;
+                nl_push(out, b);
+            }
+            return;
+        }
+        if (BAD(v) || c->quiet || v->type == ty_gridgroup)   /* this_grid(): no effect */
             return;
         Node *x = mk_stmt(S_EXPR, s->loc);
         x->lhs = v;
@@ -3109,7 +3469,7 @@ static void spec_finalize(Spec *s)
     PtrVec locals = {0};
     for (int i = f->nparams; i < c->vars.len; i++) {
         Var *v = c->vars.items[i];
-        if (v->type)
+        if (v->type && v->type != ty_gridgroup)   /* a GridGroup is never stored */
             vec_push(&locals, v);
     }
     for (int i = 0; i < f->nparams; i++)
