@@ -329,6 +329,23 @@ Type *ty_scalar[NSCALAR];
 Type *ty_void, *ty_none, *ty_range, *ty_module, *ty_function, *ty_error;
 Type *ty_rngstate, *ty_gridgroup;
 
+
+/* "; add 'from numba import float32'" for a numba or module name the file
+ * forgot to import, "" otherwise: the commonest slip when porting kernels. */
+static const char *import_hint(const char *name)
+{
+    if (strcmp(name, "cuda") == 0)
+        return " (add 'from numba import cuda')";
+    if (strcmp(name, "math") == 0)
+        return " (add 'import math')";
+    if (strcmp(name, "np") == 0)
+        return " (add 'import numpy as np')";
+    if (sema_type_alias(name) && strlen(name) > 2 && strcmp(name, "double") != 0 &&
+        strcmp(name, "single") != 0 && strcmp(name, "none") != 0)
+        return arena_printf(" (add 'from numba import %s')", name);
+    return "";
+}
+
 static const struct {
     const char *name, *cname;
     int size, dtype;
@@ -1284,7 +1301,7 @@ static Node *lower_name(Ctx *c, Node *e)
     }
     if (api_lookup(e->name) && !strchr(e->name, '.'))
         return fail(c, e->loc, "'%s' cannot be used as a value", e->name);
-    return fail(c, e->loc, "name '%s' is not defined", e->name);
+    return fail(c, e->loc, "name '%s' is not defined%s", e->name, import_hint(e->name));
 }
 
 /* ------------------------------------------------------------------ */
@@ -2523,6 +2540,10 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
     const char *dp = expr_path(c, dtype);
     const ApiEntry *da = dp ? api_lookup(dp) : NULL;
     Type *elem = da && da->kind == AK_TYPE ? api_type(da) : NULL;
+    if (!elem && dtype->kind == E_NAME && *import_hint(dtype->name)) {
+        fail(c, dtype->loc, "name '%s' is not defined%s", dtype->name, import_hint(dtype->name));
+        return;
+    }
     if (!elem || !ty_is_scalar(elem)) {
         fail(c, dtype->loc, "the dtype of %s() must be a scalar type such as float32", a->path);
         return;
