@@ -1299,7 +1299,7 @@ static Node *lower_name(Ctx *c, Node *e)
             return lower_path_value(c, e->loc, g->path);
         }
     }
-    if (api_lookup(e->name) && !strchr(e->name, '.'))
+    if (api_lookup(e->name) && !strchr(e->name, '.') && !*import_hint(e->name))
         return fail(c, e->loc, "'%s' cannot be used as a value", e->name);
     return fail(c, e->loc, "name '%s' is not defined%s", e->name, import_hint(e->name));
 }
