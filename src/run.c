@@ -19,6 +19,14 @@
  * kernc itself links, so the generated code and this driver share one
  * runtime (one backend choice, one CUDA context).
  *
+ * KERNEL may also be a @vectorize/@guvectorize function (its inputs, then
+ * its outputs; the signature chosen by the .npy dtypes, a literal allowed
+ * where the signature takes a scalar, passed as krt_host_scalar) or a
+ * cuda.reduce function (the array and an optional init; the result is
+ * printed as Python's repr prints it): they are called through their host
+ * side (krt_ufunc_call, krt_reduce_call) found in the krt_ufuncs_<base>
+ * table of the compiled code, instead of being launched.
+ *
  * Exit status: 0 success; 1 an error in the inputs, translation, build or
  * launch; 2 a usage error (bad option, wrong argument count, bad literal).
  */
@@ -139,7 +147,12 @@ static void run_usage(FILE *out)
     fputs("usage: kernc run FILE.kern KERNEL [options] ARG...\n"
           "Translate FILE.kern, build it and launch KERNEL once.  Each ARG fills the\n"
           "next kernel parameter: a NumPy .npy file for an array parameter, a literal\n"
-          "for a scalar one (2.5, -3, 0x10, true, false).\n\n"
+          "for a scalar one (2.5, -3, 0x10, true, false).\n"
+          "KERNEL may also name a @vectorize or @guvectorize function (ARGs: its\n"
+          "inputs, .npy files or literals where a scalar fits, then its output\n"
+          "arrays; the signature is chosen by the files' dtypes) or a cuda.reduce\n"
+          "function (ARGs: a 1-D .npy file and an optional init; the result is\n"
+          "printed as Python prints it).  --grid/--block do not apply to them.\n\n"
           "Options:\n", out);
     for (int i = 0; i < ROPT__COUNT; i++) {
         char left[64];
@@ -364,6 +377,9 @@ typedef struct Run {
     const krt_module *module;
     const krt_kernel *kernel;
     RunArg *args;
+    bool is_ufunc;                 /* KERNEL names a (gu)vectorize or reduce function */
+    const krt_ufunc_module *ufuncs;
+    const krt_ufunc *ufunc;        /* the signature chosen */
 } Run;
 
 /* The files of the temporary directory, for the signal handler, which can
@@ -514,6 +530,8 @@ static int run_translate(Run *r, bool cuda, StrBuf *code)
         names[nkernels++] = prog->funcs[i]->name;
         found = found || strcmp(prog->funcs[i]->name, r->cfg.kernel) == 0;
     }
+    if (!found && ufunc_exists(r->cfg.kernel))
+        found = r->is_ufunc = true;
     if (!found) {
         StrBuf list = {0};
         run_list_kernels(&list, names, nkernels);
@@ -601,7 +619,14 @@ static int run_spawn(char **argv)
 
 /* The sanitised base names the emitter may have used for krt_module_<base>:
  * the file name without ".kern", and the whole file name. */
+static const void *run_find_symbol(Run *r, const char *prefix);
+
 static const krt_module *run_find_module(Run *r)
+{
+    return run_find_symbol(r, "krt_module_");
+}
+
+static const void *run_find_symbol(Run *r, const char *prefix)
 {
     const char *slash = strrchr(r->cfg.file, '/');
     const char *base = slash ? slash + 1 : r->cfg.file;
@@ -611,7 +636,7 @@ static const krt_module *run_find_module(Run *r)
         stems[0] = n - 5;
     for (int k = 0; k < 2; k++) {
         char sym[512];
-        size_t len = (size_t)snprintf(sym, sizeof sym, "krt_module_");
+        size_t len = (size_t)snprintf(sym, sizeof sym, "%s", prefix);
         for (size_t i = 0; i < stems[k] && len + 1 < sizeof sym; i++) {
             char c = base[i];
             bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -619,7 +644,7 @@ static const krt_module *run_find_module(Run *r)
             sym[len++] = ok ? c : '_';
         }
         sym[len] = '\0';
-        const krt_module *m = dlsym(r->dl, sym);
+        const void *m = dlsym(r->dl, sym);
         if (m != NULL)
             return m;
     }
@@ -720,6 +745,9 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
     r->module = run_find_module(r);
     if (r->module == NULL)
         return run_error(RUN_FAIL, "the compiled code of %s has no kernel table", r->cfg.file);
+    r->ufuncs = run_find_symbol(r, "krt_ufuncs_");
+    if (r->is_ufunc && r->ufuncs == NULL)
+        return run_error(RUN_FAIL, "the compiled code of %s has no ufunc table", r->cfg.file);
     return RUN_OK;
 }
 
@@ -1120,6 +1148,235 @@ static int run_write_outputs(Run *r)
 }
 
 /* ------------------------------------------------------------------ */
+/* @vectorize, @guvectorize, cuda.reduce                               */
+/* ------------------------------------------------------------------ */
+
+/* A stand-in kernel description of one signature's operands, so that the
+ * scalar parser above labels and range-checks them as kernel arguments. */
+typedef struct RunUfuncParams {
+    krt_kernel k;
+    krt_param p[64];
+} RunUfuncParams;
+
+static void run_ufunc_params(const krt_ufunc *u, RunUfuncParams *out)
+{
+    memset(out, 0, sizeof *out);
+    out->k.name = u->name;
+    out->k.params = out->p;
+    if (u->kind == KRT_UFUNC_REDUCE) {
+        out->k.nparams = 2;
+        out->p[0] = (krt_param){"in", KRT_PARAM_ARRAY, u->operands[0].dtype, 1, 0};
+        out->p[1] = (krt_param){"init", KRT_PARAM_SCALAR, u->operands[0].dtype, 0, 0};
+        return;
+    }
+    out->k.nparams = u->nin + u->nout < 64 ? u->nin + u->nout : 64;
+    for (int i = 0; i < out->k.nparams; i++) {
+        const krt_ufunc_operand *o = &u->operands[i];
+        out->p[i] = (krt_param){o->name, o->scalar_ok ? KRT_PARAM_SCALAR : KRT_PARAM_ARRAY,
+                                o->dtype, o->view_ndim, 0};
+    }
+}
+
+/* Bind the ARGs to one signature: .npy files of the operand's dtype (any
+ * number of loop dimensions; the runtime checks the shapes), or, where the
+ * signature takes a scalar and ARG is no file, a literal. */
+static int run_ufunc_bind(Run *r, const krt_ufunc *u)
+{
+    RunUfuncParams P;
+    run_ufunc_params(u, &P);
+    int nops = u->kind == KRT_UFUNC_REDUCE ? 1 : u->nin + u->nout;
+    int rc = RUN_OK;
+    for (int i = 0; i < r->cfg.nargs && rc == RUN_OK; i++) {
+        RunArg *a = &r->args[i];
+        const char *path = r->cfg.args[i];
+        const krt_param *p = &P.p[i];
+        struct stat st;
+        if (i >= nops || (p->kind == KRT_PARAM_SCALAR && stat(path, &st) != 0)) {
+            rc = run_parse_scalar(&P.k, i, path, &a->scalar);
+            a->loaded = false;
+            continue;
+        }
+        if (!a->loaded && !a->load_failed) {
+            if (npy_read(path, &a->host, a->load_err, sizeof a->load_err) == 0)
+                a->loaded = true;
+            else
+                a->load_failed = true;
+        }
+        StrBuf label = {0};
+        run_arg_label(&label, &P.k, i);
+        if (a->load_failed)
+            rc = run_error(RUN_FAIL, "%s: %s", label.s, a->load_err);
+        else if (a->host.dtype != p->dtype)
+            rc = run_error(RUN_FAIL, "%s: %s holds %s data, expected %s", label.s, path,
+                           krt_dtype_name(a->host.dtype), krt_dtype_name(p->dtype));
+        else if (a->host.ndim < 1 || (u->kind == KRT_UFUNC_REDUCE && a->host.ndim != 1))
+            rc = run_error(RUN_FAIL, "%s: %s has %d dimensions, expected %s", label.s, path,
+                           a->host.ndim, u->kind == KRT_UFUNC_REDUCE ? "1" : "at least 1");
+        sb_free(&label);
+    }
+    return rc;
+}
+
+/* Choose the signature whose operand dtypes the ARGs have. */
+static int run_ufunc_select(Run *r)
+{
+    const krt_ufunc *cands[256];
+    int ncands = 0;
+    for (int i = 0; i < r->ufuncs->nufuncs && ncands < 256; i++)
+        if (strcmp(r->ufuncs->ufuncs[i]->name, r->cfg.kernel) == 0)
+            cands[ncands++] = r->ufuncs->ufuncs[i];
+    if (ncands == 0)
+        return run_error(RUN_FAIL, "%s has no compiled signature of '%s'", r->cfg.file,
+                         r->cfg.kernel);
+    r->args = calloc((size_t)r->cfg.nargs + 1, sizeof *r->args);
+    if (r->args == NULL)
+        return run_error(RUN_FAIL, "out of memory");
+    const krt_ufunc *u0 = cands[0];
+    bool reduce = u0->kind == KRT_UFUNC_REDUCE;
+    int want = reduce ? 1 : u0->nin + u0->nout;
+    if (r->cfg.nargs != want && !(reduce && r->cfg.nargs == 2))
+        return run_error(RUN_USAGE, "%s '%s' takes %s%d argument%s, %d given",
+                         reduce ? "cuda.reduce" : "ufunc", r->cfg.kernel,
+                         reduce ? "the array and an optional init: " : "its inputs, then its "
+                         "outputs: ", want, want == 1 ? "" : "s", r->cfg.nargs);
+    run_quiet = ncands > 1;
+    int rc = RUN_USAGE;
+    for (int c = 0; c < ncands; c++) {
+        rc = run_ufunc_bind(r, cands[c]);
+        if (rc == RUN_OK) {
+            run_quiet = false;
+            r->ufunc = cands[c];
+            return RUN_OK;
+        }
+    }
+    run_quiet = false;
+    if (ncands == 1)
+        return rc;
+    run_error(rc, "no signature of '%s' fits the arguments:", r->cfg.kernel);
+    for (int c = 0; c < ncands; c++) {
+        fprintf(stderr, "kernc run: note: with signature %s:\n", cands[c]->signature);
+        run_ufunc_bind(r, cands[c]);
+    }
+    return rc;
+}
+
+/* A value as Python prints it: the shortest text that reads back. */
+static void run_print_scalar(krt_dtype t, const RunScalar *v)
+{
+    char buf[64];
+    switch (t) {
+    case KRT_FLOAT32:
+    case KRT_FLOAT64: {
+        double d = t == KRT_FLOAT32 ? (double)v->f32 : v->f64;
+        if (isnan(d)) {
+            puts("nan");
+            return;
+        }
+        if (isinf(d)) {
+            puts(d > 0 ? "inf" : "-inf");
+            return;
+        }
+        /* Python's repr: the fewest digits that read back, positional
+         * for exponents from -4 to 15, else scientific. */
+        int prec = 1;
+        for (; prec < 17; prec++) {
+            snprintf(buf, sizeof buf, "%.*e", prec - 1, d);
+            if (t == KRT_FLOAT32 ? strtof(buf, NULL) == v->f32 : strtod(buf, NULL) == d)
+                break;
+        }
+        int exp = atoi(strchr(buf, 'e') + 1);
+        if (exp >= -4 && exp < 16) {
+            int decimals = prec - 1 - exp;
+            snprintf(buf, sizeof buf, "%.*f", decimals > 0 ? decimals : 0, d);
+            if (!strchr(buf, '.'))
+                strcat(buf, ".0");
+        }
+        puts(buf);
+        return;
+    }
+    case KRT_INT8: printf("%d\n", v->i8); return;
+    case KRT_INT16: printf("%d\n", v->i16); return;
+    case KRT_INT32: printf("%d\n", v->i32); return;
+    case KRT_INT64: printf("%lld\n", (long long)v->i64); return;
+    case KRT_UINT8: printf("%u\n", v->u8); return;
+    case KRT_UINT16: printf("%u\n", v->u16); return;
+    case KRT_UINT32: printf("%u\n", v->u32); return;
+    case KRT_UINT64: printf("%llu\n", (unsigned long long)v->u64); return;
+    default: printf("%u\n", v->b); return;
+    }
+}
+
+/* Call the host side of the chosen signature; arrays go back to the
+ * outdir as for kernels, a reduction's result to stdout. */
+static int run_ufunc(Run *r)
+{
+    int rc = run_ufunc_select(r);
+    if (rc != RUN_OK)
+        return rc;
+    const krt_ufunc *u = r->ufunc;
+    const krt_array **arrays = calloc((size_t)r->cfg.nargs + 1, sizeof *arrays);
+    krt_array *scal = calloc((size_t)r->cfg.nargs + 1, sizeof *scal);
+    if (arrays == NULL || scal == NULL) {
+        free(arrays);
+        free(scal);
+        return run_error(RUN_FAIL, "out of memory");
+    }
+    for (int i = 0; i < r->cfg.nargs && rc == RUN_OK; i++) {
+        RunArg *a = &r->args[i];
+        int st;
+        if (a->loaded) {
+            st = krt_to_device(&a->dev, a->host.data, a->host.dtype, a->host.ndim,
+                               a->host.shape, NULL);
+            a->on_device = st == KRT_OK;
+            arrays[i] = &a->dev;
+        } else {
+            st = krt_host_scalar(&scal[i], u->operands[u->kind == KRT_UFUNC_REDUCE ? 0 : i].dtype,
+                                 &a->scalar);
+            arrays[i] = &scal[i];
+        }
+        if (st != KRT_OK)
+            rc = run_krt_error(st);
+    }
+    if (rc == RUN_OK && u->kind == KRT_UFUNC_REDUCE) {
+        RunScalar init, result;
+        memset(&init, 0, sizeof init);
+        memset(&result, 0, sizeof result);
+        if (r->cfg.nargs == 2)
+            init = r->args[1].scalar;
+        int st = krt_reduce_call(u, r->args[0].dev, &init, &result, NULL, NULL);
+        if (st != KRT_OK)
+            rc = run_krt_error(st);
+        else
+            run_print_scalar(u->operands[0].dtype, &result);
+    } else if (rc == RUN_OK) {
+        int st = krt_ufunc_call(u, arrays, NULL);
+        if (st == KRT_OK)
+            st = krt_synchronize();
+        if (st != KRT_OK)
+            rc = run_krt_error(st);
+    }
+    free(arrays);
+    free(scal);
+    if (rc != RUN_OK || r->cfg.outdir == NULL)
+        return rc;
+    rc = run_mkdirs(r->cfg.outdir);
+    for (int i = 0; i < r->cfg.nargs && rc == RUN_OK; i++) {
+        RunArg *a = &r->args[i];
+        if (!a->on_device)
+            continue;
+        int st = krt_copy_to_host(a->host.data, a->dev, NULL);
+        if (st != KRT_OK)
+            return run_krt_error(st);
+        char path[4096 + 32];
+        snprintf(path, sizeof path, "%s/arg%d.npy", r->cfg.outdir, i);
+        char err[NPY_ERR_MAX];
+        if (npy_write(path, &a->host, err, sizeof err) != 0)
+            rc = run_error(RUN_FAIL, "%s", err);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* Entry                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -1142,6 +1399,8 @@ static int run_all(Run *r)
         rc = run_build(r, cuda, &code);
     sb_free(&code);
     arena_free_all();
+    if (rc == RUN_OK && r->is_ufunc)
+        return run_ufunc(r);
     if (rc == RUN_OK)
         rc = run_select_kernel(r);
     if (rc == RUN_OK)
