@@ -2,7 +2,9 @@
 # tests/conformance.sh - TAP entry point of the conformance suite: every
 # tests/conformance/*.kern kernel run by `kernc run` on the CPU backend and
 # compared with numba (compiled semantics through njit, or the CUDA
-# simulator), by tests/conformance/run.py.  That needs Debian's numba for
+# simulator; where numba 0.56 models nothing, as for warp intrinsics,
+# NumPy expectations written from CUDA's documented semantics), by
+# tests/conformance/run.py.  That needs Debian's numba for
 # /usr/bin/python3 (not a pyenv python3 on PATH); without it the suite is
 # skipped as a whole.
 #

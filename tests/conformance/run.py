@@ -4,7 +4,7 @@ Each tests/conformance/*.kern file is valid numba.cuda code whose launch,
 inputs and checks are described by a comment block at its top:
 
     # conformance: kernel=NAME grid=X[,Y[,Z]] block=X[,Y[,Z]] [shared=BYTES]
-    #              [reference=njit|sim]
+    #              [reference=njit|sim|numpy]
     # arg: NAME = NUMPY-EXPRESSION        (one per kernel parameter, in order)
     # compare: NAME exact | ulps=N [sorted]
     # expect: NAME = NUMPY-EXPRESSION     (optional: the expected output)
@@ -12,10 +12,16 @@ inputs and checks are described by a comment block at its top:
 Arguments are NumPy expressions evaluated with numpy's names in scope, `np`,
 `rng` (a np.random.default_rng seeded the same for every test), the helpers
 edge(dtype) (limits, signed zeros, infinities, NaN of a dtype), sample(dtype,
-n, lo, hi) (those edges then seeded random values) and nonzero(v), and the
-arguments defined above them; scalars are cast to the type the kernel's
-signature gives them.  The reference result comes from numba itself, never
-from kernc:
+n, lo, hi) (those edges then seeded random values), nonzero(v),
+fma(a, b, c) (exactly rounded), rng_states(n, seed) (numba's xoroshiro128p
+states, from the simulator's create_xoroshiro128p_states) and
+rng_draws(states, name, k) (k draws of
+numba.cuda.random.xoroshiro128p_NAME from each state, compiled by numba),
+and the arguments defined above them.  The signature is the first of the
+kernel's (one, a list of overloads, or the parameters' annotations) whose
+array parameters the arrays fit, as `kernc run` chooses; scalars are cast
+to the types it gives them.  The reference result comes from numba itself,
+never from kernc:
 
   reference=njit (default)  compiled numba semantics: the kernel and its
       device functions are recompiled with numba.njit(error_model='numpy'),
@@ -29,6 +35,9 @@ from kernc:
   reference=sim  numba's CUDA simulator (NumPy scalar rules): for kernels
       that use shared memory and barriers; the tests keep their values in a
       range where NumPy scalar widths and compiled widths agree.
+  reference=numpy  no kernel runs but kernc's: every compared output has an
+      expect: line, written from CUDA's documented semantics (warp
+      intrinsics, which numba 0.56's simulator lacks, partial masks).
   expect: lines override the reference for one output (the cases where
       neither of the above computes what compiled CUDA numba does).
 
@@ -57,12 +66,14 @@ import sys
 import tempfile
 import traceback
 import warnings
+from fractions import Fraction
 
 # The simulator must be chosen before numba is imported; njit is unaffected.
 os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
 import numpy as np  # noqa: E402
 import numba  # noqa: E402
 from numba.core import sigutils, types as nbtypes  # noqa: E402
+from numba.np import numpy_support  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SEED = 20240229
@@ -158,7 +169,10 @@ def is_device(dec):
 
 
 def kernel_signature(tree, module_ns, name):
-    """(parameter names, numba argument types) of kernel NAME."""
+    """(parameter names, [numba argument types of each signature]) of
+    kernel NAME: the decorator's signature, each one of a list of
+    signatures (overloads, in order), or the PEP 3107 annotations of the
+    parameters."""
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == name:
             params = [a.arg for a in node.args.args]
@@ -169,16 +183,29 @@ def kernel_signature(tree, module_ns, name):
                         sig = sig.value
                     else:
                         sig = eval(compile(ast.Expression(sig), "<sig>", "eval"), module_ns)
-                    if isinstance(sig, list):
-                        sig = sig[0]
-                    argtys, _ = sigutils.normalize_signature(sig)
-                    return params, list(argtys)
+                    sigs = sig if isinstance(sig, list) else [sig]
+                    return params, [list(sigutils.normalize_signature(s)[0]) for s in sigs]
+            if node.args.args and all(a.annotation is not None for a in node.args.args):
+                return params, [[eval(compile(ast.Expression(a.annotation), "<annotation>",
+                                              "eval"), module_ns) for a in node.args.args]]
             raise TestError("kernel %s has no signature" % name)
     raise TestError("no function %s in the file" % name)
 
 
+def fits(values, params, argtys):
+    """Whether the array arguments have the dtypes and ranks of one
+    signature (as `kernc run` picks the first overload that fits)."""
+    for p, ty in zip(params, argtys):
+        v = values[p]
+        if isinstance(ty, nbtypes.Array) != isinstance(v, np.ndarray):
+            return False
+        if isinstance(ty, nbtypes.Array) and (v.dtype != np_dtype(ty.dtype) or v.ndim != ty.ndim):
+            return False
+    return True
+
+
 def np_dtype(nbty):
-    return np.dtype(str(nbty))
+    return numpy_support.as_dtype(nbty)
 
 
 def edge(dtype):
@@ -202,6 +229,91 @@ def edge(dtype):
         if not any(repr(v) == repr(w) for w in out):
             out.append(v)
     return np.array(out, dtype=dt)
+
+
+def rng_states(n, seed, subsequence_start=0):
+    """numba's xoroshiro128p states, as the simulator creates them (the
+    same integers as on the GPU)."""
+    from numba.cuda import random as nbrandom
+    return nbrandom.create_xoroshiro128p_states(
+        n, seed=seed, subsequence_start=subsequence_start).copy_to_host()
+
+
+# The child that draws: numba.cuda.random's functions are numba @jit
+# functions, compiled only outside the simulator (under it they fall back
+# to object mode, float64 Python math), so the draws come from a process
+# without NUMBA_ENABLE_CUDASIM, called from an @njit loop: numba's compiled
+# typing, as on the GPU.
+RNG_CHILD = r"""
+import sys
+import numpy as np
+from numba import njit
+from numba.cuda import random as r
+states = np.load(sys.argv[1])
+k = int(sys.argv[3])
+fn = getattr(r, 'xoroshiro128p_' + sys.argv[2])
+@njit
+def draw(st, out):
+    for i in range(st.shape[0]):
+        for j in range(out.shape[1]):
+            out[i, j] = fn(st, i)
+dt = {'next': np.uint64, 'uniform_float32': np.float32, 'uniform_float64': np.float64,
+      'normal_float32': np.float32, 'normal_float64': np.float64}[sys.argv[2]]
+out = np.zeros((states.shape[0], k), dtype=dt)
+draw(states, out)
+np.save(sys.argv[4], out)
+np.save(sys.argv[5], states)
+"""
+
+
+def rng_draws(states, name, k, after=False):
+    """k draws of xoroshiro128p_NAME from each state, in thread order: an
+    (n, k) array; with after=True, the states once drawn instead."""
+    tmp = tempfile.mkdtemp(prefix="kernc-conf-rng-")
+    try:
+        f = [os.path.join(tmp, x) for x in ("in.npy", "out.npy", "st.npy")]
+        np.save(f[0], states)
+        env = {k_: v for k_, v in os.environ.items() if k_ != "NUMBA_ENABLE_CUDASIM"}
+        subprocess.run([sys.executable, "-c", RNG_CHILD, f[0], name, str(k), f[1], f[2]],
+                       env=env, check=True, timeout=120)
+        return np.load(f[2] if after else f[1])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def fma(a, b, c):
+    """a * b + c rounded once, elementwise, to a's dtype (float32 or
+    float64): the exact value as a Fraction, then the nearest float, ties
+    to even; an infinite or NaN operand by plain arithmetic, except that
+    the product of finite operands never overflows."""
+    a, b, c = np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(c))
+    dt = a.dtype
+    out = np.empty(a.shape, dt)
+    for ix in np.ndindex(a.shape):
+        x, y, z = a[ix], b[ix], c[ix]
+        if not (np.isfinite(x) and np.isfinite(y)):
+            out[ix] = dt.type(np.float64(x) * np.float64(y) + np.float64(z))
+            continue
+        if not np.isfinite(z):      # a finite product, even one that overflows
+            out[ix] = z
+            continue
+        exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+        if exact == 0:
+            # an exact zero is -0 only when the product and c are both -0
+            prod_neg0 = (x == 0 or y == 0) and np.signbit(x) != np.signbit(y)
+            out[ix] = dt.type(-0.0) if prod_neg0 and np.signbit(z) else dt.type(0.0)
+            continue
+        f = dt.type(float(exact))
+        best = None
+        for cand in (np.nextafter(f, dt.type(-np.inf)), f, np.nextafter(f, dt.type(np.inf))):
+            if not np.isfinite(cand):
+                continue
+            err = abs(Fraction(float(cand)) - exact)
+            even = int(np.array(cand).view({4: np.uint32, 8: np.uint64}[dt.itemsize])) % 2 == 0
+            if best is None or err < best[0] or (err == best[0] and even):
+                best = (err, cand)
+        out[ix] = best[1] if best is not None else f
+    return out
 
 
 def make_ns():
@@ -234,34 +346,39 @@ def make_ns():
         """v with zeros replaced by ones."""
         return np.where(v == 0, v.dtype.type(1), v).astype(v.dtype)
 
-    ns.update(np=np, math=math, rng=rng, edge=edge, sample=sample, nonzero=nonzero)
+    ns.update(np=np, math=math, rng=rng, edge=edge, sample=sample, nonzero=nonzero,
+              rng_states=rng_states, rng_draws=rng_draws, fma=fma)
     return ns
 
 
-def make_inputs(spec, params, argtys):
-    """Evaluate the arg: lines; returns {name: value} in parameter order."""
+def make_inputs(spec, params, sigs):
+    """Evaluate the arg: lines; returns ({name: value} in parameter order,
+    the names an expect: line sees, the argument types of the signature
+    the arrays fit)."""
     if [a[0] for a in spec["args"]] != params:
         raise TestError("arg: names %s do not match the parameters %s" %
                         ([a[0] for a in spec["args"]], params))
     ns = make_ns()
     values = {}
-    for (name, expr, lineno), ty in zip(spec["args"], argtys):
+    for name, expr, lineno in spec["args"]:
         try:
             v = eval(expr, ns)
         except Exception as e:
             raise TestError("%d: arg %s: %s" % (lineno, name, e))
-        if isinstance(ty, nbtypes.Array):
-            if not isinstance(v, np.ndarray):
-                raise TestError("arg %s: an array parameter needs an array" % name)
-            if v.dtype != np_dtype(ty.dtype) or v.ndim != ty.ndim:
-                raise TestError("arg %s: %s %d-D given, the signature says %s" %
-                                (name, v.dtype, v.ndim, ty))
+        if isinstance(v, np.ndarray):
             v = np.ascontiguousarray(v)
-        else:
-            v = np_dtype(ty).type(v)
         values[name] = v
         ns[name] = v
-    return values, ns
+    argtys = next((tys for tys in sigs if fits(values, params, tys)), None)
+    if argtys is None:
+        raise TestError("the arguments (%s) fit no signature of the kernel (%s)" % (
+            ", ".join("%s %d-D" % (v.dtype, v.ndim) if isinstance(v, np.ndarray)
+                      else type(v).__name__ for v in values.values()),
+            "; ".join(", ".join(map(str, tys)) for tys in sigs)))
+    for name, ty in zip(params, argtys):
+        if not isinstance(ty, nbtypes.Array):
+            values[name] = ns[name] = np_dtype(ty).type(values[name])
+    return values, ns, argtys
 
 
 def literal(v):
@@ -357,7 +474,7 @@ class ToNjit(ast.NodeTransformer):
                 raise TestError("line %d: shared memory needs reference=sim" % node.lineno)
             if space == "atomic":
                 name = "_atomic_" + f.attr.rstrip("_")
-                if name not in ATOMICS:
+                if name not in ATOMICS and f.attr not in ("cas", "compare_and_swap"):
                     raise TestError("line %d: no njit model of cuda.atomic.%s" %
                                     (node.lineno, f.attr))
                 return ast.copy_location(ast.Call(ast.Name(name, ast.Load()),
@@ -384,12 +501,52 @@ def _atomic(op):
     return model
 
 
+# numba's atomic max/min (nvvm.py ir_numba_atomic_minmax): max and min
+# leave memory alone when the value or the stored one is NaN; nanmax and
+# nanmin ignore a NaN value and replace a stored NaN.  For integers the
+# NaN tests are never true.
 def _pick_max(a, b):
-    return a if a >= b else b
+    if a != a or b != b:
+        return a
+    return b if a < b else a
 
 
 def _pick_min(a, b):
-    return a if a <= b else b
+    if a != a or b != b:
+        return a
+    return b if a > b else a
+
+
+def _pick_nanmax(a, b):
+    if b != b:
+        return a
+    return b if a < b or a != a else a
+
+
+def _pick_nanmin(a, b):
+    if b != b:
+        return a
+    return b if a > b or a != a else a
+
+
+# CUDA's atomicInc and atomicDec on unsigned words (numba's
+# ir_numba_atomic_inc/dec): ((old >= val) ? 0 : (old + 1)) and
+# (((old == 0) | (old > val)) ? val : (old - 1)); a - a and np.uint64(1)
+# keep numba's typing unsigned (a literal 1 would make it float64).
+def _pick_inc(a, b):
+    return a - a if a >= b else a + np.uint64(1)
+
+
+def _pick_dec(a, b):
+    d = a - np.uint64(1)
+    return d if d < b else b
+
+
+def _atomic_cas(ary, idx, old, val):
+    loaded = ary[idx]
+    if loaded == old:
+        ary[idx] = val
+    return loaded
 
 
 def _fmax(a, b):
@@ -435,6 +592,10 @@ ATOMICS = {
     "_atomic_or": (lambda a, b: a | b),
     "_atomic_xor": (lambda a, b: a ^ b),
     "_atomic_exch": (lambda a, b: b),
+    "_atomic_nanmax": _pick_nanmax,
+    "_atomic_nanmin": _pick_nanmin,
+    "_atomic_inc": _pick_inc,
+    "_atomic_dec": _pick_dec,
 }
 
 
@@ -443,6 +604,10 @@ def njit_helpers():
     ns = {"_i32": numba.int32, "_np": np}
     for name, fn in ATOMICS.items():
         ns[name] = numba.njit(**NJIT)(_atomic(numba.njit(**NJIT)(fn)))
+    cas = numba.njit(**NJIT)(_atomic_cas)
+    ns["_atomic_cas"] = cas
+    ns["_atomic_compare_and_swap"] = numba.njit(**NJIT)(
+        lambda ary, old, val: cas(ary, 0, old, val))
 
     fmax, fmin = numba.njit(**NJIT)(_fmax), numba.njit(**NJIT)(_fmin)
 
@@ -650,18 +815,26 @@ def run_test(path):
     spec = parse_header(path)
     src = open(path).read()
     tree = ast.parse(src, path)
+    # The module's names, for the signatures; its functions undecorated,
+    # since numba 0.56's cuda.jit takes no list of signatures.
+    bare = ast.parse(src, path)
+    for node in bare.body:
+        if isinstance(node, ast.FunctionDef):
+            node.decorator_list = []
     module_ns = {"__name__": "conformance_sig"}
-    exec(compile(src, path, "exec"), module_ns)
-    params, argtys = kernel_signature(tree, module_ns, spec["opts"]["kernel"])
-    values, ns = make_inputs(spec, params, argtys)
+    exec(compile(bare, path, "exec"), module_ns)
+    params, sigs = kernel_signature(tree, module_ns, spec["opts"]["kernel"])
+    values, ns, argtys = make_inputs(spec, params, sigs)
     for how in spec["compare"]:
         if how["name"] not in params or not isinstance(values[how["name"]], np.ndarray):
             raise TestError("compare: %s is not an array parameter" % how["name"])
 
     wanted = {}
     need_ref = [h["name"] for h in spec["compare"] if h["name"] not in spec["expect"]]
+    mode = spec["opts"].get("reference", "njit")
+    if mode == "numpy" and need_ref:
+        raise TestError("reference=numpy: no expect: line for %s" % ", ".join(need_ref))
     if need_ref:
-        mode = spec["opts"].get("reference", "njit")
         if mode == "njit":
             ref = njit_reference(src, path, spec, values, params)
         elif mode == "sim":
