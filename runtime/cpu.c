@@ -17,6 +17,16 @@
  * never allocates.  Shared memory is not zeroed between blocks: CUDA does not
  * zero it either.
  *
+ * A cooperative kernel (one with a grid sync, krt_kernel.cooperative) runs
+ * in phases: its CPU function returns at each grid sync with the sync's
+ * number in *block->resume (kernc makes the function resumable there, see
+ * src/emit.c), so one phase runs every unfinished block, in parallel on the
+ * pool, up to its next grid sync, and the next phase starts only when the
+ * whole phase is done: that is the grid-wide barrier, with no thread ever
+ * blocked.  Every block keeps its own shared memory and frames alive across
+ * the phases, in one buffer allocated for the launch (the cooperative limit,
+ * KRT_CPU_COOP_BUDGET, bounds it).
+ *
  * Launches run one at a time, serialised by the pool's lock.  A kernel
  * reports an error through *block->error or krt_cpu_fail(); the first
  * failing block wins, no further blocks start, and the launch returns its
@@ -119,6 +129,14 @@ typedef struct krt_cpu_job {
     size_t static_bytes;             /* rounded: dyn_shared starts there */
     _Atomic uint64_t next;           /* next block to hand out */
     _Atomic int error;               /* first error wins */
+    /* Cooperative launches: block b's memory at coop_mem + b * coop_stride
+     * (shared, then dynamic shared, then frames at coop_frame), its resume
+     * point resume[b]; phase 0 starts every block, a later phase resumes
+     * those that stopped at a grid sync (resume[b] != 0). */
+    char *coop_mem;
+    size_t coop_stride, coop_frame;
+    int *resume;
+    unsigned phase;
     uint64_t error_block;            /* written by the winner only */
     char message[512];               /* the winner's krt_cpu_fail text */
 } krt_cpu_job;
@@ -255,7 +273,7 @@ static void krt_cpu_run(krt_cpu_job *job, krt_cpu_worker *w)
     krt_dim3 g = job->cfg.grid;
     uint64_t b, plane = (uint64_t)g.x * g.y;
     krt_cpu_block blk;
-    int err;
+    int err, no_resume = 0;
 
     blk.block_dim = job->cfg.block;
     blk.grid_dim = g;
@@ -264,10 +282,20 @@ static void krt_cpu_run(krt_cpu_job *job, krt_cpu_worker *w)
     blk.dyn_shared_bytes = job->cfg.shared_bytes;
     blk.frame = w->frame;
     blk.error = &err;
+    blk.resume = &no_resume;
     while (atomic_load_explicit(&job->error, memory_order_relaxed) == KRT_OK) {
         b = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
         if (b >= job->nblocks)
             break;
+        if (job->resume != NULL) {
+            char *m = job->coop_mem + b * job->coop_stride;
+            if (job->phase > 0 && job->resume[b] == 0)
+                continue;            /* finished in an earlier phase */
+            blk.shared = m;
+            blk.dyn_shared = m + job->static_bytes;
+            blk.frame = m + job->coop_frame;
+            blk.resume = &job->resume[b];
+        }
         blk.block_idx.x = (unsigned)(b % g.x);
         blk.block_idx.y = (unsigned)(b / g.x % g.y);
         blk.block_idx.z = (unsigned)(b / plane);
@@ -412,6 +440,72 @@ static int krt_cpu_kernel_limits(const krt_kernel *k, size_t *static_shared,
     return KRT_OK;
 }
 
+/* Run every block of job once on the launching thread and `helpers`
+ * workers; returns when all are done. */
+static void krt_cpu_run_pooled(krt_cpu_job *job, int helpers)
+{
+    int i;
+
+    atomic_store(&job->next, 0);
+    if (helpers > 0) {
+        krt_pool.job = job;
+        krt_pool.gen++;
+        atomic_store(&krt_pool.pending, helpers);
+        for (i = 1; i <= helpers; i++)
+            krt_cpu_unpark(&krt_pool.workers[i].park,
+                           &krt_pool.workers[i].go, krt_pool.gen);
+    }
+    krt_cpu_run(job, &krt_pool.workers[0]);
+    if (helpers > 0) {
+        krt_cpu_park(&krt_pool.done, &krt_pool.done_gen, krt_pool.gen - 1);
+        krt_pool.job = NULL;
+    }
+}
+
+/* A cooperative launch: phases until every block has finished (see the
+ * opening comment); shared is the static + dynamic shared bytes of one
+ * block, frame its frames' bytes. */
+static int krt_cpu_run_cooperative(krt_cpu_job *job, int helpers,
+                                   size_t shared, size_t frame)
+{
+    uint64_t b, stride, bytes;
+    int more;
+
+    job->coop_frame = krt_cpu_round(shared > 0 ? shared : 1);
+    stride = job->coop_frame + krt_cpu_round(frame > 0 ? frame : 1);
+    bytes = stride * job->nblocks;
+    if (bytes / stride != job->nblocks || (size_t)bytes != bytes)
+        return krt__error(KRT_ENOMEM, "cooperative launch: %llu blocks are "
+                          "too many to keep in memory",
+                          (unsigned long long)job->nblocks);
+    job->coop_stride = (size_t)stride;
+    job->resume = calloc((size_t)job->nblocks, sizeof *job->resume);
+    if (job->resume == NULL ||
+        posix_memalign((void **)&job->coop_mem, KRT_CPU_ALIGN,
+                       (size_t)bytes) != 0) {
+        free(job->resume);
+        job->resume = NULL;
+        return krt__error(KRT_ENOMEM, "cooperative launch: cannot allocate "
+                          "%llu bytes of block memory",
+                          (unsigned long long)bytes);
+    }
+    for (job->phase = 0;; job->phase++) {
+        krt_cpu_run_pooled(job, helpers);
+        if (atomic_load(&job->error) != KRT_OK)
+            break;
+        more = 0;
+        for (b = 0; b < job->nblocks && !more; b++)
+            more = job->resume[b] != 0;
+        if (!more)
+            break;
+    }
+    free(job->coop_mem);
+    free(job->resume);
+    job->coop_mem = NULL;
+    job->resume = NULL;
+    return KRT_OK;
+}
+
 static int krt_cpu_launch_locked(const krt_kernel *k,
                                  const krt_launch_cfg *cfg, void **args)
 {
@@ -440,21 +534,12 @@ static int krt_cpu_launch_locked(const krt_kernel *k,
     frame = k->frame_bytes * (size_t)threads;
     if (k->frame_bytes != 0 && frame / k->frame_bytes != threads)
         return krt__error(KRT_ENOMEM, "thread frames are too large");
-    for (i = 0; i <= helpers; i++)
-        KRT_TRY(krt_cpu_reserve(&krt_pool.workers[i], shared, frame));
-
-    if (helpers > 0) {
-        krt_pool.job = &job;
-        krt_pool.gen++;
-        atomic_store(&krt_pool.pending, helpers);
-        for (i = 1; i <= helpers; i++)
-            krt_cpu_unpark(&krt_pool.workers[i].park,
-                           &krt_pool.workers[i].go, krt_pool.gen);
-    }
-    krt_cpu_run(&job, &krt_pool.workers[0]);
-    if (helpers > 0) {
-        krt_cpu_park(&krt_pool.done, &krt_pool.done_gen, krt_pool.gen - 1);
-        krt_pool.job = NULL;
+    if (k->cooperative) {
+        KRT_TRY(krt_cpu_run_cooperative(&job, helpers, shared, frame));
+    } else {
+        for (i = 0; i <= helpers; i++)
+            KRT_TRY(krt_cpu_reserve(&krt_pool.workers[i], shared, frame));
+        krt_cpu_run_pooled(&job, helpers);
     }
 
     if (job.error != KRT_OK) {

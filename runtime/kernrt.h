@@ -183,6 +183,13 @@ int krt_wrap(krt_array *out, void *device_ptr, krt_dtype dtype, int ndim,
 /* The device address of an array's first element (NULL for a zeroed one). */
 void *krt_device_ptr(krt_array a);
 
+/* A host scalar in place of an input array of a @vectorize/@guvectorize
+ * host function (runtime/ufunc.c): out describes *value (flags
+ * KRT_ARRAY_HOST_SCALAR, ndim 0); the value is read when the function is
+ * called, so value must stay valid until then.  Nothing else accepts it. */
+#define KRT_ARRAY_HOST_SCALAR 2u
+int krt_host_scalar(krt_array *out, krt_dtype dtype, const void *value);
+
 /* ------------------------------------------------------------------ */
 /* Pinned host memory and deferred cleanup                             */
 /* ------------------------------------------------------------------ */
@@ -343,6 +350,13 @@ typedef struct krt_cpu_block {
     size_t dyn_shared_bytes;
     char *frame;                     /* kernel->frame_bytes * threads, aligned */
     int *error;                      /* a kernel sets *error = KRT_E... */
+    /* Cooperative kernels (krt_kernel.cooperative): the CPU function returns
+     * at each grid sync and is called again once every block of the grid
+     * has reached it.  In: 0 to start the block, k > 0 to resume after grid
+     * sync k; out: the k of the grid sync the block stopped at, 0 once it
+     * has finished.  The block's shared memory and frames stay alive from
+     * one call to the next.  Other kernels never touch it. */
+    int *resume;
 } krt_cpu_block;
 
 typedef void (*krt_cpu_fn)(const krt_cpu_block *block, void **args);
@@ -356,6 +370,8 @@ struct krt_kernel {
     const void *cuda;                /* __global__ function; NULL in C output */
     size_t shared_bytes;             /* static shared memory of the CPU code */
     size_t frame_bytes;              /* per-thread state of the CPU code */
+    int cooperative;                 /* 1: has a grid sync; krt_launch launches
+                                        it as krt_launch_cooperative does */
 };
 
 /* Every kernel of one .kern file: the symbol krt_module_<base> in the
@@ -382,6 +398,68 @@ int krt_launch(const krt_kernel *k, krt_launch_cfg cfg, void **args);
  * front.  Sets *block->error; the first failing block of a launch wins and no
  * further blocks start.  Returns the status recorded. */
 int krt_cpu_fail(const krt_cpu_block *block, int status, const char *message);
+
+/* ---- @vectorize, @guvectorize, cuda.reduce (runtime/ufunc.c, reduce.c) ----
+ * kernc makes one kernel and one typed host function per signature (per
+ * element type for cuda.reduce); the host function hands its arguments
+ * and the static description below to krt_ufunc_call / krt_reduce_call.
+ *
+ * The kernel of a (gu)vectorize signature takes, for each operand in
+ * order, a view of nloop + view_ndim dimensions (the loop dimensions,
+ * broadcast with stride 0 and padded in front with length-1 ones, then the
+ * core dimensions), followed by the operand's scalar when scalar_ok; then
+ * an int64 mask (bit i: operand i is a host scalar) and the int64 number
+ * of loop iterations, one thread each.  A reduce kernel takes numba's
+ * (arr, partials, init, use_init). */
+enum krt_ufunc_kind {
+    KRT_UFUNC_VECTORIZE,
+    KRT_UFUNC_GUVECTORIZE,
+    KRT_UFUNC_REDUCE
+};
+
+typedef struct krt_ufunc_operand {
+    const char *name;                /* the .kern parameter ("out": vectorize's result) */
+    krt_dtype dtype;
+    int is_output;
+    int scalar_ok;                   /* a krt_host_scalar may stand for it */
+    int core_ndim;                   /* dimensions in the layout: (m,n) -> 2 */
+    int view_ndim;                   /* the kernel's core dimensions (1 for a `()` array) */
+    int core_dims[KRT_MAX_NDIM];     /* layout symbol of each core dimension */
+} krt_ufunc_operand;
+
+typedef struct krt_ufunc {
+    const char *name;                /* the .kern function */
+    const char *host_name;           /* its host function for this signature */
+    const char *signature;           /* "float32(float32, float32)", for messages */
+    int kind;                        /* krt_ufunc_kind */
+    const krt_kernel *kernel;
+    int nloop;                       /* loop dimensions of the kernel's views */
+    int nin, nout;
+    const krt_ufunc_operand *operands;   /* nin inputs, then nout outputs */
+    int nsymbols;
+    const char *const *symbols;      /* the layout's dimension names */
+} krt_ufunc;
+
+/* Every host function of one .kern file: krt_ufuncs_<base> in the
+ * generated code (<base> as for krt_module_<base>). */
+typedef struct krt_ufunc_module {
+    const char *file;
+    int nufuncs;
+    const krt_ufunc *const *ufuncs;
+} krt_ufunc_module;
+
+/* Check every array (dtype, dimensions, backend), broadcast the loop
+ * dimensions by NumPy's rules, check the core dimensions against the
+ * layout, and launch one thread per loop iteration on stream.  arrays[i]
+ * is operand i (nin + nout of them). */
+int krt_ufunc_call(const krt_ufunc *u, const krt_array *const *arrays,
+                   krt_stream *stream);
+/* numba's cuda.reduce: reduce the 1-D array in with numba's association
+ * order; init points to a value of the element type; the result goes to
+ * *result (host, may be NULL) and to the first element of *device_result
+ * (may be NULL; no copy to the host). */
+int krt_reduce_call(const krt_ufunc *u, krt_array in, const void *init,
+                    void *result, krt_array *device_result, krt_stream *stream);
 
 #ifdef __cplusplus
 }

@@ -1030,7 +1030,9 @@ static int krt_launch_checked(const krt_kernel *k, krt_launch_cfg cfg,
                           who, static_shared, cfg.shared_bytes,
                           KRT_MAX_SHARED_BYTES);
 
-    if (cooperative) {
+    /* A kernel with a grid sync only runs as a cooperative launch, so
+     * krt_launch (the typed launchers) takes that path for it. */
+    if (cooperative || k->cooperative) {
         uint64_t blocks = (uint64_t)g.x * g.y * g.z;
         status = b->max_cooperative(k, t, cfg.shared_bytes, &max_blocks);
         if (status != KRT_OK)

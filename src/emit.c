@@ -38,7 +38,11 @@
  * operands in frame slots, then each warp of 32 consecutive threads
  * computes the results over the lanes that reached the operation -- the
  * lockstep a GPU warp gives -- and syncthreads_count/and/or reduce the
- * predicate over the block between two regions.  With debug=True (or -g)
+ * predicate over the block between two regions.  A device function that
+ * synchronises is inlined into the kernel's regions (inline_call), and a
+ * kernel with a grid sync (cuda.cg.this_grid().sync()) becomes resumable:
+ * it returns at each grid sync and the runtime calls it again once every
+ * block has stopped there (emit_cpu_kernel).  With debug=True (or -g)
  * every array index is checked: the CPU code fails the launch through
  * krt_cpu_fail and sends the access to a scratch sink, the CUDA code
  * prints the same message and traps.
@@ -126,6 +130,7 @@ static const char *const emit_internal_names[] = {
     "krt_b", "krt_args", "krt_tid", "krt_t", "krt_f", "krt_fr", "krt_s",
     "krt_go", "krt_c", "krt_next", "krt_dynshared", "krt_sinkv", "krt_nt", "krt_w",
     "krt_l", "krt_wn", "krt_act", "krt_bal", "krt_red", "krt_nred", "krt_src",
+    "krt_rp",
 };
 
 /* ------------------------------------------------------------------ */
@@ -227,6 +232,20 @@ typedef struct Emitter {
     bool cpu_failed;         /* the CPU version cannot be made */
     Loc cpu_fail_loc;
     const char *cpu_fail_msg;
+
+    /* CPU kernels: device functions that synchronise, inlined (see
+     * inline_call) */
+    bool inlined;            /* E->fn is a callee inlined into the kernel */
+    const char *inl_ret;     /* its result's frame field (NULL: none) */
+    int inl_depth;           /* KRT_BREAK(inl_depth): returned from it */
+    int ncalls;              /* inlined calls so far: krt_retN fields */
+    PtrVec inl_funcs;        /* callees whose frame fields exist already */
+    StrBuf shared_extra;     /* their shared arrays, in the kernel's struct */
+    /* CPU kernels with a grid sync: resumable at each one */
+    bool coop;
+    int nresume;
+    /* Kernels whose CPU code has a `struct NAME__shared` */
+    PtrVec shared_structs;
 
     /* Expression temporaries of the function: krt_tmpN */
     Type **tmp_types;
@@ -354,6 +373,8 @@ static const char *t_dtype(const Type *t)
         "KRT_BOOL", "KRT_INT8", "KRT_INT16", "KRT_INT32", "KRT_INT64",
         "KRT_UINT8", "KRT_UINT16", "KRT_UINT32", "KRT_UINT64", "KRT_FLOAT32",
         "KRT_FLOAT64"};
+    if (t && t->kind == TY_RNGSTATE)
+        return "KRT_XOROSHIRO128P";
     return t_scalar(t) ? names[t->kind] : "KRT_INT64";
 }
 
@@ -589,10 +610,36 @@ static const char *new_tmp(Emitter *E, Type *t)
     return arena_printf("krt_tmp%d", E->ntmp++);
 }
 
+/* The name of an inlined call's result (see inline_call): its Var's cname
+ * is the frame field. */
+static const char emit_inline_result[] = "krt_ret";
+
+/* The frame field (or shared struct member) of variable c of an inlined
+ * callee: prefixed by the callee's C name, so unique in the kernel. */
+static const char *inl_field(Emitter *E, const char *c)
+{
+    return arena_printf("%s__%s", fn_cname(E->fn), c);
+}
+
 /* A variable as an lvalue/rvalue in the current context. */
 static const char *var_ref(Emitter *E, Var *v)
 {
     const char *c = v->cname ? v->cname : v->name;
+    if (v->name == emit_inline_result)
+        return arena_printf("krt_f->%s", c);
+    if (E->inlined) {
+        switch (v->kind) {
+        case VAR_SHARED:
+            E->used_s = true;
+            return arena_printf("krt_s->%s", inl_field(E, c));
+        case VAR_DYNSHARED:
+            return arena_printf("((%s *)krt_b->dyn_shared)", t_c(v->type->elem));
+        case VAR_CONSTARRAY:
+            break;
+        default:
+            return arena_printf("krt_f->%s", inl_field(E, c));
+        }
+    }
     switch (v->kind) {
     case VAR_PARAM:
         if (E->frame && E->param_assigned[v->index])
@@ -1320,6 +1367,38 @@ static const char *ex_warp_cuda(Emitter *E, Node *n, EmitApi ea, Node **args, in
     return "0";
 }
 
+/* numba.cuda.random's draws: kernrt_random.h's functions on the kernel's
+ * view of the states and the int64 index (negative counts from the end);
+ * debug=True checks the index as an array access. */
+static const char *ex_rng(Emitter *E, Node *n)
+{
+    const ApiEntry *a = n->api;
+    Node *st = n->args.len == 2 ? n->args.items[0] : NULL;
+    Node *ix = n->args.len == 2 ? n->args.items[1] : NULL;
+    if (!st || !st->type || st->type->kind != TY_ARRAY || st->type->elem->kind != TY_RNGSTATE) {
+        error_at(n->loc, "%s takes an array of xoroshiro128p states and an index", a->path);
+        return "0";
+    }
+    const char *states = ex(E, st), *idx;
+    if (E->debug) {
+        int saved = E->line;
+        E->line = n->loc.first_line;
+        E->axis = 0;
+        idx = index_expr(E, ix, arena_printf("%s.shape[0]", states));
+        E->line = saved;
+    } else {
+        idx = ex_as(E, ix, ty_int64);
+    }
+    if (a->id == API_RNG_JUMP)
+        return arena_printf("krt_xoroshiro128p_jump(krt_rng_state(%s, %s))", states, idx);
+    const char *spell = E->mode == MODE_CUDA ? a->cuda : a->cpu;
+    if (!spell) {
+        error_at(n->loc, "%s is not supported in a kernel", a->path);
+        return "0";
+    }
+    return arena_printf("%s(%s, %s)", spell, states, idx);
+}
+
 static const char *ex_api(Emitter *E, Node *n)
 {
     const ApiEntry *a = n->api;
@@ -1398,6 +1477,9 @@ static const char *ex_api(Emitter *E, Node *n)
     }
     case API_B_LEN:
         return ex_shape(E, x, 0);
+    case API_RNG_UNIFORM_F32: case API_RNG_UNIFORM_F64: case API_RNG_NORMAL_F32:
+    case API_RNG_NORMAL_F64: case API_RNG_NEXT: case API_RNG_JUMP:
+        return ex_rng(E, n);
     case API_B_INT: case API_B_FLOAT: case API_B_BOOL:
     case API_T_BOOLEAN: case API_T_BOOL_: case API_T_INT8: case API_T_INT16:
     case API_T_INT32: case API_T_INT64: case API_T_UINT8: case API_T_UINT16:
@@ -1418,6 +1500,15 @@ static const char *ex_call(Emitter *E, Node *n)
 {
     Func *f = n->callee;
     StrBuf b = {0};
+    if (E->mode == MODE_CPU && func_has_split(f)) {
+        /* inlined by emit_split_calls where it can be; here it cannot */
+        cpu_unsupported(E, n->loc, arena_printf("device function '%s' synchronises (a barrier or a warp "
+                                                "operation): on the CPU backend a call of it must be "
+                                                "evaluated once, unconditionally, at the start of a "
+                                                "statement (assign its result to a variable first)",
+                                                f->name));
+        return "0";
+    }
     if (E->mode == MODE_CPU) {
         for (int i = 0; i < E->cpu_failed_funcs.len; i++)
             if (E->cpu_failed_funcs.items[i] == f)
@@ -1490,6 +1581,12 @@ static const char *ex(Emitter *E, Node *n)
     case E_IFEXP:
         return arena_printf("(%s ? %s : %s)", ex(E, n->cond), ex_as(E, n->lhs, n->type),
                             ex_as(E, n->rhs, n->type));
+    case E_LET:
+        /* the comma's sequence point: the value is bound before the body */
+        if (!n->var)
+            break;
+        return arena_printf("(%s = %s, %s)", var_ref(E, n->var), unparen(ex_as(E, n->lhs, n->var->type)),
+                            unparen(ex(E, n->rhs)));
     default:
         break;
     }
@@ -1660,7 +1757,7 @@ static void emit_assert(Emitter *E, Node *s)
         outf(E, "    krt_assert_fail_dev(\"%s\");", m.s);
     } else {
         outf(E, "    krt_assert_fail_cpu(krt_b, krt_tid, \"%s\");", m.s);
-        if (E->fn->is_kernel)
+        if (E->fn->is_kernel || E->inlined)
             outf(E, "    return;");
         else if (!E->fn->ret || E->fn->ret->kind == TY_VOID || E->fn->ret->kind == TY_NONE)
             outf(E, "    return;");
@@ -1685,6 +1782,11 @@ static Node warp_node(Node *s)
 static void emit_sync_cuda(Emitter *E, Node *s)
 {
     EmitApi ea = ea_of(s->api);
+    if (s->kind == S_BARRIER && s->api && s->api->id == API_GRID_SYNC) {
+        /* needs a cooperative launch: the descriptor says so */
+        outf(E, "cooperative_groups::this_grid().sync();");
+        return;
+    }
     if (s->kind == S_BARRIER) {
         if (ea == EA_NONE || ea == EA_SYNCTHREADS) {
             outf(E, "__syncthreads();");
@@ -1797,6 +1899,16 @@ static void emit_stmt(Emitter *E, Node *s)
         return;
     }
     case S_RETURN:
+        if (E->inlined) {
+            /* the inlined callee's result, then the thread leaves it */
+            if (E->inl_ret && s->lhs)
+                outf(E, "krt_f->%s = %s;", E->inl_ret, unparen(ex_as(E, s->lhs, E->fn->ret)));
+            if (E->thread_loop)
+                emit_thread_exit(E, arena_printf("KRT_BREAK(%d)", E->inl_depth));
+            else
+                error_at(s->loc, "internal error: return outside a thread loop");
+            return;
+        }
         if (E->fn->is_kernel) {
             if (s->lhs && s->lhs->kind != E_NONE && s->lhs->type && s->lhs->type->kind != TY_NONE)
                 error_at(s->loc, "a kernel cannot return a value");
@@ -1884,10 +1996,16 @@ static void decl_local(Emitter *E, Var *v)
     default:
         break;
     }
+    /* nvcc reports a variable that is set but never read (#550-D, e.g. an
+     * unused loop variable) even after a (void) cast; the attribute
+     * silences it, as it does gcc's -Wunused-but-set-variable */
+    bool unread = v->index >= 0 && v->index < E->fn->nlocals && E->fn->locals[v->index] == v &&
+                  !E->local_read[v->index];
+    const char *attr = unread ? " KRT_MAYBE_UNUSED" : "";
     if (t->kind == TY_ARRAY)
-        outf(E, "krt_view %s;", v->cname);
+        outf(E, "krt_view %s%s;", v->cname, attr);
     else if (t_scalar(t) || t->kind == TY_TUPLE)
-        outf(E, "%s %s = %s;", t_c(t), v->cname, zero_of(t));
+        outf(E, "%s %s%s = %s;", t_c(t), v->cname, attr, zero_of(t));
     else
         error_at(v->loc, "variable '%s' has a type kernc cannot translate (%s)", v->name,
                  ty_name(t));
@@ -1932,6 +2050,13 @@ static void func_begin(Emitter *E, Func *f, Mode mode)
     E->bif = E->nbvars = E->nwarp = 0;
     sb_free(&E->frame_extra);
     E->frame_extra = (StrBuf){0};
+    sb_free(&E->shared_extra);
+    E->shared_extra = (StrBuf){0};
+    E->inlined = false;
+    E->inl_ret = NULL;
+    E->inl_depth = E->ncalls = E->nresume = 0;
+    E->inl_funcs = (PtrVec){0};
+    E->coop = false;
     E->param_read = arena_alloc(sizeof(bool) * (size_t)(f->nparams + 1));
     E->param_assigned = arena_alloc(sizeof(bool) * (size_t)(f->nparams + 1));
     E->local_read = arena_alloc(sizeof(bool) * (size_t)(f->nlocals + 1));
@@ -2174,6 +2299,12 @@ static void emit_block_loop(Emitter *E, Node *s, const char *cond, const char *e
 /* A block-level int of the kernel's CPU function (not per thread). */
 static const char *new_bvar(Emitter *E)
 {
+    /* a cooperative kernel returns at grid syncs: its block-level state
+     * lives in the block's shared struct, which survives until it resumes */
+    if (E->coop) {
+        E->used_s = true;
+        return arena_printf("krt_s->krt_br[%d]", E->nbvars++);
+    }
     return arena_printf("krt_br%d", E->nbvars++);
 }
 
@@ -2335,12 +2466,285 @@ static void emit_warpop_cpu(Emitter *E, Node *s)
     outf(E, "}");
 }
 
+/* ---- Device functions that synchronise, inlined into a CPU kernel ----
+ * A callee holding a barrier or a warp operation cannot be a C function
+ * that runs one thread: its barriers must cut the caller's thread loops.
+ * So its body is emitted in place, at block level, with the caller's
+ * region structure: its parameters, locals and result become frame fields
+ * (NAME__param, NAME__local: unique, as C names of functions are; a
+ * callee's fields are shared by its call sites, which are never active at
+ * once since sema refuses recursion), its shared arrays members of the
+ * kernel's shared struct.  A thread that returns leaves the callee as a
+ * `break` leaves a loop: KRT_BREAK(depth) until the end of the inlined
+ * body.  The call itself is hoisted out of its statement: the arguments
+ * are evaluated in a region, the body follows, then the statement runs
+ * with the call replaced by its result.  That keeps Python's order as long
+ * as nothing evaluated before the call in the statement can see what the
+ * callee does (an array read, another call, an atomic, a draw) and the
+ * call is not under `and`/`or`/`if-else`; elsewhere a clear error. */
+
+typedef struct SplitSearch {
+    Node *call;            /* the first such call, in evaluation order */
+    bool unsafe_before;    /* an operand the callee could affect comes first */
+    bool conditional;      /* the call is under and/or/if-else */
+    bool unsafe;           /* (running) such an operand was seen */
+} SplitSearch;
+
+static bool is_split_call(const Node *n)
+{
+    return n && n->kind == E_CALLFN && n->callee && func_has_split(n->callee);
+}
+
+/* Does evaluating n itself read or change memory a callee may change? */
+static bool expr_touches_memory(const Node *n)
+{
+    if (n->kind == E_INDEX || n->kind == E_CALLFN)
+        return true;
+    if (n->kind != E_API || !n->api)
+        return false;
+    const char *p = n->api->path;
+    EmitApi ea = ea_of(n->api);
+    return strncmp(p, "cuda.atomic.", 12) == 0 || strncmp(p, "cuda.random.", 12) == 0 ||
+           (ea_is_warp(ea) && ea != EA_LANEMASK_LT) || !n->type || n->type->kind == TY_VOID;
+}
+
+/* Python's evaluation order: operands left to right, a call's arguments
+ * before the call, `and`/`or` and if-else evaluate some operands only. */
+static void split_search(Node *n, bool cond, SplitSearch *S)
+{
+    if (!n || S->call)
+        return;
+    bool before = S->unsafe;
+    if (n->kind == E_BOOLOP) {
+        split_search(n->lhs, cond, S);
+        split_search(n->rhs, true, S);
+    } else if (n->kind == E_IFEXP) {
+        split_search(n->cond, cond, S);
+        split_search(n->lhs, true, S);
+        split_search(n->rhs, true, S);
+    } else {
+        split_search(n->lhs, cond, S);
+        for (int i = 0; i < n->args.len; i++)
+            split_search(n->args.items[i], cond, S);
+        split_search(n->rhs, cond, S);
+    }
+    if (S->call)
+        return;
+    if (is_split_call(n)) {
+        S->call = n;
+        S->unsafe_before = before;
+        S->conditional = cond;
+        return;
+    }
+    if (expr_touches_memory(n))
+        S->unsafe = true;
+}
+
+/* The expressions a statement evaluates once, before anything else. */
+static void stmt_search(Node *s, SplitSearch *S)
+{
+    switch (s->kind) {
+    case S_ASSIGN:
+        split_search(s->rhs, false, S);   /* Python: the value, then the targets */
+        for (int i = 0; i < s->args.len; i++)
+            split_search(s->args.items[i], false, S);
+        break;
+    case S_EXPR: case S_RETURN:
+        split_search(s->lhs, false, S);
+        break;
+    case S_IF:
+        split_search(s->cond, false, S);
+        break;
+    case S_FORRANGE: case S_PRINT: case S_WARPOP:
+        for (int i = 0; i < s->args.len; i++)
+            split_search(s->args.items[i], false, S);
+        break;
+    case S_ASSERT:
+        split_search(s->cond, false, S);
+        split_search(s->lhs, false, S);
+        break;
+    case S_BARRIER:
+        split_search(s->lhs, false, S);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Inline call c (see above); returns the frame field of its result, NULL
+ * for a function without one. */
+static const char *inline_call(Emitter *E, Node *c)
+{
+    Func *g = c->callee;
+    const char *gname = fn_cname(g);
+    bool nonvoid = g->ret && g->ret->kind != TY_VOID && g->ret->kind != TY_NONE;
+    const char *ret = NULL;
+    if (nonvoid) {
+        ret = arena_printf("krt_ret%d", E->ncalls++);
+        sb_printf(&E->frame_extra, "    %s %s;\n", t_c(g->ret), ret);
+    }
+    bool known = false;
+    for (int i = 0; i < E->inl_funcs.len; i++)
+        known |= E->inl_funcs.items[i] == g;
+    if (!known) {
+        vec_push(&E->inl_funcs, g);
+        for (int i = 0; i < g->nparams; i++)
+            sb_printf(&E->frame_extra, "    %s %s__%s;\n", t_c(g->params[i]->type), gname,
+                      g->params[i]->cname);
+        for (int i = 0; i < g->nlocals; i++) {
+            Var *v = g->locals[i];
+            switch (v->kind) {
+            case VAR_LOCALARRAY:
+                sb_printf(&E->frame_extra, "    %s %s__%s%s;\n", t_c(v->type->elem), gname, v->cname,
+                          array_dims(v));
+                break;
+            case VAR_SHARED:
+                sb_printf(&E->shared_extra, "    %s %s__%s%s;\n", t_c(v->type->elem), gname, v->cname,
+                          array_dims(v));
+                break;
+            case VAR_DYNSHARED: case VAR_CONSTARRAY:
+                break;
+            default:
+                sb_printf(&E->frame_extra, "    %s %s__%s;\n", t_c(v->type), gname, v->cname);
+                break;
+            }
+        }
+    }
+
+    /* the arguments, in the caller's context, left to right */
+    region_begin(E, true);
+    emit_lineno(E, c->loc);
+    for (int i = 0; i < c->args.len && i < g->nparams; i++) {
+        Node *a = c->args.items[i];
+        Var *p = g->params[i];
+        const char *v = a->type && a->type->kind == TY_ARRAY ? array_value(E, a) : ex_as(E, a, p->type);
+        outf(E, "krt_f->%s__%s = %s;", gname, p->cname, unparen(v));
+    }
+    if (ret)
+        outf(E, "krt_f->%s = %s;", ret, zero_of(g->ret));
+    region_end(E);
+
+    /* the body, in the callee's context */
+    Func *fn = E->fn;
+    bool inlined = E->inlined, debug = E->debug;
+    const char *inl_ret = E->inl_ret;
+    int inl_depth = E->inl_depth;
+    bool *pr = E->param_read, *pa = E->param_assigned, *lr = E->local_read;
+    E->fn = g;
+    E->inlined = true;
+    E->inl_ret = ret;
+    E->inl_depth = ++E->bloop;
+    E->debug = g->opt.debug || (E->opt && E->opt->debug);
+    E->param_read = arena_alloc(sizeof(bool) * (size_t)(g->nparams + 1));
+    E->param_assigned = arena_alloc(sizeof(bool) * (size_t)(g->nparams + 1));
+    E->local_read = arena_alloc(sizeof(bool) * (size_t)(g->nlocals + 1));
+    for (int i = 0; i < g->nparams; i++)
+        g->params[i]->index = i;
+    for (int i = 0; i < g->nlocals; i++)
+        g->locals[i]->index = i;
+    outf(E, "/* device function %s, inlined */", g->name);
+    emit_block_list(E, &g->def->body);
+    region_begin(E, false);
+    outf(E, "if (krt_f->krt_state == KRT_BREAK(%d))", E->inl_depth);
+    outf(E, "    krt_f->krt_state = KRT_RUNNING;");
+    region_end(E);
+    E->bloop--;
+    E->fn = fn;
+    E->inlined = inlined;
+    E->debug = debug;
+    E->inl_ret = inl_ret;
+    E->inl_depth = inl_depth;
+    E->param_read = pr;
+    E->param_assigned = pa;
+    E->local_read = lr;
+    return ret;
+}
+
+/* A statement that calls a device function that synchronises: inline the
+ * first such call, then emit the statement with its result (again, for
+ * the next call).  False when s has no such call. */
+static bool emit_split_calls(Emitter *E, Node *s)
+{
+    SplitSearch S = {0};
+    if (s->kind == S_WHILE) {
+        split_search(s->cond, false, &S);
+        if (S.call)
+            cpu_unsupported(E, S.call->loc, arena_printf("device function '%s' synchronises: on the "
+                                                         "CPU backend it cannot be called in a while "
+                                                         "condition (assign its result to a variable "
+                                                         "before the loop and at the end of the body)",
+                                                         S.call->callee->name));
+        return S.call != NULL;
+    }
+    stmt_search(s, &S);
+    Node *c = S.call;
+    if (!c)
+        return false;
+    if (S.conditional || S.unsafe_before) {
+        cpu_unsupported(E, c->loc, arena_printf("device function '%s' synchronises: on the CPU "
+                                                "backend a call of it cannot be %s (assign its "
+                                                "result to a variable first)", c->callee->name,
+                                                S.conditional ? "under and/or or a conditional "
+                                                                "expression"
+                                                              : "evaluated after an array read or "
+                                                                "another call in the same statement"));
+        return true;
+    }
+    emit_lineno(E, s->loc);
+    const char *ret = inline_call(E, c);
+    if (s->kind == S_EXPR && s->lhs == c)
+        return true;
+    if (!ret) {
+        error_at(c->loc, "internal error: the value of a function without a result");
+        return true;
+    }
+    Var *rv = arena_alloc(sizeof *rv);
+    rv->name = emit_inline_result;
+    rv->cname = ret;
+    rv->kind = VAR_HIDDEN;
+    rv->type = c->type;
+    rv->loc = c->loc;
+    rv->index = -1;
+    Node saved = *c;
+    c->kind = E_VAR;
+    c->var = rv;
+    c->callee = NULL;
+    c->args = (NodeList){0};
+    if (has_barrier(s)) {
+        emit_block_stmt(E, s);
+    } else if (!stmt_is_empty(s)) {
+        region_begin(E, true);
+        emit_stmt(E, s);
+        region_end(E);
+    }
+    *c = saved;
+    return true;
+}
+
 static void emit_block_stmt(Emitter *E, Node *s)
 {
+    if (emit_split_calls(E, s))
+        return;
     switch (s->kind) {
     case S_BARRIER: {
         EmitApi ea = ea_of(s->api);
         emit_lineno(E, s->loc);
+        if (s->api && s->api->id == API_GRID_SYNC) {
+            /* The block stops here and the runtime calls it again once
+             * every block of the grid has stopped (see emit_cpu_kernel). */
+            if (!E->coop) {
+                error_at(s->loc, "internal error: a grid sync in a kernel not marked as having one");
+                return;
+            }
+            int k = ++E->nresume;
+            outf(E, "/* this_grid().sync(): every block of the grid reaches this point */");
+            outf(E, "*krt_b->resume = %d;", k);
+            outf(E, "return;");
+            E->indent--;
+            outf(E, "case %d:;", k);
+            E->indent++;
+            return;
+        }
         if (ea == EA_SYNC_COUNT || ea == EA_SYNC_AND || ea == EA_SYNC_OR)
             emit_block_reduce(E, s, ea);
         else if (ea == EA_SYNCWARP)
@@ -2370,17 +2774,20 @@ static void emit_block_stmt(Emitter *E, Node *s)
          * the others run the body, then the two sets swap for the else
          * branch; a branch no thread takes is skipped. */
         int k = ++E->bif;
-        const char *go = new_bvar(E), *other = new_bvar(E);
+        bool has_else = s->orelse.len > 0;
+        const char *go = new_bvar(E), *other = has_else ? new_bvar(E) : NULL;
         emit_lineno(E, s->loc);
         outf(E, "%s = 0;", go);
-        outf(E, "%s = 0;", other);
+        if (has_else)
+            outf(E, "%s = 0;", other);
         region_begin(E, true);
         emit_lineno(E, s->loc);
         outf(E, "if (%s) {", ex_cond(E, s->cond));
         outf(E, "    %s = 1;", go);
         outf(E, "} else {");
         outf(E, "    krt_f->krt_state = KRT_MASKED(%d);", k);
-        outf(E, "    %s = 1;", other);
+        if (has_else)
+            outf(E, "    %s = 1;", other);
         outf(E, "}");
         region_end(E);
         outf(E, "if (%s) {", go);
@@ -2458,6 +2865,7 @@ static void emit_cpu_kernel(Emitter *E, Func *f)
     const char *name = fn_cname(f);
     func_begin(E, f, MODE_CPU);
     E->frame = func_has_split(f);
+    E->coop = E->frame && f->has_grid_sync;
 
     StrBuf body = {0};
     StrBuf *out = swap_out(E, &body);
@@ -2498,6 +2906,25 @@ static void emit_cpu_kernel(Emitter *E, Func *f)
         E->indent--;
         outf(E, "}");
     } else {
+        /* A kernel with a grid sync is resumable: it returns at each sync
+         * (emit_block_stmt) and the runtime, once every block of the grid
+         * has stopped there, calls it again with the sync's number; the
+         * switch jumps back to just after that sync, into the block-level
+         * loops and ifs if need be (case labels nested in them are plain C,
+         * as in Duff's device).  Nothing else needs saving: every thread's
+         * state is in its frame, the block-level flags (krt_br) are in the
+         * block's shared struct, both kept alive per block by the runtime,
+         * and the other block-level variables (krt_go, krt_red, the warp
+         * loops' counters) are set and read between two cuts, never across
+         * a sync.  No declaration lies inside the switch, so no jump skips
+         * an initialisation (C++ forbids that for nvcc's compile). */
+        if (E->coop) {
+            outf(E, "switch (krt_rp) {");
+            outf(E, "default:");
+            outf(E, "    krt_cpu_fail(krt_b, KRT_EINTERNAL, \"bad resume point\");");
+            outf(E, "    return;");
+            outf(E, "case 0:");
+        }
         /* Frames start running; assigned parameters become per-thread. */
         outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
         outf(E, "    krt_fr[krt_t].krt_state = KRT_RUNNING;");
@@ -2506,6 +2933,8 @@ static void emit_cpu_kernel(Emitter *E, Func *f)
                 outf(E, "    krt_fr[krt_t].%s = krt_arg_%s;", f->params[i]->cname, f->params[i]->cname);
         outf(E, "}");
         emit_block_list(E, &f->def->body);
+        if (E->coop)
+            outf(E, "}");
     }
     swap_out(E, out);
     E->indent = 0;
@@ -2520,16 +2949,22 @@ static void emit_cpu_kernel(Emitter *E, Func *f)
         return;
     }
 
-    /* Per-block shared arrays and per-thread frames. */
-    if (kernel_has_shared(f)) {
+    /* Per-block shared arrays (with those of inlined callees, and the
+     * block-level flags of a cooperative kernel) and per-thread frames. */
+    if (kernel_has_shared(f) || E->shared_extra.s || (E->coop && E->nbvars > 0)) {
         outf(E, "struct %s__shared {", name);
         for (int i = 0; i < f->nlocals; i++) {
             Var *v = f->locals[i];
             if (v->kind == VAR_SHARED)
                 outf(E, "    %s %s%s;", t_c(v->type->elem), v->cname, array_dims(v));
         }
+        if (E->shared_extra.s)
+            sb_puts(E->out, E->shared_extra.s);
+        if (E->coop && E->nbvars > 0)
+            outf(E, "    int krt_br[%d];", E->nbvars);
         outf(E, "};");
         outf(E, "%s", "");
+        vec_push(&E->shared_structs, f);
     }
     if (E->frame) {
         outf(E, "struct %s__frame {", name);
@@ -2579,8 +3014,12 @@ static void emit_cpu_kernel(Emitter *E, Func *f)
         outf(E, "int krt_go;");
     if (E->used_c)
         outf(E, "int krt_c;");
-    for (int i = 0; i < E->nbvars; i++)
+    for (int i = 0; i < E->nbvars && !E->coop; i++)
         outf(E, "int krt_br%d;", i);
+    if (E->coop) {
+        /* where to resume; 0 (finished) unless a grid sync says otherwise */
+        outf(E, "const int krt_rp = *krt_b->resume;");
+    }
     if (E->used_warp) {
         outf(E, "const unsigned krt_nt = krt_cpu_nthreads(krt_b);");
         outf(E, "unsigned krt_w, krt_wn, krt_l;");
@@ -2600,6 +3039,8 @@ static void emit_cpu_kernel(Emitter *E, Func *f)
     for (int i = 0; i < f->nlocals; i++)
         if (f->locals[i]->kind == VAR_DYNSHARED && !E->local_read[i])
             outf(E, "(void)%s;", f->locals[i]->cname);
+    if (E->coop)
+        outf(E, "*krt_b->resume = 0;");
     if (body.s)
         sb_puts(E->out, body.s);
     sb_free(&body);
@@ -2688,9 +3129,13 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
          f->nparams, f->nparams > 0 ? arena_printf("%s__params", name) : "NULL");
     outf(E, "    %s, %s,", with_cpu ? arena_printf("%s__cpu", name) : "NULL",
          with_cuda ? arena_printf("(const void *)%s__cuda", name) : "NULL");
-    outf(E, "    %s, %s",
-         with_cpu && kernel_has_shared(f) ? arena_printf("sizeof(struct %s__shared)", name) : "0",
+    bool shared = false;
+    for (int i = 0; i < E->shared_structs.len; i++)
+        shared |= E->shared_structs.items[i] == f;
+    outf(E, "    %s, %s,",
+         with_cpu && shared ? arena_printf("sizeof(struct %s__shared)", name) : "0",
          with_cpu && frame ? arena_printf("sizeof(struct %s__frame)", name) : "0");
+    outf(E, "    %d", f->has_grid_sync ? 1 : 0);
     outf(E, "};");
     outf(E, "%s", "");
 
@@ -2856,7 +3301,8 @@ static void emit_cpu_half(Emitter *E, bool cuda)
         if (f->is_kernel) {
             emit_cpu_kernel(E, f);
             cpu_ok[i] = !E->cpu_failed;
-        } else {
+        } else if (!func_has_split(f)) {
+            /* one that synchronises is inlined into each kernel instead */
             emit_cpu_devfunc(E, f);
         }
     }
@@ -2908,6 +3354,14 @@ void emit_cuda(StrBuf *out, Program *p, const Options *opt)
     outf(&E, "%s", "");
     if (dyn) {
         outf(&E, "extern __shared__ __align__(16) unsigned char krt_dynshared[];");
+        outf(&E, "%s", "");
+    }
+    bool grid_sync = false;
+    for (int i = 0; i < p->nfuncs; i++)
+        grid_sync |= p->funcs[i]->has_grid_sync;
+    if (grid_sync) {
+        /* this_grid().sync(); the launch is cooperative (krt_kernel.cooperative) */
+        outf(&E, "#include <cooperative_groups.h>");
         outf(&E, "%s", "");
     }
     emit_const_arrays(&E, true);

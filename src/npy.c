@@ -402,12 +402,16 @@ int npy_parse(const void *buf, size_t len, NpyArray *out, char *err, size_t errl
     if (hdr_parse(&h, out) != 0)
         return -1;
 
+    /* NumPy's rule ("array is too big"): the nonzero dimensions times the
+     * item size must fit in an npy_intp, even when another dimension is 0,
+     * so that every C-order stride is representable. */
     size_t size = npy_types[out->dtype].size;
-    uint64_t count = 1;
+    uint64_t count = 1, extent = size;
     for (int i = 0; i < out->ndim; i++) {
         uint64_t d = (uint64_t)out->shape[i];
-        if (d != 0 && count > (UINT64_MAX / size) / d)
+        if (d != 0 && extent > (uint64_t)INT64_MAX / d)
             return npy_fail(err, errlen, "bad header: the shape is too large");
+        extent *= d != 0 ? d : 1;
         count *= d;
     }
     uint64_t nbytes = count * size;
@@ -424,6 +428,13 @@ int npy_parse(const void *buf, size_t len, NpyArray *out, char *err, size_t errl
     if (out->data == NULL)
         return npy_fail(err, errlen, "out of memory for %zu bytes", out->nbytes);
     memcpy(out->data, p + start + hlen, out->nbytes);
+    /* NumPy reads any nonzero byte of a bool array as True; a C bool must
+     * hold 0 or 1, or `not x` in a kernel computes garbage. */
+    if (out->dtype == KRT_BOOL) {
+        unsigned char *b = out->data;
+        for (size_t i = 0; i < out->nbytes; i++)
+            b[i] = b[i] != 0;
+    }
     return 0;
 }
 

@@ -31,8 +31,9 @@ typedef struct NpyArray {
 #define NPY_ERR_MAX 512
 
 /* Parse a whole .npy image held in memory.  On success fills *out (with a
- * copy of the data) and returns 0; on failure writes a message (without the
- * file name) into err and returns -1. */
+ * copy of the data, bool bytes made 0 or 1 as NumPy reads them) and
+ * returns 0; on failure writes a message (without the file name) into err
+ * and returns -1. */
 int npy_parse(const void *buf, size_t len, NpyArray *out, char *err, size_t errlen);
 
 /* Read a .npy file.  Messages start with the path. */

@@ -1155,26 +1155,31 @@ static int run_write_outputs(Run *r)
  * scalar parser above labels and range-checks them as kernel arguments. */
 typedef struct RunUfuncParams {
     krt_kernel k;
-    krt_param p[64];
+    krt_param *p;                  /* malloc'd: one per operand, as many as
+                                      the signature has */
 } RunUfuncParams;
 
-static void run_ufunc_params(const krt_ufunc *u, RunUfuncParams *out)
+static int run_ufunc_params(const krt_ufunc *u, RunUfuncParams *out)
 {
     memset(out, 0, sizeof *out);
+    int n = u->kind == KRT_UFUNC_REDUCE ? 2 : u->nin + u->nout;
+    out->p = calloc((size_t)n, sizeof *out->p);
+    if (out->p == NULL)
+        return run_error(RUN_FAIL, "out of memory");
     out->k.name = u->name;
     out->k.params = out->p;
+    out->k.nparams = n;
     if (u->kind == KRT_UFUNC_REDUCE) {
-        out->k.nparams = 2;
         out->p[0] = (krt_param){"in", KRT_PARAM_ARRAY, u->operands[0].dtype, 1, 0};
         out->p[1] = (krt_param){"init", KRT_PARAM_SCALAR, u->operands[0].dtype, 0, 0};
-        return;
+        return RUN_OK;
     }
-    out->k.nparams = u->nin + u->nout < 64 ? u->nin + u->nout : 64;
-    for (int i = 0; i < out->k.nparams; i++) {
+    for (int i = 0; i < n; i++) {
         const krt_ufunc_operand *o = &u->operands[i];
         out->p[i] = (krt_param){o->name, o->scalar_ok ? KRT_PARAM_SCALAR : KRT_PARAM_ARRAY,
                                 o->dtype, o->view_ndim, 0};
     }
+    return RUN_OK;
 }
 
 /* Bind the ARGs to one signature: .npy files of the operand's dtype (any
@@ -1183,9 +1188,8 @@ static void run_ufunc_params(const krt_ufunc *u, RunUfuncParams *out)
 static int run_ufunc_bind(Run *r, const krt_ufunc *u)
 {
     RunUfuncParams P;
-    run_ufunc_params(u, &P);
+    int rc = run_ufunc_params(u, &P);
     int nops = u->kind == KRT_UFUNC_REDUCE ? 1 : u->nin + u->nout;
-    int rc = RUN_OK;
     for (int i = 0; i < r->cfg.nargs && rc == RUN_OK; i++) {
         RunArg *a = &r->args[i];
         const char *path = r->cfg.args[i];
@@ -1214,6 +1218,7 @@ static int run_ufunc_bind(Run *r, const krt_ufunc *u)
                            a->host.ndim, u->kind == KRT_UFUNC_REDUCE ? "1" : "at least 1");
         sb_free(&label);
     }
+    free(P.p);
     return rc;
 }
 

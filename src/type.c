@@ -284,7 +284,11 @@
  *               statements: `x = op(...)` (x a local of the result type;
  *               otherwise a hidden krt_w* Var is the target and S_ASSIGNs
  *               follow), `op(...)` alone, or `x op= op(...)` (into a hidden
- *               Var, then x = x op tmp).  Elsewhere they are refused.
+ *               Var, then x = x op tmp).  Nested inside a larger expression
+ *               of an assignment, expression statement, return or if
+ *               condition, they are hoisted into a hidden Var before the
+ *               statement (hoist_collectives); in positions evaluated
+ *               conditionally or repeatedly they are refused.
  *   S_PRINT     args: E_STR (print as is) or values of type int64 (%lld),
  *               uint64 (%llu), float64 (%f); numba joins the items with
  *               one space and ends with a newline; at most 32 items.
@@ -2105,8 +2109,9 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
         return fail(c, e->loc, "xoroshiro128p_type is only allowed in signatures, as the "
                     "element type of an array of states (xoroshiro128p_type[:])");
     if (is_collective(a->id))
-        return fail(c, e->loc, "%s() must be the whole right-hand side of an assignment or "
-                    "an expression statement: kernc splits the kernel at %s so that the CPU "
+        return fail(c, e->loc, "%s() cannot be evaluated conditionally or repeatedly here "
+                    "(and/or, x if c else y, a comparison chain, a while condition): assign it "
+                    "to a variable first; kernc splits the kernel at %s so that the CPU "
                     "backend can run %s in step", a->path,
                     is_barrier(a->id) ? "barriers" : "warp-collective operations",
                     is_barrier(a->id) ? "the threads of a block" : "the 32 threads of a warp");
@@ -2437,6 +2442,9 @@ static Node *lx(Ctx *c, Node *e)
                     "arguments and assert messages)");
     case E_NAME:
         return lower_name(c, e);
+    case E_VAR:   /* the value of a collective hoisted by hoist_collectives(), */
+    case E_CONST: /* or the poison left where that failed */
+        return e;
     case E_ATTR:
         return lower_attr(c, e);
     case E_CALL:
@@ -3183,8 +3191,139 @@ static void lower_return(Ctx *c, Node *s, NodeList *out)
     nl_push(out, r);
 }
 
+/*
+ * A warp or block collective nested inside a larger expression
+ * (`m = max(m, cuda.shfl_xor_sync(FULL, m, k))`) is evaluated first, as a
+ * statement of its own into a hidden variable, and the expression reads
+ * that variable: the CPU backend splits kernels at collectives, so each must
+ * stand alone.  Only positions that every thread evaluates unconditionally
+ * are hoisted (not the right operand of and/or, the branches of x if c else
+ * y, or later links of a comparison chain); a collective there stays
+ * refused.  The statement is copied first: lowering runs several times over
+ * the same parsed tree.
+ */
+static bool has_nested_collective(Ctx *c, const Node *e, bool top)
+{
+    if (!e)
+        return false;
+    const ApiEntry *a = e->kind == E_CALL ? call_api(c, e) : NULL;
+    if (a && is_collective(a->id) && !top)
+        return true;
+    switch (e->kind) {
+    case E_BOOLOP:
+        return has_nested_collective(c, e->lhs, false);
+    case E_IFEXP:
+        return has_nested_collective(c, e->cond, false);
+    case E_COMPARE:
+        return e->args.len > 0 && has_nested_collective(c, e->args.items[0], false);
+    case E_LAMBDA:
+        return false;
+    default:
+        break;
+    }
+    if (has_nested_collective(c, e->lhs, false) || has_nested_collective(c, e->rhs, false))
+        return true;
+    for (int i = 0; i < e->args.len; i++)
+        if (has_nested_collective(c, e->args.items[i], false))
+            return true;
+    for (int i = 0; i < e->kwargs.len; i++)
+        if (has_nested_collective(c, e->kwargs.items[i]->lhs, false))
+            return true;
+    return false;
+}
+
+static void hoist_in(Ctx *c, Node **slot, bool top, NodeList *out)
+{
+    Node *e = *slot;
+    if (!e)
+        return;
+    switch (e->kind) {
+    case E_BOOLOP:
+        hoist_in(c, &e->lhs, false, out);
+        return;
+    case E_IFEXP:
+        hoist_in(c, &e->cond, false, out);
+        return;
+    case E_COMPARE:
+        if (e->args.len > 0)
+            hoist_in(c, &e->args.items[0], false, out);
+        return;
+    case E_LAMBDA:
+        return;
+    default:
+        break;
+    }
+    hoist_in(c, &e->lhs, false, out);
+    hoist_in(c, &e->rhs, false, out);
+    for (int i = 0; i < e->args.len; i++)
+        hoist_in(c, &e->args.items[i], false, out);
+    for (int i = 0; i < e->kwargs.len; i++)
+        hoist_in(c, &e->kwargs.items[i]->lhs, false, out);
+    const ApiEntry *a = e->kind == E_CALL ? call_api(c, e) : NULL;
+    if (!a || !is_collective(a->id) || top)
+        return;
+    Node *val = NULL;
+    if (!lower_collective1(c, e, a, NULL, 0, &val, out) || !val)
+        val = bad_node(e->loc, c->quiet ? NULL : ty_error);
+    *slot = val;
+}
+
+/* The copy of statement s with its nested collectives hoisted into out, or
+ * s itself when it has none. */
+static Node *hoist_collectives(Ctx *c, Node *s, NodeList *out)
+{
+    Node **top = NULL;
+    bool top_ok = true;   /* the whole value may be a collective */
+    switch (s->kind) {
+    case S_ASSIGN: case S_AUGASSIGN: case S_EXPR: top = s->kind == S_ASSIGN ? &s->rhs : &s->lhs; break;
+    case S_RETURN: top = &s->lhs; top_ok = false; break;
+    case S_IF: top = &s->cond; top_ok = false; break;
+    default: return s;
+    }
+    bool any = has_nested_collective(c, *top, top_ok);
+    if (s->kind == S_ASSIGN)
+        for (int i = 0; i < s->args.len; i++)
+            any |= has_nested_collective(c, s->args.items[i], false);
+    if (s->kind == S_AUGASSIGN)
+        any |= has_nested_collective(c, s->rhs, true);
+    if (!any)
+        return s;
+    Node *copy = node_new(s->kind, s->loc);
+    *copy = *s;   /* shallow: only the expression slots below are replaced */
+    switch (s->kind) {
+    case S_ASSIGN:
+        copy->rhs = node_clone(s->rhs);
+        copy->args = (NodeList){0};
+        for (int i = 0; i < s->args.len; i++) {
+            Node *t = node_clone(s->args.items[i]);
+            nl_push(&copy->args, t);
+        }
+        hoist_in(c, &copy->rhs, true, out);
+        for (int i = 0; i < copy->args.len; i++)
+            hoist_in(c, &copy->args.items[i], true, out);
+        break;
+    case S_AUGASSIGN:
+        copy->lhs = node_clone(s->lhs);
+        copy->rhs = node_clone(s->rhs);
+        hoist_in(c, &copy->rhs, true, out);
+        hoist_in(c, &copy->lhs, true, out);
+        break;
+    case S_EXPR:
+    case S_RETURN:
+        copy->lhs = node_clone(s->lhs);
+        hoist_in(c, &copy->lhs, top_ok, out);
+        break;
+    default:   /* S_IF */
+        copy->cond = node_clone(s->cond);
+        hoist_in(c, &copy->cond, false, out);
+        break;
+    }
+    return copy;
+}
+
 static void lower_stmt(Ctx *c, Node *s, NodeList *out)
 {
+    s = hoist_collectives(c, s, out);
     switch (s->kind) {
     case S_EXPR: {
         Node *e = s->lhs;

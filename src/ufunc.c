@@ -49,6 +49,9 @@ static const char *const uf_dtype[] = {
 /* The loop dimensions a kernel view can have: krt_view holds KRT_MAX_NDIM
  * (kernrt.h) dimensions in all, core ones included. */
 #define UF_MAX_NDIM 4
+/* Operands (inputs and outputs) of one function: NumPy's NPY_MAXARGS, and
+ * what runtime/ufunc.c's krt_ufunc_call accepts (KRT_UFUNC_MAX_OPS). */
+#define UF_MAX_OPS 32
 
 typedef enum UfKind { UF_VECTORIZE, UF_GUVECTORIZE, UF_REDUCE } UfKind;
 
@@ -206,6 +209,17 @@ static const char *param_name(const FuncDef *fd, int i)
     return ((Node *)fd->def->params.items[i])->name;
 }
 
+/* Refuse more operands than the runtime's host side takes, here rather
+ * than with a failed call at run time. */
+static bool uf_check_nops(const UFunc *u, int nops)
+{
+    if (nops <= UF_MAX_OPS)
+        return true;
+    sema_error(u->loc, "%s '%s' has %d operands (inputs and outputs); at most %d are "
+               "supported, as in NumPy", uf_kind_name[u->kind], u->name, nops, UF_MAX_OPS);
+    return false;
+}
+
 /* @vectorize(['float32(float32, float32)', ...], target='cuda') */
 static void uf_vectorize(UFunc *u, Node *call)
 {
@@ -222,11 +236,13 @@ static void uf_vectorize(UFunc *u, Node *call)
     }
     if (!uf_options(call, "@vectorize"))
         return;
+    int nparams = fd->def->params.len;
+    if (!uf_check_nops(u, nparams + 1))
+        return;
     PtrVec nodes = {0};
     uf_sig_nodes(call->args.items[0], &nodes);
     Signature *eager = arena_alloc(sizeof *eager * (size_t)(nodes.len + 1));
     int neager = 0;
-    int nparams = fd->def->params.len;
     for (int i = 0; i < nodes.len; i++) {
         Node *e = nodes.items[i];
         Signature s;
@@ -375,6 +391,8 @@ static void uf_guvectorize(UFunc *u, Node *call)
                    groups.len, groups.len == 1 ? "" : "s", u->name, nparams);
         return;
     }
+    if (!uf_check_nops(u, nparams))
+        return;
     PtrVec nodes = {0};
     uf_sig_nodes(call->args.items[0], &nodes);
     for (int i = 0; i < nodes.len; i++) {

@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 mkdir "$work/tmp"
 kern=$srcdir/tests/run/kernels.kern
 
-echo "1..44"
+echo "1..47"
 n=0
 failed=0
 
@@ -87,7 +87,14 @@ $npytool make xf.npy f4 10x100 range --fortran
 head -c 1000 x.npy > trunc.npy
 printf 'PK\003\004 not a numpy file' > magic.npy
 printf '\223NUMPY\001\000\040\000{"descr": <f4, "shape": (3,)}  \n' > header.npy
-inputs="x.npy y.npy y2.npy a.npy o.npy io.npy fo.npy uo.npy part.npy xi.npy x2d.npy xf.npy trunc.npy magic.npy header.npy"
+# A bool array as NumPy may hold it (any nonzero byte is True), and a shape
+# whose nonzero dimensions overflow (NumPy: "array is too big").
+printf '\223NUMPY\001\000v\000%-117s\n\002\000\377\001' \
+    "{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }" > bools.npy
+$npytool make bo.npy b1 4 const:0
+printf '\223NUMPY\001\000v\000%-117s\n' \
+    "{'descr': '<f8', 'fortran_order': False, 'shape': (0, 9223372036854775807), }" > huge.npy
+inputs="x.npy y.npy y2.npy a.npy o.npy io.npy fo.npy uo.npy part.npy xi.npy x2d.npy xf.npy trunc.npy magic.npy header.npy bools.npy huge.npy"
 cksum $inputs > inputs.sum
 
 # ---- runs that work ----
@@ -131,6 +138,12 @@ krun "$kern" blocksum x.npy part.npy --grid 4 --block 256 --shared 1024 --outdir
 check "dynamic shared memory from --shared" \
     $npytool check out6/arg1.npy f4 4 list:32640,98176,163712,204972
 
+krun "$kern" negate bools.npy bo.npy --block 4 --outdir out7
+check "bool array bytes other than 0 and 1 read as True (not x is False)" \
+    $npytool check out7/arg1.npy b1 4 list:0,1,0,0
+check "bool array written back with NumPy's canonical True" \
+    $npytool check out7/arg0.npy b1 4 list:1,0,1,1
+
 check "--help prints the usage and exits 0" "$KERNC" run --help
 check "--help mentions every option" sh -c \
     "'$KERNC' run --help | grep -q -- --grid && '$KERNC' run --help | grep -q -- --outdir"
@@ -158,6 +171,8 @@ refused "truncated data" 1 "truncated data: the header promises 4000 bytes" \
 refused "bad magic" 1 "magic.npy: not a .npy file (bad magic)" "$kern" saxpy magic.npy y.npy 1
 refused "bad header" 1 "header.npy: bad header: expected a string at offset 10" \
     "$kern" saxpy header.npy y.npy 1
+refused "a shape whose nonzero dimensions overflow, even with a zero one" 1 \
+    "huge.npy: bad header: the shape is too large" "$kern" add2d huge.npy o.npy
 refused "Fortran order" 1 "xf.npy: Fortran-order arrays are not supported" \
     "$kern" add2d xf.npy o.npy
 refused "unknown kernel" 1 "has no kernel 'sax'; its kernels: saxpy, add2d, scalars, blocksum" \
