@@ -482,6 +482,13 @@ const Global *sema_global(const char *name);         /* resolve.c; NULL if unbou
  * why).  is_local tells names that are local
  * to the function being typed (they are never constants). */
 Node *sema_fold(Node *e, bool report, bool (*is_local)(void *, const char *), void *ctx);
+/* An expression with only number literals at its leaves, folded as
+ * CPython's compiler folds it before numba sees it (exact integers, so
+ * 9223372036854775807 + 1 is the uint64 2**63): the E_CONST (int64, uint64,
+ * float64 or bool), or NULL with *runtime set where CPython leaves it to
+ * run time (1 // 0, 1 << -1, 2 ** 100), or NULL after an error (an int
+ * that fits no 64-bit type, as numba refuses it; reported if `report`). */
+Node *sema_fold_literal(Node *e, bool report, bool *runtime);
 /* The values of a constant array from nested tuples/lists of constants
  * (np.array's data): *flat an E_TUPLE of E_CONSTs of elem, in C order, typed
  * ty_array(elem, ndim, true, SPACE_CONST); elem NULL: NumPy's rule (ints ->

@@ -119,12 +119,20 @@ static const char *path_of(const Node *e, bool (*is_local)(void *, const char *)
 /* Constant folding (Python semantics)                                 */
 /* ------------------------------------------------------------------ */
 
-/* A value during folding: a Python int (kept in int64), float, bool, a
- * typed scalar made by a cast such as np.float32(0.5), or a tuple (typed:
- * an E_TUPLE of constants). */
+/* A Python int while folding.  Intermediate values may leave the 64-bit
+ * types (CPython computes 9223372036854775807 + 1 exactly, and numba then
+ * types the literal 2**63 as uint64); 128 bits is also as far as CPython's
+ * compiler folds (ast_opt.c, MAX_INT_SIZE).  A result that fits no 64-bit
+ * integer type is an error where it becomes a constant, as in numba. */
+typedef __int128 PyInt;
+#define PYINT_BITS 128
+
+/* A value during folding: a Python int, float, bool, a typed scalar made
+ * by a cast such as np.float32(0.5), or a tuple (typed: an E_TUPLE of
+ * constants). */
 typedef struct Val {
     enum { V_INT, V_FLOAT, V_BOOL, V_TYPED, V_TUPLE } kind;
-    int64_t i;
+    PyInt i;
     double f;
     Node *typed;
 } Val;
@@ -133,6 +141,10 @@ typedef struct Folder {
     bool report;
     bool (*is_local)(void *, const char *);
     void *ctx;
+    bool literal;      /* a literal-only expression in a function: fold only
+                          what CPython's compiler folds (see sema_fold_literal) */
+    bool runtime;      /* literal: CPython leaves it to run time */
+    bool too_large;    /* an int beyond what kernc or numba can hold */
     const char *why;   /* the first reason folding failed, and where */
     Loc why_loc;
 } Folder;
@@ -148,6 +160,57 @@ static bool fold_fail(Folder *F, Loc loc, const char *msg)
         F->why_loc = loc;
     }
     return false;
+}
+
+/* CPython's compiler does not fold this operation (a zero divisor, a
+ * negative shift count, a result beyond its size limit): numba computes
+ * it at run time with the types of its operands. */
+static bool fold_runtime(Folder *F, Loc loc, const char *msg)
+{
+    if (F->literal) {
+        F->runtime = true;
+        return false;
+    }
+    return fold_fail(F, loc, msg);
+}
+
+static bool fold_too_large(Folder *F, Loc loc)
+{
+    F->too_large = true;
+    return fold_fail(F, loc, "integer constant expression too large (beyond 128 bits)");
+}
+
+/* Bits of |v| (Python's int.bit_length()). */
+static int pyint_bits(PyInt v)
+{
+    unsigned __int128 m = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+    int n = 0;
+    while (m) {
+        n++;
+        m >>= 1;
+    }
+    return n;
+}
+
+/* The decimal digits of v, for messages. */
+static const char *pyint_text(PyInt v)
+{
+    char buf[48], *p = buf + sizeof buf;
+    unsigned __int128 m = v < 0 ? -(unsigned __int128)v : (unsigned __int128)v;
+    *--p = '\0';
+    do {
+        *--p = (char)('0' + (int)(m % 10));
+        m /= 10;
+    } while (m);
+    if (v < 0)
+        *--p = '-';
+    return arena_strdup(p);
+}
+
+/* numba types an int as int64, or uint64 from 2**63 to 2**64 - 1. */
+static bool pyint_fits(PyInt v)
+{
+    return v >= INT64_MIN && v <= (PyInt)UINT64_MAX;
 }
 
 static Val val_of_const(const Node *k)
@@ -172,16 +235,26 @@ static Val val_of_const(const Node *k)
     return v;
 }
 
-static Node *const_of_val(const Val *v, Loc loc)
+/* NULL (an error, reported if F->report) for an int that fits no type. */
+static Node *const_of_val(Folder *F, const Val *v, Loc loc)
 {
     if (v->kind == V_TYPED || v->kind == V_TUPLE) {
         Node *k = node_clone(v->typed);
         k->loc = loc;
         return k;
     }
+    if (v->kind == V_INT && !pyint_fits(v->i)) {
+        F->too_large = true;
+        fold_fail(F, loc, arena_printf("integer constant %s does not fit int64 or uint64",
+                                       pyint_text(v->i)));
+        return NULL;
+    }
     Node *k = node_new(E_CONST, loc);
     switch (v->kind) {
-    case V_INT: k->type = ty_int64; k->ival = (uint64_t)v->i; break;
+    case V_INT:
+        k->type = v->i > INT64_MAX ? ty_uint64 : ty_int64;
+        k->ival = (uint64_t)v->i;
+        break;
     case V_BOOL: k->type = ty_bool; k->ival = (uint64_t)v->i; break;
     default: k->type = ty_float64; k->fval = v->f; break;
     }
@@ -206,7 +279,7 @@ static bool fold_binop(Folder *F, Node *e, Val a, Val b, Val *out)
     bool isf = a.kind == V_FLOAT || b.kind == V_FLOAT;
     double fa = a.kind == V_FLOAT ? a.f : (double)a.i;
     double fb = b.kind == V_FLOAT ? b.f : (double)b.i;
-    int64_t x = a.i, y = b.i, r;
+    PyInt x = a.i, y = b.i, r;
     out->kind = V_INT;
     switch (e->op) {
     case OP_ADD: case OP_SUB: case OP_MUL:
@@ -215,21 +288,25 @@ static bool fold_binop(Folder *F, Node *e, Val a, Val b, Val *out)
             out->f = e->op == OP_ADD ? fa + fb : e->op == OP_SUB ? fa - fb : fa * fb;
             return true;
         }
+        /* CPython's safe_multiply */
+        if (F->literal && e->op == OP_MUL && x && y &&
+            pyint_bits(x) + pyint_bits(y) > PYINT_BITS)
+            return fold_runtime(F, e->loc, "");
         if (e->op == OP_ADD ? __builtin_add_overflow(x, y, &r)
             : e->op == OP_SUB ? __builtin_sub_overflow(x, y, &r)
             : __builtin_mul_overflow(x, y, &r))
-            return fold_fail(F, e->loc, "integer constant overflows int64");
+            return fold_too_large(F, e->loc);
         out->i = r;
         return true;
     case OP_DIV:
         if (fb == 0)
-            return fold_fail(F, e->loc, "division by zero in a constant expression");
+            return fold_runtime(F, e->loc, "division by zero in a constant expression");
         out->kind = V_FLOAT;
         out->f = fa / fb;
         return true;
     case OP_FLOORDIV: case OP_MOD:
         if (isf ? fb == 0 : y == 0)
-            return fold_fail(F, e->loc, "division by zero in a constant expression");
+            return fold_runtime(F, e->loc, "division by zero in a constant expression");
         if (isf) {
             double m = py_fmod(fa, fb);
             out->kind = V_FLOAT;
@@ -237,10 +314,10 @@ static bool fold_binop(Folder *F, Node *e, Val a, Val b, Val *out)
             out->f = e->op == OP_MOD ? m : round((fa - m) / fb);
             return true;
         }
-        if (x == INT64_MIN && y == -1)
-            return fold_fail(F, e->loc, "integer constant overflows int64");
+        if (y == -1 && x == -x && x != 0)   /* the one quotient that overflows */
+            return fold_too_large(F, e->loc);
         {
-            int64_t q = x / y, m = x % y;
+            PyInt q = x / y, m = x % y;
             if (m != 0 && ((m < 0) != (y < 0))) {
                 q--;
                 m += y;
@@ -249,18 +326,30 @@ static bool fold_binop(Folder *F, Node *e, Val a, Val b, Val *out)
         }
         return true;
     case OP_POW:
+        if (!isf && y < 0 && x == 0)
+            return fold_runtime(F, e->loc, "0 cannot be raised to a negative power");
         if (isf || y < 0) {
             out->kind = V_FLOAT;
             out->f = pow(fa, fb);
             return true;
         }
-        r = 1;
-        for (int64_t k = 0; k < y; k++) {
-            if (__builtin_mul_overflow(r, x, &r))
-                return fold_fail(F, e->loc, "integer constant overflows int64");
-            if (r == 0 || r == 1)
-                break;
+        /* CPython's safe_power */
+        if (F->literal && x && y > 0 && pyint_bits(x) > PYINT_BITS / y)
+            return fold_runtime(F, e->loc, "");
+        if (x == 0 || x == 1 || y == 0) {
+            out->i = y == 0 ? 1 : x;
+            return true;
         }
+        if (x == -1) {
+            out->i = y % 2 ? -1 : 1;
+            return true;
+        }
+        if (y >= PYINT_BITS)                 /* |x| >= 2: certainly too large */
+            return fold_too_large(F, e->loc);
+        r = 1;
+        for (PyInt k = 0; k < y; k++)
+            if (__builtin_mul_overflow(r, x, &r))
+                return fold_too_large(F, e->loc);
         out->i = r;
         return true;
     case OP_LSHIFT: case OP_RSHIFT: case OP_BITAND: case OP_BITOR: case OP_BITXOR:
@@ -273,14 +362,17 @@ static bool fold_binop(Folder *F, Node *e, Val a, Val b, Val *out)
         else if (e->op == OP_BITOR) out->i = x | y;
         else if (e->op == OP_BITXOR) out->i = x ^ y;
         else if (y < 0)
-            return fold_fail(F, e->loc, "negative shift count");
+            return fold_runtime(F, e->loc, "negative shift count");
         else if (e->op == OP_RSHIFT)
-            out->i = y >= 63 ? (x < 0 ? -1 : 0) : x >> y;
-        else {
-            if (y >= 63 || (x != 0 && (x > (INT64_MAX >> y) || x < (INT64_MIN >> y))))
-                return fold_fail(F, e->loc, "integer constant overflows int64");
-            out->i = (int64_t)((uint64_t)x << y);
-        }
+            out->i = y >= PYINT_BITS - 1 ? (x < 0 ? -1 : 0) : x >> y;
+        else if (x == 0)
+            out->i = 0;
+        else if (F->literal && (y > PYINT_BITS || pyint_bits(x) > PYINT_BITS - y))
+            return fold_runtime(F, e->loc, "");    /* CPython's safe_lshift */
+        else if (y >= PYINT_BITS - 1 || pyint_bits(x) > PYINT_BITS - 1 - y)
+            return fold_too_large(F, e->loc);
+        else
+            out->i = x * ((PyInt)1 << y);
         return true;
     default:
         return fold_fail(F, e->loc, "this operator is not allowed in a constant expression");
@@ -297,7 +389,14 @@ static bool fold_cast(Folder *F, Node *e, const char *path, Val *out)
         return false;
     if (a.kind == V_TUPLE)
         return fold_fail(F, e->args.items[0]->loc, "a tuple cannot be converted to a number");
-    Node *k = const_of_val(&a, e->loc);
+    if (strcmp(path, "int") == 0 && a.kind != V_FLOAT && a.kind != V_TYPED) {
+        out->kind = V_INT;   /* int(7), int(True): a Python int, of any size */
+        out->i = a.i;
+        return true;
+    }
+    Node *k = const_of_val(F, &a, e->loc);
+    if (!k)
+        return false;
     double f = ty_is_float(k->type) ? k->fval
              : ty_is_signed(k->type) ? (double)(int64_t)k->ival : (double)k->ival;
     bool isf = ty_is_float(k->type);
@@ -305,7 +404,8 @@ static bool fold_cast(Folder *F, Node *e, const char *path, Val *out)
         if (isf && !(f > -9223372036854775808.0 && f < 9223372036854775808.0))
             return fold_fail(F, e->loc, "integer constant overflows int64");
         out->kind = V_INT;
-        out->i = isf ? (int64_t)f : (int64_t)k->ival;
+        out->i = isf ? (PyInt)(int64_t)f
+               : ty_is_signed(k->type) ? (PyInt)(int64_t)k->ival : (PyInt)k->ival;
         return true;
     }
     if (strcmp(path, "float") == 0) {
@@ -355,17 +455,9 @@ static bool fold_cast(Folder *F, Node *e, const char *path, Val *out)
 static bool fold(Folder *F, Node *e, Val *out)
 {
     switch (e->kind) {
-    case E_INT:
-        if (e->ival > (uint64_t)INT64_MAX) {
-            Node *k = node_new(E_CONST, e->loc);
-            k->type = ty_uint64;
-            k->ival = e->ival;
-            out->kind = V_TYPED;
-            out->typed = k;
-            return true;
-        }
+    case E_INT:   /* a Python int; 2**63 and above become uint64 constants */
         out->kind = V_INT;
-        out->i = (int64_t)e->ival;
+        out->i = (PyInt)e->ival;
         return true;
     case E_FLOAT:
         out->kind = V_FLOAT;
@@ -418,10 +510,11 @@ static bool fold(Folder *F, Node *e, Val *out)
                 out->f = e->op == OP_NEG ? -a.f : a.f;
                 return true;
             }
-            if (e->op == OP_NEG && a.i == INT64_MIN)
-                return fold_fail(F, e->loc, "integer constant overflows int64");
             out->kind = V_INT;
-            out->i = e->op == OP_NEG ? -a.i : a.i;
+            if (e->op == OP_NEG && __builtin_sub_overflow((PyInt)0, a.i, &out->i))
+                return fold_too_large(F, e->loc);
+            if (e->op == OP_POS)
+                out->i = a.i;
             return true;
         case OP_INVERT:
             if (a.kind == V_FLOAT)
@@ -448,7 +541,9 @@ static bool fold(Folder *F, Node *e, Val *out)
             Val v;
             if (!fold(F, e->args.items[i], &v))
                 return false;
-            Node *k = const_of_val(&v, ((Node *)e->args.items[i])->loc);
+            Node *k = const_of_val(F, &v, ((Node *)e->args.items[i])->loc);
+            if (!k)
+                return false;
             nl_push(&t->args, k);
             el[i] = k->type;
         }
@@ -468,7 +563,7 @@ static bool fold(Folder *F, Node *e, Val *out)
             (i.kind != V_INT && i.kind != V_BOOL))
             return fold_fail(F, e->rhs->loc, "a tuple index must be an integer constant");
         int n = t.typed->args.len;
-        int64_t k = i.i < 0 ? i.i + n : i.i;
+        PyInt k = i.i < 0 ? i.i + n : i.i;
         if (k < 0 || k >= n)
             return fold_fail(F, e->rhs->loc, "tuple index out of range");
         *out = val_of_const(t.typed->args.items[k]);
@@ -502,7 +597,20 @@ Node *sema_fold(Node *e, bool report, bool (*is_local)(void *, const char *), vo
     Val v;
     if (!fold(&F, e, &v))
         return NULL;
-    return const_of_val(&v, e->loc);
+    return const_of_val(&F, &v, e->loc);
+}
+
+Node *sema_fold_literal(Node *e, bool report, bool *runtime)
+{
+    Folder F = {.literal = true};
+    Val v;
+    Node *k = fold(&F, e, &v) ? const_of_val(&F, &v, e->loc) : NULL;
+    /* Other failures (1.5 & 2) are left to the typing of the operation,
+     * which says what is wrong with it. */
+    *runtime = !k && !F.too_large;
+    if (!k && F.too_large && report)
+        sema_error(F.why_loc, "%s", F.why);
+    return k;
 }
 
 /* ------------------------------------------------------------------ */
@@ -741,6 +849,22 @@ static Type *sig_type_expr(Node *e, bool allow_void)
     return ty_array(t, ndim, contig, SPACE_GLOBAL);
 }
 
+/* A signature's parameter types from type expressions, and ret. */
+static bool sig_param_exprs(const NodeList *args, Type *ret, Signature *out)
+{
+    PtrVec params = {0};
+    for (int i = 0; i < args->len; i++) {
+        Type *t = sig_type_expr(args->items[i], false);
+        if (!t)
+            return false;
+        vec_push(&params, t);
+    }
+    out->ret = ret;
+    out->params = (Type **)params.items;
+    out->nparams = params.len;
+    return true;
+}
+
 /* One signature written as a string or an expression. */
 static bool sig_from_node(Node *e, Signature *out)
 {
@@ -756,31 +880,10 @@ static bool sig_from_node(Node *e, Signature *out)
             sema_error(((Node *)e->kwargs.items[0])->loc, "keyword arguments in a signature");
             return false;
         }
-        PtrVec params = {0};
-        for (int i = 0; i < e->args.len; i++) {
-            Type *t = sig_type_expr(e->args.items[i], false);
-            if (!t)
-                return false;
-            vec_push(&params, t);
-        }
-        out->ret = ret;
-        out->params = (Type **)params.items;
-        out->nparams = params.len;
-        return true;
+        return sig_param_exprs(&e->args, ret, out);
     }
-    if (e->kind == E_TUPLE) {   /* argument types only: (float32[:], int32) */
-        PtrVec params = {0};
-        for (int i = 0; i < e->args.len; i++) {
-            Type *t = sig_type_expr(e->args.items[i], false);
-            if (!t)
-                return false;
-            vec_push(&params, t);
-        }
-        out->ret = ty_void;
-        out->params = (Type **)params.items;
-        out->nparams = params.len;
-        return true;
-    }
+    if (e->kind == E_TUPLE)   /* argument types only: (float32[:], int32) */
+        return sig_param_exprs(&e->args, ty_void, out);
     sema_error(e->loc, "expected a signature such as \"void(float32[:], int32)\"");
     return false;
 }
@@ -1081,13 +1184,14 @@ static void resolve_constant(Node *s)
     }
     Folder F = {0};
     Val v;
-    if (!fold(&F, s->rhs, &v)) {
+    Node *k = fold(&F, s->rhs, &v) ? const_of_val(&F, &v, s->rhs->loc) : NULL;
+    if (!k) {
         /* say why, at the part that is not constant */
         sema_error(F.why_loc, "module-level name '%s' must be a compile-time constant: %s",
                    t->name, F.why);
         return;
     }
-    bind_global(GLOBAL_CONST, t->name)->value = const_of_val(&v, s->rhs->loc);
+    bind_global(GLOBAL_CONST, t->name)->value = k;
 }
 
 static bool opt_bool(Node *kw, bool *out)

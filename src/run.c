@@ -1124,15 +1124,16 @@ static int run_launch(Run *r)
     return rc;
 }
 
+/* With --outdir, every argument that went to the device (the arrays of a
+ * kernel, of a ufunc or of a reduction) comes back as DIR/argI.npy. */
 static int run_write_outputs(Run *r)
 {
-    const krt_kernel *k = r->kernel;
     if (r->cfg.outdir == NULL)
         return RUN_OK;
     int rc = run_mkdirs(r->cfg.outdir);
-    for (int i = 0; i < k->nparams && rc == RUN_OK; i++) {
+    for (int i = 0; i < r->cfg.nargs && rc == RUN_OK; i++) {
         RunArg *a = &r->args[i];
-        if (k->params[i].kind != KRT_PARAM_ARRAY)
+        if (!a->on_device)
             continue;
         /* The host copy has the right size and shape: reuse it. */
         int st = krt_copy_to_host(a->host.data, a->dev, NULL);
@@ -1362,23 +1363,7 @@ static int run_ufunc(Run *r)
     }
     free(arrays);
     free(scal);
-    if (rc != RUN_OK || r->cfg.outdir == NULL)
-        return rc;
-    rc = run_mkdirs(r->cfg.outdir);
-    for (int i = 0; i < r->cfg.nargs && rc == RUN_OK; i++) {
-        RunArg *a = &r->args[i];
-        if (!a->on_device)
-            continue;
-        int st = krt_copy_to_host(a->host.data, a->dev, NULL);
-        if (st != KRT_OK)
-            return run_krt_error(st);
-        char path[4096 + 32];
-        snprintf(path, sizeof path, "%s/arg%d.npy", r->cfg.outdir, i);
-        char err[NPY_ERR_MAX];
-        if (npy_write(path, &a->host, err, sizeof err) != 0)
-            rc = run_error(RUN_FAIL, "%s", err);
-    }
-    return rc;
+    return rc == RUN_OK ? run_write_outputs(r) : rc;
 }
 
 /* ------------------------------------------------------------------ */

@@ -2423,9 +2423,12 @@ static Node *lower_tuple(Ctx *c, Node *e)
 static Node *lx(Ctx *c, Node *e)
 {
     if ((e->kind == E_BINOP || e->kind == E_UNARY) && literal_only(e)) {
-        Node *k = sema_fold(e, false, NULL, NULL);
-        if (k && (k->type == ty_int64 || k->type == ty_float64 || k->type == ty_bool))
+        bool runtime;
+        Node *k = sema_fold_literal(e, !c->quiet, &runtime);
+        if (k)
             return k;
+        if (!runtime)
+            return bad_node(e->loc, ty_error);
     }
     switch (e->kind) {
     case E_INT:
@@ -2484,6 +2487,40 @@ static Node *lx(Ctx *c, Node *e)
 
 static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out);
 
+/* The Var that `target = <array>` in stmt declares as an array of type t,
+ * or NULL after an error (a parameter, a second declaration, a scalar use
+ * elsewhere); *first when stmt is its declaration and the caller is to set
+ * its kind and shape (the type and location are set here). */
+static Var *array_decl_var(Ctx *c, Node *stmt, Node *target, Type *t, bool *first)
+{
+    Var *v = lookup_var(c, target->name);
+    int vi = 0;
+    while (c->vars.items[vi] != v)
+        vi++;
+    *first = false;
+    if (v->kind == VAR_PARAM) {
+        fail(c, target->loc, "'%s' is a parameter; it cannot be redeclared as an array",
+             v->name);
+        return NULL;
+    }
+    if (c->decls.items[vi] && c->decls.items[vi] != stmt) {
+        fail(c, target->loc, "'%s' is already declared as an array", v->name);
+        return NULL;
+    }
+    if (c->decls.items[vi])
+        return v;
+    if (v->type && v->type != t) {
+        fail(c, target->loc, "'%s' is assigned a %s elsewhere; it cannot also be an array",
+             v->name, ty_name(v->type));
+        return NULL;
+    }
+    c->decls.items[vi] = stmt;
+    v->type = t;
+    v->loc = target->loc;
+    c->changed = true;
+    *first = true;
+    return v;
+}
 /* name = cuda.shared.array(shape, dtype) / cuda.local.array(shape, dtype) */
 static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
                             const ApiEntry *a, NodeList *out)
@@ -2556,33 +2593,15 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
         fail(c, dtype->loc, "the dtype of %s() must be a scalar type such as float32", a->path);
         return;
     }
-    Var *v = lookup_var(c, target->name);
     Type *t = ty_array(elem, ndim, true, shared ? SPACE_SHARED : SPACE_LOCAL);
-    int vi = 0;
-    while (c->vars.items[vi] != v)
-        vi++;
-    if (v->kind == VAR_PARAM) {
-        fail(c, target->loc, "'%s' is a parameter; it cannot be redeclared as an array",
-             v->name);
+    bool first;
+    Var *v = array_decl_var(c, stmt, target, t, &first);
+    if (!v)
         return;
-    }
-    if (c->decls.items[vi] && c->decls.items[vi] != stmt) {
-        fail(c, target->loc, "'%s' is already declared as an array", v->name);
-        return;
-    }
-    if (!c->decls.items[vi]) {
-        if (v->type && v->type != t) {
-            fail(c, target->loc, "'%s' is assigned a %s elsewhere; it cannot also be an array",
-                 v->name, ty_name(v->type));
-            return;
-        }
-        c->decls.items[vi] = stmt;
-        v->type = t;
+    if (first) {
         v->kind = !shared ? VAR_LOCALARRAY : dynamic ? VAR_DYNSHARED : VAR_SHARED;
         for (int i = 0; i < ndim; i++)
             v->shape[i] = dims[i];
-        v->loc = target->loc;
-        c->changed = true;
     }
     if (c->quiet)
         return;
@@ -2605,32 +2624,14 @@ static void lower_constdecl(Ctx *c, Node *stmt, Node *target, Node *call, NodeLi
     const char *name;
     if (!const_array_data(c, call, &flat, shape, &name))
         return;
-    Var *v = lookup_var(c, target->name);
-    int vi = 0;
-    while (c->vars.items[vi] != v)
-        vi++;
-    if (v->kind == VAR_PARAM) {
-        fail(c, target->loc, "'%s' is a parameter; it cannot be redeclared as an array",
-             v->name);
+    bool first;
+    Var *v = array_decl_var(c, stmt, target, flat->type, &first);
+    if (!v)
         return;
-    }
-    if (c->decls.items[vi] && c->decls.items[vi] != stmt) {
-        fail(c, target->loc, "'%s' is already declared as an array", v->name);
-        return;
-    }
-    if (!c->decls.items[vi]) {
-        if (v->type && v->type != flat->type) {
-            fail(c, target->loc, "'%s' is assigned a %s elsewhere; it cannot also be an array",
-                 v->name, ty_name(v->type));
-            return;
-        }
-        c->decls.items[vi] = stmt;
-        v->type = flat->type;
+    if (first) {
         v->kind = VAR_CONSTARRAY;
         memcpy(v->shape, shape, sizeof v->shape);
         v->init = flat;
-        v->loc = target->loc;
-        c->changed = true;
     }
     if (c->quiet)
         return;

@@ -209,6 +209,16 @@ static const char *param_name(const FuncDef *fd, int i)
     return ((Node *)fd->def->params.items[i])->name;
 }
 
+/* Does signature s (written at e) have the function's nparams? */
+static bool uf_sig_arity(const UFunc *u, const Node *e, const Signature *s, int nparams)
+{
+    if (s->nparams == nparams)
+        return true;
+    sema_error(e->loc, "this signature has %d parameter%s but '%s' takes %d", s->nparams,
+               s->nparams == 1 ? "" : "s", u->name, nparams);
+    return false;
+}
+
 /* Refuse more operands than the runtime's host side takes, here rather
  * than with a failed call at run time. */
 static bool uf_check_nops(const UFunc *u, int nops)
@@ -256,11 +266,8 @@ static void uf_vectorize(UFunc *u, Node *call)
                        "'float32(float32, float32)'");
             continue;
         }
-        if (s.nparams != nparams) {
-            sema_error(e->loc, "this signature has %d parameter%s but '%s' takes %d",
-                       s.nparams, s.nparams == 1 ? "" : "s", u->name, nparams);
+        if (!uf_sig_arity(u, e, &s, nparams))
             continue;
-        }
         if (nparams == 0) {
             sema_error(e->loc, "a @vectorize function needs at least one input");
             continue;
@@ -405,11 +412,8 @@ static void uf_guvectorize(UFunc *u, Node *call)
                        "array parameters)");
             continue;
         }
-        if (s.nparams != nparams) {
-            sema_error(e->loc, "this signature has %d parameter%s but '%s' takes %d",
-                       s.nparams, s.nparams == 1 ? "" : "s", u->name, nparams);
+        if (!uf_sig_arity(u, e, &s, nparams))
             continue;
-        }
         UfSig g = {.text = uf_sig_text(&s, true), .nops = nparams};
         g.ops = arena_alloc(sizeof *g.ops * (size_t)nparams);
         bool ok = true;

@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 mkdir "$work/tmp"
 kern=$srcdir/tests/run/kernels.kern
 
-echo "1..47"
+echo "1..50"
 n=0
 failed=0
 
@@ -143,6 +143,19 @@ check "bool array bytes other than 0 and 1 read as True (not x is False)" \
     $npytool check out7/arg1.npy b1 4 list:0,1,0,0
 check "bool array written back with NumPy's canonical True" \
     $npytool check out7/arg0.npy b1 4 list:1,0,1,1
+
+$npytool make fr.npy i8 7 const:0
+$npytool make ff.npy f8 3 const:0
+$npytool make fu.npy u8 2 const:0
+krun "$kern" folded fr.npy ff.npy fu.npy --outdir out8
+check "literal-only expressions folded exactly, as CPython does (int64 results)" \
+    $npytool check out8/arg0.npy i8 7 \
+    list:4611686018427387904,3074457345618258602,2305843009213693952,808,2305843009213693952,-1,0
+check "2**64 - 1 and module-level (1 << 64) - 1 are uint64, as numba types them" \
+    $npytool check out8/arg2.npy u8 2 list:18446744073709551615,18446744073709551615
+check "uint64 module constants // 2 typed as numba types literals (int64)" \
+    $npytool check out8/arg1.npy f8 3 \
+    list:-1,-4611686018427387904,18446744073709551615 0
 
 check "--help prints the usage and exits 0" "$KERNC" run --help
 check "--help mentions every option" sh -c \
