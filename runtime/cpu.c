@@ -127,8 +127,11 @@ typedef struct krt_cpu_job {
     void **args;
     uint64_t nblocks;
     size_t static_bytes;             /* rounded: dyn_shared starts there */
-    _Atomic uint64_t next;           /* next block to hand out */
-    _Atomic int error;               /* first error wins */
+    uint64_t chunk;                  /* blocks taken per grab of next */
+    /* On a cache line of its own: every worker bumps it, and a line shared
+     * with fields they only read would bounce between cores. */
+    _Alignas(64) _Atomic uint64_t next;   /* next block to hand out */
+    _Alignas(64) _Atomic int error;       /* first error wins */
     /* Cooperative launches: block b's memory at coop_mem + b * coop_stride
      * (shared, then dynamic shared, then frames at coop_frame), its resume
      * point resume[b]; phase 0 starts every block, a later phase resumes
@@ -271,7 +274,7 @@ static void krt_cpu_run(krt_cpu_job *job, krt_cpu_worker *w)
 {
     const krt_kernel *k = job->kernel;
     krt_dim3 g = job->cfg.grid;
-    uint64_t b, plane = (uint64_t)g.x * g.y;
+    uint64_t b, end = 0, plane = (uint64_t)g.x * g.y;
     krt_cpu_block blk;
     int err, no_resume = 0;
 
@@ -283,10 +286,19 @@ static void krt_cpu_run(krt_cpu_job *job, krt_cpu_worker *w)
     blk.frame = w->frame;
     blk.error = &err;
     blk.resume = &no_resume;
-    while (atomic_load_explicit(&job->error, memory_order_relaxed) == KRT_OK) {
-        b = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
-        if (b >= job->nblocks)
+
+    /* Blocks are taken `chunk` at a time: one atomic add per block costs
+     * more than a small block's work once two cores contend for it. */
+    for (b = 0;; b++) {
+        /* the first failing block wins: none starts after it */
+        if (atomic_load_explicit(&job->error, memory_order_relaxed) != KRT_OK)
             break;
+        if (b >= end) {
+            b = atomic_fetch_add_explicit(&job->next, job->chunk, memory_order_relaxed);
+            if (b >= job->nblocks)
+                break;
+            end = b + job->chunk < job->nblocks ? b + job->chunk : job->nblocks;
+        }
         if (job->resume != NULL) {
             char *m = job->coop_mem + b * job->coop_stride;
             if (job->phase > 0 && job->resume[b] == 0)
@@ -524,6 +536,12 @@ static int krt_cpu_launch_locked(const krt_kernel *k,
     job.static_bytes = krt_cpu_round(k->shared_bytes);
     atomic_init(&job.next, 0);
     atomic_init(&job.error, KRT_OK);
+    /* about 16 grabs per thread: balance stays good, contention low */
+    job.chunk = job.nblocks / (16u * (unsigned)krt_pool.nthreads);
+    if (job.chunk < 1)
+        job.chunk = 1;
+    if (job.chunk > 64)
+        job.chunk = 64;
 
     /* The launching thread runs blocks too: wake one helper per extra block
      * at most. */
