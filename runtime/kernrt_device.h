@@ -740,6 +740,15 @@ static __device__ inline void krt_assert_fail_dev(const char *msg)
            blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z);
     __trap();
 }
+/* End the calling thread from inside a device function: what numba's
+ * propagated exception status does without debug (the device function
+ * returns an error, and so does every caller up to the kernel).  PTX exit
+ * terminates the thread; like a kernel's early return, later barriers do not
+ * wait for it. */
+static __device__ inline void krt_exit_thread_dev(void)
+{
+    asm volatile("exit;");
+}
 #endif
 
 KRT_CPU_FN int64_t krt_ck_cpu(int64_t i, int64_t n, int axis, const char *file, int line,

@@ -349,16 +349,43 @@ int krt_array_is_contiguous(const krt_array *a)
     for (i = a->ndim - 1; i >= 0; i--) {
         if (a->shape[i] != 1 && a->strides[i] != expect)
             return 0;
-        expect *= a->shape[i];
+        if (__builtin_mul_overflow(expect, a->shape[i], &expect))
+            break;      /* no stride can match: only extents 1 may remain */
     }
+    while (--i >= 0)
+        if (a->shape[i] != 1)
+            return 0;
     return 1;
 }
 
-/* Check what krt_alloc and krt_to_device are given; *nbytes on success. */
+/* NumPy's rule for a shape: the product of its nonzero extents times the
+ * item size must fit in int64 (and here in ptrdiff_t), even when another
+ * extent is 0, so that every C-order stride is representable.  Extents are
+ * known non-negative.  *nbytes gets the byte size (0 for an empty array);
+ * returns 0 when the shape is too large. */
+static int krt_shape_fits(krt_dtype dtype, int ndim, const int64_t *shape,
+                          size_t *nbytes)
+{
+    int64_t n = (int64_t)krt_dtype_sizes[dtype];
+    int i, empty = 0;
+
+    for (i = 0; i < ndim; i++) {
+        if (shape[i] == 0)
+            empty = 1;
+        else if (__builtin_mul_overflow(n, shape[i], &n))
+            return 0;
+    }
+    if ((uint64_t)n > (uint64_t)PTRDIFF_MAX)
+        return 0;
+    *nbytes = empty ? 0 : (size_t)n;
+    return 1;
+}
+
+/* Check what krt_alloc, krt_to_device and krt_wrap are given; *nbytes on
+ * success. */
 static int krt_check_shape(const char *who, krt_dtype dtype, int ndim,
                            const int64_t *shape, size_t *nbytes)
 {
-    int64_t n = 1;
     int i;
 
     if (!krt_dtype_valid(dtype))
@@ -374,15 +401,8 @@ static int krt_check_shape(const char *who, krt_dtype dtype, int ndim,
             return krt__error(KRT_EINVAL,
                               "%s: dimension %d has negative extent %lld",
                               who, i, (long long)shape[i]);
-    for (i = 0; i < ndim; i++)
-        if (__builtin_mul_overflow(n, shape[i], &n))
-            break;
-    if (i < ndim ||
-        __builtin_mul_overflow(n, (int64_t)krt_dtype_sizes[dtype], &n) ||
-        (uint64_t)n > (uint64_t)PTRDIFF_MAX)
-        return krt__error(KRT_ENOMEM, "%s: array of that shape is too large",
-                          who);
-    *nbytes = (size_t)n;
+    if (!krt_shape_fits(dtype, ndim, shape, nbytes))
+        return krt__error(KRT_EINVAL, "%s: shape too large", who);
     return KRT_OK;
 }
 
@@ -425,6 +445,7 @@ static const char *krt_backend_id_name(int id)
 static int krt_check_usable(const krt_array *a, const char *what,
                             const krt_backend *b)
 {
+    size_t nbytes;
     int i;
 
     if (a == NULL)
@@ -443,6 +464,8 @@ static int krt_check_usable(const krt_array *a, const char *what,
             return krt__error(KRT_EINVAL,
                               "%s: dimension %d has negative extent %lld",
                               what, i, (long long)a->shape[i]);
+    if (!krt_shape_fits(a->dtype, a->ndim, a->shape, &nbytes))
+        return krt__error(KRT_EINVAL, "%s: shape too large", what);
     if (a->data == NULL && krt_array_size(a) > 0)
         return krt__error(KRT_ENULLARRAY,
                           "%s has no data (zeroed or freed array)", what);

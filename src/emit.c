@@ -1616,23 +1616,86 @@ static void emit_thread_exit(Emitter *E, const char *state)
     E->exit_used = true;
 }
 
-/* The loop condition of a range with iterator it, bound stop, step step. */
+/* Is the step of range loop s a constant?  *v gets it (1 for an unsigned
+ * constant, which can only count up). */
+static bool range_step_known(const Node *s, int64_t *v)
+{
+    Node *stepe = s->args.len > 2 ? s->args.items[2] : NULL;
+    *v = 1;
+    return !stepe || const_int(stepe, v) ||
+           (stepe->kind == E_CONST && t_unsigned(stepe->type) && (*v = 1));
+}
+
+/* The loop condition of a range with iterator it, bound stop, step step.
+ * A step known only at run time is not 0 here: emit_range_step_check has
+ * ended the thread before. */
 static const char *range_cond(Node *s, const char *it, const char *stop, const char *step,
                               const Type *st)
 {
-    Node *stepe = s->args.len > 2 ? s->args.items[2] : NULL;
-    int64_t v = 1;
-    bool known = !stepe || const_int(stepe, &v) ||
-                 (stepe->kind == E_CONST && t_unsigned(stepe->type) && (v = 1));
+    int64_t v;
+    bool known = range_step_known(s, &v);
     if (known && v > 0)
         return arena_printf("%s < %s", it, stop);
     if (known && v < 0)
         return arena_printf("%s > %s", it, stop);
-    if (known)    /* step 0: numba raises; run nothing */
+    if (known)    /* step 0: sema refuses it already; run nothing */
         return "false";
     if (t_unsigned(st))
-        return arena_printf("(%s != 0 && %s < %s)", step, it, stop);
-    return arena_printf("(%s > 0 ? %s < %s : (%s < 0 && %s > %s))", step, it, stop, step, it, stop);
+        return arena_printf("%s < %s", it, stop);
+    return arena_printf("(%s > 0 ? %s < %s : %s > %s)", step, it, stop, it, stop);
+}
+
+static const char *zero_of(const Type *t);
+static const char *path_base(const char *path);
+static void c_text(StrBuf *b, const char *s, bool fmt);
+
+/* range(a, b, step) with a step that is 0 at run time: numba's CUDA target
+ * raises ValueError("range() arg 3 must not be zero").  Without debug an
+ * exception ends the thread (the kernel returns; in a device function the
+ * error status propagates to the kernel, which returns); with debug the
+ * launch reports it.  Emitted after the step is evaluated, before the loop:
+ *   CUDA kernel        return (debug: print the message and trap)
+ *   CUDA device fn     PTX exit: the thread ends, as the propagated status
+ *                      would end it (debug: print and trap)
+ *   CPU kernel, or a callee inlined into one
+ *                      the thread leaves the thread loop, marked returned
+ *                      in a kernel split at barriers (debug: krt_cpu_fail
+ *                      with KRT_EKERNEL, and the block stops)
+ *   CPU device fn      a C function cannot end its caller's thread, so the
+ *                      launch fails with KRT_EKERNEL even without debug
+ *                      (loudly, never a silent difference from CUDA). */
+static void emit_range_step_check(Emitter *E, Node *s, const char *step)
+{
+    int64_t v;
+    if (range_step_known(s, &v))
+        return;
+    bool kernel = E->fn->is_kernel || E->inlined;
+    bool nonvoid = E->fn->ret && E->fn->ret->kind != TY_VOID && E->fn->ret->kind != TY_NONE;
+    const char *ret = nonvoid && !kernel ? arena_printf("return %s;", zero_of(E->fn->ret)) : "return;";
+    StrBuf m = {0};
+    c_text(&m, path_base(E->path), false);
+    sb_printf(&m, ":%d: range() arg 3 must not be zero", s->loc.first_line);
+    outf(E, "if (%s == 0) {", step);
+    E->indent++;
+    if (E->mode == MODE_CUDA) {
+        if (E->debug)
+            outf(E, "krt_assert_fail_dev(\"%s\");", m.s);
+        else if (!kernel)
+            outf(E, "krt_exit_thread_dev();");
+        outf(E, "%s", ret);
+    } else if (E->debug || !kernel) {
+        outf(E, "krt_cpu_fail(krt_b, KRT_EKERNEL, \"%s%s\");", m.s,
+             E->debug ? "" : " (in a device function: the CPU backend cannot end the "
+                             "calling thread, so the launch fails)");
+        outf(E, "%s", ret);
+    } else if (E->thread_loop) {
+        emit_thread_exit(E, "KRT_RETURNED");
+    } else {
+        error_at(s->loc, "internal error: a range loop outside a thread loop");
+    }
+    E->indent--;
+    outf(E, "}");
+    sb_free(&m);
 }
 
 static void emit_for_range(Emitter *E, Node *s)
@@ -1648,6 +1711,7 @@ static void emit_for_range(Emitter *E, Node *s)
     outf(E, "%s = %s;", it, a0 ? ex_as(E, a0, it_t) : "0");
     outf(E, "%s = %s;", stop, a1 ? ex_as(E, a1, it_t) : "0");
     outf(E, "%s = %s;", step, a2 ? ex_as(E, a2, it_t) : "1");
+    emit_range_step_check(E, s, step);
     outf(E, "for (; %s; %s += %s) {", range_cond(s, it, stop, step, it_t), it, step);
     E->indent++;
     if (s->var)
@@ -2066,6 +2130,16 @@ static void func_begin(Emitter *E, Func *f, Mode mode)
         f->locals[i]->index = i;
     for (int i = 0; i < f->def->body.len; i++)
         walk_uses(E, f->def->body.items[i], false);
+}
+
+/* The end of a CPU kernel: the extra frame and shared fields gathered by
+ * its cuts (emit_warpop_cpu, inline_call) are malloc'd StrBufs, not arena
+ * memory, so they are freed here; the last kernel has no next func_begin to
+ * do it. */
+static void func_end_cpu(Emitter *E)
+{
+    sb_free(&E->frame_extra);
+    sb_free(&E->shared_extra);
 }
 
 /* Swap the output buffer: bodies are printed first (so that the
@@ -2838,6 +2912,7 @@ static void emit_block_stmt(Emitter *E, Node *s)
         outf(E, "%s = %s;", it, a0 ? ex_as(E, a0, it_t) : "0");
         outf(E, "%s = %s;", stop, a1 ? ex_as(E, a1, it_t) : "0");
         outf(E, "%s = %s;", step, a2 ? ex_as(E, a2, it_t) : "1");
+        emit_range_step_check(E, s, step);
         region_end(E);
         const char *enter = s->var ? arena_printf("%s = %s;", var_ref(E, s->var), conv(it, it_t, vt)) : NULL;
         emit_block_loop(E, s, range_cond(s, it, stop, step, it_t), enter,
@@ -2941,6 +3016,7 @@ static void emit_cpu_kernel(Emitter *E, Func *f)
 
     if (E->cpu_failed) {
         sb_free(&body);
+        func_end_cpu(E);
         if (E->c_target)
             error_at(E->cpu_fail_loc, "%s", E->cpu_fail_msg);
         else
@@ -3044,6 +3120,7 @@ static void emit_cpu_kernel(Emitter *E, Func *f)
     if (body.s)
         sb_puts(E->out, body.s);
     sb_free(&body);
+    func_end_cpu(E);
     E->indent = 0;
     outf(E, "}");
     outf(E, "%s", "");

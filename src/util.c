@@ -62,6 +62,8 @@ char *arena_strdup(const char *s)
 char *arena_printf(const char *fmt, ...)
 {
     va_list ap;
+    if (fmt == NULL)        /* a bug; also tells GCC's format checks so */
+        die("arena_printf: NULL format");
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
@@ -141,6 +143,8 @@ void sb_puts(StrBuf *b, const char *s)
 void sb_printf(StrBuf *b, const char *fmt, ...)
 {
     va_list ap;
+    if (fmt == NULL)        /* as in arena_printf */
+        die("sb_printf: NULL format");
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);

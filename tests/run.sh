@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 mkdir "$work/tmp"
 kern=$srcdir/tests/run/kernels.kern
 
-echo "1..50"
+echo "1..52"
 n=0
 failed=0
 
@@ -212,6 +212,16 @@ refused "unknown option" 2 "unknown option '--gird'" "$kern" saxpy x.npy y.npy 1
 refused "bad --backend" 2 "--backend: expected cpu, cuda or auto" \
     "$kern" saxpy x.npy y.npy 1 --backend gpu
 refused "missing .kern file" 1 "cannot open 'none.kern'" none.kern saxpy x.npy y.npy 1
+# range() whose step is 0 at run time (numba raises ValueError): with -g the
+# launch fails with numba's message; without it every thread just ends.
+rs_kern=$srcdir/tests/e2e/range_step.kern
+$npytool make rs.npy i8 4 const:5
+refused "-g: a range() step of 0 at run time fails the launch" 1 \
+    "range_step.kern:54: range() arg 3 must not be zero" \
+    "$rs_kern" count_block -g rs.npy 0 --block 4
+krun "$rs_kern" count_block rs.npy 0 --block 4 --outdir out_rs
+check "without -g a range() step of 0 ends the threads (nothing written)" \
+    $npytool check out_rs/arg0.npy i8 4 const:5
 printf 'from numba import cuda\n\ndef f(:\n    pass\n' > bad.kern
 refused "translation error: a diagnostic with the location" 1 "bad.kern:3:" bad.kern f
 KRUN_CC=false

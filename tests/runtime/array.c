@@ -43,7 +43,7 @@ int main(void)
             zero[] = {0, 5}, five[] = {1, 1, 1, 1, 1};
     int i, ok_all;
 
-    plan(69);
+    plan(83);
     diag("backend: %s", krt_backend_name());
 
     for (i = 0; i < 24; i++)
@@ -145,9 +145,45 @@ int main(void)
               "krt_alloc: invalid dtype");
     ok(z.data == NULL && z.ndim == 0, "failed krt_alloc leaves a zeroed array");
     {
-        int64_t huge[] = {INT64_MAX / 2, 4};
-        is_status(KRT_ENOMEM, krt_alloc(&z, KRT_FLOAT64, 2, huge),
+        /* NumPy's rule: the product of the nonzero extents times the item
+         * size must fit in int64, even for an empty array. */
+        int64_t huge[] = {INT64_MAX / 2, 4}, empty_huge[] = {0, INT64_MAX},
+                two_huge[] = {INT64_C(1) << 32, INT64_C(1) << 32},
+                edge[] = {0, INT64_MAX / 8}, past[] = {INT64_MAX / 8 + 1, 0};
+        krt_array e, w;
+        is_status(KRT_EINVAL, krt_alloc(&z, KRT_FLOAT64, 2, huge),
                   "krt_alloc: size overflows");
+        is_string("krt_alloc: shape too large", krt_last_error(),
+                  "size overflow message");
+        is_status(KRT_EINVAL, krt_alloc(&z, KRT_FLOAT32, 2, empty_huge),
+                  "krt_alloc: (0, INT64_MAX) is too large though empty");
+        is_status(KRT_EINVAL, krt_alloc(&z, KRT_INT8, 2, two_huge),
+                  "krt_alloc: two dimensions of 2**32 int8");
+        is_status(KRT_EINVAL,
+                  krt_to_device(&z, NULL, KRT_FLOAT32, 2, empty_huge, NULL),
+                  "krt_to_device: (0, INT64_MAX)");
+        is_string("krt_to_device: shape too large", krt_last_error(),
+                  "krt_to_device message");
+        is_status(KRT_EINVAL, krt_wrap(&w, host, KRT_INT8, 2, two_huge, NULL),
+                  "krt_wrap: two dimensions of 2**32");
+        is_string("krt_wrap: shape too large", krt_last_error(),
+                  "krt_wrap message");
+        is_status(KRT_EINVAL, krt_alloc(&z, KRT_FLOAT64, 2, past),
+                  "krt_alloc: (INT64_MAX / 8 + 1, 0) float64 is too large");
+        ok(z.data == NULL && z.ndim == 0,
+           "a refused shape leaves a zeroed array");
+        is_status(KRT_OK, krt_alloc(&e, KRT_FLOAT64, 2, edge),
+                  "krt_alloc: (0, INT64_MAX / 8) float64 just fits");
+        ok(e.strides[1] == 8 && e.strides[0] == 8 * (INT64_MAX / 8) &&
+               krt_array_nbytes(&e) == 0,
+           "its strides are exact and it holds no bytes");
+        w = e;
+        w.shape[1] = INT64_MAX;
+        is_status(KRT_EINVAL, krt_device_array_like(&z, w),
+                  "krt_device_array_like: a header of shape (0, INT64_MAX)");
+        is_string("krt_device_array_like: array: shape too large",
+                  krt_last_error(), "krt_device_array_like message");
+        is_status(KRT_OK, krt_free(e), "free the empty edge array");
     }
     is_status(KRT_EINVAL, krt_to_device(&z, NULL, KRT_FLOAT32, 1, shape1, NULL),
               "krt_to_device: NULL host pointer");
