@@ -49,6 +49,12 @@ static int krt_cuda_fail(cudaError_t e, const char *call)
                       cudaGetErrorName(e));
 }
 
+/* A CUDA call's error as a backend status: KRT_OK on success. */
+static int krt_cuda_check(cudaError_t e, const char *call)
+{
+    return e == cudaSuccess ? KRT_OK : krt_cuda_fail(e, call);
+}
+
 static int krt_cuda_init(void)
 {
     int count = 0;
@@ -90,7 +96,7 @@ static int krt_cuda_free(void *ptr)
 {
     cudaError_t e = cudaFree(ptr);
 
-    return e == cudaSuccess ? KRT_OK : krt_cuda_fail(e, "cudaFree");
+    return krt_cuda_check(e, "cudaFree");
 }
 
 static cudaStream_t krt_cuda_stream(const krt_stream *s)
@@ -106,10 +112,10 @@ static int krt_cuda_copy(void *dst, const void *src, size_t bytes,
 
     if (stream == NULL) {
         e = cudaMemcpy(dst, src, bytes, kind);
-        return e == cudaSuccess ? KRT_OK : krt_cuda_fail(e, "cudaMemcpy");
+        return krt_cuda_check(e, "cudaMemcpy");
     }
     e = cudaMemcpyAsync(dst, src, bytes, kind, krt_cuda_stream(stream));
-    return e == cudaSuccess ? KRT_OK : krt_cuda_fail(e, "cudaMemcpyAsync");
+    return krt_cuda_check(e, "cudaMemcpyAsync");
 }
 
 static int krt_cuda_copy_to_device(void *dst, const void *src, size_t bytes,
@@ -152,8 +158,9 @@ static int krt_cuda_kernel_limits(const krt_kernel *k, size_t *static_shared,
     return KRT_OK;
 }
 
-static int krt_cuda_launch(const krt_kernel *k, const krt_launch_cfg *cfg,
-                           void **args)
+/* The one body of both launches: they differ in the cudart call only. */
+static int krt_cuda_launch_with(const krt_kernel *k, const krt_launch_cfg *cfg,
+                                void **args, int cooperative)
 {
     dim3 grid, block;
     cudaError_t e;
@@ -164,32 +171,28 @@ static int krt_cuda_launch(const krt_kernel *k, const krt_launch_cfg *cfg,
     block.x = cfg->block.x;
     block.y = cfg->block.y;
     block.z = cfg->block.z;
-    e = cudaLaunchKernel(k->cuda, grid, block, args, cfg->shared_bytes,
-                         krt_cuda_stream(cfg->stream));
+    e = cooperative
+            ? cudaLaunchCooperativeKernel(k->cuda, grid, block, args,
+                                          cfg->shared_bytes,
+                                          krt_cuda_stream(cfg->stream))
+            : cudaLaunchKernel(k->cuda, grid, block, args, cfg->shared_bytes,
+                               krt_cuda_stream(cfg->stream));
     if (e == cudaSuccess)
         e = cudaGetLastError();
-    return e == cudaSuccess ? KRT_OK : krt_cuda_fail(e, "cudaLaunchKernel");
+    return krt_cuda_check(e, cooperative ? "cudaLaunchCooperativeKernel"
+                                         : "cudaLaunchKernel");
+}
+
+static int krt_cuda_launch(const krt_kernel *k, const krt_launch_cfg *cfg,
+                           void **args)
+{
+    return krt_cuda_launch_with(k, cfg, args, 0);
 }
 
 static int krt_cuda_launch_cooperative(const krt_kernel *k,
                                        const krt_launch_cfg *cfg, void **args)
 {
-    dim3 grid, block;
-    cudaError_t e;
-
-    grid.x = cfg->grid.x;
-    grid.y = cfg->grid.y;
-    grid.z = cfg->grid.z;
-    block.x = cfg->block.x;
-    block.y = cfg->block.y;
-    block.z = cfg->block.z;
-    e = cudaLaunchCooperativeKernel(k->cuda, grid, block, args,
-                                    cfg->shared_bytes,
-                                    krt_cuda_stream(cfg->stream));
-    if (e == cudaSuccess)
-        e = cudaGetLastError();
-    return e == cudaSuccess ? KRT_OK
-                            : krt_cuda_fail(e, "cudaLaunchCooperativeKernel");
+    return krt_cuda_launch_with(k, cfg, args, 1);
 }
 
 /* An attribute of the current device. */
@@ -295,15 +298,14 @@ static int krt_cuda_stream_destroy(krt_stream *s)
 
     if (e != cudaSuccess)
         return krt_cuda_fail(e, "cudaStreamSynchronize");
-    return e2 == cudaSuccess ? KRT_OK : krt_cuda_fail(e2, "cudaStreamDestroy");
+    return krt_cuda_check(e2, "cudaStreamDestroy");
 }
 
 static int krt_cuda_stream_synchronize(krt_stream *s)
 {
     cudaError_t e = cudaStreamSynchronize(krt_cuda_stream(s));
 
-    return e == cudaSuccess ? KRT_OK
-                            : krt_cuda_fail(e, "cudaStreamSynchronize");
+    return krt_cuda_check(e, "cudaStreamSynchronize");
 }
 
 /* cudaErrorNotReady is not an error: clear it from cudaGetLastError. */
@@ -313,7 +315,7 @@ static int krt_cuda_ready(cudaError_t e, const char *call)
         cudaGetLastError();
         return KRT_ENOTREADY;
     }
-    return e == cudaSuccess ? KRT_OK : krt_cuda_fail(e, call);
+    return krt_cuda_check(e, call);
 }
 
 static int krt_cuda_stream_query(krt_stream *s)
@@ -327,7 +329,7 @@ static int krt_cuda_stream_wait_event(krt_stream *s, krt_event *ev)
     cudaError_t e = cudaStreamWaitEvent(krt_cuda_stream(s),
                                         (cudaEvent_t)ev->impl, 0);
 
-    return e == cudaSuccess ? KRT_OK : krt_cuda_fail(e, "cudaStreamWaitEvent");
+    return krt_cuda_check(e, "cudaStreamWaitEvent");
 }
 
 /* cudaHostFn_t's signature is exactly void (*)(void *). */
@@ -343,7 +345,7 @@ static int krt_cuda_host_fn(krt_stream *s, void (*fn)(void *), void *arg)
         return KRT_OK;
     }
     e = cudaLaunchHostFunc(krt_cuda_stream(s), fn, arg);
-    return e == cudaSuccess ? KRT_OK : krt_cuda_fail(e, "cudaLaunchHostFunc");
+    return krt_cuda_check(e, "cudaLaunchHostFunc");
 }
 
 static int krt_cuda_event_create(krt_event *ev)
@@ -361,7 +363,7 @@ static int krt_cuda_event_destroy(krt_event *ev)
 {
     cudaError_t e = cudaEventDestroy((cudaEvent_t)ev->impl);
 
-    return e == cudaSuccess ? KRT_OK : krt_cuda_fail(e, "cudaEventDestroy");
+    return krt_cuda_check(e, "cudaEventDestroy");
 }
 
 static int krt_cuda_event_record(krt_event *ev, krt_stream *s)
@@ -369,15 +371,14 @@ static int krt_cuda_event_record(krt_event *ev, krt_stream *s)
     cudaError_t e = cudaEventRecord((cudaEvent_t)ev->impl,
                                     krt_cuda_stream(s));
 
-    return e == cudaSuccess ? KRT_OK : krt_cuda_fail(e, "cudaEventRecord");
+    return krt_cuda_check(e, "cudaEventRecord");
 }
 
 static int krt_cuda_event_synchronize(krt_event *ev)
 {
     cudaError_t e = cudaEventSynchronize((cudaEvent_t)ev->impl);
 
-    return e == cudaSuccess ? KRT_OK
-                            : krt_cuda_fail(e, "cudaEventSynchronize");
+    return krt_cuda_check(e, "cudaEventSynchronize");
 }
 
 static int krt_cuda_event_query(krt_event *ev)
@@ -413,29 +414,28 @@ static int krt_cuda_host_free(void *p)
 {
     cudaError_t e = cudaFreeHost(p);
 
-    return e == cudaSuccess ? KRT_OK : krt_cuda_fail(e, "cudaFreeHost");
+    return krt_cuda_check(e, "cudaFreeHost");
 }
 
 static int krt_cuda_host_register(void *p, size_t bytes)
 {
     cudaError_t e = cudaHostRegister(p, bytes, cudaHostRegisterDefault);
 
-    return e == cudaSuccess ? KRT_OK : krt_cuda_fail(e, "cudaHostRegister");
+    return krt_cuda_check(e, "cudaHostRegister");
 }
 
 static int krt_cuda_host_unregister(void *p)
 {
     cudaError_t e = cudaHostUnregister(p);
 
-    return e == cudaSuccess ? KRT_OK : krt_cuda_fail(e, "cudaHostUnregister");
+    return krt_cuda_check(e, "cudaHostUnregister");
 }
 
 static int krt_cuda_synchronize(void)
 {
     cudaError_t e = cudaDeviceSynchronize();
 
-    return e == cudaSuccess ? KRT_OK
-                            : krt_cuda_fail(e, "cudaDeviceSynchronize");
+    return krt_cuda_check(e, "cudaDeviceSynchronize");
 }
 
 const krt_backend krt__cuda_backend = {

@@ -262,47 +262,25 @@ KRT_FN float krt_round_ndigits_f32(float x, int64_t nd)
 
 /* Float to integer: what cvt.rzi does on the GPU (saturate, NaN -> 0), so
  * that both backends agree where C leaves the conversion undefined; 8- and
- * 16-bit results go through int32 and wrap. */
-KRT_FN int64_t krt_cvt_i64_f64(double x)
-{
-    if (x != x)
-        return 0;
-    if (x < -9223372036854775808.0)
-        return INT64_MIN;
-    if (x >= 9223372036854775808.0)
-        return INT64_MAX;
-    return (int64_t)x;
-}
-KRT_FN int64_t krt_cvt_i64_f32(float x) { return krt_cvt_i64_f64((double)x); }
-KRT_FN uint64_t krt_cvt_u64_f64(double x)
-{
-    if (x != x || x <= 0.0)
-        return 0;
-    if (x >= 18446744073709551616.0)
-        return UINT64_MAX;
-    return (uint64_t)x;
-}
-KRT_FN uint64_t krt_cvt_u64_f32(float x) { return krt_cvt_u64_f64((double)x); }
-KRT_FN int32_t krt_cvt_i32_f64(double x)
-{
-    if (x != x)
-        return 0;
-    if (x <= -2147483648.0)
-        return INT32_MIN;
-    if (x >= 2147483647.0)
-        return INT32_MAX;
-    return (int32_t)x;
-}
-KRT_FN int32_t krt_cvt_i32_f32(float x) { return krt_cvt_i32_f64((double)x); }
-KRT_FN uint32_t krt_cvt_u32_f64(double x)
-{
-    if (x != x || x <= 0.0)
-        return 0;
-    if (x >= 4294967295.0)
-        return UINT32_MAX;
-    return (uint32_t)x;
-}
-KRT_FN uint32_t krt_cvt_u32_f32(float x) { return krt_cvt_u32_f64((double)x); }
+ * 16-bit results go through int32 and wrap.  x <= lo gives tmin, x >= hi
+ * gives tmax. */
+#define KRT_CVT_(s, T, tmin, tmax, lo, hi)                                   \
+    KRT_FN T krt_cvt_##s##_f64(double x)                                     \
+    {                                                                        \
+        if (x != x)                                                          \
+            return 0;                                                        \
+        if (x <= (lo))                                                       \
+            return tmin;                                                     \
+        if (x >= (hi))                                                       \
+            return tmax;                                                     \
+        return (T)x;                                                         \
+    }                                                                        \
+    KRT_FN T krt_cvt_##s##_f32(float x) { return krt_cvt_##s##_f64((double)x); }
+KRT_CVT_(i64, int64_t, INT64_MIN, INT64_MAX, -9223372036854775808.0,
+         9223372036854775808.0)
+KRT_CVT_(u64, uint64_t, 0, UINT64_MAX, 0.0, 18446744073709551616.0)
+KRT_CVT_(i32, int32_t, INT32_MIN, INT32_MAX, -2147483648.0, 2147483647.0)
+KRT_CVT_(u32, uint32_t, 0, UINT32_MAX, 0.0, 4294967295.0)
 #define KRT_CVT_NARROW_(s, T, via)                                           \
     KRT_FN T krt_cvt_##s##_f64(double x) { return (T)krt_cvt_##via##_f64(x); } \
     KRT_FN T krt_cvt_##s##_f32(float x) { return (T)krt_cvt_##via##_f64((double)x); }

@@ -211,6 +211,13 @@ static int krt_backend_failed(int status, const char *who)
     return krt__error(status, "%s: %s", who, krt__message());
 }
 
+/* A backend call's status as the public function returns it: KRT_OK, or
+ * the failure with the function's name in front. */
+static int krt_backend_result(int status, const char *who)
+{
+    return status == KRT_OK ? KRT_OK : krt_backend_failed(status, who);
+}
+
 /* The running backend, choosing it on first use.  who prefixes messages. */
 static int krt_backend_get(const krt_backend **out, const char *who)
 {
@@ -301,8 +308,7 @@ int krt_synchronize(void)
 
     KRT_TRY(krt_backend_get(&b, "krt_synchronize"));
     status = b->synchronize();
-    return status == KRT_OK ? KRT_OK
-                            : krt_backend_failed(status, "krt_synchronize");
+    return krt_backend_result(status, "krt_synchronize");
 }
 
 /* ------------------------------------------------------------------ */
@@ -754,9 +760,7 @@ int krt_copy_to_host(void *host, krt_array a, krt_stream *stream)
         return KRT_OK;
     if (krt_array_is_contiguous(&a)) {
         status = b->copy_to_host(host, a.data, nbytes, stream);
-        return status == KRT_OK ? KRT_OK
-                                : krt_backend_failed(status,
-                                                     "krt_copy_to_host");
+        return krt_backend_result(status, "krt_copy_to_host");
     }
     /* A strided view: fetch the bytes it spans, then gather in C order. */
     item = krt_dtype_sizes[a.dtype];
@@ -885,7 +889,7 @@ int krt_free(krt_array a)
     if (status != 0)
         return status > 0 ? KRT_OK : status;
     status = b->free(a.data);
-    return status == KRT_OK ? KRT_OK : krt_backend_failed(status, "krt_free");
+    return krt_backend_result(status, "krt_free");
 }
 
 /* ------------------------------------------------------------------ */
@@ -1145,7 +1149,7 @@ int krt_max_cooperative_grid(unsigned *blocks, const krt_kernel *k,
                           who, static_shared, shared_bytes,
                           KRT_MAX_SHARED_BYTES);
     status = b->max_cooperative(k, block, shared_bytes, blocks);
-    return status == KRT_OK ? KRT_OK : krt_backend_failed(status, who);
+    return krt_backend_result(status, who);
 }
 
 int krt_forall(krt_launch_cfg *out, const krt_kernel *k, int64_t n)
@@ -1207,9 +1211,7 @@ int krt_copy_to_device(krt_array dst, const void *host, krt_stream *stream)
     if (nbytes == 0)
         return KRT_OK;
     status = b->copy_to_device(dst.data, host, nbytes, stream);
-    return status == KRT_OK ? KRT_OK
-                            : krt_backend_failed(status,
-                                                 "krt_copy_to_device");
+    return krt_backend_result(status, "krt_copy_to_device");
 }
 
 int krt_copy_device(krt_array dst, krt_array src, krt_stream *stream)
@@ -1248,8 +1250,7 @@ int krt_copy_device(krt_array dst, krt_array src, krt_stream *stream)
     if (nbytes == 0 || dst.data == src.data)
         return KRT_OK;
     status = b->copy_device(dst.data, src.data, nbytes, stream);
-    return status == KRT_OK ? KRT_OK
-                            : krt_backend_failed(status, "krt_copy_device");
+    return krt_backend_result(status, "krt_copy_device");
 }
 
 int krt_device_array_like(krt_array *out, krt_array like)
@@ -1401,8 +1402,7 @@ int krt_host_free(void *p)
         return krt__error(KRT_EINVAL, "krt_host_free: %p was not allocated "
                           "by krt_host_alloc (or was freed)", p);
     status = b->host_free(p);
-    return status == KRT_OK ? KRT_OK
-                            : krt_backend_failed(status, "krt_host_free");
+    return krt_backend_result(status, "krt_host_free");
 }
 
 int krt_host_register(void *p, size_t bytes)
@@ -1442,38 +1442,52 @@ int krt_host_unregister(void *p)
         return krt__error(KRT_EINVAL, "krt_host_unregister: %p is not "
                           "registered", p);
     status = b->host_unregister(p);
-    return status == KRT_OK ? KRT_OK
-                            : krt_backend_failed(status,
-                                                 "krt_host_unregister");
+    return krt_backend_result(status, "krt_host_unregister");
 }
 
 /* ------------------------------------------------------------------ */
 /* Streams and events                                                  */
 /* ------------------------------------------------------------------ */
 
-int krt_stream_create(krt_stream **s)
+/* The one body of krt_stream_create and krt_event_create: allocate the
+ * handle, let the backend set it up, and register it, so that later calls
+ * can tell it from a destroyed one.  is_event picks the kind. */
+static int krt_handle_create(void **out, int is_event, const char *who)
 {
     const krt_backend *b;
-    krt_stream *h;
+    void *h;
     int status;
+
+    KRT_TRY(krt_backend_get(&b, who));
+    h = calloc(1, is_event ? sizeof(krt_event) : sizeof(krt_stream));
+    if (h == NULL)
+        return krt__error(KRT_ENOMEM, "%s: out of memory", who);
+    status = is_event ? b->event_create(h) : b->stream_create(h);
+    if (status != KRT_OK) {
+        free(h);
+        return krt_backend_failed(status, who);
+    }
+    if (krt_registry_add(is_event ? &krt_events : &krt_streams, h)
+        != KRT_OK) {
+        if (is_event)
+            b->event_destroy(h);
+        else
+            b->stream_destroy(h);
+        free(h);
+        return krt__error(KRT_ENOMEM, "%s: out of memory", who);
+    }
+    *out = h;
+    return KRT_OK;
+}
+
+int krt_stream_create(krt_stream **s)
+{
+    void *h;
 
     if (s == NULL)
         return krt__error(KRT_EINVAL, "krt_stream_create: s is NULL");
     *s = NULL;
-    KRT_TRY(krt_backend_get(&b, "krt_stream_create"));
-    h = calloc(1, sizeof *h);
-    if (h == NULL)
-        return krt__error(KRT_ENOMEM, "krt_stream_create: out of memory");
-    status = b->stream_create(h);
-    if (status != KRT_OK) {
-        free(h);
-        return krt_backend_failed(status, "krt_stream_create");
-    }
-    if (krt_registry_add(&krt_streams, h) != KRT_OK) {
-        b->stream_destroy(h);
-        free(h);
-        return krt__error(KRT_ENOMEM, "krt_stream_create: out of memory");
-    }
+    KRT_TRY(krt_handle_create(&h, 0, "krt_stream_create"));
     *s = h;
     return KRT_OK;
 }
@@ -1492,9 +1506,7 @@ int krt_stream_destroy(krt_stream *s)
         return krt_check_stream(s, "krt_stream_destroy");
     status = b->stream_destroy(s);
     free(s);
-    return status == KRT_OK ? KRT_OK
-                            : krt_backend_failed(status,
-                                                 "krt_stream_destroy");
+    return krt_backend_result(status, "krt_stream_destroy");
 }
 
 int krt_stream_synchronize(krt_stream *s)
@@ -1505,9 +1517,7 @@ int krt_stream_synchronize(krt_stream *s)
     KRT_TRY(krt_backend_get(&b, "krt_stream_synchronize"));
     KRT_TRY(krt_check_stream(s, "krt_stream_synchronize"));
     status = s == NULL ? b->synchronize() : b->stream_synchronize(s);
-    return status == KRT_OK ? KRT_OK
-                            : krt_backend_failed(status,
-                                                 "krt_stream_synchronize");
+    return krt_backend_result(status, "krt_stream_synchronize");
 }
 
 int krt_stream_query(krt_stream *s)
@@ -1523,8 +1533,7 @@ int krt_stream_query(krt_stream *s)
     status = b->stream_query(s);
     if (status == KRT_ENOTREADY)
         return krt__error(status, "krt_stream_query: work is pending");
-    return status == KRT_OK ? KRT_OK
-                            : krt_backend_failed(status, "krt_stream_query");
+    return krt_backend_result(status, "krt_stream_query");
 }
 
 int krt_stream_wait_event(krt_stream *s, krt_event *e)
@@ -1536,34 +1545,17 @@ int krt_stream_wait_event(krt_stream *s, krt_event *e)
     KRT_TRY(krt_check_stream(s, "krt_stream_wait_event"));
     KRT_TRY(krt_check_event(e, "krt_stream_wait_event"));
     status = b->stream_wait_event(s, e);
-    return status == KRT_OK ? KRT_OK
-                            : krt_backend_failed(status,
-                                                 "krt_stream_wait_event");
+    return krt_backend_result(status, "krt_stream_wait_event");
 }
 
 int krt_event_create(krt_event **e)
 {
-    const krt_backend *b;
-    krt_event *h;
-    int status;
+    void *h;
 
     if (e == NULL)
         return krt__error(KRT_EINVAL, "krt_event_create: e is NULL");
     *e = NULL;
-    KRT_TRY(krt_backend_get(&b, "krt_event_create"));
-    h = calloc(1, sizeof *h);
-    if (h == NULL)
-        return krt__error(KRT_ENOMEM, "krt_event_create: out of memory");
-    status = b->event_create(h);
-    if (status != KRT_OK) {
-        free(h);
-        return krt_backend_failed(status, "krt_event_create");
-    }
-    if (krt_registry_add(&krt_events, h) != KRT_OK) {
-        b->event_destroy(h);
-        free(h);
-        return krt__error(KRT_ENOMEM, "krt_event_create: out of memory");
-    }
+    KRT_TRY(krt_handle_create(&h, 1, "krt_event_create"));
     *e = h;
     return KRT_OK;
 }
@@ -1578,8 +1570,7 @@ int krt_event_destroy(krt_event *e)
         return krt_check_event(e, "krt_event_destroy");
     status = b->event_destroy(e);
     free(e);
-    return status == KRT_OK ? KRT_OK
-                            : krt_backend_failed(status, "krt_event_destroy");
+    return krt_backend_result(status, "krt_event_destroy");
 }
 
 int krt_event_record(krt_event *e, krt_stream *s)
@@ -1605,9 +1596,7 @@ int krt_event_synchronize(krt_event *e)
     KRT_TRY(krt_backend_get(&b, "krt_event_synchronize"));
     KRT_TRY(krt_check_event(e, "krt_event_synchronize"));
     status = b->event_synchronize(e);
-    return status == KRT_OK ? KRT_OK
-                            : krt_backend_failed(status,
-                                                 "krt_event_synchronize");
+    return krt_backend_result(status, "krt_event_synchronize");
 }
 
 int krt_event_query(krt_event *e)
@@ -1621,8 +1610,7 @@ int krt_event_query(krt_event *e)
     if (status == KRT_ENOTREADY)
         return krt__error(status, "krt_event_query: the event's last "
                           "record is pending");
-    return status == KRT_OK ? KRT_OK
-                            : krt_backend_failed(status, "krt_event_query");
+    return krt_backend_result(status, "krt_event_query");
 }
 
 int krt_event_elapsed_ms(float *ms, krt_event *start, krt_event *end)
@@ -1645,7 +1633,5 @@ int krt_event_elapsed_ms(float *ms, krt_event *start, krt_event *end)
     if (status == KRT_ENOTREADY)
         return krt__error(status, "krt_event_elapsed_ms: a record is "
                           "still pending");
-    return status == KRT_OK ? KRT_OK
-                            : krt_backend_failed(status,
-                                                 "krt_event_elapsed_ms");
+    return krt_backend_result(status, "krt_event_elapsed_ms");
 }

@@ -360,9 +360,7 @@ static const char *tuple_cname(const Type *t)
         sb_puts(&b, t->elems[i]->kind == TY_TUPLE ? tuple_cname(t->elems[i])
                                                   : t_suffix(t->elems[i]));
     }
-    char *s = arena_strdup(b.s);
-    sb_free(&b);
-    return s;
+    return sb_take(&b);
 }
 
 /* krt_dtype enumerator of a scalar type (SCALAR_TYPES and KRT_DTYPE_MAP
@@ -822,9 +820,7 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
             E->axis = k;
             sb_printf(&b, "[%s]", index_expr(E, idx[k], arena_printf("%lld", (long long)v->shape[k])));
         }
-        char *s = arena_strdup(b.s);
-        sb_free(&b);
-        return s;
+        return sb_take(&b);
     }
     E->axis = 0;
     if (v && v->kind == VAR_DYNSHARED)
@@ -852,9 +848,7 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
         }
         sb_putc(&b, ')');
     }
-    char *s = arena_strdup(b.s);
-    sb_free(&b);
-    return s;
+    return sb_take(&b);
 }
 
 /* An array expression passed as a value (a device-function argument): a
@@ -946,9 +940,7 @@ static const char *ex_compare(Emitter *E, Node *n)
         sb_printf(&b, "%s %s %s", conv(ls, l->type, ct), op, conv(rs, r->type, ct));
     }
     sb_putc(&b, ')');
-    char *s = arena_strdup(b.s);
-    sb_free(&b);
-    return s;
+    return sb_take(&b);
 }
 
 static const char *ex_binop(Emitter *E, Node *n)
@@ -1217,10 +1209,8 @@ static const char *ex_math(Emitter *E, Node *n)
     for (int i = 0; i < n->args.len; i++)
         sb_printf(&b, "%s%s", i ? ", " : "", ex_as(E, n->args.items[i], ft));
     sb_putc(&b, ')');
-    const char *s = arena_strdup(b.s);
-    sb_free(&b);
     /* math.floor/ceil/trunc return int64 in numba: convert if typed so */
-    return conv(s, ft, n->type);
+    return conv(sb_take(&b), ft, n->type);
 }
 
 static const char *ex_warp_cuda(Emitter *E, Node *n, EmitApi ea, Node **args, int nargs);
@@ -1278,9 +1268,7 @@ static const char *ex_cuda_api(Emitter *E, Node *n, EmitApi ea)
             for (int i = 0; i < n->args.len; i++)
                 sb_printf(&b, "%s%s", i ? ", " : "", ex_as(E, n->args.items[i], t));
             sb_putc(&b, ')');
-            const char *r = arena_strdup(b.s);
-            sb_free(&b);
-            return r;
+            return sb_take(&b);
         }
     case EA_SELP:
         if (n->args.len != 3)
@@ -1422,9 +1410,7 @@ static const char *ex_api(Emitter *E, Node *n)
         for (int c = 0; c < t->nelems && c < 3; c++)
             sb_printf(&b, "%s%s", c ? ", " : "", grid_comp(E, size, c));
         sb_putc(&b, ')');
-        const char *s = arena_strdup(b.s);
-        sb_free(&b);
-        return s;
+        return sb_take(&b);
     }
     case API_M_PI: return fmt_float(t, 3.14159265358979323846);
     case API_M_E: return fmt_float(t, 2.71828182845904523536);
@@ -1524,9 +1510,7 @@ static const char *ex_call(Emitter *E, Node *n)
         sb_printf(&b, "%s%s", (i || E->mode == MODE_CPU) ? ", " : "", s);
     }
     sb_putc(&b, ')');
-    const char *s = arena_strdup(b.s);
-    sb_free(&b);
-    return s;
+    return sb_take(&b);
 }
 
 static const char *ex(Emitter *E, Node *n)
@@ -1566,9 +1550,7 @@ static const char *ex(Emitter *E, Node *n)
         for (int i = 0; i < n->args.len; i++)
             sb_printf(&b, "%s%s", i ? ", " : "", ex_as(E, n->args.items[i], n->type->elems[i]));
         sb_putc(&b, ')');
-        const char *s = arena_strdup(b.s);
-        sb_free(&b);
-        return s;
+        return sb_take(&b);
     }
     case E_BINOP:
         return ex_binop(E, n);
@@ -1698,13 +1680,11 @@ static void emit_range_step_check(Emitter *E, Node *s, const char *step)
     sb_free(&m);
 }
 
-static void emit_for_range(Emitter *E, Node *s)
+/* range()'s arguments into the loop's variables it, stop and step (start
+ * 0 and step 1 when not given), then the check of a zero step. */
+static void emit_range_init(Emitter *E, Node *s, const char *it, const char *stop,
+                            const char *step, Type *it_t)
 {
-    Type *vt = s->var ? s->var->type : ty_scalar[TY_INT64];
-    Type *it_t = s->it ? s->it->type : vt;
-    const char *it = s->it ? var_ref(E, s->it) : new_tmp(E, it_t);
-    const char *stop = s->stop ? var_ref(E, s->stop) : new_tmp(E, it_t);
-    const char *step = s->step ? var_ref(E, s->step) : new_tmp(E, it_t);
     Node *a0 = s->args.len > 0 ? s->args.items[0] : NULL;
     Node *a1 = s->args.len > 1 ? s->args.items[1] : NULL;
     Node *a2 = s->args.len > 2 ? s->args.items[2] : NULL;
@@ -1712,6 +1692,16 @@ static void emit_for_range(Emitter *E, Node *s)
     outf(E, "%s = %s;", stop, a1 ? ex_as(E, a1, it_t) : "0");
     outf(E, "%s = %s;", step, a2 ? ex_as(E, a2, it_t) : "1");
     emit_range_step_check(E, s, step);
+}
+
+static void emit_for_range(Emitter *E, Node *s)
+{
+    Type *vt = s->var ? s->var->type : ty_scalar[TY_INT64];
+    Type *it_t = s->it ? s->it->type : vt;
+    const char *it = s->it ? var_ref(E, s->it) : new_tmp(E, it_t);
+    const char *stop = s->stop ? var_ref(E, s->stop) : new_tmp(E, it_t);
+    const char *step = s->step ? var_ref(E, s->step) : new_tmp(E, it_t);
+    emit_range_init(E, s, it, stop, step, it_t);
     outf(E, "for (; %s; %s += %s) {", range_cond(s, it, stop, step, it_t), it, step);
     E->indent++;
     if (s->var)
@@ -1732,9 +1722,7 @@ static const char *zero_of(const Type *t)
         for (int i = 0; i < t->nelems; i++)
             sb_printf(&b, "%s%s", i ? ", " : "", zero_of(t->elems[i]));
         sb_putc(&b, ')');
-        const char *s = arena_strdup(b.s);
-        sb_free(&b);
-        return s;
+        return sb_take(&b);
     }
     if (t && t->kind == TY_ARRAY)
         return "krt_view_make(NULL, 1, 0, 0, 0, 1)";
@@ -2032,9 +2020,7 @@ static const char *array_dims(const Var *v)
     StrBuf b = {0};
     for (int k = 0; k < t->ndim && k < 3; k++)
         sb_printf(&b, "[%lld]", (long long)v->shape[k]);
-    char *s = arena_strdup(b.s ? b.s : "");
-    sb_free(&b);
-    return s;
+    return sb_take(&b);
 }
 
 /* Declare local variable v as a C local (not in a frame). */
@@ -2164,26 +2150,61 @@ static const char *param_list(const Func *f, const char *lead)
         sb_printf(&b, "%s%s", (i || *lead) ? ", " : "", param_decl(f->params[i]));
     if (!b.s || !*b.s)
         sb_puts(&b, "void");
-    char *s = arena_strdup(b.s);
-    sb_free(&b);
-    return s;
+    return sb_take(&b);
 }
 
 /* ------------------------------------------------------------------ */
 /* CUDA functions                                                      */
 /* ------------------------------------------------------------------ */
 
+/* Device functions, on both targets, and CUDA kernels are emitted in two
+ * steps: the statements first, into a buffer of their own (func_body),
+ * since the locals and temporaries they use are only known afterwards;
+ * then, after the signature and its opening brace, those declarations and
+ * the buffer (func_close). */
+
+/* A device function that returns something (a kernel returns nothing). */
+static bool func_returns_value(const Func *f)
+{
+    return !f->is_kernel && f->ret && f->ret->kind != TY_VOID && f->ret->kind != TY_NONE;
+}
+
+/* f's statements into *body; one that returns a value and may fall off
+ * its end gets a return of its type's zero there.  Leaves the indent at
+ * the body's. */
+static void func_body(Emitter *E, Func *f, StrBuf *body)
+{
+    StrBuf *out = swap_out(E, body);
+    E->indent = 1;
+    emit_stmts(E, &f->def->body);
+    if (func_returns_value(f) && falls_through(&f->def->body))
+        outf(E, "return %s;", zero_of(f->ret));
+    swap_out(E, out);
+}
+
+/* The rest of f after its opening brace (and what the caller wrote there):
+ * locals and temporaries, the statements func_body kept, the closing
+ * brace. */
+static void func_close(Emitter *E, Func *f, StrBuf *body)
+{
+    for (int i = 0; i < f->nlocals; i++)
+        decl_local(E, f->locals[i]);
+    decl_tmps(E);
+    void_unread(E, true, true);
+    if (body->s)
+        sb_puts(E->out, body->s);
+    sb_free(body);
+    E->indent = 0;
+    outf(E, "}");
+    outf(E, "%s", "");
+}
+
 static void emit_cuda_func(Emitter *E, Func *f)
 {
     func_begin(E, f, MODE_CUDA);
     StrBuf body = {0};
-    StrBuf *out = swap_out(E, &body);
-    E->indent = 1;
-    emit_stmts(E, &f->def->body);
-    bool nonvoid = !f->is_kernel && f->ret && f->ret->kind != TY_VOID && f->ret->kind != TY_NONE;
-    if (nonvoid && falls_through(&f->def->body))
-        outf(E, "return %s;", zero_of(f->ret));
-    swap_out(E, out);
+    func_body(E, f, &body);
+    bool nonvoid = func_returns_value(f);
     E->indent = 0;
 
     emit_lineno(E, f->def->loc);
@@ -2198,16 +2219,7 @@ static void emit_cuda_func(Emitter *E, Func *f)
              fn_cname(f), param_list(f, ""));
     outf(E, "{");
     E->indent = 1;
-    for (int i = 0; i < f->nlocals; i++)
-        decl_local(E, f->locals[i]);
-    decl_tmps(E);
-    void_unread(E, true, true);
-    if (body.s)
-        sb_puts(E->out, body.s);
-    sb_free(&body);
-    E->indent = 0;
-    outf(E, "}");
-    outf(E, "%s", "");
+    func_close(E, f, &body);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2222,13 +2234,8 @@ static void emit_cpu_devfunc(Emitter *E, Func *f)
             cpu_unsupported(E, f->locals[i]->loc, "cuda.shared.array inside a device function is not "
                                                   "supported on the CPU backend yet");
     StrBuf body = {0};
-    StrBuf *out = swap_out(E, &body);
-    E->indent = 1;
-    emit_stmts(E, &f->def->body);
-    bool nonvoid = f->ret && f->ret->kind != TY_VOID && f->ret->kind != TY_NONE;
-    if (nonvoid && falls_through(&f->def->body))
-        outf(E, "return %s;", zero_of(f->ret));
-    swap_out(E, out);
+    func_body(E, f, &body);
+    bool nonvoid = func_returns_value(f);
     if (E->cpu_failed) {
         vec_push(&E->cpu_failed_funcs, f);
         sb_free(&body);
@@ -2244,16 +2251,7 @@ static void emit_cpu_devfunc(Emitter *E, Func *f)
     E->indent = 1;
     outf(E, "(void)krt_b;");
     outf(E, "(void)krt_tid;");
-    for (int i = 0; i < f->nlocals; i++)
-        decl_local(E, f->locals[i]);
-    decl_tmps(E);
-    void_unread(E, true, true);
-    if (body.s)
-        sb_puts(E->out, body.s);
-    sb_free(&body);
-    E->indent = 0;
-    outf(E, "}");
-    outf(E, "%s", "");
+    func_close(E, f, &body);
 }
 
 /* A region: one loop over the threads that are still running. */
@@ -2906,13 +2904,7 @@ static void emit_block_stmt(Emitter *E, Node *s)
         const char *it = var_ref(E, s->it), *stop = var_ref(E, s->stop), *step = var_ref(E, s->step);
         emit_lineno(E, s->loc);
         region_begin(E, true);
-        Node *a0 = s->args.len > 0 ? s->args.items[0] : NULL;
-        Node *a1 = s->args.len > 1 ? s->args.items[1] : NULL;
-        Node *a2 = s->args.len > 2 ? s->args.items[2] : NULL;
-        outf(E, "%s = %s;", it, a0 ? ex_as(E, a0, it_t) : "0");
-        outf(E, "%s = %s;", stop, a1 ? ex_as(E, a1, it_t) : "0");
-        outf(E, "%s = %s;", step, a2 ? ex_as(E, a2, it_t) : "1");
-        emit_range_step_check(E, s, step);
+        emit_range_init(E, s, it, stop, step, it_t);
         region_end(E);
         const char *enter = s->var ? arena_printf("%s = %s;", var_ref(E, s->var), conv(it, it_t, vt)) : NULL;
         emit_block_loop(E, s, range_cond(s, it, stop, step, it_t), enter,
@@ -3136,8 +3128,13 @@ static const char *path_base(const char *path)
     return s ? s + 1 : path;
 }
 
+const char *emit_source_path(const Program *p, const Options *opt)
+{
+    return p->src && p->src->path ? p->src->path : opt && opt->input ? opt->input : "input.kern";
+}
+
 /* krt_module_<base>: the base name without ".kern", as an identifier. */
-static const char *module_ident(const char *path)
+const char *emit_module_ident(const char *path)
 {
     const char *b = path_base(path);
     size_t n = strlen(b);
@@ -3158,9 +3155,7 @@ static const char *c_string(const char *s)
             sb_putc(&b, '\\');
         sb_putc(&b, *s);
     }
-    char *r = arena_strdup(b.s ? b.s : "");
-    sb_free(&b);
-    return r;
+    return sb_take(&b);
 }
 
 /* The launcher's C type of a parameter (bool travels as uint8_t). */
@@ -3180,9 +3175,7 @@ static const char *launcher_proto(const Func *f)
     for (int i = 0; i < f->nparams; i++)
         sb_printf(&b, ", %s %s", abi_type(f->params[i]->type), f->params[i]->cname);
     sb_putc(&b, ')');
-    char *s = arena_strdup(b.s);
-    sb_free(&b);
-    return s;
+    return sb_take(&b);
 }
 
 static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
@@ -3348,7 +3341,7 @@ static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt
     E->out = out;
     E->prog = p;
     E->opt = opt;
-    E->path = p->src && p->src->path ? p->src->path : opt && opt->input ? opt->input : "input.kern";
+    E->path = emit_source_path(p, opt);
     E->line_file = c_string(E->path);
     E->base_file = c_string(path_base(E->path));
     for (int i = 0; i < p->nfuncs; i++) {
@@ -3391,7 +3384,7 @@ static void emit_cpu_half(Emitter *E, bool cuda)
             emit_descriptor(E, p->funcs[i], cuda, cpu_ok[i]);
             nk++;
         }
-    const char *mod = module_ident(E->path);
+    const char *mod = emit_module_ident(E->path);
     if (nk > 0) {
         outf(E, "static const krt_kernel *const krt_kernels_%s[] = {", mod);
         for (int i = 0; i < p->nfuncs; i++)
@@ -3463,7 +3456,7 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
 {
     Emitter E;
     emitter_init(&E, out, p, opt);
-    const char *mod = module_ident(E.path);
+    const char *mod = emit_module_ident(E.path);
     char *guard = arena_printf("%s_KERN_H_", mod);
     for (char *g = guard; *g; g++)
         if (*g >= 'a' && *g <= 'z')

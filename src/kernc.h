@@ -52,6 +52,8 @@ void sb_putc(StrBuf *b, char c);
 void sb_puts(StrBuf *b, const char *s);
 void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_free(StrBuf *b);
+/* b's text copied into the arena ("" if b is empty); b is freed. */
+char *sb_take(StrBuf *b);
 
 /* ------------------------------------------------------------------ */
 /* diag.c: diagnostics                                                 */
@@ -512,6 +514,11 @@ void check_program(Program *p, const Options *opt);
 void emit_cuda(StrBuf *out, Program *p, const Options *opt);
 void emit_c(StrBuf *out, Program *p, const Options *opt);
 void emit_header(StrBuf *out, Program *p, const Options *opt);
+/* emit.c, for ufunc.c too: the .kern file's path as the generated code
+ * names it (the source's, else opt->input, else "input.kern"), and the
+ * identifier its base name makes, without ".kern" (krt_module_<ident>). */
+const char *emit_source_path(const Program *p, const Options *opt);
+const char *emit_module_ident(const char *path);
 
 /* ------------------------------------------------------------------ */
 /* ufunc.c: @vectorize, @guvectorize and cuda.reduce                   */

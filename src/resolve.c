@@ -1161,6 +1161,17 @@ bool sema_const_array(Node *data, Type *elem, Node **flat_out, int64_t shape[3])
     return true;
 }
 
+/* A module-level function (a def, or a cuda.reduce lambda made one):
+ * listed in file order and bound to its name. */
+static void add_funcdef(Node *def)
+{
+    FuncDef *fd = arena_alloc(sizeof *fd);
+    fd->name = def->name;
+    fd->def = def;
+    vec_push(&fdefs, fd);
+    bind_global(GLOBAL_FUNC, def->name)->fn = fd;
+}
+
 static void resolve_constant(Node *s)
 {
     Node *t = s->args.items[0];
@@ -1168,13 +1179,8 @@ static void resolve_constant(Node *s)
         const char *p = path_of(s->rhs->lhs, NULL, NULL);
         if (p && strcmp(p, "cuda.reduce") == 0) {   /* ufunc.c: a lambda becomes a def */
             Node *def = ufunc_reduce_lambda(t->name, s->rhs);
-            if (def) {
-                FuncDef *fd = arena_alloc(sizeof *fd);
-                fd->name = def->name;
-                fd->def = def;
-                vec_push(&fdefs, fd);
-                bind_global(GLOBAL_FUNC, def->name)->fn = fd;
-            }
+            if (def)
+                add_funcdef(def);
             return;
         }
         if (p && (strcmp(p, "np.array") == 0 || strcmp(p, "np.asarray") == 0)) {
@@ -1391,11 +1397,7 @@ Program *analyze(Node *module, const Options *opt)
                 sema_error(s->loc, "redefinition of function '%s'", s->name);
                 break;
             }
-            FuncDef *fd = arena_alloc(sizeof *fd);
-            fd->name = s->name;
-            fd->def = s;
-            vec_push(&fdefs, fd);
-            bind_global(GLOBAL_FUNC, s->name)->fn = fd;
+            add_funcdef(s);
             break;
         }
         case S_ASSIGN:

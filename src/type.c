@@ -458,9 +458,7 @@ const char *ty_name(const Type *t)
         for (int i = 0; i < t->ndim; i++)
             sb_puts(&b, i + 1 < t->ndim ? ":, " : (t->contiguous ? "::1" : ":"));
         sb_putc(&b, ']');
-        char *s = arena_strdup(b.s);
-        sb_free(&b);
-        return s;
+        return sb_take(&b);
     }
     case TY_TUPLE: {
         StrBuf b = {0};
@@ -475,9 +473,7 @@ const char *ty_name(const Type *t)
                 sb_printf(&b, "%s%s", i ? ", " : "", ty_name(t->elems[i]));
             sb_putc(&b, ')');
         }
-        char *s = arena_strdup(b.s);
-        sb_free(&b);
-        return s;
+        return sb_take(&b);
     }
     default: return "?";
     }
@@ -3659,8 +3655,7 @@ static void spec_finalize(Spec *s)
             sb_printf(&b, "_%s", ty_code(f->params[i]->type));
         if (!f->nparams)
             sb_printf(&b, "_%d", seen);
-        f->cname = arena_strdup(b.s);
-        sb_free(&b);
+        f->cname = sb_take(&b);
     }
     vec_push(&order, f);
 }

@@ -199,9 +199,7 @@ static const char *uf_sig_text(const Signature *s, bool with_ret)
     for (int i = 0; i < s->nparams; i++)
         sb_printf(&b, "%s%s", i ? ", " : "", ty_name(s->params[i]));
     sb_putc(&b, ')');
-    char *r = arena_strdup(b.s);
-    sb_free(&b);
-    return r;
+    return sb_take(&b);
 }
 
 static const char *param_name(const FuncDef *fd, int i)
@@ -595,9 +593,7 @@ static const char *uf_loop_index(int nloop)
     StrBuf b = {0};
     for (int j = 0; j < nloop; j++)
         sb_printf(&b, "%skrt_u_l%d", j ? ", " : "", j);
-    char *r = arena_strdup(b.s);
-    sb_free(&b);
-    return r;
+    return sb_take(&b);
 }
 
 /* The head every (gu)vectorize kernel shares: one thread per loop index,
@@ -989,22 +985,6 @@ void ufunc_type_all(void)
 /* Host functions                                                      */
 /* ------------------------------------------------------------------ */
 
-/* krt_module_<base>'s <base>, as emit.c makes it. */
-static const char *uf_module_ident(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    size_t n = strlen(b);
-    if (n > 5 && strcmp(b + n - 5, ".kern") == 0)
-        n -= 5;
-    char *s = arena_strndup(b, n);
-    for (char *p = s; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-              (*p >= '0' && *p <= '9') || *p == '_'))
-            *p = '_';
-    return s;
-}
-
 /* A parameter name of a host function: the .kern name unless C or C++
  * would read it otherwise, or another parameter of ours has it. */
 static const char *uf_cparam(const char *name)
@@ -1040,9 +1020,7 @@ static const char *uf_proto(const UFunc *u, const UfSig *s)
             sb_printf(&b, "krt_array %s, ", uf_cparam(s->ops[k].name));
         sb_puts(&b, "krt_stream *stream)");
     }
-    char *r = arena_strdup(b.s);
-    sb_free(&b);
-    return r;
+    return sb_take(&b);
 }
 
 static bool uf_emitted(const UfSig *s)
@@ -1054,8 +1032,7 @@ void ufunc_emit_code(StrBuf *out, Program *p, const Options *opt)
 {
     if (ufuncs.len == 0)
         return;
-    const char *path = p->src && p->src->path ? p->src->path : opt && opt->input ? opt->input
-                                                                               : "input.kern";
+    const char *path = emit_source_path(p, opt);
     sb_puts(out, "/* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */\n\n");
     PtrVec table = {0};
     for (int i = 0; i < ufuncs.len; i++) {
@@ -1107,7 +1084,7 @@ void ufunc_emit_code(StrBuf *out, Program *p, const Options *opt)
             vec_push(&table, (void *)h);
         }
     }
-    const char *mod = uf_module_ident(path);
+    const char *mod = emit_module_ident(path);
     if (table.len > 0) {
         sb_printf(out, "static const krt_ufunc *const krt_ufunc_list_%s[] = {\n", mod);
         for (int i = 0; i < table.len; i++)
@@ -1124,8 +1101,7 @@ void ufunc_emit_header(StrBuf *out, Program *p, const Options *opt)
 {
     if (ufuncs.len == 0)
         return;
-    const char *path = p->src && p->src->path ? p->src->path : opt && opt->input ? opt->input
-                                                                               : "input.kern";
+    const char *path = emit_source_path(p, opt);
     for (int i = 0; i < ufuncs.len; i++) {
         UFunc *u = ufuncs.items[i];
         for (int j = 0; j < u->nsigs; j++) {
@@ -1153,5 +1129,5 @@ void ufunc_emit_header(StrBuf *out, Program *p, const Options *opt)
             sb_printf(out, "%s;\n\n", uf_proto(u, s));
         }
     }
-    sb_printf(out, "extern const krt_ufunc_module krt_ufuncs_%s;\n\n", uf_module_ident(path));
+    sb_printf(out, "extern const krt_ufunc_module krt_ufuncs_%s;\n\n", emit_module_ident(path));
 }

@@ -163,3 +163,10 @@ void sb_free(StrBuf *b)
     b->s = NULL;
     b->len = b->cap = 0;
 }
+
+char *sb_take(StrBuf *b)
+{
+    char *s = arena_strdup(b->s ? b->s : "");
+    sb_free(b);
+    return s;
+}
