@@ -121,7 +121,7 @@
     }                                                                        \
     /* a ** b with b not a constant: numba's int_power returns `1.0 / r if  \
      * invert else r`, so the exact product goes through float64 and back  \
-     * (saturating, as cvt.rzi); a constant b multiplies exactly. */        \
+     * (saturating, as cvt.rzi), a constant b as well (numba 0.56). */    \
     KRT_FN T krt_pow_round_##s(T r)                                          \
     {                                                                        \
         double d = (double)r;                                                \
@@ -255,9 +255,29 @@ KRT_FN double krt_round_ndigits_f64(double x, int64_t nd)
     p1 = krt_powi_f64(10.0, -nd);
     return rint(x / p1) * p1;
 }
+/* numba's round_ndigits typed for float32: the scaling is in double, but its
+ * _round intrinsic is float32's, so the scaled value is narrowed to float
+ * first (round(3.4e38f, 2) is inf, not x) and only the unscaling is double. */
 KRT_FN float krt_round_ndigits_f32(float x, int64_t nd)
 {
-    return (float)krt_round_ndigits_f64((double)x, nd);
+    double p1, p2, y;
+    if (isinf(x) || isnan(x))
+        return x;
+    if (nd >= 0) {
+        if (nd > 22) {
+            p1 = krt_powi_f64(10.0, nd - 22);
+            p2 = 1e22;
+        } else {
+            p1 = krt_powi_f64(10.0, nd);
+            p2 = 1.0;
+        }
+        y = ((double)x * p1) * p2;
+        if (isinf(y))
+            return x;
+        return (float)(((double)rintf((float)y) / p2) / p1);
+    }
+    p1 = krt_powi_f64(10.0, -nd);
+    return (float)((double)rintf((float)((double)x / p1)) * p1);
 }
 
 /* Float to integer: what cvt.rzi does on the GPU (saturate, NaN -> 0), so

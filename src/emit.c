@@ -39,7 +39,9 @@
  * computes the results over the lanes that reached the operation -- the
  * lockstep a GPU warp gives -- and syncthreads_count/and/or reduce the
  * predicate over the block between two regions.  A device function that
- * synchronises is inlined into the kernel's regions (inline_call), and a
+ * synchronises is inlined into the kernel's regions (inline_call); the
+ * shared arrays of one that does not live in the kernel's per-block struct
+ * too, reached through hidden pointer arguments (dsh_funcs), and a
  * kernel with a grid sync (cuda.cg.this_grid().sync()) becomes resumable:
  * it returns at each grid sync and the runtime calls it again once every
  * block has stopped there (emit_cpu_kernel).  With debug=True (or -g)
@@ -241,6 +243,8 @@ typedef struct Emitter {
     int ncalls;              /* inlined calls so far: krt_retN fields */
     PtrVec inl_funcs;        /* callees whose frame fields exist already */
     StrBuf shared_extra;     /* their shared arrays, in the kernel's struct */
+    PtrVec dsh_members;      /* device functions with a krt_dsh_NAME member
+                                in it (see dsh_funcs) */
     /* CPU kernels with a grid sync: resumable at each one */
     bool coop;
     int nresume;
@@ -537,6 +541,13 @@ static void name_vars(Func *f)
         for (int i = 0; i < n; i++) {
             Var *v = vs[i];
             const char *base = v->kind == VAR_HIDDEN ? v->name : emit_mangle(v->name);
+            if (strchr(base, '.')) {   /* type.c's SSA versions: "t.2" -> t_2 */
+                char *b = arena_strdup(base);
+                for (char *q = b; *q; q++)
+                    if (*q == '.')
+                        *q = '_';
+                base = b;
+            }
             const char *c = base;
             for (int k = 2;; k++) {
                 bool clash = strncmp(c, "krt_tmp", 7) == 0 || strncmp(c, "krt_skip", 8) == 0;
@@ -619,6 +630,78 @@ static const char *inl_field(Emitter *E, const char *c)
     return arena_printf("%s__%s", fn_cname(E->fn), c);
 }
 
+/* ---- Shared arrays of device functions on the CPU ----
+ * CUDA gives a __shared__ array declared in a device function one instance
+ * per block, the same for every call of the function from anywhere in the
+ * kernel.  A device function that synchronises is inlined and its arrays
+ * become members of the kernel's shared struct (inline_call); one that does
+ * not is a C function run by one thread, so its arrays are gathered in a
+ * `struct NAME__dshared`, the kernel's shared struct holds one member
+ * krt_dsh_NAME of that type for each such function the kernel can reach,
+ * and the C function receives a pointer to it as a hidden argument (after
+ * krt_b and krt_tid), one per such function it reaches itself or through
+ * its callees, so that it can pass them on.  dsh_funcs lists them in a
+ * fixed order, which the parameter list and every call follow. */
+
+static bool func_has_split(const Func *f);
+
+static bool func_has_shared(const Func *f)
+{
+    for (int i = 0; i < f->nlocals; i++)
+        if (f->locals[i]->kind == VAR_SHARED)
+            return true;
+    return false;
+}
+
+static bool vec_has(const PtrVec *v, const void *p)
+{
+    for (int i = 0; i < v->len; i++)
+        if (v->items[i] == p)
+            return true;
+    return false;
+}
+
+static void dsh_walk_list(const NodeList *l, PtrVec *out, PtrVec *seen);
+
+static void dsh_walk_func(Func *g, PtrVec *out, PtrVec *seen)
+{
+    if (vec_has(seen, g))
+        return;
+    vec_push(seen, g);
+    if (!g->is_kernel && !func_has_split(g) && func_has_shared(g))
+        vec_push(out, g);
+    dsh_walk_list(&g->def->body, out, seen);
+}
+
+static void dsh_walk(const Node *n, PtrVec *out, PtrVec *seen)
+{
+    if (!n)
+        return;
+    if (n->kind == E_CALLFN && n->callee)
+        dsh_walk_func(n->callee, out, seen);
+    dsh_walk(n->lhs, out, seen);
+    dsh_walk(n->rhs, out, seen);
+    dsh_walk(n->cond, out, seen);
+    dsh_walk_list(&n->args, out, seen);
+    dsh_walk_list(&n->body, out, seen);
+    dsh_walk_list(&n->orelse, out, seen);
+}
+
+static void dsh_walk_list(const NodeList *l, PtrVec *out, PtrVec *seen)
+{
+    for (int i = 0; i < l->len; i++)
+        dsh_walk(l->items[i], out, seen);
+}
+
+/* The non-synchronising device functions with shared arrays that a call of
+ * g reaches: g itself first, then its callees, depth first. */
+static PtrVec dsh_funcs(Func *g)
+{
+    PtrVec out = {0}, seen = {0};
+    dsh_walk_func(g, &out, &seen);
+    return out;
+}
+
 /* A variable as an lvalue/rvalue in the current context. */
 static const char *var_ref(Emitter *E, Var *v)
 {
@@ -644,6 +727,8 @@ static const char *var_ref(Emitter *E, Var *v)
             return arena_printf("krt_f->%s", c);
         return c;
     case VAR_SHARED:
+        if (E->mode == MODE_CPU && !E->fn->is_kernel)
+            return arena_printf("krt_dsh_%s->%s", fn_cname(E->fn), c);
         if (E->mode == MODE_CPU) {
             E->used_s = true;
             return arena_printf("krt_s->%s", c);
@@ -972,11 +1057,11 @@ static const char *ex_binop(Emitter *E, Node *n)
         break;
     case OP_POW:
         if (t_int(t)) {
-            /* numba: a constant exponent multiplies out exactly, any
-             * other goes through int_power (see krt_powr) */
-            int64_t k;
-            return arena_printf("krt_pow%s_%s(%s, %s)", const_int(r, &k) ? "" : "r", sfx,
-                                ex_as(E, l, t), ex_as(E, r, t));
+            /* numba 0.56: every exponent, constant or not, goes through
+             * int_power (see krt_powr): its static_power_impl is never
+             * reached, as the typed IR has lost the constant (checked with
+             * njit and the CUDA typing: (int64, int64) -> int64) */
+            return arena_printf("krt_powr_%s(%s, %s)", sfx, ex_as(E, l, t), ex_as(E, r, t));
         }
         if (t_float(t) && t_int(r->type))
             return arena_printf("krt_powi_%s(%s, %s)", sfx, ex_as(E, l, t),
@@ -1021,26 +1106,18 @@ static const char *ex_unary(Emitter *E, Node *n)
     }
         if (t_float(t))
             return arena_printf("(-%s)", ex_as(E, n->lhs, t));
-        if (t_int(t)) {
-            /* numba negates in the operand's own type, then widens:
-             * -int32(-2**31) is -2**31 as an int64 */
-            Node *in = n->lhs->kind == E_CAST && t_int(n->lhs->lhs->type) ? n->lhs->lhs : NULL;
-            if (in && t_bits(in->type) < t_bits(t))
-                return conv(arena_printf("krt_neg_%s(%s)", t_suffix(in->type), ex(E, in)), in->type, t);
+        /* numba's narrow negation (-int32(-2**31) is -2**31) is type.c's:
+         * the E_UNARY has the operand's own type, widened by an E_CAST
+         * around it; an E_CAST inside is the program's, as in -int64(y) */
+        if (t_int(t))
             return arena_printf("krt_neg_%s(%s)", t_suffix(t), ex_as(E, n->lhs, t));
-        }
         break;
     case OP_POS:
         return ex_as(E, n->lhs, t);
     case OP_INVERT:
         if (t && t->kind == TY_BOOL)    /* numba follows NumPy: logical not */
             return arena_printf("(!%s)", ex_as(E, n->lhs, t));
-        if (t_int(t) && n->lhs->kind == E_CAST && t_int(n->lhs->lhs->type) &&
-            t_bits(n->lhs->lhs->type) < t_bits(t)) {
-            /* as for -x: inverted in the operand's type, then widened */
-            Node *in = n->lhs->lhs;
-            return conv(arena_printf("((%s)~%s)", t_c(in->type), ex(E, in)), in->type, t);
-        }
+        /* as for -x: ~uint64(y) of a uint32 y inverts 64 bits */
         if (t_int(t) && t_bits(t) >= 32)
             return arena_printf("~%s", ex_as(E, n->lhs, t));
         if (t_int(t))
@@ -1428,7 +1505,7 @@ static const char *ex_api(Emitter *E, Node *n)
         /* numba-cuda lowers two-float min/max to fmin/fmax (a NaN operand
          * is ignored); any other form is numba's generic one, Python's
          * comparisons */
-        if (t_float(t) && n->args.len == 2) {
+        if (t_float(t) && n->args.len == 2 && !n->ival) {
             Node *y = n->args.items[1];
             bool fx = !(x->kind == E_CAST && !t_float(x->lhs->type));
             bool fy = !(y->kind == E_CAST && !t_float(y->lhs->type));
@@ -1500,6 +1577,23 @@ static const char *ex_call(Emitter *E, Node *n)
             if (E->cpu_failed_funcs.items[i] == f)
                 cpu_unsupported(E, n->loc, arena_printf("device function '%s' has no CPU version", f->name));
         sb_printf(&b, "%s__cpu(krt_b, krt_tid", fn_cname(f));
+        /* the shared arrays it reaches: the kernel's, or the caller's own
+         * hidden arguments (which include them) */
+        PtrVec d = dsh_funcs(f);
+        for (int i = 0; i < d.len; i++) {
+            Func *h = d.items[i];
+            const char *hn = fn_cname(h);
+            if (E->fn->is_kernel || E->inlined) {
+                E->used_s = true;
+                if (!vec_has(&E->dsh_members, h)) {
+                    vec_push(&E->dsh_members, h);
+                    sb_printf(&E->shared_extra, "    struct %s__dshared krt_dsh_%s;\n", hn, hn);
+                }
+                sb_printf(&b, ", &krt_s->krt_dsh_%s", hn);
+            } else {
+                sb_printf(&b, ", krt_dsh_%s", hn);
+            }
+        }
     } else {
         sb_printf(&b, "%s(", fn_cname(f));
     }
@@ -2063,8 +2157,10 @@ static void decl_local(Emitter *E, Var *v)
 
 static void decl_tmps(Emitter *E)
 {
+    /* zeroed: a failed launch's reads of it must not read garbage (and
+     * gcc sees that they could) */
     if (E->used_sink)
-        outf(E, "krt_sink krt_sinkv;");
+        outf(E, "krt_sink krt_sinkv = {0};");
     for (int i = 0; i < E->ntmp; i++)
         outf(E, "%s krt_tmp%d;", t_c(E->tmp_types[i]), i);
 }
@@ -2106,6 +2202,7 @@ static void func_begin(Emitter *E, Func *f, Mode mode)
     E->inl_ret = NULL;
     E->inl_depth = E->ncalls = E->nresume = 0;
     E->inl_funcs = (PtrVec){0};
+    E->dsh_members = (PtrVec){0};
     E->coop = false;
     E->param_read = arena_alloc(sizeof(bool) * (size_t)(f->nparams + 1));
     E->param_assigned = arena_alloc(sizeof(bool) * (size_t)(f->nparams + 1));
@@ -2229,10 +2326,6 @@ static void emit_cuda_func(Emitter *E, Func *f)
 static void emit_cpu_devfunc(Emitter *E, Func *f)
 {
     func_begin(E, f, MODE_CPU);
-    for (int i = 0; i < f->nlocals; i++)
-        if (f->locals[i]->kind == VAR_SHARED)
-            cpu_unsupported(E, f->locals[i]->loc, "cuda.shared.array inside a device function is not "
-                                                  "supported on the CPU backend yet");
     StrBuf body = {0};
     func_body(E, f, &body);
     bool nonvoid = func_returns_value(f);
@@ -2244,13 +2337,31 @@ static void emit_cpu_devfunc(Emitter *E, Func *f)
         return;
     }
     E->indent = 0;
+    /* its shared arrays, one instance per block (see dsh_funcs) */
+    StrBuf lead = {0};
+    sb_puts(&lead, "const krt_cpu_block *krt_b, krt_dim3 krt_tid");
+    PtrVec d = dsh_funcs(f);
+    if (func_has_shared(f)) {
+        outf(E, "struct %s__dshared {", fn_cname(f));
+        for (int i = 0; i < f->nlocals; i++) {
+            Var *v = f->locals[i];
+            if (v->kind == VAR_SHARED)
+                outf(E, "    %s %s%s;", t_c(v->type->elem), v->cname, array_dims(v));
+        }
+        outf(E, "};");
+        outf(E, "%s", "");
+    }
+    for (int i = 0; i < d.len; i++)
+        sb_printf(&lead, ", struct %s__dshared *krt_dsh_%s", fn_cname(d.items[i]), fn_cname(d.items[i]));
     emit_lineno(E, f->def->loc);
     outf(E, "static inline KRT_MAYBE_UNUSED %s %s__cpu(%s)", nonvoid ? t_c(f->ret) : "void", fn_cname(f),
-         param_list(f, "const krt_cpu_block *krt_b, krt_dim3 krt_tid"));
+         param_list(f, sb_take(&lead)));
     outf(E, "{");
     E->indent = 1;
     outf(E, "(void)krt_b;");
     outf(E, "(void)krt_tid;");
+    for (int i = 0; i < d.len; i++)
+        outf(E, "(void)krt_dsh_%s;", fn_cname(d.items[i]));
     func_close(E, f, &body);
 }
 

@@ -240,7 +240,8 @@ const ApiEntry *api_lookup(const char *path);   /* NULL if unknown */
     /* ---- statements ---- */                                              \
     X(S_EXPR, "expression statement")  /* lhs */                             \
     X(S_ASSIGN, "assignment")          /* args: targets (a = b = v); rhs */  \
-    X(S_AUGASSIGN, "augmented assignment") /* op, lhs (target), rhs */       \
+    X(S_AUGASSIGN, "augmented assignment") /* op, lhs (target), rhs; cond: \
+                                          the read of a name target (type.c) */ \
     X(S_ANNASSIGN, "annotated assignment") /* refused; lhs, args[0]: ann, rhs */\
     X(S_IF, "if")                      /* cond, body, orelse (elif nested) */\
     X(S_WHILE, "while")                /* cond, body, orelse */              \

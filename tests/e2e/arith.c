@@ -46,6 +46,14 @@ static float py_modf(float a, float b)
 static int64_t wmul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
 static int64_t wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
 
+/* numba 0.56's int_power returns `1.0 / r if invert else r`: the wrapped
+ * product goes through float64 and back (saturating at 2**63, as PTX does). */
+static int64_t pow_round(int64_t r)
+{
+    double d = (double)r;
+    return d >= 9223372036854775808.0 ? INT64_MAX : (int64_t)d;
+}
+
 static int64_t int_expect(const int64_t *a, int64_t x, int64_t y, int col)
 {
     int64_t s = y & 127;
@@ -54,7 +62,7 @@ static int64_t int_expect(const int64_t *a, int64_t x, int64_t y, int col)
     case 1: return py_mod(x, y);
     case 2: return wmul(wmul(x, y), 1000003);
     case 3: return (int64_t)(0 - (uint64_t)x);
-    case 4: return wmul(wmul(x, x), x);
+    case 4: return pow_round(wmul(wmul(x, x), x));
     case 5: return (int64_t)((uint64_t)x << 3) >> 1;
     case 6: return x > y ? x : y;
     case 7: { int64_t m = y < x ? y : x; return 7 < m ? 7 : m; }
