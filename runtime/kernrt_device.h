@@ -233,6 +233,18 @@ KRT_FN int64_t krt_wrap_index(int64_t i, int64_t n) { return i < 0 ? i + n : i; 
 KRT_FLOAT_OPS_(f32, float, floorf, fmodf, powf)
 KRT_FLOAT_OPS_(f64, double, floor, fmod, pow)
 
+/* numba's round_ndigits scales by 10**nd as p1 * p2 (p2 = 1e22 past 22
+ * digits, so that p1 stays exact); nd >= 0 only. */
+KRT_FN void krt_round_scale(int64_t nd, double *p1, double *p2)
+{
+    if (nd > 22) {
+        *p1 = krt_powi_f64(10.0, nd - 22);
+        *p2 = 1e22;
+    } else {
+        *p1 = krt_powi_f64(10.0, nd);
+        *p2 = 1.0;
+    }
+}
 /* round(x, ndigits) as numba's round_ndigits. */
 KRT_FN double krt_round_ndigits_f64(double x, int64_t nd)
 {
@@ -240,13 +252,7 @@ KRT_FN double krt_round_ndigits_f64(double x, int64_t nd)
     if (isinf(x) || isnan(x))
         return x;
     if (nd >= 0) {
-        if (nd > 22) {
-            p1 = krt_powi_f64(10.0, nd - 22);
-            p2 = 1e22;
-        } else {
-            p1 = krt_powi_f64(10.0, nd);
-            p2 = 1.0;
-        }
+        krt_round_scale(nd, &p1, &p2);
         y = (x * p1) * p2;
         if (isinf(y))
             return x;
@@ -264,13 +270,7 @@ KRT_FN float krt_round_ndigits_f32(float x, int64_t nd)
     if (isinf(x) || isnan(x))
         return x;
     if (nd >= 0) {
-        if (nd > 22) {
-            p1 = krt_powi_f64(10.0, nd - 22);
-            p2 = 1e22;
-        } else {
-            p1 = krt_powi_f64(10.0, nd);
-            p2 = 1.0;
-        }
+        krt_round_scale(nd, &p1, &p2);
         y = ((double)x * p1) * p2;
         if (isinf(y))
             return x;
