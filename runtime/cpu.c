@@ -20,7 +20,7 @@
  * A cooperative kernel (one with a grid sync, krt_kernel.cooperative) runs
  * in phases: its CPU function returns at each grid sync with the sync's
  * number in *block->resume (kernc makes the function resumable there, see
- * src/emit.c), so one phase runs every unfinished block, in parallel on the
+ * src/emit_*.c), so one phase runs every unfinished block, in parallel on the
  * pool, up to its next grid sync, and the next phase starts only when the
  * whole phase is done: that is the grid-wide barrier, with no thread ever
  * blocked.  Every block keeps its own shared memory and frames alive across

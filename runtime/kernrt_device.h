@@ -1,7 +1,7 @@
 /*
  * kernrt_device.h - inline helpers that kernc's generated code includes.
  *
- * The emitter (src/emit.c) spells every operation whose Python/numba meaning
+ * The emitter (src/emit_*.c) spells every operation whose Python/numba meaning
  * differs from plain C through one of these helpers: integer arithmetic that
  * wraps instead of overflowing (signed overflow is undefined in C), floor
  * division and modulo, `**`, shifts by any amount, float-to-int conversions
@@ -802,7 +802,7 @@ KRT_CPU_FN void krt_assert_fail_cpu(const krt_cpu_block *b, krt_dim3 t, const ch
 }
 
 /* ------------------------------------------------------------------ */
-/* The CPU backend's thread loops (see src/emit.c)                     */
+/* The CPU backend's thread loops (see src/emit_*.c)                     */
 /* ------------------------------------------------------------------ */
 
 /* Every thread of the block in CUDA's order (x fastest).  `continue` in the

@@ -4,7 +4,7 @@
  * resolve.c and type.c look up a dotted path ("cuda.atomic.add", "math.pi",
  * "abs", "float32") after canonicalising the user's spelling (import
  * aliases, numba./np. prefixes); type.c gives each row its typing rule by
- * ApiId and emit.c spells it with the last two columns.
+ * ApiId and emit_*.c spells it with the last two columns.
  */
 #include "kernc.h"
 

@@ -8,7 +8,7 @@
  *   -> type (src/type.c: numba's typing, device-function specialisation,
  *            lowering to the typed node kinds below)
  *   -> check (src/check.c: kernel rules: barriers, returns, shared sizes)
- *   -> emit (src/emit.c: CUDA C, C for the CPU backend, the C header).
+ *   -> emit (src/emit_*.c: CUDA C, C for the CPU backend, the C header).
  * The cuda.* API and math.* live in one table, src/api.def.
  */
 #ifndef KERNC_H
@@ -115,7 +115,7 @@ typedef enum TypeKind {
                       type of a 1-D array parameter (krt_dtype
                       KRT_XOROSHIRO128P); its elements are never values */
     TY_GRIDGROUP,  /* cuda.cg.this_grid(): only a local variable and the
-                      receiver of .sync(); never reaches emit.c */
+                      receiver of .sync(); never reaches emit_*.c */
     TY_ERROR,      /* poison: an error was reported; suppresses cascades */
 } TypeKind;
 
@@ -143,7 +143,7 @@ struct Type {
 
 extern Type *ty_scalar[TY_FLOAT64 + 1];   /* indexed by TypeKind */
 extern Type *ty_void, *ty_none, *ty_range, *ty_module, *ty_function;
-extern Type *ty_error;                     /* TY_ERROR: never reaches emit.c */
+extern Type *ty_error;                     /* TY_ERROR: never reaches emit_*.c */
 extern Type *ty_rngstate, *ty_gridgroup;   /* TY_RNGSTATE, TY_GRIDGROUP singletons */
 #define ty_bool (ty_scalar[TY_BOOL])
 #define ty_int32 (ty_scalar[TY_INT32])
@@ -191,7 +191,7 @@ typedef struct ApiEntry {
     const char *path;      /* "cuda.atomic.add", "math.sqrt", "abs" */
     ApiKind kind;
     int nargs_min, nargs_max;
-    const char *cuda;      /* CUDA C spelling (format used by emit.c) */
+    const char *cuda;      /* CUDA C spelling (format used by emit_*.c) */
     const char *cpu;       /* C spelling for the CPU backend */
 } ApiEntry;
 
@@ -367,7 +367,7 @@ typedef enum VarKind {
 
 struct Var {
     const char *name;      /* the user's name (or krt_* for hidden ones) */
-    const char *cname;     /* the C name; set by emit.c (mangled on collisions) */
+    const char *cname;     /* the C name; set by emit_*.c (mangled on collisions) */
     VarKind kind;
     Type *type;            /* the unified type */
     Loc loc;               /* first definition */
@@ -510,12 +510,12 @@ void sema_error(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 
 /* check.c: kernel rules; reports errors and warnings. */
 void check_program(Program *p, const Options *opt);
 
-/* emit.c: the CUDA C file (kernels, CPU code, launchers), the C file for the
+/* emit_*.c: the CUDA C file (kernels, CPU code, launchers), the C file for the
  * CPU backend (--target c), and the header with the launcher prototypes. */
 void emit_cuda(StrBuf *out, Program *p, const Options *opt);
 void emit_c(StrBuf *out, Program *p, const Options *opt);
 void emit_header(StrBuf *out, Program *p, const Options *opt);
-/* emit.c, for ufunc.c too: the .kern file's path as the generated code
+/* emit_*.c, for ufunc.c too: the .kern file's path as the generated code
  * names it (the source's, else opt->input, else "input.kern"), and the
  * identifier its base name makes, without ".kern" (krt_module_<ident>). */
 const char *emit_source_path(const Program *p, const Options *opt);
@@ -538,7 +538,7 @@ Node *ufunc_reduce_lambda(const char *name, Node *call);
 void ufunc_type_all(void);
 /* Is NAME a @vectorize/@guvectorize/cuda.reduce function of the file? */
 bool ufunc_exists(const char *name);
-/* emit.c calls these at the end of emit_cuda/emit_c (the host functions
+/* emit_*.c calls these at the end of emit_cuda/emit_c (the host functions
  * and their tables) and of emit_header (their prototypes). */
 void ufunc_emit_code(StrBuf *out, Program *p, const Options *opt);
 void ufunc_emit_header(StrBuf *out, Program *p, const Options *opt);

@@ -1,6 +1,6 @@
 /*
  * type.c - numba's typing, device-function specialisation, and lowering of
- * each function body to the small typed tree that emit.c reads.
+ * each function body to the small typed tree that emit_*.c reads.
  *
  * resolve.c has bound the module-level names (imports, constants, decorated
  * functions) and parsed the signatures; type_kernel() types one kernel per
@@ -88,7 +88,7 @@
  * cuda.gridsize(1) are int64, grid(2|3) UniTuple(int64, n) (numba-cuda
  * intrinsics.py _type_grid_function; numba 0.56 still said int32).
  *
- * THE LOWERING CONTRACT (all that emit.c sees; every expression has ->type):
+ * THE LOWERING CONTRACT (all that emit_*.c sees; every expression has ->type):
  *
  * Expressions
  *   E_CONST   scalar type; ival: two's complement bits of the value
@@ -114,7 +114,7 @@
  *             -2**31) and is then wrapped in an E_CAST to numba's int64 /
  *             uint64 result; floats, 64-bit ints: the result type;
  *             OP_INVERT of bool is logical not;
- *             OP_NOT: type bool, operand bool.  OP_POS never reaches emit.c
+ *             OP_NOT: type bool, operand bool.  OP_POS never reaches emit_*.c
  *             (+x is its E_CAST).
  *   E_BOOLOP  OP_AND/OP_OR, both operands of the result type; Python value
  *             semantics with short circuit: a and b == (a ? b : a),
@@ -174,7 +174,7 @@
  *             NANOSLEEP: args[0] uint32 (nanoseconds), type void, only as
  *               the lhs of an S_EXPR;
  *             M_FREXP: args[0] float32/float64, type Tuple(that float,
- *               int32) (mantissa, exponent); it reaches emit.c only as the
+ *               int32) (mantissa, exponent); it reaches emit_*.c only as the
  *               rhs of an S_ASSIGN to a tuple-typed hidden Var;
  *             math rows: args of the row's parameter types (float32 or
  *               float64; ldexp's and math.pow's int32 exponent), type the
@@ -202,7 +202,7 @@
  *   krt_param's dtype); it appears only as an E_VAR passed to an RNG_* row
  *   or to a device function, and in E_SHAPE (len, .shape, .size); never in
  *   an E_INDEX.  Specialisation code of the element: "xr" (a1xr, a1xrc).
- *   TY_GRIDGROUP (cuda.cg.this_grid()) never reaches emit.c: `g =
+ *   TY_GRIDGROUP (cuda.cg.this_grid()) never reaches emit_*.c: `g =
  *   cuda.cg.this_grid()` and a bare this_grid() lower to nothing and g is
  *   not in Func.locals.
  *   E_CALLFN  callee: a device-function Func; args of exactly callee's
@@ -210,7 +210,7 @@
  *   E_INDEX   lhs: array-typed expr (an E_VAR); args: ndim int64 indices,
  *             negative wraps; type the element type.  Bounds: every E_INDEX
  *             of a Func with opt.debug (debug=True, or kernc -g, which sets
- *             opt.debug on every function) is bounds-checked by emit.c, as
+ *             opt.debug on every function) is bounds-checked by emit_*.c, as
  *             numba's debug mode raises IndexError; there is no per-node flag.
  *             An E_VAR of a VAR_CONSTARRAY (SPACE_CONST) is only read.
  *   E_SHAPE   lhs: array expr; ival: dimension; type int64.
@@ -229,7 +229,7 @@
  *   E_TUPLE, E_VAR, E_API (GRID, GRIDSIZE, M_FREXP) or E_CALLFN of exactly
  *   the Var's type.
  *   Casts from int/float/bool to another scalar are explicit everywhere:
- *   no implicit conversion is left for emit.c except conditions.
+ *   no implicit conversion is left for emit_*.c except conditions.
  *
  * Statements
  *   S_EXPR      lhs (value discarded).
@@ -308,7 +308,7 @@
  *   No S_AUGASSIGN, S_FOR, E_NAME, E_ATTR, E_CALL, E_SUBSCRIPT, E_INT...
  *   remain.  Parameters are Func.params (the ABI, their declared types); a
  *   parameter re-assigned with a wider type is shadowed by a VAR_LOCAL of the
- *   same user name, initialised by the body's first S_ASSIGN: emit.c must
+ *   same user name, initialised by the body's first S_ASSIGN: emit_*.c must
  *   give the two distinct C names.  Hidden Vars are named krt_*.
  *
  * C names of specialisations (Func.cname): the first Func made from a def

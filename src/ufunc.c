@@ -7,7 +7,7 @@
  * (ufunc_reduce_lambda).  Nothing new is needed below this file: every
  * signature becomes an ordinary @cuda.jit kernel, written as .kern source
  * text, parsed with the same parser, relocated to the decorator and typed
- * by type.c like any other kernel (ufunc_type_all); emit.c then emits it
+ * by type.c like any other kernel (ufunc_type_all); emit_*.c then emits it
  * as usual, and this file adds the typed C host function that checks the
  * arguments and launches it through libkernrt (ufunc_emit_code/_header).
  *

@@ -1,57 +1,21 @@
 /*
- * emit.c - the last pass: C text from the lowered, typed Program.
+ * emit_expr.c - the printer both targets share: C names for user names,
+ * C types, expressions, and the statements of one thread.
  *
- * Three outputs share one expression and statement printer:
- *   emit_cuda    FILE.cu: __device__ functions and __global__ kernels, the CPU
- *                version of every kernel, the kernel descriptors, the typed
- *                launchers and the module table (nvcc compiles it as C++);
- *   emit_c       FILE.c for --target c: the same without the CUDA half (C11);
- *   emit_header  FILE.kern.h: the launcher prototypes.
  * Python's meaning is kept exactly by spelling every operation whose C
  * meaning differs (wrapping integer arithmetic, floor division, `**`,
  * shifts, float-to-int conversion, atomics) through the inline helpers of
- * runtime/kernrt_device.h, which work in CUDA and in C alike.
- *
- * The CPU version of a kernel runs every thread of one block per call
- * (`NAME__cpu(block, args)`; the runtime runs blocks in parallel).  Threads
- * are emulated by loop fission at barriers, as MCUDA and PoCL do, rather
- * than with fibers: no stacks to allocate or switch, the thread loops are
- * plain C loops the compiler can vectorise, and a kernel without a barrier
- * pays nothing -- its body is simply one loop over the block's threads with
- * ordinary C locals.  A kernel with barriers is cut at each syncthreads()
- * into "regions", each its own loop over the threads; whatever must survive
- * from one region to the next (every local variable) lives in a per-thread
- * frame struct, shared arrays in a per-block struct.  Control flow that
- * contains a barrier becomes block-level control flow: its condition is
- * evaluated per thread in a region and the block follows it (CUDA requires
- * such conditions to be uniform); `break`, `continue` and `return` that
- * leave a region set the thread's state (KRT_BREAK(depth), KRT_CONTINUE,
- * KRT_RETURNED) and later regions skip it until the enclosing block-level
- * loop resets it.
- *
- * Block-level control flow is predicated, so that it also holds for
- * conditions that differ between threads: an `if` marks the threads whose
- * condition is false KRT_MASKED(depth) while the others run the branch
- * (and swaps the two sets for `else`); a loop runs while any thread
- * stays in it.  Warp-collective operations (shfl, votes, match,
- * activemask, syncwarp) are cuts too: the running threads store their
- * operands in frame slots, then each warp of 32 consecutive threads
- * computes the results over the lanes that reached the operation -- the
- * lockstep a GPU warp gives -- and syncthreads_count/and/or reduce the
- * predicate over the block between two regions.  A device function that
- * synchronises is inlined into the kernel's regions (inline_call); the
- * shared arrays of one that does not live in the kernel's per-block struct
- * too, reached through hidden pointer arguments (dsh_funcs), and a
- * kernel with a grid sync (cuda.cg.this_grid().sync()) becomes resumable:
- * it returns at each grid sync and the runtime calls it again once every
- * block has stopped there (emit_cpu_kernel).  With debug=True (or -g)
- * every array index is checked: the CPU code fails the launch through
- * krt_cpu_fail and sends the access to a scratch sink, the CUDA code
- * prints the same message and traps.
+ * runtime/kernrt_device.h, which work in CUDA and in C alike.  What only
+ * one target needs lives in emit_cuda.c and emit_cpu.c (emit.h lists the
+ * files).
  */
-#include "kernc.h"
+#include "emit.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,52 +100,8 @@ static const char *const emit_internal_names[] = {
 };
 
 /* ------------------------------------------------------------------ */
-/* The emitter                                                         */
-/* ------------------------------------------------------------------ */
 
-typedef enum Mode {
-    MODE_CUDA,        /* CUDA C: __device__ functions, __global__ kernels */
-    MODE_CPU,         /* C for the CPU backend */
-} Mode;
-
-/* The api.def rows spelled here, found by path: X(id, path).  Paths rather
- * than ApiIds so that this file does not depend on how api.def names the
- * rows it adds; a row missing from api.def simply never matches. */
-#define EMIT_APIS(X)                                                         \
-    X(EA_ATOMIC_ADD, "cuda.atomic.add") X(EA_ATOMIC_SUB, "cuda.atomic.sub")  \
-    X(EA_ATOMIC_MAX, "cuda.atomic.max") X(EA_ATOMIC_MIN, "cuda.atomic.min")  \
-    X(EA_ATOMIC_NANMAX, "cuda.atomic.nanmax")                                \
-    X(EA_ATOMIC_NANMIN, "cuda.atomic.nanmin")                                \
-    X(EA_ATOMIC_AND, "cuda.atomic.and_") X(EA_ATOMIC_OR, "cuda.atomic.or_")  \
-    X(EA_ATOMIC_XOR, "cuda.atomic.xor") X(EA_ATOMIC_EXCH, "cuda.atomic.exch") \
-    X(EA_ATOMIC_INC, "cuda.atomic.inc") X(EA_ATOMIC_DEC, "cuda.atomic.dec")  \
-    X(EA_ATOMIC_CAS, "cuda.atomic.cas")                                      \
-    X(EA_ATOMIC_CAS2, "cuda.atomic.compare_and_swap")                        \
-    X(EA_SYNCTHREADS, "cuda.syncthreads")                                    \
-    X(EA_SYNC_COUNT, "cuda.syncthreads_count")                               \
-    X(EA_SYNC_AND, "cuda.syncthreads_and") X(EA_SYNC_OR, "cuda.syncthreads_or") \
-    X(EA_SYNCWARP, "cuda.syncwarp")                                          \
-    X(EA_FENCE, "cuda.threadfence") X(EA_FENCE_BLOCK, "cuda.threadfence_block") \
-    X(EA_FENCE_SYSTEM, "cuda.threadfence_system")                            \
-    X(EA_SHFL, "cuda.shfl_sync") X(EA_SHFL_UP, "cuda.shfl_up_sync")          \
-    X(EA_SHFL_DOWN, "cuda.shfl_down_sync") X(EA_SHFL_XOR, "cuda.shfl_xor_sync") \
-    X(EA_ALL, "cuda.all_sync") X(EA_ANY, "cuda.any_sync")                    \
-    X(EA_EQ, "cuda.eq_sync") X(EA_BALLOT, "cuda.ballot_sync")                \
-    X(EA_MATCH_ANY, "cuda.match_any_sync") X(EA_MATCH_ALL, "cuda.match_all_sync") \
-    X(EA_ACTIVEMASK, "cuda.activemask") X(EA_LANEMASK_LT, "cuda.lanemask_lt") \
-    X(EA_LANEID, "cuda.laneid") X(EA_WARPSIZE, "cuda.warpsize")              \
-    X(EA_POPC, "cuda.popc") X(EA_BREV, "cuda.brev") X(EA_CLZ, "cuda.clz")    \
-    X(EA_FFS, "cuda.ffs") X(EA_FMA, "cuda.fma") X(EA_CBRT, "cuda.cbrt")      \
-    X(EA_SELP, "cuda.selp") X(EA_NANOSLEEP, "cuda.nanosleep")
-
-typedef enum EmitApi {
-    EA_NONE,
-#define X_(id, path) id,
-    EMIT_APIS(X_)
-#undef X_
-} EmitApi;
-
-static EmitApi ea_of(const ApiEntry *a)
+EmitApi ea_of(const ApiEntry *a)
 {
     static const struct {
         EmitApi id;
@@ -199,72 +119,8 @@ static EmitApi ea_of(const ApiEntry *a)
     return EA_NONE;
 }
 
-static bool ea_is_warp(EmitApi e) { return e >= EA_SHFL && e <= EA_LANEMASK_LT; }
-
-typedef struct Emitter {
-    StrBuf *out;
-    Program *prog;
-    const Options *opt;
-    const char *path;        /* the .kern file as given */
-    const char *line_file;   /* the same, escaped for #line */
-    const char *base_file;   /* its base name, escaped, for run-time messages */
-    int indent;
-    Mode mode;
-    bool c_target;           /* emit_c: CPU failures are errors */
-
-    /* The function being emitted */
-    Func *fn;
-    bool frame;              /* CPU kernel split at barriers: krt_f->x */
-    bool thread_loop;        /* inside a CPU thread loop: exits are gotos */
-    int exit_label;          /* the thread loop's exit label number */
-    bool exit_used;
-    int cloops;              /* C loops open inside the function or region */
-    int bloop;               /* block-level loops open (frame mode) */
-    int nlabels;
-    bool *param_read, *param_assigned, *local_read;
-    bool used_s, used_go, used_c;
-    bool debug;              /* bounds checks and asserts (debug=True, -g) */
-    bool used_sink;          /* a checked CPU access needs krt_sinkv */
-    int line, axis;          /* of the array access being checked */
-    int bif;                 /* block-level (predicated) ifs open */
-    int nbvars;              /* block-level int locals krt_bN of the kernel */
-    int nwarp;               /* warp operations cut so far (frame slots) */
-    bool used_warp, used_red, used_bal, used_src;
-    StrBuf frame_extra;      /* frame fields the cuts need */
-    bool cpu_failed;         /* the CPU version cannot be made */
-    Loc cpu_fail_loc;
-    const char *cpu_fail_msg;
-
-    /* CPU kernels: device functions that synchronise, inlined (see
-     * inline_call) */
-    bool inlined;            /* E->fn is a callee inlined into the kernel */
-    const char *inl_ret;     /* its result's frame field (NULL: none) */
-    int inl_depth;           /* KRT_BREAK(inl_depth): returned from it */
-    int ncalls;              /* inlined calls so far: krt_retN fields */
-    PtrVec inl_funcs;        /* callees whose frame fields exist already */
-    StrBuf shared_extra;     /* their shared arrays, in the kernel's struct */
-    PtrVec dsh_members;      /* device functions with a krt_dsh_NAME member
-                                in it (see dsh_funcs) */
-    /* CPU kernels with a grid sync: resumable at each one */
-    bool coop;
-    int nresume;
-    /* Kernels whose CPU code has a `struct NAME__shared` */
-    PtrVec shared_structs;
-
-    /* Expression temporaries of the function: krt_tmpN */
-    Type **tmp_types;
-    int ntmp, tmp_cap;
-
-    /* Tuple types used anywhere, each emitted once as a struct */
-    PtrVec tuples;
-    /* Device functions whose CPU version could not be made */
-    PtrVec cpu_failed_funcs;
-} Emitter;
-
-static void outf(Emitter *E, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* One line at the current indentation. */
-static void outf(Emitter *E, const char *fmt, ...)
+void outf(Emitter *E, const char *fmt, ...)
 {
     char buf[256];
     va_list ap;
@@ -288,7 +144,7 @@ static void outf(Emitter *E, const char *fmt, ...)
     sb_putc(E->out, '\n');
 }
 
-static void emit_lineno(Emitter *E, Loc loc)
+void emit_lineno(Emitter *E, Loc loc)
 {
     if (loc.first_line > 0)
         sb_printf(E->out, "#line %d \"%s\"\n", loc.first_line, E->line_file);
@@ -296,7 +152,7 @@ static void emit_lineno(Emitter *E, Loc loc)
 
 /* A construct the CPU backend cannot run: an error for --target c, else a
  * warning and a CUDA-only kernel (its descriptor's .cpu is NULL). */
-static void cpu_unsupported(Emitter *E, Loc loc, const char *msg)
+void cpu_unsupported(Emitter *E, Loc loc, const char *msg)
 {
     if (E->mode != MODE_CPU)
         return;
@@ -311,11 +167,6 @@ static void cpu_unsupported(Emitter *E, Loc loc, const char *msg)
 /* Types                                                               */
 /* ------------------------------------------------------------------ */
 
-static bool t_int(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_UINT64; }
-static bool t_signed(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_INT64; }
-static bool t_unsigned(const Type *t) { return t && t->kind >= TY_UINT8 && t->kind <= TY_UINT64; }
-static bool t_float(const Type *t) { return t && (t->kind == TY_FLOAT32 || t->kind == TY_FLOAT64); }
-static bool t_scalar(const Type *t) { return t && t->kind <= TY_FLOAT64; }
 
 static int t_bits(const Type *t)
 {
@@ -335,9 +186,8 @@ static const char *t_suffix(const Type *t)
     return t_scalar(t) ? sfx[t->kind] : "?";
 }
 
-static const char *tuple_cname(const Type *t);
 
-static const char *t_c(const Type *t)
+const char *t_c(const Type *t)
 {
     static const char *const names[] = {
 #define X_(k, nm, c, sz, dt) c,
@@ -355,7 +205,7 @@ static const char *t_c(const Type *t)
     }
 }
 
-static const char *tuple_cname(const Type *t)
+const char *tuple_cname(const Type *t)
 {
     StrBuf b = {0};
     sb_puts(&b, "krt_tup");
@@ -369,7 +219,7 @@ static const char *tuple_cname(const Type *t)
 
 /* krt_dtype enumerator of a scalar type (SCALAR_TYPES and KRT_DTYPE_MAP
  * list the same types in the same order). */
-static const char *t_dtype(const Type *t)
+const char *t_dtype(const Type *t)
 {
     static const char *const names[] = {
         "KRT_BOOL", "KRT_INT8", "KRT_INT16", "KRT_INT32", "KRT_INT64",
@@ -404,7 +254,7 @@ static bool same_type(const Type *a, const Type *b)
 /* Pre-passes: tuple types, variable use, barriers                     */
 /* ------------------------------------------------------------------ */
 
-static void note_tuple(Emitter *E, Type *t)
+void note_tuple(Emitter *E, Type *t)
 {
     if (!t || t->kind != TY_TUPLE)
         return;
@@ -416,7 +266,7 @@ static void note_tuple(Emitter *E, Type *t)
     vec_push(&E->tuples, t);
 }
 
-static void walk_tuples(Emitter *E, Node *n)
+void walk_tuples(Emitter *E, Node *n)
 {
     if (!n)
         return;
@@ -490,7 +340,7 @@ static void walk_uses(Emitter *E, Node *n, bool target)
 /* Does this statement (or an expression in it) reach a barrier or a
  * warp-collective operation?  On the CPU those are where a kernel is cut
  * into regions (see the opening comment). */
-static bool has_barrier(const Node *n)
+bool has_barrier(const Node *n)
 {
     if (!n)
         return false;
@@ -518,7 +368,7 @@ static bool has_barrier(const Node *n)
     return false;
 }
 
-static bool func_has_split(const Func *f)
+bool func_has_split(const Func *f)
 {
     if (f->has_barrier || f->has_warpop)
         return true;
@@ -530,7 +380,7 @@ static bool func_has_split(const Func *f)
 
 /* C names for a function's variables: the user's names, mangled, unique in
  * the function and apart from the emitter's own krt_ names. */
-static void name_vars(Func *f)
+void name_vars(Func *f)
 {
     PtrVec used = {0};
     for (size_t i = 0; i < sizeof emit_internal_names / sizeof emit_internal_names[0]; i++)
@@ -564,7 +414,7 @@ static void name_vars(Func *f)
 }
 
 /* Function names keep type.c's "name__codes" of later specialisations. */
-static const char *fn_cname(const Func *f)
+const char *fn_cname(const Func *f)
 {
     const char *c = f->cname ? f->cname : f->name;
     if (name_is_reserved(c) || strncmp(c, "krt_", 4) == 0 || strncmp(c, "KRT_", 4) == 0)
@@ -576,10 +426,9 @@ static const char *fn_cname(const Func *f)
 /* Expressions                                                         */
 /* ------------------------------------------------------------------ */
 
-static const char *ex(Emitter *E, Node *n);
 
 /* "(a < b)" -> "a < b" where the context brackets it anyway. */
-static const char *unparen(const char *s)
+const char *unparen(const char *s)
 {
     size_t n = strlen(s);
     if (n < 2 || s[0] != '(' || s[n - 1] != ')')
@@ -601,7 +450,7 @@ static const char *unparen(const char *s)
 }
 
 /* A condition, as the inside of if (...) / while (...). */
-static const char *ex_cond(Emitter *E, Node *n)
+const char *ex_cond(Emitter *E, Node *n)
 {
     return unparen(ex(E, n));
 }
@@ -621,7 +470,7 @@ static const char *new_tmp(Emitter *E, Type *t)
 
 /* The name of an inlined call's result (see inline_call): its Var's cname
  * is the frame field. */
-static const char emit_inline_result[] = "krt_ret";
+const char emit_inline_result[] = "krt_ret";
 
 /* The frame field (or shared struct member) of variable c of an inlined
  * callee: prefixed by the callee's C name, so unique in the kernel. */
@@ -643,9 +492,8 @@ static const char *inl_field(Emitter *E, const char *c)
  * its callees, so that it can pass them on.  dsh_funcs lists them in a
  * fixed order, which the parameter list and every call follow. */
 
-static bool func_has_split(const Func *f);
 
-static bool func_has_shared(const Func *f)
+bool func_has_shared(const Func *f)
 {
     for (int i = 0; i < f->nlocals; i++)
         if (f->locals[i]->kind == VAR_SHARED)
@@ -695,7 +543,7 @@ static void dsh_walk_list(const NodeList *l, PtrVec *out, PtrVec *seen)
 
 /* The non-synchronising device functions with shared arrays that a call of
  * g reaches: g itself first, then its callees, depth first. */
-static PtrVec dsh_funcs(Func *g)
+PtrVec dsh_funcs(Func *g)
 {
     PtrVec out = {0}, seen = {0};
     dsh_walk_func(g, &out, &seen);
@@ -703,7 +551,7 @@ static PtrVec dsh_funcs(Func *g)
 }
 
 /* A variable as an lvalue/rvalue in the current context. */
-static const char *var_ref(Emitter *E, Var *v)
+const char *var_ref(Emitter *E, Var *v)
 {
     const char *c = v->cname ? v->cname : v->name;
     if (v->name == emit_inline_result)
@@ -747,7 +595,7 @@ static const char *var_ref(Emitter *E, Var *v)
     return c;
 }
 
-static const char *fmt_int(const Type *t, uint64_t bits)
+const char *fmt_int(const Type *t, uint64_t bits)
 {
     int w = t_bits(t);
     if (t->kind == TY_BOOL)
@@ -772,7 +620,7 @@ static const char *fmt_int(const Type *t, uint64_t bits)
     return v < 0 ? arena_printf("(%lld)", (long long)v) : arena_printf("%lld", (long long)v);
 }
 
-static const char *fmt_float(const Type *t, double d)
+const char *fmt_float(const Type *t, double d)
 {
     bool f32 = t->kind == TY_FLOAT32;
     if (d != d)
@@ -789,7 +637,7 @@ static const char *fmt_float(const Type *t, double d)
 }
 
 /* Conversion of C expression s from type `from` to type `to`. */
-static const char *conv(const char *s, const Type *from, const Type *to)
+const char *conv(const char *s, const Type *from, const Type *to)
 {
     if (!to || !from || same_type(from, to) || !t_scalar(to) || !t_scalar(from))
         return s;
@@ -800,7 +648,7 @@ static const char *conv(const char *s, const Type *from, const Type *to)
     return arena_printf("((%s)%s)", t_c(to), s);
 }
 
-static const char *ex_as(Emitter *E, Node *n, const Type *to)
+const char *ex_as(Emitter *E, Node *n, const Type *to)
 {
     return conv(ex(E, n), n->type, to);
 }
@@ -938,7 +786,7 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
 
 /* An array expression passed as a value (a device-function argument): a
  * view; shared, local and constant arrays get one made around them. */
-static const char *array_value(Emitter *E, Node *n)
+const char *array_value(Emitter *E, Node *n)
 {
     Var *v = n->kind == E_VAR ? n->var : NULL;
     if (!is_c_array(v) && !(v && v->kind == VAR_DYNSHARED))
@@ -1607,7 +1455,7 @@ static const char *ex_call(Emitter *E, Node *n)
     return sb_take(&b);
 }
 
-static const char *ex(Emitter *E, Node *n)
+const char *ex(Emitter *E, Node *n)
 {
     if (!n)
         return "0";
@@ -1674,9 +1522,8 @@ static const char *ex(Emitter *E, Node *n)
 /* Statements, inside one thread                                       */
 /* ------------------------------------------------------------------ */
 
-static void emit_stmt(Emitter *E, Node *s);
 
-static void emit_stmts(Emitter *E, NodeList *l)
+void emit_stmts(Emitter *E, NodeList *l)
 {
     for (int i = 0; i < l->len; i++)
         emit_stmt(E, l->items[i]);
@@ -1705,7 +1552,7 @@ static bool range_step_known(const Node *s, int64_t *v)
 /* The loop condition of a range with iterator it, bound stop, step step.
  * A step known only at run time is not 0 here: emit_range_step_check has
  * ended the thread before. */
-static const char *range_cond(Node *s, const char *it, const char *stop, const char *step,
+const char *range_cond(Node *s, const char *it, const char *stop, const char *step,
                               const Type *st)
 {
     int64_t v;
@@ -1721,8 +1568,6 @@ static const char *range_cond(Node *s, const char *it, const char *stop, const c
     return arena_printf("(%s > 0 ? %s < %s : %s > %s)", step, it, stop, it, stop);
 }
 
-static const char *zero_of(const Type *t);
-static const char *path_base(const char *path);
 static void c_text(StrBuf *b, const char *s, bool fmt);
 
 /* range(a, b, step) with a step that is 0 at run time: numba's CUDA target
@@ -1776,7 +1621,7 @@ static void emit_range_step_check(Emitter *E, Node *s, const char *step)
 
 /* range()'s arguments into the loop's variables it, stop and step (start
  * 0 and step 1 when not given), then the check of a zero step. */
-static void emit_range_init(Emitter *E, Node *s, const char *it, const char *stop,
+void emit_range_init(Emitter *E, Node *s, const char *it, const char *stop,
                             const char *step, Type *it_t)
 {
     Node *a0 = s->args.len > 0 ? s->args.items[0] : NULL;
@@ -1808,7 +1653,7 @@ static void emit_for_range(Emitter *E, Node *s)
 }
 
 /* A function's "zero" of type t, for a return the flow cannot reach. */
-static const char *zero_of(const Type *t)
+const char *zero_of(const Type *t)
 {
     if (t && t->kind == TY_TUPLE) {
         StrBuf b = {0};
@@ -1823,7 +1668,6 @@ static const char *zero_of(const Type *t)
     return t && t->kind == TY_BOOL ? "false" : "0";
 }
 
-static const char *path_base(const char *path);
 
 /* Text as the inside of a C string literal; `fmt`: also doubles '%' for
  * printf.  '?' is escaped against trigraphs. */
@@ -1961,7 +1805,7 @@ static void emit_sync_cuda(Emitter *E, Node *s)
         outf(E, "(void)%s;", x);
 }
 
-static void emit_stmt(Emitter *E, Node *s)
+void emit_stmt(Emitter *E, Node *s)
 {
     switch (s->kind) {
     case S_NOP: case S_PASS: case S_ARRAYDECL:
@@ -2092,7 +1936,7 @@ static void emit_stmt(Emitter *E, Node *s)
 
 /* Can control reach the end of this statement list? (To add a return the
  * compiler can see at the end of a device function that needs one.) */
-static bool falls_through(const NodeList *l)
+bool falls_through(const NodeList *l)
 {
     if (l->len == 0)
         return true;
@@ -2108,7 +1952,7 @@ static bool falls_through(const NodeList *l)
 /* Declarations                                                        */
 /* ------------------------------------------------------------------ */
 
-static const char *array_dims(const Var *v)
+const char *array_dims(const Var *v)
 {
     const Type *t = v->type;
     StrBuf b = {0};
@@ -2118,7 +1962,7 @@ static const char *array_dims(const Var *v)
 }
 
 /* Declare local variable v as a C local (not in a frame). */
-static void decl_local(Emitter *E, Var *v)
+void decl_local(Emitter *E, Var *v)
 {
     const Type *t = v->type;
     switch (v->kind) {
@@ -2155,7 +1999,7 @@ static void decl_local(Emitter *E, Var *v)
                  ty_name(t));
 }
 
-static void decl_tmps(Emitter *E)
+void decl_tmps(Emitter *E)
 {
     /* zeroed: a failed launch's reads of it must not read garbage (and
      * gcc sees that they could) */
@@ -2165,7 +2009,7 @@ static void decl_tmps(Emitter *E)
         outf(E, "%s krt_tmp%d;", t_c(E->tmp_types[i]), i);
 }
 
-static void void_unread(Emitter *E, bool params, bool locals)
+void void_unread(Emitter *E, bool params, bool locals)
 {
     Func *f = E->fn;
     if (params)
@@ -2180,7 +2024,7 @@ static void void_unread(Emitter *E, bool params, bool locals)
         }
 }
 
-static void func_begin(Emitter *E, Func *f, Mode mode)
+void func_begin(Emitter *E, Func *f, Mode mode)
 {
     E->fn = f;
     E->mode = mode;
@@ -2219,7 +2063,7 @@ static void func_begin(Emitter *E, Func *f, Mode mode)
  * its cuts (emit_warpop_cpu, inline_call) are malloc'd StrBufs, not arena
  * memory, so they are freed here; the last kernel has no next func_begin to
  * do it. */
-static void func_end_cpu(Emitter *E)
+void func_end_cpu(Emitter *E)
 {
     sb_free(&E->frame_extra);
     sb_free(&E->shared_extra);
@@ -2227,19 +2071,19 @@ static void func_end_cpu(Emitter *E)
 
 /* Swap the output buffer: bodies are printed first (so that the
  * declarations know what the body used), then assembled. */
-static StrBuf *swap_out(Emitter *E, StrBuf *b)
+StrBuf *swap_out(Emitter *E, StrBuf *b)
 {
     StrBuf *old = E->out;
     E->out = b;
     return old;
 }
 
-static const char *param_decl(const Var *v)
+const char *param_decl(const Var *v)
 {
     return arena_printf("%s %s", t_c(v->type), v->cname);
 }
 
-static const char *param_list(const Func *f, const char *lead)
+const char *param_list(const Func *f, const char *lead)
 {
     StrBuf b = {0};
     sb_puts(&b, lead);
@@ -2251,8 +2095,6 @@ static const char *param_list(const Func *f, const char *lead)
 }
 
 /* ------------------------------------------------------------------ */
-/* CUDA functions                                                      */
-/* ------------------------------------------------------------------ */
 
 /* Device functions, on both targets, and CUDA kernels are emitted in two
  * steps: the statements first, into a buffer of their own (func_body),
@@ -2261,7 +2103,7 @@ static const char *param_list(const Func *f, const char *lead)
  * the buffer (func_close). */
 
 /* A device function that returns something (a kernel returns nothing). */
-static bool func_returns_value(const Func *f)
+bool func_returns_value(const Func *f)
 {
     return !f->is_kernel && f->ret && f->ret->kind != TY_VOID && f->ret->kind != TY_NONE;
 }
@@ -2269,7 +2111,7 @@ static bool func_returns_value(const Func *f)
 /* f's statements into *body; one that returns a value and may fall off
  * its end gets a return of its type's zero there.  Leaves the indent at
  * the body's. */
-static void func_body(Emitter *E, Func *f, StrBuf *body)
+void func_body(Emitter *E, Func *f, StrBuf *body)
 {
     StrBuf *out = swap_out(E, body);
     E->indent = 1;
@@ -2282,7 +2124,7 @@ static void func_body(Emitter *E, Func *f, StrBuf *body)
 /* The rest of f after its opening brace (and what the caller wrote there):
  * locals and temporaries, the statements func_body kept, the closing
  * brace. */
-static void func_close(Emitter *E, Func *f, StrBuf *body)
+void func_close(Emitter *E, Func *f, StrBuf *body)
 {
     for (int i = 0; i < f->nlocals; i++)
         decl_local(E, f->locals[i]);
@@ -2294,1316 +2136,4 @@ static void func_close(Emitter *E, Func *f, StrBuf *body)
     E->indent = 0;
     outf(E, "}");
     outf(E, "%s", "");
-}
-
-static void emit_cuda_func(Emitter *E, Func *f)
-{
-    func_begin(E, f, MODE_CUDA);
-    StrBuf body = {0};
-    func_body(E, f, &body);
-    bool nonvoid = func_returns_value(f);
-    E->indent = 0;
-
-    emit_lineno(E, f->def->loc);
-    /* max_registers=N: nvcc's __maxnreg__ (CUDA 12.4+), the per-kernel
-     * form of -maxrregcount that numba passes to NVVM */
-    const char *maxreg = f->opt.max_registers > 0 ? arena_printf("__maxnreg__(%d) ", f->opt.max_registers) : "";
-    if (f->is_kernel)
-        outf(E, "__global__ void %s%s__cuda(%s)", maxreg, fn_cname(f), param_list(f, ""));
-    else
-        outf(E, "static __device__ %s KRT_MAYBE_UNUSED %s %s(%s)",
-             f->opt.inline_ ? "__forceinline__" : "inline", nonvoid ? t_c(f->ret) : "void",
-             fn_cname(f), param_list(f, ""));
-    outf(E, "{");
-    E->indent = 1;
-    func_close(E, f, &body);
-}
-
-/* ------------------------------------------------------------------ */
-/* CPU functions                                                       */
-/* ------------------------------------------------------------------ */
-
-static void emit_cpu_devfunc(Emitter *E, Func *f)
-{
-    func_begin(E, f, MODE_CPU);
-    StrBuf body = {0};
-    func_body(E, f, &body);
-    bool nonvoid = func_returns_value(f);
-    if (E->cpu_failed) {
-        vec_push(&E->cpu_failed_funcs, f);
-        sb_free(&body);
-        if (E->c_target)
-            error_at(E->cpu_fail_loc, "%s", E->cpu_fail_msg);
-        return;
-    }
-    E->indent = 0;
-    /* its shared arrays, one instance per block (see dsh_funcs) */
-    StrBuf lead = {0};
-    sb_puts(&lead, "const krt_cpu_block *krt_b, krt_dim3 krt_tid");
-    PtrVec d = dsh_funcs(f);
-    if (func_has_shared(f)) {
-        outf(E, "struct %s__dshared {", fn_cname(f));
-        for (int i = 0; i < f->nlocals; i++) {
-            Var *v = f->locals[i];
-            if (v->kind == VAR_SHARED)
-                outf(E, "    %s %s%s;", t_c(v->type->elem), v->cname, array_dims(v));
-        }
-        outf(E, "};");
-        outf(E, "%s", "");
-    }
-    for (int i = 0; i < d.len; i++)
-        sb_printf(&lead, ", struct %s__dshared *krt_dsh_%s", fn_cname(d.items[i]), fn_cname(d.items[i]));
-    emit_lineno(E, f->def->loc);
-    outf(E, "static inline KRT_MAYBE_UNUSED %s %s__cpu(%s)", nonvoid ? t_c(f->ret) : "void", fn_cname(f),
-         param_list(f, sb_take(&lead)));
-    outf(E, "{");
-    E->indent = 1;
-    outf(E, "(void)krt_b;");
-    outf(E, "(void)krt_tid;");
-    for (int i = 0; i < d.len; i++)
-        outf(E, "(void)krt_dsh_%s;", fn_cname(d.items[i]));
-    func_close(E, f, &body);
-}
-
-/* A region: one loop over the threads that are still running. */
-static void region_begin(Emitter *E, bool guard)
-{
-    outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
-    E->indent++;
-    outf(E, "krt_f = &krt_fr[krt_t];");
-    if (E->debug) {
-        outf(E, "if (*krt_b->error != KRT_OK)");
-        outf(E, "    return;");
-    }
-    if (guard) {
-        outf(E, "if (krt_f->krt_state != KRT_RUNNING)");
-        outf(E, "    continue;");
-    }
-    E->thread_loop = true;
-    E->exit_label = ++E->nlabels;
-    E->exit_used = false;
-    E->cloops = 0;
-}
-
-static void region_end(Emitter *E)
-{
-    if (E->exit_used) {
-        E->indent--;
-        outf(E, "krt_skip%d:;", E->exit_label);
-        E->indent++;
-    }
-    E->indent--;
-    outf(E, "}");
-    E->thread_loop = false;
-}
-
-static bool stmt_is_empty(const Node *s)
-{
-    return s->kind == S_NOP || s->kind == S_PASS || s->kind == S_ARRAYDECL;
-}
-
-static void emit_block_stmt(Emitter *E, Node *s);
-
-/* A statement list at block level: runs of barrier-free statements become
- * regions, statements holding a barrier become block-level code. */
-static void emit_block_list(Emitter *E, NodeList *l)
-{
-    int i = 0;
-    while (i < l->len) {
-        if (has_barrier(l->items[i])) {
-            emit_block_stmt(E, l->items[i]);
-            i++;
-            continue;
-        }
-        int j = i;
-        bool any = false;
-        while (j < l->len && !has_barrier(l->items[j]))
-            any |= !stmt_is_empty(l->items[j++]);
-        if (any) {
-            region_begin(E, true);
-            for (int k = i; k < j; k++)
-                emit_stmt(E, l->items[k]);
-            region_end(E);
-        }
-        i = j;
-    }
-}
-
-/* Block-level loop around `body`: cond_fn prints, inside a region, the
- * test that keeps a thread in the loop. */
-static void emit_block_loop(Emitter *E, Node *s, const char *cond, const char *enter,
-                            const char *next)
-{
-    int d = ++E->bloop;
-    emit_lineno(E, s->loc);
-    outf(E, "for (;;) {");
-    E->indent++;
-    outf(E, "krt_go = 0;");
-    E->used_go = true;
-    region_begin(E, false);
-    if (!next) {   /* while: a thread that continued is running again */
-        outf(E, "if (krt_f->krt_state == KRT_CONTINUE(%d))", d);
-        outf(E, "    krt_f->krt_state = KRT_RUNNING;");
-    }
-    outf(E, "if (krt_f->krt_state != KRT_RUNNING)");
-    outf(E, "    continue;");
-    emit_lineno(E, s->loc);
-    outf(E, "if (%s) {", cond);
-    E->indent++;
-    if (enter)
-        outf(E, "%s", enter);
-    outf(E, "krt_go = 1;");
-    E->indent--;
-    outf(E, "} else {");
-    outf(E, "    krt_f->krt_state = KRT_BREAK(%d);", d);
-    outf(E, "}");
-    region_end(E);
-    outf(E, "if (!krt_go)");
-    outf(E, "    break;");
-    emit_block_list(E, &s->body);
-    if (next) {
-        region_begin(E, false);
-        outf(E, "if (krt_f->krt_state == KRT_CONTINUE(%d))", d);
-        outf(E, "    krt_f->krt_state = KRT_RUNNING;");
-        outf(E, "if (krt_f->krt_state != KRT_RUNNING)");
-        outf(E, "    continue;");
-        outf(E, "%s", next);
-        region_end(E);
-    }
-    E->indent--;
-    outf(E, "}");
-    region_begin(E, false);
-    outf(E, "if (krt_f->krt_state == KRT_BREAK(%d))", d);
-    outf(E, "    krt_f->krt_state = KRT_RUNNING;");
-    region_end(E);
-    E->bloop--;
-}
-
-/* A block-level int of the kernel's CPU function (not per thread). */
-static const char *new_bvar(Emitter *E)
-{
-    /* a cooperative kernel returns at grid syncs: its block-level state
-     * lives in the block's shared struct, which survives until it resumes */
-    if (E->coop) {
-        E->used_s = true;
-        return arena_printf("krt_s->krt_br[%d]", E->nbvars++);
-    }
-    return arena_printf("krt_br%d", E->nbvars++);
-}
-
-/* syncthreads_count/and/or(pred): every running thread adds its predicate
- * in one region, the block's result is handed out in the next. */
-static void emit_block_reduce(Emitter *E, Node *s, EmitApi ea)
-{
-    E->used_red = true;
-    outf(E, "krt_red = 0;");
-    outf(E, "krt_nred = 0;");
-    region_begin(E, true);
-    emit_lineno(E, s->loc);
-    outf(E, "krt_red += (%s) != 0;", s->lhs ? ex(E, s->lhs) : "1");
-    outf(E, "krt_nred++;");
-    region_end(E);
-    if (!s->rhs)
-        return;
-    const char *r = ea == EA_SYNC_COUNT ? "(int32_t)krt_red"
-                    : ea == EA_SYNC_AND ? "(int32_t)(krt_red == krt_nred)" : "(int32_t)(krt_red != 0)";
-    region_begin(E, true);
-    outf(E, "%s = %s;", ex(E, s->rhs), conv(r, ty_int32, s->rhs->type));
-    region_end(E);
-}
-
-/* A warp-collective operation on the CPU: the running threads store their
- * operands in frame slots (one region), then each warp of 32 consecutive
- * threads (the last one may be partial) computes the results over the
- * lanes that reached the operation -- the "active" lanes: those still
- * running, not returned and not masked by a thread-dependent branch --
- * as the hardware does in lockstep.  Where CUDA leaves a result undefined
- * (a shuffle from an inactive lane, or from a lane outside the mask, or
- * past the end of a partial warp) a lane gets its own value, as it does
- * for a source outside the warp. */
-static void emit_warpop_cpu(Emitter *E, Node *s)
-{
-    EmitApi ea = ea_of(s->api);
-    if (ea == EA_SYNCWARP) {
-        /* the cut itself is the synchronisation: every lane has finished
-         * the region before */
-        outf(E, "/* cuda.syncwarp(): the lanes of each warp have all reached this point */");
-        return;
-    }
-    if (ea == EA_NONE || !ea_is_warp(ea)) {
-        error_at(s->loc, "%s is not a warp operation kernc knows", s->api ? s->api->path : "?");
-        return;
-    }
-    int k = E->nwarp++;
-    Node *mask = s->args.len > 0 ? s->args.items[0] : NULL;
-    Node *val = s->args.len > 1 ? s->args.items[1] : NULL;
-    Node *arg = s->args.len > 2 ? s->args.items[2] : NULL;
-    const char *M = arena_printf("krt_warp%d_mask", k), *V = arena_printf("krt_warp%d_val", k),
-               *A = arena_printf("krt_warp%d_arg", k);
-    sb_printf(&E->frame_extra, "    uint32_t %s;\n", M);
-    if (val)
-        sb_printf(&E->frame_extra, "    %s %s;\n", t_c(val->type), V);
-    if (arg)
-        sb_printf(&E->frame_extra, "    int64_t %s;\n", A);
-    E->used_warp = true;
-
-    region_begin(E, true);
-    emit_lineno(E, s->loc);
-    outf(E, "krt_f->%s = %s;", M, mask ? arena_printf("(uint32_t)%s", ex(E, mask)) : "0xffffffffu");
-    if (val)
-        outf(E, "krt_f->%s = %s;", V, ex(E, val));
-    if (arg)
-        outf(E, "krt_f->%s = (int64_t)%s;", A, ex(E, arg));
-    region_end(E);
-
-    bool vote = ea == EA_ALL || ea == EA_ANY || ea == EA_EQ || ea == EA_BALLOT;
-    outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
-    E->indent++;
-    outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
-    outf(E, "krt_act = 0;");
-    if (vote) {
-        outf(E, "krt_bal = 0;");
-        E->used_bal = true;
-    }
-    outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++) {");
-    outf(E, "    if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)");
-    outf(E, "        continue;");
-    outf(E, "    krt_act |= 1u << krt_l;");
-    if (vote)
-        outf(E, "    krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].%s != 0) << krt_l;", V);
-    outf(E, "}");
-    outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++) {");
-    E->indent++;
-    outf(E, "krt_f = &krt_fr[krt_w + krt_l];");
-    outf(E, "if (!(krt_act >> krt_l & 1u))");
-    outf(E, "    continue;");
-    const char *part = arena_printf("(krt_act & krt_f->%s)", M);
-    const char *res = NULL;
-    const Type *rt = ty_uint32;
-    switch (ea) {
-    case EA_SHFL: case EA_SHFL_UP: case EA_SHFL_DOWN: case EA_SHFL_XOR: {
-        /* PTX shfl.sync with numba's clamp values: idx uses the low 5 bits
-         * of the lane; up is valid from lane 0, down and xor up to lane 31 */
-        const char *src = ea == EA_SHFL ? "(int64_t)(krt_f->%s & 31)"
-                          : ea == EA_SHFL_UP ? "(int64_t)krt_l - (int64_t)(uint32_t)krt_f->%s"
-                          : ea == EA_SHFL_DOWN ? "(int64_t)krt_l + (int64_t)(uint32_t)krt_f->%s"
-                                               : "(int64_t)(krt_l ^ (uint32_t)krt_f->%s)";
-        E->used_src = true;
-        outf(E, "krt_src = %s;", arena_printf(src, A));
-        outf(E, "if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !(%s >> krt_src & 1u))", part);
-        outf(E, "    krt_src = krt_l;");
-        res = arena_printf("krt_fr[krt_w + krt_src].%s", V);
-        rt = val->type;
-        break;
-    }
-    case EA_ALL:
-        res = arena_printf("((%s & ~krt_bal) == 0)", part);
-        rt = ty_bool;
-        break;
-    case EA_ANY:
-        res = arena_printf("((%s & krt_bal) != 0)", part);
-        rt = ty_bool;
-        break;
-    case EA_EQ:
-        res = arena_printf("((%s & krt_bal) == 0 || (%s & krt_bal) == %s)", part, part, part);
-        rt = ty_bool;
-        break;
-    case EA_BALLOT:
-        res = arena_printf("(%s & krt_bal)", part);
-        break;
-    case EA_MATCH_ANY: case EA_MATCH_ALL:
-        /* lanes of the mask holding the same bits as this one */
-        E->used_bal = E->used_src = true;
-        outf(E, "krt_bal = 0;");
-        outf(E, "for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)");
-        outf(E, "    if ((%s >> krt_src & 1u) &&", part);
-        outf(E, "        memcmp(&krt_fr[krt_w + krt_src].%s, &krt_f->%s, sizeof krt_f->%s) == 0)", V, V, V);
-        outf(E, "        krt_bal |= 1u << krt_src;");
-        if (ea == EA_MATCH_ANY) {
-            res = "krt_bal";
-        } else {
-            const Type *tt = s->lhs ? s->lhs->type : NULL;
-            if (tt && tt->kind == TY_TUPLE && tt->nelems == 2)
-                res = arena_printf("%s_make(%s, %s)", tuple_cname(tt),
-                                   conv(arena_printf("(krt_bal == %s ? %s : 0u)", part, part), ty_uint32, tt->elems[0]),
-                                   conv(arena_printf("(krt_bal == %s)", part), ty_bool, tt->elems[1]));
-            rt = tt;
-        }
-        break;
-    case EA_ACTIVEMASK:
-        res = "krt_act";
-        break;
-    case EA_LANEMASK_LT:
-        res = "((1u << krt_l) - 1u)";
-        break;
-    default:
-        break;
-    }
-    if (res && s->lhs)
-        outf(E, "%s = %s;", ex(E, s->lhs), unparen(conv(res, rt, s->lhs->type)));
-    else if (res)
-        outf(E, "(void)%s;", res);
-    E->indent--;
-    outf(E, "}");
-    E->indent--;
-    outf(E, "}");
-}
-
-/* ---- Device functions that synchronise, inlined into a CPU kernel ----
- * A callee holding a barrier or a warp operation cannot be a C function
- * that runs one thread: its barriers must cut the caller's thread loops.
- * So its body is emitted in place, at block level, with the caller's
- * region structure: its parameters, locals and result become frame fields
- * (NAME__param, NAME__local: unique, as C names of functions are; a
- * callee's fields are shared by its call sites, which are never active at
- * once since sema refuses recursion), its shared arrays members of the
- * kernel's shared struct.  A thread that returns leaves the callee as a
- * `break` leaves a loop: KRT_BREAK(depth) until the end of the inlined
- * body.  The call itself is hoisted out of its statement: the arguments
- * are evaluated in a region, the body follows, then the statement runs
- * with the call replaced by its result.  That keeps Python's order as long
- * as nothing evaluated before the call in the statement can see what the
- * callee does (an array read, another call, an atomic, a draw) and the
- * call is not under `and`/`or`/`if-else`; elsewhere a clear error. */
-
-typedef struct SplitSearch {
-    Node *call;            /* the first such call, in evaluation order */
-    bool unsafe_before;    /* an operand the callee could affect comes first */
-    bool conditional;      /* the call is under and/or/if-else */
-    bool unsafe;           /* (running) such an operand was seen */
-} SplitSearch;
-
-static bool is_split_call(const Node *n)
-{
-    return n && n->kind == E_CALLFN && n->callee && func_has_split(n->callee);
-}
-
-/* Does evaluating n itself read or change memory a callee may change? */
-static bool expr_touches_memory(const Node *n)
-{
-    if (n->kind == E_INDEX || n->kind == E_CALLFN)
-        return true;
-    if (n->kind != E_API || !n->api)
-        return false;
-    const char *p = n->api->path;
-    EmitApi ea = ea_of(n->api);
-    return strncmp(p, "cuda.atomic.", 12) == 0 || strncmp(p, "cuda.random.", 12) == 0 ||
-           (ea_is_warp(ea) && ea != EA_LANEMASK_LT) || !n->type || n->type->kind == TY_VOID;
-}
-
-/* Python's evaluation order: operands left to right, a call's arguments
- * before the call, `and`/`or` and if-else evaluate some operands only. */
-static void split_search(Node *n, bool cond, SplitSearch *S)
-{
-    if (!n || S->call)
-        return;
-    bool before = S->unsafe;
-    if (n->kind == E_BOOLOP) {
-        split_search(n->lhs, cond, S);
-        split_search(n->rhs, true, S);
-    } else if (n->kind == E_IFEXP) {
-        split_search(n->cond, cond, S);
-        split_search(n->lhs, true, S);
-        split_search(n->rhs, true, S);
-    } else {
-        split_search(n->lhs, cond, S);
-        for (int i = 0; i < n->args.len; i++)
-            split_search(n->args.items[i], cond, S);
-        split_search(n->rhs, cond, S);
-    }
-    if (S->call)
-        return;
-    if (is_split_call(n)) {
-        S->call = n;
-        S->unsafe_before = before;
-        S->conditional = cond;
-        return;
-    }
-    if (expr_touches_memory(n))
-        S->unsafe = true;
-}
-
-/* The expressions a statement evaluates once, before anything else. */
-static void stmt_search(Node *s, SplitSearch *S)
-{
-    switch (s->kind) {
-    case S_ASSIGN:
-        split_search(s->rhs, false, S);   /* Python: the value, then the targets */
-        for (int i = 0; i < s->args.len; i++)
-            split_search(s->args.items[i], false, S);
-        break;
-    case S_EXPR: case S_RETURN:
-        split_search(s->lhs, false, S);
-        break;
-    case S_IF:
-        split_search(s->cond, false, S);
-        break;
-    case S_FORRANGE: case S_PRINT: case S_WARPOP:
-        for (int i = 0; i < s->args.len; i++)
-            split_search(s->args.items[i], false, S);
-        break;
-    case S_ASSERT:
-        split_search(s->cond, false, S);
-        split_search(s->lhs, false, S);
-        break;
-    case S_BARRIER:
-        split_search(s->lhs, false, S);
-        break;
-    default:
-        break;
-    }
-}
-
-/* Inline call c (see above); returns the frame field of its result, NULL
- * for a function without one. */
-static const char *inline_call(Emitter *E, Node *c)
-{
-    Func *g = c->callee;
-    const char *gname = fn_cname(g);
-    bool nonvoid = g->ret && g->ret->kind != TY_VOID && g->ret->kind != TY_NONE;
-    const char *ret = NULL;
-    if (nonvoid) {
-        ret = arena_printf("krt_ret%d", E->ncalls++);
-        sb_printf(&E->frame_extra, "    %s %s;\n", t_c(g->ret), ret);
-    }
-    bool known = false;
-    for (int i = 0; i < E->inl_funcs.len; i++)
-        known |= E->inl_funcs.items[i] == g;
-    if (!known) {
-        vec_push(&E->inl_funcs, g);
-        for (int i = 0; i < g->nparams; i++)
-            sb_printf(&E->frame_extra, "    %s %s__%s;\n", t_c(g->params[i]->type), gname,
-                      g->params[i]->cname);
-        for (int i = 0; i < g->nlocals; i++) {
-            Var *v = g->locals[i];
-            switch (v->kind) {
-            case VAR_LOCALARRAY:
-                sb_printf(&E->frame_extra, "    %s %s__%s%s;\n", t_c(v->type->elem), gname, v->cname,
-                          array_dims(v));
-                break;
-            case VAR_SHARED:
-                sb_printf(&E->shared_extra, "    %s %s__%s%s;\n", t_c(v->type->elem), gname, v->cname,
-                          array_dims(v));
-                break;
-            case VAR_DYNSHARED: case VAR_CONSTARRAY:
-                break;
-            default:
-                sb_printf(&E->frame_extra, "    %s %s__%s;\n", t_c(v->type), gname, v->cname);
-                break;
-            }
-        }
-    }
-
-    /* the arguments, in the caller's context, left to right */
-    region_begin(E, true);
-    emit_lineno(E, c->loc);
-    for (int i = 0; i < c->args.len && i < g->nparams; i++) {
-        Node *a = c->args.items[i];
-        Var *p = g->params[i];
-        const char *v = a->type && a->type->kind == TY_ARRAY ? array_value(E, a) : ex_as(E, a, p->type);
-        outf(E, "krt_f->%s__%s = %s;", gname, p->cname, unparen(v));
-    }
-    if (ret)
-        outf(E, "krt_f->%s = %s;", ret, zero_of(g->ret));
-    region_end(E);
-
-    /* the body, in the callee's context */
-    Func *fn = E->fn;
-    bool inlined = E->inlined, debug = E->debug;
-    const char *inl_ret = E->inl_ret;
-    int inl_depth = E->inl_depth;
-    bool *pr = E->param_read, *pa = E->param_assigned, *lr = E->local_read;
-    E->fn = g;
-    E->inlined = true;
-    E->inl_ret = ret;
-    E->inl_depth = ++E->bloop;
-    E->debug = g->opt.debug || (E->opt && E->opt->debug);
-    E->param_read = arena_alloc(sizeof(bool) * (size_t)(g->nparams + 1));
-    E->param_assigned = arena_alloc(sizeof(bool) * (size_t)(g->nparams + 1));
-    E->local_read = arena_alloc(sizeof(bool) * (size_t)(g->nlocals + 1));
-    for (int i = 0; i < g->nparams; i++)
-        g->params[i]->index = i;
-    for (int i = 0; i < g->nlocals; i++)
-        g->locals[i]->index = i;
-    outf(E, "/* device function %s, inlined */", g->name);
-    emit_block_list(E, &g->def->body);
-    region_begin(E, false);
-    outf(E, "if (krt_f->krt_state == KRT_BREAK(%d))", E->inl_depth);
-    outf(E, "    krt_f->krt_state = KRT_RUNNING;");
-    region_end(E);
-    E->bloop--;
-    E->fn = fn;
-    E->inlined = inlined;
-    E->debug = debug;
-    E->inl_ret = inl_ret;
-    E->inl_depth = inl_depth;
-    E->param_read = pr;
-    E->param_assigned = pa;
-    E->local_read = lr;
-    return ret;
-}
-
-/* A statement that calls a device function that synchronises: inline the
- * first such call, then emit the statement with its result (again, for
- * the next call).  False when s has no such call. */
-static bool emit_split_calls(Emitter *E, Node *s)
-{
-    SplitSearch S = {0};
-    if (s->kind == S_WHILE) {
-        split_search(s->cond, false, &S);
-        if (S.call)
-            cpu_unsupported(E, S.call->loc, arena_printf("device function '%s' synchronises: on the "
-                                                         "CPU backend it cannot be called in a while "
-                                                         "condition (assign its result to a variable "
-                                                         "before the loop and at the end of the body)",
-                                                         S.call->callee->name));
-        return S.call != NULL;
-    }
-    stmt_search(s, &S);
-    Node *c = S.call;
-    if (!c)
-        return false;
-    if (S.conditional || S.unsafe_before) {
-        cpu_unsupported(E, c->loc, arena_printf("device function '%s' synchronises: on the CPU "
-                                                "backend a call of it cannot be %s (assign its "
-                                                "result to a variable first)", c->callee->name,
-                                                S.conditional ? "under and/or or a conditional "
-                                                                "expression"
-                                                              : "evaluated after an array read or "
-                                                                "another call in the same statement"));
-        return true;
-    }
-    emit_lineno(E, s->loc);
-    const char *ret = inline_call(E, c);
-    if (s->kind == S_EXPR && s->lhs == c)
-        return true;
-    if (!ret) {
-        error_at(c->loc, "internal error: the value of a function without a result");
-        return true;
-    }
-    Var *rv = arena_alloc(sizeof *rv);
-    rv->name = emit_inline_result;
-    rv->cname = ret;
-    rv->kind = VAR_HIDDEN;
-    rv->type = c->type;
-    rv->loc = c->loc;
-    rv->index = -1;
-    Node saved = *c;
-    c->kind = E_VAR;
-    c->var = rv;
-    c->callee = NULL;
-    c->args = (NodeList){0};
-    if (has_barrier(s)) {
-        emit_block_stmt(E, s);
-    } else if (!stmt_is_empty(s)) {
-        region_begin(E, true);
-        emit_stmt(E, s);
-        region_end(E);
-    }
-    *c = saved;
-    return true;
-}
-
-static void emit_block_stmt(Emitter *E, Node *s)
-{
-    if (emit_split_calls(E, s))
-        return;
-    switch (s->kind) {
-    case S_BARRIER: {
-        EmitApi ea = ea_of(s->api);
-        emit_lineno(E, s->loc);
-        if (s->api && s->api->id == API_GRID_SYNC) {
-            /* The block stops here and the runtime calls it again once
-             * every block of the grid has stopped (see emit_cpu_kernel). */
-            if (!E->coop) {
-                error_at(s->loc, "internal error: a grid sync in a kernel not marked as having one");
-                return;
-            }
-            int k = ++E->nresume;
-            outf(E, "/* this_grid().sync(): every block of the grid reaches this point */");
-            outf(E, "*krt_b->resume = %d;", k);
-            outf(E, "return;");
-            E->indent--;
-            outf(E, "case %d:;", k);
-            E->indent++;
-            return;
-        }
-        if (ea == EA_SYNC_COUNT || ea == EA_SYNC_AND || ea == EA_SYNC_OR)
-            emit_block_reduce(E, s, ea);
-        else if (ea == EA_SYNCWARP)
-            outf(E, "/* cuda.syncwarp(): every thread has reached this point */");
-        else
-            outf(E, "/* cuda.syncthreads(): every thread has reached this point */");
-        return;
-    }
-    case S_WARPOP:
-        emit_lineno(E, s->loc);
-        emit_warpop_cpu(E, s);
-        return;
-    case S_EXPR:
-        if (s->lhs && s->lhs->kind == E_API && ea_of(s->lhs->api) == EA_SYNCWARP) {
-            emit_lineno(E, s->loc);
-            outf(E, "/* cuda.syncwarp(): the lanes of each warp have all reached this point */");
-            return;
-        }
-        if (s->lhs && s->lhs->kind == E_API && ea_of(s->lhs->api) == EA_SYNCTHREADS) {
-            emit_lineno(E, s->loc);
-            outf(E, "/* cuda.syncthreads(): every thread has reached this point */");
-            return;
-        }
-        break;
-    case S_IF: {
-        /* Predicated: threads whose condition is false wait (masked) while
-         * the others run the body, then the two sets swap for the else
-         * branch; a branch no thread takes is skipped. */
-        int k = ++E->bif;
-        bool has_else = s->orelse.len > 0;
-        const char *go = new_bvar(E), *other = has_else ? new_bvar(E) : NULL;
-        emit_lineno(E, s->loc);
-        outf(E, "%s = 0;", go);
-        if (has_else)
-            outf(E, "%s = 0;", other);
-        region_begin(E, true);
-        emit_lineno(E, s->loc);
-        outf(E, "if (%s) {", ex_cond(E, s->cond));
-        outf(E, "    %s = 1;", go);
-        outf(E, "} else {");
-        outf(E, "    krt_f->krt_state = KRT_MASKED(%d);", k);
-        if (has_else)
-            outf(E, "    %s = 1;", other);
-        outf(E, "}");
-        region_end(E);
-        outf(E, "if (%s) {", go);
-        E->indent++;
-        emit_block_list(E, &s->body);
-        E->indent--;
-        outf(E, "}");
-        if (s->orelse.len > 0) {
-            outf(E, "if (%s) {", other);
-            E->indent++;
-            region_begin(E, false);
-            outf(E, "if (krt_f->krt_state == KRT_RUNNING)");
-            outf(E, "    krt_f->krt_state = KRT_MASKED(%d);", k);
-            outf(E, "else if (krt_f->krt_state == KRT_MASKED(%d))", k);
-            outf(E, "    krt_f->krt_state = KRT_RUNNING;");
-            region_end(E);
-            emit_block_list(E, &s->orelse);
-            E->indent--;
-            outf(E, "}");
-        }
-        region_begin(E, false);
-        outf(E, "if (krt_f->krt_state == KRT_MASKED(%d))", k);
-        outf(E, "    krt_f->krt_state = KRT_RUNNING;");
-        region_end(E);
-        E->bif--;
-        return;
-    }
-    case S_WHILE:
-        if (s->orelse.len > 0) {
-            error_at(s->loc, "while/else is not supported");
-            return;
-        }
-        emit_block_loop(E, s, ex_cond(E, s->cond), NULL, NULL);
-        return;
-    case S_FORRANGE: {
-        Type *vt = s->var ? s->var->type : ty_scalar[TY_INT64];
-        if (!s->it || !s->stop || !s->step) {
-            cpu_unsupported(E, s->loc, "a range loop without its hidden variables");
-            return;
-        }
-        Type *it_t = s->it->type;
-        const char *it = var_ref(E, s->it), *stop = var_ref(E, s->stop), *step = var_ref(E, s->step);
-        emit_lineno(E, s->loc);
-        region_begin(E, true);
-        emit_range_init(E, s, it, stop, step, it_t);
-        region_end(E);
-        const char *enter = s->var ? arena_printf("%s = %s;", var_ref(E, s->var), conv(it, it_t, vt)) : NULL;
-        emit_block_loop(E, s, range_cond(s, it, stop, step, it_t), enter,
-                        arena_printf("%s += %s;", it, step));
-        return;
-    }
-    default:
-        break;
-    }
-    cpu_unsupported(E, s->loc, "a barrier or warp operation inside a device function or "
-                               "an expression is not supported on the CPU backend yet");
-}
-
-static bool kernel_has_shared(const Func *f)
-{
-    for (int i = 0; i < f->nlocals; i++)
-        if (f->locals[i]->kind == VAR_SHARED)
-            return true;
-    return false;
-}
-
-/* The CPU version of kernel f: static void NAME__cpu(block, args). */
-static void emit_cpu_kernel(Emitter *E, Func *f)
-{
-    const char *name = fn_cname(f);
-    func_begin(E, f, MODE_CPU);
-    E->frame = func_has_split(f);
-    E->coop = E->frame && f->has_grid_sync;
-
-    StrBuf body = {0};
-    StrBuf *out = swap_out(E, &body);
-    E->indent = 1;
-    if (!E->frame) {
-        /* One thread loop; locals are plain C locals of the loop body. */
-        outf(E, "KRT_FOR_EACH_THREAD(krt_b) {");
-        E->indent++;
-        if (E->debug) {
-            outf(E, "if (*krt_b->error != KRT_OK)");
-            outf(E, "    return;");
-        }
-        for (int i = 0; i < f->nparams; i++) {
-            Var *v = f->params[i];
-            if (E->param_assigned[i])
-                outf(E, "%s %s = %s;", t_c(v->type), v->cname,
-                     arena_printf("krt_arg_%s", v->cname));
-        }
-        for (int i = 0; i < f->nlocals; i++)
-            if (f->locals[i]->kind != VAR_SHARED && f->locals[i]->kind != VAR_DYNSHARED)
-                decl_local(E, f->locals[i]);
-        for (int i = 0; i < f->nlocals; i++) {
-            Var *v = f->locals[i];
-            if (!E->local_read[i] && v->kind != VAR_SHARED && v->kind != VAR_DYNSHARED &&
-                v->kind != VAR_CONSTARRAY)
-                outf(E, "(void)%s;", v->cname);
-        }
-        E->thread_loop = true;
-        E->exit_label = 0;
-        E->exit_used = false;
-        emit_stmts(E, &f->def->body);
-        if (E->exit_used) {
-            E->indent--;
-            outf(E, "krt_next:;");
-            E->indent++;
-        }
-        E->thread_loop = false;
-        E->indent--;
-        outf(E, "}");
-    } else {
-        /* A kernel with a grid sync is resumable: it returns at each sync
-         * (emit_block_stmt) and the runtime, once every block of the grid
-         * has stopped there, calls it again with the sync's number; the
-         * switch jumps back to just after that sync, into the block-level
-         * loops and ifs if need be (case labels nested in them are plain C,
-         * as in Duff's device).  Nothing else needs saving: every thread's
-         * state is in its frame, the block-level flags (krt_br) are in the
-         * block's shared struct, both kept alive per block by the runtime,
-         * and the other block-level variables (krt_go, krt_red, the warp
-         * loops' counters) are set and read between two cuts, never across
-         * a sync.  No declaration lies inside the switch, so no jump skips
-         * an initialisation (C++ forbids that for nvcc's compile). */
-        if (E->coop) {
-            outf(E, "switch (krt_rp) {");
-            outf(E, "default:");
-            outf(E, "    krt_cpu_fail(krt_b, KRT_EINTERNAL, \"bad resume point\");");
-            outf(E, "    return;");
-            outf(E, "case 0:");
-        }
-        /* Frames start running; assigned parameters become per-thread. */
-        outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
-        outf(E, "    krt_fr[krt_t].krt_state = KRT_RUNNING;");
-        for (int i = 0; i < f->nparams; i++)
-            if (E->param_assigned[i])
-                outf(E, "    krt_fr[krt_t].%s = krt_arg_%s;", f->params[i]->cname, f->params[i]->cname);
-        outf(E, "}");
-        emit_block_list(E, &f->def->body);
-        if (E->coop)
-            outf(E, "}");
-    }
-    swap_out(E, out);
-    E->indent = 0;
-
-    if (E->cpu_failed) {
-        sb_free(&body);
-        func_end_cpu(E);
-        if (E->c_target)
-            error_at(E->cpu_fail_loc, "%s", E->cpu_fail_msg);
-        else
-            warning_at(E->cpu_fail_loc, "%s; kernel '%s' will run on CUDA only", E->cpu_fail_msg,
-                       f->name);
-        return;
-    }
-
-    /* Per-block shared arrays (with those of inlined callees, and the
-     * block-level flags of a cooperative kernel) and per-thread frames. */
-    if (kernel_has_shared(f) || E->shared_extra.s || (E->coop && E->nbvars > 0)) {
-        outf(E, "struct %s__shared {", name);
-        for (int i = 0; i < f->nlocals; i++) {
-            Var *v = f->locals[i];
-            if (v->kind == VAR_SHARED)
-                outf(E, "    %s %s%s;", t_c(v->type->elem), v->cname, array_dims(v));
-        }
-        if (E->shared_extra.s)
-            sb_puts(E->out, E->shared_extra.s);
-        if (E->coop && E->nbvars > 0)
-            outf(E, "    int krt_br[%d];", E->nbvars);
-        outf(E, "};");
-        outf(E, "%s", "");
-        vec_push(&E->shared_structs, f);
-    }
-    if (E->frame) {
-        outf(E, "struct %s__frame {", name);
-        outf(E, "    int krt_state;");
-        E->indent++;
-        for (int i = 0; i < f->nparams; i++)
-            if (E->param_assigned[i])
-                outf(E, "%s;", param_decl(f->params[i]));
-        for (int i = 0; i < f->nlocals; i++) {
-            Var *v = f->locals[i];
-            if (v->kind == VAR_LOCALARRAY)
-                outf(E, "%s %s%s;", t_c(v->type->elem), v->cname, array_dims(v));
-            else if (v->kind != VAR_SHARED && v->kind != VAR_DYNSHARED &&
-                     v->kind != VAR_CONSTARRAY)
-                outf(E, "%s %s;", t_c(v->type), v->cname);
-        }
-        E->indent--;
-        if (E->frame_extra.s)
-            sb_puts(E->out, E->frame_extra.s);
-        outf(E, "};");
-        outf(E, "%s", "");
-    }
-
-    emit_lineno(E, f->def->loc);
-    outf(E, "static void %s__cpu(const krt_cpu_block *krt_b, void **krt_args)", name);
-    outf(E, "{");
-    E->indent = 1;
-    for (int i = 0; i < f->nparams; i++) {
-        Var *v = f->params[i];
-        const char *c = E->param_assigned[i] ? arena_printf("krt_arg_%s", v->cname) : v->cname;
-        if (v->type->kind == TY_BOOL)
-            outf(E, "const bool %s = *(const uint8_t *)krt_args[%d] != 0;", c, i);
-        else
-            outf(E, "const %s %s = *(const %s *)krt_args[%d];", t_c(v->type), c, t_c(v->type), i);
-    }
-    if (E->used_s)
-        outf(E, "struct %s__shared *krt_s = (struct %s__shared *)krt_b->shared;", name, name);
-    for (int i = 0; i < f->nlocals; i++)
-        if (f->locals[i]->kind == VAR_DYNSHARED)
-            decl_local(E, f->locals[i]);
-    if (E->frame) {
-        outf(E, "struct %s__frame *krt_fr = (struct %s__frame *)krt_b->frame;", name, name);
-        outf(E, "struct %s__frame *krt_f;", name);
-        outf(E, "unsigned krt_t;");
-    }
-    if (E->used_go)
-        outf(E, "int krt_go;");
-    if (E->used_c)
-        outf(E, "int krt_c;");
-    for (int i = 0; i < E->nbvars && !E->coop; i++)
-        outf(E, "int krt_br%d;", i);
-    if (E->coop) {
-        /* where to resume; 0 (finished) unless a grid sync says otherwise */
-        outf(E, "const int krt_rp = *krt_b->resume;");
-    }
-    if (E->used_warp) {
-        outf(E, "const unsigned krt_nt = krt_cpu_nthreads(krt_b);");
-        outf(E, "unsigned krt_w, krt_wn, krt_l;");
-        outf(E, "uint32_t krt_act;");
-        if (E->used_bal)
-            outf(E, "uint32_t krt_bal;");
-        if (E->used_src)
-            outf(E, "int64_t krt_src;");
-    }
-    if (E->used_red)
-        outf(E, "int64_t krt_red, krt_nred;");
-    outf(E, "krt_dim3 krt_tid;");
-    decl_tmps(E);
-    for (int i = 0; i < f->nparams; i++)
-        if (!E->param_read[i] && !E->param_assigned[i])
-            outf(E, "(void)%s;", f->params[i]->cname);
-    for (int i = 0; i < f->nlocals; i++)
-        if (f->locals[i]->kind == VAR_DYNSHARED && !E->local_read[i])
-            outf(E, "(void)%s;", f->locals[i]->cname);
-    if (E->coop)
-        outf(E, "*krt_b->resume = 0;");
-    if (body.s)
-        sb_puts(E->out, body.s);
-    sb_free(&body);
-    func_end_cpu(E);
-    E->indent = 0;
-    outf(E, "}");
-    outf(E, "%s", "");
-}
-
-/* ------------------------------------------------------------------ */
-/* Descriptors, launchers, files                                       */
-/* ------------------------------------------------------------------ */
-
-static const char *path_base(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
-const char *emit_source_path(const Program *p, const Options *opt)
-{
-    return p->src && p->src->path ? p->src->path : opt && opt->input ? opt->input : "input.kern";
-}
-
-/* krt_module_<base>: the base name without ".kern", as an identifier. */
-const char *emit_module_ident(const char *path)
-{
-    const char *b = path_base(path);
-    size_t n = strlen(b);
-    if (n > 5 && strcmp(b + n - 5, ".kern") == 0)
-        n -= 5;
-    char *s = arena_strndup(b, n);
-    for (char *p = s; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
-            *p = '_';
-    return s;
-}
-
-static const char *c_string(const char *s)
-{
-    StrBuf b = {0};
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            sb_putc(&b, '\\');
-        sb_putc(&b, *s);
-    }
-    return sb_take(&b);
-}
-
-/* The launcher's C type of a parameter (bool travels as uint8_t). */
-static const char *abi_type(const Type *t)
-{
-    if (t->kind == TY_ARRAY)
-        return "krt_array";
-    if (t->kind == TY_BOOL)
-        return "uint8_t";
-    return t_c(t);
-}
-
-static const char *launcher_proto(const Func *f)
-{
-    StrBuf b = {0};
-    sb_printf(&b, "int %s(krt_launch_cfg cfg", fn_cname(f));
-    for (int i = 0; i < f->nparams; i++)
-        sb_printf(&b, ", %s %s", abi_type(f->params[i]->type), f->params[i]->cname);
-    sb_putc(&b, ')');
-    return sb_take(&b);
-}
-
-static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
-{
-    const char *name = fn_cname(f);
-    E->indent = 0;
-    if (f->nparams > 0) {
-        outf(E, "static const krt_param %s__params[] = {", name);
-        for (int i = 0; i < f->nparams; i++) {
-            const Type *t = f->params[i]->type;
-            bool arr = t->kind == TY_ARRAY;
-            outf(E, "    {\"%s\", %s, %s, %d, %d},", c_string(f->params[i]->name),
-                 arr ? "KRT_PARAM_ARRAY" : "KRT_PARAM_SCALAR", t_dtype(arr ? t->elem : t),
-                 arr ? t->ndim : 0, arr && t->contiguous ? 1 : 0);
-        }
-        outf(E, "};");
-    }
-    bool frame = func_has_split(f);
-    outf(E, "KRT_EXTERN_C const krt_kernel %s__kernel = {", name);
-    outf(E, "    \"%s\", \"%s\", %d, %s,", c_string(f->name), c_string(path_base(E->path)),
-         f->nparams, f->nparams > 0 ? arena_printf("%s__params", name) : "NULL");
-    outf(E, "    %s, %s,", with_cpu ? arena_printf("%s__cpu", name) : "NULL",
-         with_cuda ? arena_printf("(const void *)%s__cuda", name) : "NULL");
-    bool shared = false;
-    for (int i = 0; i < E->shared_structs.len; i++)
-        shared |= E->shared_structs.items[i] == f;
-    outf(E, "    %s, %s,",
-         with_cpu && shared ? arena_printf("sizeof(struct %s__shared)", name) : "0",
-         with_cpu && frame ? arena_printf("sizeof(struct %s__frame)", name) : "0");
-    outf(E, "    %d", f->has_grid_sync ? 1 : 0);
-    outf(E, "};");
-    outf(E, "%s", "");
-
-    outf(E, "KRT_EXTERN_C %s", launcher_proto(f));
-    outf(E, "{");
-    E->indent = 1;
-    for (int i = 0; i < f->nparams; i++)
-        if (f->params[i]->type->kind == TY_ARRAY)
-            outf(E, "krt_view krt_v%d;", i);
-    if (f->nparams > 0)
-        outf(E, "void *krt_argv[%d];", f->nparams);
-    for (int i = 0; i < f->nparams; i++) {
-        Var *v = f->params[i];
-        if (v->type->kind == TY_ARRAY) {
-            outf(E, "KRT_TRY(krt_check_array(&%s__kernel, %d, &%s, &krt_v%d));", name, i,
-                 v->cname, i);
-            outf(E, "krt_argv[%d] = &krt_v%d;", i, i);
-        } else {
-            if (v->type->kind == TY_BOOL)
-                outf(E, "%s = (uint8_t)(%s != 0);", v->cname, v->cname);
-            outf(E, "krt_argv[%d] = &%s;", i, v->cname);
-        }
-    }
-    outf(E, "return krt_launch(&%s__kernel, cfg, %s);", name, f->nparams > 0 ? "krt_argv" : "NULL");
-    E->indent = 0;
-    outf(E, "}");
-    outf(E, "%s", "");
-}
-
-static void emit_prologue(Emitter *E, const char *what)
-{
-    const char *base = path_base(E->path);
-    outf(E, "/*");
-    outf(E, " * Generated by kernc from %s: do not edit.", base);
-    outf(E, " * %s", what);
-    outf(E, " */");
-    outf(E, "#include <kernrt.h>");
-    outf(E, "#include <kernrt_device.h>");
-    outf(E, "%s", "");
-}
-
-static void emit_tuples(Emitter *E)
-{
-    for (int i = 0; i < E->tuples.len; i++) {
-        Type *t = E->tuples.items[i];
-        const char *n = tuple_cname(t);
-        outf(E, "typedef struct %s {", n);
-        for (int k = 0; k < t->nelems; k++)
-            outf(E, "    %s f%d;", t_c(t->elems[k]), k);
-        outf(E, "} %s;", n);
-        StrBuf b = {0};
-        for (int k = 0; k < t->nelems; k++)
-            sb_printf(&b, "%s%s f%d", k ? ", " : "", t_c(t->elems[k]), k);
-        outf(E, "KRT_FN KRT_MAYBE_UNUSED %s %s_make(%s)", n, n, b.s ? b.s : "void");
-        sb_free(&b);
-        outf(E, "{");
-        outf(E, "    %s r;", n);
-        for (int k = 0; k < t->nelems; k++)
-            outf(E, "    r.f%d = f%d;", k, k);
-        outf(E, "    return r;");
-        outf(E, "}");
-    }
-    if (E->tuples.len)
-        outf(E, "%s", "");
-}
-
-/* The initialiser of constant array v, nested by its shape. */
-static void const_init(StrBuf *b, const Var *v, int dim, int *next)
-{
-    const Node *init = v->init;
-    int ndim = v->type->ndim;
-    sb_putc(b, '{');
-    for (int64_t i = 0; i < v->shape[dim]; i++) {
-        if (i)
-            sb_puts(b, ", ");
-        if (dim + 1 < ndim) {
-            const_init(b, v, dim + 1, next);
-            continue;
-        }
-        const Node *c = init && *next < init->args.len ? init->args.items[*next] : NULL;
-        (*next)++;
-        const Type *et = v->type->elem;
-        if (!c || c->kind != E_CONST)
-            sb_puts(b, "0");
-        else if (t_float(et))
-            sb_puts(b, fmt_float(et, t_float(c->type) ? c->fval : (double)(int64_t)c->ival));
-        else
-            sb_puts(b, fmt_int(et, c->ival));
-    }
-    sb_putc(b, '}');
-}
-
-/* cuda.const.array_like(C): file-scope arrays, `__constant__` for the
- * CUDA kernels, `static const` for the CPU versions (the CPU cannot read
- * __constant__ memory), named FUNC__VAR and FUNC__VAR_cpu. */
-static void emit_const_arrays(Emitter *E, bool cuda)
-{
-    Program *p = E->prog;
-    bool any = false;
-    for (int i = 0; i < p->nfuncs; i++) {
-        Func *f = p->funcs[i];
-        for (int k = 0; k < f->nlocals; k++) {
-            Var *v = f->locals[k];
-            if (v->kind != VAR_CONSTARRAY)
-                continue;
-            if (!v->type || v->type->kind != TY_ARRAY || v->type->ndim < 1 || v->type->ndim > 3) {
-                error_at(v->loc, "constant array '%s' has a shape kernc cannot translate", v->name);
-                continue;
-            }
-            int64_t n = 1;
-            for (int d = 0; d < v->type->ndim; d++)
-                n *= v->shape[d];
-            if (!v->init || v->init->args.len != n) {
-                error_at(v->loc, "constant array '%s': %lld values expected", v->name, (long long)n);
-                continue;
-            }
-            StrBuf b = {0};
-            int next = 0;
-            const_init(&b, v, 0, &next);
-            outf(E, "static %s KRT_MAYBE_UNUSED %s %s__%s%s%s = %s;", cuda ? "__constant__" : "const",
-                 t_c(v->type->elem), fn_cname(f), v->cname, cuda ? "" : "_cpu", array_dims(v), b.s);
-            sb_free(&b);
-            any = true;
-        }
-    }
-    if (any)
-        outf(E, "%s", "");
-}
-
-static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt)
-{
-    memset(E, 0, sizeof *E);
-    E->out = out;
-    E->prog = p;
-    E->opt = opt;
-    E->path = emit_source_path(p, opt);
-    E->line_file = c_string(E->path);
-    E->base_file = c_string(path_base(E->path));
-    for (int i = 0; i < p->nfuncs; i++) {
-        Func *f = p->funcs[i];
-        name_vars(f);
-        for (int k = 0; k < f->nparams; k++)
-            note_tuple(E, f->params[k]->type);
-        for (int k = 0; k < f->nlocals; k++)
-            note_tuple(E, f->locals[k]->type);
-        note_tuple(E, f->ret);
-        for (int k = 0; k < f->def->body.len; k++)
-            walk_tuples(E, f->def->body.items[k]);
-    }
-}
-
-/* The CPU half (device functions, kernels, descriptors, launchers) and the
- * module table; `cuda`: the CUDA kernels exist too. */
-static void emit_cpu_half(Emitter *E, bool cuda)
-{
-    Program *p = E->prog;
-    bool *cpu_ok = arena_alloc(sizeof(bool) * (size_t)(p->nfuncs + 1));
-    outf(E, "/* ---- CPU backend: each kernel runs all threads of one block ---- */");
-    outf(E, "%s", "");
-    emit_const_arrays(E, false);
-    for (int i = 0; i < p->nfuncs; i++) {
-        Func *f = p->funcs[i];
-        if (f->is_kernel) {
-            emit_cpu_kernel(E, f);
-            cpu_ok[i] = !E->cpu_failed;
-        } else if (!func_has_split(f)) {
-            /* one that synchronises is inlined into each kernel instead */
-            emit_cpu_devfunc(E, f);
-        }
-    }
-    outf(E, "/* ---- kernel descriptors and launchers ---- */");
-    outf(E, "%s", "");
-    int nk = 0;
-    for (int i = 0; i < p->nfuncs; i++)
-        if (p->funcs[i]->is_kernel) {
-            emit_descriptor(E, p->funcs[i], cuda, cpu_ok[i]);
-            nk++;
-        }
-    const char *mod = emit_module_ident(E->path);
-    if (nk > 0) {
-        outf(E, "static const krt_kernel *const krt_kernels_%s[] = {", mod);
-        for (int i = 0; i < p->nfuncs; i++)
-            if (p->funcs[i]->is_kernel)
-                outf(E, "    &%s__kernel,", fn_cname(p->funcs[i]));
-        outf(E, "};");
-    }
-    outf(E, "KRT_EXTERN_C const krt_module krt_module_%s = {", mod);
-    outf(E, "    \"%s\", %d, %s", c_string(path_base(E->path)), nk,
-         nk ? arena_printf("krt_kernels_%s", mod) : "NULL");
-    outf(E, "};");
-}
-
-void emit_cuda(StrBuf *out, Program *p, const Options *opt)
-{
-    Emitter E;
-    emitter_init(&E, out, p, opt);
-    emit_prologue(&E, "CUDA kernels, their CPU versions, and the typed launchers.");
-    /* Options that are nvcc flags rather than source: say which. */
-    bool lineinfo = false, debug = opt && opt->debug;
-    for (int i = 0; i < p->nfuncs; i++) {
-        lineinfo |= p->funcs[i]->opt.lineinfo;
-        debug |= p->funcs[i]->opt.debug;
-    }
-    if (lineinfo)
-        outf(&E, "/* lineinfo=True: compile with nvcc -lineinfo (the #line directives map to the .kern) */");
-    if (debug)
-        outf(&E, "/* debug=True: compile with nvcc -G for device debugging; bounds checks are in the code */");
-    if (lineinfo || debug)
-        outf(&E, "%s", "");
-    emit_tuples(&E);
-    bool dyn = false;
-    for (int i = 0; i < p->nfuncs; i++)
-        for (int k = 0; k < p->funcs[i]->nlocals; k++)
-            dyn |= p->funcs[i]->locals[k]->kind == VAR_DYNSHARED;
-    outf(&E, "/* ---- CUDA ---- */");
-    outf(&E, "%s", "");
-    if (dyn) {
-        outf(&E, "extern __shared__ __align__(16) unsigned char krt_dynshared[];");
-        outf(&E, "%s", "");
-    }
-    bool grid_sync = false;
-    for (int i = 0; i < p->nfuncs; i++)
-        grid_sync |= p->funcs[i]->has_grid_sync;
-    if (grid_sync) {
-        /* this_grid().sync(); the launch is cooperative (krt_kernel.cooperative) */
-        outf(&E, "#include <cooperative_groups.h>");
-        outf(&E, "%s", "");
-    }
-    emit_const_arrays(&E, true);
-    for (int i = 0; i < p->nfuncs; i++)
-        emit_cuda_func(&E, p->funcs[i]);
-    emit_cpu_half(&E, true);
-    ufunc_emit_code(out, p, opt);   /* ufunc.c */
-}
-
-void emit_c(StrBuf *out, Program *p, const Options *opt)
-{
-    Emitter E;
-    emitter_init(&E, out, p, opt);
-    E.c_target = true;
-    emit_prologue(&E, "C for kernc's CPU backend (kernc --target c), and the typed launchers.");
-    emit_tuples(&E);
-    emit_cpu_half(&E, false);
-    ufunc_emit_code(out, p, opt);   /* ufunc.c */
-}
-
-void emit_header(StrBuf *out, Program *p, const Options *opt)
-{
-    Emitter E;
-    emitter_init(&E, out, p, opt);
-    const char *mod = emit_module_ident(E.path);
-    char *guard = arena_printf("%s_KERN_H_", mod);
-    for (char *g = guard; *g; g++)
-        if (*g >= 'a' && *g <= 'z')
-            *g = (char)(*g - 'a' + 'A');
-    outf(&E, "/*");
-    outf(&E, " * Generated by kernc from %s: do not edit.", path_base(E.path));
-    outf(&E, " * One launcher per kernel: it checks the arguments against the kernel's");
-    outf(&E, " * signature and launches it on the current backend (KRT_BACKEND).");
-    outf(&E, " */");
-    outf(&E, "#ifndef %s", guard);
-    outf(&E, "#define %s", guard);
-    outf(&E, "%s", "");
-    outf(&E, "#include <kernrt.h>");
-    outf(&E, "%s", "");
-    outf(&E, "#ifdef __cplusplus");
-    outf(&E, "extern \"C\" {");
-    outf(&E, "#endif");
-    outf(&E, "%s", "");
-    for (int i = 0; i < p->nfuncs; i++) {
-        Func *f = p->funcs[i];
-        if (!f->is_kernel)
-            continue;
-        StrBuf sig = {0};
-        for (int k = 0; k < f->nparams; k++)
-            sb_printf(&sig, "%s%s", k ? ", " : "", ty_name(f->params[k]->type));
-        outf(&E, "/* kernel %s: void(%s) */", f->name, sig.s ? sig.s : "");
-        sb_free(&sig);
-        outf(&E, "%s;", launcher_proto(f));
-        outf(&E, "extern const krt_kernel %s__kernel;", fn_cname(f));
-        outf(&E, "%s", "");
-    }
-    outf(&E, "extern const krt_module krt_module_%s;", mod);
-    outf(&E, "%s", "");
-    ufunc_emit_header(out, p, opt);   /* ufunc.c */
-    outf(&E, "#ifdef __cplusplus");
-    outf(&E, "}");
-    outf(&E, "#endif");
-    outf(&E, "#endif /* %s */", guard);
 }

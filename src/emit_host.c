@@ -1,0 +1,393 @@
+/*
+ * emit_host.c - what the host side links against: each kernel's
+ * descriptor and typed launcher, the module table, the ufunc host
+ * functions (ufunc.c), the launcher header, and the entry points:
+ *   emit_cuda    FILE.cu: __device__ functions and __global__ kernels, the CPU
+ *                version of every kernel, the kernel descriptors, the typed
+ *                launchers and the module table (nvcc compiles it as C++);
+ *   emit_c       FILE.c for --target c: the same without the CUDA half (C11);
+ *   emit_header  FILE.kern.h: the launcher prototypes.
+ */
+#include "emit.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Descriptors, launchers, files                                       */
+/* ------------------------------------------------------------------ */
+
+const char *path_base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+const char *emit_source_path(const Program *p, const Options *opt)
+{
+    return p->src && p->src->path ? p->src->path : opt && opt->input ? opt->input : "input.kern";
+}
+
+/* krt_module_<base>: the base name without ".kern", as an identifier. */
+const char *emit_module_ident(const char *path)
+{
+    const char *b = path_base(path);
+    size_t n = strlen(b);
+    if (n > 5 && strcmp(b + n - 5, ".kern") == 0)
+        n -= 5;
+    char *s = arena_strndup(b, n);
+    for (char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+            *p = '_';
+    return s;
+}
+
+static const char *c_string(const char *s)
+{
+    StrBuf b = {0};
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            sb_putc(&b, '\\');
+        sb_putc(&b, *s);
+    }
+    return sb_take(&b);
+}
+
+/* The launcher's C type of a parameter (bool travels as uint8_t). */
+static const char *abi_type(const Type *t)
+{
+    if (t->kind == TY_ARRAY)
+        return "krt_array";
+    if (t->kind == TY_BOOL)
+        return "uint8_t";
+    return t_c(t);
+}
+
+static const char *launcher_proto(const Func *f)
+{
+    StrBuf b = {0};
+    sb_printf(&b, "int %s(krt_launch_cfg cfg", fn_cname(f));
+    for (int i = 0; i < f->nparams; i++)
+        sb_printf(&b, ", %s %s", abi_type(f->params[i]->type), f->params[i]->cname);
+    sb_putc(&b, ')');
+    return sb_take(&b);
+}
+
+static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
+{
+    const char *name = fn_cname(f);
+    E->indent = 0;
+    if (f->nparams > 0) {
+        outf(E, "static const krt_param %s__params[] = {", name);
+        for (int i = 0; i < f->nparams; i++) {
+            const Type *t = f->params[i]->type;
+            bool arr = t->kind == TY_ARRAY;
+            outf(E, "    {\"%s\", %s, %s, %d, %d},", c_string(f->params[i]->name),
+                 arr ? "KRT_PARAM_ARRAY" : "KRT_PARAM_SCALAR", t_dtype(arr ? t->elem : t),
+                 arr ? t->ndim : 0, arr && t->contiguous ? 1 : 0);
+        }
+        outf(E, "};");
+    }
+    bool frame = func_has_split(f);
+    outf(E, "KRT_EXTERN_C const krt_kernel %s__kernel = {", name);
+    outf(E, "    \"%s\", \"%s\", %d, %s,", c_string(f->name), c_string(path_base(E->path)),
+         f->nparams, f->nparams > 0 ? arena_printf("%s__params", name) : "NULL");
+    outf(E, "    %s, %s,", with_cpu ? arena_printf("%s__cpu", name) : "NULL",
+         with_cuda ? arena_printf("(const void *)%s__cuda", name) : "NULL");
+    bool shared = false;
+    for (int i = 0; i < E->shared_structs.len; i++)
+        shared |= E->shared_structs.items[i] == f;
+    outf(E, "    %s, %s,",
+         with_cpu && shared ? arena_printf("sizeof(struct %s__shared)", name) : "0",
+         with_cpu && frame ? arena_printf("sizeof(struct %s__frame)", name) : "0");
+    outf(E, "    %d", f->has_grid_sync ? 1 : 0);
+    outf(E, "};");
+    outf(E, "%s", "");
+
+    outf(E, "KRT_EXTERN_C %s", launcher_proto(f));
+    outf(E, "{");
+    E->indent = 1;
+    for (int i = 0; i < f->nparams; i++)
+        if (f->params[i]->type->kind == TY_ARRAY)
+            outf(E, "krt_view krt_v%d;", i);
+    if (f->nparams > 0)
+        outf(E, "void *krt_argv[%d];", f->nparams);
+    for (int i = 0; i < f->nparams; i++) {
+        Var *v = f->params[i];
+        if (v->type->kind == TY_ARRAY) {
+            outf(E, "KRT_TRY(krt_check_array(&%s__kernel, %d, &%s, &krt_v%d));", name, i,
+                 v->cname, i);
+            outf(E, "krt_argv[%d] = &krt_v%d;", i, i);
+        } else {
+            if (v->type->kind == TY_BOOL)
+                outf(E, "%s = (uint8_t)(%s != 0);", v->cname, v->cname);
+            outf(E, "krt_argv[%d] = &%s;", i, v->cname);
+        }
+    }
+    outf(E, "return krt_launch(&%s__kernel, cfg, %s);", name, f->nparams > 0 ? "krt_argv" : "NULL");
+    E->indent = 0;
+    outf(E, "}");
+    outf(E, "%s", "");
+}
+
+static void emit_prologue(Emitter *E, const char *what)
+{
+    const char *base = path_base(E->path);
+    outf(E, "/*");
+    outf(E, " * Generated by kernc from %s: do not edit.", base);
+    outf(E, " * %s", what);
+    outf(E, " */");
+    outf(E, "#include <kernrt.h>");
+    outf(E, "#include <kernrt_device.h>");
+    outf(E, "%s", "");
+}
+
+static void emit_tuples(Emitter *E)
+{
+    for (int i = 0; i < E->tuples.len; i++) {
+        Type *t = E->tuples.items[i];
+        const char *n = tuple_cname(t);
+        outf(E, "typedef struct %s {", n);
+        for (int k = 0; k < t->nelems; k++)
+            outf(E, "    %s f%d;", t_c(t->elems[k]), k);
+        outf(E, "} %s;", n);
+        StrBuf b = {0};
+        for (int k = 0; k < t->nelems; k++)
+            sb_printf(&b, "%s%s f%d", k ? ", " : "", t_c(t->elems[k]), k);
+        outf(E, "KRT_FN KRT_MAYBE_UNUSED %s %s_make(%s)", n, n, b.s ? b.s : "void");
+        sb_free(&b);
+        outf(E, "{");
+        outf(E, "    %s r;", n);
+        for (int k = 0; k < t->nelems; k++)
+            outf(E, "    r.f%d = f%d;", k, k);
+        outf(E, "    return r;");
+        outf(E, "}");
+    }
+    if (E->tuples.len)
+        outf(E, "%s", "");
+}
+
+/* The initialiser of constant array v, nested by its shape. */
+static void const_init(StrBuf *b, const Var *v, int dim, int *next)
+{
+    const Node *init = v->init;
+    int ndim = v->type->ndim;
+    sb_putc(b, '{');
+    for (int64_t i = 0; i < v->shape[dim]; i++) {
+        if (i)
+            sb_puts(b, ", ");
+        if (dim + 1 < ndim) {
+            const_init(b, v, dim + 1, next);
+            continue;
+        }
+        const Node *c = init && *next < init->args.len ? init->args.items[*next] : NULL;
+        (*next)++;
+        const Type *et = v->type->elem;
+        if (!c || c->kind != E_CONST)
+            sb_puts(b, "0");
+        else if (t_float(et))
+            sb_puts(b, fmt_float(et, t_float(c->type) ? c->fval : (double)(int64_t)c->ival));
+        else
+            sb_puts(b, fmt_int(et, c->ival));
+    }
+    sb_putc(b, '}');
+}
+
+/* cuda.const.array_like(C): file-scope arrays, `__constant__` for the
+ * CUDA kernels, `static const` for the CPU versions (the CPU cannot read
+ * __constant__ memory), named FUNC__VAR and FUNC__VAR_cpu. */
+static void emit_const_arrays(Emitter *E, bool cuda)
+{
+    Program *p = E->prog;
+    bool any = false;
+    for (int i = 0; i < p->nfuncs; i++) {
+        Func *f = p->funcs[i];
+        for (int k = 0; k < f->nlocals; k++) {
+            Var *v = f->locals[k];
+            if (v->kind != VAR_CONSTARRAY)
+                continue;
+            if (!v->type || v->type->kind != TY_ARRAY || v->type->ndim < 1 || v->type->ndim > 3) {
+                error_at(v->loc, "constant array '%s' has a shape kernc cannot translate", v->name);
+                continue;
+            }
+            int64_t n = 1;
+            for (int d = 0; d < v->type->ndim; d++)
+                n *= v->shape[d];
+            if (!v->init || v->init->args.len != n) {
+                error_at(v->loc, "constant array '%s': %lld values expected", v->name, (long long)n);
+                continue;
+            }
+            StrBuf b = {0};
+            int next = 0;
+            const_init(&b, v, 0, &next);
+            outf(E, "static %s KRT_MAYBE_UNUSED %s %s__%s%s%s = %s;", cuda ? "__constant__" : "const",
+                 t_c(v->type->elem), fn_cname(f), v->cname, cuda ? "" : "_cpu", array_dims(v), b.s);
+            sb_free(&b);
+            any = true;
+        }
+    }
+    if (any)
+        outf(E, "%s", "");
+}
+
+static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt)
+{
+    memset(E, 0, sizeof *E);
+    E->out = out;
+    E->prog = p;
+    E->opt = opt;
+    E->path = emit_source_path(p, opt);
+    E->line_file = c_string(E->path);
+    E->base_file = c_string(path_base(E->path));
+    for (int i = 0; i < p->nfuncs; i++) {
+        Func *f = p->funcs[i];
+        name_vars(f);
+        for (int k = 0; k < f->nparams; k++)
+            note_tuple(E, f->params[k]->type);
+        for (int k = 0; k < f->nlocals; k++)
+            note_tuple(E, f->locals[k]->type);
+        note_tuple(E, f->ret);
+        for (int k = 0; k < f->def->body.len; k++)
+            walk_tuples(E, f->def->body.items[k]);
+    }
+}
+
+/* The CPU half (device functions, kernels, descriptors, launchers) and the
+ * module table; `cuda`: the CUDA kernels exist too. */
+static void emit_cpu_half(Emitter *E, bool cuda)
+{
+    Program *p = E->prog;
+    bool *cpu_ok = arena_alloc(sizeof(bool) * (size_t)(p->nfuncs + 1));
+    outf(E, "/* ---- CPU backend: each kernel runs all threads of one block ---- */");
+    outf(E, "%s", "");
+    emit_const_arrays(E, false);
+    for (int i = 0; i < p->nfuncs; i++) {
+        Func *f = p->funcs[i];
+        if (f->is_kernel) {
+            emit_cpu_kernel(E, f);
+            cpu_ok[i] = !E->cpu_failed;
+        } else if (!func_has_split(f)) {
+            /* one that synchronises is inlined into each kernel instead */
+            emit_cpu_devfunc(E, f);
+        }
+    }
+    outf(E, "/* ---- kernel descriptors and launchers ---- */");
+    outf(E, "%s", "");
+    int nk = 0;
+    for (int i = 0; i < p->nfuncs; i++)
+        if (p->funcs[i]->is_kernel) {
+            emit_descriptor(E, p->funcs[i], cuda, cpu_ok[i]);
+            nk++;
+        }
+    const char *mod = emit_module_ident(E->path);
+    if (nk > 0) {
+        outf(E, "static const krt_kernel *const krt_kernels_%s[] = {", mod);
+        for (int i = 0; i < p->nfuncs; i++)
+            if (p->funcs[i]->is_kernel)
+                outf(E, "    &%s__kernel,", fn_cname(p->funcs[i]));
+        outf(E, "};");
+    }
+    outf(E, "KRT_EXTERN_C const krt_module krt_module_%s = {", mod);
+    outf(E, "    \"%s\", %d, %s", c_string(path_base(E->path)), nk,
+         nk ? arena_printf("krt_kernels_%s", mod) : "NULL");
+    outf(E, "};");
+}
+
+void emit_cuda(StrBuf *out, Program *p, const Options *opt)
+{
+    Emitter E;
+    emitter_init(&E, out, p, opt);
+    emit_prologue(&E, "CUDA kernels, their CPU versions, and the typed launchers.");
+    /* Options that are nvcc flags rather than source: say which. */
+    bool lineinfo = false, debug = opt && opt->debug;
+    for (int i = 0; i < p->nfuncs; i++) {
+        lineinfo |= p->funcs[i]->opt.lineinfo;
+        debug |= p->funcs[i]->opt.debug;
+    }
+    if (lineinfo)
+        outf(&E, "/* lineinfo=True: compile with nvcc -lineinfo (the #line directives map to the .kern) */");
+    if (debug)
+        outf(&E, "/* debug=True: compile with nvcc -G for device debugging; bounds checks are in the code */");
+    if (lineinfo || debug)
+        outf(&E, "%s", "");
+    emit_tuples(&E);
+    bool dyn = false;
+    for (int i = 0; i < p->nfuncs; i++)
+        for (int k = 0; k < p->funcs[i]->nlocals; k++)
+            dyn |= p->funcs[i]->locals[k]->kind == VAR_DYNSHARED;
+    outf(&E, "/* ---- CUDA ---- */");
+    outf(&E, "%s", "");
+    if (dyn) {
+        outf(&E, "extern __shared__ __align__(16) unsigned char krt_dynshared[];");
+        outf(&E, "%s", "");
+    }
+    bool grid_sync = false;
+    for (int i = 0; i < p->nfuncs; i++)
+        grid_sync |= p->funcs[i]->has_grid_sync;
+    if (grid_sync) {
+        /* this_grid().sync(); the launch is cooperative (krt_kernel.cooperative) */
+        outf(&E, "#include <cooperative_groups.h>");
+        outf(&E, "%s", "");
+    }
+    emit_const_arrays(&E, true);
+    for (int i = 0; i < p->nfuncs; i++)
+        emit_cuda_func(&E, p->funcs[i]);
+    emit_cpu_half(&E, true);
+    ufunc_emit_code(out, p, opt);   /* ufunc.c */
+}
+
+void emit_c(StrBuf *out, Program *p, const Options *opt)
+{
+    Emitter E;
+    emitter_init(&E, out, p, opt);
+    E.c_target = true;
+    emit_prologue(&E, "C for kernc's CPU backend (kernc --target c), and the typed launchers.");
+    emit_tuples(&E);
+    emit_cpu_half(&E, false);
+    ufunc_emit_code(out, p, opt);   /* ufunc.c */
+}
+
+void emit_header(StrBuf *out, Program *p, const Options *opt)
+{
+    Emitter E;
+    emitter_init(&E, out, p, opt);
+    const char *mod = emit_module_ident(E.path);
+    char *guard = arena_printf("%s_KERN_H_", mod);
+    for (char *g = guard; *g; g++)
+        if (*g >= 'a' && *g <= 'z')
+            *g = (char)(*g - 'a' + 'A');
+    outf(&E, "/*");
+    outf(&E, " * Generated by kernc from %s: do not edit.", path_base(E.path));
+    outf(&E, " * One launcher per kernel: it checks the arguments against the kernel's");
+    outf(&E, " * signature and launches it on the current backend (KRT_BACKEND).");
+    outf(&E, " */");
+    outf(&E, "#ifndef %s", guard);
+    outf(&E, "#define %s", guard);
+    outf(&E, "%s", "");
+    outf(&E, "#include <kernrt.h>");
+    outf(&E, "%s", "");
+    outf(&E, "#ifdef __cplusplus");
+    outf(&E, "extern \"C\" {");
+    outf(&E, "#endif");
+    outf(&E, "%s", "");
+    for (int i = 0; i < p->nfuncs; i++) {
+        Func *f = p->funcs[i];
+        if (!f->is_kernel)
+            continue;
+        StrBuf sig = {0};
+        for (int k = 0; k < f->nparams; k++)
+            sb_printf(&sig, "%s%s", k ? ", " : "", ty_name(f->params[k]->type));
+        outf(&E, "/* kernel %s: void(%s) */", f->name, sig.s ? sig.s : "");
+        sb_free(&sig);
+        outf(&E, "%s;", launcher_proto(f));
+        outf(&E, "extern const krt_kernel %s__kernel;", fn_cname(f));
+        outf(&E, "%s", "");
+    }
+    outf(&E, "extern const krt_module krt_module_%s;", mod);
+    outf(&E, "%s", "");
+    ufunc_emit_header(out, p, opt);   /* ufunc.c */
+    outf(&E, "#ifdef __cplusplus");
+    outf(&E, "}");
+    outf(&E, "#endif");
+    outf(&E, "#endif /* %s */", guard);
+}
+
