@@ -15,6 +15,7 @@
  */
 #include "kernc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 bool diag_werror;
@@ -22,10 +23,13 @@ bool diag_werror;
 static const Source *diag_src;
 static int diag_errors;
 
+static void reported_reset(void);
+
 void diag_init(const Source *src)
 {
     diag_src = src;
     diag_errors = 0;
+    reported_reset();
 }
 
 int error_count(void)
@@ -140,5 +144,81 @@ void note_at(Loc loc, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     report("note", loc, fmt, ap);
+    va_end(ap);
+}
+
+/* ------------------------------------------------------------------ */
+/* sema_error: once per location and text                              */
+/* ------------------------------------------------------------------ */
+
+/* The semantic passes lower a device function once per specialisation, so
+ * the same error can come up many times; a hash set of (line, column,
+ * text) reports each once. */
+typedef struct Reported {
+    int line, column;
+    uint64_t hash;
+    const char *msg;
+} Reported;
+static Reported *reported;     /* open addressing; msg NULL: empty */
+static size_t reported_cap, reported_len;
+
+static void reported_reset(void)
+{
+    free(reported);
+    reported = NULL;
+    reported_cap = reported_len = 0;
+}
+
+static uint64_t reported_hash(int line, int column, const char *msg)
+{
+    uint64_t h = 1469598103934665603u ^ (uint64_t)(unsigned)line * 31u ^ (uint64_t)(unsigned)column;
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
+    return h;
+}
+
+/* True if (loc, msg) was reported before; else remembers it. */
+static bool reported_seen(Loc loc, const char *msg)
+{
+    if (reported_len * 2 >= reported_cap) {
+        size_t cap = reported_cap ? reported_cap * 2 : 64;
+        Reported *t = calloc(cap, sizeof *t);
+        if (!t)
+            die("out of memory");
+        for (size_t i = 0; i < reported_cap; i++)
+            if (reported[i].msg)
+                for (size_t j = reported[i].hash & (cap - 1);; j = (j + 1) & (cap - 1))
+                    if (!t[j].msg) {
+                        t[j] = reported[i];
+                        break;
+                    }
+        free(reported);
+        reported = t;
+        reported_cap = cap;
+    }
+    uint64_t h = reported_hash(loc.first_line, loc.first_column, msg);
+    size_t j = h & (reported_cap - 1);
+    for (; reported[j].msg; j = (j + 1) & (reported_cap - 1))
+        if (reported[j].hash == h && reported[j].line == loc.first_line &&
+            reported[j].column == loc.first_column && strcmp(reported[j].msg, msg) == 0)
+            return true;
+    reported[j] = (Reported){loc.first_line, loc.first_column, h, arena_strdup(msg)};
+    reported_len++;
+    return false;
+}
+
+void vsema_error(Loc loc, const char *fmt, va_list ap)
+{
+    char buf[1024];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    if (!reported_seen(loc, buf))
+        error_at(loc, "%s", buf);
+}
+
+void sema_error(Loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsema_error(loc, fmt, ap);
     va_end(ap);
 }

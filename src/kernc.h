@@ -79,10 +79,14 @@ void error_at(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 void warning_at(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void note_at(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int error_count(void);
+/* An error reported once per location and text (the semantic passes lower
+ * a device function once per specialisation). */
+void sema_error(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void vsema_error(Loc loc, const char *fmt, va_list ap);
 extern bool diag_werror;                   /* -Werror: warnings count as errors */
 
 /* ------------------------------------------------------------------ */
-/* Types (type.c owns the singletons)                                  */
+/* types.c: the types and numba's casting graph                      */
 /* ------------------------------------------------------------------ */
 
 /* X(KIND, numba name, C name, size, krt_dtype or -1) */
@@ -165,6 +169,23 @@ const char *ty_name(const Type *t);   /* numba spelling: "float32[:, ::1]" */
 const char *ty_cname(const Type *t);  /* scalars: "int64_t", "float", ... */
 int ty_dtype(const Type *t);          /* krt_dtype of a scalar or of ty_rngstate
                                          (KRT_XOROSHIRO128P), -1 otherwise */
+/* A short code of a type for specialisation names: i4, u8, f4, b1; arrays
+ * a<ndim><elem>[c][s|l|k]; tuples t<n><elem>. */
+const char *ty_code(const Type *t);
+
+/* One candidate signature of an operator or builtin: the result's and up
+ * to three arguments' TypeKinds (-1: no such argument). */
+typedef struct Case {
+    signed char ret, a[3];
+} Case;
+/* numba's overload resolution: the candidate of the right arity with the
+ * fewest (unsafe, safe, promote) conversions of args, the first on a tie;
+ * -1 if none applies (unsafe ones only with allow_unsafe). */
+int ty_resolve_case(const Case *cases, int ncases, Type **args, int nargs, bool allow_unsafe);
+/* np.promote_types for two numbers. */
+Type *ty_promote_numbers(Type *a, Type *b);
+/* numba's unify_pairs for the types a variable can hold; NULL if none. */
+Type *ty_unify(Type *a, Type *b);
 
 /* ------------------------------------------------------------------ */
 /* The API table (api.c from api.def)                                  */
@@ -504,9 +525,6 @@ const char *sema_type_alias(const char *name);
 void type_reset(void);
 void type_kernel(FuncDef *fd, const Signature *sig, Loc loc);
 void type_finish(Program *p);
-/* type.c: a diagnostic reported once per location and text (device
- * functions are lowered once per specialisation). */
-void sema_error(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* check.c: kernel rules; reports errors and warnings. */
 void check_program(Program *p, const Options *opt);
 

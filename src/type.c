@@ -320,246 +320,16 @@
  * device functions they reach are finalised.
  */
 #include "kernc.h"
-#include "kernrt.h"   /* KRT_XOROSHIRO128P, the dtype of ty_rngstate */
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
-/* Types                                                               */
+/* Operator and builtin candidates (numba's typing templates)          */
 /* ------------------------------------------------------------------ */
 
-#define NSCALAR (TY_FLOAT64 + 1)
-
-Type *ty_scalar[NSCALAR];
-Type *ty_void, *ty_none, *ty_range, *ty_module, *ty_function, *ty_error;
-Type *ty_rngstate, *ty_gridgroup;
-
-
-/* "; add 'from numba import float32'" for a numba or module name the file
- * forgot to import, "" otherwise: the commonest slip when porting kernels. */
-static const char *import_hint(const char *name)
-{
-    if (strcmp(name, "cuda") == 0)
-        return " (add 'from numba import cuda')";
-    if (strcmp(name, "math") == 0)
-        return " (add 'import math')";
-    if (strcmp(name, "np") == 0)
-        return " (add 'import numpy as np')";
-    if (sema_type_alias(name) && strlen(name) > 2 && strcmp(name, "double") != 0 &&
-        strcmp(name, "single") != 0 && strcmp(name, "none") != 0)
-        return arena_printf(" (add 'from numba import %s')", name);
-    return "";
-}
-
-static const struct {
-    const char *name, *cname;
-    int size, dtype;
-} scalar_info[NSCALAR] = {
-#define X_(k, nm, c, sz, dt) {nm, c, sz, dt},
-    SCALAR_TYPES(X_)
-#undef X_
-};
-
-static PtrVec interned;   /* arrays and tuples */
-
-static Type *new_type(TypeKind kind)
-{
-    Type *t = arena_alloc(sizeof *t);
-    t->kind = kind;
-    return t;
-}
-
-static void conv_init(void);
-
-void types_init(void)
-{
-    for (int k = 0; k < NSCALAR; k++)
-        ty_scalar[k] = new_type((TypeKind)k);
-    ty_void = new_type(TY_VOID);
-    ty_none = new_type(TY_NONE);
-    ty_range = new_type(TY_RANGE);
-    ty_module = new_type(TY_MODULE);
-    ty_function = new_type(TY_FUNCTION);
-    ty_error = new_type(TY_ERROR);
-    ty_rngstate = new_type(TY_RNGSTATE);
-    ty_gridgroup = new_type(TY_GRIDGROUP);
-    interned = (PtrVec){0};
-    conv_init();
-}
-
-Type *ty_array(Type *elem, int ndim, bool contiguous, MemSpace space)
-{
-    for (int i = 0; i < interned.len; i++) {
-        Type *t = interned.items[i];
-        if (t->kind == TY_ARRAY && t->elem == elem && t->ndim == ndim &&
-            t->contiguous == contiguous && t->space == space)
-            return t;
-    }
-    Type *t = new_type(TY_ARRAY);
-    t->elem = elem;
-    t->ndim = ndim;
-    t->contiguous = contiguous;
-    t->space = space;
-    vec_push(&interned, t);
-    return t;
-}
-
-Type *ty_tuple(Type **elems, int n)
-{
-    for (int i = 0; i < interned.len; i++) {
-        Type *t = interned.items[i];
-        if (t->kind != TY_TUPLE || t->nelems != n)
-            continue;
-        int j = 0;
-        while (j < n && t->elems[j] == elems[j])
-            j++;
-        if (j == n)
-            return t;
-    }
-    Type *t = new_type(TY_TUPLE);
-    t->elems = arena_alloc(sizeof *t->elems * (size_t)(n ? n : 1));
-    memcpy(t->elems, elems, sizeof *elems * (size_t)n);
-    t->nelems = n;
-    vec_push(&interned, t);
-    return t;
-}
-
-bool ty_is_scalar(const Type *t) { return t && t->kind <= TY_FLOAT64; }
-bool ty_is_int(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_UINT64; }
-bool ty_is_signed(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_INT64; }
-bool ty_is_float(const Type *t) { return t && (t->kind == TY_FLOAT32 || t->kind == TY_FLOAT64); }
-int ty_size(const Type *t) { return ty_is_scalar(t) ? scalar_info[t->kind].size : 0; }
-const char *ty_cname(const Type *t) { return ty_is_scalar(t) ? scalar_info[t->kind].cname : "void"; }
-int ty_dtype(const Type *t)
-{
-    if (t && t->kind == TY_RNGSTATE)
-        return KRT_XOROSHIRO128P;
-    return ty_is_scalar(t) ? scalar_info[t->kind].dtype : -1;
-}
-
-const char *ty_name(const Type *t)
-{
-    if (!t)
-        return "<unknown>";
-    if (ty_is_scalar(t))
-        return scalar_info[t->kind].name;
-    switch (t->kind) {
-    case TY_VOID: return "void";
-    case TY_NONE: return "none";
-    case TY_RANGE: return "range";
-    case TY_MODULE: return "module";
-    case TY_FUNCTION: return "function";
-    case TY_TYPEREF: return arena_printf("type(%s)", ty_name(t->ref));
-    case TY_ERROR: return "<error>";
-    case TY_RNGSTATE: return "xoroshiro128p_type";
-    case TY_GRIDGROUP: return "GridGroup";
-    case TY_ARRAY: {
-        StrBuf b = {0};
-        sb_printf(&b, "%s[", ty_name(t->elem));
-        for (int i = 0; i < t->ndim; i++)
-            sb_puts(&b, i + 1 < t->ndim ? ":, " : (t->contiguous ? "::1" : ":"));
-        sb_putc(&b, ']');
-        return sb_take(&b);
-    }
-    case TY_TUPLE: {
-        StrBuf b = {0};
-        bool uni = true;
-        for (int i = 1; i < t->nelems; i++)
-            uni = uni && t->elems[i] == t->elems[0];
-        if (uni && t->nelems > 0)
-            sb_printf(&b, "UniTuple(%s, %d)", ty_name(t->elems[0]), t->nelems);
-        else {
-            sb_puts(&b, "Tuple(");
-            for (int i = 0; i < t->nelems; i++)
-                sb_printf(&b, "%s%s", i ? ", " : "", ty_name(t->elems[i]));
-            sb_putc(&b, ')');
-        }
-        return sb_take(&b);
-    }
-    default: return "?";
-    }
-}
-
-/* Short code of a type for specialisation names: i4, u8, f4, b1; arrays
- * a<ndim><elem>[c][s|l]; tuples t<n><elem>. */
-static const char *ty_code(const Type *t)
-{
-    static const char *codes[NSCALAR] = {"b1", "i1", "i2", "i4", "i8", "u1",
-                                         "u2", "u4", "u8", "f4", "f8"};
-    if (ty_is_scalar(t))
-        return codes[t->kind];
-    if (t->kind == TY_RNGSTATE)
-        return "xr";
-    if (t->kind == TY_ARRAY)
-        return arena_printf("a%d%s%s%s", t->ndim, ty_code(t->elem),
-                            t->contiguous ? "c" : "",
-                            t->space == SPACE_SHARED ? "s" :
-                            t->space == SPACE_LOCAL ? "l" :
-                            t->space == SPACE_CONST ? "k" : "");
-    if (t->kind == TY_TUPLE && t->nelems > 0)
-        return arena_printf("t%d%s", t->nelems, ty_code(t->elems[0]));
-    return "x";
-}
-
-/* ------------------------------------------------------------------ */
-/* numba's casting graph and overload resolution                       */
-/* ------------------------------------------------------------------ */
-
-enum { CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE, CONV_NONE };
-static unsigned char conv[NSCALAR][NSCALAR];
-
-/* numba/core/typeconv/rules.py, _init_casting_rules: X(kind, from, to);
- * each rule also gives the reverse direction as unsafe. */
-#define CASTING_RULES(X)                                                     \
-    X(CONV_SAFE, BOOL, INT8) X(CONV_SAFE, BOOL, UINT8)                       \
-    X(CONV_PROMOTE, INT8, INT16) X(CONV_PROMOTE, UINT8, UINT16)              \
-    X(CONV_PROMOTE, INT16, INT32) X(CONV_PROMOTE, UINT16, UINT32)            \
-    X(CONV_PROMOTE, INT32, INT64) X(CONV_PROMOTE, UINT32, UINT64)            \
-    X(CONV_SAFE, UINT8, INT16) X(CONV_SAFE, UINT16, INT32)                   \
-    X(CONV_SAFE, UINT32, INT64)                                              \
-    X(CONV_SAFE, INT16, FLOAT32) X(CONV_SAFE, INT32, FLOAT64)                \
-    X(CONV_UNSAFE, INT32, FLOAT32)                                           \
-    X(CONV_SAFE, INT64, FLOAT64) X(CONV_SAFE, UINT64, FLOAT64)               \
-    X(CONV_PROMOTE, FLOAT32, FLOAT64)
-
-static void conv_init(void)
-{
-    for (int a = 0; a < NSCALAR; a++)
-        for (int b = 0; b < NSCALAR; b++)
-            conv[a][b] = a == b ? CONV_EXACT : CONV_NONE;
-#define X_(k, from, to)                                                      \
-    conv[TY_##from][TY_##to] = k;                                            \
-    conv[TY_##to][TY_##from] = CONV_UNSAFE;
-    CASTING_RULES(X_)
-#undef X_
-    /* numba's TypeGraph propagates: a path costs its worst edge, and the
-     * cheapest path wins. */
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (int a = 0; a < NSCALAR; a++)
-            for (int b = 0; b < NSCALAR; b++) {
-                if (conv[a][b] == CONV_NONE)
-                    continue;
-                for (int c = 0; c < NSCALAR; c++) {
-                    if (a == c || conv[b][c] == CONV_NONE)
-                        continue;
-                    int r = conv[a][b] > conv[b][c] ? conv[a][b] : conv[b][c];
-                    if (r < conv[a][c]) {
-                        conv[a][c] = (unsigned char)r;
-                        changed = true;
-                    }
-                }
-            }
-    }
-}
-
-/* One candidate signature: result and up to three argument kinds. */
-typedef struct Case {
-    signed char ret, a[3];
-} Case;
-
+/* One candidate signature (kernc.h: Case), spelled by its kinds. */
 #define C1(r, x) {TY_##r, {TY_##x, -1, -1}}
 #define C2(r, x, y) {TY_##r, {TY_##x, TY_##y, -1}}
 #define C3(r, x, y, z) {TY_##r, {TY_##x, TY_##y, TY_##z}}
@@ -639,140 +409,20 @@ static const Case cases_range[] = {
     C1(INT64, INT64), C2(INT64, INT64, INT64), C3(INT64, INT64, INT64, INT64),
     C1(UINT64, UINT64), C2(UINT64, UINT64, UINT64), C3(UINT64, UINT64, UINT64, UINT64)};
 
-/* numba's BaseContext._resolve_overload: rate every candidate of the right
- * arity by its (unsafe, safe, promote) conversion counts; the lowest wins,
- * the first on a tie.  -1 if none applies. */
-static int resolve_case(const Case *cases, int ncases, Type **args, int nargs,
-                        bool allow_unsafe)
+/* "; add 'from numba import float32'" for a numba or module name the file
+ * forgot to import, "" otherwise: the commonest slip when porting kernels. */
+static const char *import_hint(const char *name)
 {
-    int best = -1, best_rate[3] = {0, 0, 0};
-    for (int i = 0; i < ncases; i++) {
-        int arity = 0;
-        while (arity < 3 && cases[i].a[arity] >= 0)
-            arity++;
-        if (arity != nargs)
-            continue;
-        int rate[3] = {0, 0, 0};   /* unsafe, safe, promote */
-        bool ok = true;
-        for (int j = 0; j < nargs && ok; j++) {
-            if (!ty_is_scalar(args[j])) {
-                ok = false;
-                break;
-            }
-            int k = conv[args[j]->kind][cases[i].a[j]];
-            if (k == CONV_NONE || (k == CONV_UNSAFE && !allow_unsafe))
-                ok = false;
-            else if (k == CONV_UNSAFE)
-                rate[0]++;
-            else if (k == CONV_SAFE)
-                rate[1]++;
-            else if (k == CONV_PROMOTE)
-                rate[2]++;
-        }
-        if (!ok)
-            continue;
-        bool better = best < 0;
-        for (int j = 0; j < 3 && !better; j++) {
-            if (rate[j] != best_rate[j]) {
-                better = rate[j] < best_rate[j];
-                break;
-            }
-        }
-        if (better) {
-            best = i;
-            memcpy(best_rate, rate, sizeof rate);
-        }
-    }
-    return best;
-}
-
-/* np.promote_types for two numbers. */
-static Type *promote_numbers(Type *a, Type *b)
-{
-    if (a == b)
-        return a;
-    if (ty_is_float(a) || ty_is_float(b)) {
-        if (ty_is_float(a) && ty_is_float(b))
-            return ty_float64;
-        Type *i = ty_is_float(a) ? b : a, *f = ty_is_float(a) ? a : b;
-        if (f == ty_float64)
-            return ty_float64;
-        return ty_size(i) <= 2 ? ty_float32 : ty_float64;
-    }
-    bool sa = ty_is_signed(a), sb = ty_is_signed(b);
-    if (sa == sb)
-        return ty_size(a) >= ty_size(b) ? a : b;
-    Type *s = sa ? a : b, *u = sa ? b : a;
-    if (ty_size(s) > ty_size(u))
-        return s;
-    switch (ty_size(u)) {
-    case 1: return ty_scalar[TY_INT16];
-    case 2: return ty_int32;
-    case 4: return ty_int64;
-    default: return ty_float64;
-    }
-}
-
-/* numba's unify_pairs for the types a variable can hold; NULL if none. */
-static Type *unify(Type *a, Type *b)
-{
-    if (!a)
-        return b;
-    if (!b || a == b)
-        return a;
-    if (ty_is_scalar(a) && ty_is_scalar(b)) {
-        if (a->kind == TY_BOOL)
-            return b;
-        if (b->kind == TY_BOOL)
-            return a;
-        return promote_numbers(a, b);
-    }
-    /* numba unifies tuples of one length element by element */
-    if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->nelems == b->nelems) {
-        Type **el = arena_alloc(sizeof *el * (size_t)(a->nelems ? a->nelems : 1));
-        for (int i = 0; i < a->nelems; i++) {
-            el[i] = unify(a->elems[i], b->elems[i]);
-            if (!el[i])
-                return NULL;
-        }
-        return ty_tuple(el, a->nelems);
-    }
-    return NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Diagnostics: once per location and text                             */
-/* ------------------------------------------------------------------ */
-
-typedef struct Reported {
-    Loc loc;
-    const char *msg;
-} Reported;
-static PtrVec reported;
-
-static void vsema_error(Loc loc, const char *fmt, va_list ap)
-{
-    char buf[1024];
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    for (int i = 0; i < reported.len; i++) {
-        Reported *r = reported.items[i];
-        if (r->loc.first_line == loc.first_line &&
-            r->loc.first_column == loc.first_column && strcmp(r->msg, buf) == 0)
-            return;
-    }
-    Reported *r = arena_alloc(sizeof *r);
-    r->loc = loc;
-    r->msg = arena_strdup(buf);
-    vec_push(&reported, r);
-    error_at(loc, "%s", buf);
-}
-
-void sema_error(Loc loc, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsema_error(loc, fmt, ap);
-    va_end(ap);
+    if (strcmp(name, "cuda") == 0)
+        return " (add 'from numba import cuda')";
+    if (strcmp(name, "math") == 0)
+        return " (add 'import math')";
+    if (strcmp(name, "np") == 0)
+        return " (add 'import numpy as np')";
+    if (sema_type_alias(name) && strlen(name) > 2 && strcmp(name, "double") != 0 &&
+        strcmp(name, "single") != 0 && strcmp(name, "none") != 0)
+        return arena_printf(" (add 'from numba import %s')", name);
+    return "";
 }
 
 /* ------------------------------------------------------------------ */
@@ -814,7 +464,6 @@ void type_reset(void)
 {
     all_specs = (PtrVec){0};
     order = (PtrVec){0};
-    reported = (PtrVec){0};
     spec_depth = 0;
 }
 
@@ -1118,7 +767,7 @@ static void bind(Ctx *c, Var *v, Type *t, Loc loc)
         c->changed = true;
         return;
     }
-    Type *u = unify(v->type, t);
+    Type *u = ty_unify(v->type, t);
     if (!u) {
         if (!c->quiet)
             sema_error(loc, "cannot unify %s and %s for '%s'", ty_name(v->type),
@@ -1345,7 +994,7 @@ static Node *lower_binop(Ctx *c, Loc loc, Op op, Node *a, Node *b)
     default:
         return fail(c, loc, "operator %s is not supported", op_spelling[op]);
     }
-    int k = resolve_case(cases, n, args, 2, unsafe);
+    int k = ty_resolve_case(cases, n, args, 2, unsafe);
     if (k < 0)
         return fail(c, loc, "unsupported operand types for %s: %s and %s", op_spelling[op],
                     ty_name(a->type), ty_name(b->type));
@@ -1429,7 +1078,7 @@ static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
         return fail(c, loc, "'%s' is not supported between %s and %s", op_spelling[op],
                     ty_name(a->type), ty_name(b->type));
     Type *args[2] = {a->type, b->type};
-    int k = resolve_case(cases_cmp, NCASES(cases_cmp), args, 2, true);
+    int k = ty_resolve_case(cases_cmp, NCASES(cases_cmp), args, 2, true);
     Type *t = ty_scalar[cases_cmp[k].a[0]];
     Node *ops[2] = {a, b};
     Seq q;
@@ -1570,7 +1219,7 @@ static Node *lower_boolop(Ctx *c, Node *e)
     Node *a = lx(c, e->lhs), *b = lx(c, e->rhs);
     if (BAD(a) || BAD(b))
         return poison(e->loc, a, b);
-    Type *t = ty_is_scalar(a->type) && ty_is_scalar(b->type) ? unify(a->type, b->type) : NULL;
+    Type *t = ty_is_scalar(a->type) && ty_is_scalar(b->type) ? ty_unify(a->type, b->type) : NULL;
     if (!t)
         return fail(c, e->loc, "'%s' is not supported between %s and %s", op_spelling[e->op],
                     ty_name(a->type), ty_name(b->type));
@@ -1593,7 +1242,7 @@ static Node *lower_ifexp(Ctx *c, Node *e)
     Node *err;
     if (!check_scalar(c, cond, "a condition of type", &err))
         return err;
-    Type *t = unify(a->type, b->type);
+    Type *t = ty_unify(a->type, b->type);
     if (t && t->kind == TY_GRIDGROUP)
         return fail(c, e->loc, "a conditional expression cannot choose a GridGroup; use "
                     "cuda.cg.this_grid() directly");
@@ -1928,7 +1577,7 @@ static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
             return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
         args[i] = v[i]->type;
     }
-    int k = resolve_case(cases, n, args, nargs, true);
+    int k = ty_resolve_case(cases, n, args, nargs, true);
     if (k < 0)
         return fail(c, e->loc, "%s() does not accept these argument types", a->path);
     Type *ret = ty_scalar[cases[k].ret];
@@ -2078,7 +1727,7 @@ static Node *lower_intrinsic(Ctx *c, Node *e, const ApiEntry *a, Node **v)
     Type *types[3];
     for (int i = 0; i < nargs; i++)
         types[i] = v[i]->type;
-    int k = resolve_case(cases, ncases, types, nargs, true);
+    int k = ty_resolve_case(cases, ncases, types, nargs, true);
     if (k < 0)
         return fail(c, e->loc, "%s() does not accept these argument types", a->path);
     if (a->id == API_FFS && ty_size(ty_scalar[cases[k].a[0]]) < 4)
@@ -2234,7 +1883,7 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     r->api = a;
     switch (a->id) {
     case API_B_ABS: {
-        int k = resolve_case(cases_abs, NCASES(cases_abs), &v[0]->type, 1, true);
+        int k = ty_resolve_case(cases_abs, NCASES(cases_abs), &v[0]->type, 1, true);
         r->type = ty_scalar[cases_abs[k].ret];
         nl_push(&r->args, mk_cast(v[0], r->type));
         return r;
@@ -2245,7 +1894,7 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
             if (v[i]->type->kind == TY_BOOL)
                 return fail(c, v[i]->loc, "%s() arguments must be numbers, not boolean",
                             a->path);
-            t = t ? unify(t, v[i]->type) : v[i]->type;
+            t = t ? ty_unify(t, v[i]->type) : v[i]->type;
         }
         r->type = t;
         /* numba-cuda's fmin/fmax lowering is registered for two floats only;
@@ -2269,7 +1918,7 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
         return mk_cast(v[0], ty_bool);
     case API_B_ROUND: {
         const Case *cs = nargs == 1 ? cases_round1 : cases_round2;
-        int k = resolve_case(cs, 2, (Type *[]){v[0]->type, nargs > 1 ? v[1]->type : NULL},
+        int k = ty_resolve_case(cs, 2, (Type *[]){v[0]->type, nargs > 1 ? v[1]->type : NULL},
                              nargs, true);
         if (k < 0)
             return fail(c, e->loc, "round() does not accept these argument types");
@@ -2759,7 +2408,7 @@ static bool lower_collective1(Ctx *c, Node *call, const ApiEntry *a, Node **targ
         switch (a->id) {
         case API_SHFL_SYNC: case API_SHFL_UP_SYNC: case API_SHFL_DOWN_SYNC:
         case API_SHFL_XOR_SYNC: case API_MATCH_ANY_SYNC: case API_MATCH_ALL_SYNC: {
-            int k = resolve_case(cases_warp_value, NCASES(cases_warp_value), &v[1]->type, 1,
+            int k = ty_resolve_case(cases_warp_value, NCASES(cases_warp_value), &v[1]->type, 1,
                                  true);
             if (k < 0) {
                 fail(c, v[1]->loc, "%s() does not accept %s", a->path, ty_name(v[1]->type));
@@ -2913,7 +2562,7 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
             return;
         }
         bind(c, var, v->type, target->loc);
-        if (!c->quiet && var->type && unify(var->type, v->type)) {
+        if (!c->quiet && var->type && ty_unify(var->type, v->type)) {
             if (v->type != var->type && v->type->kind == TY_TUPLE && v->kind != E_TUPLE &&
                 v->kind != E_VAR) {
                 /* a tuple made by a call, converted element by element */
@@ -3161,7 +2810,7 @@ static void lower_for(Ctx *c, Node *s, NodeList *out)
     Var *var = lookup_var(c, s->lhs->name);
     Type *r = NULL;
     if (!bad) {
-        int k = resolve_case(cases_range, NCASES(cases_range), types, n, true);
+        int k = ty_resolve_case(cases_range, NCASES(cases_range), types, n, true);
         r = ty_scalar[cases_range[k].ret];
         if (is_array_var(var))
             fail(c, s->lhs->loc, "'%s' is an array; it cannot be a loop variable", var->name);
@@ -3219,7 +2868,7 @@ static void lower_return(Ctx *c, Node *s, NodeList *out)
         return;
     }
     c->ret_value = true;
-    Type *u = c->declared_ret ? c->declared_ret : unify(c->ret, v->type);
+    Type *u = c->declared_ret ? c->declared_ret : ty_unify(c->ret, v->type);
     if (!u) {
         fail(c, v->loc, "cannot unify return types %s and %s", ty_name(c->ret),
              ty_name(v->type));
@@ -3238,7 +2887,7 @@ static void lower_return(Ctx *c, Node *s, NodeList *out)
         v = mk_var(v->loc, tmp);
     }
     if (c->fn->ret->kind == TY_TUPLE && v->type->kind == TY_TUPLE &&
-        !unify(c->fn->ret, v->type)) {
+        !ty_unify(c->fn->ret, v->type)) {
         fail(c, v->loc, "cannot return %s from a function declared to return %s",
              ty_name(v->type), ty_name(c->fn->ret));
         return;

@@ -1,0 +1,330 @@
+/*
+ * types.c - the type representation and numba's casting graph.
+ *
+ * Scalar, void and marker types are singletons made by types_init; arrays
+ * and tuples are interned, so types compare by pointer.  The casting graph
+ * is numba's (numba/core/typeconv/rules.py, closed transitively as its
+ * TypeGraph does), and ty_resolve_case is numba's overload resolution over
+ * a list of candidate signatures: type.c types every operator and builtin
+ * with it.
+ */
+#include "kernc.h"
+#include "kernrt.h"   /* KRT_XOROSHIRO128P, the dtype of ty_rngstate */
+
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Types                                                               */
+/* ------------------------------------------------------------------ */
+
+#define NSCALAR (TY_FLOAT64 + 1)
+
+Type *ty_scalar[NSCALAR];
+Type *ty_void, *ty_none, *ty_range, *ty_module, *ty_function, *ty_error;
+Type *ty_rngstate, *ty_gridgroup;
+
+
+
+static const struct {
+    const char *name, *cname;
+    int size, dtype;
+} scalar_info[NSCALAR] = {
+#define X_(k, nm, c, sz, dt) {nm, c, sz, dt},
+    SCALAR_TYPES(X_)
+#undef X_
+};
+
+static PtrVec interned;   /* arrays and tuples */
+
+static Type *new_type(TypeKind kind)
+{
+    Type *t = arena_alloc(sizeof *t);
+    t->kind = kind;
+    return t;
+}
+
+static void conv_init(void);
+
+void types_init(void)
+{
+    for (int k = 0; k < NSCALAR; k++)
+        ty_scalar[k] = new_type((TypeKind)k);
+    ty_void = new_type(TY_VOID);
+    ty_none = new_type(TY_NONE);
+    ty_range = new_type(TY_RANGE);
+    ty_module = new_type(TY_MODULE);
+    ty_function = new_type(TY_FUNCTION);
+    ty_error = new_type(TY_ERROR);
+    ty_rngstate = new_type(TY_RNGSTATE);
+    ty_gridgroup = new_type(TY_GRIDGROUP);
+    interned = (PtrVec){0};
+    conv_init();
+}
+
+Type *ty_array(Type *elem, int ndim, bool contiguous, MemSpace space)
+{
+    for (int i = 0; i < interned.len; i++) {
+        Type *t = interned.items[i];
+        if (t->kind == TY_ARRAY && t->elem == elem && t->ndim == ndim &&
+            t->contiguous == contiguous && t->space == space)
+            return t;
+    }
+    Type *t = new_type(TY_ARRAY);
+    t->elem = elem;
+    t->ndim = ndim;
+    t->contiguous = contiguous;
+    t->space = space;
+    vec_push(&interned, t);
+    return t;
+}
+
+Type *ty_tuple(Type **elems, int n)
+{
+    for (int i = 0; i < interned.len; i++) {
+        Type *t = interned.items[i];
+        if (t->kind != TY_TUPLE || t->nelems != n)
+            continue;
+        int j = 0;
+        while (j < n && t->elems[j] == elems[j])
+            j++;
+        if (j == n)
+            return t;
+    }
+    Type *t = new_type(TY_TUPLE);
+    t->elems = arena_alloc(sizeof *t->elems * (size_t)(n ? n : 1));
+    memcpy(t->elems, elems, sizeof *elems * (size_t)n);
+    t->nelems = n;
+    vec_push(&interned, t);
+    return t;
+}
+
+bool ty_is_scalar(const Type *t) { return t && t->kind <= TY_FLOAT64; }
+bool ty_is_int(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_UINT64; }
+bool ty_is_signed(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_INT64; }
+bool ty_is_float(const Type *t) { return t && (t->kind == TY_FLOAT32 || t->kind == TY_FLOAT64); }
+int ty_size(const Type *t) { return ty_is_scalar(t) ? scalar_info[t->kind].size : 0; }
+const char *ty_cname(const Type *t) { return ty_is_scalar(t) ? scalar_info[t->kind].cname : "void"; }
+int ty_dtype(const Type *t)
+{
+    if (t && t->kind == TY_RNGSTATE)
+        return KRT_XOROSHIRO128P;
+    return ty_is_scalar(t) ? scalar_info[t->kind].dtype : -1;
+}
+
+const char *ty_name(const Type *t)
+{
+    if (!t)
+        return "<unknown>";
+    if (ty_is_scalar(t))
+        return scalar_info[t->kind].name;
+    switch (t->kind) {
+    case TY_VOID: return "void";
+    case TY_NONE: return "none";
+    case TY_RANGE: return "range";
+    case TY_MODULE: return "module";
+    case TY_FUNCTION: return "function";
+    case TY_TYPEREF: return arena_printf("type(%s)", ty_name(t->ref));
+    case TY_ERROR: return "<error>";
+    case TY_RNGSTATE: return "xoroshiro128p_type";
+    case TY_GRIDGROUP: return "GridGroup";
+    case TY_ARRAY: {
+        StrBuf b = {0};
+        sb_printf(&b, "%s[", ty_name(t->elem));
+        for (int i = 0; i < t->ndim; i++)
+            sb_puts(&b, i + 1 < t->ndim ? ":, " : (t->contiguous ? "::1" : ":"));
+        sb_putc(&b, ']');
+        return sb_take(&b);
+    }
+    case TY_TUPLE: {
+        StrBuf b = {0};
+        bool uni = true;
+        for (int i = 1; i < t->nelems; i++)
+            uni = uni && t->elems[i] == t->elems[0];
+        if (uni && t->nelems > 0)
+            sb_printf(&b, "UniTuple(%s, %d)", ty_name(t->elems[0]), t->nelems);
+        else {
+            sb_puts(&b, "Tuple(");
+            for (int i = 0; i < t->nelems; i++)
+                sb_printf(&b, "%s%s", i ? ", " : "", ty_name(t->elems[i]));
+            sb_putc(&b, ')');
+        }
+        return sb_take(&b);
+    }
+    default: return "?";
+    }
+}
+
+/* Short code of a type for specialisation names: i4, u8, f4, b1; arrays
+ * a<ndim><elem>[c][s|l]; tuples t<n><elem>. */
+const char *ty_code(const Type *t)
+{
+    static const char *codes[NSCALAR] = {"b1", "i1", "i2", "i4", "i8", "u1",
+                                         "u2", "u4", "u8", "f4", "f8"};
+    if (ty_is_scalar(t))
+        return codes[t->kind];
+    if (t->kind == TY_RNGSTATE)
+        return "xr";
+    if (t->kind == TY_ARRAY)
+        return arena_printf("a%d%s%s%s", t->ndim, ty_code(t->elem),
+                            t->contiguous ? "c" : "",
+                            t->space == SPACE_SHARED ? "s" :
+                            t->space == SPACE_LOCAL ? "l" :
+                            t->space == SPACE_CONST ? "k" : "");
+    if (t->kind == TY_TUPLE && t->nelems > 0)
+        return arena_printf("t%d%s", t->nelems, ty_code(t->elems[0]));
+    return "x";
+}
+
+/* ------------------------------------------------------------------ */
+/* numba's casting graph and overload resolution                       */
+/* ------------------------------------------------------------------ */
+
+enum { CONV_EXACT, CONV_PROMOTE, CONV_SAFE, CONV_UNSAFE, CONV_NONE };
+static unsigned char conv[NSCALAR][NSCALAR];
+
+/* numba/core/typeconv/rules.py, _init_casting_rules: X(kind, from, to);
+ * each rule also gives the reverse direction as unsafe. */
+#define CASTING_RULES(X)                                                     \
+    X(CONV_SAFE, BOOL, INT8) X(CONV_SAFE, BOOL, UINT8)                       \
+    X(CONV_PROMOTE, INT8, INT16) X(CONV_PROMOTE, UINT8, UINT16)              \
+    X(CONV_PROMOTE, INT16, INT32) X(CONV_PROMOTE, UINT16, UINT32)            \
+    X(CONV_PROMOTE, INT32, INT64) X(CONV_PROMOTE, UINT32, UINT64)            \
+    X(CONV_SAFE, UINT8, INT16) X(CONV_SAFE, UINT16, INT32)                   \
+    X(CONV_SAFE, UINT32, INT64)                                              \
+    X(CONV_SAFE, INT16, FLOAT32) X(CONV_SAFE, INT32, FLOAT64)                \
+    X(CONV_UNSAFE, INT32, FLOAT32)                                           \
+    X(CONV_SAFE, INT64, FLOAT64) X(CONV_SAFE, UINT64, FLOAT64)               \
+    X(CONV_PROMOTE, FLOAT32, FLOAT64)
+
+static void conv_init(void)
+{
+    for (int a = 0; a < NSCALAR; a++)
+        for (int b = 0; b < NSCALAR; b++)
+            conv[a][b] = a == b ? CONV_EXACT : CONV_NONE;
+#define X_(k, from, to)                                                      \
+    conv[TY_##from][TY_##to] = k;                                            \
+    conv[TY_##to][TY_##from] = CONV_UNSAFE;
+    CASTING_RULES(X_)
+#undef X_
+    /* numba's TypeGraph propagates: a path costs its worst edge, and the
+     * cheapest path wins. */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int a = 0; a < NSCALAR; a++)
+            for (int b = 0; b < NSCALAR; b++) {
+                if (conv[a][b] == CONV_NONE)
+                    continue;
+                for (int c = 0; c < NSCALAR; c++) {
+                    if (a == c || conv[b][c] == CONV_NONE)
+                        continue;
+                    int r = conv[a][b] > conv[b][c] ? conv[a][b] : conv[b][c];
+                    if (r < conv[a][c]) {
+                        conv[a][c] = (unsigned char)r;
+                        changed = true;
+                    }
+                }
+            }
+    }
+}
+
+/* numba's BaseContext._resolve_overload: rate every candidate of the right
+ * arity by its (unsafe, safe, promote) conversion counts; the lowest wins,
+ * the first on a tie.  -1 if none applies. */
+int ty_resolve_case(const Case *cases, int ncases, Type **args, int nargs,
+                        bool allow_unsafe)
+{
+    int best = -1, best_rate[3] = {0, 0, 0};
+    for (int i = 0; i < ncases; i++) {
+        int arity = 0;
+        while (arity < 3 && cases[i].a[arity] >= 0)
+            arity++;
+        if (arity != nargs)
+            continue;
+        int rate[3] = {0, 0, 0};   /* unsafe, safe, promote */
+        bool ok = true;
+        for (int j = 0; j < nargs && ok; j++) {
+            if (!ty_is_scalar(args[j])) {
+                ok = false;
+                break;
+            }
+            int k = conv[args[j]->kind][cases[i].a[j]];
+            if (k == CONV_NONE || (k == CONV_UNSAFE && !allow_unsafe))
+                ok = false;
+            else if (k == CONV_UNSAFE)
+                rate[0]++;
+            else if (k == CONV_SAFE)
+                rate[1]++;
+            else if (k == CONV_PROMOTE)
+                rate[2]++;
+        }
+        if (!ok)
+            continue;
+        bool better = best < 0;
+        for (int j = 0; j < 3 && !better; j++) {
+            if (rate[j] != best_rate[j]) {
+                better = rate[j] < best_rate[j];
+                break;
+            }
+        }
+        if (better) {
+            best = i;
+            memcpy(best_rate, rate, sizeof rate);
+        }
+    }
+    return best;
+}
+
+/* np.promote_types for two numbers. */
+Type *ty_promote_numbers(Type *a, Type *b)
+{
+    if (a == b)
+        return a;
+    if (ty_is_float(a) || ty_is_float(b)) {
+        if (ty_is_float(a) && ty_is_float(b))
+            return ty_float64;
+        Type *i = ty_is_float(a) ? b : a, *f = ty_is_float(a) ? a : b;
+        if (f == ty_float64)
+            return ty_float64;
+        return ty_size(i) <= 2 ? ty_float32 : ty_float64;
+    }
+    bool sa = ty_is_signed(a), sb = ty_is_signed(b);
+    if (sa == sb)
+        return ty_size(a) >= ty_size(b) ? a : b;
+    Type *s = sa ? a : b, *u = sa ? b : a;
+    if (ty_size(s) > ty_size(u))
+        return s;
+    switch (ty_size(u)) {
+    case 1: return ty_scalar[TY_INT16];
+    case 2: return ty_int32;
+    case 4: return ty_int64;
+    default: return ty_float64;
+    }
+}
+
+/* numba's unify_pairs for the types a variable can hold; NULL if none. */
+Type *ty_unify(Type *a, Type *b)
+{
+    if (!a)
+        return b;
+    if (!b || a == b)
+        return a;
+    if (ty_is_scalar(a) && ty_is_scalar(b)) {
+        if (a->kind == TY_BOOL)
+            return b;
+        if (b->kind == TY_BOOL)
+            return a;
+        return ty_promote_numbers(a, b);
+    }
+    /* numba unifies tuples of one length element by element */
+    if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->nelems == b->nelems) {
+        Type **el = arena_alloc(sizeof *el * (size_t)(a->nelems ? a->nelems : 1));
+        for (int i = 0; i < a->nelems; i++) {
+            el[i] = ty_unify(a->elems[i], b->elems[i]);
+            if (!el[i])
+                return NULL;
+        }
+        return ty_tuple(el, a->nelems);
+    }
+    return NULL;
+}
+
