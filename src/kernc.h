@@ -371,6 +371,235 @@ Node *node_new(NodeKind kind, Loc loc);
 Node *node_clone(const Node *n);        /* deep copy (for specialisation) */
 void ast_dump(FILE *out, const Node *n, int indent); /* for tests: --dump-ast */
 
+/*
+ * THE TYPED TREE (the lowering contract): what type.c leaves in each
+ * Func's body, and all that check.c and emit_*.c see.
+ *
+ * Every expression has ->type.
+ *
+ * Expressions
+ *   E_CONST   scalar type; ival: two's complement bits of the value
+ *             (sign-extended for signed types, 0/1 for bool); fval for
+ *             floats (float32 constants already rounded to float).
+ *   E_VAR     var: a parameter, local, shared/local array or hidden Var.
+ *   E_CAST    lhs converted to type: int->int wraps, float->int truncates,
+ *             anything->bool is (x != 0).
+ *   E_BINOP   op, lhs, rhs, type = the result:
+ *             + - * // %: both operands of the result type (Python floor
+ *               semantics for // and %, ints and floats);
+ *             /: both operands of the (float) result type;
+ *             **: integer result: both operands of that type (numba's
+ *               int_power: negative exponent gives 0 unless the base is
+ *               +-1); float result: lhs of that type and rhs either the same
+ *               float type (pow) or an integer type int32/int64/uint64
+ *               (repeated squaring, numba's float ** int);
+ *             << >>: lhs of the result type (int64/uint64), rhs int64 or uint64;
+ *             & | ^: both operands of the result type (bool or int64/uint64).
+ *   E_UNARY   OP_NEG, OP_INVERT: operand of the node's type, which is the
+ *             operand's own type for int8..int32 and uint8..uint32 (the
+ *             E_UNARY computes at that width, wrapping: -(-2**31) ==
+ *             -2**31) and is then wrapped in an E_CAST to numba's int64 /
+ *             uint64 result; floats, 64-bit ints: the result type;
+ *             OP_INVERT of bool is logical not;
+ *             OP_NOT: type bool, operand bool.  OP_POS never reaches emit_*.c
+ *             (+x is its E_CAST).
+ *   E_BOOLOP  OP_AND/OP_OR, both operands of the result type; Python value
+ *             semantics with short circuit: a and b == (a ? b : a),
+ *             a or b == (a ? a : b), truth = (x != 0).
+ *   E_COMPARE exactly two args of one scalar type, ops[0] in == != < <= > >=;
+ *             type bool.  Chains a < b <= c are split into `and`s
+ *             (E_BOOLOP of type bool); a pure middle operand appears in
+ *             both comparisons (evaluating it twice is harmless); one with
+ *             an effect (device call, atomic, random draw), and any operand
+ *             such an effect later in the chain could change, is bound once
+ *             by an E_LET: `-4 < f(x) <= 4` is
+ *               E_LET(t, f(x), E_BOOLOP(and, E_COMPARE(-4, t), E_COMPARE(t, 4)))
+ *             (operand casts omitted), Python's order and short circuit.
+ *   E_LET     var: a hidden Var (VAR_HIDDEN "krt_cmpN" / "krt_seqN", in
+ *             Func.locals) of lhs's scalar type; lhs: its value; rhs: the
+ *             body, which reads var; type = rhs's type (a scalar).
+ *             Evaluates lhs, stores it in var, then yields rhs: C
+ *             `(var = lhs, rhs)` (the comma's sequence point orders them).
+ *             Every read of var is inside rhs.  Made by chains (above) and
+ *             for Python's left-to-right order: when an operand of an
+ *             E_BINOP, a two-operand E_COMPARE, a math E_API, B_MIN/B_MAX
+ *             or a value-returning E_CALLFN (callee without barriers) has
+ *             an effect, each earlier operand that has one too or reads an
+ *             array element is bound first:  draw() - draw()  is
+ *               E_LET(t, draw(), E_BINOP(-, t, draw())).
+ *             Elsewhere (atomics' operands, tuples, void calls) C's order
+ *             is left as is.
+ *   E_IFEXP   cond any scalar (test != 0); lhs, rhs of the result type.
+ *   E_API     api row; args lowered and converted:
+ *             TID_X..GDIM_Z, LANEID, WARPSIZE: no args, int32;
+ *             LANEMASK_LT: no args, uint32;
+ *             GRID/GRIDSIZE: args[0] the E_CONST ndim (int64); type int64
+ *               or UniTuple(int64, ndim);
+ *             ATOMIC_ADD SUB MAX MIN NANMAX NANMIN AND OR XOR EXCH INC DEC:
+ *               args[0] the array expr (global, shared or local space;
+ *               never SPACE_CONST), args[1..ndim] int64 indices (negative
+ *               wraps), args[ndim+1] the value of the element type; type =
+ *               element type (the old value).  Element types: see above.
+ *               Floats (numba's ___numba_atomic_*_[nan]max/min): MAX/MIN
+ *               store nothing when val or the stored value is NaN;
+ *               NANMAX/NANMIN store nothing when val is NaN and replace a
+ *               stored NaN by val.  Integers: plain max/min.
+ *               INC: old >= val ? 0 : old + 1; DEC: (old == 0 || old >
+ *               val) ? val : old - 1 (CUDA's atomicInc/atomicDec);
+ *             ATOMIC_CAS: args[0] array, args[1..ndim] int64 indices,
+ *               then old, then val (element type, one of the four integer
+ *               types); type = element type, the value found.
+ *               cuda.atomic.compare_and_swap(ary, old, val) (1-D only) is
+ *               lowered to ATOMIC_CAS with the index the E_CONST 0;
+ *             POPC, CLZ, BREV, FFS: one integer arg of the case's type
+ *               (see the typing above), type the result;
+ *             FMA: three args of the result type (float32/float64);
+ *             CBRT: one arg of the result type;
+ *             SELP: args[0] bool test, args[1], args[2] of the result type;
+ *             THREADFENCE, THREADFENCE_BLOCK, THREADFENCE_SYSTEM: no args,
+ *               type void, only as the lhs of an S_EXPR;
+ *             NANOSLEEP: args[0] uint32 (nanoseconds), type void, only as
+ *               the lhs of an S_EXPR;
+ *             M_FREXP: args[0] float32/float64, type Tuple(that float,
+ *               int32) (mantissa, exponent); it reaches emit_*.c only as the
+ *               rhs of an S_ASSIGN to a tuple-typed hidden Var;
+ *             math rows: args of the row's parameter types (float32 or
+ *               float64; ldexp's and math.pow's int32 exponent), type the
+ *               result; isnan/isinf/isfinite of an int argument are folded
+ *               to E_CONST; radians/degrees are lowered to a multiplication;
+ *             B_ABS: one arg of the result type (identity for unsigned);
+ *             B_MIN/B_MAX: n >= 2 args all of the result type, ival 1 when
+ *               an operand was not a float (fmin/fmax otherwise) (NaN: Python's
+ *               first-wins comparisons);
+ *             B_ROUND: 1 arg float32/float64 -> int64 (half to even), or
+ *               args (float, int64) -> that float;
+ *             RNG_UNIFORM_F32, RNG_NORMAL_F32 (float32), RNG_UNIFORM_F64,
+ *               RNG_NORMAL_F64 (float64), RNG_NEXT (uint64): args[0] the
+ *               states array expr (an E_VAR of type xoroshiro128p_type[:]
+ *               or [::1], 1-D, SPACE_GLOBAL: a parameter), args[1] the
+ *               int64 index (negative counts from the end); they advance
+ *               states[index]: C `krt_xoroshiro128p_uniform_float32(states,
+ *               index)` etc. (api.def's spelling; kernrt_random.h, the
+ *               krt_view of the array and the int64); never evaluated twice;
+ *             RNG_JUMP: same args, type void, only as the lhs of an S_EXPR:
+ *               `krt_xoroshiro128p_jump(krt_rng_state(states, index))`.
+ *   Arrays of xoroshiro128p states: a kernel or device-function parameter
+ *   of type ty_array(ty_rngstate, 1, contiguous, SPACE_GLOBAL); its element
+ *   type is TY_RNGSTATE (ty_dtype() == KRT_XOROSHIRO128P, 16 bytes; the
+ *   krt_param's dtype); it appears only as an E_VAR passed to an RNG_* row
+ *   or to a device function, and in E_SHAPE (len, .shape, .size); never in
+ *   an E_INDEX.  Specialisation code of the element: "xr" (a1xr, a1xrc).
+ *   TY_GRIDGROUP (cuda.cg.this_grid()) never reaches emit_*.c: `g =
+ *   cuda.cg.this_grid()` and a bare this_grid() lower to nothing and g is
+ *   not in Func.locals.
+ *   E_CALLFN  callee: a device-function Func; args of exactly callee's
+ *             parameter types; type = callee->ret (never ty_void in a value).
+ *   E_INDEX   lhs: array-typed expr (an E_VAR); args: ndim int64 indices,
+ *             negative wraps; type the element type.  Bounds: every E_INDEX
+ *             of a Func with opt.debug (debug=True, or kernc -g, which sets
+ *             opt.debug on every function) is bounds-checked by emit_*.c, as
+ *             numba's debug mode raises IndexError; there is no per-node flag.
+ *             An E_VAR of a VAR_CONSTARRAY (SPACE_CONST) is only read.
+ *   E_SHAPE   lhs: array expr; ival: dimension; type int64.
+ *   E_TUPLEGET lhs: tuple-typed expr: an E_API GRID/GRIDSIZE, an E_VAR of a
+ *             tuple variable, or an E_CALLFN returning a tuple; ival:
+ *             constant index; type the element.
+ *   E_TUPLE   a tuple value: args the elements (scalars or tuples), type the
+ *             TY_TUPLE of their types.  Made by (a, b) in a value position,
+ *             a.shape (args: E_SHAPEs), module-level tuple constants (args:
+ *             E_CONSTs), and tuple conversions (element casts).
+ *   E_STR     only as an arg of S_PRINT or the lhs of S_ASSERT: text is the
+ *             decoded string; no type.
+ *   Tuple values are held by Vars of TY_TUPLE type (locals, hidden krt_tup*
+ *   and krt_w* temporaries, device-function parameters) and returned by
+ *   device functions (Func.ret a TY_TUPLE); S_ASSIGN to a tuple Var takes an
+ *   E_TUPLE, E_VAR, E_API (GRID, GRIDSIZE, M_FREXP) or E_CALLFN of exactly
+ *   the Var's type.
+ *   Casts from int/float/bool to another scalar are explicit everywhere:
+ *   no implicit conversion is left for emit_*.c except conditions.
+ *
+ * Statements
+ *   S_EXPR      lhs (value discarded).
+ *   S_ASSIGN    args: exactly one target (E_VAR of a scalar/tuple Var, or
+ *               E_INDEX); rhs of the target's type.
+ *   S_IF        cond (any scalar, test != 0), body, orelse.
+ *   S_WHILE     cond, body (orelse always empty).
+ *   S_FORRANGE  var: the loop variable; it/stop/step: hidden Vars of the
+ *               range type R; args[0..2]: start, stop, step of type R,
+ *               evaluated once, in that order.  Python semantics:
+ *               for (it = start; step > 0 ? it < stop : it > stop; it += step)
+ *               { var = (var->type) it; body }  -- the loop variable keeps
+ *               its last value; an empty range leaves it untouched.
+ *   S_BREAK, S_CONTINUE, S_PASS, S_NOP.
+ *   S_RETURN    lhs NULL, or the value of Func.ret.
+ *   S_ARRAYDECL var: VAR_SHARED / VAR_DYNSHARED / VAR_LOCALARRAY with
+ *               type ty_array(elem, ndim, true, SPACE_SHARED/LOCAL) and
+ *               shape[] (0 for the dynamic one); may appear anywhere in a
+ *               body (numba allocates them statically).  VAR_CONSTARRAY:
+ *               type ty_array(elem, ndim, true, SPACE_CONST), shape[], init
+ *               the flat E_TUPLE of E_CONSTs (C order); made by
+ *               x = cuda.const.array_like(C) (C a module-level np.array or
+ *               constant tuple: ints -> int64, floats -> float64) and, named
+ *               after the global, for a module-level array read directly or
+ *               through cuda.const.array_like(C) in an expression (those are
+ *               declared at the top of the body).
+ *   S_BARRIER   api SYNCTHREADS: lhs, rhs NULL.  api SYNCTHREADS_COUNT/AND/
+ *               OR: lhs the predicate (int32, any nonzero is true), rhs the
+ *               target E_VAR of type int32 or NULL (value discarded).  A
+ *               barrier: every thread of the block waits; the value is the
+ *               count of threads with a nonzero predicate / 1 if all are /
+ *               1 if any is.  Func.has_barrier is set (also via callees).
+ *               api GRID_SYNC (g.sync() on g = cuda.cg.this_grid(), or
+ *               cuda.cg.this_grid().sync()): lhs, rhs NULL; every thread of
+ *               the grid waits (CUDA: cooperative_groups::this_grid().sync(),
+ *               launched cooperatively).  Func.has_grid_sync and
+ *               Func.has_barrier are set (also via callees): the kernel's
+ *               descriptor must say cooperative.
+ *   S_WARPOP    a warp-collective operation; api, args (converted), lhs the
+ *               target E_VAR of exactly the result type, or NULL:
+ *               SYNCWARP: args[0] uint32 mask (0xffffffff when omitted);
+ *               SHFL_SYNC, SHFL_UP_SYNC, SHFL_DOWN_SYNC, SHFL_XOR_SYNC:
+ *                 args[0] uint32 mask, args[1] the value T (int32, int64,
+ *                 float32 or float64), args[2] int32 src lane / delta / lane
+ *                 mask; result T;
+ *               ALL_SYNC, ANY_SYNC, EQ_SYNC: args[0] uint32 mask, args[1]
+ *                 bool predicate; result bool; BALLOT_SYNC: same args, result
+ *                 int32 (numba's type; the bits of the uint32 ballot);
+ *               MATCH_ANY_SYNC: args[0] uint32 mask, args[1] value T as for
+ *                 shfl; result int32; MATCH_ALL_SYNC: same args; result
+ *                 Tuple(int32, bool) (mask, predicate);
+ *               ACTIVEMASK: no args; result uint32.
+ *               Func.has_warpop is set (also via callees).
+ *               These and the syncthreads_* barriers appear only as whole
+ *               statements: `x = op(...)` (x a local of the result type;
+ *               otherwise a hidden krt_w* Var is the target and S_ASSIGNs
+ *               follow), `op(...)` alone, or `x op= op(...)` (into a hidden
+ *               Var, then x = x op tmp).  Nested inside a larger expression
+ *               of an assignment, expression statement, return or if
+ *               condition, they are hoisted into a hidden Var before the
+ *               statement (hoist_collectives); in positions evaluated
+ *               conditionally or repeatedly they are refused.
+ *   S_PRINT     args: E_STR (print as is) or values of type int64 (%lld),
+ *               uint64 (%llu), float64 (%f); numba joins the items with
+ *               one space and ends with a newline; at most 32 items.
+ *   S_ASSERT    cond (any scalar, test != 0), lhs an E_STR message or NULL.
+ *               Only in a Func with opt.debug; elsewhere assert statements
+ *               are typed and dropped (numba ignores them without debug).
+ *               On failure: numba raises AssertionError (kernel aborts with
+ *               the message, reported at the launch).
+ *   Division by zero (numba's CUDA target): without debug (error model
+ *   'numpy') int // 0 == 0 and int % 0 == 0, also MIN // -1 == 0 and
+ *   MIN % -1 == 0 (numba avoids the trap); float x / 0.0 and x // 0.0 give
+ *   +-inf (nan for 0 / 0), x % 0.0 gives nan.  With opt.debug (error model
+ *   'python') a zero divisor, integer or float, raises ZeroDivisionError.
+ *   No S_AUGASSIGN, S_FOR, E_NAME, E_ATTR, E_CALL, E_SUBSCRIPT, E_INT...
+ *   remain.  Parameters are Func.params (the ABI, their declared types); a
+ *   parameter re-assigned with a wider type is shadowed by a VAR_LOCAL of the
+ *   same user name, initialised by the body's first S_ASSIGN: emit_*.c must
+ *   give the two distinct C names.  Hidden Vars are named krt_*.
+ *
+ */
+
 /* ------------------------------------------------------------------ */
 /* Program after typing (resolve.c, type.c)                            */
 /* ------------------------------------------------------------------ */
@@ -525,6 +754,12 @@ const char *sema_type_alias(const char *name);
 void type_reset(void);
 void type_kernel(FuncDef *fd, const Signature *sig, Loc loc);
 void type_finish(Program *p);
+/* ssa.c: rename the definitions of each name of def's body into webs
+ * (numba's SSA): every web but a name's first becomes "name.N".  Names
+ * bound by an S_ASSIGN for which is_pinned(ctx, assign) is true (arrays,
+ * groups) keep one variable. */
+typedef bool SsaPinned(void *ctx, const Node *assign);
+void ssa_split(Node *def, SsaPinned *is_pinned, void *ctx);
 /* check.c: kernel rules; reports errors and warnings. */
 void check_program(Program *p, const Options *opt);
 
