@@ -371,6 +371,37 @@ Node *node_new(NodeKind kind, Loc loc);
 Node *node_clone(const Node *n);        /* deep copy (for specialisation) */
 void ast_dump(FILE *out, const Node *n, int indent); /* for tests: --dump-ast */
 
+/* ------------------------------------------------------------------ */
+/* tree.c: builders of the typed tree and properties of its nodes      */
+/* ------------------------------------------------------------------ */
+
+/* An expression whose type is unknown (a quiet pass) or an error. */
+#define BAD(n) (!(n)->type || (n)->type == ty_error)
+
+/* Typed nodes (the lowering contract below): each sets ->type. */
+Node *tree_var(Loc loc, Var *v);  /* E_VAR of v->type */
+Node *tree_int(Loc loc, Type *t, int64_t v);  /* E_CONST */
+Node *tree_float(Loc loc, Type *t, double v);  /* E_CONST */
+Node *tree_binop(Loc loc, Op op, Node *a, Node *b, Type *t);
+Node *tree_stmt(NodeKind k, Loc loc);
+Node *tree_assign(Loc loc, Node *target, Node *value);  /* S_ASSIGN */
+Node *tree_cast(Node *e, Type *t);  /* e converted to t (scalars; folds constants) */
+Node *tree_tupleget(Node *tuple, int i);
+Node *tree_let(Loc loc, Var *v, Node *value, Node *body);  /* E_LET */
+/* An integer's bits wrapped to the width and signedness of t. */
+uint64_t tree_wrap_int(uint64_t v, const Type *t);
+/* A constant converted at translate time; NULL where C would be undefined
+ * (a float out of the integer range), which is left to an E_CAST. */
+Node *tree_const_convert(Node *k, Type *t);
+/* No device-function call, no atomic and no random draw: safe to
+ * evaluate twice. */
+bool tree_is_pure(const Node *n);
+/* A value nothing evaluated later in the expression can change: a
+ * constant or a scalar variable (not an array element). */
+bool tree_is_stable(const Node *n);
+/* Does the value read an array element (which a call could change)? */
+bool tree_reads_memory(const Node *n);
+
 /*
  * THE TYPED TREE (the lowering contract): what type.c leaves in each
  * Func's body, and all that check.c and emit_*.c see.

@@ -252,8 +252,6 @@ static Node *lx_call(Ctx *c, Node *e, bool stmt);
 static void lblock(Ctx *c, NodeList *in, NodeList *out);
 static Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc);
 
-#define BAD(n) (!(n)->type || (n)->type == ty_error)
-
 static Node *bad_node(Loc loc, Type *t)
 {
     Node *n = node_new(E_CONST, loc);
@@ -314,189 +312,6 @@ static Var *hidden_var(Ctx *c, const char *what, Type *t, Loc loc)
     return v;
 }
 
-/* ---- node builders ---- */
-
-static Node *mk_var(Loc loc, Var *v)
-{
-    Node *n = node_new(E_VAR, loc);
-    n->var = v;
-    n->type = v->type;
-    return n;
-}
-
-static Node *mk_int(Loc loc, Type *t, int64_t v)
-{
-    Node *n = node_new(E_CONST, loc);
-    n->type = t;
-    n->ival = (uint64_t)v;
-    return n;
-}
-
-static Node *mk_float(Loc loc, Type *t, double v)
-{
-    Node *n = node_new(E_CONST, loc);
-    n->type = t;
-    n->fval = t == ty_float32 ? (double)(float)v : v;
-    return n;
-}
-
-static Node *mk_binop(Loc loc, Op op, Node *a, Node *b, Type *t)
-{
-    Node *n = node_new(E_BINOP, loc);
-    n->op = op;
-    n->lhs = a;
-    n->rhs = b;
-    n->type = t;
-    return n;
-}
-
-static Node *mk_stmt(NodeKind k, Loc loc)
-{
-    return node_new(k, loc);
-}
-
-static Node *mk_assign(Loc loc, Node *target, Node *value)
-{
-    Node *s = mk_stmt(S_ASSIGN, loc);
-    nl_push(&s->args, target);
-    s->rhs = value;
-    return s;
-}
-
-/* Wrap an integer's bits to the width and signedness of t. */
-static uint64_t wrap_int(uint64_t v, const Type *t)
-{
-    switch (t->kind) {
-    case TY_INT8: return (uint64_t)(int64_t)(int8_t)v;
-    case TY_INT16: return (uint64_t)(int64_t)(int16_t)v;
-    case TY_INT32: return (uint64_t)(int64_t)(int32_t)v;
-    case TY_UINT8: return (uint8_t)v;
-    case TY_UINT16: return (uint16_t)v;
-    case TY_UINT32: return (uint32_t)v;
-    case TY_BOOL: return v != 0;
-    default: return v;
-    }
-}
-
-/* A constant converted at translate time; NULL where C would be undefined
- * (a float out of the integer range), which is left to an E_CAST. */
-static Node *const_convert(Node *k, Type *t)
-{
-    Type *from = k->type;
-    if (t->kind == TY_BOOL) {
-        bool nz = ty_is_float(from) ? k->fval != 0 : k->ival != 0;
-        return mk_int(k->loc, t, nz);
-    }
-    if (ty_is_float(t)) {
-        double v = ty_is_float(from) ? k->fval
-                 : ty_is_signed(from) ? (double)(int64_t)k->ival
-                 : (double)k->ival;
-        return mk_float(k->loc, t, v);
-    }
-    if (ty_is_float(from)) {
-        double v = trunc(k->fval);
-        if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0))
-            return NULL;
-        return mk_int(k->loc, t, (int64_t)wrap_int((uint64_t)(int64_t)v, t));
-    }
-    Node *n = mk_int(k->loc, t, 0);
-    n->ival = wrap_int(k->ival, t);
-    return n;
-}
-
-/* An explicit conversion of a lowered expression to t (scalars only). */
-static Node *mk_tupleget(Node *tuple, int i);
-
-static Node *mk_cast(Node *e, Type *t)
-{
-    if (BAD(e) || !t || t == ty_error || e->type == t)
-        return e;
-    if (e->type->kind == TY_TUPLE && t->kind == TY_TUPLE && e->type->nelems == t->nelems &&
-        (e->kind == E_TUPLE || e->kind == E_VAR)) {
-        /* element by element; a variable is read once per element */
-        Node *n = node_new(E_TUPLE, e->loc);
-        for (int i = 0; i < t->nelems; i++)
-            nl_push(&n->args, mk_cast(e->kind == E_TUPLE ? e->args.items[i]
-                                      : mk_tupleget(node_clone(e), i), t->elems[i]));
-        n->type = t;
-        return n;
-    }
-    if (!ty_is_scalar(e->type) || !ty_is_scalar(t))
-        return e;
-    if (e->kind == E_CONST) {
-        Node *k = const_convert(e, t);
-        if (k)
-            return k;
-    }
-    Node *n = node_new(E_CAST, e->loc);
-    n->lhs = e;
-    n->type = t;
-    return n;
-}
-
-static Node *mk_tupleget(Node *tuple, int i)
-{
-    if (tuple->kind == E_TUPLE)
-        return tuple->args.items[i];
-    Node *g = node_new(E_TUPLEGET, tuple->loc);
-    g->lhs = tuple;
-    g->ival = (uint64_t)i;
-    g->type = tuple->type->elems[i];
-    return g;
-}
-
-/* No device-function call, no atomic and no random draw: safe to
- * evaluate twice. */
-static bool is_pure(const Node *n)
-{
-    if (!n)
-        return true;
-    if (n->kind == E_CALLFN || n->kind == E_LET)
-        return false;
-    if (n->kind == E_API && n->api && (strncmp(n->api->path, "cuda.atomic.", 12) == 0 ||
-                                       strncmp(n->api->path, "cuda.random.", 12) == 0))
-        return false;
-    if (!is_pure(n->lhs) || !is_pure(n->rhs) || !is_pure(n->cond))
-        return false;
-    for (int i = 0; i < n->args.len; i++)
-        if (!is_pure(n->args.items[i]))
-            return false;
-    return true;
-}
-
-/* A value that nothing evaluated later in the expression can change: a
- * constant, or a scalar variable (a device function cannot assign the
- * caller's variables).  An array element is not: a call may store to it. */
-static bool is_stable(const Node *n)
-{
-    return n->kind == E_CONST || (n->kind == E_VAR && ty_is_scalar(n->type));
-}
-
-static Node *mk_let(Loc loc, Var *v, Node *value, Node *body)
-{
-    Node *n = node_new(E_LET, loc);
-    n->var = v;
-    n->lhs = value;
-    n->rhs = body;
-    n->type = body->type;
-    return n;
-}
-
-/* Does the value read an array element (which a call could change)? */
-static bool reads_memory(const Node *n)
-{
-    if (!n)
-        return false;
-    if (n->kind == E_INDEX)
-        return true;
-    if (reads_memory(n->lhs) || reads_memory(n->rhs) || reads_memory(n->cond))
-        return true;
-    for (int i = 0; i < n->args.len; i++)
-        if (reads_memory(n->args.items[i]))
-            return true;
-    return false;
-}
-
 /* Python evaluates operands left to right; C leaves the order of an
  * operator's operands and a function's arguments unspecified.  So when an
  * operand has an effect (a call, an atomic, a random draw), every scalar
@@ -515,16 +330,16 @@ static void seq_operands(Ctx *c, Node **v, int n, Seq *q)
     int last = -1;
     q->n = 0;
     for (int i = 0; i < n; i++)
-        if (!BAD(v[i]) && !is_pure(v[i]))
+        if (!BAD(v[i]) && !tree_is_pure(v[i]))
             last = i;
     for (int i = 0; i < last && q->n < 8; i++) {
-        if (BAD(v[i]) || is_stable(v[i]) || !ty_is_scalar(v[i]->type) ||
-            (is_pure(v[i]) && !reads_memory(v[i])))
+        if (BAD(v[i]) || tree_is_stable(v[i]) || !ty_is_scalar(v[i]->type) ||
+            (tree_is_pure(v[i]) && !tree_reads_memory(v[i])))
             continue;
         Var *t = hidden_var(c, "seq", v[i]->type, v[i]->loc);
         q->vars[q->n] = t;
         q->vals[q->n++] = v[i];
-        v[i] = mk_var(v[i]->loc, t);
+        v[i] = tree_var(v[i]->loc, t);
     }
 }
 
@@ -533,7 +348,7 @@ static Node *seq_wrap(Node *n, const Seq *q)
     if (BAD(n))
         return n;
     for (int i = q->n - 1; i >= 0; i--)
-        n = mk_let(n->loc, q->vars[i], q->vals[i], n);
+        n = tree_let(n->loc, q->vars[i], q->vals[i], n);
     return n;
 }
 
@@ -667,10 +482,10 @@ static Node *lower_path_value(Ctx *c, Loc loc, const char *path)
     if (a->kind != AK_ATTR)
         return fail(c, loc, "'%s' cannot be used as a value", path);
     switch (a->id) {
-    case API_M_PI: return mk_float(loc, ty_float64, 3.141592653589793);
-    case API_M_E: return mk_float(loc, ty_float64, 2.718281828459045);
-    case API_M_INF: return mk_float(loc, ty_float64, INFINITY);
-    case API_M_NAN: return mk_float(loc, ty_float64, NAN);
+    case API_M_PI: return tree_float(loc, ty_float64, 3.141592653589793);
+    case API_M_E: return tree_float(loc, ty_float64, 2.718281828459045);
+    case API_M_INF: return tree_float(loc, ty_float64, INFINITY);
+    case API_M_NAN: return tree_float(loc, ty_float64, NAN);
     default: break;
     }
     Node *n = node_new(E_API, loc);
@@ -713,7 +528,7 @@ static Node *lower_name(Ctx *c, Node *e)
             return fail(c, e->loc, "local variable '%s' is referenced before assignment",
                         e->name);
         }
-        return mk_var(e->loc, v);
+        return tree_var(e->loc, v);
     }
     const Global *g = sema_global(e->name);
     if (g) {
@@ -724,7 +539,7 @@ static Node *lower_name(Ctx *c, Node *e)
             return k;
         }
         case GLOBAL_ARRAY:
-            return mk_var(e->loc, const_array_var(c, g->name, g->value, g->shape, e->loc));
+            return tree_var(e->loc, const_array_var(c, g->name, g->value, g->shape, e->loc));
         case GLOBAL_FUNC:
             return fail(c, e->loc, "function '%s' cannot be used as a value", e->name);
         case GLOBAL_PATH:
@@ -800,7 +615,7 @@ static Node *lower_binop(Ctx *c, Loc loc, Op op, Node *a, Node *b)
         ta = tb = ret;
         break;
     }
-    return seq_wrap(mk_binop(loc, op, mk_cast(a, ta), mk_cast(b, tb), ret), &q);
+    return seq_wrap(tree_binop(loc, op, tree_cast(a, ta), tree_cast(b, tb), ret), &q);
 }
 
 static Node *lower_unary(Ctx *c, Node *e)
@@ -814,7 +629,7 @@ static Node *lower_unary(Ctx *c, Node *e)
     Type *t = v->type, *ret;
     if (e->op == OP_NOT) {
         ret = ty_bool;
-        v = mk_cast(v, ty_bool);
+        v = tree_cast(v, ty_bool);
     } else if (e->op == OP_INVERT) {
         if (ty_is_float(t))
             return fail(c, e->loc, "bad operand type for unary ~: %s", ty_name(t));
@@ -829,25 +644,25 @@ static Node *lower_unary(Ctx *c, Node *e)
     Type *op_t = ret;
     if ((e->op == OP_NEG || e->op == OP_INVERT) && ty_is_int(t) && ty_size(t) < 8)
         op_t = t;
-    v = mk_cast(v, op_t);
+    v = tree_cast(v, op_t);
     /* -1 and -2.5 stay constants */
     if (v->kind == E_CONST && (e->op == OP_POS || (e->op == OP_NEG && v->type != ty_uint64))) {
         if (e->op == OP_NEG) {
             if (ty_is_float(op_t))
                 v->fval = -v->fval;
             else
-                v->ival = wrap_int((uint64_t)0 - v->ival, op_t);
+                v->ival = tree_wrap_int((uint64_t)0 - v->ival, op_t);
         }
         v->loc = e->loc;
-        return mk_cast(v, ret);
+        return tree_cast(v, ret);
     }
     if (e->op == OP_POS)
-        return mk_cast(v, ret);
+        return tree_cast(v, ret);
     Node *n = node_new(E_UNARY, e->loc);
     n->op = e->op;
     n->lhs = v;
     n->type = op_t;
-    return mk_cast(n, ret);
+    return tree_cast(n, ret);
 }
 
 static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
@@ -864,8 +679,8 @@ static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
     Seq q;
     seq_operands(c, ops, 2, &q);
     Node *n = node_new(E_COMPARE, loc);
-    nl_push(&n->args, mk_cast(ops[0], t));
-    nl_push(&n->args, mk_cast(ops[1], t));
+    nl_push(&n->args, tree_cast(ops[0], t));
+    nl_push(&n->args, tree_cast(ops[1], t));
     n->ops = arena_alloc(sizeof *n->ops);
     n->ops[0] = op;
     n->type = ty_bool;
@@ -894,7 +709,7 @@ static Node *lower_chain(Ctx *c, Node *e, Node **v, const bool *bind, int i, Nod
     Var *t = NULL;
     if (bind[i + 1]) {
         t = hidden_var(c, "cmp", right->type, right->loc);
-        right = mk_var(right->loc, t);
+        right = tree_var(right->loc, t);
     }
     bool last = i + 2 == n;
     Node *cmp = lower_cmp2(c, e->loc, e->ops[i], left,
@@ -903,12 +718,12 @@ static Node *lower_chain(Ctx *c, Node *e, Node **v, const bool *bind, int i, Nod
         return cmp;
     Node *r = cmp;
     if (!last) {
-        Node *rest = lower_chain(c, e, v, bind, i + 1, t ? mk_var(right->loc, t) : right);
+        Node *rest = lower_chain(c, e, v, bind, i + 1, t ? tree_var(right->loc, t) : right);
         if (BAD(rest))
             return rest;
         r = mk_and(e->loc, cmp, rest);
     }
-    return t ? mk_let(e->loc, t, v[i + 1], r) : r;
+    return t ? tree_let(e->loc, t, v[i + 1], r) : r;
 }
 
 /* a < b <= c: (a < b) and (b <= c), b evaluated once and only if needed.
@@ -939,16 +754,16 @@ static Node *lower_compare(Ctx *c, Node *e)
     bool later_impure = false;
     for (int i = n - 1; i >= 0; i--) {
         bool middle = i > 0 && i + 1 < n;
-        bind[i] = middle && !is_stable(v[i]) && (!is_pure(v[i]) || later_impure);
+        bind[i] = middle && !tree_is_stable(v[i]) && (!tree_is_pure(v[i]) || later_impure);
         if (i == 0)
-            bind[0] = n > 2 && !is_stable(v[0]) && bind[1] && !is_pure(v[1]);
-        later_impure |= !is_pure(v[i]);
+            bind[0] = n > 2 && !tree_is_stable(v[0]) && bind[1] && !tree_is_pure(v[1]);
+        later_impure |= !tree_is_pure(v[i]);
     }
     if (!bind[0])
         return lower_chain(c, e, v, bind, 0, v[0]);
     Var *t = hidden_var(c, "cmp", v[0]->type, v[0]->loc);
-    Node *r = lower_chain(c, e, v, bind, 0, mk_var(v[0]->loc, t));
-    return BAD(r) ? r : mk_let(e->loc, t, v[0], r);
+    Node *r = lower_chain(c, e, v, bind, 0, tree_var(v[0]->loc, t));
+    return BAD(r) ? r : tree_let(e->loc, t, v[0], r);
 }
 
 /* numba prunes the branches of a constant condition before typing
@@ -1005,8 +820,8 @@ static Node *lower_boolop(Ctx *c, Node *e)
                     ty_name(a->type), ty_name(b->type));
     Node *n = node_new(E_BOOLOP, e->loc);
     n->op = e->op;
-    n->lhs = mk_cast(a, t);
-    n->rhs = mk_cast(b, t);
+    n->lhs = tree_cast(a, t);
+    n->rhs = tree_cast(b, t);
     n->type = t;
     return n;
 }
@@ -1031,8 +846,8 @@ static Node *lower_ifexp(Ctx *c, Node *e)
                     "incompatible types %s and %s", ty_name(a->type), ty_name(b->type));
     Node *n = node_new(E_IFEXP, e->loc);
     n->cond = cond;
-    n->lhs = mk_cast(a, t);
-    n->rhs = mk_cast(b, t);
+    n->lhs = tree_cast(a, t);
+    n->rhs = tree_cast(b, t);
     n->type = t;
     return n;
 }
@@ -1073,12 +888,12 @@ static Node *lower_indices(Ctx *c, Node *idx, int ndim, Loc whole, const char *a
             return poison(idx->loc, v, NULL);
         if (v->type->kind == TY_TUPLE) {
             nidx = v->type->nelems;
-            if (!is_pure(v))
+            if (!tree_is_pure(v))
                 return fail(c, idx->loc, "an index tuple returned by a call is not supported; "
                             "assign it to a variable first");
             low = arena_alloc(sizeof *low * (size_t)(nidx ? nidx : 1));
             for (int i = 0; i < nidx; i++)
-                low[i] = mk_tupleget(i ? node_clone(v) : v, i);
+                low[i] = tree_tupleget(i ? node_clone(v) : v, i);
         } else {
             nidx = 1;
             low = arena_alloc(sizeof *low);
@@ -1107,7 +922,7 @@ static Node *lower_indices(Ctx *c, Node *idx, int ndim, Loc whole, const char *a
             bad = fail(c, l, "array index must be an integer, not %s", ty_name(v->type));
             continue;
         }
-        nl_push(out, mk_cast(v, ty_int64));
+        nl_push(out, tree_cast(v, ty_int64));
     }
     return bad ? poison(whole, bad, NULL) : NULL;
 }
@@ -1159,7 +974,7 @@ static Node *lower_index(Ctx *c, Node *e)
         if (base->kind == E_TUPLE) {   /* (a, b)[1], a.shape[...], T[0] of a constant T */
             bool pure = true;
             for (int i = 0; i < base->args.len; i++)
-                pure &= i == k || is_pure(base->args.items[i]);
+                pure &= i == k || tree_is_pure(base->args.items[i]);
             if (pure) {
                 Node *x = base->args.items[k];
                 if (x->kind == E_CONST) {   /* of a module-level tuple: located here */
@@ -1199,7 +1014,7 @@ static Node *lower_attr(Ctx *c, Node *e)
     Type *t = base->type;
     if (t->kind == TY_ARRAY) {
         if (strcmp(e->name, "ndim") == 0)
-            return mk_int(e->loc, ty_int64, t->ndim);
+            return tree_int(e->loc, ty_int64, t->ndim);
         if (strcmp(e->name, "size") == 0) {
             Node *r = NULL;
             for (int i = 0; i < t->ndim; i++) {
@@ -1207,7 +1022,7 @@ static Node *lower_attr(Ctx *c, Node *e)
                 s->lhs = i ? node_clone(base) : base;
                 s->ival = (uint64_t)i;
                 s->type = ty_int64;
-                r = r ? mk_binop(e->loc, OP_MUL, r, s, ty_int64) : s;
+                r = r ? tree_binop(e->loc, OP_MUL, r, s, ty_int64) : s;
             }
             return r;
         }
@@ -1313,7 +1128,7 @@ static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
     n->type = el;
     nl_push(&n->args, ary);
     if (cas0) {
-        nl_push(&n->args, mk_int(e->loc, ty_int64, 0));
+        nl_push(&n->args, tree_int(e->loc, ty_int64, 0));
     } else {
         Node *err = lower_indices(c, e->args.items[1], ary->type->ndim, e->loc, a->path,
                                   &n->args);
@@ -1324,7 +1139,7 @@ static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
         if (!ty_is_scalar(vals[i]->type))
             return fail(c, vals[i]->loc, "the value of %s must be a scalar, not %s", a->path,
                         ty_name(vals[i]->type));
-        nl_push(&n->args, mk_cast(vals[i], el));
+        nl_push(&n->args, tree_cast(vals[i], el));
     }
     return n;
 }
@@ -1368,16 +1183,16 @@ static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
     if (a->id == API_M_RADIANS || a->id == API_M_DEGREES) {
         /* numba: x * (pi / 180) in the result's precision (mathimpl.py) */
         double f = a->id == API_M_RADIANS ? 3.141592653589793 / 180.0 : 180.0 / 3.141592653589793;
-        return mk_binop(e->loc, OP_MUL, mk_cast(v[0], ret), mk_float(e->loc, ret, f), ret);
+        return tree_binop(e->loc, OP_MUL, tree_cast(v[0], ret), tree_float(e->loc, ret, f), ret);
     }
     if (cases == cases_math_pred && ty_is_int(ty_scalar[cases[k].a[0]])) {
         /* an integer is never NaN nor infinite (numba's isnan_int_impl) */
-        if (is_pure(v[0]))
-            return mk_int(e->loc, ty_bool, a->id == API_M_ISFINITE);
-        v[0] = mk_cast(v[0], ty_float64);
+        if (tree_is_pure(v[0]))
+            return tree_int(e->loc, ty_bool, a->id == API_M_ISFINITE);
+        v[0] = tree_cast(v[0], ty_float64);
     } else {
         for (int i = 0; i < nargs; i++)
-            v[i] = mk_cast(v[i], ty_scalar[cases[k].a[i]]);
+            v[i] = tree_cast(v[i], ty_scalar[cases[k].a[i]]);
     }
     Seq q;
     seq_operands(c, v, nargs, &q);
@@ -1464,7 +1279,7 @@ static Node *lower_const_array_like(Ctx *c, Node *e)
     const char *name;
     if (!const_array_data(c, e, &flat, shape, &name))
         return bad_node(e->loc, ty_error);
-    return mk_var(e->loc, const_array_var(c, name, flat, shape, e->loc));
+    return tree_var(e->loc, const_array_var(c, name, flat, shape, e->loc));
 }
 
 /* cuda.popc/brev/clz/ffs/fma/cbrt/selp, cuda.lanemask_lt(): E_API. */
@@ -1491,7 +1306,7 @@ static Node *lower_intrinsic(Ctx *c, Node *e, const ApiEntry *a, Node **v)
                         "int32, int64, uint16, uint32, uint64, float32 and float64 (%s and "
                         "%s given)", ty_name(v[1]->type), ty_name(v[2]->type));
         r->type = t;
-        nl_push(&r->args, mk_cast(v[0], ty_bool));
+        nl_push(&r->args, tree_cast(v[0], ty_bool));
         nl_push(&r->args, v[1]);
         nl_push(&r->args, v[2]);
         return r;
@@ -1515,7 +1330,7 @@ static Node *lower_intrinsic(Ctx *c, Node *e, const ApiEntry *a, Node **v)
                     "for 32- and 64-bit integers)", ty_name(v[0]->type));
     r->type = ty_scalar[cases[k].ret];
     for (int i = 0; i < nargs; i++)
-        nl_push(&r->args, mk_cast(v[i], ty_scalar[cases[k].a[i]]));
+        nl_push(&r->args, tree_cast(v[i], ty_scalar[cases[k].a[i]]));
     return r;
 }
 
@@ -1559,7 +1374,7 @@ static Node *lower_rng(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
         break;
     }
     nl_push(&n->args, states);
-    nl_push(&n->args, mk_cast(index, ty_int64));
+    nl_push(&n->args, tree_cast(index, ty_int64));
     return n;
 }
 
@@ -1607,7 +1422,7 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
                 return poison(e->loc, ns, NULL);
             if (!ty_is_scalar(ns->type))
                 return fail(c, ns->loc, "cuda.nanosleep() does not accept %s", ty_name(ns->type));
-            nl_push(&n->args, mk_cast(ns, ty_uint32));
+            nl_push(&n->args, tree_cast(ns, ty_uint32));
         }
         return n;
     }
@@ -1623,7 +1438,7 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
                         "the argument of %s() must be the constant 1, 2 or 3", a->path);
         Node *n = node_new(E_API, e->loc);
         n->api = a;
-        nl_push(&n->args, mk_int(((Node *)e->args.items[0])->loc, ty_int64, k));
+        nl_push(&n->args, tree_int(((Node *)e->args.items[0])->loc, ty_int64, k));
         if (k == 1) {
             n->type = ty_int64;
         } else {
@@ -1650,7 +1465,7 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     if (a->kind == AK_TYPE) {   /* float32(x): a conversion */
         if (!ty_is_scalar(v[0]->type))
             return fail(c, v[0]->loc, "cannot convert %s to %s", ty_name(v[0]->type), a->path);
-        return mk_cast(v[0], api_type(a));
+        return tree_cast(v[0], api_type(a));
     }
     if (strncmp(a->path, "math.", 5) == 0)
         return lower_math(c, e, a, v);
@@ -1665,7 +1480,7 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     case API_B_ABS: {
         int k = ty_resolve_case(cases_abs, NCASES(cases_abs), &v[0]->type, 1, true);
         r->type = ty_scalar[cases_abs[k].ret];
-        nl_push(&r->args, mk_cast(v[0], r->type));
+        nl_push(&r->args, tree_cast(v[0], r->type));
         return r;
     }
     case API_B_MIN: case API_B_MAX: {
@@ -1685,17 +1500,17 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
         Seq q;
         seq_operands(c, v, nargs, &q);
         for (int i = 0; i < nargs; i++)
-            nl_push(&r->args, mk_cast(v[i], t));
+            nl_push(&r->args, tree_cast(v[i], t));
         return seq_wrap(r, &q);
     }
     case API_B_INT:
-        return ty_is_int(v[0]->type) ? v[0] : mk_cast(v[0], ty_int64);
+        return ty_is_int(v[0]->type) ? v[0] : tree_cast(v[0], ty_int64);
     case API_B_FLOAT:
         if (v[0]->type->kind == TY_BOOL)
             return fail(c, v[0]->loc, "float() does not accept a boolean");
-        return ty_is_float(v[0]->type) ? v[0] : mk_cast(v[0], ty_float64);
+        return ty_is_float(v[0]->type) ? v[0] : tree_cast(v[0], ty_float64);
     case API_B_BOOL:
-        return mk_cast(v[0], ty_bool);
+        return tree_cast(v[0], ty_bool);
     case API_B_ROUND: {
         const Case *cs = nargs == 1 ? cases_round1 : cases_round2;
         int k = ty_resolve_case(cs, 2, (Type *[]){v[0]->type, nargs > 1 ? v[1]->type : NULL},
@@ -1704,7 +1519,7 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
             return fail(c, e->loc, "round() does not accept these argument types");
         r->type = ty_scalar[cs[k].ret];
         for (int i = 0; i < nargs; i++)
-            nl_push(&r->args, mk_cast(v[i], ty_scalar[cs[k].a[i]]));
+            nl_push(&r->args, tree_cast(v[i], ty_scalar[cs[k].a[i]]));
         return r;
     }
     case API_B_POW:
@@ -1717,7 +1532,7 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
             return s;
         }
         if (v[0]->type->kind == TY_TUPLE)
-            return mk_int(e->loc, ty_int64, v[0]->type->nelems);
+            return tree_int(e->loc, ty_int64, v[0]->type->nelems);
         return fail(c, v[0]->loc, "len() of %s is not supported", ty_name(v[0]->type));
     default:
         break;
@@ -1788,7 +1603,7 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
     n->callee = s->f;
     n->type = s->f->ret;
     for (int i = 0; i < nargs; i++)
-        nl_push(&n->args, mk_cast(v[i], types[i]));
+        nl_push(&n->args, tree_cast(v[i], types[i]));
     if (!c->quiet) {
         c->fn->has_barrier |= s->f->has_barrier;
         c->fn->has_warpop |= s->f->has_warpop;
@@ -1911,12 +1726,12 @@ static Node *lx(Ctx *c, Node *e)
     }
     switch (e->kind) {
     case E_INT:
-        return mk_int(e->loc, e->ival > (uint64_t)INT64_MAX ? ty_uint64 : ty_int64,
+        return tree_int(e->loc, e->ival > (uint64_t)INT64_MAX ? ty_uint64 : ty_int64,
                       (int64_t)e->ival);
     case E_FLOAT:
-        return mk_float(e->loc, ty_float64, e->fval);
+        return tree_float(e->loc, ty_float64, e->fval);
     case E_BOOL:
-        return mk_int(e->loc, ty_bool, e->ival != 0);
+        return tree_int(e->loc, ty_bool, e->ival != 0);
     case E_NONE:
         return fail(c, e->loc, "None is not supported here");
     case E_STR:
@@ -2086,7 +1901,7 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
         return;
     if (dynamic)
         c->fn->uses_dynshared = true;
-    Node *d = mk_stmt(S_ARRAYDECL, stmt->loc);
+    Node *d = tree_stmt(S_ARRAYDECL, stmt->loc);
     d->var = v;
     nl_push(out, d);
 }
@@ -2114,7 +1929,7 @@ static void lower_constdecl(Ctx *c, Node *stmt, Node *target, Node *call, NodeLi
     }
     if (c->quiet)
         return;
-    Node *d = mk_stmt(S_ARRAYDECL, stmt->loc);
+    Node *d = tree_stmt(S_ARRAYDECL, stmt->loc);
     d->var = v;
     nl_push(out, d);
 }
@@ -2131,7 +1946,7 @@ static void collective_target(Ctx *c, Node *st, Node **slot, Type *t, Node **tar
             bind(c, v, t, targets[0]->loc);
             if (v->type == t) {
                 if (!c->quiet) {
-                    *slot = mk_var(targets[0]->loc, v);
+                    *slot = tree_var(targets[0]->loc, v);
                     nl_push(out, st);
                 }
                 return;
@@ -2140,11 +1955,11 @@ static void collective_target(Ctx *c, Node *st, Node **slot, Type *t, Node **tar
     }
     Var *tmp = hidden_var(c, "w", t, st->loc);
     if (!c->quiet) {
-        *slot = mk_var(st->loc, tmp);
+        *slot = tree_var(st->loc, tmp);
         nl_push(out, st);
     }
     for (int i = 0; i < ntargets; i++)
-        assign_value(c, targets[i], mk_var(st->loc, tmp), out);
+        assign_value(c, targets[i], tree_var(st->loc, tmp), out);
 }
 
 /* [targets =] cuda.syncthreads_count(p) / cuda.shfl_sync(...) / ...: an
@@ -2169,22 +1984,22 @@ static bool lower_collective1(Ctx *c, Node *call, const ApiEntry *a, Node **targ
     Type *t = ty_void;
     Node *st;
     if (is_barrier(a->id)) {   /* Cuda_syncthreads_count etc.: (int32) -> int32 */
-        st = mk_stmt(S_BARRIER, call->loc);
+        st = tree_stmt(S_BARRIER, call->loc);
         st->api = a;
-        st->lhs = mk_cast(v[0], ty_int32);
+        st->lhs = tree_cast(v[0], ty_int32);
         t = ty_int32;
         if (!c->quiet)
             c->fn->has_barrier = true;
     } else {
-        st = mk_stmt(S_WARPOP, call->loc);
+        st = tree_stmt(S_WARPOP, call->loc);
         st->api = a;
         if (!c->quiet)
             c->fn->has_warpop = true;
         /* the mask: numba's int32 parameter, passed as the uint32 of its bits */
         if (a->id == API_SYNCWARP && nargs == 0)
-            nl_push(&st->args, mk_int(call->loc, ty_uint32, 0xffffffff));
+            nl_push(&st->args, tree_int(call->loc, ty_uint32, 0xffffffff));
         else if (a->id != API_ACTIVEMASK)
-            nl_push(&st->args, mk_cast(v[0], ty_uint32));
+            nl_push(&st->args, tree_cast(v[0], ty_uint32));
         switch (a->id) {
         case API_SHFL_SYNC: case API_SHFL_UP_SYNC: case API_SHFL_DOWN_SYNC:
         case API_SHFL_XOR_SYNC: case API_MATCH_ANY_SYNC: case API_MATCH_ALL_SYNC: {
@@ -2195,20 +2010,20 @@ static bool lower_collective1(Ctx *c, Node *call, const ApiEntry *a, Node **targ
                 return false;
             }
             Type *vt = ty_scalar[cases_warp_value[k].ret];
-            nl_push(&st->args, mk_cast(v[1], vt));
+            nl_push(&st->args, tree_cast(v[1], vt));
             if (a->id == API_MATCH_ANY_SYNC) {
                 t = ty_int32;
             } else if (a->id == API_MATCH_ALL_SYNC) {
                 Type *el[2] = {ty_int32, ty_bool};
                 t = ty_tuple(el, 2);
             } else {
-                nl_push(&st->args, mk_cast(v[2], ty_int32));   /* lane, delta, lane mask */
+                nl_push(&st->args, tree_cast(v[2], ty_int32));   /* lane, delta, lane mask */
                 t = vt;
             }
             break;
         }
         case API_ALL_SYNC: case API_ANY_SYNC: case API_EQ_SYNC: case API_BALLOT_SYNC:
-            nl_push(&st->args, mk_cast(v[1], ty_bool));
+            nl_push(&st->args, tree_cast(v[1], ty_bool));
             t = a->id == API_BALLOT_SYNC ? ty_int32 : ty_bool;
             break;
         case API_ACTIVEMASK:
@@ -2220,8 +2035,8 @@ static bool lower_collective1(Ctx *c, Node *call, const ApiEntry *a, Node **targ
     }
     if (value && t != ty_void) {   /* its value, in a hidden variable */
         Var *tmp = hidden_var(c, "w", t, call->loc);
-        *(is_barrier(a->id) ? &st->rhs : &st->lhs) = mk_var(call->loc, tmp);
-        *value = mk_var(call->loc, tmp);
+        *(is_barrier(a->id) ? &st->rhs : &st->lhs) = tree_var(call->loc, tmp);
+        *value = tree_var(call->loc, tmp);
     }
     if (ntargets == 0 && (!value || t != ty_void)) {
         if (!c->quiet)
@@ -2270,7 +2085,7 @@ static void lower_print(Ctx *c, Node *call, NodeList *out)
     }
     if (!check_arity(c, call, a, &err))
         return;
-    Node *p = mk_stmt(S_PRINT, call->loc);
+    Node *p = tree_stmt(S_PRINT, call->loc);
     bool ok = true;
     for (int i = 0; i < call->args.len; i++) {
         Node *x = call->args.items[i];
@@ -2294,7 +2109,7 @@ static void lower_print(Ctx *c, Node *call, NodeList *out)
                  ty_name(v->type));
             ok = false;
         } else {
-            nl_push(&p->args, mk_cast(v, ty_is_float(v->type) ? ty_float64
+            nl_push(&p->args, tree_cast(v, ty_is_float(v->type) ? ty_float64
                                          : ty_is_signed(v->type) ? ty_int64 : ty_uint64));
         }
     }
@@ -2347,10 +2162,10 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
                 v->kind != E_VAR) {
                 /* a tuple made by a call, converted element by element */
                 Var *tmp = hidden_var(c, "tup", v->type, v->loc);
-                nl_push(out, mk_assign(v->loc, mk_var(v->loc, tmp), v));
-                v = mk_var(v->loc, tmp);
+                nl_push(out, tree_assign(v->loc, tree_var(v->loc, tmp), v));
+                v = tree_var(v->loc, tmp);
             }
-            nl_push(out, mk_assign(target->loc, mk_var(target->loc, var), mk_cast(v, var->type)));
+            nl_push(out, tree_assign(target->loc, tree_var(target->loc, var), tree_cast(v, var->type)));
         }
         return;
     }
@@ -2371,7 +2186,7 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
             return;
         }
         if (!c->quiet)
-            nl_push(out, mk_assign(target->loc, t, mk_cast(v, t->type)));
+            nl_push(out, tree_assign(target->loc, t, tree_cast(v, t->type)));
         return;
     }
     case E_TUPLE: case E_LIST: {
@@ -2398,11 +2213,11 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
         if (!direct) {
             Var *tmp = hidden_var(c, "tup", v->type, v->loc);
             if (!c->quiet)
-                nl_push(out, mk_assign(v->loc, mk_var(v->loc, tmp), v));
-            src = mk_var(v->loc, tmp);
+                nl_push(out, tree_assign(v->loc, tree_var(v->loc, tmp), v));
+            src = tree_var(v->loc, tmp);
         }
         for (int i = 0; i < n; i++)
-            assign_value(c, target->args.items[i], mk_tupleget(i ? node_clone(src) : src, i), out);
+            assign_value(c, target->args.items[i], tree_tupleget(i ? node_clone(src) : src, i), out);
         return;
     bind_unknown:
         for (int i = 0; i < n; i++)
@@ -2440,8 +2255,8 @@ static void assign_expr(Ctx *c, Node *target, Node *rhs, NodeList *out)
                 continue;
             Var *tmp = hidden_var(c, "t", v[i]->type, v[i]->loc);
             if (!c->quiet)
-                nl_push(out, mk_assign(v[i]->loc, mk_var(v[i]->loc, tmp), v[i]));
-            v[i] = mk_var(v[i]->loc, tmp);
+                nl_push(out, tree_assign(v[i]->loc, tree_var(v[i]->loc, tmp), v[i]));
+            v[i] = tree_var(v[i]->loc, tmp);
         }
         for (int i = 0; i < n; i++)
             assign_value(c, target->args.items[i], v[i], out);
@@ -2479,8 +2294,8 @@ static void lower_assign(Ctx *c, Node *s, NodeList *out)
     if (!BAD(v) && (ty_is_scalar(v->type) || v->type->kind == TY_TUPLE) && v->kind != E_CONST) {
         Var *tmp = hidden_var(c, "t", v->type, v->loc);
         if (!c->quiet)
-            nl_push(out, mk_assign(v->loc, mk_var(v->loc, tmp), v));
-        v = mk_var(v->loc, tmp);
+            nl_push(out, tree_assign(v->loc, tree_var(v->loc, tmp), v));
+        v = tree_var(v->loc, tmp);
     }
     for (int i = 0; i < s->args.len; i++)
         assign_value(c, s->args.items[i], i ? node_clone(v) : v, out);
@@ -2509,7 +2324,7 @@ static void lower_augassign(Ctx *c, Node *s, NodeList *out)
         Node *x = lower_index(c, t);
         bool pure = true;
         for (int i = 0; !BAD(x) && x->kind == E_INDEX && i < x->args.len; i++)
-            pure &= is_pure(x->args.items[i]);
+            pure &= tree_is_pure(x->args.items[i]);
         if (!pure) {
             if (x->lhs->type->space == SPACE_CONST) {
                 fail(c, t->loc, "a constant array is read-only");
@@ -2517,16 +2332,16 @@ static void lower_augassign(Ctx *c, Node *s, NodeList *out)
             }
             for (int i = 0; i < x->args.len; i++) {
                 Node *ix = x->args.items[i];
-                if (is_pure(ix))
+                if (tree_is_pure(ix))
                     continue;
                 Var *tmp = hidden_var(c, "ix", ix->type, ix->loc);
                 if (!c->quiet)
-                    nl_push(out, mk_assign(ix->loc, mk_var(ix->loc, tmp), ix));
-                x->args.items[i] = mk_var(ix->loc, tmp);
+                    nl_push(out, tree_assign(ix->loc, tree_var(ix->loc, tmp), ix));
+                x->args.items[i] = tree_var(ix->loc, tmp);
             }
             Node *v = lower_binop(c, s->loc, s->op, node_clone(x), lx(c, s->rhs));
             if (!BAD(v) && !c->quiet)
-                nl_push(out, mk_assign(t->loc, x, mk_cast(v, x->type)));
+                nl_push(out, tree_assign(t->loc, x, tree_cast(v, x->type)));
             return;
         }
     }
@@ -2597,15 +2412,15 @@ static void lower_for(Ctx *c, Node *s, NodeList *out)
         else
             bind(c, var, r, s->lhs->loc);
     }
-    Node *f = mk_stmt(S_FORRANGE, s->loc);
+    Node *f = tree_stmt(S_FORRANGE, s->loc);
     c->loops++;
     lblock(c, &s->body, &f->body);
     c->loops--;
     if (bad || c->quiet || !var->type)
         return;
-    Node *start = n == 1 ? mk_int(it->loc, r, 0) : mk_cast(v[0], r);
-    Node *stop = mk_cast(v[n == 1 ? 0 : 1], r);
-    Node *step = n == 3 ? mk_cast(v[2], r) : mk_int(it->loc, r, 1);
+    Node *start = n == 1 ? tree_int(it->loc, r, 0) : tree_cast(v[0], r);
+    Node *stop = tree_cast(v[n == 1 ? 0 : 1], r);
+    Node *step = n == 3 ? tree_cast(v[2], r) : tree_int(it->loc, r, 1);
     if (step->kind == E_CONST && step->ival == 0) {
         fail(c, step->loc, "range() step must not be zero");
         return;
@@ -2622,7 +2437,7 @@ static void lower_for(Ctx *c, Node *s, NodeList *out)
 
 static void lower_return(Ctx *c, Node *s, NodeList *out)
 {
-    Node *r = mk_stmt(S_RETURN, s->loc);
+    Node *r = tree_stmt(S_RETURN, s->loc);
     bool none = !s->lhs || s->lhs->kind == E_NONE;
     if (c->fn->is_kernel) {
         if (!none) {
@@ -2663,8 +2478,8 @@ static void lower_return(Ctx *c, Node *s, NodeList *out)
     if (v->type != c->fn->ret && v->type->kind == TY_TUPLE && v->kind != E_TUPLE &&
         v->kind != E_VAR) {   /* a tuple made by a call, converted element by element */
         Var *tmp = hidden_var(c, "tup", v->type, v->loc);
-        nl_push(out, mk_assign(v->loc, mk_var(v->loc, tmp), v));
-        v = mk_var(v->loc, tmp);
+        nl_push(out, tree_assign(v->loc, tree_var(v->loc, tmp), v));
+        v = tree_var(v->loc, tmp);
     }
     if (c->fn->ret->kind == TY_TUPLE && v->type->kind == TY_TUPLE &&
         !ty_unify(c->fn->ret, v->type)) {
@@ -2672,7 +2487,7 @@ static void lower_return(Ctx *c, Node *s, NodeList *out)
              ty_name(v->type), ty_name(c->fn->ret));
         return;
     }
-    r->lhs = mk_cast(v, c->fn->ret);
+    r->lhs = tree_cast(v, c->fn->ret);
     nl_push(out, r);
 }
 
@@ -2814,7 +2629,7 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
         Node *e = s->lhs;
         if (e->kind == E_STR) {   /* a docstring */
             if (!c->quiet)
-                nl_push(out, mk_stmt(S_NOP, s->loc));
+                nl_push(out, tree_stmt(S_NOP, s->loc));
             return;
         }
         const ApiEntry *a = call_api(c, e);
@@ -2829,7 +2644,7 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
         Node *v = e->kind == E_CALL ? lx_call(c, e, true) : lx(c, e);
         if (v->type == ty_void && v->kind == E_CONST) {   /* cuda.syncthreads() */
             if (!c->quiet) {
-                Node *b = mk_stmt(S_BARRIER, s->loc);
+                Node *b = tree_stmt(S_BARRIER, s->loc);
                 b->api = &api_table[API_SYNCTHREADS];
                 c->fn->has_barrier = true;
                 nl_push(out, b);
@@ -2838,7 +2653,7 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
         }
         if (!BAD(v) && v->kind == E_API && v->api->id == API_GRID_SYNC) {
             if (!c->quiet) {   /* a grid barrier is a block barrier too */
-                Node *b = mk_stmt(S_BARRIER, s->loc);
+                Node *b = tree_stmt(S_BARRIER, s->loc);
                 b->api = v->api;
                 c->fn->has_barrier = c->fn->has_grid_sync = true;
                 nl_push(out, b);
@@ -2847,7 +2662,7 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
         }
         if (BAD(v) || c->quiet || v->type == ty_gridgroup)   /* this_grid(): no effect */
             return;
-        Node *x = mk_stmt(S_EXPR, s->loc);
+        Node *x = tree_stmt(S_EXPR, s->loc);
         x->lhs = v;
         nl_push(out, x);
         return;
@@ -2864,7 +2679,7 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
             lblock(c, k ? &s->body : &s->orelse, out);
             return;
         }
-        Node *n = mk_stmt(S_IF, s->loc);
+        Node *n = tree_stmt(S_IF, s->loc);
         n->cond = lower_cond(c, s->cond);
         lblock(c, &s->body, &n->body);
         lblock(c, &s->orelse, &n->orelse);
@@ -2877,7 +2692,7 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
             fail(c, s->loc, "while ... else is not supported yet");
             return;
         }
-        Node *n = mk_stmt(S_WHILE, s->loc);
+        Node *n = tree_stmt(S_WHILE, s->loc);
         n->cond = lower_cond(c, s->cond);
         c->loops++;
         lblock(c, &s->body, &n->body);
@@ -2895,11 +2710,11 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
             return;
         }
         if (!c->quiet)
-            nl_push(out, mk_stmt(s->kind, s->loc));
+            nl_push(out, tree_stmt(s->kind, s->loc));
         return;
     case S_PASS:
         if (!c->quiet)
-            nl_push(out, mk_stmt(S_PASS, s->loc));
+            nl_push(out, tree_stmt(S_PASS, s->loc));
         return;
     case S_RETURN:
         lower_return(c, s, out);
@@ -2914,7 +2729,7 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
         }
         if (BAD(cond) || c->quiet || !c->fn->opt.debug)
             return;
-        Node *n = mk_stmt(S_ASSERT, s->loc);
+        Node *n = tree_stmt(S_ASSERT, s->loc);
         n->cond = cond;
         if (s->lhs) {
             n->lhs = node_new(E_STR, s->lhs->loc);
@@ -3101,7 +2916,7 @@ static void spec_finalize(Spec *s)
         sh->kind = VAR_LOCAL;
         p->type = c->declared[i];
         c->vars.items[i] = sh;
-        nl_push(&body, mk_assign(p->loc, mk_var(p->loc, sh), mk_cast(mk_var(p->loc, p), sh->type)));
+        nl_push(&body, tree_assign(p->loc, tree_var(p->loc, sh), tree_cast(tree_var(p->loc, p), sh->type)));
     }
     c->quiet = false;
     c->ntemps = 0;
@@ -3118,7 +2933,7 @@ static void spec_finalize(Spec *s)
     /* module-level arrays read by the body: declared first */
     NodeList full = {0};
     for (int i = 0; i < c->constarrays.len; i++) {
-        Node *d = mk_stmt(S_ARRAYDECL, f->def->loc);
+        Node *d = tree_stmt(S_ARRAYDECL, f->def->loc);
         d->var = c->constarrays.items[i];
         nl_push(&full, d);
     }
