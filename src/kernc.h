@@ -760,7 +760,18 @@ typedef struct Global {
     int64_t shape[3];            /* GLOBAL_ARRAY */
 } Global;
 
-const Global *sema_global(const char *name);         /* resolve.c; NULL if unbound */
+/* names.c: the module-level names.  sema_global: the latest binding of a
+ * name, NULL if unbound; sema_bind: a new binding (it replaces the old). */
+void sema_names_reset(void);
+const Global *sema_global(const char *name);
+Global *sema_bind(GlobalKind kind, const char *name);
+/* The canonical API path of a name or attribute chain ("np.float32" ->
+ * "float32"), skipping names that is_local says are the function's own;
+ * NULL if it names no API entry or module. */
+const char *sema_path_of(const Node *e, bool (*is_local)(void *, const char *), void *ctx);
+/* The scalar type (or void) of a canonical type name, else NULL. */
+Type *sema_scalar_named(const char *canon);
+/* fold.c: constant folding (Python semantics). */
 /* Fold a constant expression to an E_CONST, or an E_TUPLE of them for a
  * constant tuple (NULL if it is not one; then, with `report`, an error says
  * why).  is_local tells names that are local
@@ -773,6 +784,9 @@ Node *sema_fold(Node *e, bool report, bool (*is_local)(void *, const char *), vo
  * run time (1 // 0, 1 << -1, 2 ** 100), or NULL after an error (an int
  * that fits no 64-bit type, as numba refuses it; reported if `report`). */
 Node *sema_fold_literal(Node *e, bool report, bool *runtime);
+/* sema_fold without reporting; when e is not a constant, *why says why at
+ * *why_loc (the part that is not). */
+Node *sema_fold_why(Node *e, const char **why, Loc *why_loc);
 /* The values of a constant array from nested tuples/lists of constants
  * (np.array's data): *flat an E_TUPLE of E_CONSTs of elem, in C order, typed
  * ty_array(elem, ndim, true, SPACE_CONST); elem NULL: NumPy's rule (ints ->

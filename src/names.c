@@ -1,0 +1,144 @@
+/*
+ * names.c - the module-level names of a .kern file and what they are
+ * bound to (imports, constants, functions, arrays), the numba and NumPy
+ * spellings of the type names, and the canonical API path of a name or
+ * attribute chain ("np.float32" -> "float32", "cuda.atomic.add").  The
+ * names are found by hash: a file of many constants stays linear.
+ */
+#include "kernc.h"
+
+#include <string.h>
+
+/* name -> its latest Global, open addressing (a rebinding replaces the
+ * entry: the last binding wins, as Python's module namespace). */
+static Global **table;
+static size_t table_cap, table_len;
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+static size_t slot_of(Global **t, size_t cap, const char *name)
+{
+    size_t i = name_hash(name) & (cap - 1);
+    while (t[i] && strcmp(t[i]->name, name) != 0)
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+void sema_names_reset(void)
+{
+    table = NULL;   /* arena memory, freed with the translation */
+    table_cap = table_len = 0;
+}
+
+const Global *sema_global(const char *name)
+{
+    return table_cap ? table[slot_of(table, table_cap, name)] : NULL;
+}
+
+Global *sema_bind(GlobalKind kind, const char *name)
+{
+    if (2 * (table_len + 1) > table_cap) {
+        size_t cap = table_cap ? 2 * table_cap : 64;
+        Global **t = arena_alloc(sizeof *t * cap);
+        for (size_t i = 0; i < table_cap; i++)
+            if (table[i])
+                t[slot_of(t, cap, table[i]->name)] = table[i];
+        table = t;
+        table_cap = cap;
+    }
+    Global *g = arena_alloc(sizeof *g);
+    g->kind = kind;
+    g->name = name;
+    size_t i = slot_of(table, table_cap, name);
+    if (!table[i])
+        table_len++;
+    table[i] = g;
+    return g;
+}
+
+/* numba and NumPy spellings of the scalar types, X(alias, canonical). */
+#define TYPE_ALIASES(X)                                                      \
+    X("boolean", "boolean") X("b1", "boolean") X("bool_", "bool_")           \
+    X("int8", "int8") X("i1", "int8")                                        \
+    X("int16", "int16") X("i2", "int16")                                     \
+    X("int32", "int32") X("i4", "int32") X("intc", "int32")                  \
+    X("int64", "int64") X("i8", "int64") X("intp", "int64") X("int_", "int64") \
+    X("uint8", "uint8") X("u1", "uint8")                                     \
+    X("uint16", "uint16") X("u2", "uint16")                                  \
+    X("uint32", "uint32") X("u4", "uint32") X("uintc", "uint32")             \
+    X("uint64", "uint64") X("u8", "uint64") X("uintp", "uint64")             \
+    X("float32", "float32") X("f4", "float32") X("single", "float32")        \
+    X("float64", "float64") X("f8", "float64") X("double", "float64")        \
+    X("void", "void") X("none", "void")
+
+const char *sema_type_alias(const char *name)
+{
+    static const char *const table[][2] = {
+#define X_(a, c) {a, c},
+        TYPE_ALIASES(X_)
+#undef X_
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(table[i][0], name) == 0)
+            return table[i][1];
+    return NULL;
+}
+
+Type *sema_scalar_named(const char *canon)
+{
+    const ApiEntry *a = canon ? api_lookup(canon) : NULL;
+    if (!a || a->kind != AK_TYPE)
+        return NULL;
+    if (strcmp(canon, "void") == 0)
+        return ty_void;
+    if (strcmp(canon, "boolean") == 0 || strcmp(canon, "bool_") == 0)
+        return ty_bool;
+    for (int k = 0; k <= TY_FLOAT64; k++)
+        if (strcmp(ty_name(ty_scalar[k]), canon) == 0)
+            return ty_scalar[k];
+    return NULL;
+}
+
+/* The canonical path of a name or attribute chain at module level (or in
+ * a function, skipping its locals). */
+const char *sema_path_of(const Node *e, bool (*is_local)(void *, const char *), void *ctx)
+{
+    if (e->kind == E_NAME) {
+        if (is_local && is_local(ctx, e->name))
+            return NULL;
+        const Global *g = sema_global(e->name);
+        if (g)
+            return g->kind == GLOBAL_PATH ? g->path : NULL;
+        const ApiEntry *a = api_lookup(e->name);
+        return a && a->kind == AK_CALL ? e->name : NULL;
+    }
+    if (e->kind == E_ATTR) {
+        const char *p = sema_path_of(e->lhs, is_local, ctx);
+        if (!p)
+            return NULL;
+        const char *full = arena_printf("%s.%s", p, e->name);
+        if (strncmp(full, "numba.", 6) == 0)
+            full += 6;
+        if (strncmp(full, "np.", 3) == 0 && sema_type_alias(full + 3))
+            return sema_type_alias(full + 3);
+        if (strncmp(full, "types.", 6) == 0 && sema_type_alias(full + 6))
+            return sema_type_alias(full + 6);
+        if (!strchr(full, '.') && sema_type_alias(full))
+            return sema_type_alias(full);
+        return full;
+    }
+    return NULL;
+}
+
+
+/* ufunc.c: the names its generated kernels use for cuda and the types. */
+void sema_bind_path(const char *name, const char *path)
+{
+    sema_bind(GLOBAL_PATH, name)->path = path;
+}
