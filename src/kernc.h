@@ -716,8 +716,13 @@ typedef struct Options {
     int nsigs;
 } Options;
 
-/* resolve.c + type.c: NULL when errors were reported. */
-Program *analyze(Node *module, const Options *opt);
+/* translate.c: the passes.  translate: diagnostics set up for src, then
+ * parse, resolve, type and check it; the Program, or NULL when errors were
+ * reported (all of them).  translate_emit: the code for opt's target into
+ * *code and the launcher header into *header (either may be NULL); false
+ * if the emitter reported an error. */
+Program *translate(const Source *src, const Options *opt);
+bool translate_emit(Program *p, const Options *opt, StrBuf *code, StrBuf *header);
 
 /* Between resolve.c and type.c (nothing else uses these). */
 typedef struct Signature {
@@ -805,6 +810,21 @@ void type_finish(Program *p);
  * groups) keep one variable. */
 typedef bool SsaPinned(void *ctx, const Node *assign);
 void ssa_split(Node *def, SsaPinned *is_pinned, void *ctx);
+/* sig.c: a signature from a string or expression (false after an error,
+ * reported at the string or inside it), from --signature's text (`who`
+ * names it in errors), appended to fd, and fd's parameter annotations
+ * made its signature (a kernel with a bare @cuda.jit). */
+bool sema_signature(Node *e, Signature *out);
+bool sema_signature_string(const char *s, const char *who, Signature *out);
+void sema_add_signature(FuncDef *fd, const Signature *s);
+void sema_signature_annotations(FuncDef *fd);
+/* resolve.c: bind the module-level names of a parsed module in file order
+ * (imports, constants, functions), then resolve each function's decorator
+ * and signatures (opt's --signature ones replace them); the FuncDefs in
+ * file order.  resolve_check_params: refuse what numba does not take in a
+ * parameter list (reported; false then). */
+PtrVec resolve_module(Node *module, const Options *opt);
+bool resolve_check_params(FuncDef *fd);
 /* check.c: kernel rules; reports errors and warnings. */
 void check_program(Program *p, const Options *opt);
 
@@ -844,7 +864,6 @@ void ufunc_emit_header(StrBuf *out, Program *p, const Options *opt);
  * generated kernels' own names for cuda and the types), and parse one
  * signature expression (a string or numba's call form). */
 void sema_bind_path(const char *name, const char *path);
-bool sema_signature(Node *e, Signature *out);
 
 /* run.c: `kernc run ...`; returns the process exit status. */
 int run_main(int argc, char **argv);

@@ -304,33 +304,22 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    Node *module = parse_source(&src);
-    if (!module || error_count() > 0)
-        return 1;
     if (dump_ast) {
+        Node *module = parse_source(&src);
+        if (!module || error_count() > 0)
+            return 1;
         ast_dump(stdout, module, 0);
         return 0;
     }
 
-    types_init();
-    Program *prog = analyze(module, &opt);
-    if (!prog || error_count() > 0)
+    Program *prog = translate(&src, &opt);
+    if (!prog)
         return 1;
-    check_program(prog, &opt);
-    if (error_count() > 0)
-        return 1;
-
     Output outs[3] = {{0}};
-    int nouts = 0;
-    outs[nouts].path = opt.output;
-    if (opt.target_c)
-        emit_c(&outs[nouts].text, prog, &opt);
-    else
-        emit_cuda(&outs[nouts].text, prog, &opt);
-    nouts++;
-    outs[nouts].path = opt.header;
-    emit_header(&outs[nouts].text, prog, &opt);
-    nouts++;
+    int nouts = 2;
+    outs[0].path = opt.output;
+    outs[1].path = opt.header;
+    translate_emit(prog, &opt, &outs[0].text, &outs[1].text);
     if (dep_file) {
         outs[nouts].path = arena_printf("%s.d", opt.output);
         make_rule(&outs[nouts].text, opt.output, opt.header, opt.input);

@@ -508,16 +508,8 @@ static int run_translate(Run *r, bool cuda, StrBuf *code)
     opt.sigs = r->cfg.sigs;
     opt.nsigs = r->cfg.nsigs;
 
-    diag_init(&src);
-    types_init();
-    Node *module = parse_source(&src);
-    if (module == NULL || error_count() > 0)
-        return RUN_FAIL;
-    Program *prog = analyze(module, &opt);
-    if (prog == NULL || error_count() > 0)
-        return RUN_FAIL;
-    check_program(prog, &opt);
-    if (error_count() > 0)
+    Program *prog = translate(&src, &opt);
+    if (prog == NULL)
         return RUN_FAIL;
 
     /* An unknown kernel is reported before paying for a compilation. */
@@ -546,13 +538,7 @@ static int run_translate(Run *r, bool cuda, StrBuf *code)
     }
     free(names);
 
-    if (cuda)
-        emit_cuda(code, prog, &opt);
-    else
-        emit_c(code, prog, &opt);
-    if (error_count() > 0)
-        return RUN_FAIL;
-    return RUN_OK;
+    return translate_emit(prog, &opt, code, NULL) ? RUN_OK : RUN_FAIL;
 }
 
 /* ------------------------------------------------------------------ */

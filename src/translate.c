@@ -1,0 +1,87 @@
+/*
+ * translate.c - the pass driver, for kernc (main.c) and kernc run (run.c):
+ *
+ *   parse (layout.c, parser.y) -> resolve (resolve.c: module-level names,
+ *   decorators, signatures) -> type (type.c: every kernel signature and,
+ *   through calls, every device-function specialisation; ufunc.c: the
+ *   kernels of @vectorize, @guvectorize and cuda.reduce) -> check (check.c)
+ *   -> emit (emit_host.c: emit_cuda, emit_c, emit_header).
+ *
+ * Every pass reports all the errors it finds and the driver stops after a
+ * pass that reported any, so one run shows every error of a file.
+ */
+#include "kernc.h"
+
+/* Resolve and type a parsed module: the Program, or NULL after errors. */
+static Program *analyze(Node *module, const Options *opt)
+{
+    int errors_before = error_count();
+    types_init();
+    type_reset();
+    ufunc_reset();
+    PtrVec fdefs = resolve_module(module, opt);
+
+    /* Pass 3: type every kernel signature and eager device function; their
+     * calls type the device-function specialisations they need. */
+    for (int i = 0; i < fdefs.len; i++) {
+        FuncDef *fd = fdefs.items[i];
+        if (!resolve_check_params(fd))
+            continue;
+        if (fd->def->decorators.len != 1)
+            continue;
+        if (fd->sig_failed)
+            continue;
+        if (fd->is_kernel && fd->nsigs == 0) {
+            sema_error(fd->def->loc, "kernel '%s' has no signature; give one in "
+                       "@cuda.jit(...), as parameter annotations, or with --signature "
+                       "%s=void(...)", fd->name, fd->name);
+            continue;
+        }
+        for (int j = 0; j < fd->nsigs; j++) {
+            Signature *s = &fd->sigs[j];
+            if (fd->is_kernel && s->ret != ty_void) {
+                sema_error(fd->def->loc, "the signature of kernel '%s' must return void, "
+                           "not %s", fd->name, ty_name(s->ret));
+                continue;
+            }
+            if (s->nparams != fd->def->params.len) {
+                sema_error(fd->def->loc, "the signature of '%s' has %d parameter%s but the "
+                           "function takes %d", fd->name, s->nparams,
+                           s->nparams == 1 ? "" : "s", fd->def->params.len);
+                continue;
+            }
+            type_kernel(fd, s, fd->def->loc);
+        }
+    }
+    ufunc_type_all();   /* ufunc.c: the kernels of @vectorize, @guvectorize, cuda.reduce */
+
+    if (error_count() > errors_before)
+        return NULL;
+    Program *p = arena_alloc(sizeof *p);
+    type_finish(p);
+    return p;
+}
+
+Program *translate(const Source *src, const Options *opt)
+{
+    diag_init(src);
+    Node *module = parse_source(src);
+    if (!module || error_count() > 0)
+        return NULL;
+    Program *prog = analyze(module, opt);
+    if (!prog || error_count() > 0)
+        return NULL;
+    check_program(prog, opt);
+    return error_count() > 0 ? NULL : prog;
+}
+
+bool translate_emit(Program *p, const Options *opt, StrBuf *code, StrBuf *header)
+{
+    if (code && opt->target_c)
+        emit_c(code, p, opt);
+    else if (code)
+        emit_cuda(code, p, opt);
+    if (header)
+        emit_header(header, p, opt);
+    return error_count() == 0;
+}
