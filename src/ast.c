@@ -3,8 +3,10 @@
  *
  * The parser builds nodes with node_new/nl_push; type.c clones a function's
  * tree with node_clone once per specialisation before lowering it in place;
- * ast_dump prints any tree (parsed or lowered) as a stable S-expression with
- * the line:col of every node, which the parser tests compare (--dump-ast).
+ * node_walk and node_each_slot are the one visitor of the tree, for every
+ * pass that needs all the nodes below one; ast_dump prints any tree (parsed
+ * or lowered) as a stable S-expression with the line:col of every node,
+ * which the parser tests compare (--dump-ast).
  */
 #include "kernc.h"
 
@@ -83,6 +85,41 @@ Node *node_clone(const Node *n)
         memcpy(c->ops, n->ops, sizeof *c->ops * (size_t)nops);
     }
     return c;
+}
+
+/* ---- the visitor ---- */
+
+bool node_walk(const Node *n, NodeVisitFn *fn, void *ctx)
+{
+    if (!n)
+        return false;
+    Visit v = fn(n, ctx);
+    if (v != VISIT_CHILDREN)
+        return v == VISIT_STOP;
+#define X_(f)                                                                \
+    if (node_walk(n->f, fn, ctx))                                            \
+        return true;
+#define L_(f)                                                                \
+    for (int i = 0; i < n->f.len; i++)                                       \
+        if (node_walk(n->f.items[i], fn, ctx))                               \
+            return true;
+    NODE_CHILDREN(X_, L_)
+#undef X_
+#undef L_
+    return false;
+}
+
+void node_each_slot(Node *n, NodeSlotFn *fn, void *ctx)
+{
+#define X_(f)                                                                \
+    if (n->f)                                                                \
+        fn(&n->f, ctx);
+#define L_(f)                                                                \
+    for (int i = 0; i < n->f.len; i++)                                       \
+        fn(&n->f.items[i], ctx);
+    NODE_CHILDREN(X_, L_)
+#undef X_
+#undef L_
 }
 
 /* ---- dump ---- */

@@ -82,40 +82,47 @@ static bool is_tid_source(const Node *n, bool grid)
     }
 }
 
+typedef struct TidSearch {
+    int depth;              /* device-function calls followed so far */
+    bool grid;
+} TidSearch;
+
+static Visit tid_read(const Node *n, void *ctx)
+{
+    const TidSearch *s = ctx;
+    if (is_tid_source(n, s->grid))
+        return VISIT_STOP;
+    if (n->kind == E_CALLFN && n->callee &&
+        reads_tid_list(&n->callee->def->body, s->depth + 1, s->grid))
+        return VISIT_STOP;
+    if (n->kind == S_WARPOP && n->lhs)
+        return VISIT_STOP;
+    if (n->kind == S_BARRIER && n->rhs && s->grid)
+        return VISIT_STOP;
+    return VISIT_CHILDREN;
+}
+
 static bool reads_tid_expr(const Node *n, int depth, bool grid)
 {
-    if (!n || depth > 64)
-        return false;
-    if (is_tid_source(n, grid))
-        return true;
-    if (n->kind == E_CALLFN && n->callee &&
-        reads_tid_list(&n->callee->def->body, depth + 1, grid))
-        return true;
-    if (n->kind == S_WARPOP && n->lhs)
-        return true;
-    if (n->kind == S_BARRIER && n->rhs && grid)
-        return true;
-    return reads_tid_expr(n->lhs, depth, grid) || reads_tid_expr(n->rhs, depth, grid) ||
-           reads_tid_expr(n->cond, depth, grid) || reads_tid_list(&n->args, depth, grid) ||
-           reads_tid_list(&n->body, depth, grid) || reads_tid_list(&n->orelse, depth, grid);
+    TidSearch s = {depth, grid};
+    return depth <= 64 && node_walk(n, tid_read, &s);
+}
+
+static Visit taint_source(const Node *e, void *ctx)
+{
+    Taint *t = ctx;
+    if (is_tid_source(e, t->grid))
+        return VISIT_STOP;
+    if (e->kind == E_VAR)
+        return is_tainted_var(t, e->var) ? VISIT_STOP : VISIT_SKIP;
+    if (e->kind == E_CALLFN && reads_tid_list(&e->callee->def->body, 0, t->grid))
+        return VISIT_STOP;
+    return VISIT_CHILDREN;
 }
 
 static bool tainted(Taint *t, const Node *e)
 {
-    if (!e)
-        return false;
-    if (is_tid_source(e, t->grid))
-        return true;
-    if (e->kind == E_VAR)
-        return is_tainted_var(t, e->var);
-    if (e->kind == E_CALLFN && reads_tid_list(&e->callee->def->body, 0, t->grid))
-        return true;
-    if (tainted(t, e->lhs) || tainted(t, e->rhs) || tainted(t, e->cond))
-        return true;
-    for (int i = 0; i < e->args.len; i++)
-        if (tainted(t, e->args.items[i]))
-            return true;
-    return false;
+    return node_walk(e, taint_source, t);
 }
 
 static void propagate(Taint *t, const NodeList *body, bool ctrl)
@@ -162,22 +169,29 @@ static void propagate(Taint *t, const NodeList *body, bool ctrl)
 }
 
 /* A call to a device function that has a barrier (grid: a grid sync). */
+typedef struct BarrierCall {
+    bool grid;
+    const Node *where;
+} BarrierCall;
+
+static Visit barrier_call(const Node *e, void *ctx)
+{
+    BarrierCall *b = ctx;
+    if (e->kind == E_CALLFN && e->callee &&
+        (b->grid ? e->callee->has_grid_sync : e->callee->has_barrier)) {
+        b->where = e;
+        return VISIT_STOP;
+    }
+    return VISIT_CHILDREN;
+}
+
 static bool has_barrier_call(const Node *e, bool grid, const Node **where)
 {
-    if (!e)
+    BarrierCall b = {grid, NULL};
+    if (!node_walk(e, barrier_call, &b))
         return false;
-    if (e->kind == E_CALLFN && e->callee &&
-        (grid ? e->callee->has_grid_sync : e->callee->has_barrier)) {
-        *where = e;
-        return true;
-    }
-    if (has_barrier_call(e->lhs, grid, where) || has_barrier_call(e->rhs, grid, where) ||
-        has_barrier_call(e->cond, grid, where))
-        return true;
-    for (int i = 0; i < e->args.len; i++)
-        if (has_barrier_call(e->args.items[i], grid, where))
-            return true;
-    return false;
+    *where = b.where;
+    return true;
 }
 
 /* The name of a barrier in the warnings. */
@@ -243,18 +257,11 @@ static void check_barriers(Taint *t, Taint *g, const NodeList *body, bool ctrl, 
 
 /* ---- memory limits ---- */
 
-static void collect_callees(const Node *n, PtrVec *seen);
+static void collect_callees_list(const NodeList *l, PtrVec *seen);
 
-static void collect_callees_list(const NodeList *l, PtrVec *seen)
+static Visit callee_of(const Node *n, void *seen_)
 {
-    for (int i = 0; i < l->len; i++)
-        collect_callees(l->items[i], seen);
-}
-
-static void collect_callees(const Node *n, PtrVec *seen)
-{
-    if (!n)
-        return;
+    PtrVec *seen = seen_;
     if (n->kind == E_CALLFN && n->callee) {
         bool dup = false;
         for (int i = 0; i < seen->len && !dup; i++)
@@ -264,12 +271,14 @@ static void collect_callees(const Node *n, PtrVec *seen)
             collect_callees_list(&n->callee->def->body, seen);
         }
     }
-    collect_callees(n->lhs, seen);
-    collect_callees(n->rhs, seen);
-    collect_callees(n->cond, seen);
-    collect_callees_list(&n->args, seen);
-    collect_callees_list(&n->body, seen);
-    collect_callees_list(&n->orelse, seen);
+    return VISIT_CHILDREN;
+}
+
+/* Every device function called from the statements of l, directly or not. */
+static void collect_callees_list(const NodeList *l, PtrVec *seen)
+{
+    for (int i = 0; i < l->len; i++)
+        node_walk(l->items[i], callee_of, seen);
 }
 
 static int64_t array_bytes(const Var *v)

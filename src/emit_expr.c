@@ -266,20 +266,15 @@ void note_tuple(Emitter *E, Type *t)
     vec_push(&E->tuples, t);
 }
 
+static Visit tuple_use(const Node *n, void *E)
+{
+    note_tuple(E, n->type);
+    return VISIT_CHILDREN;
+}
+
 void walk_tuples(Emitter *E, Node *n)
 {
-    if (!n)
-        return;
-    note_tuple(E, n->type);
-    walk_tuples(E, n->lhs);
-    walk_tuples(E, n->rhs);
-    walk_tuples(E, n->cond);
-    for (int i = 0; i < n->args.len; i++)
-        walk_tuples(E, n->args.items[i]);
-    for (int i = 0; i < n->body.len; i++)
-        walk_tuples(E, n->body.items[i]);
-    for (int i = 0; i < n->orelse.len; i++)
-        walk_tuples(E, n->orelse.items[i]);
+    node_walk(n, tuple_use, E);
 }
 
 static void mark_read(Emitter *E, Var *v)
@@ -301,22 +296,32 @@ static void mark_assigned(Emitter *E, Var *v)
 /* Which variables are read and which parameters are assigned: unread
  * locals get a (void) so -Wunused-but-set-variable stays quiet, assigned
  * kernel parameters become per-thread copies on the CPU. */
-static void walk_uses(Emitter *E, Node *n, bool target)
+static Visit var_use(const Node *n, void *ctx);
+
+/* The targets of an assignment (names assigned, element stores read
+ * their array and indices). */
+static Visit var_target(const Node *n, void *ctx)
 {
-    if (!n)
-        return;
     if (n->kind == E_VAR && n->var) {
-        if (target)
-            mark_assigned(E, n->var);
-        else
-            mark_read(E, n->var);
-        return;
+        mark_assigned(ctx, n->var);
+        return VISIT_SKIP;
+    }
+    node_walk(n, var_use, ctx);
+    return VISIT_SKIP;
+}
+
+static Visit var_use(const Node *n, void *ctx)
+{
+    Emitter *E = ctx;
+    if (n->kind == E_VAR && n->var) {
+        mark_read(E, n->var);
+        return VISIT_SKIP;
     }
     if (n->kind == S_ASSIGN) {
         for (int i = 0; i < n->args.len; i++)
-            walk_uses(E, n->args.items[i], true);
-        walk_uses(E, n->rhs, false);
-        return;
+            node_walk(n->args.items[i], var_target, E);
+        node_walk(n->rhs, var_use, E);
+        return VISIT_SKIP;
     }
     if (n->kind == S_FORRANGE) {
         if (n->var)
@@ -326,15 +331,12 @@ static void walk_uses(Emitter *E, Node *n, bool target)
             if (hidden[i])
                 mark_read(E, hidden[i]);
     }
-    walk_uses(E, n->lhs, false);
-    walk_uses(E, n->rhs, false);
-    walk_uses(E, n->cond, false);
-    for (int i = 0; i < n->args.len; i++)
-        walk_uses(E, n->args.items[i], false);
-    for (int i = 0; i < n->body.len; i++)
-        walk_uses(E, n->body.items[i], false);
-    for (int i = 0; i < n->orelse.len; i++)
-        walk_uses(E, n->orelse.items[i], false);
+    return VISIT_CHILDREN;
+}
+
+static void walk_uses(Emitter *E, Node *n, bool target)
+{
+    node_walk(n, target ? var_target : var_use, E);
 }
 
 /* Does this statement (or an expression in it) reach a barrier or a

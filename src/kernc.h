@@ -369,6 +369,25 @@ struct Node {
 
 Node *node_new(NodeKind kind, Loc loc);
 Node *node_clone(const Node *n);        /* deep copy (for specialisation) */
+
+/* The child fields of a Node, in the order the visitor takes them: X for
+ * a single child, L for a list. */
+#define NODE_CHILDREN(X, L)                                                  \
+    X(lhs) X(rhs) X(cond)                                                    \
+    L(args) L(kwargs) L(params) L(decorators) L(names) L(body) L(orelse)
+
+/* The tree visitor, for every pass that needs all the nodes below one
+ * (searches, relocation, rewriting) rather than a walk of its own kinds.
+ * node_walk: fn(n) for n and, pre-order, for every node below it, as fn
+ * says: VISIT_CHILDREN goes into n's children, VISIT_SKIP does not,
+ * VISIT_STOP ends the walk; true if it was stopped.  node_each_slot:
+ * fn(&child) for each direct non-NULL child of n, so that fn may replace
+ * it. */
+typedef enum Visit { VISIT_CHILDREN, VISIT_SKIP, VISIT_STOP } Visit;
+typedef Visit NodeVisitFn(const Node *n, void *ctx);
+bool node_walk(const Node *n, NodeVisitFn *fn, void *ctx);
+typedef void NodeSlotFn(Node **slot, void *ctx);
+void node_each_slot(Node *n, NodeSlotFn *fn, void *ctx);
 void ast_dump(FILE *out, const Node *n, int indent); /* for tests: --dump-ast */
 
 /* ------------------------------------------------------------------ */

@@ -138,21 +138,20 @@ Node *tree_tupleget(Node *tuple, int i)
 
 /* No device-function call, no atomic and no random draw: safe to
  * evaluate twice. */
-bool tree_is_pure(const Node *n)
+static Visit impure(const Node *n, void *ctx)
 {
-    if (!n)
-        return true;
+    (void)ctx;
     if (n->kind == E_CALLFN || n->kind == E_LET)
-        return false;
+        return VISIT_STOP;
     if (n->kind == E_API && n->api && (strncmp(n->api->path, "cuda.atomic.", 12) == 0 ||
                                        strncmp(n->api->path, "cuda.random.", 12) == 0))
-        return false;
-    if (!tree_is_pure(n->lhs) || !tree_is_pure(n->rhs) || !tree_is_pure(n->cond))
-        return false;
-    for (int i = 0; i < n->args.len; i++)
-        if (!tree_is_pure(n->args.items[i]))
-            return false;
-    return true;
+        return VISIT_STOP;
+    return VISIT_CHILDREN;
+}
+
+bool tree_is_pure(const Node *n)
+{
+    return !node_walk(n, impure, NULL);
 }
 
 /* A value that nothing evaluated later in the expression can change: a
@@ -174,17 +173,13 @@ Node *tree_let(Loc loc, Var *v, Node *value, Node *body)
 }
 
 /* Does the value read an array element (which a call could change)? */
-bool tree_reads_memory(const Node *n)
+static Visit element_read(const Node *n, void *ctx)
 {
-    if (!n)
-        return false;
-    if (n->kind == E_INDEX)
-        return true;
-    if (tree_reads_memory(n->lhs) || tree_reads_memory(n->rhs) || tree_reads_memory(n->cond))
-        return true;
-    for (int i = 0; i < n->args.len; i++)
-        if (tree_reads_memory(n->args.items[i]))
-            return true;
-    return false;
+    (void)ctx;
+    return n->kind == E_INDEX ? VISIT_STOP : VISIT_CHILDREN;
 }
 
+bool tree_reads_memory(const Node *n)
+{
+    return node_walk(n, element_read, NULL);
+}

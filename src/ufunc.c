@@ -459,24 +459,21 @@ static void uf_guvectorize(UFunc *u, Node *call)
 
 /* Does an operator that refuses floats occur in e (for cuda.reduce's
  * element types)? */
-static bool uf_int_only(const Node *n)
+static Visit uf_int_op(const Node *n, void *ctx)
 {
-    if (!n)
-        return false;
+    (void)ctx;
     if ((n->kind == E_BINOP || n->kind == S_AUGASSIGN) &&
         (n->op == OP_BITAND || n->op == OP_BITOR || n->op == OP_BITXOR ||
          n->op == OP_LSHIFT || n->op == OP_RSHIFT))
-        return true;
+        return VISIT_STOP;
     if (n->kind == E_UNARY && n->op == OP_INVERT)
-        return true;
-    if (uf_int_only(n->lhs) || uf_int_only(n->rhs) || uf_int_only(n->cond))
-        return true;
-    const NodeList *lists[] = {&n->args, &n->kwargs, &n->body, &n->orelse};
-    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
-        for (int i = 0; i < lists[l]->len; i++)
-            if (uf_int_only(lists[l]->items[i]))
-                return true;
-    return false;
+        return VISIT_STOP;
+    return VISIT_CHILDREN;
+}
+
+static bool uf_int_only(const Node *n)
+{
+    return node_walk(n, uf_int_op, NULL);
 }
 
 /* @cuda.reduce on `def op(a, b)`: one kernel per element type that numba's
@@ -572,19 +569,16 @@ Node *ufunc_reduce_lambda(const char *name, Node *call)
 /* ------------------------------------------------------------------ */
 
 /* Every node of a generated tree points at the decorator. */
+static void uf_relocate_slot(Node **slot, void *loc)
+{
+    (*slot)->loc = *(Loc *)loc;
+    node_each_slot(*slot, uf_relocate_slot, loc);
+}
+
 static void uf_relocate(Node *n, Loc loc)
 {
-    if (!n)
-        return;
     n->loc = loc;
-    uf_relocate(n->lhs, loc);
-    uf_relocate(n->rhs, loc);
-    uf_relocate(n->cond, loc);
-    NodeList *lists[] = {&n->args, &n->kwargs, &n->body, &n->orelse, &n->params,
-                         &n->decorators, &n->names};
-    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
-        for (int i = 0; i < lists[l]->len; i++)
-            uf_relocate(lists[l]->items[i], loc);
+    node_each_slot(n, uf_relocate_slot, &loc);
 }
 
 /* "krt_u_l0, krt_u_l1, ..." */
@@ -726,10 +720,9 @@ static Node *gu_index(GuRewrite *G, Node *idx)
 
 static void gu_walk(GuRewrite *G, Node **slot);
 
-static void gu_walk_list(GuRewrite *G, NodeList *l)
+static void gu_walk_slot(Node **slot, void *G)
 {
-    for (int i = 0; i < l->len; i++)
-        gu_walk(G, (Node **)&l->items[i]);
+    gu_walk(G, slot);
 }
 
 static void gu_walk(GuRewrite *G, Node **slot)
@@ -824,13 +817,7 @@ static void gu_walk(GuRewrite *G, Node **slot)
     default:
         break;
     }
-    gu_walk(G, &n->lhs);
-    gu_walk(G, &n->rhs);
-    gu_walk(G, &n->cond);
-    gu_walk_list(G, &n->args);
-    gu_walk_list(G, &n->kwargs);
-    gu_walk_list(G, &n->body);
-    gu_walk_list(G, &n->orelse);
+    node_each_slot(n, gu_walk_slot, G);
 }
 
 static Node *uf_vectorize_kernel(UFunc *u, UfSig *s, Signature *ks)
