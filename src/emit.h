@@ -192,6 +192,5 @@ bool emit_split_calls(Emitter *E, Node *s);
 void emit_cpu_kernel(Emitter *E, Func *f);
 
 /* emit_host.c */
-const char *path_base(const char *path);
 
 #endif /* KERNC_EMIT_H */

@@ -16,12 +16,6 @@
 /* Descriptors, launchers, files                                       */
 /* ------------------------------------------------------------------ */
 
-const char *path_base(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s ? s + 1 : path;
-}
-
 const char *emit_source_path(const Program *p, const Options *opt)
 {
     return p->src && p->src->path ? p->src->path : opt && opt->input ? opt->input : "input.kern";
@@ -229,6 +223,163 @@ static void emit_const_arrays(Emitter *E, bool cuda)
         outf(E, "%s", "");
 }
 
+static const char *const uf_kind_enum[] = {
+#define X_(k, deco, tag, krt) krt,
+    UFUNC_KINDS(X_)
+#undef X_
+};
+
+/* ------------------------------------------------------------------ */
+/* ufunc host functions (ufunc.c made the descriptors)                 */
+/* ------------------------------------------------------------------ */
+
+/* A parameter name of a host function: the .kern name unless C or C++
+ * would read it otherwise, or another parameter of ours has it. */
+static const char *uf_cparam(const char *name)
+{
+    static const char *const taken[] = {
+        "auto", "bool", "break", "case", "char", "class", "const", "continue",
+        "default", "delete", "do", "double", "else", "enum", "explicit", "extern",
+        "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
+        "mutable", "namespace", "new", "operator", "private", "protected",
+        "public", "register", "restrict", "return", "short", "signed", "sizeof",
+        "static", "struct", "switch", "template", "this", "throw", "true", "try",
+        "typedef", "typename", "union", "unsigned", "using", "virtual", "void",
+        "volatile", "while", "stream", "result", "device_result", "init",
+    };
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++)
+        if (strcmp(name, taken[i]) == 0)
+            return arena_printf("%s_", name);
+    if (strncmp(name, "krt_", 4) == 0)
+        return arena_printf("%s_", name);
+    return name;
+}
+
+static const char *uf_proto(const UFunc *u, const UfSig *s)
+{
+    StrBuf b = {0};
+    sb_printf(&b, "int %s(", s->host);
+    if (u->kind == UF_REDUCE) {
+        const char *ct = ty_cname(s->ops[0].elem);
+        sb_printf(&b, "krt_array in, %s init, %s *result, krt_array *device_result, "
+                  "krt_stream *stream)", ct, ct);
+    } else {
+        for (int k = 0; k < s->nops; k++)
+            sb_printf(&b, "krt_array %s, ", uf_cparam(s->ops[k].name));
+        sb_puts(&b, "krt_stream *stream)");
+    }
+    return sb_take(&b);
+}
+
+static bool uf_emitted(const UfSig *s)
+{
+    return s->kfd && s->kfd->nspecs > 0;
+}
+
+static void ufunc_emit_code(StrBuf *out, Program *p, const Options *opt)
+{
+    if (p->nufuncs == 0)
+        return;
+    const char *path = emit_source_path(p, opt);
+    sb_puts(out, "/* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */\n\n");
+    PtrVec table = {0};
+    for (int i = 0; i < p->nufuncs; i++) {
+        UFunc *u = p->ufuncs[i];
+        for (int j = 0; j < u->nsigs; j++) {
+            UfSig *s = &u->sigs[j];
+            if (!uf_emitted(s))
+                continue;
+            const char *h = s->host;
+            sb_printf(out, "/* %s %s: %s */\n", ufunc_kind_name[u->kind], u->name, s->text);
+            sb_printf(out, "static const krt_ufunc_operand %s__operands[] = {\n", h);
+            for (int k = 0; k < s->nops; k++) {
+                UfOp *o = &s->ops[k];
+                sb_printf(out, "    {\"%s\", %s, %d, %d, %d, %d, {", o->name,
+                          t_dtype(o->elem), o->is_output, o->scalar_ok, o->core_ndim,
+                          o->view_ndim);
+                for (int d = 0; d < UF_MAX_NDIM; d++)
+                    sb_printf(out, "%s%d", d ? ", " : "", d < o->core_ndim ? o->core_dims[d] : 0);
+                sb_puts(out, "}},\n");
+            }
+            sb_puts(out, "};\n");
+            if (u->nsymbols > 0) {
+                sb_printf(out, "static const char *const %s__symbols[] = {", h);
+                for (int k = 0; k < u->nsymbols; k++)
+                    sb_printf(out, "%s\"%s\"", k ? ", " : "", u->symbols[k]);
+                sb_puts(out, "};\n");
+            }
+            sb_printf(out, "static const krt_ufunc %s__ufunc = {\n", h);
+            sb_printf(out, "    \"%s\", \"%s\", \"%s\", %s,\n", u->name, h, s->text,
+                      uf_kind_enum[u->kind]);
+            sb_printf(out, "    &%s__kernel, %d, %d, %d, %s__operands,\n", s->kfd->specs[0]->cname,
+                      s->nloop, u->nin, u->nout, h);
+            if (u->nsymbols > 0)
+                sb_printf(out, "    %d, %s__symbols\n", u->nsymbols, h);
+            else
+                sb_puts(out, "    0, NULL\n");
+            sb_puts(out, "};\n\n");
+            sb_printf(out, "KRT_EXTERN_C %s\n{\n", uf_proto(u, s));
+            if (u->kind == UF_REDUCE) {
+                sb_printf(out, "    return krt_reduce_call(&%s__ufunc, in, &init, result, "
+                          "device_result, stream);\n", h);
+            } else {
+                sb_printf(out, "    const krt_array *krt_arrays[%d];\n", s->nops);
+                for (int k = 0; k < s->nops; k++)
+                    sb_printf(out, "    krt_arrays[%d] = &%s;\n", k, uf_cparam(s->ops[k].name));
+                sb_printf(out, "    return krt_ufunc_call(&%s__ufunc, krt_arrays, stream);\n", h);
+            }
+            sb_puts(out, "}\n\n");
+            vec_push(&table, (void *)h);
+        }
+    }
+    const char *mod = emit_module_ident(path);
+    if (table.len > 0) {
+        sb_printf(out, "static const krt_ufunc *const krt_ufunc_list_%s[] = {\n", mod);
+        for (int i = 0; i < table.len; i++)
+            sb_printf(out, "    &%s__ufunc,\n", (const char *)table.items[i]);
+        sb_puts(out, "};\n");
+    }
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    sb_printf(out, "KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_%s = {\n", mod);
+    sb_printf(out, "    \"%s\", %d, %s\n};\n", base, table.len,
+              table.len ? arena_printf("krt_ufunc_list_%s", mod) : "NULL");
+}
+
+static void ufunc_emit_header(StrBuf *out, Program *p, const Options *opt)
+{
+    if (p->nufuncs == 0)
+        return;
+    const char *path = emit_source_path(p, opt);
+    for (int i = 0; i < p->nufuncs; i++) {
+        UFunc *u = p->ufuncs[i];
+        for (int j = 0; j < u->nsigs; j++) {
+            UfSig *s = &u->sigs[j];
+            if (!uf_emitted(s))
+                continue;
+            sb_printf(out, "/* %s %s: %s.\n", ufunc_kind_name[u->kind], u->name, s->text);
+            switch (u->kind) {
+            case UF_VECTORIZE:
+                sb_puts(out, " * Inputs: arrays, broadcast against each other and out by "
+                             "NumPy's rules,\n * or host scalars (krt_host_scalar); out: "
+                             "the result, of the broadcast shape. */\n");
+                break;
+            case UF_GUVECTORIZE:
+                sb_puts(out, " * Arrays of the loop dimensions followed by the layout's core "
+                             "dimensions;\n * inputs broadcast over the loop dimensions "
+                             "(a `()` input may be a host scalar). */\n");
+                break;
+            case UF_REDUCE:
+                sb_puts(out, " * Reduces the 1-D array in, starting from init, in numba's "
+                             "order; the result goes\n * to *result and/or to element 0 of "
+                             "*device_result (either may be NULL). */\n");
+                break;
+            }
+            sb_printf(out, "%s;\n\n", uf_proto(u, s));
+        }
+    }
+    sb_printf(out, "extern const krt_ufunc_module krt_ufuncs_%s;\n\n", emit_module_ident(path));
+}
+
 static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt)
 {
     memset(E, 0, sizeof *E);
@@ -332,7 +483,7 @@ void emit_cuda(StrBuf *out, Program *p, const Options *opt)
     for (int i = 0; i < p->nfuncs; i++)
         emit_cuda_func(&E, p->funcs[i]);
     emit_cpu_half(&E, true);
-    ufunc_emit_code(out, p, opt);   /* ufunc.c */
+    ufunc_emit_code(out, p, opt);
 }
 
 void emit_c(StrBuf *out, Program *p, const Options *opt)
@@ -343,7 +494,7 @@ void emit_c(StrBuf *out, Program *p, const Options *opt)
     emit_prologue(&E, "C for kernc's CPU backend (kernc --target c), and the typed launchers.");
     emit_tuples(&E);
     emit_cpu_half(&E, false);
-    ufunc_emit_code(out, p, opt);   /* ufunc.c */
+    ufunc_emit_code(out, p, opt);
 }
 
 void emit_header(StrBuf *out, Program *p, const Options *opt)
@@ -384,7 +535,7 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
     }
     outf(&E, "extern const krt_module krt_module_%s;", mod);
     outf(&E, "%s", "");
-    ufunc_emit_header(out, p, opt);   /* ufunc.c */
+    ufunc_emit_header(out, p, opt);
     outf(&E, "#ifdef __cplusplus");
     outf(&E, "}");
     outf(&E, "#endif");

@@ -55,6 +55,9 @@ void sb_free(StrBuf *b);
 /* b's text copied into the arena ("" if b is empty); b is freed. */
 char *sb_take(StrBuf *b);
 
+/* The last component of a path ("a/b.kern" -> "b.kern"). */
+const char *path_base(const char *path);
+
 /* ------------------------------------------------------------------ */
 /* diag.c: diagnostics                                                 */
 /* ------------------------------------------------------------------ */
@@ -710,6 +713,8 @@ typedef struct Program {
     const Source *src;
     Func **funcs;          /* callees before callers; kernels after their callees */
     int nfuncs;
+    struct UFunc **ufuncs; /* @vectorize, @guvectorize, cuda.reduce, in file order */
+    int nufuncs;
 } Program;
 
 /* ------------------------------------------------------------------ */
@@ -761,6 +766,7 @@ typedef struct FuncDef {
     bool sig_failed;             /* a signature was given but had errors */
     Func **specs;                /* type.c: specialisations made so far */
     int nspecs;
+    struct UFunc *ufunc;         /* ufunc.c: @vectorize, @guvectorize, cuda.reduce */
 } FuncDef;
 
 /* What a module-level name is bound to. */
@@ -795,6 +801,9 @@ Global *sema_bind(GlobalKind kind, const char *name);
 const char *sema_path_of(const Node *e, bool (*is_local)(void *, const char *), void *ctx);
 /* The scalar type (or void) of a canonical type name, else NULL. */
 Type *sema_scalar_named(const char *canon);
+/* Bind a module-level name to an API path (imports; ufunc.c's generated
+ * kernels' own names for cuda and the types). */
+void sema_bind_path(const char *name, const char *path);
 /* fold.c: constant folding (Python semantics). */
 /* Fold a constant expression to an E_CONST, or an E_TUPLE of them for a
  * constant tuple (NULL if it is not one; then, with `report`, an error says
@@ -862,27 +871,75 @@ const char *emit_module_ident(const char *path);
 /* ufunc.c: @vectorize, @guvectorize and cuda.reduce                   */
 /* ------------------------------------------------------------------ */
 
-/* resolve.c calls these: ufunc_reset at the start of analyze();
- * ufunc_decorator when a def carries @vectorize/@guvectorize/@cuda.reduce
- * (d: the decorator expression; fd becomes a device function);
- * ufunc_reduce_lambda for `NAME = cuda.reduce(lambda a, b: ...)`, which
- * returns the S_FUNCDEF to bind as NAME (decorated with the call's
- * `cuda.reduce`), NULL after an error; ufunc_type_all after the user's
- * functions are typed: it makes and types the generated kernels. */
-void ufunc_reset(void);
+/* What ufunc.c makes of each decorated function (FuncDef.ufunc) and the
+ * Program lists for emit_host.c, which writes their host functions. */
+/* The loop dimensions a kernel view can have: krt_view holds KRT_MAX_NDIM
+ * (kernrt.h) dimensions in all, core ones included. */
+#define UF_MAX_NDIM 4
+/* Operands (inputs and outputs) of one function: NumPy's NPY_MAXARGS, and
+ * what runtime/ufunc.c's krt_ufunc_call accepts (KRT_UFUNC_MAX_OPS). */
+#define UF_MAX_OPS 32
+
+/* X(kind, decorator as written, kernel-name tag, krt_ufunc_kind) */
+#define UFUNC_KINDS(X)                                                       \
+    X(UF_VECTORIZE, "@vectorize", "vec", "KRT_UFUNC_VECTORIZE")              \
+    X(UF_GUVECTORIZE, "@guvectorize", "guv", "KRT_UFUNC_GUVECTORIZE")        \
+    X(UF_REDUCE, "cuda.reduce", "red", "KRT_UFUNC_REDUCE")
+
+typedef enum UfKind {
+#define X_(k, deco, tag, krt) k,
+    UFUNC_KINDS(X_)
+#undef X_
+} UfKind;
+extern const char *const ufunc_kind_name[];   /* "@vectorize", ... */
+
+/* One operand of one signature. */
+typedef struct UfOp {
+    const char *name;        /* the .kern parameter ("out" for vectorize's result) */
+    Type *type;              /* the signature's type: scalar or array */
+    Type *elem;
+    bool is_output;
+    bool scalar_ok;          /* the kernel takes a host scalar in its place */
+    int core_ndim;           /* dimensions in the layout */
+    int view_ndim;           /* the kernel's core dimensions (1 for a `()` array) */
+    int core_dims[UF_MAX_NDIM];
+} UfOp;
+
+/* One signature: one kernel and one host function. */
+typedef struct UfSig {
+    const char *host;        /* the host function */
+    const char *kname;       /* the kernel */
+    const char *text;        /* the signature, for messages and comments */
+    UfOp *ops;
+    int nops;
+    int nloop;               /* loop dimensions of the kernel's views */
+    FuncDef *kfd;            /* the kernel, once made */
+} UfSig;
+
+/* One decorated function: its signatures, each a kernel and a host function. */
+typedef struct UFunc {
+    UfKind kind;
+    const char *name;
+    FuncDef *fd;             /* the user's function */
+    Loc loc;                 /* the decorator */
+    int nin, nout;
+    const char **symbols;    /* guvectorize: the layout's dimension names */
+    int nsymbols;
+    UfSig *sigs;
+    int nsigs;
+} UFunc;
+
+/* resolve.c calls ufunc_decorator when a def carries @vectorize,
+ * @guvectorize or @cuda.reduce (d: the decorator expression; fd becomes a
+ * device function and fd->ufunc its descriptor), and ufunc_reduce_lambda
+ * for `NAME = cuda.reduce(lambda a, b: ...)`, which returns the S_FUNCDEF
+ * to bind as NAME (decorated with the call's `cuda.reduce`), NULL after an
+ * error.  translate.c calls ufunc_type_all after the user's functions are
+ * typed: it makes and types the generated kernels of every fdef's ufunc
+ * (errors_before: error_count() before resolution began). */
 void ufunc_decorator(FuncDef *fd, Node *d);
 Node *ufunc_reduce_lambda(const char *name, Node *call);
-void ufunc_type_all(void);
-/* Is NAME a @vectorize/@guvectorize/cuda.reduce function of the file? */
-bool ufunc_exists(const char *name);
-/* emit_*.c calls these at the end of emit_cuda/emit_c (the host functions
- * and their tables) and of emit_header (their prototypes). */
-void ufunc_emit_code(StrBuf *out, Program *p, const Options *opt);
-void ufunc_emit_header(StrBuf *out, Program *p, const Options *opt);
-/* resolve.c, for ufunc.c: bind a module-level name to an API path (the
- * generated kernels' own names for cuda and the types), and parse one
- * signature expression (a string or numba's call form). */
-void sema_bind_path(const char *name, const char *path);
+void ufunc_type_all(const PtrVec *fdefs, int errors_before);
 
 /* run.c: `kernc run ...`; returns the process exit status. */
 int run_main(int argc, char **argv);

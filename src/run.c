@@ -522,8 +522,9 @@ static int run_translate(Run *r, bool cuda, StrBuf *code)
         names[nkernels++] = prog->funcs[i]->name;
         found = found || strcmp(prog->funcs[i]->name, r->cfg.kernel) == 0;
     }
-    if (!found && ufunc_exists(r->cfg.kernel))
-        found = r->is_ufunc = true;
+    for (int i = 0; !found && i < prog->nufuncs; i++)
+        if (strcmp(prog->ufuncs[i]->name, r->cfg.kernel) == 0)
+            found = r->is_ufunc = true;
     if (!found) {
         StrBuf list = {0};
         run_list_kernels(&list, names, nkernels);

@@ -18,7 +18,6 @@ static Program *analyze(Node *module, const Options *opt)
     int errors_before = error_count();
     types_init();
     type_reset();
-    ufunc_reset();
     PtrVec fdefs = resolve_module(module, opt);
 
     /* Pass 3: type every kernel signature and eager device function; their
@@ -53,12 +52,16 @@ static Program *analyze(Node *module, const Options *opt)
             type_kernel(fd, s, fd->def->loc);
         }
     }
-    ufunc_type_all();   /* ufunc.c: the kernels of @vectorize, @guvectorize, cuda.reduce */
+    ufunc_type_all(&fdefs, errors_before);
 
     if (error_count() > errors_before)
         return NULL;
     Program *p = arena_alloc(sizeof *p);
     type_finish(p);
+    p->ufuncs = arena_alloc(sizeof *p->ufuncs * (size_t)(fdefs.len ? fdefs.len : 1));
+    for (int i = 0; i < fdefs.len; i++)
+        if (((FuncDef *)fdefs.items[i])->ufunc)
+            p->ufuncs[p->nufuncs++] = ((FuncDef *)fdefs.items[i])->ufunc;
     return p;
 }
 

@@ -8,8 +8,9 @@
  * signature becomes an ordinary @cuda.jit kernel, written as .kern source
  * text, parsed with the same parser, relocated to the decorator and typed
  * by type.c like any other kernel (ufunc_type_all); emit_*.c then emits it
- * as usual, and this file adds the typed C host function that checks the
- * arguments and launches it through libkernrt (ufunc_emit_code/_header).
+ * as usual, and emit_host.c adds, from the descriptors made here (kernc.h:
+ * UFunc), the typed C host function that checks the arguments and
+ * launches it through libkernrt.
  *
  *   @vectorize     the user's function stays a device function (eagerly
  *                  typed per signature, so kernels can call it too); the
@@ -42,75 +43,17 @@
 /* numba's letter code of each scalar type, by TypeKind. */
 static const char *const uf_code[] = {"b1", "i1", "i2", "i4", "i8", "u1",
                                       "u2", "u4", "u8", "f4", "f8"};
-static const char *const uf_dtype[] = {
-    "KRT_BOOL", "KRT_INT8", "KRT_INT16", "KRT_INT32", "KRT_INT64", "KRT_UINT8",
-    "KRT_UINT16", "KRT_UINT32", "KRT_UINT64", "KRT_FLOAT32", "KRT_FLOAT64"};
 
-/* The loop dimensions a kernel view can have: krt_view holds KRT_MAX_NDIM
- * (kernrt.h) dimensions in all, core ones included. */
-#define UF_MAX_NDIM 4
-/* Operands (inputs and outputs) of one function: NumPy's NPY_MAXARGS, and
- * what runtime/ufunc.c's krt_ufunc_call accepts (KRT_UFUNC_MAX_OPS). */
-#define UF_MAX_OPS 32
-
-typedef enum UfKind { UF_VECTORIZE, UF_GUVECTORIZE, UF_REDUCE } UfKind;
-
-static const char *const uf_kind_name[] = {"@vectorize", "@guvectorize", "cuda.reduce"};
-static const char *const uf_kind_enum[] = {"KRT_UFUNC_VECTORIZE", "KRT_UFUNC_GUVECTORIZE",
-                                           "KRT_UFUNC_REDUCE"};
-static const char *const uf_kind_tag[] = {"vec", "guv", "red"};
-
-/* One operand of one signature. */
-typedef struct UfOp {
-    const char *name;        /* the .kern parameter ("out" for vectorize's result) */
-    Type *type;              /* the signature's type: scalar or array */
-    Type *elem;
-    bool is_output;
-    bool scalar_ok;          /* the kernel takes a host scalar in its place */
-    int core_ndim;           /* dimensions in the layout */
-    int view_ndim;           /* the kernel's core dimensions (1 for a `()` array) */
-    int core_dims[UF_MAX_NDIM];
-} UfOp;
-
-/* One signature: one kernel and one host function. */
-typedef struct UfSig {
-    const char *host;        /* the host function */
-    const char *kname;       /* the kernel */
-    const char *text;        /* the signature, for messages and comments */
-    UfOp *ops;
-    int nops;
-    int nloop;               /* loop dimensions of the kernel's views */
-    FuncDef *kfd;            /* the kernel, once made */
-} UfSig;
-
-typedef struct UFunc {
-    UfKind kind;
-    const char *name;
-    FuncDef *fd;             /* the user's function */
-    Loc loc;                 /* the decorator */
-    int nin, nout;
-    const char **symbols;    /* guvectorize: the layout's dimension names */
-    int nsymbols;
-    UfSig *sigs;
-    int nsigs;
-} UFunc;
-
-static PtrVec ufuncs;        /* UFunc*, in file order */
-static int uf_errors_before; /* error_count() when analyze() began */
-
-void ufunc_reset(void)
-{
-    ufuncs = (PtrVec){0};
-    uf_errors_before = error_count();
-}
-
-bool ufunc_exists(const char *name)
-{
-    for (int i = 0; i < ufuncs.len; i++)
-        if (strcmp(((UFunc *)ufuncs.items[i])->name, name) == 0)
-            return true;
-    return false;
-}
+const char *const ufunc_kind_name[] = {
+#define X_(k, deco, tag, krt) deco,
+    UFUNC_KINDS(X_)
+#undef X_
+};
+static const char *const uf_kind_tag[] = {
+#define X_(k, deco, tag, krt) tag,
+    UFUNC_KINDS(X_)
+#undef X_
+};
 
 /* ------------------------------------------------------------------ */
 /* Decorators                                                          */
@@ -172,7 +115,7 @@ static void uf_add_sig(UFunc *u, const UfSig *s)
     for (int i = 0; i < u->nsigs; i++) {
         if (strcmp(u->sigs[i].host, s->host) == 0) {
             sema_error(u->loc, "two signatures of %s '%s' have the same element types "
-                       "(%s), hence the same host function '%s'", uf_kind_name[u->kind],
+                       "(%s), hence the same host function '%s'", ufunc_kind_name[u->kind],
                        u->name, s->text, s->host);
             return;
         }
@@ -180,7 +123,7 @@ static void uf_add_sig(UFunc *u, const UfSig *s)
     const Global *g = sema_global(s->host);
     if (g && g->kind == GLOBAL_FUNC) {
         sema_error(u->loc, "the host function '%s' of %s '%s' has the name of function "
-                   "'%s' of this file", s->host, uf_kind_name[u->kind], u->name, s->host);
+                   "'%s' of this file", s->host, ufunc_kind_name[u->kind], u->name, s->host);
         return;
     }
     UfSig *sigs = arena_alloc(sizeof *sigs * (size_t)(u->nsigs + 1));
@@ -224,7 +167,7 @@ static bool uf_check_nops(const UFunc *u, int nops)
     if (nops <= UF_MAX_OPS)
         return true;
     sema_error(u->loc, "%s '%s' has %d operands (inputs and outputs); at most %d are "
-               "supported, as in NumPy", uf_kind_name[u->kind], u->name, nops, UF_MAX_OPS);
+               "supported, as in NumPy", ufunc_kind_name[u->kind], u->name, nops, UF_MAX_OPS);
     return false;
 }
 
@@ -537,7 +480,7 @@ void ufunc_decorator(FuncDef *fd, Node *d)
         u->kind = UF_REDUCE;
         uf_reduce(u, d);
     }
-    vec_push(&ufuncs, u);
+    fd->ufunc = u;
 }
 
 /* NAME = cuda.reduce(lambda a, b: EXPR)  ==>  @cuda.reduce def NAME(a, b): return EXPR */
@@ -932,19 +875,22 @@ static Node *uf_reduce_kernel(UFunc *u, UfSig *s, Signature *ks)
     return uf_parse(text, u->loc);
 }
 
-void ufunc_type_all(void)
+void ufunc_type_all(const PtrVec *fdefs, int errors_before)
 {
-    if (ufuncs.len == 0)
+    bool any = false;
+    for (int i = 0; i < fdefs->len && !any; i++)
+        any = ((FuncDef *)fdefs->items[i])->ufunc != NULL;
+    if (!any)
         return;
     /* After an error, a kernel that calls the user's function would only
      * repeat it; a guvectorize body is the user's own code, still checked. */
-    bool quiet_calls = error_count() > uf_errors_before;
+    bool quiet_calls = error_count() > errors_before;
     sema_bind_path("krt_cuda", "cuda");
     for (int k = 0; k <= TY_FLOAT64; k++)
         sema_bind_path(arena_printf("krt_u_%s", ty_name(ty_scalar[k])), ty_name(ty_scalar[k]));
-    for (int i = 0; i < ufuncs.len; i++) {
-        UFunc *u = ufuncs.items[i];
-        if (quiet_calls && u->kind != UF_GUVECTORIZE)
+    for (int i = 0; i < fdefs->len; i++) {
+        UFunc *u = ((FuncDef *)fdefs->items[i])->ufunc;
+        if (!u || (quiet_calls && u->kind != UF_GUVECTORIZE))
             continue;
         for (int j = 0; j < u->nsigs; j++) {
             UfSig *s = &u->sigs[j];
@@ -966,155 +912,4 @@ void ufunc_type_all(void)
             type_kernel(kfd, &kfd->sigs[0], u->loc);
         }
     }
-}
-
-/* ------------------------------------------------------------------ */
-/* Host functions                                                      */
-/* ------------------------------------------------------------------ */
-
-/* A parameter name of a host function: the .kern name unless C or C++
- * would read it otherwise, or another parameter of ours has it. */
-static const char *uf_cparam(const char *name)
-{
-    static const char *const taken[] = {
-        "auto", "bool", "break", "case", "char", "class", "const", "continue",
-        "default", "delete", "do", "double", "else", "enum", "explicit", "extern",
-        "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
-        "mutable", "namespace", "new", "operator", "private", "protected",
-        "public", "register", "restrict", "return", "short", "signed", "sizeof",
-        "static", "struct", "switch", "template", "this", "throw", "true", "try",
-        "typedef", "typename", "union", "unsigned", "using", "virtual", "void",
-        "volatile", "while", "stream", "result", "device_result", "init",
-    };
-    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++)
-        if (strcmp(name, taken[i]) == 0)
-            return arena_printf("%s_", name);
-    if (strncmp(name, "krt_", 4) == 0)
-        return arena_printf("%s_", name);
-    return name;
-}
-
-static const char *uf_proto(const UFunc *u, const UfSig *s)
-{
-    StrBuf b = {0};
-    sb_printf(&b, "int %s(", s->host);
-    if (u->kind == UF_REDUCE) {
-        const char *ct = ty_cname(s->ops[0].elem);
-        sb_printf(&b, "krt_array in, %s init, %s *result, krt_array *device_result, "
-                  "krt_stream *stream)", ct, ct);
-    } else {
-        for (int k = 0; k < s->nops; k++)
-            sb_printf(&b, "krt_array %s, ", uf_cparam(s->ops[k].name));
-        sb_puts(&b, "krt_stream *stream)");
-    }
-    return sb_take(&b);
-}
-
-static bool uf_emitted(const UfSig *s)
-{
-    return s->kfd && s->kfd->nspecs > 0;
-}
-
-void ufunc_emit_code(StrBuf *out, Program *p, const Options *opt)
-{
-    if (ufuncs.len == 0)
-        return;
-    const char *path = emit_source_path(p, opt);
-    sb_puts(out, "/* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */\n\n");
-    PtrVec table = {0};
-    for (int i = 0; i < ufuncs.len; i++) {
-        UFunc *u = ufuncs.items[i];
-        for (int j = 0; j < u->nsigs; j++) {
-            UfSig *s = &u->sigs[j];
-            if (!uf_emitted(s))
-                continue;
-            const char *h = s->host;
-            sb_printf(out, "/* %s %s: %s */\n", uf_kind_name[u->kind], u->name, s->text);
-            sb_printf(out, "static const krt_ufunc_operand %s__operands[] = {\n", h);
-            for (int k = 0; k < s->nops; k++) {
-                UfOp *o = &s->ops[k];
-                sb_printf(out, "    {\"%s\", %s, %d, %d, %d, %d, {", o->name,
-                          uf_dtype[o->elem->kind], o->is_output, o->scalar_ok, o->core_ndim,
-                          o->view_ndim);
-                for (int d = 0; d < UF_MAX_NDIM; d++)
-                    sb_printf(out, "%s%d", d ? ", " : "", d < o->core_ndim ? o->core_dims[d] : 0);
-                sb_puts(out, "}},\n");
-            }
-            sb_puts(out, "};\n");
-            if (u->nsymbols > 0) {
-                sb_printf(out, "static const char *const %s__symbols[] = {", h);
-                for (int k = 0; k < u->nsymbols; k++)
-                    sb_printf(out, "%s\"%s\"", k ? ", " : "", u->symbols[k]);
-                sb_puts(out, "};\n");
-            }
-            sb_printf(out, "static const krt_ufunc %s__ufunc = {\n", h);
-            sb_printf(out, "    \"%s\", \"%s\", \"%s\", %s,\n", u->name, h, s->text,
-                      uf_kind_enum[u->kind]);
-            sb_printf(out, "    &%s__kernel, %d, %d, %d, %s__operands,\n", s->kfd->specs[0]->cname,
-                      s->nloop, u->nin, u->nout, h);
-            if (u->nsymbols > 0)
-                sb_printf(out, "    %d, %s__symbols\n", u->nsymbols, h);
-            else
-                sb_puts(out, "    0, NULL\n");
-            sb_puts(out, "};\n\n");
-            sb_printf(out, "KRT_EXTERN_C %s\n{\n", uf_proto(u, s));
-            if (u->kind == UF_REDUCE) {
-                sb_printf(out, "    return krt_reduce_call(&%s__ufunc, in, &init, result, "
-                          "device_result, stream);\n", h);
-            } else {
-                sb_printf(out, "    const krt_array *krt_arrays[%d];\n", s->nops);
-                for (int k = 0; k < s->nops; k++)
-                    sb_printf(out, "    krt_arrays[%d] = &%s;\n", k, uf_cparam(s->ops[k].name));
-                sb_printf(out, "    return krt_ufunc_call(&%s__ufunc, krt_arrays, stream);\n", h);
-            }
-            sb_puts(out, "}\n\n");
-            vec_push(&table, (void *)h);
-        }
-    }
-    const char *mod = emit_module_ident(path);
-    if (table.len > 0) {
-        sb_printf(out, "static const krt_ufunc *const krt_ufunc_list_%s[] = {\n", mod);
-        for (int i = 0; i < table.len; i++)
-            sb_printf(out, "    &%s__ufunc,\n", (const char *)table.items[i]);
-        sb_puts(out, "};\n");
-    }
-    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    sb_printf(out, "KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_%s = {\n", mod);
-    sb_printf(out, "    \"%s\", %d, %s\n};\n", base, table.len,
-              table.len ? arena_printf("krt_ufunc_list_%s", mod) : "NULL");
-}
-
-void ufunc_emit_header(StrBuf *out, Program *p, const Options *opt)
-{
-    if (ufuncs.len == 0)
-        return;
-    const char *path = emit_source_path(p, opt);
-    for (int i = 0; i < ufuncs.len; i++) {
-        UFunc *u = ufuncs.items[i];
-        for (int j = 0; j < u->nsigs; j++) {
-            UfSig *s = &u->sigs[j];
-            if (!uf_emitted(s))
-                continue;
-            sb_printf(out, "/* %s %s: %s.\n", uf_kind_name[u->kind], u->name, s->text);
-            switch (u->kind) {
-            case UF_VECTORIZE:
-                sb_puts(out, " * Inputs: arrays, broadcast against each other and out by "
-                             "NumPy's rules,\n * or host scalars (krt_host_scalar); out: "
-                             "the result, of the broadcast shape. */\n");
-                break;
-            case UF_GUVECTORIZE:
-                sb_puts(out, " * Arrays of the loop dimensions followed by the layout's core "
-                             "dimensions;\n * inputs broadcast over the loop dimensions "
-                             "(a `()` input may be a host scalar). */\n");
-                break;
-            case UF_REDUCE:
-                sb_puts(out, " * Reduces the 1-D array in, starting from init, in numba's "
-                             "order; the result goes\n * to *result and/or to element 0 of "
-                             "*device_result (either may be NULL). */\n");
-                break;
-            }
-            sb_printf(out, "%s;\n\n", uf_proto(u, s));
-        }
-    }
-    sb_printf(out, "extern const krt_ufunc_module krt_ufuncs_%s;\n\n", emit_module_ident(path));
 }

@@ -170,3 +170,9 @@ char *sb_take(StrBuf *b)
     sb_free(b);
     return s;
 }
+
+const char *path_base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
