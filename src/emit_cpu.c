@@ -28,15 +28,22 @@
  * computes the results over the lanes that reached the operation -- the
  * lockstep a GPU warp gives -- and syncthreads_count/and/or reduce the
  * predicate over the block between two regions.  A device function that
- * synchronises is inlined into the kernel's regions (inline_call); the
- * shared arrays of one that does not live in the kernel's per-block struct
- * too, reached through hidden pointer arguments (dsh_funcs), and a
- * kernel with a grid sync (cuda.cg.this_grid().sync()) becomes resumable:
- * it returns at each grid sync and the runtime calls it again once every
+ * synchronises is inlined into the kernel's regions; the shared arrays of
+ * one that does not live in the kernel's per-block struct too, reached
+ * through hidden pointer arguments (dsh_funcs), and a kernel with a grid
+ * sync (cuda.cg.this_grid().sync()) becomes resumable: it returns at each
+ * grid sync and the runtime calls it again once every
  * block has stopped there (emit_cpu_kernel).  With debug=True (or -g)
  * every array index is checked: the CPU code fails the launch through
  * krt_cpu_fail and sends the access to a scratch sink, the CUDA code
  * prints the same message and traps.
+ *
+ * That lowering is src/lower_cpu.c's, which builds the block-level form of
+ * lower_cpu.h; this file prints it (the statements of a thread through
+ * emit_expr.c's printer, which asks back through the cpu_* hooks where a
+ * variable lives, what an inlined call's result is and how a thread
+ * leaves its region), and prints device functions as C functions of one
+ * thread.  Nothing here changes the typed tree.
  */
 #include "lower_cpu.h"
 
@@ -424,7 +431,7 @@ static void print_warp(Emitter *E, const CpuBlock *b)
         res = "((1u << krt_l) - 1u)";
         break;
     default:
-        break;
+        die("%s is not a warp operation", s->api ? s->api->path : "?");
     }
     if (res && s->lhs)
         outf(E, "%s = %s;", ex(E, s->lhs), unparen(conv(res, rt, s->lhs->type)));
@@ -573,15 +580,15 @@ void emit_cpu_kernel(Emitter *E, Func *f)
                 outf(E, "%s %s = %s;", t_c(v->type), v->cname,
                      arena_printf("krt_arg_%s", v->cname));
         }
+        /* (those lower_cpu left per thread; block-level ones are the
+         * function's) */
+        const CpuHome *home = K->vars->local_home;
         for (int i = 0; i < f->nlocals; i++)
-            if (f->locals[i]->kind != VAR_SHARED && f->locals[i]->kind != VAR_DYNSHARED)
+            if (home[i] == CPU_HOME_C && f->locals[i]->kind != VAR_DYNSHARED)
                 decl_local(E, f->locals[i]);
-        for (int i = 0; i < f->nlocals; i++) {
-            Var *v = f->locals[i];
-            if (!E->local_read[i] && v->kind != VAR_SHARED && v->kind != VAR_DYNSHARED &&
-                v->kind != VAR_CONSTARRAY)
-                outf(E, "(void)%s;", v->cname);
-        }
+        for (int i = 0; i < f->nlocals; i++)
+            if (!E->local_read[i] && home[i] == CPU_HOME_C && f->locals[i]->kind != VAR_DYNSHARED)
+                outf(E, "(void)%s;", f->locals[i]->cname);
         E->thread_loop = true;
         E->exit_label = 0;
         E->exit_used = false;

@@ -1383,7 +1383,9 @@ static const char *ex_call(Emitter *E, Node *n)
     Func *f = n->callee;
     StrBuf b = {0};
     if (E->mode == MODE_CPU && func_has_split(f)) {
-        /* inlined by lower_cpu where it can be; here it cannot */
+        /* inlined by lower_cpu where it can be: a call in an operand the
+         * lowering does not hoist (the target of a warp operation or a
+         * barrier reduction) cannot be */
         cpu_unsupported(E, n->loc, arena_printf("device function '%s' synchronises (a barrier or a warp "
                                                 "operation): on the CPU backend a call of it must be "
                                                 "evaluated once, unconditionally, at the start of a "
@@ -1888,12 +1890,11 @@ void emit_stmt(Emitter *E, Node *s)
         }
         return;
     case S_BARRIER: case S_WARPOP:
-        if (E->mode == MODE_CUDA)
-            emit_sync_cuda(E, s);
-        else
-            cpu_unsupported(E, s->loc, arena_printf("%s inside a device function is not supported "
-                                                    "on the CPU backend yet", s->api ? s->api->path
-                                                    : "cuda.syncthreads()"));
+        /* on the CPU they are cuts (lower_cpu.c), never a thread's
+         * statement: a device function holding one is inlined */
+        if (E->mode != MODE_CUDA)
+            die("%s in a CPU thread's statement", s->api ? s->api->path : "a barrier");
+        emit_sync_cuda(E, s);
         return;
     case S_PRINT:
         emit_print(E, s);

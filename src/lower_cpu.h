@@ -30,8 +30,11 @@ typedef enum CpuHome {
     CPU_HOME_C,          /* a C local (or parameter) of the thread loop; a
                             dynamic shared array's local pointer */
     CPU_HOME_FRAME,      /* a field of the per-thread frame: krt_f->NAME */
-    CPU_HOME_BLOCK,      /* once per block, a C local of the function (not
-                            assigned today: for a uniformity analysis) */
+    CPU_HOME_BLOCK,      /* once per block, a C local of the function
+                            declared before the first region (not assigned
+                            today: for a uniformity analysis; in a
+                            cooperative kernel such a value does not
+                            survive a grid sync, which returns) */
     CPU_HOME_SHARED,     /* a member of the block's shared struct: krt_s->NAME */
     CPU_HOME_DYNSHARED,  /* an inlined callee's dynamic shared array: the
                             block's dynamic region, cast */
