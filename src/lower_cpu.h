@@ -146,7 +146,9 @@ typedef struct CpuBlock {
     /* CB_REGION */
     CpuItem *items;
     int nitems, items_cap;
-    int label;               /* krt_skipN: where its exits jump */
+    int label;               /* krt_skipN: where its exits jump (0: the
+                                one region of a kernel that is not cut,
+                                whose exits jump to krt_next) */
     CpuExit *exits;          /* threads leaving it early */
     int nexits, exits_cap;
 
@@ -160,7 +162,8 @@ typedef struct CpuBlock {
     struct CpuBlock *head, *next;
     CpuList body, orelse;
     const char *go, *other;  /* CB_IF: its flags (other NULL without else) */
-    int depth;               /* CB_LOOP, CB_INLINE: KRT_BREAK depth */
+    int depth;               /* CB_LOOP, CB_INLINE: KRT_BREAK depth;
+                                CB_IF: KRT_MASKED depth */
     EmitApi ea;              /* CB_REDUCE, CB_WARP: which operation */
     CpuSync sync;            /* CB_BARRIER */
     int slot;                /* CB_WARP: warp cut number; CB_GRIDSYNC:
