@@ -6,8 +6,11 @@
  *   emit_expr.c  names, types, expressions and per-thread statements, for
  *                both targets (the shared printer);
  *   emit_cuda.c  __device__ functions and __global__ kernels;
- *   emit_cpu.c   the CPU version of every kernel (regions between barriers,
- *                warp emulation, inlining of functions that synchronise);
+ *   lower_cpu.c  the CPU lowering: each kernel into the block-level form
+ *                of lower_cpu.h (regions between barriers, warp cuts,
+ *                inlining of functions that synchronise);
+ *   emit_cpu.c   the CPU version of every device function, and of every
+ *                kernel from its block-level form;
  *   emit_host.c  kernel descriptors, launchers, the module table, the
  *                ufunc host functions, the header, and the three entry
  *                points emit_cuda, emit_c and emit_header.
@@ -79,40 +82,29 @@ typedef struct Emitter {
 
     /* The function being emitted */
     Func *fn;
-    bool frame;              /* CPU kernel split at barriers: krt_f->x */
+    bool frame;              /* CPU kernel split at barriers: exits set the
+                                thread's state */
     bool thread_loop;        /* inside a CPU thread loop: exits are gotos */
     int exit_label;          /* the thread loop's exit label number */
     bool exit_used;
     int cloops;              /* C loops open inside the function or region */
-    int bloop;               /* block-level loops open (frame mode) */
-    int nlabels;
-    bool *param_read, *param_assigned, *local_read;
-    bool used_s, used_go, used_c;
+    bool *param_read, *local_read;
+    bool used_s;             /* the CPU kernel reads its shared struct */
     bool debug;              /* bounds checks and asserts (debug=True, -g) */
     bool used_sink;          /* a checked CPU access needs krt_sinkv */
     int line, axis;          /* of the array access being checked */
-    int bif;                 /* block-level (predicated) ifs open */
-    int nbvars;              /* block-level int locals krt_bN of the kernel */
-    int nwarp;               /* warp operations cut so far (frame slots) */
-    bool used_warp, used_red, used_bal, used_src;
-    StrBuf frame_extra;      /* frame fields the cuts need */
     bool cpu_failed;         /* the CPU version cannot be made */
     Loc cpu_fail_loc;
     const char *cpu_fail_msg;
 
-    /* CPU kernels: device functions that synchronise, inlined (see
-     * inline_call) */
+    /* CPU kernels: the block-level form being printed (lower_cpu.h) */
+    const struct EmitCpuHooks *cpu_hooks;
+    const struct CpuKernel *cpu;
+    const struct CpuFunc *cpu_vars;    /* where variables live (var_ref) */
+    const struct CpuBind *cpu_binds;   /* inlined calls' results (ex) */
+    const struct CpuBlock *cpu_region; /* the region: its thread exits */
     bool inlined;            /* E->fn is a callee inlined into the kernel */
     const char *inl_ret;     /* its result's frame field (NULL: none) */
-    int inl_depth;           /* KRT_BREAK(inl_depth): returned from it */
-    int ncalls;              /* inlined calls so far: krt_retN fields */
-    PtrVec inl_funcs;        /* callees whose frame fields exist already */
-    StrBuf shared_extra;     /* their shared arrays, in the kernel's struct */
-    PtrVec dsh_members;      /* device functions with a krt_dsh_NAME member
-                                in it (see dsh_funcs) */
-    /* CPU kernels with a grid sync: resumable at each one */
-    bool coop;
-    int nresume;
     /* Kernels whose CPU code has a `struct NAME__shared` */
     PtrVec shared_structs;
 
@@ -134,8 +126,6 @@ static inline bool t_float(const Type *t) { return t && (t->kind == TY_FLOAT32 |
 static inline bool t_scalar(const Type *t) { return t && t->kind <= TY_FLOAT64; }
 
 /* emit_expr.c */
-/* The name of an inlined call's result variable (compared by address). */
-extern const char emit_inline_result[];
 EmitApi ea_of(const ApiEntry *a);
 void outf(Emitter *E, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void emit_lineno(Emitter *E, Loc loc);
@@ -161,6 +151,7 @@ const char *ex_as(Emitter *E, Node *n, const Type *to);
 const char *array_value(Emitter *E, Node *n);
 const char *ex(Emitter *E, Node *n);
 void emit_stmts(Emitter *E, NodeList *l);
+bool range_step_known(const Node *s, int64_t *v);
 const char *range_cond(Node *s, const char *it, const char *stop, const char *step,
                               const Type *st);
 void emit_range_init(Emitter *E, Node *s, const char *it, const char *stop,
@@ -173,7 +164,6 @@ void decl_local(Emitter *E, Var *v);
 void decl_tmps(Emitter *E);
 void void_unread(Emitter *E, bool params, bool locals);
 void func_begin(Emitter *E, Func *f, Mode mode);
-void func_end_cpu(Emitter *E);
 StrBuf *swap_out(Emitter *E, StrBuf *b);
 const char *param_decl(const Var *v);
 const char *param_list(const Func *f, const char *lead);
@@ -186,10 +176,19 @@ void emit_cuda_func(Emitter *E, Func *f);
 
 /* emit_cpu.c */
 void emit_cpu_devfunc(Emitter *E, Func *f);
-void emit_warpop_cpu(Emitter *E, Node *s);
-const char *inline_call(Emitter *E, Node *c);
-bool emit_split_calls(Emitter *E, Node *s);
 void emit_cpu_kernel(Emitter *E, Func *f);
+/* The hooks of the shared printer into a CPU kernel's block-level form
+ * (E->cpu_hooks; through pointers, so that emit_expr.c stays below
+ * emit_cpu.c): a variable where lower_cpu put it, the result field an
+ * inlined call stands for (NULL if none), the state a thread exit sets,
+ * and a dynamic-shared member a call needs. */
+typedef struct EmitCpuHooks {
+    const char *(*var_ref)(Emitter *E, const Var *v);
+    const char *(*bound)(const Emitter *E, const Node *n);
+    const char *(*exit_state)(Emitter *E, const Node *s);
+    void (*dsh_member)(Emitter *E, const Func *h);
+} EmitCpuHooks;
+extern const EmitCpuHooks emit_cpu_hooks;
 
 /* emit_host.c */
 

@@ -28,17 +28,24 @@
  * computes the results over the lanes that reached the operation -- the
  * lockstep a GPU warp gives -- and syncthreads_count/and/or reduce the
  * predicate over the block between two regions.  A device function that
- * synchronises is inlined into the kernel's regions (inline_call); the
- * shared arrays of one that does not live in the kernel's per-block struct
- * too, reached through hidden pointer arguments (dsh_funcs), and a
- * kernel with a grid sync (cuda.cg.this_grid().sync()) becomes resumable:
- * it returns at each grid sync and the runtime calls it again once every
+ * synchronises is inlined into the kernel's regions; the shared arrays of
+ * one that does not live in the kernel's per-block struct too, reached
+ * through hidden pointer arguments (dsh_funcs), and a kernel with a grid
+ * sync (cuda.cg.this_grid().sync()) becomes resumable: it returns at each
+ * grid sync and the runtime calls it again once every
  * block has stopped there (emit_cpu_kernel).  With debug=True (or -g)
  * every array index is checked: the CPU code fails the launch through
  * krt_cpu_fail and sends the access to a scratch sink, the CUDA code
  * prints the same message and traps.
+ *
+ * That lowering is src/lower_cpu.c's, which builds the block-level form of
+ * lower_cpu.h; this file prints it (the statements of a thread through
+ * emit_expr.c's printer, which asks back through the cpu_* hooks where a
+ * variable lives, what an inlined call's result is and how a thread
+ * leaves its region), and prints device functions as C functions of one
+ * thread.  Nothing here changes the typed tree.
  */
-#include "emit.h"
+#include "lower_cpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,9 +96,116 @@ void emit_cpu_devfunc(Emitter *E, Func *f)
     func_close(E, f, &body);
 }
 
-/* A region: one loop over the threads that are still running. */
-static void region_begin(Emitter *E, bool guard)
+/* ------------------------------------------------------------------ */
+/* Kernels: printing the block-level form (lower_cpu.h)                */
+/* ------------------------------------------------------------------ */
+
+/* The form holds the typed tree read-only; the expression printer takes
+ * plain pointers and does not write through them either. */
+static Node *tree(const Node *n)
 {
+    return (Node *)n;
+}
+
+/* The context of block b's statements: their function, inlined results,
+ * debug checks. */
+static void enter_block(Emitter *E, const CpuBlock *b)
+{
+    E->fn = b->ctx->fn;
+    E->cpu_vars = b->ctx;
+    E->inlined = b->ctx->inlined;
+    E->debug = b->ctx->debug;
+    E->inl_ret = b->inl ? b->inl->ret : NULL;
+    E->cpu_binds = b->binds;
+}
+
+/* A variable in the kernel's CPU code, where lower_cpu put it. */
+static const char *cpu_var_ref(Emitter *E, const Var *v)
+{
+    const CpuFunc *cf = E->cpu_vars;
+    const Func *f = cf->fn;
+    int i = v->index;
+    CpuHome h;
+    if (v->kind == VAR_PARAM) {
+        if (i < 0 || i >= f->nparams || f->params[i] != v)
+            die("parameter '%s' not of function '%s'", v->name, f->name);
+        h = cf->param_home[i];
+    } else {
+        if (i < 0 || i >= f->nlocals || f->locals[i] != v)
+            die("variable '%s' not of function '%s'", v->name, f->name);
+        h = cf->local_home[i];
+    }
+    const char *c = v->cname ? v->cname : v->name;
+    const char *field = cf->inlined ? arena_printf("%s__%s", fn_cname(f), c) : c;
+    switch (h) {
+    case CPU_HOME_C: case CPU_HOME_BLOCK:
+        return c;
+    case CPU_HOME_FRAME:
+        return arena_printf("krt_f->%s", field);
+    case CPU_HOME_SHARED:
+        E->used_s = true;
+        return arena_printf("krt_s->%s", field);
+    case CPU_HOME_DYNSHARED:
+        return arena_printf("((%s *)krt_b->dyn_shared)", t_c(v->type->elem));
+    case CPU_HOME_CONST:
+        return arena_printf("%s__%s_cpu", fn_cname(f), c);
+    }
+    die("variable '%s' has no home", v->name);
+}
+
+/* An inlined call's result, standing for the call n (NULL: n is not one). */
+static const char *cpu_bound(const Emitter *E, const Node *n)
+{
+    for (const CpuBind *b = E->cpu_binds; b; b = b->next)
+        if (b->call == n)
+            return arena_printf("krt_f->%s", b->field);
+    return NULL;
+}
+
+static const char *state_name(CpuState s, int depth)
+{
+    switch (s) {
+    case CPU_RUNNING: return "KRT_RUNNING";
+    case CPU_RETURNED: return "KRT_RETURNED";
+    case CPU_BREAK: return arena_printf("KRT_BREAK(%d)", depth);
+    case CPU_CONTINUE: return arena_printf("KRT_CONTINUE(%d)", depth);
+    case CPU_MASKED: return arena_printf("KRT_MASKED(%d)", depth);
+    }
+    die("bad thread state %d", (int)s);
+}
+
+/* The state a thread leaving the region by statement s gets. */
+static const char *cpu_exit_state(Emitter *E, const Node *s)
+{
+    const CpuBlock *r = E->cpu_region;
+    for (int i = 0; r && i < r->nexits; i++)
+        if (r->exits[i].stmt == s)
+            return state_name(r->exits[i].state, r->exits[i].depth);
+    die("a thread exit the CPU lowering did not foresee (line %d)", s->loc.first_line);
+}
+
+/* A device function with shared arrays called from the kernel: its
+ * krt_dsh_ member of the shared struct exists. */
+static void cpu_dsh_member(Emitter *E, const Func *h)
+{
+    const CpuSlots *sx = &E->cpu->shared_extra;
+    for (int i = 0; i < sx->len; i++)
+        if (sx->items[i].dshared == h)
+            return;
+    die("shared arrays of '%s' not in the kernel's shared struct", h->name);
+}
+
+const EmitCpuHooks emit_cpu_hooks = {cpu_var_ref, cpu_bound, cpu_exit_state, cpu_dsh_member};
+
+static void print_item(Emitter *E, const CpuItem *it);
+static void print_list(Emitter *E, const CpuList *l);
+
+/* A region: one loop over the threads (those still running, if its first
+ * item says so). */
+static void print_region(Emitter *E, const CpuBlock *r)
+{
+    enter_block(E, r);
+    emit_lineno(E, r->line);
     outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
     E->indent++;
     outf(E, "krt_f = &krt_fr[krt_t];");
@@ -99,18 +213,13 @@ static void region_begin(Emitter *E, bool guard)
         outf(E, "if (*krt_b->error != KRT_OK)");
         outf(E, "    return;");
     }
-    if (guard) {
-        outf(E, "if (krt_f->krt_state != KRT_RUNNING)");
-        outf(E, "    continue;");
-    }
     E->thread_loop = true;
-    E->exit_label = ++E->nlabels;
+    E->exit_label = r->label;
     E->exit_used = false;
     E->cloops = 0;
-}
-
-static void region_end(Emitter *E)
-{
+    E->cpu_region = r;
+    for (int i = 0; i < r->nitems; i++)
+        print_item(E, &r->items[i]);
     if (E->exit_used) {
         E->indent--;
         outf(E, "krt_skip%d:;", E->exit_label);
@@ -119,176 +228,141 @@ static void region_end(Emitter *E)
     E->indent--;
     outf(E, "}");
     E->thread_loop = false;
+    E->cpu_region = NULL;
 }
 
-static bool stmt_is_empty(const Node *s)
+static const char *block_result(EmitApi ea)
 {
-    return s->kind == S_NOP || s->kind == S_PASS || s->kind == S_ARRAYDECL;
+    return ea == EA_SYNC_COUNT ? "(int32_t)krt_red"
+           : ea == EA_SYNC_AND ? "(int32_t)(krt_red == krt_nred)" : "(int32_t)(krt_red != 0)";
 }
 
-static void emit_block_stmt(Emitter *E, Node *s);
-
-/* A statement list at block level: runs of barrier-free statements become
- * regions, statements holding a barrier become block-level code. */
-static void emit_block_list(Emitter *E, NodeList *l)
+static void print_item(Emitter *E, const CpuItem *it)
 {
-    int i = 0;
-    while (i < l->len) {
-        if (has_barrier(l->items[i])) {
-            emit_block_stmt(E, l->items[i]);
-            i++;
-            continue;
-        }
-        int j = i;
-        bool any = false;
-        while (j < l->len && !has_barrier(l->items[j]))
-            any |= !stmt_is_empty(l->items[j++]);
-        if (any) {
-            region_begin(E, true);
-            for (int k = i; k < j; k++)
-                emit_stmt(E, l->items[k]);
-            region_end(E);
-        }
-        i = j;
-    }
-}
-
-/* Block-level loop around `body`: cond_fn prints, inside a region, the
- * test that keeps a thread in the loop. */
-static void emit_block_loop(Emitter *E, Node *s, const char *cond, const char *enter,
-                            const char *next)
-{
-    int d = ++E->bloop;
-    emit_lineno(E, s->loc);
-    outf(E, "for (;;) {");
-    E->indent++;
-    outf(E, "krt_go = 0;");
-    E->used_go = true;
-    region_begin(E, false);
-    if (!next) {   /* while: a thread that continued is running again */
-        outf(E, "if (krt_f->krt_state == KRT_CONTINUE(%d))", d);
-        outf(E, "    krt_f->krt_state = KRT_RUNNING;");
-    }
-    outf(E, "if (krt_f->krt_state != KRT_RUNNING)");
-    outf(E, "    continue;");
-    emit_lineno(E, s->loc);
-    outf(E, "if (%s) {", cond);
-    E->indent++;
-    if (enter)
-        outf(E, "%s", enter);
-    outf(E, "krt_go = 1;");
-    E->indent--;
-    outf(E, "} else {");
-    outf(E, "    krt_f->krt_state = KRT_BREAK(%d);", d);
-    outf(E, "}");
-    region_end(E);
-    outf(E, "if (!krt_go)");
-    outf(E, "    break;");
-    emit_block_list(E, &s->body);
-    if (next) {
-        region_begin(E, false);
-        outf(E, "if (krt_f->krt_state == KRT_CONTINUE(%d))", d);
-        outf(E, "    krt_f->krt_state = KRT_RUNNING;");
+    Node *s = tree(it->stmt);
+    switch (it->kind) {
+    case CI_STMT:
+        emit_stmt(E, s);
+        return;
+    case CI_SKIP:
         outf(E, "if (krt_f->krt_state != KRT_RUNNING)");
         outf(E, "    continue;");
-        outf(E, "%s", next);
-        region_end(E);
-    }
-    E->indent--;
-    outf(E, "}");
-    region_begin(E, false);
-    outf(E, "if (krt_f->krt_state == KRT_BREAK(%d))", d);
-    outf(E, "    krt_f->krt_state = KRT_RUNNING;");
-    region_end(E);
-    E->bloop--;
-}
-
-/* A block-level int of the kernel's CPU function (not per thread). */
-static const char *new_bvar(Emitter *E)
-{
-    /* a cooperative kernel returns at grid syncs: its block-level state
-     * lives in the block's shared struct, which survives until it resumes */
-    if (E->coop) {
-        E->used_s = true;
-        return arena_printf("krt_s->krt_br[%d]", E->nbvars++);
-    }
-    return arena_printf("krt_br%d", E->nbvars++);
-}
-
-/* syncthreads_count/and/or(pred): every running thread adds its predicate
- * in one region, the block's result is handed out in the next. */
-static void emit_block_reduce(Emitter *E, Node *s, EmitApi ea)
-{
-    E->used_red = true;
-    outf(E, "krt_red = 0;");
-    outf(E, "krt_nred = 0;");
-    region_begin(E, true);
-    emit_lineno(E, s->loc);
-    outf(E, "krt_red += (%s) != 0;", s->lhs ? ex(E, s->lhs) : "1");
-    outf(E, "krt_nred++;");
-    region_end(E);
-    if (!s->rhs)
         return;
-    const char *r = ea == EA_SYNC_COUNT ? "(int32_t)krt_red"
-                    : ea == EA_SYNC_AND ? "(int32_t)(krt_red == krt_nred)" : "(int32_t)(krt_red != 0)";
-    region_begin(E, true);
-    outf(E, "%s = %s;", ex(E, s->rhs), conv(r, ty_int32, s->rhs->type));
-    region_end(E);
-}
-
-/* A warp-collective operation on the CPU: the running threads store their
- * operands in frame slots (one region), then each warp of 32 consecutive
- * threads (the last one may be partial) computes the results over the
- * lanes that reached the operation -- the "active" lanes: those still
- * running, not returned and not masked by a thread-dependent branch --
- * as the hardware does in lockstep.  Where CUDA leaves a result undefined
- * (a shuffle from an inactive lane, or from a lane outside the mask, or
- * past the end of a partial warp) a lane gets its own value, as it does
- * for a source outside the warp. */
-void emit_warpop_cpu(Emitter *E, Node *s)
-{
-    EmitApi ea = ea_of(s->api);
-    if (ea == EA_SYNCWARP) {
-        /* the cut itself is the synchronisation: every lane has finished
-         * the region before */
-        outf(E, "/* cuda.syncwarp(): the lanes of each warp have all reached this point */");
+    case CI_RESET:
+        outf(E, "if (krt_f->krt_state == %s)", state_name(it->state, it->depth));
+        outf(E, "    krt_f->krt_state = KRT_RUNNING;");
+        return;
+    case CI_IF_TEST:
+        emit_lineno(E, s->loc);
+        outf(E, "if (%s) {", ex_cond(E, s->cond));
+        outf(E, "    %s = 1;", it->go);
+        outf(E, "} else {");
+        outf(E, "    krt_f->krt_state = KRT_MASKED(%d);", it->depth);
+        if (it->other)
+            outf(E, "    %s = 1;", it->other);
+        outf(E, "}");
+        return;
+    case CI_ELSE_SWAP:
+        outf(E, "if (krt_f->krt_state == KRT_RUNNING)");
+        outf(E, "    krt_f->krt_state = KRT_MASKED(%d);", it->depth);
+        outf(E, "else if (krt_f->krt_state == KRT_MASKED(%d))", it->depth);
+        outf(E, "    krt_f->krt_state = KRT_RUNNING;");
+        return;
+    case CI_LOOP_TEST: {
+        const char *cond, *enter = NULL;
+        if (s->kind == S_FORRANGE) {
+            Type *vt = s->var ? s->var->type : ty_scalar[TY_INT64];
+            Type *it_t = s->it->type;
+            const char *i = var_ref(E, s->it);
+            cond = range_cond(s, i, var_ref(E, s->stop), var_ref(E, s->step), it_t);
+            if (s->var)
+                enter = arena_printf("%s = %s;", var_ref(E, s->var), conv(i, it_t, vt));
+        } else {
+            cond = ex_cond(E, s->cond);
+        }
+        emit_lineno(E, s->loc);
+        outf(E, "if (%s) {", cond);
+        E->indent++;
+        if (enter)
+            outf(E, "%s", enter);
+        outf(E, "krt_go = 1;");
+        E->indent--;
+        outf(E, "} else {");
+        outf(E, "    krt_f->krt_state = KRT_BREAK(%d);", it->depth);
+        outf(E, "}");
         return;
     }
-    if (ea == EA_NONE || !ea_is_warp(ea)) {
-        error_at(s->loc, "%s is not a warp operation kernc knows", s->api ? s->api->path : "?");
+    case CI_RANGE_INIT:
+        emit_range_init(E, s, var_ref(E, s->it), var_ref(E, s->stop), var_ref(E, s->step),
+                        s->it->type);
+        return;
+    case CI_RANGE_NEXT:
+        outf(E, "%s += %s;", var_ref(E, s->it), var_ref(E, s->step));
+        return;
+    case CI_RED_ADD:
+        emit_lineno(E, s->loc);
+        outf(E, "krt_red += (%s) != 0;", s->lhs ? ex(E, s->lhs) : "1");
+        outf(E, "krt_nred++;");
+        return;
+    case CI_RED_RESULT:
+        outf(E, "%s = %s;", ex(E, s->rhs), conv(block_result(ea_of(s->api)), ty_int32, s->rhs->type));
+        return;
+    case CI_WARP_STORE: {
+        Node *mask = s->args.len > 0 ? s->args.items[0] : NULL;
+        Node *val = s->args.len > 1 ? s->args.items[1] : NULL;
+        Node *arg = s->args.len > 2 ? s->args.items[2] : NULL;
+        int k = it->slot;
+        emit_lineno(E, s->loc);
+        outf(E, "krt_f->krt_warp%d_mask = %s;", k,
+             mask ? arena_printf("(uint32_t)%s", ex(E, mask)) : "0xffffffffu");
+        if (val)
+            outf(E, "krt_f->krt_warp%d_val = %s;", k, ex(E, val));
+        if (arg)
+            outf(E, "krt_f->krt_warp%d_arg = (int64_t)%s;", k, ex(E, arg));
         return;
     }
-    int k = E->nwarp++;
-    Node *mask = s->args.len > 0 ? s->args.items[0] : NULL;
+    case CI_INLINE_ARGS: {
+        const CpuBlock *b = it->inl;
+        Func *g = b->callee;
+        const char *gname = fn_cname(g);
+        emit_lineno(E, s->loc);
+        for (int i = 0; i < s->args.len && i < g->nparams; i++) {
+            Node *a = s->args.items[i];
+            Var *p = g->params[i];
+            const char *v = a->type && a->type->kind == TY_ARRAY ? array_value(E, a) : ex_as(E, a, p->type);
+            outf(E, "krt_f->%s__%s = %s;", gname, p->cname, unparen(v));
+        }
+        if (b->ret)
+            outf(E, "krt_f->%s = %s;", b->ret, zero_of(g->ret));
+        return;
+    }
+    }
+    die("bad region item %d", (int)it->kind);
+}
+
+/* A warp-collective operation on the CPU, after its store region: each
+ * warp of 32 consecutive threads (the last one may be partial) computes
+ * the results over the lanes that reached the operation -- the "active"
+ * lanes: those still running, not returned and not masked by a
+ * thread-dependent branch -- as the hardware does in lockstep.  Where CUDA
+ * leaves a result undefined (a shuffle from an inactive lane, or from a
+ * lane outside the mask, or past the end of a partial warp) a lane gets
+ * its own value, as it does for a source outside the warp. */
+static void print_warp(Emitter *E, const CpuBlock *b)
+{
+    Node *s = tree(b->stmt);
+    EmitApi ea = b->ea;
+    int k = b->slot;
     Node *val = s->args.len > 1 ? s->args.items[1] : NULL;
-    Node *arg = s->args.len > 2 ? s->args.items[2] : NULL;
     const char *M = arena_printf("krt_warp%d_mask", k), *V = arena_printf("krt_warp%d_val", k),
                *A = arena_printf("krt_warp%d_arg", k);
-    sb_printf(&E->frame_extra, "    uint32_t %s;\n", M);
-    if (val)
-        sb_printf(&E->frame_extra, "    %s %s;\n", t_c(val->type), V);
-    if (arg)
-        sb_printf(&E->frame_extra, "    int64_t %s;\n", A);
-    E->used_warp = true;
-
-    region_begin(E, true);
-    emit_lineno(E, s->loc);
-    outf(E, "krt_f->%s = %s;", M, mask ? arena_printf("(uint32_t)%s", ex(E, mask)) : "0xffffffffu");
-    if (val)
-        outf(E, "krt_f->%s = %s;", V, ex(E, val));
-    if (arg)
-        outf(E, "krt_f->%s = (int64_t)%s;", A, ex(E, arg));
-    region_end(E);
-
     bool vote = ea == EA_ALL || ea == EA_ANY || ea == EA_EQ || ea == EA_BALLOT;
     outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
     E->indent++;
     outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
     outf(E, "krt_act = 0;");
-    if (vote) {
+    if (vote)
         outf(E, "krt_bal = 0;");
-        E->used_bal = true;
-    }
     outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++) {");
     outf(E, "    if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)");
     outf(E, "        continue;");
@@ -312,7 +386,6 @@ void emit_warpop_cpu(Emitter *E, Node *s)
                           : ea == EA_SHFL_UP ? "(int64_t)krt_l - (int64_t)(uint32_t)krt_f->%s"
                           : ea == EA_SHFL_DOWN ? "(int64_t)krt_l + (int64_t)(uint32_t)krt_f->%s"
                                                : "(int64_t)(krt_l ^ (uint32_t)krt_f->%s)";
-        E->used_src = true;
         outf(E, "krt_src = %s;", arena_printf(src, A));
         outf(E, "if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !(%s >> krt_src & 1u))", part);
         outf(E, "    krt_src = krt_l;");
@@ -337,7 +410,6 @@ void emit_warpop_cpu(Emitter *E, Node *s)
         break;
     case EA_MATCH_ANY: case EA_MATCH_ALL:
         /* lanes of the mask holding the same bits as this one */
-        E->used_bal = E->used_src = true;
         outf(E, "krt_bal = 0;");
         outf(E, "for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)");
         outf(E, "    if ((%s >> krt_src & 1u) &&", part);
@@ -361,7 +433,7 @@ void emit_warpop_cpu(Emitter *E, Node *s)
         res = "((1u << krt_l) - 1u)";
         break;
     default:
-        break;
+        die("%s is not a warp operation", s->api ? s->api->path : "?");
     }
     if (res && s->lhs)
         outf(E, "%s = %s;", ex(E, s->lhs), unparen(conv(res, rt, s->lhs->type)));
@@ -373,384 +445,105 @@ void emit_warpop_cpu(Emitter *E, Node *s)
     outf(E, "}");
 }
 
-/* ---- Device functions that synchronise, inlined into a CPU kernel ----
- * A callee holding a barrier or a warp operation cannot be a C function
- * that runs one thread: its barriers must cut the caller's thread loops.
- * So its body is emitted in place, at block level, with the caller's
- * region structure: its parameters, locals and result become frame fields
- * (NAME__param, NAME__local: unique, as C names of functions are; a
- * callee's fields are shared by its call sites, which are never active at
- * once since sema refuses recursion), its shared arrays members of the
- * kernel's shared struct.  A thread that returns leaves the callee as a
- * `break` leaves a loop: KRT_BREAK(depth) until the end of the inlined
- * body.  The call itself is hoisted out of its statement: the arguments
- * are evaluated in a region, the body follows, then the statement runs
- * with the call replaced by its result.  That keeps Python's order as long
- * as nothing evaluated before the call in the statement can see what the
- * callee does (an array read, another call, an atomic, a draw) and the
- * call is not under `and`/`or`/`if-else`; elsewhere a clear error. */
-
-typedef struct SplitSearch {
-    Node *call;            /* the first such call, in evaluation order */
-    bool unsafe_before;    /* an operand the callee could affect comes first */
-    bool conditional;      /* the call is under and/or/if-else */
-    bool unsafe;           /* (running) such an operand was seen */
-} SplitSearch;
-
-static bool is_split_call(const Node *n)
+static void print_block(Emitter *E, const CpuBlock *b)
 {
-    return n && n->kind == E_CALLFN && n->callee && func_has_split(n->callee);
-}
-
-/* Does evaluating n itself read or change memory a callee may change? */
-static bool expr_touches_memory(const Node *n)
-{
-    if (n->kind == E_INDEX || n->kind == E_CALLFN)
-        return true;
-    if (n->kind != E_API || !n->api)
-        return false;
-    const char *p = n->api->path;
-    EmitApi ea = ea_of(n->api);
-    return strncmp(p, "cuda.atomic.", 12) == 0 || strncmp(p, "cuda.random.", 12) == 0 ||
-           (ea_is_warp(ea) && ea != EA_LANEMASK_LT) || !n->type || n->type->kind == TY_VOID;
-}
-
-/* Python's evaluation order: operands left to right, a call's arguments
- * before the call, `and`/`or` and if-else evaluate some operands only. */
-static void split_search(Node *n, bool cond, SplitSearch *S)
-{
-    if (!n || S->call)
-        return;
-    bool before = S->unsafe;
-    if (n->kind == E_BOOLOP) {
-        split_search(n->lhs, cond, S);
-        split_search(n->rhs, true, S);
-    } else if (n->kind == E_IFEXP) {
-        split_search(n->cond, cond, S);
-        split_search(n->lhs, true, S);
-        split_search(n->rhs, true, S);
-    } else {
-        split_search(n->lhs, cond, S);
-        for (int i = 0; i < n->args.len; i++)
-            split_search(n->args.items[i], cond, S);
-        split_search(n->rhs, cond, S);
-    }
-    if (S->call)
-        return;
-    if (is_split_call(n)) {
-        S->call = n;
-        S->unsafe_before = before;
-        S->conditional = cond;
+    if (b->kind == CB_REGION) {
+        print_region(E, b);
         return;
     }
-    if (expr_touches_memory(n))
-        S->unsafe = true;
-}
-
-/* The expressions a statement evaluates once, before anything else. */
-static void stmt_search(Node *s, SplitSearch *S)
-{
-    switch (s->kind) {
-    case S_ASSIGN:
-        split_search(s->rhs, false, S);   /* Python: the value, then the targets */
-        for (int i = 0; i < s->args.len; i++)
-            split_search(s->args.items[i], false, S);
-        break;
-    case S_EXPR: case S_RETURN:
-        split_search(s->lhs, false, S);
-        break;
-    case S_IF:
-        split_search(s->cond, false, S);
-        break;
-    case S_FORRANGE: case S_PRINT: case S_WARPOP:
-        for (int i = 0; i < s->args.len; i++)
-            split_search(s->args.items[i], false, S);
-        break;
-    case S_ASSERT:
-        split_search(s->cond, false, S);
-        split_search(s->lhs, false, S);
-        break;
-    case S_BARRIER:
-        split_search(s->lhs, false, S);
-        break;
-    default:
-        break;
-    }
-}
-
-/* Inline call c (see above); returns the frame field of its result, NULL
- * for a function without one. */
-const char *inline_call(Emitter *E, Node *c)
-{
-    Func *g = c->callee;
-    const char *gname = fn_cname(g);
-    bool nonvoid = g->ret && g->ret->kind != TY_VOID && g->ret->kind != TY_NONE;
-    const char *ret = NULL;
-    if (nonvoid) {
-        ret = arena_printf("krt_ret%d", E->ncalls++);
-        sb_printf(&E->frame_extra, "    %s %s;\n", t_c(g->ret), ret);
-    }
-    bool known = false;
-    for (int i = 0; i < E->inl_funcs.len; i++)
-        known |= E->inl_funcs.items[i] == g;
-    if (!known) {
-        vec_push(&E->inl_funcs, g);
-        for (int i = 0; i < g->nparams; i++)
-            sb_printf(&E->frame_extra, "    %s %s__%s;\n", t_c(g->params[i]->type), gname,
-                      g->params[i]->cname);
-        for (int i = 0; i < g->nlocals; i++) {
-            Var *v = g->locals[i];
-            switch (v->kind) {
-            case VAR_LOCALARRAY:
-                sb_printf(&E->frame_extra, "    %s %s__%s%s;\n", t_c(v->type->elem), gname, v->cname,
-                          array_dims(v));
-                break;
-            case VAR_SHARED:
-                sb_printf(&E->shared_extra, "    %s %s__%s%s;\n", t_c(v->type->elem), gname, v->cname,
-                          array_dims(v));
-                break;
-            case VAR_DYNSHARED: case VAR_CONSTARRAY:
-                break;
-            default:
-                sb_printf(&E->frame_extra, "    %s %s__%s;\n", t_c(v->type), gname, v->cname);
-                break;
-            }
-        }
-    }
-
-    /* the arguments, in the caller's context, left to right */
-    region_begin(E, true);
-    emit_lineno(E, c->loc);
-    for (int i = 0; i < c->args.len && i < g->nparams; i++) {
-        Node *a = c->args.items[i];
-        Var *p = g->params[i];
-        const char *v = a->type && a->type->kind == TY_ARRAY ? array_value(E, a) : ex_as(E, a, p->type);
-        outf(E, "krt_f->%s__%s = %s;", gname, p->cname, unparen(v));
-    }
-    if (ret)
-        outf(E, "krt_f->%s = %s;", ret, zero_of(g->ret));
-    region_end(E);
-
-    /* the body, in the callee's context */
-    Func *fn = E->fn;
-    bool inlined = E->inlined, debug = E->debug;
-    const char *inl_ret = E->inl_ret;
-    int inl_depth = E->inl_depth;
-    bool *pr = E->param_read, *pa = E->param_assigned, *lr = E->local_read;
-    E->fn = g;
-    E->inlined = true;
-    E->inl_ret = ret;
-    E->inl_depth = ++E->bloop;
-    E->debug = g->opt.debug || (E->opt && E->opt->debug);
-    E->param_read = arena_alloc(sizeof(bool) * (size_t)(g->nparams + 1));
-    E->param_assigned = arena_alloc(sizeof(bool) * (size_t)(g->nparams + 1));
-    E->local_read = arena_alloc(sizeof(bool) * (size_t)(g->nlocals + 1));
-    for (int i = 0; i < g->nparams; i++)
-        g->params[i]->index = i;
-    for (int i = 0; i < g->nlocals; i++)
-        g->locals[i]->index = i;
-    outf(E, "/* device function %s, inlined */", g->name);
-    emit_block_list(E, &g->def->body);
-    region_begin(E, false);
-    outf(E, "if (krt_f->krt_state == KRT_BREAK(%d))", E->inl_depth);
-    outf(E, "    krt_f->krt_state = KRT_RUNNING;");
-    region_end(E);
-    E->bloop--;
-    E->fn = fn;
-    E->inlined = inlined;
-    E->debug = debug;
-    E->inl_ret = inl_ret;
-    E->inl_depth = inl_depth;
-    E->param_read = pr;
-    E->param_assigned = pa;
-    E->local_read = lr;
-    return ret;
-}
-
-/* A statement that calls a device function that synchronises: inline the
- * first such call, then emit the statement with its result (again, for
- * the next call).  False when s has no such call. */
-bool emit_split_calls(Emitter *E, Node *s)
-{
-    SplitSearch S = {0};
-    if (s->kind == S_WHILE) {
-        split_search(s->cond, false, &S);
-        if (S.call)
-            cpu_unsupported(E, S.call->loc, arena_printf("device function '%s' synchronises: on the "
-                                                         "CPU backend it cannot be called in a while "
-                                                         "condition (assign its result to a variable "
-                                                         "before the loop and at the end of the body)",
-                                                         S.call->callee->name));
-        return S.call != NULL;
-    }
-    stmt_search(s, &S);
-    Node *c = S.call;
-    if (!c)
-        return false;
-    if (S.conditional || S.unsafe_before) {
-        cpu_unsupported(E, c->loc, arena_printf("device function '%s' synchronises: on the CPU "
-                                                "backend a call of it cannot be %s (assign its "
-                                                "result to a variable first)", c->callee->name,
-                                                S.conditional ? "under and/or or a conditional "
-                                                                "expression"
-                                                              : "evaluated after an array read or "
-                                                                "another call in the same statement"));
-        return true;
-    }
-    emit_lineno(E, s->loc);
-    const char *ret = inline_call(E, c);
-    if (s->kind == S_EXPR && s->lhs == c)
-        return true;
-    if (!ret) {
-        error_at(c->loc, "internal error: the value of a function without a result");
-        return true;
-    }
-    Var *rv = arena_alloc(sizeof *rv);
-    rv->name = emit_inline_result;
-    rv->cname = ret;
-    rv->kind = VAR_HIDDEN;
-    rv->type = c->type;
-    rv->loc = c->loc;
-    rv->index = -1;
-    Node saved = *c;
-    c->kind = E_VAR;
-    c->var = rv;
-    c->callee = NULL;
-    c->args = (NodeList){0};
-    if (has_barrier(s)) {
-        emit_block_stmt(E, s);
-    } else if (!stmt_is_empty(s)) {
-        region_begin(E, true);
-        emit_stmt(E, s);
-        region_end(E);
-    }
-    *c = saved;
-    return true;
-}
-
-static void emit_block_stmt(Emitter *E, Node *s)
-{
-    if (emit_split_calls(E, s))
-        return;
-    switch (s->kind) {
-    case S_BARRIER: {
-        EmitApi ea = ea_of(s->api);
-        emit_lineno(E, s->loc);
-        if (s->api && s->api->id == API_GRID_SYNC) {
-            /* The block stops here and the runtime calls it again once
-             * every block of the grid has stopped (see emit_cpu_kernel). */
-            if (!E->coop) {
-                error_at(s->loc, "internal error: a grid sync in a kernel not marked as having one");
-                return;
-            }
-            int k = ++E->nresume;
-            outf(E, "/* this_grid().sync(): every block of the grid reaches this point */");
-            outf(E, "*krt_b->resume = %d;", k);
-            outf(E, "return;");
-            E->indent--;
-            outf(E, "case %d:;", k);
+    enter_block(E, b);
+    emit_lineno(E, b->line);
+    switch (b->kind) {
+    case CB_IF:
+        outf(E, "%s = 0;", b->go);
+        if (b->other)
+            outf(E, "%s = 0;", b->other);
+        print_region(E, b->head);
+        outf(E, "if (%s) {", b->go);
+        E->indent++;
+        print_list(E, &b->body);
+        E->indent--;
+        outf(E, "}");
+        if (b->other) {
+            outf(E, "if (%s) {", b->other);
             E->indent++;
-            return;
+            print_list(E, &b->orelse);
+            E->indent--;
+            outf(E, "}");
         }
-        if (ea == EA_SYNC_COUNT || ea == EA_SYNC_AND || ea == EA_SYNC_OR)
-            emit_block_reduce(E, s, ea);
-        else if (ea == EA_SYNCWARP)
+        return;
+    case CB_LOOP:
+        outf(E, "for (;;) {");
+        E->indent++;
+        outf(E, "krt_go = 0;");
+        print_region(E, b->head);
+        outf(E, "if (!krt_go)");
+        outf(E, "    break;");
+        print_list(E, &b->body);
+        if (b->next)
+            print_region(E, b->next);
+        E->indent--;
+        outf(E, "}");
+        return;
+    case CB_BARRIER:
+        if (b->sync == CPU_SYNC_WARP_LANES)
+            outf(E, "/* cuda.syncwarp(): the lanes of each warp have all reached this point */");
+        else if (b->sync == CPU_SYNC_WARP_ALL)
             outf(E, "/* cuda.syncwarp(): every thread has reached this point */");
         else
             outf(E, "/* cuda.syncthreads(): every thread has reached this point */");
         return;
-    }
-    case S_WARPOP:
-        emit_lineno(E, s->loc);
-        emit_warpop_cpu(E, s);
+    case CB_REDUCE:
+        outf(E, "krt_red = 0;");
+        outf(E, "krt_nred = 0;");
+        print_region(E, b->head);
+        if (b->next)
+            print_region(E, b->next);
         return;
-    case S_EXPR:
-        if (s->lhs && s->lhs->kind == E_API && ea_of(s->lhs->api) == EA_SYNCWARP) {
-            emit_lineno(E, s->loc);
-            outf(E, "/* cuda.syncwarp(): the lanes of each warp have all reached this point */");
-            return;
-        }
-        if (s->lhs && s->lhs->kind == E_API && ea_of(s->lhs->api) == EA_SYNCTHREADS) {
-            emit_lineno(E, s->loc);
-            outf(E, "/* cuda.syncthreads(): every thread has reached this point */");
-            return;
-        }
-        break;
-    case S_IF: {
-        /* Predicated: threads whose condition is false wait (masked) while
-         * the others run the body, then the two sets swap for the else
-         * branch; a branch no thread takes is skipped. */
-        int k = ++E->bif;
-        bool has_else = s->orelse.len > 0;
-        const char *go = new_bvar(E), *other = has_else ? new_bvar(E) : NULL;
-        emit_lineno(E, s->loc);
-        outf(E, "%s = 0;", go);
-        if (has_else)
-            outf(E, "%s = 0;", other);
-        region_begin(E, true);
-        emit_lineno(E, s->loc);
-        outf(E, "if (%s) {", ex_cond(E, s->cond));
-        outf(E, "    %s = 1;", go);
-        outf(E, "} else {");
-        outf(E, "    krt_f->krt_state = KRT_MASKED(%d);", k);
-        if (has_else)
-            outf(E, "    %s = 1;", other);
-        outf(E, "}");
-        region_end(E);
-        outf(E, "if (%s) {", go);
-        E->indent++;
-        emit_block_list(E, &s->body);
+    case CB_WARP:
+        print_region(E, b->head);
+        enter_block(E, b);
+        print_warp(E, b);
+        return;
+    case CB_GRIDSYNC:
+        /* the runtime calls the block again, with this number, once every
+         * block of the grid has stopped here (see emit_cpu_kernel) */
+        outf(E, "/* this_grid().sync(): every block of the grid reaches this point */");
+        outf(E, "*krt_b->resume = %d;", b->slot);
+        outf(E, "return;");
         E->indent--;
-        outf(E, "}");
-        if (s->orelse.len > 0) {
-            outf(E, "if (%s) {", other);
-            E->indent++;
-            region_begin(E, false);
-            outf(E, "if (krt_f->krt_state == KRT_RUNNING)");
-            outf(E, "    krt_f->krt_state = KRT_MASKED(%d);", k);
-            outf(E, "else if (krt_f->krt_state == KRT_MASKED(%d))", k);
-            outf(E, "    krt_f->krt_state = KRT_RUNNING;");
-            region_end(E);
-            emit_block_list(E, &s->orelse);
-            E->indent--;
-            outf(E, "}");
-        }
-        region_begin(E, false);
-        outf(E, "if (krt_f->krt_state == KRT_MASKED(%d))", k);
-        outf(E, "    krt_f->krt_state = KRT_RUNNING;");
-        region_end(E);
-        E->bif--;
+        outf(E, "case %d:;", b->slot);
+        E->indent++;
         return;
-    }
-    case S_WHILE:
-        if (s->orelse.len > 0) {
-            error_at(s->loc, "while/else is not supported");
-            return;
-        }
-        emit_block_loop(E, s, ex_cond(E, s->cond), NULL, NULL);
+    case CB_INLINE:
+        print_region(E, b->head);
+        outf(E, "/* device function %s, inlined */", b->callee->name);
+        print_list(E, &b->body);
         return;
-    case S_FORRANGE: {
-        Type *vt = s->var ? s->var->type : ty_scalar[TY_INT64];
-        if (!s->it || !s->stop || !s->step) {
-            cpu_unsupported(E, s->loc, "a range loop without its hidden variables");
-            return;
-        }
-        Type *it_t = s->it->type;
-        const char *it = var_ref(E, s->it), *stop = var_ref(E, s->stop), *step = var_ref(E, s->step);
-        emit_lineno(E, s->loc);
-        region_begin(E, true);
-        emit_range_init(E, s, it, stop, step, it_t);
-        region_end(E);
-        const char *enter = s->var ? arena_printf("%s = %s;", var_ref(E, s->var), conv(it, it_t, vt)) : NULL;
-        emit_block_loop(E, s, range_cond(s, it, stop, step, it_t), enter,
-                        arena_printf("%s += %s;", it, step));
+    case CB_FAIL:
+        cpu_unsupported(E, b->fail_loc, b->fail_msg);
         return;
-    }
-    default:
+    case CB_REGION:
         break;
     }
-    cpu_unsupported(E, s->loc, "a barrier or warp operation inside a device function or "
-                               "an expression is not supported on the CPU backend yet");
+    die("bad CPU block %d", (int)b->kind);
+}
+
+static void print_list(Emitter *E, const CpuList *l)
+{
+    for (int i = 0; i < l->len; i++)
+        print_block(E, l->items[i]);
+}
+
+/* An extra member of the frame or the shared struct. */
+static void print_slot(Emitter *E, const CpuSlot *s)
+{
+    if (s->dshared)
+        outf(E, "    struct %s__dshared %s;", fn_cname(s->dshared), s->name);
+    else if (s->array)
+        outf(E, "    %s %s%s;", t_c(s->type), s->name, array_dims(s->array));
+    else
+        outf(E, "    %s %s;", t_c(s->type), s->name);
 }
 
 static bool kernel_has_shared(const Func *f)
@@ -766,14 +559,17 @@ void emit_cpu_kernel(Emitter *E, Func *f)
 {
     const char *name = fn_cname(f);
     func_begin(E, f, MODE_CPU);
-    E->frame = func_has_split(f);
-    E->coop = E->frame && f->has_grid_sync;
+    CpuKernel *K = lower_cpu_kernel(f, E->opt);
+    E->cpu = K;
+    E->frame = K->split;
 
     StrBuf body = {0};
     StrBuf *out = swap_out(E, &body);
     E->indent = 1;
-    if (!E->frame) {
+    if (!K->split) {
         /* One thread loop; locals are plain C locals of the loop body. */
+        const CpuBlock *r = K->body.items[0];
+        enter_block(E, r);
         outf(E, "KRT_FOR_EACH_THREAD(krt_b) {");
         E->indent++;
         if (E->debug) {
@@ -782,45 +578,48 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         }
         for (int i = 0; i < f->nparams; i++) {
             Var *v = f->params[i];
-            if (E->param_assigned[i])
+            if (K->param_copied[i])
                 outf(E, "%s %s = %s;", t_c(v->type), v->cname,
                      arena_printf("krt_arg_%s", v->cname));
         }
+        /* (those lower_cpu left per thread; block-level ones are the
+         * function's) */
+        const CpuHome *home = K->vars->local_home;
         for (int i = 0; i < f->nlocals; i++)
-            if (f->locals[i]->kind != VAR_SHARED && f->locals[i]->kind != VAR_DYNSHARED)
+            if (home[i] == CPU_HOME_C && f->locals[i]->kind != VAR_DYNSHARED)
                 decl_local(E, f->locals[i]);
-        for (int i = 0; i < f->nlocals; i++) {
-            Var *v = f->locals[i];
-            if (!E->local_read[i] && v->kind != VAR_SHARED && v->kind != VAR_DYNSHARED &&
-                v->kind != VAR_CONSTARRAY)
-                outf(E, "(void)%s;", v->cname);
-        }
+        for (int i = 0; i < f->nlocals; i++)
+            if (!E->local_read[i] && home[i] == CPU_HOME_C && f->locals[i]->kind != VAR_DYNSHARED)
+                outf(E, "(void)%s;", f->locals[i]->cname);
         E->thread_loop = true;
         E->exit_label = 0;
         E->exit_used = false;
-        emit_stmts(E, &f->def->body);
+        E->cpu_region = r;
+        for (int i = 0; i < r->nitems; i++)
+            print_item(E, &r->items[i]);
         if (E->exit_used) {
             E->indent--;
             outf(E, "krt_next:;");
             E->indent++;
         }
         E->thread_loop = false;
+        E->cpu_region = NULL;
         E->indent--;
         outf(E, "}");
     } else {
         /* A kernel with a grid sync is resumable: it returns at each sync
-         * (emit_block_stmt) and the runtime, once every block of the grid
-         * has stopped there, calls it again with the sync's number; the
-         * switch jumps back to just after that sync, into the block-level
-         * loops and ifs if need be (case labels nested in them are plain C,
-         * as in Duff's device).  Nothing else needs saving: every thread's
+         * (CB_GRIDSYNC) and the runtime, once every block of the grid has
+         * stopped there, calls it again with the sync's number; the switch
+         * jumps back to just after that sync, into the block-level loops
+         * and ifs if need be (case labels nested in them are plain C, as
+         * in Duff's device).  Nothing else needs saving: every thread's
          * state is in its frame, the block-level flags (krt_br) are in the
          * block's shared struct, both kept alive per block by the runtime,
          * and the other block-level variables (krt_go, krt_red, the warp
          * loops' counters) are set and read between two cuts, never across
          * a sync.  No declaration lies inside the switch, so no jump skips
          * an initialisation (C++ forbids that for nvcc's compile). */
-        if (E->coop) {
+        if (K->coop) {
             outf(E, "switch (krt_rp) {");
             outf(E, "default:");
             outf(E, "    krt_cpu_fail(krt_b, KRT_EINTERNAL, \"bad resume point\");");
@@ -831,19 +630,25 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
         outf(E, "    krt_fr[krt_t].krt_state = KRT_RUNNING;");
         for (int i = 0; i < f->nparams; i++)
-            if (E->param_assigned[i])
+            if (K->vars->param_home[i] == CPU_HOME_FRAME)
                 outf(E, "    krt_fr[krt_t].%s = krt_arg_%s;", f->params[i]->cname, f->params[i]->cname);
         outf(E, "}");
-        emit_block_list(E, &f->def->body);
-        if (E->coop)
+        print_list(E, &K->body);
+        if (K->coop)
             outf(E, "}");
     }
     swap_out(E, out);
     E->indent = 0;
+    E->fn = f;
+    E->cpu_vars = NULL;
+    E->cpu_binds = NULL;
+    E->inlined = false;
+    E->inl_ret = NULL;
+    E->debug = K->vars->debug;
+    E->cpu = NULL;
 
     if (E->cpu_failed) {
         sb_free(&body);
-        func_end_cpu(E);
         if (E->c_target)
             error_at(E->cpu_fail_loc, "%s", E->cpu_fail_msg);
         else
@@ -854,39 +659,43 @@ void emit_cpu_kernel(Emitter *E, Func *f)
 
     /* Per-block shared arrays (with those of inlined callees, and the
      * block-level flags of a cooperative kernel) and per-thread frames. */
-    if (kernel_has_shared(f) || E->shared_extra.s || (E->coop && E->nbvars > 0)) {
+    bool coop_flags = K->coop && K->nbvars > 0;
+    if (coop_flags)
+        E->used_s = true;
+    if (kernel_has_shared(f) || K->shared_extra.len > 0 || coop_flags) {
         outf(E, "struct %s__shared {", name);
         for (int i = 0; i < f->nlocals; i++) {
             Var *v = f->locals[i];
             if (v->kind == VAR_SHARED)
                 outf(E, "    %s %s%s;", t_c(v->type->elem), v->cname, array_dims(v));
         }
-        if (E->shared_extra.s)
-            sb_puts(E->out, E->shared_extra.s);
-        if (E->coop && E->nbvars > 0)
-            outf(E, "    int krt_br[%d];", E->nbvars);
+        for (int i = 0; i < K->shared_extra.len; i++)
+            print_slot(E, &K->shared_extra.items[i]);
+        if (coop_flags)
+            outf(E, "    int krt_br[%d];", K->nbvars);
         outf(E, "};");
         outf(E, "%s", "");
         vec_push(&E->shared_structs, f);
     }
-    if (E->frame) {
+    if (K->split) {
         outf(E, "struct %s__frame {", name);
         outf(E, "    int krt_state;");
         E->indent++;
         for (int i = 0; i < f->nparams; i++)
-            if (E->param_assigned[i])
+            if (K->vars->param_home[i] == CPU_HOME_FRAME)
                 outf(E, "%s;", param_decl(f->params[i]));
         for (int i = 0; i < f->nlocals; i++) {
             Var *v = f->locals[i];
+            if (K->vars->local_home[i] != CPU_HOME_FRAME)
+                continue;
             if (v->kind == VAR_LOCALARRAY)
                 outf(E, "%s %s%s;", t_c(v->type->elem), v->cname, array_dims(v));
-            else if (v->kind != VAR_SHARED && v->kind != VAR_DYNSHARED &&
-                     v->kind != VAR_CONSTARRAY)
+            else
                 outf(E, "%s %s;", t_c(v->type), v->cname);
         }
         E->indent--;
-        if (E->frame_extra.s)
-            sb_puts(E->out, E->frame_extra.s);
+        for (int i = 0; i < K->frame_extra.len; i++)
+            print_slot(E, &K->frame_extra.items[i]);
         outf(E, "};");
         outf(E, "%s", "");
     }
@@ -897,7 +706,7 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     E->indent = 1;
     for (int i = 0; i < f->nparams; i++) {
         Var *v = f->params[i];
-        const char *c = E->param_assigned[i] ? arena_printf("krt_arg_%s", v->cname) : v->cname;
+        const char *c = K->param_copied[i] ? arena_printf("krt_arg_%s", v->cname) : v->cname;
         if (v->type->kind == TY_BOOL)
             outf(E, "const bool %s = *(const uint8_t *)krt_args[%d] != 0;", c, i);
         else
@@ -908,49 +717,50 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     for (int i = 0; i < f->nlocals; i++)
         if (f->locals[i]->kind == VAR_DYNSHARED)
             decl_local(E, f->locals[i]);
-    if (E->frame) {
+    for (int i = 0; i < f->nlocals; i++)
+        if (K->vars->local_home[i] == CPU_HOME_BLOCK)
+            decl_local(E, f->locals[i]);
+    if (K->split) {
         outf(E, "struct %s__frame *krt_fr = (struct %s__frame *)krt_b->frame;", name, name);
         outf(E, "struct %s__frame *krt_f;", name);
         outf(E, "unsigned krt_t;");
     }
-    if (E->used_go)
+    if (K->uses_go)
         outf(E, "int krt_go;");
-    if (E->used_c)
-        outf(E, "int krt_c;");
-    for (int i = 0; i < E->nbvars && !E->coop; i++)
+    for (int i = 0; i < K->nbvars && !K->coop; i++)
         outf(E, "int krt_br%d;", i);
-    if (E->coop) {
+    if (K->coop) {
         /* where to resume; 0 (finished) unless a grid sync says otherwise */
         outf(E, "const int krt_rp = *krt_b->resume;");
     }
-    if (E->used_warp) {
+    if (K->uses_warp) {
         outf(E, "const unsigned krt_nt = krt_cpu_nthreads(krt_b);");
         outf(E, "unsigned krt_w, krt_wn, krt_l;");
         outf(E, "uint32_t krt_act;");
-        if (E->used_bal)
+        if (K->uses_bal)
             outf(E, "uint32_t krt_bal;");
-        if (E->used_src)
+        if (K->uses_src)
             outf(E, "int64_t krt_src;");
     }
-    if (E->used_red)
+    if (K->uses_red)
         outf(E, "int64_t krt_red, krt_nred;");
     outf(E, "krt_dim3 krt_tid;");
     decl_tmps(E);
     for (int i = 0; i < f->nparams; i++)
-        if (!E->param_read[i] && !E->param_assigned[i])
+        if (!E->param_read[i] && !K->param_copied[i])
             outf(E, "(void)%s;", f->params[i]->cname);
     for (int i = 0; i < f->nlocals; i++)
         if (f->locals[i]->kind == VAR_DYNSHARED && !E->local_read[i])
             outf(E, "(void)%s;", f->locals[i]->cname);
-    if (E->coop)
+    if (K->coop)
         outf(E, "*krt_b->resume = 0;");
     if (body.s)
         sb_puts(E->out, body.s);
     sb_free(&body);
-    func_end_cpu(E);
     E->indent = 0;
     outf(E, "}");
     outf(E, "%s", "");
 }
 
 /* ------------------------------------------------------------------ */
+

@@ -287,25 +287,17 @@ static void mark_read(Emitter *E, Var *v)
     }
 }
 
-static void mark_assigned(Emitter *E, Var *v)
-{
-    if (v->kind == VAR_PARAM && v->index >= 0 && v->index < E->fn->nparams)
-        E->param_assigned[v->index] = true;
-}
-
-/* Which variables are read and which parameters are assigned: unread
- * locals get a (void) so -Wunused-but-set-variable stays quiet, assigned
- * kernel parameters become per-thread copies on the CPU. */
+/* Which variables are read: unread locals get a (void) so
+ * -Wunused-but-set-variable stays quiet.  (Assigned kernel parameters,
+ * per-thread copies on the CPU, are lower_cpu's.) */
 static Visit var_use(const Node *n, void *ctx);
 
-/* The targets of an assignment (names assigned, element stores read
- * their array and indices). */
+/* The targets of an assignment: a name assigned is not read; an element
+ * store reads its array and indices. */
 static Visit var_target(const Node *n, void *ctx)
 {
-    if (n->kind == E_VAR && n->var) {
-        mark_assigned(ctx, n->var);
+    if (n->kind == E_VAR && n->var)
         return VISIT_SKIP;
-    }
     node_walk(n, var_use, ctx);
     return VISIT_SKIP;
 }
@@ -324,8 +316,6 @@ static Visit var_use(const Node *n, void *ctx)
         return VISIT_SKIP;
     }
     if (n->kind == S_FORRANGE) {
-        if (n->var)
-            mark_assigned(E, n->var);
         Var *hidden[3] = {n->it, n->stop, n->step};
         for (int i = 0; i < 3; i++)
             if (hidden[i])
@@ -410,6 +400,7 @@ void name_vars(Func *f)
                 c = arena_printf("%s_%d", base, k);
             }
             v->cname = c;
+            v->index = i;   /* as type.c numbers them; the emitter's arrays use it */
             vec_push(&used, (void *)c);
         }
     }
@@ -470,22 +461,11 @@ static const char *new_tmp(Emitter *E, Type *t)
     return arena_printf("krt_tmp%d", E->ntmp++);
 }
 
-/* The name of an inlined call's result (see inline_call): its Var's cname
- * is the frame field. */
-const char emit_inline_result[] = "krt_ret";
-
-/* The frame field (or shared struct member) of variable c of an inlined
- * callee: prefixed by the callee's C name, so unique in the kernel. */
-static const char *inl_field(Emitter *E, const char *c)
-{
-    return arena_printf("%s__%s", fn_cname(E->fn), c);
-}
-
 /* ---- Shared arrays of device functions on the CPU ----
  * CUDA gives a __shared__ array declared in a device function one instance
  * per block, the same for every call of the function from anywhere in the
  * kernel.  A device function that synchronises is inlined and its arrays
- * become members of the kernel's shared struct (inline_call); one that does
+ * become members of the kernel's shared struct (lower_cpu.c); one that does
  * not is a C function run by one thread, so its arrays are gathered in a
  * `struct NAME__dshared`, the kernel's shared struct holds one member
  * krt_dsh_NAME of that type for each such function the kernel can reach,
@@ -552,37 +532,21 @@ PtrVec dsh_funcs(Func *g)
     return out;
 }
 
-/* A variable as an lvalue/rvalue in the current context. */
+/* A variable as an lvalue/rvalue in the current context; in a CPU
+ * kernel where lower_cpu put it. */
 const char *var_ref(Emitter *E, Var *v)
 {
+    if (E->cpu_vars)
+        return E->cpu_hooks->var_ref(E, v);
     const char *c = v->cname ? v->cname : v->name;
-    if (v->name == emit_inline_result)
-        return arena_printf("krt_f->%s", c);
-    if (E->inlined) {
-        switch (v->kind) {
-        case VAR_SHARED:
-            E->used_s = true;
-            return arena_printf("krt_s->%s", inl_field(E, c));
-        case VAR_DYNSHARED:
-            return arena_printf("((%s *)krt_b->dyn_shared)", t_c(v->type->elem));
-        case VAR_CONSTARRAY:
-            break;
-        default:
-            return arena_printf("krt_f->%s", inl_field(E, c));
-        }
-    }
     switch (v->kind) {
     case VAR_PARAM:
-        if (E->frame && E->param_assigned[v->index])
-            return arena_printf("krt_f->%s", c);
         return c;
     case VAR_SHARED:
-        if (E->mode == MODE_CPU && !E->fn->is_kernel)
+        if (E->mode == MODE_CPU && E->fn->is_kernel)
+            die("a CPU kernel's variable '%s' outside its form", v->name);
+        if (E->mode == MODE_CPU)
             return arena_printf("krt_dsh_%s->%s", fn_cname(E->fn), c);
-        if (E->mode == MODE_CPU) {
-            E->used_s = true;
-            return arena_printf("krt_s->%s", c);
-        }
         return c;
     case VAR_DYNSHARED:
         return c;
@@ -592,7 +556,7 @@ const char *var_ref(Emitter *E, Var *v)
     case VAR_LOCAL:
     case VAR_LOCALARRAY:
     case VAR_HIDDEN:
-        return E->frame ? arena_printf("krt_f->%s", c) : c;
+        return c;
     }
     return c;
 }
@@ -653,6 +617,13 @@ const char *conv(const char *s, const Type *from, const Type *to)
 const char *ex_as(Emitter *E, Node *n, const Type *to)
 {
     return conv(ex(E, n), n->type, to);
+}
+
+/* Is n printed as a plain name (a variable, or an inlined call's result
+ * in a CPU kernel)?  Such need no brackets before `.` */
+static bool is_name(const Emitter *E, const Node *n)
+{
+    return n->kind == E_VAR || (E->cpu_binds && E->cpu_hooks->bound(E, n));
 }
 
 /* The value of an integer constant expression: a constant, possibly
@@ -762,7 +733,7 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
         return arena_printf("%s[%s]", var_ref(E, v), index_expr(E, idx[0], dyn_len(E, at->elem)));
     /* a view: a parameter, or an array variable holding one */
     const char *a = ex(E, arr);
-    if (arr->kind != E_VAR)
+    if (!is_name(E, arr))
         a = arena_printf("(%s)", a);
     StrBuf b = {0};
     if (at->contiguous) {
@@ -810,7 +781,7 @@ static const char *ex_shape(Emitter *E, Node *arr, int k)
     if (v && v->kind == VAR_DYNSHARED)
         return dyn_len(E, arr->type->elem);
     const char *a = ex(E, arr);
-    return arena_printf(arr->kind == E_VAR ? "%s.shape[%d]" : "(%s).shape[%d]", a, k);
+    return arena_printf(is_name(E, arr) ? "%s.shape[%d]" : "(%s).shape[%d]", a, k);
 }
 
 /* The type numba compares two different operand types in. */
@@ -1414,7 +1385,9 @@ static const char *ex_call(Emitter *E, Node *n)
     Func *f = n->callee;
     StrBuf b = {0};
     if (E->mode == MODE_CPU && func_has_split(f)) {
-        /* inlined by emit_split_calls where it can be; here it cannot */
+        /* inlined by lower_cpu where it can be: a call in an operand the
+         * lowering does not hoist (the target of a warp operation or a
+         * barrier reduction) cannot be */
         cpu_unsupported(E, n->loc, arena_printf("device function '%s' synchronises (a barrier or a warp "
                                                 "operation): on the CPU backend a call of it must be "
                                                 "evaluated once, unconditionally, at the start of a "
@@ -1435,10 +1408,7 @@ static const char *ex_call(Emitter *E, Node *n)
             const char *hn = fn_cname(h);
             if (E->fn->is_kernel || E->inlined) {
                 E->used_s = true;
-                if (!vec_has(&E->dsh_members, h)) {
-                    vec_push(&E->dsh_members, h);
-                    sb_printf(&E->shared_extra, "    struct %s__dshared krt_dsh_%s;\n", hn, hn);
-                }
+                E->cpu_hooks->dsh_member(E, h);
                 sb_printf(&b, ", &krt_s->krt_dsh_%s", hn);
             } else {
                 sb_printf(&b, ", krt_dsh_%s", hn);
@@ -1461,6 +1431,11 @@ const char *ex(Emitter *E, Node *n)
 {
     if (!n)
         return "0";
+    if (E->cpu_binds) {
+        const char *r = E->cpu_hooks->bound(E, n);
+        if (r)
+            return r;
+    }
     switch (n->kind) {
     case E_CONST:
         if (t_float(n->type))
@@ -1484,7 +1459,7 @@ const char *ex(Emitter *E, Node *n)
             return grid_comp(E, t->api->id == API_GRIDSIZE, (int)n->ival);
         if (t->kind == E_TUPLE && (int)n->ival < t->args.len)
             return ex(E, t->args.items[n->ival]);
-        return arena_printf(t->kind == E_VAR ? "%s.f%d" : "(%s).f%d", ex(E, t), (int)n->ival);
+        return arena_printf(is_name(E, t) ? "%s.f%d" : "(%s).f%d", ex(E, t), (int)n->ival);
     }
     case E_TUPLE: {
         if (!n->type || n->type->kind != TY_TUPLE)
@@ -1531,19 +1506,20 @@ void emit_stmts(Emitter *E, NodeList *l)
         emit_stmt(E, l->items[i]);
 }
 
-/* Leave the thread loop of a CPU kernel (return, or break/continue of a
- * block-level loop). */
-static void emit_thread_exit(Emitter *E, const char *state)
+/* Leave the thread loop of a CPU kernel by statement s (return, a zero
+ * range step, break/continue of a block-level loop): in a kernel cut at
+ * barriers with the state lower_cpu gave it. */
+static void emit_thread_exit(Emitter *E, const Node *s)
 {
     if (E->frame)
-        outf(E, "krt_f->krt_state = %s;", state);
+        outf(E, "krt_f->krt_state = %s;", E->cpu_hooks->exit_state(E, s));
     outf(E, E->frame ? "goto krt_skip%d;" : "goto krt_next;", E->exit_label);
     E->exit_used = true;
 }
 
 /* Is the step of range loop s a constant?  *v gets it (1 for an unsigned
  * constant, which can only count up). */
-static bool range_step_known(const Node *s, int64_t *v)
+bool range_step_known(const Node *s, int64_t *v)
 {
     Node *stepe = s->args.len > 2 ? s->args.items[2] : NULL;
     *v = 1;
@@ -1612,9 +1588,9 @@ static void emit_range_step_check(Emitter *E, Node *s, const char *step)
                              "calling thread, so the launch fails)");
         outf(E, "%s", ret);
     } else if (E->thread_loop) {
-        emit_thread_exit(E, "KRT_RETURNED");
+        emit_thread_exit(E, s);
     } else {
-        error_at(s->loc, "internal error: a range loop outside a thread loop");
+        die("a CPU kernel's range loop outside a thread loop");
     }
     E->indent--;
     outf(E, "}");
@@ -1884,10 +1860,10 @@ void emit_stmt(Emitter *E, Node *s)
         bool brk = s->kind == S_BREAK;
         if (E->cloops > 0)
             outf(E, brk ? "break;" : "continue;");
-        else if (E->thread_loop && E->frame && E->bloop > 0)
-            emit_thread_exit(E, arena_printf(brk ? "KRT_BREAK(%d)" : "KRT_CONTINUE(%d)", E->bloop));
+        else if (E->thread_loop && E->frame)
+            emit_thread_exit(E, s);   /* of a block-level loop */
         else
-            error_at(s->loc, "'%s' outside a loop", brk ? "break" : "continue");
+            die("'%s' outside a loop", brk ? "break" : "continue");
         return;
     }
     case S_RETURN:
@@ -1895,17 +1871,16 @@ void emit_stmt(Emitter *E, Node *s)
             /* the inlined callee's result, then the thread leaves it */
             if (E->inl_ret && s->lhs)
                 outf(E, "krt_f->%s = %s;", E->inl_ret, unparen(ex_as(E, s->lhs, E->fn->ret)));
-            if (E->thread_loop)
-                emit_thread_exit(E, arena_printf("KRT_BREAK(%d)", E->inl_depth));
-            else
-                error_at(s->loc, "internal error: return outside a thread loop");
+            if (!E->thread_loop)
+                die("an inlined return outside a thread loop");
+            emit_thread_exit(E, s);
             return;
         }
         if (E->fn->is_kernel) {
             if (s->lhs && s->lhs->kind != E_NONE && s->lhs->type && s->lhs->type->kind != TY_NONE)
                 error_at(s->loc, "a kernel cannot return a value");
             if (E->thread_loop)
-                emit_thread_exit(E, "KRT_RETURNED");
+                emit_thread_exit(E, s);
             else
                 outf(E, "return;");
         } else if (!E->fn->ret || E->fn->ret->kind == TY_VOID || E->fn->ret->kind == TY_NONE) {
@@ -1917,12 +1892,11 @@ void emit_stmt(Emitter *E, Node *s)
         }
         return;
     case S_BARRIER: case S_WARPOP:
-        if (E->mode == MODE_CUDA)
-            emit_sync_cuda(E, s);
-        else
-            cpu_unsupported(E, s->loc, arena_printf("%s inside a device function is not supported "
-                                                    "on the CPU backend yet", s->api ? s->api->path
-                                                    : "cuda.syncthreads()"));
+        /* on the CPU they are cuts (lower_cpu.c), never a thread's
+         * statement: a device function holding one is inlined */
+        if (E->mode != MODE_CUDA)
+            die("%s in a CPU thread's statement", s->api ? s->api->path : "a barrier");
+        emit_sync_cuda(E, s);
         return;
     case S_PRINT:
         emit_print(E, s);
@@ -2032,43 +2006,22 @@ void func_begin(Emitter *E, Func *f, Mode mode)
     E->mode = mode;
     E->frame = false;
     E->thread_loop = false;
-    E->cloops = E->bloop = 0;
-    E->nlabels = 0;
+    E->cloops = 0;
     E->ntmp = 0;
-    E->used_s = E->used_go = E->used_c = false;
+    E->used_s = false;
     E->cpu_failed = false;
     E->debug = f->opt.debug || (E->opt && E->opt->debug);
-    E->used_sink = E->used_warp = E->used_red = E->used_bal = E->used_src = false;
-    E->bif = E->nbvars = E->nwarp = 0;
-    sb_free(&E->frame_extra);
-    E->frame_extra = (StrBuf){0};
-    sb_free(&E->shared_extra);
-    E->shared_extra = (StrBuf){0};
+    E->used_sink = false;
+    E->cpu = NULL;
+    E->cpu_vars = NULL;
+    E->cpu_binds = NULL;
+    E->cpu_region = NULL;
     E->inlined = false;
     E->inl_ret = NULL;
-    E->inl_depth = E->ncalls = E->nresume = 0;
-    E->inl_funcs = (PtrVec){0};
-    E->dsh_members = (PtrVec){0};
-    E->coop = false;
     E->param_read = arena_alloc(sizeof(bool) * (size_t)(f->nparams + 1));
-    E->param_assigned = arena_alloc(sizeof(bool) * (size_t)(f->nparams + 1));
     E->local_read = arena_alloc(sizeof(bool) * (size_t)(f->nlocals + 1));
-    for (int i = 0; i < f->nparams; i++)
-        f->params[i]->index = i;
-    for (int i = 0; i < f->nlocals; i++)
-        f->locals[i]->index = i;
     for (int i = 0; i < f->def->body.len; i++)
         walk_uses(E, f->def->body.items[i], false);
-}
-
-/* The end of a CPU kernel: the extra frame and shared fields gathered by
- * its cuts (emit_warpop_cpu, inline_call) are malloc'd StrBufs, not arena
- * memory, so they are freed here; the last kernel has no next func_begin to
- * do it. */
-void func_end_cpu(Emitter *E)
-{
-    sb_free(&E->frame_extra);
-    sb_free(&E->shared_extra);
 }
 
 /* Swap the output buffer: bodies are printed first (so that the

@@ -383,6 +383,7 @@ static void ufunc_emit_header(StrBuf *out, Program *p, const Options *opt)
 static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt)
 {
     memset(E, 0, sizeof *E);
+    E->cpu_hooks = &emit_cpu_hooks;
     E->out = out;
     E->prog = p;
     E->opt = opt;

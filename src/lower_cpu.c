@@ -1,0 +1,797 @@
+/*
+ * lower_cpu.c - the CPU lowering: a kernel's typed tree into the
+ * block-level form of lower_cpu.h, which emit_cpu.c prints.
+ *
+ * One pass over each kernel, reading the tree only.  A kernel without a
+ * barrier or warp operation is one region (one loop over the block's
+ * threads, locals in C).  Any other is cut, as MCUDA and PoCL do: runs of
+ * statements free of barriers become regions; a statement that holds a
+ * barrier becomes block-level code -- a predicated if, a loop that runs
+ * while any thread stays in it, a barrier (with the reduction of
+ * syncthreads_count/and/or), a warp-operation cut, a grid-sync resume
+ * point, or the inlined body of a device function that synchronises.
+ * Every local then lives in the per-thread frame (CpuHome; a liveness
+ * analysis can keep more of them in C locals), and each region lists the
+ * statements by which a thread leaves it early, with the state it gets.
+ *
+ * A call of a device function that synchronises is hoisted out of its
+ * statement: its arguments are stored in a region, its body follows, and
+ * the rest of the statement sees the call's result through a CpuBind.
+ * That keeps Python's order as long as nothing evaluated before the call
+ * in the statement can see what the callee does and the call is not under
+ * `and`/`or`/`if-else`; elsewhere the kernel is CUDA-only (CB_FAIL).
+ *
+ * The numbers of the form are assigned in print order, so that emit_cpu.c
+ * prints the same C as when it lowered while printing.
+ */
+#include "lower_cpu.h"
+
+#include <string.h>
+
+typedef struct Lower {
+    CpuKernel *K;
+    const Options *opt;
+    const CpuFunc *ctx;      /* the function being lowered (kernel or callee) */
+    const CpuBlock *inl;     /* ctx inlined: its CB_INLINE */
+    const CpuBind *binds;    /* inlined results visible now */
+    int bif, bloop;          /* block-level ifs and loops open */
+    int nlabels, nwarp, ncalls;
+    PtrVec inl_funcs;        /* CpuFunc of callees inlined already */
+    PtrVec dsh_members;      /* functions with a krt_dsh_ member */
+} Lower;
+
+/* ---- growable arrays in the arena ---- */
+
+static void *grow(void *items, int len, int *cap, size_t size)
+{
+    if (len < *cap)
+        return items;
+    int ncap = *cap ? 2 * *cap : 8;
+    void *n = arena_alloc(size * (size_t)ncap);
+    if (len)
+        memcpy(n, items, size * (size_t)len);
+    *cap = ncap;
+    return n;
+}
+
+static void list_push(CpuList *l, CpuBlock *b)
+{
+    l->items = grow(l->items, l->len, &l->cap, sizeof *l->items);
+    l->items[l->len++] = b;
+}
+
+static CpuItem *item_add(CpuBlock *r, CpuItemKind kind, const Node *stmt)
+{
+    r->items = grow(r->items, r->nitems, &r->items_cap, sizeof *r->items);
+    CpuItem *it = &r->items[r->nitems++];
+    memset(it, 0, sizeof *it);
+    it->kind = kind;
+    it->stmt = stmt;
+    return it;
+}
+
+static void exit_add(CpuBlock *r, const Node *stmt, CpuState state, int depth)
+{
+    r->exits = grow(r->exits, r->nexits, &r->exits_cap, sizeof *r->exits);
+    r->exits[r->nexits++] = (CpuExit){stmt, state, depth};
+}
+
+static void slot_add(CpuSlots *s, CpuSlot slot)
+{
+    s->items = grow(s->items, s->len, &s->cap, sizeof *s->items);
+    s->items[s->len++] = slot;
+}
+
+static bool vec_contains(const PtrVec *v, const void *p)
+{
+    for (int i = 0; i < v->len; i++)
+        if (v->items[i] == p)
+            return true;
+    return false;
+}
+
+/* ---- blocks ---- */
+
+static CpuBlock *block_new(Lower *L, CpuBlockKind kind, const Node *stmt)
+{
+    CpuBlock *b = arena_alloc(sizeof *b);
+    b->kind = kind;
+    b->stmt = stmt;
+    b->binds = L->binds;
+    b->ctx = L->ctx;
+    b->inl = L->inl;
+    return b;
+}
+
+/* A region; guard: it starts by skipping threads that are not running. */
+static CpuBlock *region_new(Lower *L, CpuList *into, const Node *stmt, bool guard)
+{
+    CpuBlock *r = block_new(L, CB_REGION, stmt);
+    r->label = ++L->nlabels;
+    if (guard)
+        item_add(r, CI_SKIP, stmt);
+    if (into)
+        list_push(into, r);
+    return r;
+}
+
+static void fail(Lower *L, CpuList *into, Loc loc, const char *msg)
+{
+    CpuBlock *b = block_new(L, CB_FAIL, NULL);
+    b->fail_loc = loc;
+    b->fail_msg = msg;
+    list_push(into, b);
+}
+
+static const char *bound(const Lower *L, const Node *n)
+{
+    for (const CpuBind *b = L->binds; b; b = b->next)
+        if (b->call == n)
+            return b->field;
+    return NULL;
+}
+
+/* Does this statement (or an expression in it) reach a barrier or a
+ * warp-collective operation?  An inlined call's result does not. */
+static bool reaches_barrier(const Lower *L, const Node *n)
+{
+    if (!n || bound(L, n))
+        return false;
+    if (n->kind == S_BARRIER || n->kind == S_WARPOP)
+        return true;
+    if (n->kind == E_API && n->api) {
+        EmitApi ea = ea_of(n->api);
+        if (ea == EA_SYNCTHREADS || ea == EA_SYNC_COUNT || ea == EA_SYNC_AND ||
+            ea == EA_SYNC_OR || ea == EA_SYNCWARP || (ea_is_warp(ea) && ea != EA_LANEMASK_LT))
+            return true;
+    }
+    if (n->kind == E_CALLFN && n->callee && (n->callee->has_barrier || n->callee->has_warpop))
+        return true;
+    if (reaches_barrier(L, n->lhs) || reaches_barrier(L, n->rhs) || reaches_barrier(L, n->cond))
+        return true;
+    for (int i = 0; i < n->args.len; i++)
+        if (reaches_barrier(L, n->args.items[i]))
+            return true;
+    for (int i = 0; i < n->body.len; i++)
+        if (reaches_barrier(L, n->body.items[i]))
+            return true;
+    for (int i = 0; i < n->orelse.len; i++)
+        if (reaches_barrier(L, n->orelse.items[i]))
+            return true;
+    return false;
+}
+
+static bool stmt_is_empty(const Node *s)
+{
+    return s->kind == S_NOP || s->kind == S_PASS || s->kind == S_ARRAYDECL;
+}
+
+/* ---- what the printed statements need ----
+ * Calls of device functions with shared arrays: the kernel's shared
+ * struct gets a krt_dsh_NAME member for each function they reach (see
+ * dsh_funcs), in the order the printer meets them. */
+static void note_calls(Lower *L, const Node *n)
+{
+    if (!n || bound(L, n))
+        return;
+    if (n->kind == E_CALLFN && n->callee) {
+        if (func_has_split(n->callee))
+            return;   /* not printed: the kernel is CUDA-only */
+        PtrVec d = dsh_funcs(n->callee);
+        for (int i = 0; i < d.len; i++) {
+            Func *h = d.items[i];
+            if (vec_contains(&L->dsh_members, h))
+                continue;
+            vec_push(&L->dsh_members, h);
+            slot_add(&L->K->shared_extra,
+                     (CpuSlot){arena_printf("krt_dsh_%s", fn_cname(h)), NULL, NULL, h});
+        }
+    }
+    note_calls(L, n->lhs);
+    note_calls(L, n->rhs);
+    note_calls(L, n->cond);
+    for (int i = 0; i < n->args.len; i++)
+        note_calls(L, n->args.items[i]);
+    for (int i = 0; i < n->body.len; i++)
+        note_calls(L, n->body.items[i]);
+    for (int i = 0; i < n->orelse.len; i++)
+        note_calls(L, n->orelse.items[i]);
+}
+
+/* The statements of s (inside cloops C loops of its own) by which a thread
+ * leaves region r. */
+static void note_exits(Lower *L, CpuBlock *r, const Node *s, int cloops)
+{
+    int64_t step;
+    switch (s->kind) {
+    case S_RETURN:
+        if (L->ctx->inlined)
+            exit_add(r, s, CPU_BREAK, L->inl->depth);
+        else
+            exit_add(r, s, CPU_RETURNED, 0);
+        return;
+    case S_BREAK: case S_CONTINUE:
+        if (cloops > 0)
+            return;
+        if (!L->K->split || L->bloop == 0)
+            die("'%s' outside a loop", s->kind == S_BREAK ? "break" : "continue");
+        exit_add(r, s, s->kind == S_BREAK ? CPU_BREAK : CPU_CONTINUE, L->bloop);
+        return;
+    case S_IF:
+        for (int i = 0; i < s->body.len; i++)
+            note_exits(L, r, s->body.items[i], cloops);
+        for (int i = 0; i < s->orelse.len; i++)
+            note_exits(L, r, s->orelse.items[i], cloops);
+        return;
+    case S_FORRANGE:
+        if (!range_step_known(s, &step) && !L->ctx->debug)
+            exit_add(r, s, CPU_RETURNED, 0);   /* range() arg 3 is zero */
+        /* fallthrough */
+    case S_WHILE:
+        for (int i = 0; i < s->body.len; i++)
+            note_exits(L, r, s->body.items[i], cloops + 1);
+        return;
+    default:
+        return;
+    }
+}
+
+/* A per-thread statement of region r. */
+static void region_stmt(Lower *L, CpuBlock *r, const Node *s)
+{
+    item_add(r, CI_STMT, s);
+    note_exits(L, r, s, 0);
+    note_calls(L, s);
+}
+
+static void lower_block_stmt(Lower *L, CpuList *into, const Node *s);
+
+/* A statement list at block level: runs of barrier-free statements become
+ * regions, statements holding a barrier block-level code. */
+static void lower_block_list(Lower *L, CpuList *into, const NodeList *l)
+{
+    int i = 0;
+    while (i < l->len) {
+        if (reaches_barrier(L, l->items[i])) {
+            lower_block_stmt(L, into, l->items[i]);
+            i++;
+            continue;
+        }
+        int j = i;
+        bool any = false;
+        while (j < l->len && !reaches_barrier(L, l->items[j]))
+            any |= !stmt_is_empty(l->items[j++]);
+        if (any) {
+            CpuBlock *r = region_new(L, into, l->items[i], true);
+            for (int k = i; k < j; k++)
+                region_stmt(L, r, l->items[k]);
+        }
+        i = j;
+    }
+}
+
+/* A region that lets threads in state (state, depth) run again. */
+static void reset_region(Lower *L, CpuList *into, const Node *s, CpuState state, int depth)
+{
+    CpuBlock *r = region_new(L, into, s, false);
+    CpuItem *it = item_add(r, CI_RESET, s);
+    it->state = state;
+    it->depth = depth;
+}
+
+/* Block-level loop s (while or range): runs while any thread stays. */
+static void lower_block_loop(Lower *L, CpuList *into, const Node *s)
+{
+    int d = ++L->bloop;
+    bool range = s->kind == S_FORRANGE;
+    L->K->uses_go = true;
+    CpuBlock *b = block_new(L, CB_LOOP, s);
+    b->line = s->loc;
+    b->depth = d;
+    list_push(into, b);
+    b->head = region_new(L, NULL, s, false);
+    if (!range) {   /* while: a thread that continued is running again */
+        CpuItem *it = item_add(b->head, CI_RESET, s);
+        it->state = CPU_CONTINUE;
+        it->depth = d;
+    }
+    item_add(b->head, CI_SKIP, s);
+    item_add(b->head, CI_LOOP_TEST, s)->depth = d;
+    if (!range)
+        note_calls(L, s->cond);
+    lower_block_list(L, &b->body, &s->body);
+    if (range) {
+        b->next = region_new(L, NULL, s, false);
+        CpuItem *it = item_add(b->next, CI_RESET, s);
+        it->state = CPU_CONTINUE;
+        it->depth = d;
+        item_add(b->next, CI_SKIP, s);
+        item_add(b->next, CI_RANGE_NEXT, s);
+    }
+    reset_region(L, into, s, CPU_BREAK, d);
+    L->bloop--;
+}
+
+/* A block-level flag (not per thread); a cooperative kernel returns at
+ * grid syncs, so its flags live in the block's shared struct, which
+ * survives until it resumes. */
+static const char *new_bvar(Lower *L)
+{
+    if (L->K->coop)
+        return arena_printf("krt_s->krt_br[%d]", L->K->nbvars++);
+    return arena_printf("krt_br%d", L->K->nbvars++);
+}
+
+/* Predicated if: threads whose condition is false wait (masked) while the
+ * others run the body, then the two sets swap for the else branch; a
+ * branch no thread takes is skipped. */
+static void lower_block_if(Lower *L, CpuList *into, const Node *s)
+{
+    int k = ++L->bif;
+    bool has_else = s->orelse.len > 0;
+    CpuBlock *b = block_new(L, CB_IF, s);
+    b->line = s->loc;
+    b->depth = k;
+    b->go = new_bvar(L);
+    b->other = has_else ? new_bvar(L) : NULL;
+    list_push(into, b);
+    b->head = region_new(L, NULL, s, true);
+    CpuItem *it = item_add(b->head, CI_IF_TEST, s);
+    it->depth = k;
+    it->go = b->go;
+    it->other = b->other;
+    note_calls(L, s->cond);
+    lower_block_list(L, &b->body, &s->body);
+    if (has_else) {
+        CpuBlock *sw = region_new(L, &b->orelse, s, false);
+        item_add(sw, CI_ELSE_SWAP, s)->depth = k;
+        lower_block_list(L, &b->orelse, &s->orelse);
+    }
+    reset_region(L, into, s, CPU_MASKED, k);
+    L->bif--;
+}
+
+/* syncthreads_count/and/or(pred): every running thread adds its predicate
+ * in one region, the block's result is handed out in the next. */
+static void lower_block_reduce(Lower *L, CpuList *into, const Node *s, EmitApi ea)
+{
+    L->K->uses_red = true;
+    CpuBlock *b = block_new(L, CB_REDUCE, s);
+    b->line = s->loc;
+    b->ea = ea;
+    list_push(into, b);
+    b->head = region_new(L, NULL, s, true);
+    item_add(b->head, CI_RED_ADD, s);
+    note_calls(L, s->lhs);
+    if (s->rhs) {
+        b->next = region_new(L, NULL, s, true);
+        item_add(b->next, CI_RED_RESULT, s);
+        note_calls(L, s->rhs);
+    }
+}
+
+/* A warp-collective operation: the running threads store their operands
+ * in frame slots (one region), then each warp computes the results over
+ * the lanes that reached it (emit_cpu.c). */
+static void lower_warpop(Lower *L, CpuList *into, const Node *s)
+{
+    EmitApi ea = ea_of(s->api);
+    if (ea == EA_SYNCWARP) {
+        CpuBlock *b = block_new(L, CB_BARRIER, s);
+        b->line = s->loc;
+        b->sync = CPU_SYNC_WARP_LANES;
+        list_push(into, b);
+        return;
+    }
+    if (ea == EA_NONE || !ea_is_warp(ea))
+        die("%s is not a warp operation", s->api ? s->api->path : "?");
+    int k = L->nwarp++;
+    const Node *val = s->args.len > 1 ? s->args.items[1] : NULL;
+    const Node *arg = s->args.len > 2 ? s->args.items[2] : NULL;
+    CpuSlots *fx = &L->K->frame_extra;
+    slot_add(fx, (CpuSlot){arena_printf("krt_warp%d_mask", k), ty_uint32, NULL, NULL});
+    if (val)
+        slot_add(fx, (CpuSlot){arena_printf("krt_warp%d_val", k), val->type, NULL, NULL});
+    if (arg)
+        slot_add(fx, (CpuSlot){arena_printf("krt_warp%d_arg", k), ty_scalar[TY_INT64], NULL, NULL});
+    L->K->uses_warp = true;
+    if (ea == EA_ALL || ea == EA_ANY || ea == EA_EQ || ea == EA_BALLOT)
+        L->K->uses_bal = true;
+    if (ea == EA_SHFL || ea == EA_SHFL_UP || ea == EA_SHFL_DOWN || ea == EA_SHFL_XOR)
+        L->K->uses_src = true;
+    if (ea == EA_MATCH_ANY || ea == EA_MATCH_ALL)
+        L->K->uses_bal = L->K->uses_src = true;
+
+    CpuBlock *b = block_new(L, CB_WARP, s);
+    b->line = s->loc;
+    b->ea = ea;
+    b->slot = k;
+    list_push(into, b);
+    b->head = region_new(L, NULL, s, true);
+    item_add(b->head, CI_WARP_STORE, s)->slot = k;
+    for (int i = 0; i < s->args.len && i < 3; i++)
+        note_calls(L, s->args.items[i]);
+    note_calls(L, s->lhs);
+}
+
+/* ---- Device functions that synchronise, inlined ----
+ * A callee holding a barrier or a warp operation cannot be a C function
+ * that runs one thread: its barriers must cut the caller's thread loops.
+ * So its body is lowered in place, at block level: its parameters, locals
+ * and result become frame fields (NAME__param, NAME__local: unique, as C
+ * names of functions are; a callee's fields are shared by its call sites,
+ * which are never active at once since sema refuses recursion), its
+ * shared arrays members of the kernel's shared struct.  A thread that
+ * returns leaves the callee as a `break` leaves a loop: KRT_BREAK(depth)
+ * until the end of the inlined body. */
+
+typedef struct SplitSearch {
+    const Node *call;      /* the first such call, in evaluation order */
+    bool unsafe_before;    /* an operand the callee could affect comes first */
+    bool conditional;      /* the call is under and/or/if-else */
+    bool unsafe;           /* (running) such an operand was seen */
+} SplitSearch;
+
+static bool is_split_call(const Node *n)
+{
+    return n && n->kind == E_CALLFN && n->callee && func_has_split(n->callee);
+}
+
+/* Does evaluating n itself read or change memory a callee may change? */
+static bool expr_touches_memory(const Node *n)
+{
+    if (n->kind == E_INDEX || n->kind == E_CALLFN)
+        return true;
+    if (n->kind != E_API || !n->api)
+        return false;
+    const char *p = n->api->path;
+    EmitApi ea = ea_of(n->api);
+    return strncmp(p, "cuda.atomic.", 12) == 0 || strncmp(p, "cuda.random.", 12) == 0 ||
+           (ea_is_warp(ea) && ea != EA_LANEMASK_LT) || !n->type || n->type->kind == TY_VOID;
+}
+
+/* Python's evaluation order: operands left to right, a call's arguments
+ * before the call, `and`/`or` and if-else evaluate some operands only.
+ * A bound call is a variable by now. */
+static void split_search(const Lower *L, const Node *n, bool cond, SplitSearch *S)
+{
+    if (!n || S->call || bound(L, n))
+        return;
+    bool before = S->unsafe;
+    if (n->kind == E_BOOLOP) {
+        split_search(L, n->lhs, cond, S);
+        split_search(L, n->rhs, true, S);
+    } else if (n->kind == E_IFEXP) {
+        split_search(L, n->cond, cond, S);
+        split_search(L, n->lhs, true, S);
+        split_search(L, n->rhs, true, S);
+    } else {
+        split_search(L, n->lhs, cond, S);
+        for (int i = 0; i < n->args.len; i++)
+            split_search(L, n->args.items[i], cond, S);
+        split_search(L, n->rhs, cond, S);
+    }
+    if (S->call)
+        return;
+    if (is_split_call(n)) {
+        S->call = n;
+        S->unsafe_before = before;
+        S->conditional = cond;
+        return;
+    }
+    if (expr_touches_memory(n))
+        S->unsafe = true;
+}
+
+/* The expressions a statement evaluates once, before anything else. */
+static void stmt_search(const Lower *L, const Node *s, SplitSearch *S)
+{
+    switch (s->kind) {
+    case S_ASSIGN:
+        split_search(L, s->rhs, false, S);   /* Python: the value, then the targets */
+        for (int i = 0; i < s->args.len; i++)
+            split_search(L, s->args.items[i], false, S);
+        break;
+    case S_EXPR: case S_RETURN:
+        split_search(L, s->lhs, false, S);
+        break;
+    case S_IF:
+        split_search(L, s->cond, false, S);
+        break;
+    case S_FORRANGE: case S_PRINT: case S_WARPOP:
+        for (int i = 0; i < s->args.len; i++)
+            split_search(L, s->args.items[i], false, S);
+        break;
+    case S_ASSERT:
+        split_search(L, s->cond, false, S);
+        split_search(L, s->lhs, false, S);
+        break;
+    case S_BARRIER:
+        split_search(L, s->lhs, false, S);
+        break;
+    default:
+        break;
+    }
+}
+
+/* The variables of callee g, inlined: all in the frame (or the shared
+ * struct), their fields added the first time g is inlined. */
+static const CpuFunc *callee_vars(Lower *L, Func *g)
+{
+    for (int i = 0; i < L->inl_funcs.len; i++) {
+        const CpuFunc *cf = L->inl_funcs.items[i];
+        if (cf->fn == g)
+            return cf;
+    }
+    CpuFunc *cf = arena_alloc(sizeof *cf);
+    cf->fn = g;
+    cf->inlined = true;
+    cf->debug = g->opt.debug || (L->opt && L->opt->debug);
+    cf->param_home = arena_alloc(sizeof(CpuHome) * (size_t)(g->nparams + 1));
+    cf->local_home = arena_alloc(sizeof(CpuHome) * (size_t)(g->nlocals + 1));
+    vec_push(&L->inl_funcs, cf);
+    const char *gname = fn_cname(g);
+    CpuSlots *fx = &L->K->frame_extra, *sx = &L->K->shared_extra;
+    for (int i = 0; i < g->nparams; i++) {
+        Var *p = g->params[i];
+        cf->param_home[i] = CPU_HOME_FRAME;
+        slot_add(fx, (CpuSlot){arena_printf("%s__%s", gname, p->cname), p->type, NULL, NULL});
+    }
+    for (int i = 0; i < g->nlocals; i++) {
+        Var *v = g->locals[i];
+        const char *name = arena_printf("%s__%s", gname, v->cname);
+        switch (v->kind) {
+        case VAR_LOCALARRAY:
+            cf->local_home[i] = CPU_HOME_FRAME;
+            slot_add(fx, (CpuSlot){name, v->type->elem, v, NULL});
+            break;
+        case VAR_SHARED:
+            cf->local_home[i] = CPU_HOME_SHARED;
+            slot_add(sx, (CpuSlot){name, v->type->elem, v, NULL});
+            break;
+        case VAR_DYNSHARED:
+            cf->local_home[i] = CPU_HOME_DYNSHARED;
+            break;
+        case VAR_CONSTARRAY:
+            cf->local_home[i] = CPU_HOME_CONST;
+            break;
+        default:
+            cf->local_home[i] = CPU_HOME_FRAME;
+            slot_add(fx, (CpuSlot){name, v->type, NULL, NULL});
+            break;
+        }
+    }
+    return cf;
+}
+
+/* Inline call c at block level: its arguments in a region of the caller,
+ * its body in the callee's context. */
+static CpuBlock *lower_inline(Lower *L, CpuList *into, const Node *s, const Node *c)
+{
+    Func *g = c->callee;
+    bool nonvoid = g->ret && g->ret->kind != TY_VOID && g->ret->kind != TY_NONE;
+    CpuBlock *b = block_new(L, CB_INLINE, s);
+    b->line = s->loc;
+    b->callee = g;
+    if (nonvoid) {
+        b->slot = L->ncalls++;
+        b->ret = arena_printf("krt_ret%d", b->slot);
+        slot_add(&L->K->frame_extra, (CpuSlot){b->ret, g->ret, NULL, NULL});
+    }
+    b->callee_ctx = callee_vars(L, g);
+    list_push(into, b);
+
+    b->head = region_new(L, NULL, c, true);
+    item_add(b->head, CI_INLINE_ARGS, c)->inl = b;
+    for (int i = 0; i < c->args.len && i < g->nparams; i++)
+        note_calls(L, c->args.items[i]);
+
+    const CpuFunc *ctx = L->ctx;
+    const CpuBlock *inl = L->inl;
+    const CpuBind *binds = L->binds;
+    L->ctx = b->callee_ctx;
+    L->inl = b;
+    b->depth = ++L->bloop;
+    L->binds = NULL;   /* the callee's own tree: no call of it is bound */
+    lower_block_list(L, &b->body, &g->def->body);
+    reset_region(L, &b->body, c, CPU_BREAK, b->depth);
+    L->bloop--;
+    L->ctx = ctx;
+    L->inl = inl;
+    L->binds = binds;
+    return b;
+}
+
+/* A statement that calls a device function that synchronises: inline the
+ * first such call, then lower the statement with its result bound (again,
+ * for the next call).  False when s has no such call. */
+static bool lower_split_calls(Lower *L, CpuList *into, const Node *s)
+{
+    SplitSearch S = {0};
+    if (s->kind == S_WHILE) {
+        split_search(L, s->cond, false, &S);
+        if (S.call)
+            fail(L, into, S.call->loc,
+                 arena_printf("device function '%s' synchronises: on the CPU backend it cannot be "
+                              "called in a while condition (assign its result to a variable before "
+                              "the loop and at the end of the body)", S.call->callee->name));
+        return S.call != NULL;
+    }
+    stmt_search(L, s, &S);
+    const Node *c = S.call;
+    if (!c)
+        return false;
+    if (S.conditional || S.unsafe_before) {
+        fail(L, into, c->loc,
+             arena_printf("device function '%s' synchronises: on the CPU backend a call of it "
+                          "cannot be %s (assign its result to a variable first)", c->callee->name,
+                          S.conditional ? "under and/or or a conditional expression"
+                                        : "evaluated after an array read or another call in the "
+                                          "same statement"));
+        return true;
+    }
+    CpuBlock *b = lower_inline(L, into, s, c);
+    if (s->kind == S_EXPR && s->lhs == c)
+        return true;
+    if (!b->ret)
+        die("the value of a device function without a result");
+    CpuBind *bind = arena_alloc(sizeof *bind);
+    bind->call = c;
+    bind->field = b->ret;
+    bind->next = L->binds;
+    const CpuBind *binds = L->binds;
+    L->binds = bind;
+    if (reaches_barrier(L, s)) {
+        lower_block_stmt(L, into, s);
+    } else if (!stmt_is_empty(s)) {
+        CpuBlock *r = region_new(L, into, s, true);
+        region_stmt(L, r, s);
+    }
+    L->binds = binds;
+    return true;
+}
+
+static void lower_block_stmt(Lower *L, CpuList *into, const Node *s)
+{
+    if (lower_split_calls(L, into, s))
+        return;
+    switch (s->kind) {
+    case S_BARRIER: {
+        EmitApi ea = ea_of(s->api);
+        if (s->api && s->api->id == API_GRID_SYNC) {
+            /* the block stops here and the runtime calls it again once
+             * every block of the grid has stopped (see emit_cpu_kernel) */
+            if (!L->K->coop)
+                die("a grid sync in a kernel not marked as having one");
+            CpuBlock *b = block_new(L, CB_GRIDSYNC, s);
+            b->line = s->loc;
+            b->slot = ++L->K->nresume;
+            list_push(into, b);
+            return;
+        }
+        if (ea == EA_SYNC_COUNT || ea == EA_SYNC_AND || ea == EA_SYNC_OR) {
+            lower_block_reduce(L, into, s, ea);
+            return;
+        }
+        CpuBlock *b = block_new(L, CB_BARRIER, s);
+        b->line = s->loc;
+        b->sync = ea == EA_SYNCWARP ? CPU_SYNC_WARP_ALL : CPU_SYNC_THREADS;
+        list_push(into, b);
+        return;
+    }
+    case S_WARPOP:
+        lower_warpop(L, into, s);
+        return;
+    case S_EXPR:
+        if (s->lhs && s->lhs->kind == E_API &&
+            (ea_of(s->lhs->api) == EA_SYNCWARP || ea_of(s->lhs->api) == EA_SYNCTHREADS)) {
+            CpuBlock *b = block_new(L, CB_BARRIER, s);
+            b->line = s->loc;
+            b->sync = ea_of(s->lhs->api) == EA_SYNCWARP ? CPU_SYNC_WARP_LANES : CPU_SYNC_THREADS;
+            list_push(into, b);
+            return;
+        }
+        break;
+    case S_IF:
+        lower_block_if(L, into, s);
+        return;
+    case S_WHILE:
+        if (s->orelse.len > 0)
+            die("while/else after typing");
+        lower_block_loop(L, into, s);
+        return;
+    case S_FORRANGE: {
+        if (!s->it || !s->stop || !s->step)
+            die("a range loop without its hidden variables");
+        /* the bounds, per thread, then the loop */
+        CpuBlock *r = region_new(L, into, s, true);
+        r->line = s->loc;
+        item_add(r, CI_RANGE_INIT, s);
+        if (!range_step_known(s, &(int64_t){0}) && !L->ctx->debug)
+            exit_add(r, s, CPU_RETURNED, 0);
+        for (int i = 0; i < s->args.len && i < 3; i++)
+            note_calls(L, s->args.items[i]);
+        lower_block_loop(L, into, s);
+        return;
+    }
+    default:
+        break;
+    }
+    fail(L, into, s->loc, "a barrier or warp operation inside a device function or an expression "
+                          "is not supported on the CPU backend yet");
+}
+
+/* ---- the kernel ---- */
+
+static void mark_assigned(const Func *f, bool *assigned, const Var *v)
+{
+    if (v->kind == VAR_PARAM && v->index >= 0 && v->index < f->nparams && f->params[v->index] == v)
+        assigned[v->index] = true;
+}
+
+/* The parameters the kernel assigns (per-thread copies on the CPU). */
+static void walk_assigned(const Func *f, bool *assigned, const Node *n)
+{
+    if (!n)
+        return;
+    if (n->kind == S_ASSIGN)
+        for (int i = 0; i < n->args.len; i++)
+            if (n->args.items[i]->kind == E_VAR && n->args.items[i]->var)
+                mark_assigned(f, assigned, n->args.items[i]->var);
+    if (n->kind == S_FORRANGE && n->var)
+        mark_assigned(f, assigned, n->var);
+    walk_assigned(f, assigned, n->lhs);
+    walk_assigned(f, assigned, n->rhs);
+    walk_assigned(f, assigned, n->cond);
+    for (int i = 0; i < n->args.len; i++)
+        walk_assigned(f, assigned, n->args.items[i]);
+    for (int i = 0; i < n->body.len; i++)
+        walk_assigned(f, assigned, n->body.items[i]);
+    for (int i = 0; i < n->orelse.len; i++)
+        walk_assigned(f, assigned, n->orelse.items[i]);
+}
+
+CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
+{
+    CpuKernel *K = arena_alloc(sizeof *K);
+    K->fn = f;
+    K->split = func_has_split(f);
+    K->coop = K->split && f->has_grid_sync;
+    K->param_copied = arena_alloc(sizeof(bool) * (size_t)(f->nparams + 1));
+    for (int i = 0; i < f->def->body.len; i++)
+        walk_assigned(f, K->param_copied, f->def->body.items[i]);
+
+    /* Where the variables live: a kernel cut at barriers keeps every local
+     * (and every assigned parameter) in the frame. */
+    CpuFunc *kv = arena_alloc(sizeof *kv);
+    kv->fn = f;
+    kv->debug = f->opt.debug || (opt && opt->debug);
+    kv->param_home = arena_alloc(sizeof(CpuHome) * (size_t)(f->nparams + 1));
+    kv->local_home = arena_alloc(sizeof(CpuHome) * (size_t)(f->nlocals + 1));
+    for (int i = 0; i < f->nparams; i++)
+        kv->param_home[i] = K->split && K->param_copied[i] ? CPU_HOME_FRAME : CPU_HOME_C;
+    for (int i = 0; i < f->nlocals; i++) {
+        switch (f->locals[i]->kind) {
+        case VAR_SHARED: kv->local_home[i] = CPU_HOME_SHARED; break;
+        case VAR_DYNSHARED: kv->local_home[i] = CPU_HOME_C; break;
+        case VAR_CONSTARRAY: kv->local_home[i] = CPU_HOME_CONST; break;
+        default: kv->local_home[i] = K->split ? CPU_HOME_FRAME : CPU_HOME_C; break;
+        }
+    }
+    K->vars = kv;
+
+    Lower L = {0};
+    L.K = K;
+    L.opt = opt;
+    L.ctx = kv;
+    if (K->split) {
+        lower_block_list(&L, &K->body, &f->def->body);
+    } else {
+        /* one thread loop over the whole body; its exits go to krt_next */
+        CpuBlock *r = block_new(&L, CB_REGION, NULL);
+        list_push(&K->body, r);
+        for (int i = 0; i < f->def->body.len; i++)
+            region_stmt(&L, r, f->def->body.items[i]);
+    }
+    return K;
+}

@@ -1,0 +1,213 @@
+/*
+ * lower_cpu.h - the block-level form of a kernel's CPU version: what
+ * src/lower_cpu.c builds from the typed tree and src/emit_cpu.c prints
+ * (they alone include this file).
+ *
+ * A kernel's CPU function runs every thread of one block.  lower_cpu cuts
+ * its body at barriers and warp operations into a tree of CpuBlocks:
+ * regions (each one loop over the block's threads, holding per-thread
+ * statements of the typed tree and the emitter's own pieces as CpuItems),
+ * and between them block-level control flow (predicated ifs, loops that
+ * run while any thread stays), barrier reductions, warp-operation cuts,
+ * grid-sync resume points and inlined calls of device functions that
+ * synchronise.  It also decides where every variable lives (CpuHome), the
+ * frame's and the shared struct's extra members, and which block-level
+ * helpers the function needs.  The typed tree is only read: a call that is
+ * inlined is replaced in what follows by its result through a binding
+ * (CpuBind), which the expression printer consults.
+ *
+ * The numbers in the form (block-if depths, loop depths, krt_brN, warp and
+ * result slots, resume points, region labels) are assigned in print order
+ * so that the printer only spells them.
+ */
+#ifndef KERNC_LOWER_CPU_H
+#define KERNC_LOWER_CPU_H
+
+#include "emit.h"
+
+/* Where a variable lives in the kernel's CPU function. */
+typedef enum CpuHome {
+    CPU_HOME_C,          /* a C local (or parameter) of the thread loop; a
+                            dynamic shared array's local pointer */
+    CPU_HOME_FRAME,      /* a field of the per-thread frame: krt_f->NAME */
+    CPU_HOME_BLOCK,      /* once per block, a C local of the function
+                            declared before the first region (not assigned
+                            today: for a uniformity analysis; in a
+                            cooperative kernel such a value does not
+                            survive a grid sync, which returns) */
+    CPU_HOME_SHARED,     /* a member of the block's shared struct: krt_s->NAME */
+    CPU_HOME_DYNSHARED,  /* an inlined callee's dynamic shared array: the
+                            block's dynamic region, cast */
+    CPU_HOME_CONST,      /* a file-scope static const array */
+} CpuHome;
+
+/* The variables of one function in the kernel's CPU code: the kernel
+ * itself, or a callee inlined into it (whose names get the prefix
+ * "CALLEE__", its C name, so that they are unique in the kernel). */
+typedef struct CpuFunc {
+    Func *fn;
+    bool inlined;
+    bool debug;              /* debug=True or -g: checked accesses */
+    CpuHome *param_home;     /* by Var.index */
+    CpuHome *local_home;
+} CpuFunc;
+
+/* An inlined call's result, standing for the call in the rest of its
+ * statement: the frame field `field`.  A list, innermost first. */
+typedef struct CpuBind {
+    const Node *call;
+    const char *field;
+    const struct CpuBind *next;
+} CpuBind;
+
+/* How a thread leaves a region early (the state it is marked with). */
+typedef enum CpuState {
+    CPU_RUNNING,
+    CPU_RETURNED,        /* KRT_RETURNED: returned from the kernel */
+    CPU_BREAK,           /* KRT_BREAK(depth): left block-level loop (or
+                            inlined callee) number depth */
+    CPU_CONTINUE,        /* KRT_CONTINUE(depth) */
+    CPU_MASKED,          /* KRT_MASKED(depth): waits out a block-level if's
+                            branch */
+} CpuState;
+
+/* A statement of a region that ends the thread's run of the region
+ * (return, break or continue of a block-level loop, a zero range step). */
+typedef struct CpuExit {
+    const Node *stmt;
+    CpuState state;
+    int depth;
+} CpuExit;
+
+typedef enum CpuItemKind {
+    CI_STMT,         /* stmt: a per-thread statement of the typed tree */
+    CI_SKIP,         /* skip a thread that is not running */
+    CI_RESET,        /* a thread in state (state, depth) runs again */
+    CI_IF_TEST,      /* stmt (S_IF): its condition; true: go = 1, false:
+                        masked (depth) and other = 1 */
+    CI_ELSE_SWAP,    /* the else branch of block-level if `depth`: the
+                        running and the masked threads swap */
+    CI_LOOP_TEST,    /* stmt (S_WHILE or S_FORRANGE): the loop's test; true:
+                        the loop variable is set, krt_go = 1; false:
+                        KRT_BREAK(depth) */
+    CI_RANGE_INIT,   /* stmt (S_FORRANGE): the range's bounds into its
+                        hidden variables, the zero-step check */
+    CI_RANGE_NEXT,   /* stmt (S_FORRANGE): it += step */
+    CI_RED_ADD,      /* stmt (S_BARRIER): its predicate into krt_red */
+    CI_RED_RESULT,   /* stmt (S_BARRIER): the block's result to its target */
+    CI_WARP_STORE,   /* stmt (S_WARPOP): its operands into warp slots `slot` */
+    CI_INLINE_ARGS,  /* stmt (E_CALLFN): the arguments into the callee's
+                        parameter fields, its result field zeroed */
+} CpuItemKind;
+
+typedef struct CpuItem {
+    CpuItemKind kind;
+    const Node *stmt;
+    CpuState state;          /* CI_RESET */
+    int depth;               /* CI_RESET, CI_IF_TEST, CI_ELSE_SWAP, CI_LOOP_TEST */
+    const char *go, *other;  /* CI_IF_TEST: the block-level flags */
+    int slot;                /* CI_WARP_STORE: the warp cut's number */
+    const struct CpuBlock *inl;  /* CI_INLINE_ARGS: its CB_INLINE */
+} CpuItem;
+
+typedef enum CpuBlockKind {
+    CB_REGION,       /* items, run by each thread of the block in turn */
+    CB_IF,           /* block-level if: test region, then, orelse */
+    CB_LOOP,         /* block-level loop: head region, body, next region */
+    CB_BARRIER,      /* a plain barrier: nothing to run (sync names which) */
+    CB_REDUCE,       /* syncthreads_count/and/or: add region, result region */
+    CB_WARP,         /* warp operation: store region, then per warp the
+                        results over its active lanes */
+    CB_GRIDSYNC,     /* grid sync: return, resume point `slot` */
+    CB_INLINE,       /* inlined call of a device function that synchronises */
+    CB_FAIL,         /* what the CPU backend cannot run: loc, msg */
+} CpuBlockKind;
+
+typedef enum CpuSync {
+    CPU_SYNC_THREADS,    /* syncthreads() */
+    CPU_SYNC_WARP_ALL,   /* syncwarp() as a statement of its own */
+    CPU_SYNC_WARP_LANES, /* syncwarp() as an expression statement or op */
+} CpuSync;
+
+typedef struct CpuList {
+    struct CpuBlock **items;
+    int len, cap;
+} CpuList;
+
+typedef struct CpuBlock {
+    CpuBlockKind kind;
+    Loc line;                /* #line printed before it (0: none) */
+    const CpuBind *binds;    /* inlined results its expressions see */
+    const CpuFunc *ctx;      /* the function its statements belong to */
+    const struct CpuBlock *inl;  /* the CB_INLINE whose body it is in (NULL:
+                                    the kernel's own) */
+    const Node *stmt;        /* the statement it comes from */
+
+    /* CB_REGION */
+    CpuItem *items;
+    int nitems, items_cap;
+    int label;               /* krt_skipN: where its exits jump (0: the
+                                one region of a kernel that is not cut,
+                                whose exits jump to krt_next) */
+    CpuExit *exits;          /* threads leaving it early */
+    int nexits, exits_cap;
+
+    /* CB_IF: test, then, orelse (the orelse starts with the swap region);
+     * CB_LOOP: head (test), body, next (range: it += step; NULL for while);
+     * in their list, both are followed by the region that lets the
+     * threads they held back run again (CI_RESET);
+     * CB_REDUCE: head (add), next (result; NULL when unused);
+     * CB_WARP, CB_INLINE: head (the stores); CB_INLINE: body (the
+     * callee's, ending with the region that resets KRT_BREAK(depth)) */
+    struct CpuBlock *head, *next;
+    CpuList body, orelse;
+    const char *go, *other;  /* CB_IF: its flags (other NULL without else) */
+    int depth;               /* CB_LOOP, CB_INLINE: KRT_BREAK depth;
+                                CB_IF: KRT_MASKED depth */
+    EmitApi ea;              /* CB_REDUCE, CB_WARP: which operation */
+    CpuSync sync;            /* CB_BARRIER */
+    int slot;                /* CB_WARP: warp cut number; CB_GRIDSYNC:
+                                resume point; CB_INLINE: result number */
+
+    /* CB_INLINE */
+    Func *callee;
+    const char *ret;         /* its result's frame field (NULL: none) */
+    const CpuFunc *callee_ctx;
+
+    /* CB_FAIL */
+    Loc fail_loc;
+    const char *fail_msg;
+} CpuBlock;
+
+/* An extra member of the frame or of the shared struct. */
+typedef struct CpuSlot {
+    const char *name;
+    const Type *type;        /* a scalar or tuple; arrays: the element type */
+    const Var *array;        /* a C array: its dimensions (NULL: a scalar) */
+    const Func *dshared;     /* `struct NAME__dshared krt_dsh_NAME` */
+} CpuSlot;
+
+typedef struct CpuSlots {
+    CpuSlot *items;
+    int len, cap;
+} CpuSlots;
+
+/* One kernel's CPU version. */
+typedef struct CpuKernel {
+    Func *fn;
+    bool split;              /* cut at barriers: regions and frames */
+    bool coop;               /* has a grid sync: resumable */
+    CpuFunc *vars;           /* the kernel's own variables */
+    bool *param_copied;      /* assigned parameters: per-thread copies */
+    CpuList body;            /* split: the blocks; otherwise one region */
+    CpuSlots frame_extra;    /* frame members after the variables */
+    CpuSlots shared_extra;   /* shared members after the kernel's arrays */
+    int nbvars;              /* block-level flags krt_brN */
+    int nresume;             /* grid syncs: resume points 1..nresume */
+    bool uses_go, uses_red, uses_warp, uses_bal, uses_src;
+} CpuKernel;
+
+/* lower_cpu.c: the block-level form of kernel f (never NULL). */
+CpuKernel *lower_cpu_kernel(Func *f, const Options *opt);
+
+#endif /* KERNC_LOWER_CPU_H */
