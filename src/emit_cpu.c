@@ -217,7 +217,7 @@ static const char *new_bvar(Emitter *E)
 
 /* syncthreads_count/and/or(pred): every running thread adds its predicate
  * in one region, the block's result is handed out in the next. */
-static void emit_block_reduce(Emitter *E, Node *s, EmitApi ea)
+static void emit_block_reduce(Emitter *E, Node *s, ApiId ea)
 {
     E->used_red = true;
     outf(E, "krt_red = 0;");
@@ -229,8 +229,8 @@ static void emit_block_reduce(Emitter *E, Node *s, EmitApi ea)
     region_end(E);
     if (!s->rhs)
         return;
-    const char *r = ea == EA_SYNC_COUNT ? "(int32_t)krt_red"
-                    : ea == EA_SYNC_AND ? "(int32_t)(krt_red == krt_nred)" : "(int32_t)(krt_red != 0)";
+    const char *r = ea == API_SYNCTHREADS_COUNT ? "(int32_t)krt_red"
+                    : ea == API_SYNCTHREADS_AND ? "(int32_t)(krt_red == krt_nred)" : "(int32_t)(krt_red != 0)";
     region_begin(E, true);
     outf(E, "%s = %s;", ex(E, s->rhs), conv(r, ty_int32, s->rhs->type));
     region_end(E);
@@ -247,14 +247,14 @@ static void emit_block_reduce(Emitter *E, Node *s, EmitApi ea)
  * for a source outside the warp. */
 void emit_warpop_cpu(Emitter *E, Node *s)
 {
-    EmitApi ea = ea_of(s->api);
-    if (ea == EA_SYNCWARP) {
+    ApiId ea = api_id(s->api);
+    if (ea == API_SYNCWARP) {
         /* the cut itself is the synchronisation: every lane has finished
          * the region before */
         outf(E, "/* cuda.syncwarp(): the lanes of each warp have all reached this point */");
         return;
     }
-    if (ea == EA_NONE || !ea_is_warp(ea)) {
+    if (ea == API_NONE || !api_id_has(ea, AF_WARP)) {
         error_at(s->loc, "%s is not a warp operation kernc knows", s->api ? s->api->path : "?");
         return;
     }
@@ -280,7 +280,7 @@ void emit_warpop_cpu(Emitter *E, Node *s)
         outf(E, "krt_f->%s = (int64_t)%s;", A, ex(E, arg));
     region_end(E);
 
-    bool vote = ea == EA_ALL || ea == EA_ANY || ea == EA_EQ || ea == EA_BALLOT;
+    bool vote = ea == API_ALL_SYNC || ea == API_ANY_SYNC || ea == API_EQ_SYNC || ea == API_BALLOT_SYNC;
     outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
     E->indent++;
     outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
@@ -305,12 +305,12 @@ void emit_warpop_cpu(Emitter *E, Node *s)
     const char *res = NULL;
     const Type *rt = ty_uint32;
     switch (ea) {
-    case EA_SHFL: case EA_SHFL_UP: case EA_SHFL_DOWN: case EA_SHFL_XOR: {
+    case API_SHFL_SYNC: case API_SHFL_UP_SYNC: case API_SHFL_DOWN_SYNC: case API_SHFL_XOR_SYNC: {
         /* PTX shfl.sync with numba's clamp values: idx uses the low 5 bits
          * of the lane; up is valid from lane 0, down and xor up to lane 31 */
-        const char *src = ea == EA_SHFL ? "(int64_t)(krt_f->%s & 31)"
-                          : ea == EA_SHFL_UP ? "(int64_t)krt_l - (int64_t)(uint32_t)krt_f->%s"
-                          : ea == EA_SHFL_DOWN ? "(int64_t)krt_l + (int64_t)(uint32_t)krt_f->%s"
+        const char *src = ea == API_SHFL_SYNC ? "(int64_t)(krt_f->%s & 31)"
+                          : ea == API_SHFL_UP_SYNC ? "(int64_t)krt_l - (int64_t)(uint32_t)krt_f->%s"
+                          : ea == API_SHFL_DOWN_SYNC ? "(int64_t)krt_l + (int64_t)(uint32_t)krt_f->%s"
                                                : "(int64_t)(krt_l ^ (uint32_t)krt_f->%s)";
         E->used_src = true;
         outf(E, "krt_src = %s;", arena_printf(src, A));
@@ -320,22 +320,22 @@ void emit_warpop_cpu(Emitter *E, Node *s)
         rt = val->type;
         break;
     }
-    case EA_ALL:
+    case API_ALL_SYNC:
         res = arena_printf("((%s & ~krt_bal) == 0)", part);
         rt = ty_bool;
         break;
-    case EA_ANY:
+    case API_ANY_SYNC:
         res = arena_printf("((%s & krt_bal) != 0)", part);
         rt = ty_bool;
         break;
-    case EA_EQ:
+    case API_EQ_SYNC:
         res = arena_printf("((%s & krt_bal) == 0 || (%s & krt_bal) == %s)", part, part, part);
         rt = ty_bool;
         break;
-    case EA_BALLOT:
+    case API_BALLOT_SYNC:
         res = arena_printf("(%s & krt_bal)", part);
         break;
-    case EA_MATCH_ANY: case EA_MATCH_ALL:
+    case API_MATCH_ANY_SYNC: case API_MATCH_ALL_SYNC:
         /* lanes of the mask holding the same bits as this one */
         E->used_bal = E->used_src = true;
         outf(E, "krt_bal = 0;");
@@ -343,7 +343,7 @@ void emit_warpop_cpu(Emitter *E, Node *s)
         outf(E, "    if ((%s >> krt_src & 1u) &&", part);
         outf(E, "        memcmp(&krt_fr[krt_w + krt_src].%s, &krt_f->%s, sizeof krt_f->%s) == 0)", V, V, V);
         outf(E, "        krt_bal |= 1u << krt_src;");
-        if (ea == EA_MATCH_ANY) {
+        if (ea == API_MATCH_ANY_SYNC) {
             res = "krt_bal";
         } else {
             const Type *tt = s->lhs ? s->lhs->type : NULL;
@@ -354,10 +354,10 @@ void emit_warpop_cpu(Emitter *E, Node *s)
             rt = tt;
         }
         break;
-    case EA_ACTIVEMASK:
+    case API_ACTIVEMASK:
         res = "krt_act";
         break;
-    case EA_LANEMASK_LT:
+    case API_LANEMASK_LT:
         res = "((1u << krt_l) - 1u)";
         break;
     default:
@@ -409,10 +409,7 @@ static bool expr_touches_memory(const Node *n)
         return true;
     if (n->kind != E_API || !n->api)
         return false;
-    const char *p = n->api->path;
-    EmitApi ea = ea_of(n->api);
-    return strncmp(p, "cuda.atomic.", 12) == 0 || strncmp(p, "cuda.random.", 12) == 0 ||
-           (ea_is_warp(ea) && ea != EA_LANEMASK_LT) || !n->type || n->type->kind == TY_VOID;
+    return api_has(n->api, AF_SIDE_EFFECTS | AF_WARP) || !n->type || n->type->kind == TY_VOID;
 }
 
 /* Python's evaluation order: operands left to right, a call's arguments
@@ -634,7 +631,7 @@ static void emit_block_stmt(Emitter *E, Node *s)
         return;
     switch (s->kind) {
     case S_BARRIER: {
-        EmitApi ea = ea_of(s->api);
+        ApiId ea = api_id(s->api);
         emit_lineno(E, s->loc);
         if (s->api && s->api->id == API_GRID_SYNC) {
             /* The block stops here and the runtime calls it again once
@@ -652,9 +649,9 @@ static void emit_block_stmt(Emitter *E, Node *s)
             E->indent++;
             return;
         }
-        if (ea == EA_SYNC_COUNT || ea == EA_SYNC_AND || ea == EA_SYNC_OR)
+        if (ea == API_SYNCTHREADS_COUNT || ea == API_SYNCTHREADS_AND || ea == API_SYNCTHREADS_OR)
             emit_block_reduce(E, s, ea);
-        else if (ea == EA_SYNCWARP)
+        else if (ea == API_SYNCWARP)
             outf(E, "/* cuda.syncwarp(): every thread has reached this point */");
         else
             outf(E, "/* cuda.syncthreads(): every thread has reached this point */");
@@ -665,12 +662,12 @@ static void emit_block_stmt(Emitter *E, Node *s)
         emit_warpop_cpu(E, s);
         return;
     case S_EXPR:
-        if (s->lhs && s->lhs->kind == E_API && ea_of(s->lhs->api) == EA_SYNCWARP) {
+        if (s->lhs && s->lhs->kind == E_API && api_id(s->lhs->api) == API_SYNCWARP) {
             emit_lineno(E, s->loc);
             outf(E, "/* cuda.syncwarp(): the lanes of each warp have all reached this point */");
             return;
         }
-        if (s->lhs && s->lhs->kind == E_API && ea_of(s->lhs->api) == EA_SYNCTHREADS) {
+        if (s->lhs && s->lhs->kind == E_API && api_id(s->lhs->api) == API_SYNCTHREADS) {
             emit_lineno(E, s->loc);
             outf(E, "/* cuda.syncthreads(): every thread has reached this point */");
             return;

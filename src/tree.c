@@ -144,8 +144,7 @@ bool tree_is_pure(const Node *n)
         return true;
     if (n->kind == E_CALLFN || n->kind == E_LET)
         return false;
-    if (n->kind == E_API && n->api && (strncmp(n->api->path, "cuda.atomic.", 12) == 0 ||
-                                       strncmp(n->api->path, "cuda.random.", 12) == 0))
+    if (n->kind == E_API && api_has(n->api, AF_SIDE_EFFECTS))
         return false;
     if (!tree_is_pure(n->lhs) || !tree_is_pure(n->rhs) || !tree_is_pure(n->cond))
         return false;
