@@ -188,7 +188,7 @@ Type *ty_promote_numbers(Type *a, Type *b);
 Type *ty_unify(Type *a, Type *b);
 
 /* ------------------------------------------------------------------ */
-/* The API table (api.c from api.def)                                  */
+/* The API table (api.c from api.def), candidate lists (typerules.c)  */
 /* ------------------------------------------------------------------ */
 
 /* One row per cuda.* / math.* / builtin entity.  The X-macro rows live in
@@ -346,6 +346,17 @@ static inline bool api_id_has(ApiId id, unsigned flags)
 {
     return id < API__COUNT && (api_table[id].flags & flags);
 }
+
+/* Candidate signatures (typerules.c): numba's typing templates for the
+ * operators and, by typing rule, for the API rows ({NULL, 0} for the rules
+ * type.c writes out). */
+typedef struct CaseList {
+    const Case *cases;
+    int n;
+} CaseList;
+extern const CaseList tr_binop, tr_truediv, tr_power, tr_shift, tr_bitlogic, tr_cmp,
+    tr_round1, tr_round2, tr_range;
+extern const CaseList tr_rule_cases[TR__COUNT];
 
 /* ------------------------------------------------------------------ */
 /* AST (ast.c): built by the parser, lowered in place by type.c        */

@@ -10,7 +10,8 @@
  *
  * Typing follows numba-cuda's compiled target, not its simulator.  The
  * operator rules are numba's own: each operator is a list of candidate
- * signatures (numba/core/typing/builtins.py, numba/cuda/cudamath.py) and the
+ * signatures (numba/core/typing/builtins.py, numba/cuda/cudamath.py; the
+ * lists are in typerules.c, and an API row names its rule in api.def) and the
  * candidate chosen is the one with the fewest (unsafe, safe, promote)
  * conversions, ties to the first, under numba's casting graph
  * (numba/core/typeconv/rules.py, closed transitively).  As numba's SSA,
@@ -104,117 +105,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------ */
-/* Operator and builtin candidates (numba's typing templates)          */
-/* ------------------------------------------------------------------ */
-
-/* One candidate signature (kernc.h: Case), spelled by its kinds. */
-#define C1(r, x) {TY_##r, {TY_##x, -1, -1}}
-#define C2(r, x, y) {TY_##r, {TY_##x, TY_##y, -1}}
-#define C3(r, x, y, z) {TY_##r, {TY_##x, TY_##y, TY_##z}}
-#define NCASES(t) ((int)(sizeof t / sizeof t[0]))
-
-/* builtins.py: integer_binop_cases over machine ints, then real_domain. */
-#define INT_BINOP_CASES                                                      \
-    C2(INT64, INT64, INT64), C2(INT64, INT64, UINT64),                       \
-    C2(INT64, UINT64, INT64), C2(UINT64, UINT64, UINT64)
-static const Case cases_binop[] = {INT_BINOP_CASES, C2(FLOAT32, FLOAT32, FLOAT32),
-                                   C2(FLOAT64, FLOAT64, FLOAT64)};
-static const Case cases_truediv[] = {
-    C2(FLOAT64, INT64, INT64), C2(FLOAT64, INT64, UINT64),
-    C2(FLOAT64, UINT64, INT64), C2(FLOAT64, UINT64, UINT64),
-    C2(FLOAT32, FLOAT32, FLOAT32), C2(FLOAT64, FLOAT64, FLOAT64)};
-static const Case cases_power[] = {
-    INT_BINOP_CASES,
-    C2(FLOAT32, FLOAT32, INT32), C2(FLOAT32, FLOAT32, INT64), C2(FLOAT32, FLOAT32, UINT64),
-    C2(FLOAT64, FLOAT64, INT32), C2(FLOAT64, FLOAT64, INT64), C2(FLOAT64, FLOAT64, UINT64),
-    C2(FLOAT32, FLOAT32, FLOAT32), C2(FLOAT64, FLOAT64, FLOAT64)};
-/* BitwiseShiftOperation: the lhs's signedness decides; no unsafe casts. */
-static const Case cases_shift[] = {
-    C2(INT64, INT8, UINT64), C2(INT64, INT8, INT64),
-    C2(INT64, INT16, UINT64), C2(INT64, INT16, INT64),
-    C2(INT64, INT32, UINT64), C2(INT64, INT32, INT64),
-    C2(INT64, INT64, UINT64), C2(INT64, INT64, INT64),
-    C2(UINT64, UINT8, UINT64), C2(UINT64, UINT8, INT64),
-    C2(UINT64, UINT16, UINT64), C2(UINT64, UINT16, INT64),
-    C2(UINT64, UINT32, UINT64), C2(UINT64, UINT32, INT64),
-    C2(UINT64, UINT64, UINT64), C2(UINT64, UINT64, INT64)};
-/* BitwiseLogicOperation: no unsafe casts. */
-static const Case cases_bitlogic[] = {C2(BOOL, BOOL, BOOL), INT_BINOP_CASES};
-/* OrderedCmpOp / UnorderedCmpOp. */
-static const Case cases_cmp[] = {
-    C2(BOOL, BOOL, BOOL),
-    C2(BOOL, INT8, INT8), C2(BOOL, INT16, INT16), C2(BOOL, INT32, INT32), C2(BOOL, INT64, INT64),
-    C2(BOOL, UINT8, UINT8), C2(BOOL, UINT16, UINT16), C2(BOOL, UINT32, UINT32),
-    C2(BOOL, UINT64, UINT64), C2(BOOL, FLOAT32, FLOAT32), C2(BOOL, FLOAT64, FLOAT64)};
-static const Case cases_abs[] = {
-    C1(INT8, INT8), C1(INT16, INT16), C1(INT32, INT32), C1(INT64, INT64),
-    C1(UINT8, UINT8), C1(UINT16, UINT16), C1(UINT32, UINT32), C1(UINT64, UINT64),
-    C1(FLOAT32, FLOAT32), C1(FLOAT64, FLOAT64)};
-static const Case cases_round1[] = {C1(INT64, FLOAT32), C1(INT64, FLOAT64)};
-static const Case cases_round2[] = {C2(FLOAT32, FLOAT32, INT64), C2(FLOAT64, FLOAT64, INT64)};
-/* cudamath.py */
-static const Case cases_math_unary[] = {C1(FLOAT64, INT64), C1(FLOAT64, UINT64),
-                                        C1(FLOAT32, FLOAT32), C1(FLOAT64, FLOAT64)};
-static const Case cases_math_atan2[] = {C2(FLOAT64, INT64, INT64), C2(FLOAT64, UINT64, UINT64),
-                                        C2(FLOAT32, FLOAT32, FLOAT32),
-                                        C2(FLOAT64, FLOAT64, FLOAT64)};
-static const Case cases_math_binary[] = {C2(FLOAT32, FLOAT32, FLOAT32),
-                                         C2(FLOAT64, FLOAT64, FLOAT64)};
-static const Case cases_math_pow[] = {C2(FLOAT32, FLOAT32, FLOAT32), C2(FLOAT64, FLOAT64, FLOAT64),
-                                      C2(FLOAT32, FLOAT32, INT32), C2(FLOAT64, FLOAT64, INT32)};
-static const Case cases_math_ldexp[] = {C2(FLOAT32, FLOAT32, INT32), C2(FLOAT64, FLOAT64, INT32)};
-/* mathdecl.py Math_frexp and cudadecl.py: fma, cbrt; float32 first */
-static const Case cases_float1[] = {C1(FLOAT32, FLOAT32), C1(FLOAT64, FLOAT64)};
-static const Case cases_fma[] = {C3(FLOAT32, FLOAT32, FLOAT32, FLOAT32),
-                                 C3(FLOAT64, FLOAT64, FLOAT64, FLOAT64)};
-/* cudadecl.py Cuda_popc / Cuda_clz: same width; Cuda_brev: unsigned 32/64;
- * Cuda_ffs: uint32 of any integer (lowered for 32/64-bit ones only) */
-static const Case cases_popc[] = {
-    C1(INT8, INT8), C1(INT16, INT16), C1(INT32, INT32), C1(INT64, INT64),
-    C1(UINT8, UINT8), C1(UINT16, UINT16), C1(UINT32, UINT32), C1(UINT64, UINT64)};
-static const Case cases_brev[] = {C1(UINT32, UINT32), C1(UINT64, UINT64)};
-static const Case cases_ffs[] = {
-    C1(UINT32, INT8), C1(UINT32, INT16), C1(UINT32, INT32), C1(UINT32, INT64),
-    C1(UINT32, UINT8), C1(UINT32, UINT16), C1(UINT32, UINT32), C1(UINT32, UINT64)};
-/* the value operand of shfl_sync_intrinsic and match_*_sync */
-static const Case cases_warp_value[] = {C1(INT32, INT32), C1(INT64, INT64),
-                                        C1(FLOAT32, FLOAT32), C1(FLOAT64, FLOAT64)};
-static const Case cases_math_pred[] = {C1(BOOL, INT64), C1(BOOL, UINT64), C1(BOOL, FLOAT32),
-                                       C1(BOOL, FLOAT64)};
-/* builtins.py Range: the range type is the case's result. */
-static const Case cases_range[] = {
-    C1(INT32, INT32), C2(INT32, INT32, INT32), C3(INT32, INT32, INT32, INT32),
-    C1(INT64, INT64), C2(INT64, INT64, INT64), C3(INT64, INT64, INT64, INT64),
-    C1(UINT64, UINT64), C2(UINT64, UINT64, UINT64), C3(UINT64, UINT64, UINT64, UINT64)};
-
-/* The candidate list of each API typing rule that has one (api.def's rule
- * column; kernc.h: ApiRule). */
-typedef struct RuleCases {
-    const Case *cases;
-    int n;
-} RuleCases;
-#define RULE_CASES(t) {t, NCASES(t)}
-static const RuleCases rule_cases[TR__COUNT] = {
-    [TR_WARP_SHFL] = RULE_CASES(cases_warp_value),
-    [TR_WARP_MATCH_ANY] = RULE_CASES(cases_warp_value),
-    [TR_WARP_MATCH_ALL] = RULE_CASES(cases_warp_value),
-    [TR_POPC] = RULE_CASES(cases_popc),
-    [TR_BREV] = RULE_CASES(cases_brev),
-    [TR_FFS] = RULE_CASES(cases_ffs),
-    [TR_FMA] = RULE_CASES(cases_fma),
-    [TR_FLOAT1] = RULE_CASES(cases_float1),
-    [TR_MATH_UNARY] = RULE_CASES(cases_math_unary),
-    [TR_MATH_ATAN2] = RULE_CASES(cases_math_atan2),
-    [TR_MATH_BINARY] = RULE_CASES(cases_math_binary),
-    [TR_MATH_POW] = RULE_CASES(cases_math_pow),
-    [TR_MATH_LDEXP] = RULE_CASES(cases_math_ldexp),
-    [TR_MATH_PRED] = RULE_CASES(cases_math_pred),
-    [TR_MATH_FREXP] = RULE_CASES(cases_float1),
-    [TR_MATH_SCALE] = RULE_CASES(cases_math_unary),
-    [TR_ABS] = RULE_CASES(cases_abs),
-};
 
 /* "; add 'from numba import float32'" for a numba or module name the file
  * forgot to import, "" otherwise: the commonest slip when porting kernels. */
@@ -603,15 +493,15 @@ static Node *lower_binop(Ctx *c, Loc loc, Op op, Node *a, Node *b)
     bool unsafe = true;
     switch (op) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_FLOORDIV: case OP_MOD:
-        cases = cases_binop, n = NCASES(cases_binop);
+        cases = tr_binop.cases, n = tr_binop.n;
         break;
-    case OP_DIV: cases = cases_truediv, n = NCASES(cases_truediv); break;
-    case OP_POW: cases = cases_power, n = NCASES(cases_power); break;
+    case OP_DIV: cases = tr_truediv.cases, n = tr_truediv.n; break;
+    case OP_POW: cases = tr_power.cases, n = tr_power.n; break;
     case OP_LSHIFT: case OP_RSHIFT:
-        cases = cases_shift, n = NCASES(cases_shift), unsafe = false;
+        cases = tr_shift.cases, n = tr_shift.n, unsafe = false;
         break;
     case OP_BITAND: case OP_BITOR: case OP_BITXOR:
-        cases = cases_bitlogic, n = NCASES(cases_bitlogic), unsafe = false;
+        cases = tr_bitlogic.cases, n = tr_bitlogic.n, unsafe = false;
         break;
     default:
         return fail(c, loc, "operator %s is not supported", op_spelling[op]);
@@ -700,8 +590,8 @@ static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
         return fail(c, loc, "'%s' is not supported between %s and %s", op_spelling[op],
                     ty_name(a->type), ty_name(b->type));
     Type *args[2] = {a->type, b->type};
-    int k = ty_resolve_case(cases_cmp, NCASES(cases_cmp), args, 2, true);
-    Type *t = ty_scalar[cases_cmp[k].a[0]];
+    int k = ty_resolve_case(tr_cmp.cases, tr_cmp.n, args, 2, true);
+    Type *t = ty_scalar[tr_cmp.cases[k].a[0]];
     Node *ops[2] = {a, b};
     Seq q;
     seq_operands(c, ops, 2, &q);
@@ -1159,8 +1049,8 @@ static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
 
 static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
 {
-    const Case *cases = rule_cases[a->rule].cases;
-    int n = rule_cases[a->rule].n;
+    const Case *cases = tr_rule_cases[a->rule].cases;
+    int n = tr_rule_cases[a->rule].n;
     int nargs = e->args.len;
     Type *args[3];
     for (int i = 0; i < nargs; i++) {
@@ -1285,7 +1175,7 @@ static Node *lower_intrinsic(Ctx *c, Node *e, const ApiEntry *a, Node **v)
         return r;
     }
     default:
-        cases = rule_cases[a->rule].cases, ncases = rule_cases[a->rule].n;
+        cases = tr_rule_cases[a->rule].cases, ncases = tr_rule_cases[a->rule].n;
         break;
     }
     if (!cases)
@@ -1454,7 +1344,7 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     r->api = a;
     switch (a->rule) {   /* the Python builtins */
     case TR_ABS: {
-        const RuleCases *rc = &rule_cases[TR_ABS];
+        const CaseList *rc = &tr_rule_cases[TR_ABS];
         int k = ty_resolve_case(rc->cases, rc->n, &v[0]->type, 1, true);
         r->type = ty_scalar[rc->cases[k].ret];
         nl_push(&r->args, tree_cast(v[0], r->type));
@@ -1489,7 +1379,7 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     case TR_BOOL:
         return tree_cast(v[0], ty_bool);
     case TR_ROUND: {
-        const Case *cs = nargs == 1 ? cases_round1 : cases_round2;
+        const Case *cs = nargs == 1 ? tr_round1.cases : tr_round2.cases;
         int k = ty_resolve_case(cs, 2, (Type *[]){v[0]->type, nargs > 1 ? v[1]->type : NULL},
                              nargs, true);
         if (k < 0)
@@ -1979,7 +1869,7 @@ static bool lower_collective1(Ctx *c, Node *call, const ApiEntry *a, Node **targ
             nl_push(&st->args, tree_cast(v[0], ty_uint32));
         switch (a->rule) {
         case TR_WARP_SHFL: case TR_WARP_MATCH_ANY: case TR_WARP_MATCH_ALL: {
-            const RuleCases *rc = &rule_cases[a->rule];
+            const CaseList *rc = &tr_rule_cases[a->rule];
             int k = ty_resolve_case(rc->cases, rc->n, &v[1]->type, 1, true);
             if (k < 0) {
                 fail(c, v[1]->loc, "%s() does not accept %s", a->path, ty_name(v[1]->type));
@@ -2381,8 +2271,8 @@ static void lower_for(Ctx *c, Node *s, NodeList *out)
     Var *var = lookup_var(c, s->lhs->name);
     Type *r = NULL;
     if (!bad) {
-        int k = ty_resolve_case(cases_range, NCASES(cases_range), types, n, true);
-        r = ty_scalar[cases_range[k].ret];
+        int k = ty_resolve_case(tr_range.cases, tr_range.n, types, n, true);
+        r = ty_scalar[tr_range.cases[k].ret];
         if (is_array_var(var))
             fail(c, s->lhs->loc, "'%s' is an array; it cannot be a loop variable", var->name);
         else
