@@ -1,28 +1,53 @@
 /*
- * api.c - the device API table, built from the X-macro rows of api.def.
+ * api.c - the device API table, built from the X-macro rows of api.def,
+ * and its lookup by path.
  *
  * resolve.c and type.c look up a dotted path ("cuda.atomic.add", "math.pi",
  * "abs", "float32") after canonicalising the user's spelling (import
- * aliases, numba./np. prefixes); type.c gives each row its typing rule by
- * ApiId and emit_*.c spells it with the last two columns.
+ * aliases, numba./np. prefixes); type.c types a use by the row's rule,
+ * check.c and tree.c read its flags, emit_*.c print it by its emission
+ * kind with its spellings.
  */
 #include "kernc.h"
 
 #include <string.h>
 
 const ApiEntry api_table[API__COUNT] = {
-#define API(id, path, kind, nargs_min, nargs_max, cuda, cpu) \
-    {API_##id, path, kind, nargs_min, nargs_max, cuda, cpu},
+#define API(id, path, kind, nargs_min, nargs_max, cls, flags, rule, emit, cuda, cpu) \
+    {API_##id, path, kind, nargs_min, nargs_max, cls, flags, rule, emit, cuda, cpu},
 #include "api.def"
 #undef API
 };
 
-/* A linear scan: the table has about a hundred rows and each path is
- * looked up once per use in a kernel, far from the translator's hot loop. */
+/* Open addressing over a power of two at least twice the rows, built on
+ * the first lookup: every path is looked up once per use in a kernel, so a
+ * scan would make the translator quadratic in the size of its input. */
+#define API_SLOTS 512
+_Static_assert(API_SLOTS >= 2 * API__COUNT, "api.c: grow API_SLOTS");
+
+static uint32_t api_hash(const char *s)
+{
+    uint32_t h = 2166136261u;   /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
 const ApiEntry *api_lookup(const char *path)
 {
-    for (int i = 0; i < API__COUNT; i++)
-        if (strcmp(api_table[i].path, path) == 0)
-            return &api_table[i];
+    static const ApiEntry *slots[API_SLOTS];
+    static bool built;
+    if (!built) {
+        for (int i = 0; i < API__COUNT; i++) {
+            uint32_t h = api_hash(api_table[i].path) & (API_SLOTS - 1);
+            while (slots[h])
+                h = (h + 1) & (API_SLOTS - 1);
+            slots[h] = &api_table[i];
+        }
+        built = true;
+    }
+    for (uint32_t h = api_hash(path) & (API_SLOTS - 1); slots[h]; h = (h + 1) & (API_SLOTS - 1))
+        if (strcmp(slots[h]->path, path) == 0)
+            return slots[h];
     return NULL;
 }

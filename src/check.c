@@ -67,19 +67,7 @@ static bool is_tid_source(const Node *n, bool grid)
 {
     if (n->kind != E_API || !n->api)
         return false;
-    switch (n->api->id) {
-    case API_BID_X: case API_BID_Y: case API_BID_Z:
-        return grid;
-    case API_TID_X: case API_TID_Y: case API_TID_Z: case API_GRID: case API_LANEID:
-    case API_LANEMASK_LT:
-    case API_ATOMIC_ADD: case API_ATOMIC_SUB: case API_ATOMIC_MAX: case API_ATOMIC_MIN:
-    case API_ATOMIC_NANMAX: case API_ATOMIC_NANMIN: case API_ATOMIC_AND: case API_ATOMIC_OR:
-    case API_ATOMIC_XOR: case API_ATOMIC_EXCH: case API_ATOMIC_INC: case API_ATOMIC_DEC:
-    case API_ATOMIC_CAS:
-        return true;
-    default:
-        return false;
-    }
+    return api_has(n->api, AF_THREAD_DEP) || (grid && api_has(n->api, AF_BLOCK_DEP));
 }
 
 typedef struct TidSearch {
@@ -216,7 +204,7 @@ static void check_barriers(Taint *t, Taint *g, const NodeList *body, bool ctrl, 
             if (ctrl)
                 warning_at(s->loc, "%s() under a condition that depends on the thread index",
                            barrier_name(s->api));
-            else if (gctrl && s->api->id == API_GRID_SYNC)
+            else if (gctrl && s->api->rule == TR_GRID_SYNC)
                 warning_at(s->loc, "this_grid().sync() under a condition that depends on the "
                            "block index (every thread of the grid must reach it)");
             break;

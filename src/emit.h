@@ -1,7 +1,7 @@
 /*
  * emit.h - what the emitter's files share (they alone include it): the
- * Emitter state, the rows of the API table they spell, and the functions
- * one emitter file calls in another.
+ * Emitter state and the functions one emitter file calls in another (the
+ * API rows they print are api.def's, by emission kind and spelling).
  *
  *   emit_expr.c  names, types, expressions and per-thread statements, for
  *                both targets (the shared printer);
@@ -28,46 +28,6 @@ typedef enum Mode {
     MODE_CUDA,        /* CUDA C: __device__ functions, __global__ kernels */
     MODE_CPU,         /* C for the CPU backend */
 } Mode;
-
-/* The api.def rows spelled here, found by path: X(id, path).  Paths rather
- * than ApiIds so that this file does not depend on how api.def names the
- * rows it adds; a row missing from api.def simply never matches. */
-#define EMIT_APIS(X)                                                         \
-    X(EA_ATOMIC_ADD, "cuda.atomic.add") X(EA_ATOMIC_SUB, "cuda.atomic.sub")  \
-    X(EA_ATOMIC_MAX, "cuda.atomic.max") X(EA_ATOMIC_MIN, "cuda.atomic.min")  \
-    X(EA_ATOMIC_NANMAX, "cuda.atomic.nanmax")                                \
-    X(EA_ATOMIC_NANMIN, "cuda.atomic.nanmin")                                \
-    X(EA_ATOMIC_AND, "cuda.atomic.and_") X(EA_ATOMIC_OR, "cuda.atomic.or_")  \
-    X(EA_ATOMIC_XOR, "cuda.atomic.xor") X(EA_ATOMIC_EXCH, "cuda.atomic.exch") \
-    X(EA_ATOMIC_INC, "cuda.atomic.inc") X(EA_ATOMIC_DEC, "cuda.atomic.dec")  \
-    X(EA_ATOMIC_CAS, "cuda.atomic.cas")                                      \
-    X(EA_ATOMIC_CAS2, "cuda.atomic.compare_and_swap")                        \
-    X(EA_SYNCTHREADS, "cuda.syncthreads")                                    \
-    X(EA_SYNC_COUNT, "cuda.syncthreads_count")                               \
-    X(EA_SYNC_AND, "cuda.syncthreads_and") X(EA_SYNC_OR, "cuda.syncthreads_or") \
-    X(EA_SYNCWARP, "cuda.syncwarp")                                          \
-    X(EA_FENCE, "cuda.threadfence") X(EA_FENCE_BLOCK, "cuda.threadfence_block") \
-    X(EA_FENCE_SYSTEM, "cuda.threadfence_system")                            \
-    X(EA_SHFL, "cuda.shfl_sync") X(EA_SHFL_UP, "cuda.shfl_up_sync")          \
-    X(EA_SHFL_DOWN, "cuda.shfl_down_sync") X(EA_SHFL_XOR, "cuda.shfl_xor_sync") \
-    X(EA_ALL, "cuda.all_sync") X(EA_ANY, "cuda.any_sync")                    \
-    X(EA_EQ, "cuda.eq_sync") X(EA_BALLOT, "cuda.ballot_sync")                \
-    X(EA_MATCH_ANY, "cuda.match_any_sync") X(EA_MATCH_ALL, "cuda.match_all_sync") \
-    X(EA_ACTIVEMASK, "cuda.activemask") X(EA_LANEMASK_LT, "cuda.lanemask_lt") \
-    X(EA_LANEID, "cuda.laneid") X(EA_WARPSIZE, "cuda.warpsize")              \
-    X(EA_POPC, "cuda.popc") X(EA_BREV, "cuda.brev") X(EA_CLZ, "cuda.clz")    \
-    X(EA_FFS, "cuda.ffs") X(EA_FMA, "cuda.fma") X(EA_CBRT, "cuda.cbrt")      \
-    X(EA_SELP, "cuda.selp") X(EA_NANOSLEEP, "cuda.nanosleep")
-
-typedef enum EmitApi {
-    EA_NONE,
-#define X_(id, path) id,
-    EMIT_APIS(X_)
-#undef X_
-} EmitApi;
-
-
-static inline bool ea_is_warp(EmitApi e) { return e >= EA_SHFL && e <= EA_LANEMASK_LT; }
 
 typedef struct Emitter {
     StrBuf *out;
@@ -126,7 +86,6 @@ static inline bool t_float(const Type *t) { return t && (t->kind == TY_FLOAT32 |
 static inline bool t_scalar(const Type *t) { return t && t->kind <= TY_FLOAT64; }
 
 /* emit_expr.c */
-EmitApi ea_of(const ApiEntry *a);
 void outf(Emitter *E, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void emit_lineno(Emitter *E, Loc loc);
 void cpu_unsupported(Emitter *E, Loc loc, const char *msg);

@@ -231,10 +231,10 @@ static void print_region(Emitter *E, const CpuBlock *r)
     E->cpu_region = NULL;
 }
 
-static const char *block_result(EmitApi ea)
+static const char *block_result(ApiId ea)
 {
-    return ea == EA_SYNC_COUNT ? "(int32_t)krt_red"
-           : ea == EA_SYNC_AND ? "(int32_t)(krt_red == krt_nred)" : "(int32_t)(krt_red != 0)";
+    return ea == API_SYNCTHREADS_COUNT ? "(int32_t)krt_red"
+           : ea == API_SYNCTHREADS_AND ? "(int32_t)(krt_red == krt_nred)" : "(int32_t)(krt_red != 0)";
 }
 
 static void print_item(Emitter *E, const CpuItem *it)
@@ -305,7 +305,7 @@ static void print_item(Emitter *E, const CpuItem *it)
         outf(E, "krt_nred++;");
         return;
     case CI_RED_RESULT:
-        outf(E, "%s = %s;", ex(E, s->rhs), conv(block_result(ea_of(s->api)), ty_int32, s->rhs->type));
+        outf(E, "%s = %s;", ex(E, s->rhs), conv(block_result(api_id(s->api)), ty_int32, s->rhs->type));
         return;
     case CI_WARP_STORE: {
         Node *mask = s->args.len > 0 ? s->args.items[0] : NULL;
@@ -351,12 +351,12 @@ static void print_item(Emitter *E, const CpuItem *it)
 static void print_warp(Emitter *E, const CpuBlock *b)
 {
     Node *s = tree(b->stmt);
-    EmitApi ea = b->ea;
+    ApiId ea = b->ea;
     int k = b->slot;
     Node *val = s->args.len > 1 ? s->args.items[1] : NULL;
     const char *M = arena_printf("krt_warp%d_mask", k), *V = arena_printf("krt_warp%d_val", k),
                *A = arena_printf("krt_warp%d_arg", k);
-    bool vote = ea == EA_ALL || ea == EA_ANY || ea == EA_EQ || ea == EA_BALLOT;
+    bool vote = ea == API_ALL_SYNC || ea == API_ANY_SYNC || ea == API_EQ_SYNC || ea == API_BALLOT_SYNC;
     outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
     E->indent++;
     outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
@@ -379,12 +379,12 @@ static void print_warp(Emitter *E, const CpuBlock *b)
     const char *res = NULL;
     const Type *rt = ty_uint32;
     switch (ea) {
-    case EA_SHFL: case EA_SHFL_UP: case EA_SHFL_DOWN: case EA_SHFL_XOR: {
+    case API_SHFL_SYNC: case API_SHFL_UP_SYNC: case API_SHFL_DOWN_SYNC: case API_SHFL_XOR_SYNC: {
         /* PTX shfl.sync with numba's clamp values: idx uses the low 5 bits
          * of the lane; up is valid from lane 0, down and xor up to lane 31 */
-        const char *src = ea == EA_SHFL ? "(int64_t)(krt_f->%s & 31)"
-                          : ea == EA_SHFL_UP ? "(int64_t)krt_l - (int64_t)(uint32_t)krt_f->%s"
-                          : ea == EA_SHFL_DOWN ? "(int64_t)krt_l + (int64_t)(uint32_t)krt_f->%s"
+        const char *src = ea == API_SHFL_SYNC ? "(int64_t)(krt_f->%s & 31)"
+                          : ea == API_SHFL_UP_SYNC ? "(int64_t)krt_l - (int64_t)(uint32_t)krt_f->%s"
+                          : ea == API_SHFL_DOWN_SYNC ? "(int64_t)krt_l + (int64_t)(uint32_t)krt_f->%s"
                                                : "(int64_t)(krt_l ^ (uint32_t)krt_f->%s)";
         outf(E, "krt_src = %s;", arena_printf(src, A));
         outf(E, "if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !(%s >> krt_src & 1u))", part);
@@ -393,29 +393,29 @@ static void print_warp(Emitter *E, const CpuBlock *b)
         rt = val->type;
         break;
     }
-    case EA_ALL:
+    case API_ALL_SYNC:
         res = arena_printf("((%s & ~krt_bal) == 0)", part);
         rt = ty_bool;
         break;
-    case EA_ANY:
+    case API_ANY_SYNC:
         res = arena_printf("((%s & krt_bal) != 0)", part);
         rt = ty_bool;
         break;
-    case EA_EQ:
+    case API_EQ_SYNC:
         res = arena_printf("((%s & krt_bal) == 0 || (%s & krt_bal) == %s)", part, part, part);
         rt = ty_bool;
         break;
-    case EA_BALLOT:
+    case API_BALLOT_SYNC:
         res = arena_printf("(%s & krt_bal)", part);
         break;
-    case EA_MATCH_ANY: case EA_MATCH_ALL:
+    case API_MATCH_ANY_SYNC: case API_MATCH_ALL_SYNC:
         /* lanes of the mask holding the same bits as this one */
         outf(E, "krt_bal = 0;");
         outf(E, "for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)");
         outf(E, "    if ((%s >> krt_src & 1u) &&", part);
         outf(E, "        memcmp(&krt_fr[krt_w + krt_src].%s, &krt_f->%s, sizeof krt_f->%s) == 0)", V, V, V);
         outf(E, "        krt_bal |= 1u << krt_src;");
-        if (ea == EA_MATCH_ANY) {
+        if (ea == API_MATCH_ANY_SYNC) {
             res = "krt_bal";
         } else {
             const Type *tt = s->lhs ? s->lhs->type : NULL;
@@ -426,10 +426,10 @@ static void print_warp(Emitter *E, const CpuBlock *b)
             rt = tt;
         }
         break;
-    case EA_ACTIVEMASK:
+    case API_ACTIVEMASK:
         res = "krt_act";
         break;
-    case EA_LANEMASK_LT:
+    case API_LANEMASK_LT:
         res = "((1u << krt_l) - 1u)";
         break;
     default:

@@ -101,24 +101,6 @@ static const char *const emit_internal_names[] = {
 
 /* ------------------------------------------------------------------ */
 
-EmitApi ea_of(const ApiEntry *a)
-{
-    static const struct {
-        EmitApi id;
-        const char *path;
-    } rows[] = {
-#define X_(id, path) {id, path},
-        EMIT_APIS(X_)
-#undef X_
-    };
-    if (!a || !a->path)
-        return EA_NONE;
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        if (strcmp(rows[i].path, a->path) == 0)
-            return rows[i].id;
-    return EA_NONE;
-}
-
 /* One line at the current indentation. */
 void outf(Emitter *E, const char *fmt, ...)
 {
@@ -338,12 +320,8 @@ bool has_barrier(const Node *n)
         return false;
     if (n->kind == S_BARRIER || n->kind == S_WARPOP)
         return true;
-    if (n->kind == E_API && n->api) {
-        EmitApi ea = ea_of(n->api);
-        if (ea == EA_SYNCTHREADS || ea == EA_SYNC_COUNT || ea == EA_SYNC_AND ||
-            ea == EA_SYNC_OR || ea == EA_SYNCWARP || (ea_is_warp(ea) && ea != EA_LANEMASK_LT))
-            return true;
-    }
+    if (n->kind == E_API && (api_has(n->api, AF_COLLECTIVE) || api_id(n->api) == API_SYNCTHREADS))
+        return true;
     if (n->kind == E_CALLFN && n->callee && (n->callee->has_barrier || n->callee->has_warpop))
         return true;
     if (has_barrier(n->lhs) || has_barrier(n->rhs) || has_barrier(n->cond))
@@ -967,41 +945,42 @@ static const char *ex_boolop(Emitter *E, Node *n)
                         is_and ? l : r);
 }
 
-/* cuda.grid(k) / cuda.gridsize(k), component c. */
+/* The row's spelling for the target being emitted. */
+static const char *api_spelling(const Emitter *E, const ApiEntry *a)
+{
+    return E->mode == MODE_CUDA ? a->cuda : a->cpu;
+}
+
+/* cuda.grid(k) / cuda.gridsize(k), component c, from the Dim3 rows'
+ * spellings (x, y and z are consecutive rows). */
 static const char *grid_comp(Emitter *E, bool size, int c)
 {
-    const char xyz = (char)("xyz"[c]);
-    if (E->mode == MODE_CUDA)
-        return size ? arena_printf("((int64_t)blockDim.%c * gridDim.%c)", xyz, xyz)
-                    : arena_printf("((int64_t)blockIdx.%c * blockDim.%c + threadIdx.%c)", xyz, xyz, xyz);
-    return size ? arena_printf("((int64_t)krt_b->block_dim.%c * krt_b->grid_dim.%c)", xyz, xyz)
-                : arena_printf("((int64_t)krt_b->block_idx.%c * krt_b->block_dim.%c + krt_tid.%c)",
-                               xyz, xyz, xyz);
+    const char *tid = api_spelling(E, &api_table[API_TID_X + c]);
+    const char *bid = api_spelling(E, &api_table[API_BID_X + c]);
+    const char *bdim = api_spelling(E, &api_table[API_BDIM_X + c]);
+    const char *gdim = api_spelling(E, &api_table[API_GDIM_X + c]);
+    return size ? arena_printf("((int64_t)%s * %s)", bdim, gdim)
+                : arena_printf("((int64_t)%s * %s + %s)", bid, bdim, tid);
 }
 
 /* cuda.atomic.OP(ary, idx, val): type.c passes args[0] the array,
  * args[1..ndim] the indices, args[ndim+1] the value; cas(ary, idx, old,
  * val) one operand more; numba 0.56's compare_and_swap(ary, old, val)
- * (1-D, element 0) none of the indices. */
-static const char *ex_atomic(Emitter *E, Node *n, EmitApi ea)
+ * (1-D, element 0) none of the indices.  The row's spelling with the
+ * element type's suffix: krt_atomic_add_f32(&element, value). */
+static const char *ex_atomic(Emitter *E, Node *n)
 {
-    static const char *const ops[] = {
-        [EA_ATOMIC_ADD] = "add", [EA_ATOMIC_SUB] = "sub", [EA_ATOMIC_MAX] = "max",
-        [EA_ATOMIC_MIN] = "min", [EA_ATOMIC_NANMAX] = "nanmax", [EA_ATOMIC_NANMIN] = "nanmin",
-        [EA_ATOMIC_AND] = "and", [EA_ATOMIC_OR] = "or", [EA_ATOMIC_XOR] = "xor",
-        [EA_ATOMIC_EXCH] = "exch", [EA_ATOMIC_INC] = "inc", [EA_ATOMIC_DEC] = "dec",
-        [EA_ATOMIC_CAS] = "cas", [EA_ATOMIC_CAS2] = "cas",
-    };
-    bool cas = ea == EA_ATOMIC_CAS || ea == EA_ATOMIC_CAS2;
+    const ApiEntry *a = n->api;
+    bool cas = a->rule == TR_ATOMIC_CAS || a->rule == TR_ATOMIC_CAS0;
     int nval = cas ? 2 : 1;
     Node *arr = n->args.len > 0 ? n->args.items[0] : NULL;
     if (!arr || !arr->type || arr->type->kind != TY_ARRAY) {
-        error_at(n->loc, "%s takes an array first", n->api->path);
+        error_at(n->loc, "%s takes an array first", a->path);
         return "0";
     }
     int nix = n->args.len - 1 - nval;
-    if (nix != arr->type->ndim && !(nix == 0 && ea == EA_ATOMIC_CAS2)) {
-        error_at(n->loc, "%s: %d indices for a %d-dimensional array", n->api->path, nix,
+    if (nix != arr->type->ndim && !(nix == 0 && a->rule == TR_ATOMIC_CAS0)) {
+        error_at(n->loc, "%s: %d indices for a %d-dimensional array", a->path, nix,
                  arr->type->ndim);
         return "0";
     }
@@ -1009,12 +988,12 @@ static const char *ex_atomic(Emitter *E, Node *n, EmitApi ea)
     bool is32 = et->kind == TY_INT32 || et->kind == TY_UINT32;
     bool is64 = et->kind == TY_INT64 || et->kind == TY_UINT64;
     bool ok = is32 || is64;
-    if (ea <= EA_ATOMIC_NANMIN)
+    if (a->rule == TR_ATOMIC_ARITH)
         ok |= t_float(et);
-    if (ea == EA_ATOMIC_INC || ea == EA_ATOMIC_DEC)
+    if (a->rule == TR_ATOMIC_UNSIGNED)
         ok = et->kind == TY_UINT32 || et->kind == TY_UINT64;
     if (!ok) {
-        error_at(n->loc, "%s is not supported on %s arrays", n->api->path, ty_name(et));
+        error_at(n->loc, "%s is not supported on %s arrays", a->path, ty_name(et));
         return "0";
     }
     const char *p;
@@ -1028,42 +1007,36 @@ static const char *ex_atomic(Emitter *E, Node *n, EmitApi ea)
     } else {
         p = elem_ref(E, arr, &n->args.items[1], nix);
     }
+    const char *spell = api_spelling(E, a);
     if (cas)
-        return arena_printf("krt_atomic_cas_%s(&%s, %s, %s)", t_suffix(et), p,
+        return arena_printf("%s_%s(&%s, %s, %s)", spell, t_suffix(et), p,
                             ex_as(E, n->args.items[nix + 1], et),
                             ex_as(E, n->args.items[nix + 2], et));
-    return arena_printf("krt_atomic_%s_%s(&%s, %s)", ops[ea], t_suffix(et), p,
+    return arena_printf("%s_%s(&%s, %s)", spell, t_suffix(et), p,
                         ex_as(E, n->args.items[nix + 1], et));
 }
 
-/* The math.* rows: api.def's spelling, with "f" for float32. */
+/* The math.* rows (EK_MATH): the row's spelling, with "f" for float32. */
 static const char *ex_math(Emitter *E, Node *n)
 {
     const ApiEntry *a = n->api;
-    const char *spell = E->mode == MODE_CUDA ? a->cuda : a->cpu;
+    const char *spell = api_spelling(E, a);
     Node *x = n->args.len > 0 ? n->args.items[0] : NULL;
     const Type *ft = x && x->type && x->type->kind == TY_FLOAT32 ? x->type : ty_scalar[TY_FLOAT64];
     const char *f = ft->kind == TY_FLOAT32 ? "f" : "";
-    switch (a->id) {
-    case API_M_ISNAN: case API_M_ISINF: case API_M_ISFINITE:
+    switch (a->rule) {
+    case TR_MATH_PRED:
         if (x && t_int(x->type))     /* numba: integers are finite numbers */
             return a->id == API_M_ISFINITE ? "true" : "false";
         return arena_printf("(%s(%s) != 0)", spell, ex_as(E, x, ft));
-    case API_M_LOG:
-        if (n->args.len == 2)
-            return arena_printf("(log%s(%s) / log%s(%s))", f, ex_as(E, x, ft), f,
-                                ex_as(E, n->args.items[1], ft));
-        break;
-    case API_M_LDEXP:
-        return arena_printf("ldexp%s(%s, (int)%s)", f, ex_as(E, x, ft),
+    case TR_MATH_LDEXP:
+        return arena_printf("%s%s(%s, (int)%s)", spell, f, ex_as(E, x, ft),
                             ex_as(E, n->args.items[1], ty_scalar[TY_INT32]));
-    case API_M_RADIANS:
+    case TR_MATH_SCALE:
         return arena_printf("(%s * %s)", ex_as(E, x, ft),
-                            fmt_float(ft, 3.14159265358979323846 / 180.0));
-    case API_M_DEGREES:
-        return arena_printf("(%s * %s)", ex_as(E, x, ft),
-                            fmt_float(ft, 180.0 / 3.14159265358979323846));
-    case API_M_FREXP: {
+                            fmt_float(ft, a->id == API_M_RADIANS ? 3.14159265358979323846 / 180.0
+                                                                 : 180.0 / 3.14159265358979323846));
+    case TR_MATH_FREXP: {
         /* (mantissa, exponent): numba types it (float, int32) */
         const Type *tt = n->type;
         if (!tt || tt->kind != TY_TUPLE || tt->nelems != 2) {
@@ -1071,11 +1044,14 @@ static const char *ex_math(Emitter *E, Node *n)
             return "0";
         }
         const char *m = new_tmp(E, (Type *)ft), *e = new_tmp(E, ty_scalar[TY_INT32]);
-        return arena_printf("(%s = frexp%s(%s, (int *)&%s), %s_make(%s, %s))", m, f,
+        return arena_printf("(%s = %s%s(%s, (int *)&%s), %s_make(%s, %s))", m, spell, f,
                             ex_as(E, x, ft), e, tuple_cname(tt), conv(m, ft, tt->elems[0]),
                             conv(e, ty_scalar[TY_INT32], tt->elems[1]));
     }
     default:
+        if (a->id == API_M_LOG && n->args.len == 2)
+            return arena_printf("(%s%s(%s) / %s%s(%s))", spell, f, ex_as(E, x, ft), spell, f,
+                                ex_as(E, n->args.items[1], ft));
         break;
     }
     if (!spell) {
@@ -1084,26 +1060,13 @@ static const char *ex_math(Emitter *E, Node *n)
     }
     /* fastmath=True on CUDA: numba compiles with NVVM's fast-math options
      * (approximate division and sqrt, flush to zero, fast intrinsics); the
-     * float32 math with a fast CUDA intrinsic gets it here, `/` becomes
-     * __fdividef; sqrt stays sqrtf (its approximate form is a compiler
-     * flag, -prec-sqrt=false). */
-    if (E->mode == MODE_CUDA && E->fn && E->fn->opt.fastmath && ft->kind == TY_FLOAT32) {
-        static const struct {
-            ApiId id;
-            const char *fast;
-        } fast[] = {
-            {API_M_EXP, "__expf"}, {API_M_LOG, "__logf"}, {API_M_LOG2, "__log2f"},
-            {API_M_LOG10, "__log10f"}, {API_M_SIN, "__sinf"}, {API_M_COS, "__cosf"},
-            {API_M_TAN, "__tanf"}, {API_M_POW, "__powf"},
-        };
-        for (size_t i = 0; i < sizeof fast / sizeof fast[0]; i++)
-            if (fast[i].id == a->id) {
-                spell = fast[i].fast;
-                f = "";
-            }
-    }
+     * float32 math with a fast CUDA intrinsic (AF_FASTMATH: __NAMEf) gets
+     * it here, `/` becomes __fdividef; sqrt stays sqrtf (its approximate
+     * form is a compiler flag, -prec-sqrt=false). */
+    bool fast = E->mode == MODE_CUDA && E->fn && E->fn->opt.fastmath && ft->kind == TY_FLOAT32 &&
+                api_has(a, AF_FASTMATH);
     StrBuf b = {0};
-    sb_printf(&b, "%s%s(", spell, f);
+    sb_printf(&b, fast ? "__%s%s(" : "%s%s(", spell, f);
     for (int i = 0; i < n->args.len; i++)
         sb_printf(&b, "%s%s", i ? ", " : "", ex_as(E, n->args.items[i], ft));
     sb_putc(&b, ')');
@@ -1111,90 +1074,11 @@ static const char *ex_math(Emitter *E, Node *n)
     return conv(sb_take(&b), ft, n->type);
 }
 
-static const char *ex_warp_cuda(Emitter *E, Node *n, EmitApi ea, Node **args, int nargs);
-
-/* The cuda.* rows of EMIT_APIS as expressions. */
-static const char *ex_cuda_api(Emitter *E, Node *n, EmitApi ea)
-{
-    const Type *t = n->type;
-    Node *x = n->args.len > 0 ? n->args.items[0] : NULL;
-    bool cuda = E->mode == MODE_CUDA;
-    switch (ea) {
-    case EA_ATOMIC_ADD: case EA_ATOMIC_SUB: case EA_ATOMIC_MAX: case EA_ATOMIC_MIN:
-    case EA_ATOMIC_NANMAX: case EA_ATOMIC_NANMIN: case EA_ATOMIC_AND: case EA_ATOMIC_OR:
-    case EA_ATOMIC_XOR: case EA_ATOMIC_EXCH: case EA_ATOMIC_INC: case EA_ATOMIC_DEC:
-    case EA_ATOMIC_CAS: case EA_ATOMIC_CAS2:
-        return ex_atomic(E, n, ea);
-    case EA_SYNCTHREADS: case EA_SYNC_COUNT: case EA_SYNC_AND: case EA_SYNC_OR:
-        if (cuda) {
-            if (ea == EA_SYNCTHREADS)
-                return "__syncthreads()";
-            const char *fn = ea == EA_SYNC_COUNT ? "__syncthreads_count"
-                             : ea == EA_SYNC_AND ? "__syncthreads_and" : "__syncthreads_or";
-            return conv(arena_printf("%s((int)(%s))", fn, ex(E, x)), ty_int32, t);
-        }
-        cpu_unsupported(E, n->loc, arena_printf("%s() inside an expression is not supported on "
-                                                "the CPU backend", n->api->path));
-        return "0";
-    case EA_FENCE: return "krt_threadfence()";
-    case EA_FENCE_BLOCK: return "krt_threadfence_block()";
-    case EA_FENCE_SYSTEM: return "krt_threadfence_system()";
-    case EA_LANEID:
-        return cuda ? "krt_laneid()" : "krt_cpu_laneid(krt_b, krt_tid)";
-    case EA_WARPSIZE:
-        return cuda ? "((int32_t)warpSize)" : "((int32_t)32)";
-    case EA_LANEMASK_LT:
-        return cuda ? "krt_lanemask_lt()" : "krt_cpu_lanemask_lt(krt_b, krt_tid)";
-    case EA_POPC: case EA_CLZ: case EA_FFS: {
-        const char *op = ea == EA_POPC ? "popc" : ea == EA_CLZ ? "clz" : "ffs";
-        if (!x || !t_int(x->type))
-            break;
-        return conv(arena_printf("krt_%s_%s(%s)", op, t_suffix(x->type), ex(E, x)), ty_int32, t);
-    }
-    case EA_BREV:
-        if (!x || !t_int(x->type))
-            break;
-        if (t_bits(x->type) == 64)
-            return conv(arena_printf("krt_brev_u64((uint64_t)%s)", ex(E, x)), ty_uint64, t);
-        return conv(arena_printf("krt_brev_u32((uint32_t)%s)", ex(E, x)), ty_uint32, t);
-    case EA_FMA: case EA_CBRT:
-        if (!t_float(t))
-            break;
-        {
-            StrBuf b = {0};
-            sb_printf(&b, "%s%s(", ea == EA_FMA ? "fma" : "cbrt", t->kind == TY_FLOAT32 ? "f" : "");
-            for (int i = 0; i < n->args.len; i++)
-                sb_printf(&b, "%s%s", i ? ", " : "", ex_as(E, n->args.items[i], t));
-            sb_putc(&b, ')');
-            return sb_take(&b);
-        }
-    case EA_SELP:
-        if (n->args.len != 3)
-            break;
-        return arena_printf("(%s ? %s : %s)", ex(E, x), ex_as(E, n->args.items[1], t),
-                            ex_as(E, n->args.items[2], t));
-    case EA_NANOSLEEP:
-        return arena_printf("krt_nanosleep((uint32_t)%s)", ex(E, x));
-    default:
-        if (cuda && (ea_is_warp(ea) || ea == EA_SYNCWARP))
-            return ex_warp_cuda(E, n, ea, n->args.items, n->args.len);
-        if (ea_is_warp(ea) || ea == EA_SYNCWARP) {
-            cpu_unsupported(E, n->loc, arena_printf("%s() must be a whole statement or the whole "
-                                                    "right-hand side of an assignment on the "
-                                                    "CPU backend", n->api->path));
-            return "0";
-        }
-        break;
-    }
-    error_at(n->loc, "%s is not supported here", n->api->path);
-    return "0";
-}
-
-/* A warp-collective operation in CUDA C: CUDA's own intrinsics.  numba's
- * masks are int32 (CUDA's unsigned); 64-bit values go through the long
- * long overloads; match_all_sync's predicate comes back through a
- * temporary to make numba's (int32, bool) tuple. */
-static const char *ex_warp_cuda(Emitter *E, Node *n, EmitApi ea, Node **args, int nargs)
+/* A warp-collective operation in CUDA C (EK_WARP): CUDA's own intrinsics,
+ * the row's spelling.  numba's masks are int32 (CUDA's unsigned); 64-bit
+ * values go through the long long overloads; match_all_sync's predicate
+ * comes back through a temporary to make numba's (int32, bool) tuple. */
+static const char *ex_warp_cuda(Emitter *E, Node *n, const ApiEntry *a, Node **args, int nargs)
 {
     const char *m = nargs > 0 ? arena_printf("(unsigned)%s", ex(E, args[0])) : "0xffffffffu";
     Node *v = nargs > 1 ? args[1] : NULL;
@@ -1210,42 +1094,33 @@ static const char *ex_warp_cuda(Emitter *E, Node *n, EmitApi ea, Node **args, in
             vs = arena_printf("(int)%s", vs);
     }
     const char *a2 = nargs > 2 ? ex(E, args[2]) : "0";
-    switch (ea) {
-    case EA_SHFL:
-        return arena_printf("((%s)__shfl_sync(%s, %s, (int)%s))", t_c(vt), m, vs, a2);
-    case EA_SHFL_UP:
-        return arena_printf("((%s)__shfl_up_sync(%s, %s, (unsigned)%s))", t_c(vt), m, vs, a2);
-    case EA_SHFL_DOWN:
-        return arena_printf("((%s)__shfl_down_sync(%s, %s, (unsigned)%s))", t_c(vt), m, vs, a2);
-    case EA_SHFL_XOR:
-        return arena_printf("((%s)__shfl_xor_sync(%s, %s, (int)%s))", t_c(vt), m, vs, a2);
-    case EA_ALL:
-        return arena_printf("(__all_sync(%s, %s) != 0)", m, vs);
-    case EA_ANY:
-        return arena_printf("(__any_sync(%s, %s) != 0)", m, vs);
-    case EA_EQ:
-        return arena_printf("(__uni_sync(%s, %s) != 0)", m, vs);
-    case EA_BALLOT:
-        return conv(arena_printf("__ballot_sync(%s, %s)", m, vs), ty_uint32,
+    switch (a ? a->rule : TR_NONE) {
+    case TR_WARP_SHFL: {
+        /* a lane (int) for idx and xor, a delta (unsigned) for up and down */
+        bool delta = a->id == API_SHFL_UP_SYNC || a->id == API_SHFL_DOWN_SYNC;
+        return arena_printf("((%s)%s(%s, %s, (%s)%s))", t_c(vt), a->cuda, m, vs,
+                            delta ? "unsigned" : "int", a2);
+    }
+    case TR_WARP_VOTE:
+        return arena_printf("(%s(%s, %s) != 0)", a->cuda, m, vs);
+    case TR_WARP_BALLOT: case TR_WARP_MATCH_ANY:
+        return conv(arena_printf("%s(%s, %s)", a->cuda, m, vs), ty_uint32,
                     n->type ? n->type : ty_int32);
-    case EA_MATCH_ANY:
-        return conv(arena_printf("__match_any_sync(%s, %s)", m, vs), ty_uint32,
-                    n->type ? n->type : ty_int32);
-    case EA_MATCH_ALL: {
+    case TR_WARP_MATCH_ALL: {
         const Type *tt = n->type;
         if (!tt || tt->kind != TY_TUPLE || tt->nelems != 2) {
             error_at(n->loc, "match_all_sync: expected a (mask, bool) result");
             return "0";
         }
         const char *r = new_tmp(E, ty_uint32), *pr = new_tmp(E, ty_int32);
-        return arena_printf("(%s = __match_all_sync(%s, %s, (int *)&%s), %s_make(%s, %s))", r, m,
+        return arena_printf("(%s = %s(%s, %s, (int *)&%s), %s_make(%s, %s))", r, a->cuda, m,
                             vs, pr, tuple_cname(tt), conv(r, ty_uint32, tt->elems[0]),
                             conv(pr, ty_int32, tt->elems[1]));
     }
-    case EA_ACTIVEMASK:
-        return conv("__activemask()", ty_uint32, n->type ? n->type : ty_uint32);
-    case EA_SYNCWARP:
-        return arena_printf("__syncwarp(%s)", m);
+    case TR_ACTIVEMASK:
+        return conv(arena_printf("%s()", a->cuda), ty_uint32, n->type ? n->type : ty_uint32);
+    case TR_SYNCWARP:
+        return arena_printf("%s(%s)", a->cuda, m);
     default:
         break;
     }
@@ -1275,52 +1150,30 @@ static const char *ex_rng(Emitter *E, Node *n)
     } else {
         idx = ex_as(E, ix, ty_int64);
     }
-    if (a->id == API_RNG_JUMP)
-        return arena_printf("krt_xoroshiro128p_jump(krt_rng_state(%s, %s))", states, idx);
-    const char *spell = E->mode == MODE_CUDA ? a->cuda : a->cpu;
+    const char *spell = api_spelling(E, a);
     if (!spell) {
         error_at(n->loc, "%s is not supported in a kernel", a->path);
         return "0";
     }
+    if (a->rule == TR_RNG_JUMP)   /* on the state itself */
+        return arena_printf("%s(krt_rng_state(%s, %s))", spell, states, idx);
     return arena_printf("%s(%s, %s)", spell, states, idx);
 }
 
-static const char *ex_api(Emitter *E, Node *n)
+/* The Python builtins (EK_BUILTIN). */
+static const char *ex_builtin(Emitter *E, Node *n)
 {
     const ApiEntry *a = n->api;
     const Type *t = n->type;
     Node *x = n->args.len > 0 ? n->args.items[0] : NULL;
-    EmitApi ea = ea_of(a);
-    if (ea != EA_NONE)
-        return ex_cuda_api(E, n, ea);
-    switch (a->id) {
-    case API_TID_X: case API_TID_Y: case API_TID_Z:
-    case API_BID_X: case API_BID_Y: case API_BID_Z:
-    case API_BDIM_X: case API_BDIM_Y: case API_BDIM_Z:
-    case API_GDIM_X: case API_GDIM_Y: case API_GDIM_Z:
-        return arena_printf("((%s)%s)", t_c(t), E->mode == MODE_CUDA ? a->cuda : a->cpu);
-    case API_GRID: case API_GRIDSIZE: {
-        bool size = a->id == API_GRIDSIZE;
-        if (!t || t->kind != TY_TUPLE)
-            return grid_comp(E, size, 0);
-        StrBuf b = {0};
-        sb_printf(&b, "%s_make(", tuple_cname(t));
-        for (int c = 0; c < t->nelems && c < 3; c++)
-            sb_printf(&b, "%s%s", c ? ", " : "", grid_comp(E, size, c));
-        sb_putc(&b, ')');
-        return sb_take(&b);
-    }
-    case API_M_PI: return fmt_float(t, 3.14159265358979323846);
-    case API_M_E: return fmt_float(t, 2.71828182845904523536);
-    case API_M_INF: return fmt_float(t, HUGE_VAL);
-    case API_M_NAN: return fmt_float(t, NAN);
-    case API_B_ABS:
+    switch (a->rule) {
+    case TR_ABS:
         if (t_int(t))
             return arena_printf("krt_abs_%s(%s)", t_suffix(t), ex_as(E, x, t));
         if (t_float(t))
             return arena_printf("%s(%s)", t->kind == TY_FLOAT32 ? "fabsf" : "fabs", ex_as(E, x, t));
         break;
-    case API_B_MIN: case API_B_MAX: {
+    case TR_MINMAX: {
         if (!t_scalar(t) || t->kind == TY_BOOL)
             break;
         /* numba-cuda lowers two-float min/max to fmin/fmax (a NaN operand
@@ -1340,7 +1193,7 @@ static const char *ex_api(Emitter *E, Node *n)
                                t_suffix(t), acc, ex_as(E, n->args.items[i], t));
         return acc;
     }
-    case API_B_ROUND:
+    case TR_ROUND:
         if (n->args.len == 1) {
             if (t_float(x->type))
                 return conv(arena_printf("%s(%s)", x->type->kind == TY_FLOAT32 ? "rintf" : "rint",
@@ -1351,7 +1204,7 @@ static const char *ex_api(Emitter *E, Node *n)
             return arena_printf("krt_round_ndigits_%s(%s, %s)", t_suffix(t), ex_as(E, x, t),
                                 ex_as(E, n->args.items[1], ty_scalar[TY_INT64]));
         break;
-    case API_B_POW: {
+    case TR_POW: {
         Node tmp = *n;
         tmp.kind = E_BINOP;
         tmp.op = OP_POW;
@@ -1359,21 +1212,116 @@ static const char *ex_api(Emitter *E, Node *n)
         tmp.rhs = n->args.items[1];
         return ex_binop(E, &tmp);
     }
-    case API_B_LEN:
+    case TR_LEN:
         return ex_shape(E, x, 0);
-    case API_RNG_UNIFORM_F32: case API_RNG_UNIFORM_F64: case API_RNG_NORMAL_F32:
-    case API_RNG_NORMAL_F64: case API_RNG_NEXT: case API_RNG_JUMP:
+    default:
+        break;
+    }
+    error_at(n->loc, "%s is not supported here", a->path);
+    return "0";
+}
+
+/* An E_API, by the row's emission kind. */
+static const char *ex_api(Emitter *E, Node *n)
+{
+    const ApiEntry *a = n->api;
+    const Type *t = n->type;
+    Node *x = n->args.len > 0 ? n->args.items[0] : NULL;
+    bool cuda = E->mode == MODE_CUDA;
+    const char *spell = api_spelling(E, a);
+    switch (a->emit) {
+    case EK_DIM3:
+        return arena_printf("((%s)%s)", t_c(t), spell);
+    case EK_EXPR:
+        return spell;
+    case EK_GRID: {
+        bool size = a->id == API_GRIDSIZE;
+        if (!t || t->kind != TY_TUPLE)
+            return grid_comp(E, size, 0);
+        StrBuf b = {0};
+        sb_printf(&b, "%s_make(", tuple_cname(t));
+        for (int c = 0; c < t->nelems && c < 3; c++)
+            sb_printf(&b, "%s%s", c ? ", " : "", grid_comp(E, size, c));
+        sb_putc(&b, ')');
+        return sb_take(&b);
+    }
+    case EK_SYNC:
+        if (a->rule != TR_SYNCTHREADS && a->rule != TR_BARRIER_PRED)
+            break;
+        if (cuda) {
+            if (a->rule == TR_SYNCTHREADS)
+                return arena_printf("%s()", spell);
+            return conv(arena_printf("%s((int)(%s))", spell, ex(E, x)), ty_int32, t);
+        }
+        cpu_unsupported(E, n->loc, arena_printf("%s() inside an expression is not supported on "
+                                                "the CPU backend", a->path));
+        return "0";
+    case EK_WARP:
+        if (cuda)
+            return ex_warp_cuda(E, n, a, n->args.items, n->args.len);
+        cpu_unsupported(E, n->loc, arena_printf("%s() must be a whole statement or the whole "
+                                                "right-hand side of an assignment on the "
+                                                "CPU backend", a->path));
+        return "0";
+    case EK_ATOMIC:
+        return ex_atomic(E, n);
+    case EK_TYPED:
+        /* popc, clz, ffs: by the operand's type, an int32 result; brev by
+         * its width */
+        if (!x || !t_int(x->type))
+            break;
+        if (a->rule == TR_BREV) {
+            if (t_bits(x->type) == 64)
+                return conv(arena_printf("%s_u64((uint64_t)%s)", spell, ex(E, x)), ty_uint64, t);
+            return conv(arena_printf("%s_u32((uint32_t)%s)", spell, ex(E, x)), ty_uint32, t);
+        }
+        return conv(arena_printf("%s_%s(%s)", spell, t_suffix(x->type), ex(E, x)), ty_int32, t);
+    case EK_FLOAT:
+        if (!t_float(t))
+            break;
+        {
+            StrBuf b = {0};
+            sb_printf(&b, "%s%s(", spell, t->kind == TY_FLOAT32 ? "f" : "");
+            for (int i = 0; i < n->args.len; i++)
+                sb_printf(&b, "%s%s", i ? ", " : "", ex_as(E, n->args.items[i], t));
+            sb_putc(&b, ')');
+            return sb_take(&b);
+        }
+    case EK_SELECT:
+        if (n->args.len != 3)
+            break;
+        return arena_printf("(%s ? %s : %s)", ex(E, x), ex_as(E, n->args.items[1], t),
+                            ex_as(E, n->args.items[2], t));
+    case EK_CALL: {
+        StrBuf b = {0};
+        sb_printf(&b, "%s(", spell);
+        for (int i = 0; i < n->args.len; i++) {
+            Node *y = n->args.items[i];
+            sb_printf(&b, "%s(%s)%s", i ? ", " : "", t_c(y->type), ex(E, y));
+        }
+        sb_putc(&b, ')');
+        return sb_take(&b);
+    }
+    case EK_RNG:
         return ex_rng(E, n);
-    case API_B_INT: case API_B_FLOAT: case API_B_BOOL:
-    case API_T_BOOLEAN: case API_T_BOOL_: case API_T_INT8: case API_T_INT16:
-    case API_T_INT32: case API_T_INT64: case API_T_UINT8: case API_T_UINT16:
-    case API_T_UINT32: case API_T_UINT64: case API_T_FLOAT32: case API_T_FLOAT64:
+    case EK_MATH:
+        return ex_math(E, n);
+    case EK_CONST:
+        switch (a->id) {
+        case API_M_PI: return fmt_float(t, 3.14159265358979323846);
+        case API_M_E: return fmt_float(t, 2.71828182845904523536);
+        case API_M_INF: return fmt_float(t, HUGE_VAL);
+        case API_M_NAN: return fmt_float(t, NAN);
+        default: break;
+        }
+        break;
+    case EK_CAST:
         if (x)
             return ex_as(E, x, t);
         break;
-    default:
-        if (strncmp(a->path, "math.", 5) == 0)
-            return ex_math(E, n);
+    case EK_BUILTIN:
+        return ex_builtin(E, n);
+    case EK_NONE:
         break;
     }
     error_at(n->loc, "%s is not supported here", a->path);
@@ -1455,7 +1403,7 @@ const char *ex(Emitter *E, Node *n)
         return ex_shape(E, n->lhs, (int)n->ival);
     case E_TUPLEGET: {
         Node *t = n->lhs;
-        if (t->kind == E_API && t->api && (t->api->id == API_GRID || t->api->id == API_GRIDSIZE))
+        if (t->kind == E_API && t->api && t->api->rule == TR_GRID)
             return grid_comp(E, t->api->id == API_GRIDSIZE, (int)n->ival);
         if (t->kind == E_TUPLE && (int)n->ival < t->args.len)
             return ex(E, t->args.items[n->ival]);
@@ -1749,24 +1697,22 @@ static Node warp_node(Node *s)
  * value inside a CPU kernel's region never happens: it is a cut). */
 static void emit_sync_cuda(Emitter *E, Node *s)
 {
-    EmitApi ea = ea_of(s->api);
-    if (s->kind == S_BARRIER && s->api && s->api->id == API_GRID_SYNC) {
+    const ApiEntry *a = s->api ? s->api : &api_table[API_SYNCTHREADS];
+    if (s->kind == S_BARRIER && a->rule == TR_GRID_SYNC) {
         /* needs a cooperative launch: the descriptor says so */
-        outf(E, "cooperative_groups::this_grid().sync();");
+        outf(E, "%s;", a->cuda);
         return;
     }
     if (s->kind == S_BARRIER) {
-        if (ea == EA_NONE || ea == EA_SYNCTHREADS) {
-            outf(E, "__syncthreads();");
+        if (a->rule == TR_SYNCTHREADS) {
+            outf(E, "%s();", a->cuda);
             return;
         }
-        if (ea == EA_SYNCWARP) {
-            outf(E, "__syncwarp(%s);", s->lhs ? arena_printf("(unsigned)%s", ex(E, s->lhs)) : "0xffffffffu");
+        if (a->rule == TR_SYNCWARP) {
+            outf(E, "%s(%s);", a->cuda, s->lhs ? arena_printf("(unsigned)%s", ex(E, s->lhs)) : "0xffffffffu");
             return;
         }
-        const char *fn = ea == EA_SYNC_COUNT ? "__syncthreads_count"
-                         : ea == EA_SYNC_AND ? "__syncthreads_and" : "__syncthreads_or";
-        const char *call = arena_printf("%s((int)(%s))", fn, s->lhs ? ex(E, s->lhs) : "1");
+        const char *call = arena_printf("%s((int)(%s))", a->cuda, s->lhs ? ex(E, s->lhs) : "1");
         if (s->rhs)
             outf(E, "%s = %s;", ex(E, s->rhs), conv(call, ty_int32, s->rhs->type));
         else
@@ -1774,10 +1720,10 @@ static void emit_sync_cuda(Emitter *E, Node *s)
         return;
     }
     Node n = warp_node(s);
-    const char *x = ex_warp_cuda(E, &n, ea, s->args.items, s->args.len);
+    const char *x = ex_warp_cuda(E, &n, s->api, s->args.items, s->args.len);
     if (s->lhs)
         outf(E, "%s = %s;", ex(E, s->lhs), unparen(x));
-    else if (ea == EA_SYNCWARP)
+    else if (a->rule == TR_SYNCWARP)
         outf(E, "%s;", x);
     else
         outf(E, "(void)%s;", x);

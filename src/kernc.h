@@ -191,16 +191,18 @@ Type *ty_promote_numbers(Type *a, Type *b);
 Type *ty_unify(Type *a, Type *b);
 
 /* ------------------------------------------------------------------ */
-/* The API table (api.c from api.def)                                  */
+/* The API table (api.c from api.def), candidate lists (typerules.c)  */
 /* ------------------------------------------------------------------ */
 
 /* One row per cuda.* / math.* / builtin entity.  The X-macro rows live in
- * src/api.def; see that file for the columns. */
+ * src/api.def; see that file for the columns.  Passes test a row's class,
+ * flags and rule, never its path. */
 typedef enum ApiId {
-#define API(id, path, kind, nargs_min, nargs_max, cuda, cpu) API_##id,
+#define API(id, path, kind, nargs_min, nargs_max, cls, flags, rule, emit, cuda, cpu) API_##id,
 #include "api.def"
 #undef API
-    API__COUNT
+    API__COUNT,
+    API_NONE = API__COUNT   /* no row: api_id(NULL) */
 } ApiId;
 
 typedef enum ApiKind {
@@ -210,17 +212,154 @@ typedef enum ApiKind {
     AK_TYPE,       /* a type name: float32, np.float64 */
 } ApiKind;
 
+/* The family of a row. */
+typedef enum ApiClass {
+    AC_MODULE,     /* a namespace */
+    AC_INDEX,      /* threadIdx.., blockIdx.., grid(), laneid, lanemask_lt, warpsize */
+    AC_MEMORY,     /* shared/local array declarations, const.array_like */
+    AC_BARRIER,    /* syncthreads[_count/and/or], this_grid() and its sync() */
+    AC_FENCE,      /* threadfence[_block/_system] */
+    AC_WARP,       /* warp-collective operations: syncwarp, shfl, votes, match */
+    AC_INTRINSIC,  /* popc, brev, clz, ffs, fma, cbrt, selp, nanosleep */
+    AC_ATOMIC,     /* cuda.atomic.* */
+    AC_RNG,        /* cuda.random.* */
+    AC_MATH,       /* math.* functions and constants */
+    AC_BUILTIN,    /* abs, min, max, int, float, bool, round, pow, range, len, print */
+    AC_TYPE,       /* type names: calling one converts */
+} ApiClass;
+
+/* What a row does beyond its value (bits of ApiEntry.flags). */
+typedef enum ApiFlag {
+    AF_COLLECTIVE = 1 << 0,   /* the threads of a block or warp run it together:
+                                 a statement of its own (S_BARRIER, S_WARPOP),
+                                 where kernc cuts a kernel for the CPU */
+    AF_SIDE_EFFECTS = 1 << 1, /* changes memory or a random state: never
+                                 evaluated twice, nor dropped */
+    AF_THREAD_DEP = 1 << 2,   /* its value differs between the threads of a block */
+    AF_BLOCK_DEP = 1 << 3,    /* its value differs between the blocks of a grid */
+    AF_WARP = 1 << 4,         /* the lanes of a warp exchange values (on the CPU:
+                                 emulated over the 32 lanes at a cut) */
+    AF_FASTMATH = 1 << 5,     /* CUDA has a fast float32 form, __NAMEf, which
+                                 fastmath=True uses */
+} ApiFlag;
+
+/* The typing rule of a row (type.c).  The rules marked [cases] pick a
+ * candidate signature from a list (type.c: rule_cases, numba's typing
+ * templates); the others are written out in type.c's lowering. */
+typedef enum ApiRule {
+    TR_NONE,            /* not typed as a use (namespaces) */
+    TR_DIM3,            /* an int32 attribute (Dim3, laneid, warpsize) */
+    TR_MATH_CONST,      /* a float64 constant: math.pi, e, inf, nan */
+    TR_GRID,            /* grid(k)/gridsize(k): int64 or a k-tuple of them */
+    TR_ARRAY_DECL,      /* x = cuda.shared/local.array(shape, dtype) only */
+    TR_CONST_ARRAY,     /* cuda.const.array_like(module-level constant) */
+    TR_SYNCTHREADS,     /* a statement: S_BARRIER */
+    TR_BARRIER_PRED,    /* S_BARRIER (int32 predicate) -> int32 */
+    TR_FENCE,           /* a statement: E_API of type void */
+    TR_THIS_GRID,       /* a GridGroup, lowered to nothing */
+    TR_GRID_SYNC,       /* GridGroup.sync(): an S_BARRIER */
+    TR_SYNCWARP,        /* S_WARPOP (int32 mask = all) -> none */
+    TR_WARP_SHFL,       /* S_WARPOP (mask, value, lane) -> value [cases] */
+    TR_WARP_VOTE,       /* S_WARPOP (mask, predicate) -> bool */
+    TR_WARP_BALLOT,     /* S_WARPOP (mask, predicate) -> int32 */
+    TR_WARP_MATCH_ANY,  /* S_WARPOP (mask, value) -> int32 [cases] */
+    TR_WARP_MATCH_ALL,  /* S_WARPOP (mask, value) -> (int32, bool) [cases] */
+    TR_ACTIVEMASK,      /* S_WARPOP () -> uint32 */
+    TR_LANEMASK,        /* () -> uint32 */
+    TR_POPC,            /* integer -> same integer [cases] */
+    TR_BREV,            /* uint32/uint64 -> same [cases] */
+    TR_FFS,             /* 32/64-bit integer -> uint32 [cases] */
+    TR_FMA,             /* three floats -> float [cases] */
+    TR_FLOAT1,          /* float -> float [cases] */
+    TR_SELP,            /* (bool, x, x) -> x, one type, no conversion */
+    TR_NANOSLEEP,       /* a statement: (uint32) -> void */
+    TR_ATOMIC_ARITH,    /* (ary, idx, val) on 32/64-bit ints and floats */
+    TR_ATOMIC_BITS,     /* (ary, idx, val) on 32/64-bit ints */
+    TR_ATOMIC_UNSIGNED, /* (ary, idx, val) on uint32/uint64 */
+    TR_ATOMIC_CAS,      /* (ary, idx, old, val) on 32/64-bit ints */
+    TR_ATOMIC_CAS0,     /* (ary, old, val): element 0 of a 1-D array, as CAS */
+    TR_RNG_FLOAT32,     /* (states, index) -> float32 */
+    TR_RNG_FLOAT64,     /* (states, index) -> float64 */
+    TR_RNG_UINT64,      /* (states, index) -> uint64 */
+    TR_RNG_JUMP,        /* a statement: (states, index) -> none */
+    TR_RNG_TYPE,        /* only as an element type in signatures */
+    TR_HOST,            /* runs on the host only */
+    TR_MATH_UNARY,      /* cudamath.py unary: ints -> float64 [cases] */
+    TR_MATH_ATAN2,      /* atan2, hypot [cases] */
+    TR_MATH_BINARY,     /* copysign, fmod: two floats [cases] */
+    TR_MATH_POW,        /* [cases] */
+    TR_MATH_LDEXP,      /* (float, int32) [cases] */
+    TR_MATH_PRED,       /* isnan, isinf, isfinite -> bool [cases] */
+    TR_MATH_FREXP,      /* float -> (float, int32) [cases] */
+    TR_MATH_SCALE,      /* radians, degrees: a multiplication [cases] */
+    TR_ABS,             /* [cases] */
+    TR_MINMAX,          /* two or more numbers, unified */
+    TR_INT,             /* int(x) */
+    TR_FLOAT,           /* float(x) */
+    TR_BOOL,            /* bool(x) */
+    TR_ROUND,           /* round(x[, ndigits]) [cases] */
+    TR_POW,             /* pow(x, y): the ** operator */
+    TR_RANGE,           /* only as a for loop's iterable */
+    TR_LEN,             /* len(array or tuple) -> int64 */
+    TR_PRINT,           /* a statement: S_PRINT */
+    TR_CAST,            /* a type name called: a conversion */
+    TR_VOID,            /* void: not callable */
+    TR__COUNT
+} ApiRule;
+
+/* How emit_*.c prints an E_API (and the S_BARRIER/S_WARPOP) of a row. */
+typedef enum ApiEmit {
+    EK_NONE,       /* never printed as such (namespaces, declarations, ...) */
+    EK_DIM3,       /* ((T)spelling) */
+    EK_EXPR,       /* the spelling, an expression */
+    EK_GRID,       /* grid()/gridsize(): from the Dim3 spellings */
+    EK_SYNC,       /* CUDA: spelling() or spelling((int)(p)); CPU: a cut */
+    EK_WARP,       /* CUDA: spelling(mask, ...) with numba's casts; CPU: emulated */
+    EK_ATOMIC,     /* spelling_SUFFIX(&element, operands): the element type's suffix */
+    EK_TYPED,      /* spelling_SUFFIX(x): the operand type's suffix (i32, u64) */
+    EK_MATH,       /* spelling(...) in the operand's float type, "f" for float32 */
+    EK_FLOAT,      /* spelling(...) in the result's float type, "f" for float32 */
+    EK_SELECT,     /* (c ? x : y) */
+    EK_RNG,        /* spelling(states, index) */
+    EK_CALL,       /* spelling((T)arg, ...) */
+    EK_CONST,      /* a floating-point literal */
+    EK_CAST,       /* a conversion of the one argument */
+    EK_BUILTIN,    /* a Python builtin, written out by emit_expr.c */
+} ApiEmit;
+
 typedef struct ApiEntry {
     ApiId id;
     const char *path;      /* "cuda.atomic.add", "math.sqrt", "abs" */
     ApiKind kind;
     int nargs_min, nargs_max;
-    const char *cuda;      /* CUDA C spelling (format used by emit_*.c) */
+    ApiClass cls;
+    unsigned flags;        /* ApiFlag bits */
+    ApiRule rule;
+    ApiEmit emit;
+    const char *cuda;      /* CUDA C spelling (printed as emit says) */
     const char *cpu;       /* C spelling for the CPU backend */
 } ApiEntry;
 
 extern const ApiEntry api_table[API__COUNT];
+/* By hash: the translator stays linear in its input. */
 const ApiEntry *api_lookup(const char *path);   /* NULL if unknown */
+static inline bool api_has(const ApiEntry *a, unsigned flags) { return a && (a->flags & flags); }
+static inline ApiId api_id(const ApiEntry *a) { return a ? a->id : API_NONE; }
+static inline bool api_id_has(ApiId id, unsigned flags)
+{
+    return id < API__COUNT && (api_table[id].flags & flags);
+}
+
+/* Candidate signatures (typerules.c): numba's typing templates for the
+ * operators and, by typing rule, for the API rows ({NULL, 0} for the rules
+ * type.c writes out). */
+typedef struct CaseList {
+    const Case *cases;
+    int n;
+} CaseList;
+extern const CaseList tr_binop, tr_truediv, tr_power, tr_shift, tr_bitlogic, tr_cmp,
+    tr_round1, tr_round2, tr_range;
+extern const CaseList tr_rule_cases[TR__COUNT];
 
 /* ------------------------------------------------------------------ */
 /* AST (ast.c): built by the parser, lowered in place by type.c        */

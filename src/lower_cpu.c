@@ -140,9 +140,9 @@ static bool reaches_barrier(const Lower *L, const Node *n)
     if (n->kind == S_BARRIER || n->kind == S_WARPOP)
         return true;
     if (n->kind == E_API && n->api) {
-        EmitApi ea = ea_of(n->api);
-        if (ea == EA_SYNCTHREADS || ea == EA_SYNC_COUNT || ea == EA_SYNC_AND ||
-            ea == EA_SYNC_OR || ea == EA_SYNCWARP || (ea_is_warp(ea) && ea != EA_LANEMASK_LT))
+        ApiId ea = api_id(n->api);
+        if (ea == API_SYNCTHREADS || ea == API_SYNCTHREADS_COUNT || ea == API_SYNCTHREADS_AND ||
+            ea == API_SYNCTHREADS_OR || ea == API_SYNCWARP || (api_id_has(ea, AF_WARP) && ea != API_LANEMASK_LT))
             return true;
     }
     if (n->kind == E_CALLFN && n->callee && (n->callee->has_barrier || n->callee->has_warpop))
@@ -353,7 +353,7 @@ static void lower_block_if(Lower *L, CpuList *into, const Node *s)
 
 /* syncthreads_count/and/or(pred): every running thread adds its predicate
  * in one region, the block's result is handed out in the next. */
-static void lower_block_reduce(Lower *L, CpuList *into, const Node *s, EmitApi ea)
+static void lower_block_reduce(Lower *L, CpuList *into, const Node *s, ApiId ea)
 {
     L->K->uses_red = true;
     CpuBlock *b = block_new(L, CB_REDUCE, s);
@@ -375,15 +375,15 @@ static void lower_block_reduce(Lower *L, CpuList *into, const Node *s, EmitApi e
  * the lanes that reached it (emit_cpu.c). */
 static void lower_warpop(Lower *L, CpuList *into, const Node *s)
 {
-    EmitApi ea = ea_of(s->api);
-    if (ea == EA_SYNCWARP) {
+    ApiId ea = api_id(s->api);
+    if (ea == API_SYNCWARP) {
         CpuBlock *b = block_new(L, CB_BARRIER, s);
         b->line = s->loc;
         b->sync = CPU_SYNC_WARP_LANES;
         list_push(into, b);
         return;
     }
-    if (ea == EA_NONE || !ea_is_warp(ea))
+    if (ea == API_NONE || !api_id_has(ea, AF_WARP))
         die("%s is not a warp operation", s->api ? s->api->path : "?");
     int k = L->nwarp++;
     const Node *val = s->args.len > 1 ? s->args.items[1] : NULL;
@@ -395,11 +395,11 @@ static void lower_warpop(Lower *L, CpuList *into, const Node *s)
     if (arg)
         slot_add(fx, (CpuSlot){arena_printf("krt_warp%d_arg", k), ty_scalar[TY_INT64], NULL, NULL});
     L->K->uses_warp = true;
-    if (ea == EA_ALL || ea == EA_ANY || ea == EA_EQ || ea == EA_BALLOT)
+    if (ea == API_ALL_SYNC || ea == API_ANY_SYNC || ea == API_EQ_SYNC || ea == API_BALLOT_SYNC)
         L->K->uses_bal = true;
-    if (ea == EA_SHFL || ea == EA_SHFL_UP || ea == EA_SHFL_DOWN || ea == EA_SHFL_XOR)
+    if (ea == API_SHFL_SYNC || ea == API_SHFL_UP_SYNC || ea == API_SHFL_DOWN_SYNC || ea == API_SHFL_XOR_SYNC)
         L->K->uses_src = true;
-    if (ea == EA_MATCH_ANY || ea == EA_MATCH_ALL)
+    if (ea == API_MATCH_ANY_SYNC || ea == API_MATCH_ALL_SYNC)
         L->K->uses_bal = L->K->uses_src = true;
 
     CpuBlock *b = block_new(L, CB_WARP, s);
@@ -444,10 +444,7 @@ static bool expr_touches_memory(const Node *n)
         return true;
     if (n->kind != E_API || !n->api)
         return false;
-    const char *p = n->api->path;
-    EmitApi ea = ea_of(n->api);
-    return strncmp(p, "cuda.atomic.", 12) == 0 || strncmp(p, "cuda.random.", 12) == 0 ||
-           (ea_is_warp(ea) && ea != EA_LANEMASK_LT) || !n->type || n->type->kind == TY_VOID;
+    return api_has(n->api, AF_SIDE_EFFECTS | AF_WARP) || !n->type || n->type->kind == TY_VOID;
 }
 
 /* Python's evaluation order: operands left to right, a call's arguments
@@ -657,7 +654,7 @@ static void lower_block_stmt(Lower *L, CpuList *into, const Node *s)
         return;
     switch (s->kind) {
     case S_BARRIER: {
-        EmitApi ea = ea_of(s->api);
+        ApiId ea = api_id(s->api);
         if (s->api && s->api->id == API_GRID_SYNC) {
             /* the block stops here and the runtime calls it again once
              * every block of the grid has stopped (see emit_cpu_kernel) */
@@ -669,13 +666,13 @@ static void lower_block_stmt(Lower *L, CpuList *into, const Node *s)
             list_push(into, b);
             return;
         }
-        if (ea == EA_SYNC_COUNT || ea == EA_SYNC_AND || ea == EA_SYNC_OR) {
+        if (ea == API_SYNCTHREADS_COUNT || ea == API_SYNCTHREADS_AND || ea == API_SYNCTHREADS_OR) {
             lower_block_reduce(L, into, s, ea);
             return;
         }
         CpuBlock *b = block_new(L, CB_BARRIER, s);
         b->line = s->loc;
-        b->sync = ea == EA_SYNCWARP ? CPU_SYNC_WARP_ALL : CPU_SYNC_THREADS;
+        b->sync = ea == API_SYNCWARP ? CPU_SYNC_WARP_ALL : CPU_SYNC_THREADS;
         list_push(into, b);
         return;
     }
@@ -684,10 +681,10 @@ static void lower_block_stmt(Lower *L, CpuList *into, const Node *s)
         return;
     case S_EXPR:
         if (s->lhs && s->lhs->kind == E_API &&
-            (ea_of(s->lhs->api) == EA_SYNCWARP || ea_of(s->lhs->api) == EA_SYNCTHREADS)) {
+            (api_id(s->lhs->api) == API_SYNCWARP || api_id(s->lhs->api) == API_SYNCTHREADS)) {
             CpuBlock *b = block_new(L, CB_BARRIER, s);
             b->line = s->loc;
-            b->sync = ea_of(s->lhs->api) == EA_SYNCWARP ? CPU_SYNC_WARP_LANES : CPU_SYNC_THREADS;
+            b->sync = api_id(s->lhs->api) == API_SYNCWARP ? CPU_SYNC_WARP_LANES : CPU_SYNC_THREADS;
             list_push(into, b);
             return;
         }

@@ -164,7 +164,7 @@ typedef struct CpuBlock {
     const char *go, *other;  /* CB_IF: its flags (other NULL without else) */
     int depth;               /* CB_LOOP, CB_INLINE: KRT_BREAK depth;
                                 CB_IF: KRT_MASKED depth */
-    EmitApi ea;              /* CB_REDUCE, CB_WARP: which operation */
+    ApiId ea;              /* CB_REDUCE, CB_WARP: which operation */
     CpuSync sync;            /* CB_BARRIER */
     int slot;                /* CB_WARP: warp cut number; CB_GRIDSYNC:
                                 resume point; CB_INLINE: result number */

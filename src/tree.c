@@ -143,8 +143,7 @@ static Visit impure(const Node *n, void *ctx)
     (void)ctx;
     if (n->kind == E_CALLFN || n->kind == E_LET)
         return VISIT_STOP;
-    if (n->kind == E_API && n->api && (strncmp(n->api->path, "cuda.atomic.", 12) == 0 ||
-                                       strncmp(n->api->path, "cuda.random.", 12) == 0))
+    if (n->kind == E_API && api_has(n->api, AF_SIDE_EFFECTS))
         return VISIT_STOP;
     return VISIT_CHILDREN;
 }

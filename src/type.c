@@ -10,7 +10,8 @@
  *
  * Typing follows numba-cuda's compiled target, not its simulator.  The
  * operator rules are numba's own: each operator is a list of candidate
- * signatures (numba/core/typing/builtins.py, numba/cuda/cudamath.py) and the
+ * signatures (numba/core/typing/builtins.py, numba/cuda/cudamath.py; the
+ * lists are in typerules.c, and an API row names its rule in api.def) and the
  * candidate chosen is the one with the fewest (unsafe, safe, promote)
  * conversions, ties to the first, under numba's casting graph
  * (numba/core/typeconv/rules.py, closed transitively).  As numba's SSA,
@@ -104,90 +105,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------------ */
-/* Operator and builtin candidates (numba's typing templates)          */
-/* ------------------------------------------------------------------ */
-
-/* One candidate signature (kernc.h: Case), spelled by its kinds. */
-#define C1(r, x) {TY_##r, {TY_##x, -1, -1}}
-#define C2(r, x, y) {TY_##r, {TY_##x, TY_##y, -1}}
-#define C3(r, x, y, z) {TY_##r, {TY_##x, TY_##y, TY_##z}}
-#define NCASES(t) ((int)(sizeof t / sizeof t[0]))
-
-/* builtins.py: integer_binop_cases over machine ints, then real_domain. */
-#define INT_BINOP_CASES                                                      \
-    C2(INT64, INT64, INT64), C2(INT64, INT64, UINT64),                       \
-    C2(INT64, UINT64, INT64), C2(UINT64, UINT64, UINT64)
-static const Case cases_binop[] = {INT_BINOP_CASES, C2(FLOAT32, FLOAT32, FLOAT32),
-                                   C2(FLOAT64, FLOAT64, FLOAT64)};
-static const Case cases_truediv[] = {
-    C2(FLOAT64, INT64, INT64), C2(FLOAT64, INT64, UINT64),
-    C2(FLOAT64, UINT64, INT64), C2(FLOAT64, UINT64, UINT64),
-    C2(FLOAT32, FLOAT32, FLOAT32), C2(FLOAT64, FLOAT64, FLOAT64)};
-static const Case cases_power[] = {
-    INT_BINOP_CASES,
-    C2(FLOAT32, FLOAT32, INT32), C2(FLOAT32, FLOAT32, INT64), C2(FLOAT32, FLOAT32, UINT64),
-    C2(FLOAT64, FLOAT64, INT32), C2(FLOAT64, FLOAT64, INT64), C2(FLOAT64, FLOAT64, UINT64),
-    C2(FLOAT32, FLOAT32, FLOAT32), C2(FLOAT64, FLOAT64, FLOAT64)};
-/* BitwiseShiftOperation: the lhs's signedness decides; no unsafe casts. */
-static const Case cases_shift[] = {
-    C2(INT64, INT8, UINT64), C2(INT64, INT8, INT64),
-    C2(INT64, INT16, UINT64), C2(INT64, INT16, INT64),
-    C2(INT64, INT32, UINT64), C2(INT64, INT32, INT64),
-    C2(INT64, INT64, UINT64), C2(INT64, INT64, INT64),
-    C2(UINT64, UINT8, UINT64), C2(UINT64, UINT8, INT64),
-    C2(UINT64, UINT16, UINT64), C2(UINT64, UINT16, INT64),
-    C2(UINT64, UINT32, UINT64), C2(UINT64, UINT32, INT64),
-    C2(UINT64, UINT64, UINT64), C2(UINT64, UINT64, INT64)};
-/* BitwiseLogicOperation: no unsafe casts. */
-static const Case cases_bitlogic[] = {C2(BOOL, BOOL, BOOL), INT_BINOP_CASES};
-/* OrderedCmpOp / UnorderedCmpOp. */
-static const Case cases_cmp[] = {
-    C2(BOOL, BOOL, BOOL),
-    C2(BOOL, INT8, INT8), C2(BOOL, INT16, INT16), C2(BOOL, INT32, INT32), C2(BOOL, INT64, INT64),
-    C2(BOOL, UINT8, UINT8), C2(BOOL, UINT16, UINT16), C2(BOOL, UINT32, UINT32),
-    C2(BOOL, UINT64, UINT64), C2(BOOL, FLOAT32, FLOAT32), C2(BOOL, FLOAT64, FLOAT64)};
-static const Case cases_abs[] = {
-    C1(INT8, INT8), C1(INT16, INT16), C1(INT32, INT32), C1(INT64, INT64),
-    C1(UINT8, UINT8), C1(UINT16, UINT16), C1(UINT32, UINT32), C1(UINT64, UINT64),
-    C1(FLOAT32, FLOAT32), C1(FLOAT64, FLOAT64)};
-static const Case cases_round1[] = {C1(INT64, FLOAT32), C1(INT64, FLOAT64)};
-static const Case cases_round2[] = {C2(FLOAT32, FLOAT32, INT64), C2(FLOAT64, FLOAT64, INT64)};
-/* cudamath.py */
-static const Case cases_math_unary[] = {C1(FLOAT64, INT64), C1(FLOAT64, UINT64),
-                                        C1(FLOAT32, FLOAT32), C1(FLOAT64, FLOAT64)};
-static const Case cases_math_atan2[] = {C2(FLOAT64, INT64, INT64), C2(FLOAT64, UINT64, UINT64),
-                                        C2(FLOAT32, FLOAT32, FLOAT32),
-                                        C2(FLOAT64, FLOAT64, FLOAT64)};
-static const Case cases_math_binary[] = {C2(FLOAT32, FLOAT32, FLOAT32),
-                                         C2(FLOAT64, FLOAT64, FLOAT64)};
-static const Case cases_math_pow[] = {C2(FLOAT32, FLOAT32, FLOAT32), C2(FLOAT64, FLOAT64, FLOAT64),
-                                      C2(FLOAT32, FLOAT32, INT32), C2(FLOAT64, FLOAT64, INT32)};
-static const Case cases_math_ldexp[] = {C2(FLOAT32, FLOAT32, INT32), C2(FLOAT64, FLOAT64, INT32)};
-/* mathdecl.py Math_frexp and cudadecl.py: fma, cbrt; float32 first */
-static const Case cases_float1[] = {C1(FLOAT32, FLOAT32), C1(FLOAT64, FLOAT64)};
-static const Case cases_fma[] = {C3(FLOAT32, FLOAT32, FLOAT32, FLOAT32),
-                                 C3(FLOAT64, FLOAT64, FLOAT64, FLOAT64)};
-/* cudadecl.py Cuda_popc / Cuda_clz: same width; Cuda_brev: unsigned 32/64;
- * Cuda_ffs: uint32 of any integer (lowered for 32/64-bit ones only) */
-static const Case cases_popc[] = {
-    C1(INT8, INT8), C1(INT16, INT16), C1(INT32, INT32), C1(INT64, INT64),
-    C1(UINT8, UINT8), C1(UINT16, UINT16), C1(UINT32, UINT32), C1(UINT64, UINT64)};
-static const Case cases_brev[] = {C1(UINT32, UINT32), C1(UINT64, UINT64)};
-static const Case cases_ffs[] = {
-    C1(UINT32, INT8), C1(UINT32, INT16), C1(UINT32, INT32), C1(UINT32, INT64),
-    C1(UINT32, UINT8), C1(UINT32, UINT16), C1(UINT32, UINT32), C1(UINT32, UINT64)};
-/* the value operand of shfl_sync_intrinsic and match_*_sync */
-static const Case cases_warp_value[] = {C1(INT32, INT32), C1(INT64, INT64),
-                                        C1(FLOAT32, FLOAT32), C1(FLOAT64, FLOAT64)};
-static const Case cases_math_pred[] = {C1(BOOL, INT64), C1(BOOL, UINT64), C1(BOOL, FLOAT32),
-                                       C1(BOOL, FLOAT64)};
-/* builtins.py Range: the range type is the case's result. */
-static const Case cases_range[] = {
-    C1(INT32, INT32), C2(INT32, INT32, INT32), C3(INT32, INT32, INT32, INT32),
-    C1(INT64, INT64), C2(INT64, INT64, INT64), C3(INT64, INT64, INT64, INT64),
-    C1(UINT64, UINT64), C2(UINT64, UINT64, UINT64), C3(UINT64, UINT64, UINT64, UINT64)};
 
 /* "; add 'from numba import float32'" for a numba or module name the file
  * forgot to import, "" otherwise: the commonest slip when porting kernels. */
@@ -576,15 +493,15 @@ static Node *lower_binop(Ctx *c, Loc loc, Op op, Node *a, Node *b)
     bool unsafe = true;
     switch (op) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_FLOORDIV: case OP_MOD:
-        cases = cases_binop, n = NCASES(cases_binop);
+        cases = tr_binop.cases, n = tr_binop.n;
         break;
-    case OP_DIV: cases = cases_truediv, n = NCASES(cases_truediv); break;
-    case OP_POW: cases = cases_power, n = NCASES(cases_power); break;
+    case OP_DIV: cases = tr_truediv.cases, n = tr_truediv.n; break;
+    case OP_POW: cases = tr_power.cases, n = tr_power.n; break;
     case OP_LSHIFT: case OP_RSHIFT:
-        cases = cases_shift, n = NCASES(cases_shift), unsafe = false;
+        cases = tr_shift.cases, n = tr_shift.n, unsafe = false;
         break;
     case OP_BITAND: case OP_BITOR: case OP_BITXOR:
-        cases = cases_bitlogic, n = NCASES(cases_bitlogic), unsafe = false;
+        cases = tr_bitlogic.cases, n = tr_bitlogic.n, unsafe = false;
         break;
     default:
         return fail(c, loc, "operator %s is not supported", op_spelling[op]);
@@ -673,8 +590,8 @@ static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
         return fail(c, loc, "'%s' is not supported between %s and %s", op_spelling[op],
                     ty_name(a->type), ty_name(b->type));
     Type *args[2] = {a->type, b->type};
-    int k = ty_resolve_case(cases_cmp, NCASES(cases_cmp), args, 2, true);
-    Type *t = ty_scalar[cases_cmp[k].a[0]];
+    int k = ty_resolve_case(tr_cmp.cases, tr_cmp.n, args, 2, true);
+    Type *t = ty_scalar[tr_cmp.cases[k].a[0]];
     Node *ops[2] = {a, b};
     Seq q;
     seq_operands(c, ops, 2, &q);
@@ -1066,32 +983,18 @@ static bool lower_args(Ctx *c, Node *call, Node **v, Node **bad)
     return *bad == NULL;
 }
 
-/* The element types each atomic accepts (numba-cuda cudadecl.py:
+/* The element types each atomic rule accepts (numba-cuda cudadecl.py:
  * all_numba_types, integer_numba_types, unsigned_int_numba_types). */
-static bool atomic_accepts(ApiId id, const Type *el)
+static bool atomic_accepts(ApiRule rule, const Type *el)
 {
     bool i32_64 = el == ty_int32 || el == ty_int64 || el == ty_uint32 || el == ty_uint64;
-    switch (id) {
-    case API_ATOMIC_ADD: case API_ATOMIC_SUB: case API_ATOMIC_MAX: case API_ATOMIC_MIN:
-    case API_ATOMIC_NANMAX: case API_ATOMIC_NANMIN:
+    switch (rule) {
+    case TR_ATOMIC_ARITH:
         return i32_64 || el == ty_float32 || el == ty_float64;
-    case API_ATOMIC_INC: case API_ATOMIC_DEC:
+    case TR_ATOMIC_UNSIGNED:
         return el == ty_uint32 || el == ty_uint64;
     default:   /* and_ or_ xor exch cas */
         return i32_64;
-    }
-}
-
-static bool is_atomic(ApiId id)
-{
-    switch (id) {
-    case API_ATOMIC_ADD: case API_ATOMIC_SUB: case API_ATOMIC_MAX: case API_ATOMIC_MIN:
-    case API_ATOMIC_NANMAX: case API_ATOMIC_NANMIN: case API_ATOMIC_AND: case API_ATOMIC_OR:
-    case API_ATOMIC_XOR: case API_ATOMIC_EXCH: case API_ATOMIC_INC: case API_ATOMIC_DEC:
-    case API_ATOMIC_CAS: case API_ATOMIC_COMPARE_AND_SWAP:
-        return true;
-    default:
-        return false;
     }
 }
 
@@ -1099,7 +1002,7 @@ static bool is_atomic(ApiId id)
  * compare_and_swap(ary, old, val) (element 0 of a 1-D array). */
 static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
 {
-    bool cas = a->id == API_ATOMIC_CAS, cas0 = a->id == API_ATOMIC_COMPARE_AND_SWAP;
+    bool cas = a->rule == TR_ATOMIC_CAS, cas0 = a->rule == TR_ATOMIC_CAS0;
     int nvals = cas || cas0 ? 2 : 1, first_val = cas0 ? 1 : 2;
     Node *ary = lx(c, e->args.items[0]);
     Node *vals[2];
@@ -1114,7 +1017,7 @@ static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
         return fail(c, ary->loc, "the first argument of %s must be an array, not %s", a->path,
                     ty_name(ary->type));
     Type *el = ary->type->elem;
-    if (!atomic_accepts(a->id, el))
+    if (!atomic_accepts(a->rule, el))
         return fail(c, ary->loc, "atomic %s on '%s' arrays is not supported", api_short(a),
                     ty_name(el));
     if (ary->type->space == SPACE_CONST)
@@ -1146,25 +1049,8 @@ static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
 
 static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
 {
-    const Case *cases;
-    int n;
-    switch (a->id) {
-    case API_M_ATAN2: case API_M_HYPOT:
-        cases = cases_math_atan2, n = NCASES(cases_math_atan2);
-        break;
-    case API_M_COPYSIGN: case API_M_FMOD:
-        cases = cases_math_binary, n = NCASES(cases_math_binary);
-        break;
-    case API_M_POW: cases = cases_math_pow, n = NCASES(cases_math_pow); break;
-    case API_M_LDEXP: cases = cases_math_ldexp, n = NCASES(cases_math_ldexp); break;
-    case API_M_ISNAN: case API_M_ISINF: case API_M_ISFINITE:
-        cases = cases_math_pred, n = NCASES(cases_math_pred);
-        break;
-    case API_M_FREXP: cases = cases_float1, n = NCASES(cases_float1); break;
-    default:
-        cases = cases_math_unary, n = NCASES(cases_math_unary);
-        break;
-    }
+    const Case *cases = tr_rule_cases[a->rule].cases;
+    int n = tr_rule_cases[a->rule].n;
     int nargs = e->args.len;
     Type *args[3];
     for (int i = 0; i < nargs; i++) {
@@ -1176,16 +1062,16 @@ static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
     if (k < 0)
         return fail(c, e->loc, "%s() does not accept these argument types", a->path);
     Type *ret = ty_scalar[cases[k].ret];
-    if (a->id == API_M_FREXP) {   /* (mantissa, exponent): Tuple(float, int32) */
+    if (a->rule == TR_MATH_FREXP) {   /* (mantissa, exponent): Tuple(float, int32) */
         Type *el[2] = {ret, ty_int32};
         ret = ty_tuple(el, 2);
     }
-    if (a->id == API_M_RADIANS || a->id == API_M_DEGREES) {
+    if (a->rule == TR_MATH_SCALE) {
         /* numba: x * (pi / 180) in the result's precision (mathimpl.py) */
         double f = a->id == API_M_RADIANS ? 3.141592653589793 / 180.0 : 180.0 / 3.141592653589793;
         return tree_binop(e->loc, OP_MUL, tree_cast(v[0], ret), tree_float(e->loc, ret, f), ret);
     }
-    if (cases == cases_math_pred && ty_is_int(ty_scalar[cases[k].a[0]])) {
+    if (a->rule == TR_MATH_PRED && ty_is_int(ty_scalar[cases[k].a[0]])) {
         /* an integer is never NaN nor infinite (numba's isnan_int_impl) */
         if (tree_is_pure(v[0]))
             return tree_int(e->loc, ty_bool, a->id == API_M_ISFINITE);
@@ -1204,36 +1090,13 @@ static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
     return seq_wrap(r, &q);
 }
 
-/* Barriers with a value and warp-collective operations: kernc splits a
- * kernel at them (the CPU backend runs a block's threads, or a warp, in
- * step there), so they stand alone as S_BARRIER / S_WARPOP statements. */
-static bool is_collective(ApiId id)
-{
-    switch (id) {
-    case API_SYNCTHREADS_COUNT: case API_SYNCTHREADS_AND: case API_SYNCTHREADS_OR:
-    case API_SYNCWARP: case API_SHFL_SYNC: case API_SHFL_UP_SYNC: case API_SHFL_DOWN_SYNC:
-    case API_SHFL_XOR_SYNC: case API_ALL_SYNC: case API_ANY_SYNC: case API_EQ_SYNC:
-    case API_BALLOT_SYNC: case API_MATCH_ANY_SYNC: case API_MATCH_ALL_SYNC:
-    case API_ACTIVEMASK:
-        return true;
-    default:
-        return false;
-    }
-}
-
-static bool is_barrier(ApiId id)
-{
-    return id == API_SYNCTHREADS_COUNT || id == API_SYNCTHREADS_AND ||
-           id == API_SYNCTHREADS_OR;
-}
-
 /* Keyword arguments and the argument count of an API call; false (and
  * *err) when they do not fit. */
 static bool check_arity(Ctx *c, Node *e, const ApiEntry *a, Node **err)
 {
     int nargs = e->args.len;
     /* numba.cuda.random's functions are imported by their own names */
-    const char *name = strncmp(a->path, "cuda.random.", 12) == 0 ? a->path + 12 : a->path;
+    const char *name = a->cls == AC_RNG ? api_short(a) : a->path;
     *err = NULL;
     if (e->kwargs.len)
         *err = fail(c, ((Node *)e->kwargs.items[0])->loc, "%s() takes no keyword arguments",
@@ -1293,11 +1156,11 @@ static Node *lower_intrinsic(Ctx *c, Node *e, const ApiEntry *a, Node **v)
             return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
     Node *r = node_new(E_API, e->loc);
     r->api = a;
-    switch (a->id) {
-    case API_LANEMASK_LT:
+    switch (a->rule) {
+    case TR_LANEMASK:
         r->type = ty_uint32;
         return r;
-    case API_SELP: {
+    case TR_SELP: {
         /* numba: both values of one type, no conversion (Cuda_selp) */
         Type *t = v[1]->type;
         if (v[1]->type != v[2]->type || t->kind == TY_BOOL || t->kind == TY_INT8 ||
@@ -1311,38 +1174,25 @@ static Node *lower_intrinsic(Ctx *c, Node *e, const ApiEntry *a, Node **v)
         nl_push(&r->args, v[2]);
         return r;
     }
-    case API_POPC: case API_CLZ: cases = cases_popc, ncases = NCASES(cases_popc); break;
-    case API_BREV: cases = cases_brev, ncases = NCASES(cases_brev); break;
-    case API_FFS: cases = cases_ffs, ncases = NCASES(cases_ffs); break;
-    case API_FMA: cases = cases_fma, ncases = NCASES(cases_fma); break;
-    case API_CBRT: cases = cases_float1, ncases = NCASES(cases_float1); break;
     default:
-        return fail(c, e->loc, "'%s' is not supported yet", a->path);
+        cases = tr_rule_cases[a->rule].cases, ncases = tr_rule_cases[a->rule].n;
+        break;
     }
+    if (!cases)
+        return fail(c, e->loc, "'%s' is not supported yet", a->path);
     Type *types[3];
     for (int i = 0; i < nargs; i++)
         types[i] = v[i]->type;
     int k = ty_resolve_case(cases, ncases, types, nargs, true);
     if (k < 0)
         return fail(c, e->loc, "%s() does not accept these argument types", a->path);
-    if (a->id == API_FFS && ty_size(ty_scalar[cases[k].a[0]]) < 4)
+    if (a->rule == TR_FFS && ty_size(ty_scalar[cases[k].a[0]]) < 4)
         return fail(c, v[0]->loc, "cuda.ffs() of %s is not supported (numba implements it "
                     "for 32- and 64-bit integers)", ty_name(v[0]->type));
     r->type = ty_scalar[cases[k].ret];
     for (int i = 0; i < nargs; i++)
         nl_push(&r->args, tree_cast(v[i], ty_scalar[cases[k].a[i]]));
     return r;
-}
-
-static bool is_rng_draw(ApiId id)
-{
-    switch (id) {
-    case API_RNG_UNIFORM_F32: case API_RNG_UNIFORM_F64: case API_RNG_NORMAL_F32:
-    case API_RNG_NORMAL_F64: case API_RNG_NEXT: case API_RNG_JUMP:
-        return true;
-    default:
-        return false;
-    }
 }
 
 /* xoroshiro128p_uniform_float32(states, index) and the other draws
@@ -1363,11 +1213,11 @@ static Node *lower_rng(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
                     ty_name(index->type));
     Node *n = node_new(E_API, e->loc);
     n->api = a;
-    switch (a->id) {
-    case API_RNG_UNIFORM_F32: case API_RNG_NORMAL_F32: n->type = ty_float32; break;
-    case API_RNG_UNIFORM_F64: case API_RNG_NORMAL_F64: n->type = ty_float64; break;
-    case API_RNG_NEXT: n->type = ty_uint64; break;
-    default:
+    switch (a->rule) {
+    case TR_RNG_FLOAT32: n->type = ty_float32; break;
+    case TR_RNG_FLOAT64: n->type = ty_float64; break;
+    case TR_RNG_UINT64: n->type = ty_uint64; break;
+    default:   /* jump */
         if (!stmt)
             return fail(c, e->loc, "%s() returns no value", api_short(a));
         n->type = ty_void;
@@ -1378,45 +1228,52 @@ static Node *lower_rng(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     return n;
 }
 
+/* A call of an API row, typed by the row's rule (api.def). */
 static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
 {
     int nargs = e->args.len;
-    if (a->kind == AK_TYPE && a->id == API_T_VOID)
+    switch (a->rule) {   /* uses refused whatever the arguments */
+    case TR_VOID:
         return fail(c, e->loc, "'void' cannot be called");
-    if (a->id == API_SHARED_ARRAY || a->id == API_LOCAL_ARRAY)
+    case TR_ARRAY_DECL:
         return fail(c, e->loc, "%s() must be assigned directly to a name: "
                     "x = %s(shape, dtype)", a->path, a->path);
-    if (a->id == API_B_RANGE)
+    case TR_RANGE:
         return fail(c, e->loc, "range() is only supported as the iterable of a for loop");
-    if (a->id == API_B_PRINT)
+    case TR_PRINT:
         return fail(c, e->loc, "print() returns no value; call it as a statement");
-    if (a->id == API_RNG_CREATE_STATES || a->id == API_RNG_INIT_STATES)
+    case TR_HOST:
         return fail(c, e->loc, "%s() runs on the host, not in a kernel: make the states "
                     "there (krt_create_xoroshiro128p_states() in C) and pass them as a "
                     "xoroshiro128p_type[:] parameter", api_short(a));
-    if (a->id == API_RNG_TYPE)
+    case TR_RNG_TYPE:
         return fail(c, e->loc, "xoroshiro128p_type is only allowed in signatures, as the "
                     "element type of an array of states (xoroshiro128p_type[:])");
-    if (is_collective(a->id))
+    default:
+        break;
+    }
+    if (api_has(a, AF_COLLECTIVE)) {
+        bool barrier = a->cls == AC_BARRIER;
         return fail(c, e->loc, "%s() cannot be evaluated conditionally or repeatedly here "
                     "(and/or, x if c else y, a comparison chain, a while condition): assign it "
                     "to a variable first; kernc splits the kernel at %s so that the CPU "
                     "backend can run %s in step", a->path,
-                    is_barrier(a->id) ? "barriers" : "warp-collective operations",
-                    is_barrier(a->id) ? "the threads of a block" : "the 32 threads of a warp");
+                    barrier ? "barriers" : "warp-collective operations",
+                    barrier ? "the threads of a block" : "the 32 threads of a warp");
+    }
     Node *err;
     if (!check_arity(c, e, a, &err))
         return err;
-    if (a->id == API_CONST_ARRAY_LIKE)
+    switch (a->rule) {   /* rules that lower their own arguments */
+    case TR_CONST_ARRAY:
         return lower_const_array_like(c, e);
-    if (a->id == API_THREADFENCE || a->id == API_THREADFENCE_BLOCK ||
-        a->id == API_THREADFENCE_SYSTEM || a->id == API_NANOSLEEP) {
+    case TR_FENCE: case TR_NANOSLEEP: {
         if (!stmt)
             return fail(c, e->loc, "%s() returns no value", a->path);
         Node *n = node_new(E_API, e->loc);
         n->api = a;
         n->type = ty_void;
-        if (a->id == API_NANOSLEEP) {   /* Cuda_nanosleep: (uint32) -> void */
+        if (a->rule == TR_NANOSLEEP) {   /* Cuda_nanosleep: (uint32) -> void */
             Node *ns = lx(c, e->args.items[0]);
             if (BAD(ns))
                 return poison(e->loc, ns, NULL);
@@ -1426,12 +1283,11 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
         }
         return n;
     }
-    if (a->id == API_SYNCTHREADS) {
+    case TR_SYNCTHREADS:
         if (!stmt)
             return fail(c, e->loc, "cuda.syncthreads() returns no value");
         return bad_node(e->loc, ty_void);   /* the caller makes the S_BARRIER */
-    }
-    if (a->id == API_GRID || a->id == API_GRIDSIZE) {
+    case TR_GRID: {
         int64_t k;
         if (!const_int(c, e->args.items[0], &k) || k < 1 || k > 3)
             return fail(c, ((Node *)e->args.items[0])->loc,
@@ -1447,43 +1303,54 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
         }
         return n;
     }
-    if (is_atomic(a->id))
+    case TR_ATOMIC_ARITH: case TR_ATOMIC_BITS: case TR_ATOMIC_UNSIGNED: case TR_ATOMIC_CAS:
+    case TR_ATOMIC_CAS0:
         return lower_atomic(c, e, a);
-    if (is_rng_draw(a->id))
+    case TR_RNG_FLOAT32: case TR_RNG_FLOAT64: case TR_RNG_UINT64: case TR_RNG_JUMP:
         return lower_rng(c, e, a, stmt);
-    if (a->id == API_CG_THIS_GRID) {   /* a GridGroup: lowered to nothing */
+    case TR_THIS_GRID: {   /* a GridGroup: lowered to nothing */
         Node *n = node_new(E_API, e->loc);
         n->api = a;
         n->type = ty_gridgroup;
         return n;
+    }
+    default:
+        break;
     }
 
     Node **v = arena_alloc(sizeof *v * (size_t)(nargs ? nargs : 1));
     Node *bad;
     if (!lower_args(c, e, v, &bad))
         return poison(e->loc, bad, NULL);
-    if (a->kind == AK_TYPE) {   /* float32(x): a conversion */
+    switch (a->rule) {   /* rules of lowered arguments */
+    case TR_CAST: {   /* float32(x): a conversion */
         if (!ty_is_scalar(v[0]->type))
             return fail(c, v[0]->loc, "cannot convert %s to %s", ty_name(v[0]->type), a->path);
         return tree_cast(v[0], api_type(a));
     }
-    if (strncmp(a->path, "math.", 5) == 0)
+    case TR_MATH_UNARY: case TR_MATH_ATAN2: case TR_MATH_BINARY: case TR_MATH_POW:
+    case TR_MATH_LDEXP: case TR_MATH_PRED: case TR_MATH_FREXP: case TR_MATH_SCALE:
         return lower_math(c, e, a, v);
-    if (strncmp(a->path, "cuda.", 5) == 0)
+    case TR_LANEMASK: case TR_SELP: case TR_POPC: case TR_BREV: case TR_FFS: case TR_FMA:
+    case TR_FLOAT1:
         return lower_intrinsic(c, e, a, v);
+    default:
+        break;
+    }
     for (int i = 0; i < nargs; i++)
-        if (!ty_is_scalar(v[i]->type) && a->id != API_B_LEN)
+        if (!ty_is_scalar(v[i]->type) && a->rule != TR_LEN)
             return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
     Node *r = node_new(E_API, e->loc);
     r->api = a;
-    switch (a->id) {
-    case API_B_ABS: {
-        int k = ty_resolve_case(cases_abs, NCASES(cases_abs), &v[0]->type, 1, true);
-        r->type = ty_scalar[cases_abs[k].ret];
+    switch (a->rule) {   /* the Python builtins */
+    case TR_ABS: {
+        const CaseList *rc = &tr_rule_cases[TR_ABS];
+        int k = ty_resolve_case(rc->cases, rc->n, &v[0]->type, 1, true);
+        r->type = ty_scalar[rc->cases[k].ret];
         nl_push(&r->args, tree_cast(v[0], r->type));
         return r;
     }
-    case API_B_MIN: case API_B_MAX: {
+    case TR_MINMAX: {
         Type *t = NULL;
         for (int i = 0; i < nargs; i++) {
             if (v[i]->type->kind == TY_BOOL)
@@ -1503,16 +1370,16 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
             nl_push(&r->args, tree_cast(v[i], t));
         return seq_wrap(r, &q);
     }
-    case API_B_INT:
+    case TR_INT:
         return ty_is_int(v[0]->type) ? v[0] : tree_cast(v[0], ty_int64);
-    case API_B_FLOAT:
+    case TR_FLOAT:
         if (v[0]->type->kind == TY_BOOL)
             return fail(c, v[0]->loc, "float() does not accept a boolean");
         return ty_is_float(v[0]->type) ? v[0] : tree_cast(v[0], ty_float64);
-    case API_B_BOOL:
+    case TR_BOOL:
         return tree_cast(v[0], ty_bool);
-    case API_B_ROUND: {
-        const Case *cs = nargs == 1 ? cases_round1 : cases_round2;
+    case TR_ROUND: {
+        const Case *cs = nargs == 1 ? tr_round1.cases : tr_round2.cases;
         int k = ty_resolve_case(cs, 2, (Type *[]){v[0]->type, nargs > 1 ? v[1]->type : NULL},
                              nargs, true);
         if (k < 0)
@@ -1522,9 +1389,9 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
             nl_push(&r->args, tree_cast(v[i], ty_scalar[cs[k].a[i]]));
         return r;
     }
-    case API_B_POW:
+    case TR_POW:
         return lower_binop(c, e->loc, OP_POW, v[0], v[1]);
-    case API_B_LEN:
+    case TR_LEN:
         if (v[0]->type->kind == TY_ARRAY) {
             Node *s = node_new(E_SHAPE, e->loc);
             s->lhs = v[0];
@@ -1983,7 +1850,7 @@ static bool lower_collective1(Ctx *c, Node *call, const ApiEntry *a, Node **targ
         }
     Type *t = ty_void;
     Node *st;
-    if (is_barrier(a->id)) {   /* Cuda_syncthreads_count etc.: (int32) -> int32 */
+    if (a->cls == AC_BARRIER) {   /* Cuda_syncthreads_count etc.: (int32) -> int32 */
         st = tree_stmt(S_BARRIER, call->loc);
         st->api = a;
         st->lhs = tree_cast(v[0], ty_int32);
@@ -1996,24 +1863,23 @@ static bool lower_collective1(Ctx *c, Node *call, const ApiEntry *a, Node **targ
         if (!c->quiet)
             c->fn->has_warpop = true;
         /* the mask: numba's int32 parameter, passed as the uint32 of its bits */
-        if (a->id == API_SYNCWARP && nargs == 0)
+        if (a->rule == TR_SYNCWARP && nargs == 0)
             nl_push(&st->args, tree_int(call->loc, ty_uint32, 0xffffffff));
-        else if (a->id != API_ACTIVEMASK)
+        else if (a->rule != TR_ACTIVEMASK)
             nl_push(&st->args, tree_cast(v[0], ty_uint32));
-        switch (a->id) {
-        case API_SHFL_SYNC: case API_SHFL_UP_SYNC: case API_SHFL_DOWN_SYNC:
-        case API_SHFL_XOR_SYNC: case API_MATCH_ANY_SYNC: case API_MATCH_ALL_SYNC: {
-            int k = ty_resolve_case(cases_warp_value, NCASES(cases_warp_value), &v[1]->type, 1,
-                                 true);
+        switch (a->rule) {
+        case TR_WARP_SHFL: case TR_WARP_MATCH_ANY: case TR_WARP_MATCH_ALL: {
+            const CaseList *rc = &tr_rule_cases[a->rule];
+            int k = ty_resolve_case(rc->cases, rc->n, &v[1]->type, 1, true);
             if (k < 0) {
                 fail(c, v[1]->loc, "%s() does not accept %s", a->path, ty_name(v[1]->type));
                 return false;
             }
-            Type *vt = ty_scalar[cases_warp_value[k].ret];
+            Type *vt = ty_scalar[rc->cases[k].ret];
             nl_push(&st->args, tree_cast(v[1], vt));
-            if (a->id == API_MATCH_ANY_SYNC) {
+            if (a->rule == TR_WARP_MATCH_ANY) {
                 t = ty_int32;
-            } else if (a->id == API_MATCH_ALL_SYNC) {
+            } else if (a->rule == TR_WARP_MATCH_ALL) {
                 Type *el[2] = {ty_int32, ty_bool};
                 t = ty_tuple(el, 2);
             } else {
@@ -2022,11 +1888,11 @@ static bool lower_collective1(Ctx *c, Node *call, const ApiEntry *a, Node **targ
             }
             break;
         }
-        case API_ALL_SYNC: case API_ANY_SYNC: case API_EQ_SYNC: case API_BALLOT_SYNC:
+        case TR_WARP_VOTE: case TR_WARP_BALLOT:
             nl_push(&st->args, tree_cast(v[1], ty_bool));
-            t = a->id == API_BALLOT_SYNC ? ty_int32 : ty_bool;
+            t = a->rule == TR_WARP_BALLOT ? ty_int32 : ty_bool;
             break;
-        case API_ACTIVEMASK:
+        case TR_ACTIVEMASK:
             t = ty_uint32;
             break;
         default:   /* syncwarp */
@@ -2035,7 +1901,7 @@ static bool lower_collective1(Ctx *c, Node *call, const ApiEntry *a, Node **targ
     }
     if (value && t != ty_void) {   /* its value, in a hidden variable */
         Var *tmp = hidden_var(c, "w", t, call->loc);
-        *(is_barrier(a->id) ? &st->rhs : &st->lhs) = tree_var(call->loc, tmp);
+        *(a->cls == AC_BARRIER ? &st->rhs : &st->lhs) = tree_var(call->loc, tmp);
         *value = tree_var(call->loc, tmp);
     }
     if (ntargets == 0 && (!value || t != ty_void)) {
@@ -2047,7 +1913,7 @@ static bool lower_collective1(Ctx *c, Node *call, const ApiEntry *a, Node **targ
         fail(c, call->loc, "%s() returns no value", a->path);
         return false;
     }
-    collective_target(c, st, is_barrier(a->id) ? &st->rhs : &st->lhs, t, targets, ntargets,
+    collective_target(c, st, a->cls == AC_BARRIER ? &st->rhs : &st->lhs, t, targets, ntargets,
                       out);
     return true;
 }
@@ -2202,7 +2068,7 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
         /* read the value once: a variable, cuda.grid(n), or a tuple of
          * constants and shapes (a.shape, a constant tuple) are read in place */
         bool direct = v->kind == E_VAR ||
-                      (v->kind == E_API && (v->api->id == API_GRID || v->api->id == API_GRIDSIZE));
+                      (v->kind == E_API && v->api->rule == TR_GRID);
         if (v->kind == E_TUPLE) {
             direct = true;
             for (int i = 0; i < n; i++) {
@@ -2270,9 +2136,9 @@ static void lower_assign(Ctx *c, Node *s, NodeList *out)
     Node *rhs = s->rhs;
     const ApiEntry *a = call_api(c, rhs);
     Node *t0 = s->args.items[0];
-    if (a && (a->id == API_SHARED_ARRAY || a->id == API_LOCAL_ARRAY ||
-              (a->id == API_CONST_ARRAY_LIKE && s->args.len == 1 && t0->kind == E_NAME))) {
-        if (a->id == API_CONST_ARRAY_LIKE)
+    if (a && (a->rule == TR_ARRAY_DECL ||
+              (a->rule == TR_CONST_ARRAY && s->args.len == 1 && t0->kind == E_NAME))) {
+        if (a->rule == TR_CONST_ARRAY)
             lower_constdecl(c, s, t0, rhs, out);
         else
             lower_arraydecl(c, s, t0, rhs, a, out);
@@ -2281,7 +2147,7 @@ static void lower_assign(Ctx *c, Node *s, NodeList *out)
             v->type = ty_error;
         return;
     }
-    if (a && is_collective(a->id)) {
+    if (api_has(a, AF_COLLECTIVE)) {
         lower_collective(c, rhs, a, (Node **)s->args.items, s->args.len, out);
         return;
     }
@@ -2309,7 +2175,7 @@ static void lower_augassign(Ctx *c, Node *s, NodeList *out)
         return;
     }
     const ApiEntry *a = call_api(c, s->rhs);
-    if (a && is_collective(a->id)) {
+    if (api_has(a, AF_COLLECTIVE)) {
         /* x += cuda.shfl_down_sync(m, x, d): the collective first, into a
          * hidden variable (it cannot change x, so the order is Python's) */
         Node *cur = lx(c, t->kind == E_NAME && s->cond ? s->cond : t), *val = NULL;
@@ -2405,8 +2271,8 @@ static void lower_for(Ctx *c, Node *s, NodeList *out)
     Var *var = lookup_var(c, s->lhs->name);
     Type *r = NULL;
     if (!bad) {
-        int k = ty_resolve_case(cases_range, NCASES(cases_range), types, n, true);
-        r = ty_scalar[cases_range[k].ret];
+        int k = ty_resolve_case(tr_range.cases, tr_range.n, types, n, true);
+        r = ty_scalar[tr_range.cases[k].ret];
         if (is_array_var(var))
             fail(c, s->lhs->loc, "'%s' is an array; it cannot be a loop variable", var->name);
         else
@@ -2507,7 +2373,7 @@ static bool has_nested_collective(Ctx *c, const Node *e, bool top)
     if (!e)
         return false;
     const ApiEntry *a = e->kind == E_CALL ? call_api(c, e) : NULL;
-    if (a && is_collective(a->id) && !top)
+    if (api_has(a, AF_COLLECTIVE) && !top)
         return true;
     switch (e->kind) {
     case E_BOOLOP:
@@ -2560,7 +2426,7 @@ static void hoist_in(Ctx *c, Node **slot, bool top, NodeList *out)
     for (int i = 0; i < e->kwargs.len; i++)
         hoist_in(c, &e->kwargs.items[i]->lhs, false, out);
     const ApiEntry *a = e->kind == E_CALL ? call_api(c, e) : NULL;
-    if (!a || !is_collective(a->id) || top)
+    if (!api_has(a, AF_COLLECTIVE) || top)
         return;
     Node *val = NULL;
     if (!lower_collective1(c, e, a, NULL, 0, &val, out) || !val)
@@ -2633,11 +2499,11 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
             return;
         }
         const ApiEntry *a = call_api(c, e);
-        if (a && is_collective(a->id)) {
+        if (api_has(a, AF_COLLECTIVE)) {
             lower_collective(c, e, a, NULL, 0, out);
             return;
         }
-        if (a && a->id == API_B_PRINT) {
+        if (a && a->rule == TR_PRINT) {
             lower_print(c, e, out);
             return;
         }
@@ -2651,7 +2517,7 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
             }
             return;
         }
-        if (!BAD(v) && v->kind == E_API && v->api->id == API_GRID_SYNC) {
+        if (!BAD(v) && v->kind == E_API && v->api->rule == TR_GRID_SYNC) {
             if (!c->quiet) {   /* a grid barrier is a block barrier too */
                 Node *b = tree_stmt(S_BARRIER, s->loc);
                 b->api = v->api;
@@ -2807,8 +2673,7 @@ static void add_local(Ctx *c, Node *target)
 static bool ssa_pinned_decl(void *ctx, const Node *assign)
 {
     const ApiEntry *a = call_api(ctx, assign->rhs);
-    return a && (a->id == API_SHARED_ARRAY || a->id == API_LOCAL_ARRAY ||
-                 a->id == API_CONST_ARRAY_LIKE || a->id == API_CG_THIS_GRID);
+    return a && (a->cls == AC_MEMORY || a->rule == TR_THIS_GRID);
 }
 
 /* Python: a name assigned anywhere in a function is local to all of it. */
