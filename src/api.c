@@ -2,7 +2,7 @@
  * api.c - the device API table, built from the X-macro rows of api.def.
  *
  * resolve.c and type.c look up a dotted path ("cuda.atomic.add", "math.pi",
- * "abs", "float32") after canonicalising the user's spelling (import
+ * "abs", a type name) after canonicalising the user's spelling (import
  * aliases, numba./np. prefixes); type.c gives each row its typing rule by
  * ApiId and emit_*.c spells it with the last two columns.
  */

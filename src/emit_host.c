@@ -57,8 +57,8 @@ static const char *abi_type(const Type *t)
 {
     if (t->kind == TY_ARRAY)
         return "krt_array";
-    if (t->kind == TY_BOOL)
-        return "uint8_t";
+    if (ty_is_scalar(t))
+        return ty_info(t)->abi;
     return t_c(t);
 }
 
