@@ -60,6 +60,11 @@
 #define KRT_BITS_2 16
 #define KRT_BITS_4 32
 #define KRT_BITS_8 64
+/* The unsigned integer type of each size (the bits of a float). */
+#define KRT_UINT_OF_1 uint8_t
+#define KRT_UINT_OF_2 uint16_t
+#define KRT_UINT_OF_4 uint32_t
+#define KRT_UINT_OF_8 uint64_t
 
 /* Each integer row of KRT_SCALAR_TYPES: (suffix, T, U, BITS). */
 #define KRT_INT_COMMON_(s, T, U, BITS)                                       \
@@ -351,10 +356,6 @@ static __device__ inline unsigned krt_dynamic_smem_bytes(void)
 /* Atomics: return the old value; numba's semantics                    */
 /* ------------------------------------------------------------------ */
 
-/* The unsigned integer type of each size: the bits of a float. */
-#define KRT_UINT_OF_4 uint32_t
-#define KRT_UINT_OF_8 uint64_t
-
 /* Bit casts for the compare-and-swap loops of float atomics. */
 #define KRT_FLOAT_BITS_BOOL(s, T, size, fsfx)
 #define KRT_FLOAT_BITS_SINT(s, T, size, fsfx)
@@ -631,14 +632,16 @@ KRT_FN uint64_t krt_atomic_dec_u64(uint64_t *p, uint64_t v) { return krt_cas_dec
     KRT_FN int krt_popc_##s(T x) { return KRT_POPC64_((unsigned long long)x); } \
     KRT_FN int krt_clz_##s(T x) { return KRT_CLZ64_((unsigned long long)x); } \
     KRT_FN int krt_ffs_##s(T x) { return KRT_FFS64_((unsigned long long)x); }
-KRT_BITS_SMALL_(i8, int8_t, uint8_t, 8)
-KRT_BITS_SMALL_(u8, uint8_t, uint8_t, 8)
-KRT_BITS_SMALL_(i16, int16_t, uint16_t, 16)
-KRT_BITS_SMALL_(u16, uint16_t, uint16_t, 16)
-KRT_BITS_SMALL_(i32, int32_t, uint32_t, 32)
-KRT_BITS_SMALL_(u32, uint32_t, uint32_t, 32)
-KRT_BITS_64_(i64, int64_t)
-KRT_BITS_64_(u64, uint64_t)
+/* Each integer row of KRT_SCALAR_TYPES, by its size. */
+#define KRT_BIT_OPS_BOOL(s, T, size, fsfx)
+#define KRT_BIT_OPS_SINT(s, T, size, fsfx) KRT_BIT_OPS_##size(s, T)
+#define KRT_BIT_OPS_UINT(s, T, size, fsfx) KRT_BIT_OPS_##size(s, T)
+#define KRT_BIT_OPS_FLOAT(s, T, size, fsfx)
+#define KRT_BIT_OPS_1(s, T) KRT_BITS_SMALL_(s, T, KRT_UINT_OF_1, KRT_BITS_1)
+#define KRT_BIT_OPS_2(s, T) KRT_BITS_SMALL_(s, T, KRT_UINT_OF_2, KRT_BITS_2)
+#define KRT_BIT_OPS_4(s, T) KRT_BITS_SMALL_(s, T, KRT_UINT_OF_4, KRT_BITS_4)
+#define KRT_BIT_OPS_8(s, T) KRT_BITS_64_(s, T)
+KRT_SCALAR_BY_CLASS(KRT_BIT_OPS)
 
 KRT_FN uint32_t krt_brev_u32(uint32_t x)
 {

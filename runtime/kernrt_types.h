@@ -10,11 +10,14 @@
  * argument parsing and printing (src/run.c).  The runtime owns the table
  * because the runtime must not include the translator's sources.
  *
- * The order of the rows means nothing: what code asks of a type is in its
- * columns, never in its position.  Adding a type is one row here plus its
- * semantics (what the compiler then reports as missing: a class the device
- * helpers do not dispatch on, numba's casting rules for it in src/types.c,
- * its typing rules in src/type.c).
+ * What code asks of a type is in its columns, never in its row's position:
+ * the order is only the one in which kernc lists the types (cuda.reduce
+ * makes a kernel per numeric type in this order), so a new row can go
+ * anywhere.  Adding a type is one row here plus its semantics: a new class
+ * is an SC_ value in src/kernc.h and an M_<class> of each
+ * KRT_SCALAR_BY_CLASS user in kernrt_device.h (the compiler reports the
+ * missing ones); then numba's casting rules (src/types.c), typing rules
+ * (src/type.c) and the emitter's operations for it.
  *
  * X(ENUM, code, numba, numpy, aliases, letters, descr, sfx, ctype, stype,
  *   size, class, rank, fsfx, digits, pfmt, parg)

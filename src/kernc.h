@@ -9,7 +9,8 @@
  *            lowering to the typed node kinds below)
  *   -> check (src/check.c: kernel rules: barriers, returns, shared sizes)
  *   -> emit (src/emit_*.c: CUDA C, C for the CPU backend, the C header).
- * The cuda.* API and math.* live in one table, src/api.def.
+ * The cuda.* API and math.* live in one table, src/api.def; the scalar
+ * types in another, the runtime's runtime/kernrt_types.h.
  */
 #ifndef KERNC_H
 #define KERNC_H

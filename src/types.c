@@ -2,7 +2,11 @@
  * types.c - the type representation and numba's casting graph.
  *
  * Scalar, void and marker types are singletons made by types_init; arrays
- * and tuples are interned, so types compare by pointer.  The casting graph
+ * and tuples are interned, so types compare by pointer.  What the
+ * translator knows of each scalar type (ty_scalar_info) is its row of
+ * kernrt_types.h; what depends on the kind of number asks the row's class,
+ * never the kind's position.  np.promote_types works from the table's
+ * promotion ranks and NumPy's safe-cast rule per class.  The casting graph
  * is numba's (numba/core/typeconv/rules.py, closed transitively as its
  * TypeGraph does), and ty_resolve_case is numba's overload resolution over
  * a list of candidate signatures: type.c types every operator and builtin
