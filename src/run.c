@@ -905,9 +905,11 @@ static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunSca
                            krt_dtype_name(p->dtype));
         else if (p->dtype == KRT_FLOAT32)
             out->f32 = (float)v;
-        else
+        else if (p->dtype == KRT_FLOAT64)
             out->f64 = v;
-    } else {
+        else
+            die("run_parse_scalar: no conversion to %s", info->name);
+    } else if (info->cls == SC_SINT || info->cls == SC_UINT) {
         uint64_t mag;
         bool neg, overflow;
         int64_t min;
@@ -930,6 +932,8 @@ static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunSca
             /* Two's complement: the low bits of -mag are the value. */
             run_store_int(out, info->size, neg ? (uint64_t)0 - mag : mag);
         }
+    } else {
+        die("run_parse_scalar: no parser for %s", info->name);
     }
     sb_free(&label);
     return rc;
@@ -1315,8 +1319,9 @@ static void run_print_scalar(krt_dtype t, const RunScalar *v)
     }
     case SC_SINT: printf("%lld\n", (long long)(int64_t)run_load_int(v, info)); return;
     case SC_UINT: printf("%llu\n", (unsigned long long)run_load_int(v, info)); return;
-    default: printf("%u\n", v->b); return;
+    case SC_BOOL: printf("%u\n", v->b); return;
     }
+    die("run_print_scalar: no printer for %s", info->name);
 }
 
 /* Call the host side of the chosen signature; arrays go back to the
