@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <kernrt_types.h>
+
 #ifdef __cplusplus
 #define KRT_EXTERN_C extern "C"
 extern "C" {
@@ -89,20 +91,8 @@ const char *krt_last_error(void);
 /* Data types                                                          */
 /* ------------------------------------------------------------------ */
 
-/* X(ENUM, C type, size, NumPy descr) */
-#define KRT_DTYPE_MAP(X)                                                     \
-    X(BOOL, uint8_t, 1, "|b1")                                               \
-    X(INT8, int8_t, 1, "|i1")                                                \
-    X(INT16, int16_t, 2, "<i2")                                              \
-    X(INT32, int32_t, 4, "<i4")                                              \
-    X(INT64, int64_t, 8, "<i8")                                              \
-    X(UINT8, uint8_t, 1, "|u1")                                              \
-    X(UINT16, uint16_t, 2, "<u2")                                            \
-    X(UINT32, uint32_t, 4, "<u4")                                            \
-    X(UINT64, uint64_t, 8, "<u8")                                            \
-    X(FLOAT32, float, 4, "<f4")                                              \
-    X(FLOAT64, double, 8, "<f8")                                             \
-    X(XOROSHIRO128P, krt_xoroshiro128p_state, 16, "|V16")
+/* The element types of arrays: the scalar types (kernrt_types.h) and
+ * numba.cuda.random's generator state. */
 
 /* One state of numba.cuda.random's generator (numba's xoroshiro128p_dtype,
  * {('s0', uint64), ('s1', uint64)}): the element type KRT_XOROSHIRO128P. */
@@ -111,14 +101,27 @@ typedef struct krt_xoroshiro128p_state {
 } krt_xoroshiro128p_state;
 
 typedef enum krt_dtype {
-#define KRT_DTYPE_ENUM_(e, ct, sz, descr) KRT_##e,
-    KRT_DTYPE_MAP(KRT_DTYPE_ENUM_)
+#define KRT_DTYPE_ENUM_(e, code, ...) KRT_##e = code,
+    KRT_SCALAR_TYPES(KRT_DTYPE_ENUM_)
 #undef KRT_DTYPE_ENUM_
-    KRT_DTYPE_COUNT
+    KRT_XOROSHIRO128P = 11,              /* named KRT_XOROSHIRO128P_NAME */
+    KRT_DTYPE_COUNT = KRT_NSCALAR + 1    /* the codes are 0..KRT_DTYPE_COUNT-1 */
 } krt_dtype;
 
+#define KRT_XOROSHIRO128P_NAME "xoroshiro128p"
+
+/* X(ENUM, C storage type, size, NumPy descr) for every dtype: the scalar
+ * rows in the table's order, then KRT_XOROSHIRO128P; index by KRT_<ENUM>,
+ * not by position. */
+#define KRT_DTYPE_MAP(X)                                                     \
+    KRT_SCALAR_TABLE(KRT_DTYPE_ROW_, X)                                      \
+    X(XOROSHIRO128P, krt_xoroshiro128p_state, 16, "|V16")
+#define KRT_DTYPE_ROW_(X, e, code, numba, numpy, aliases, letters, descr, sfx, ctype, \
+                       stype, size, ...)                                     \
+    X(e, stype, size, descr)
+
 size_t krt_dtype_size(krt_dtype t);            /* 0 for an invalid dtype */
-const char *krt_dtype_name(krt_dtype t);       /* "float32", ... or "?" */
+const char *krt_dtype_name(krt_dtype t);       /* NumPy's name: float32, ... or "?" */
 
 /* ------------------------------------------------------------------ */
 /* Backends                                                            */

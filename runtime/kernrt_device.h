@@ -49,20 +49,24 @@
 /* Integer arithmetic with numba's (LLVM's) wrapping semantics         */
 /* ------------------------------------------------------------------ */
 
-/* X(suffix, T, U, BITS): U is the unsigned type the operation is done in,
- * at least 32 bits wide so that uint16 * uint16 cannot overflow a
- * promoted int. */
-#define KRT_SIGNED_TYPES_(X)                                                 \
-    X(i8, int8_t, uint32_t, 8)                                               \
-    X(i16, int16_t, uint32_t, 16)                                            \
-    X(i32, int32_t, uint32_t, 32)                                            \
-    X(i64, int64_t, uint64_t, 64)
-#define KRT_UNSIGNED_TYPES_(X)                                               \
-    X(u8, uint8_t, uint32_t, 8)                                              \
-    X(u16, uint16_t, uint32_t, 16)                                           \
-    X(u32, uint32_t, uint32_t, 32)                                           \
-    X(u64, uint64_t, uint64_t, 64)
+/* The unsigned type an integer operation of each size is done in, at least
+ * 32 bits wide so that uint16 * uint16 cannot overflow a promoted int; and
+ * the width in bits. */
+#define KRT_OPTYPE_1 uint32_t
+#define KRT_OPTYPE_2 uint32_t
+#define KRT_OPTYPE_4 uint32_t
+#define KRT_OPTYPE_8 uint64_t
+#define KRT_BITS_1 8
+#define KRT_BITS_2 16
+#define KRT_BITS_4 32
+#define KRT_BITS_8 64
+/* The unsigned integer type of each size (the bits of a float). */
+#define KRT_UINT_OF_1 uint8_t
+#define KRT_UINT_OF_2 uint16_t
+#define KRT_UINT_OF_4 uint32_t
+#define KRT_UINT_OF_8 uint64_t
 
+/* Each integer row of KRT_SCALAR_TYPES: (suffix, T, U, BITS). */
 #define KRT_INT_COMMON_(s, T, U, BITS)                                       \
     KRT_FN T krt_add_##s(T a, T b) { return (T)((U)a + (U)b); }              \
     KRT_FN T krt_sub_##s(T a, T b) { return (T)((U)a - (U)b); }              \
@@ -162,8 +166,11 @@
     KRT_FN T krt_powr_##s(T a, T b) { return krt_pow_round_##s(krt_pow_##s(a, b)); } \
     KRT_FN T krt_abs_##s(T a) { return a; }
 
-KRT_SIGNED_TYPES_(KRT_INT_SIGNED_)
-KRT_UNSIGNED_TYPES_(KRT_INT_UNSIGNED_)
+#define KRT_INT_OPS_BOOL(s, T, size, fsfx)
+#define KRT_INT_OPS_SINT(s, T, size, fsfx) KRT_INT_SIGNED_(s, T, KRT_OPTYPE_##size, KRT_BITS_##size)
+#define KRT_INT_OPS_UINT(s, T, size, fsfx) KRT_INT_UNSIGNED_(s, T, KRT_OPTYPE_##size, KRT_BITS_##size)
+#define KRT_INT_OPS_FLOAT(s, T, size, fsfx)
+KRT_SCALAR_BY_CLASS(KRT_INT_OPS)
 
 /* Python's negative indices count from the end. */
 KRT_FN int64_t krt_wrap_index(int64_t i, int64_t n) { return i < 0 ? i + n : i; }
@@ -172,7 +179,8 @@ KRT_FN int64_t krt_wrap_index(int64_t i, int64_t n) { return i < 0 ? i + n : i; 
 /* Floating point                                                      */
 /* ------------------------------------------------------------------ */
 
-/* X(suffix, T, libm suffix as a token pasted onto floor/fmod/pow) */
+/* Each floating row of KRT_SCALAR_TYPES: (suffix, T, and its <math.h>
+ * functions floor, fmod, pow). */
 #define KRT_FLOAT_OPS_(s, T, FLOOR, FMOD, POW)                               \
     /* numba's real_divmod (CPython's float_divmod): the quotient is       \
      * snapped to an integer, the remainder has the divisor's sign;        \
@@ -230,8 +238,11 @@ KRT_FN int64_t krt_wrap_index(int64_t i, int64_t n) { return i < 0 ? i + n : i; 
     KRT_FN T krt_min_##s(T a, T b) { return b < a ? b : a; }                 \
     KRT_FN T krt_max_##s(T a, T b) { return b > a ? b : a; }
 
-KRT_FLOAT_OPS_(f32, float, floorf, fmodf, powf)
-KRT_FLOAT_OPS_(f64, double, floor, fmod, pow)
+#define KRT_FLOAT_OPS_BOOL(s, T, size, fsfx)
+#define KRT_FLOAT_OPS_SINT(s, T, size, fsfx)
+#define KRT_FLOAT_OPS_UINT(s, T, size, fsfx)
+#define KRT_FLOAT_OPS_FLOAT(s, T, size, fsfx) KRT_FLOAT_OPS_(s, T, floor##fsfx, fmod##fsfx, pow##fsfx)
+KRT_SCALAR_BY_CLASS(KRT_FLOAT_OPS)
 
 /* numba's round_ndigits scales by 10**nd as p1 * p2 (p2 = 1e22 past 22
  * digits, so that p1 stays exact); nd >= 0 only. */
@@ -346,10 +357,13 @@ static __device__ inline unsigned krt_dynamic_smem_bytes(void)
 /* ------------------------------------------------------------------ */
 
 /* Bit casts for the compare-and-swap loops of float atomics. */
-KRT_FN uint32_t krt_f32_bits(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
-KRT_FN float krt_bits_f32(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
-KRT_FN uint64_t krt_f64_bits(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
-KRT_FN double krt_bits_f64(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+#define KRT_FLOAT_BITS_BOOL(s, T, size, fsfx)
+#define KRT_FLOAT_BITS_SINT(s, T, size, fsfx)
+#define KRT_FLOAT_BITS_UINT(s, T, size, fsfx)
+#define KRT_FLOAT_BITS_FLOAT(s, T, size, fsfx)                               \
+    KRT_FN KRT_UINT_OF_##size krt_##s##_bits(T x) { KRT_UINT_OF_##size u; memcpy(&u, &x, size); return u; } \
+    KRT_FN T krt_bits_##s(KRT_UINT_OF_##size u) { T x; memcpy(&x, &u, size); return x; }
+KRT_SCALAR_BY_CLASS(KRT_FLOAT_BITS)
 
 #if defined(__CUDA_ARCH__)
 /* One compare-and-swap on the bits of a float or an integer. */
@@ -498,8 +512,11 @@ KRT_FN double krt_atomic_sub_f64(double *p, double v) { return krt_atomic_add_f6
     KRT_FLOAT_MINMAX_(s, T, B, nanmin, (v != v), (!(cur <= v)))
 #define krt_cas_uint32_t krt_cas_u32
 #define krt_cas_uint64_t krt_cas_u64
-KRT_FLOAT_MINMAX_ALL_(f32, float, uint32_t)
-KRT_FLOAT_MINMAX_ALL_(f64, double, uint64_t)
+#define KRT_FLOAT_MINMAX_BOOL(s, T, size, fsfx)
+#define KRT_FLOAT_MINMAX_SINT(s, T, size, fsfx)
+#define KRT_FLOAT_MINMAX_UINT(s, T, size, fsfx)
+#define KRT_FLOAT_MINMAX_FLOAT(s, T, size, fsfx) KRT_FLOAT_MINMAX_ALL_(s, T, KRT_UINT_OF_##size)
+KRT_SCALAR_BY_CLASS(KRT_FLOAT_MINMAX)
 #undef krt_cas_uint32_t
 #undef krt_cas_uint64_t
 
@@ -615,14 +632,16 @@ KRT_FN uint64_t krt_atomic_dec_u64(uint64_t *p, uint64_t v) { return krt_cas_dec
     KRT_FN int krt_popc_##s(T x) { return KRT_POPC64_((unsigned long long)x); } \
     KRT_FN int krt_clz_##s(T x) { return KRT_CLZ64_((unsigned long long)x); } \
     KRT_FN int krt_ffs_##s(T x) { return KRT_FFS64_((unsigned long long)x); }
-KRT_BITS_SMALL_(i8, int8_t, uint8_t, 8)
-KRT_BITS_SMALL_(u8, uint8_t, uint8_t, 8)
-KRT_BITS_SMALL_(i16, int16_t, uint16_t, 16)
-KRT_BITS_SMALL_(u16, uint16_t, uint16_t, 16)
-KRT_BITS_SMALL_(i32, int32_t, uint32_t, 32)
-KRT_BITS_SMALL_(u32, uint32_t, uint32_t, 32)
-KRT_BITS_64_(i64, int64_t)
-KRT_BITS_64_(u64, uint64_t)
+/* Each integer row of KRT_SCALAR_TYPES, by its size. */
+#define KRT_BIT_OPS_BOOL(s, T, size, fsfx)
+#define KRT_BIT_OPS_SINT(s, T, size, fsfx) KRT_BIT_OPS_##size(s, T)
+#define KRT_BIT_OPS_UINT(s, T, size, fsfx) KRT_BIT_OPS_##size(s, T)
+#define KRT_BIT_OPS_FLOAT(s, T, size, fsfx)
+#define KRT_BIT_OPS_1(s, T) KRT_BITS_SMALL_(s, T, KRT_UINT_OF_1, KRT_BITS_1)
+#define KRT_BIT_OPS_2(s, T) KRT_BITS_SMALL_(s, T, KRT_UINT_OF_2, KRT_BITS_2)
+#define KRT_BIT_OPS_4(s, T) KRT_BITS_SMALL_(s, T, KRT_UINT_OF_4, KRT_BITS_4)
+#define KRT_BIT_OPS_8(s, T) KRT_BITS_64_(s, T)
+KRT_SCALAR_BY_CLASS(KRT_BIT_OPS)
 
 KRT_FN uint32_t krt_brev_u32(uint32_t x)
 {

@@ -100,33 +100,20 @@ int krt__error(int status, const char *fmt, ...)
 /* Dtypes                                                              */
 /* ------------------------------------------------------------------ */
 
+/* Indexed by code: a code past KRT_DTYPE_COUNT does not compile, two rows
+ * with one code trip -Woverride-init (-Wextra). */
 static const size_t krt_dtype_sizes[KRT_DTYPE_COUNT] = {
-#define KRT_DTYPE_SIZE_(e, ct, sz, descr) sz,
+#define KRT_DTYPE_SIZE_(e, stype, size, descr) [KRT_##e] = size,
     KRT_DTYPE_MAP(KRT_DTYPE_SIZE_)
 #undef KRT_DTYPE_SIZE_
 };
 
-/* NumPy's names are the enum spellings in lower case ("float32"); derived
- * from the map so that a new dtype cannot be left without a name. */
-static const char *const krt_dtype_upper[KRT_DTYPE_COUNT] = {
-#define KRT_DTYPE_UPPER_(e, ct, sz, descr) #e,
-    KRT_DTYPE_MAP(KRT_DTYPE_UPPER_)
-#undef KRT_DTYPE_UPPER_
+static const char *const krt_dtype_names[KRT_DTYPE_COUNT] = {
+#define KRT_DTYPE_NAME_(e, code, numba, numpy, ...) [KRT_##e] = numpy,
+    KRT_SCALAR_TYPES(KRT_DTYPE_NAME_)
+#undef KRT_DTYPE_NAME_
+    [KRT_XOROSHIRO128P] = KRT_XOROSHIRO128P_NAME,
 };
-static char krt_dtype_lower[KRT_DTYPE_COUNT][16];
-static pthread_once_t krt_dtype_once = PTHREAD_ONCE_INIT;
-
-static void krt_dtype_init(void)
-{
-    int t;
-    size_t i;
-
-    for (t = 0; t < KRT_DTYPE_COUNT; t++)
-        for (i = 0; krt_dtype_upper[t][i] != '\0' && i + 1 < 16; i++) {
-            char c = krt_dtype_upper[t][i];
-            krt_dtype_lower[t][i] = c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-        }
-}
 
 static int krt_dtype_valid(krt_dtype t)
 {
@@ -140,10 +127,7 @@ size_t krt_dtype_size(krt_dtype t)
 
 const char *krt_dtype_name(krt_dtype t)
 {
-    if (!krt_dtype_valid(t))
-        return "?";
-    pthread_once(&krt_dtype_once, krt_dtype_init);
-    return krt_dtype_lower[t];
+    return krt_dtype_valid(t) ? krt_dtype_names[t] : "?";
 }
 
 /* ------------------------------------------------------------------ */

@@ -3,7 +3,7 @@
  * and its lookup by path.
  *
  * resolve.c and type.c look up a dotted path ("cuda.atomic.add", "math.pi",
- * "abs", "float32") after canonicalising the user's spelling (import
+ * "abs", a type name) after canonicalising the user's spelling (import
  * aliases, numba./np. prefixes); type.c types a use by the row's rule,
  * check.c and tree.c read its flags, emit_*.c print it by its emission
  * kind with its spellings.

@@ -78,12 +78,12 @@ typedef struct Emitter {
     PtrVec cpu_failed_funcs;
 } Emitter;
 
-/* Scalar type classes */
-static inline bool t_int(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_UINT64; }
-static inline bool t_signed(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_INT64; }
-static inline bool t_unsigned(const Type *t) { return t && t->kind >= TY_UINT8 && t->kind <= TY_UINT64; }
-static inline bool t_float(const Type *t) { return t && (t->kind == TY_FLOAT32 || t->kind == TY_FLOAT64); }
-static inline bool t_scalar(const Type *t) { return t && t->kind <= TY_FLOAT64; }
+/* Scalar type classes (kernrt_types.h's class column) */
+static inline bool t_scalar(const Type *t) { return ty_is_scalar(t); }
+static inline bool t_int(const Type *t) { return ty_is_int(t); }
+static inline bool t_signed(const Type *t) { return ty_is_signed(t); }
+static inline bool t_unsigned(const Type *t) { return t_scalar(t) && ty_info(t)->cls == SC_UINT; }
+static inline bool t_float(const Type *t) { return ty_is_float(t); }
 
 /* emit_expr.c */
 void outf(Emitter *E, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -11,6 +11,7 @@
  */
 #include "emit.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,34 +153,27 @@ void cpu_unsupported(Emitter *E, Loc loc, const char *msg)
 
 static int t_bits(const Type *t)
 {
-    static const int bits[] = {
-#define X_(k, nm, c, sz, dt) sz * 8,
-        SCALAR_TYPES(X_)
-#undef X_
-    };
-    return t_scalar(t) ? bits[t->kind] : 0;
+    return t_scalar(t) ? ty_info(t)->size * 8 : 0;
 }
 
 /* Helper suffix: krt_add_i64, krt_floordiv_f32, ... */
 static const char *t_suffix(const Type *t)
 {
-    static const char *const sfx[] = {"b", "i8", "i16", "i32", "i64", "u8",
-                                      "u16", "u32", "u64", "f32", "f64"};
-    return t_scalar(t) ? sfx[t->kind] : "?";
+    return t_scalar(t) ? ty_info(t)->sfx : "?";
 }
 
+/* C's suffix of a floating type's <math.h> functions: sqrtf. */
+static const char *t_libm(const Type *t)
+{
+    return ty_info(t)->fsfx;
+}
 
 const char *t_c(const Type *t)
 {
-    static const char *const names[] = {
-#define X_(k, nm, c, sz, dt) c,
-        SCALAR_TYPES(X_)
-#undef X_
-    };
     if (!t)
         return "void";
     if (t_scalar(t))
-        return names[t->kind];
+        return ty_info(t)->cname;
     switch (t->kind) {
     case TY_ARRAY: return "krt_view";
     case TY_TUPLE: return tuple_cname(t);
@@ -199,17 +193,12 @@ const char *tuple_cname(const Type *t)
     return sb_take(&b);
 }
 
-/* krt_dtype enumerator of a scalar type (SCALAR_TYPES and KRT_DTYPE_MAP
- * list the same types in the same order). */
+/* krt_dtype enumerator of a scalar type or of the RNG state. */
 const char *t_dtype(const Type *t)
 {
-    static const char *const names[] = {
-        "KRT_BOOL", "KRT_INT8", "KRT_INT16", "KRT_INT32", "KRT_INT64",
-        "KRT_UINT8", "KRT_UINT16", "KRT_UINT32", "KRT_UINT64", "KRT_FLOAT32",
-        "KRT_FLOAT64"};
     if (t && t->kind == TY_RNGSTATE)
         return "KRT_XOROSHIRO128P";
-    return t_scalar(t) ? names[t->kind] : "KRT_INT64";
+    return t_scalar(t) ? ty_info(t)->dtype : "KRT_INT64";
 }
 
 static bool same_type(const Type *a, const Type *b)
@@ -564,20 +553,27 @@ const char *fmt_int(const Type *t, uint64_t bits)
     return v < 0 ? arena_printf("(%lld)", (long long)v) : arena_printf("%lld", (long long)v);
 }
 
+/* A float constant of type t in C: the value rounded to t, printed with
+ * enough digits to read back, with C's suffix of the type (kernrt_types.h's
+ * digits and fsfx); C's NAN is a float, HUGE_VAL<SUFFIX> an infinity of
+ * each type. */
 const char *fmt_float(const Type *t, double d)
 {
-    bool f32 = t->kind == TY_FLOAT32;
+    const ScalarInfo *info = ty_info(t);
+    bool is_float = strcmp(info->fsfx, "f") == 0;
     if (d != d)
-        return f32 ? "NAN" : "((double)NAN)";
-    if (d > 1.79769313486231570815e308)
-        return f32 ? "HUGE_VALF" : "HUGE_VAL";
-    if (d < -1.79769313486231570815e308)
-        return f32 ? "(-HUGE_VALF)" : "(-HUGE_VAL)";
+        return is_float ? "NAN" : arena_printf("((%s)NAN)", info->cname);
+    if (d > 1.79769313486231570815e308 || d < -1.79769313486231570815e308) {
+        char inf[16] = "HUGE_VAL";
+        for (size_t i = 0; info->fsfx[i] && i < 4; i++)
+            inf[8 + i] = (char)toupper((unsigned char)info->fsfx[i]);
+        return d > 0 ? arena_printf("%s", inf) : arena_printf("(-%s)", inf);
+    }
     char buf[64];
-    snprintf(buf, sizeof buf, f32 ? "%.9g" : "%.17g", f32 ? (double)(float)d : d);
+    snprintf(buf, sizeof buf, "%.*g", info->digits, is_float ? (double)(float)d : d);
     if (!strpbrk(buf, ".eE"))
         strcat(buf, ".0");
-    return arena_printf(d < 0 || (d == 0 && buf[0] == '-') ? "(%s%s)" : "%s%s", buf, f32 ? "f" : "");
+    return arena_printf(d < 0 || (d == 0 && buf[0] == '-') ? "(%s%s)" : "%s%s", buf, info->fsfx);
 }
 
 /* Conversion of C expression s from type `from` to type `to`. */
@@ -866,8 +862,7 @@ static const char *ex_binop(Emitter *E, Node *n)
             return arena_printf("krt_powi_%s(%s, %s)", sfx, ex_as(E, l, t),
                                 ex_as(E, r, ty_scalar[TY_INT64]));
         if (t_float(t))
-            return arena_printf("%s(%s, %s)", t->kind == TY_FLOAT32 ? "powf" : "pow",
-                                ex_as(E, l, t), ex_as(E, r, t));
+            return arena_printf("pow%s(%s, %s)", t_libm(t), ex_as(E, l, t), ex_as(E, r, t));
         break;
     case OP_LSHIFT: case OP_RSHIFT:
         if (t_int(t))
@@ -1022,8 +1017,8 @@ static const char *ex_math(Emitter *E, Node *n)
     const ApiEntry *a = n->api;
     const char *spell = api_spelling(E, a);
     Node *x = n->args.len > 0 ? n->args.items[0] : NULL;
-    const Type *ft = x && x->type && x->type->kind == TY_FLOAT32 ? x->type : ty_scalar[TY_FLOAT64];
-    const char *f = ft->kind == TY_FLOAT32 ? "f" : "";
+    const Type *ft = x && t_float(x->type) ? x->type : ty_scalar[TY_FLOAT64];
+    const char *f = t_libm(ft);
     switch (a->rule) {
     case TR_MATH_PRED:
         if (x && t_int(x->type))     /* numba: integers are finite numbers */
@@ -1171,7 +1166,7 @@ static const char *ex_builtin(Emitter *E, Node *n)
         if (t_int(t))
             return arena_printf("krt_abs_%s(%s)", t_suffix(t), ex_as(E, x, t));
         if (t_float(t))
-            return arena_printf("%s(%s)", t->kind == TY_FLOAT32 ? "fabsf" : "fabs", ex_as(E, x, t));
+            return arena_printf("fabs%s(%s)", t_libm(t), ex_as(E, x, t));
         break;
     case TR_MINMAX: {
         if (!t_scalar(t) || t->kind == TY_BOOL)
@@ -1185,7 +1180,7 @@ static const char *ex_builtin(Emitter *E, Node *n)
             bool fy = !(y->kind == E_CAST && !t_float(y->lhs->type));
             if (fx && fy)
                 return arena_printf("f%s%s(%s, %s)", a->id == API_B_MIN ? "min" : "max",
-                                    t->kind == TY_FLOAT32 ? "f" : "", ex_as(E, x, t), ex_as(E, y, t));
+                                    t_libm(t), ex_as(E, x, t), ex_as(E, y, t));
         }
         const char *acc = ex_as(E, x, t);
         for (int i = 1; i < n->args.len; i++)
@@ -1196,8 +1191,7 @@ static const char *ex_builtin(Emitter *E, Node *n)
     case TR_ROUND:
         if (n->args.len == 1) {
             if (t_float(x->type))
-                return conv(arena_printf("%s(%s)", x->type->kind == TY_FLOAT32 ? "rintf" : "rint",
-                                         ex(E, x)), x->type, t);
+                return conv(arena_printf("rint%s(%s)", t_libm(x->type), ex(E, x)), x->type, t);
             return ex_as(E, x, t);
         }
         if (t_float(t))
@@ -1281,7 +1275,7 @@ static const char *ex_api(Emitter *E, Node *n)
             break;
         {
             StrBuf b = {0};
-            sb_printf(&b, "%s%s(", spell, t->kind == TY_FLOAT32 ? "f" : "");
+            sb_printf(&b, "%s%s(", spell, t_libm(t));
             for (int i = 0; i < n->args.len; i++)
                 sb_printf(&b, "%s%s", i ? ", " : "", ex_as(E, n->args.items[i], t));
             sb_putc(&b, ')');
@@ -1618,9 +1612,10 @@ static void c_text(StrBuf *b, const char *s, bool fmt)
     }
 }
 
-/* print(a, b, ...) as numba's CUDA print: "%lld" for signed integers,
- * "%llu" for unsigned, "%f" for floats, strings as they are, separated
- * by spaces, a newline at the end; device printf on CUDA, stdio's printf
+/* print(a, b, ...) as numba's CUDA print: each scalar by its printf
+ * conversion of kernrt_types.h ("%lld" for signed integers, "%llu" for
+ * unsigned, "%f" for floats), strings as they are, separated by spaces, a
+ * newline at the end; device printf on CUDA, stdio's printf
  * (line-buffered or not, as stdout is) on the CPU. */
 static void emit_print(Emitter *E, Node *s)
 {
@@ -1635,18 +1630,11 @@ static void emit_print(Emitter *E, Node *s)
             continue;
         }
         const Type *t = a->type;
-        if (t && t->kind == TY_BOOL) {
-            sb_puts(&fmt, "%s");
-            sb_printf(&args, ", %s ? \"True\" : \"False\"", ex(E, a));
-        } else if (t_signed(t)) {
-            sb_puts(&fmt, "%lld");
-            sb_printf(&args, ", (long long)%s", ex(E, a));
-        } else if (t_unsigned(t)) {
-            sb_puts(&fmt, "%llu");
-            sb_printf(&args, ", (unsigned long long)%s", ex(E, a));
-        } else if (t_float(t)) {
-            sb_puts(&fmt, "%f");
-            sb_printf(&args, ", (double)%s", ex(E, a));
+        const ScalarInfo *info = ty_info(t);
+        if (info && info->pfmt) {
+            sb_puts(&fmt, info->pfmt);
+            sb_puts(&args, ", ");
+            sb_printf(&args, info->parg, ex(E, a));
         } else {
             error_at(a->loc, "print() cannot print a value of type %s", ty_name(t));
         }

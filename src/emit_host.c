@@ -51,8 +51,8 @@ static const char *abi_type(const Type *t)
 {
     if (t->kind == TY_ARRAY)
         return "krt_array";
-    if (t->kind == TY_BOOL)
-        return "uint8_t";
+    if (ty_is_scalar(t))
+        return ty_info(t)->abi;
     return t_c(t);
 }
 
@@ -113,7 +113,7 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
             outf(E, "krt_argv[%d] = &krt_v%d;", i, i);
         } else {
             if (v->type->kind == TY_BOOL)
-                outf(E, "%s = (uint8_t)(%s != 0);", v->cname, v->cname);
+                outf(E, "%s = (%s)(%s != 0);", v->cname, abi_type(v->type), v->cname);
             outf(E, "krt_argv[%d] = &%s;", i, v->cname);
         }
     }

@@ -9,7 +9,8 @@
  *            lowering to the typed node kinds below)
  *   -> check (src/check.c: kernel rules: barriers, returns, shared sizes)
  *   -> emit (src/emit_*.c: CUDA C, C for the CPU backend, the C header).
- * The cuda.* API and math.* live in one table, src/api.def.
+ * The cuda.* API and math.* live in one table, src/api.def; the scalar
+ * types in another, the runtime's runtime/kernrt_types.h.
  */
 #ifndef KERNC_H
 #define KERNC_H
@@ -19,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "kernrt_types.h"
 
 /* ------------------------------------------------------------------ */
 /* util.c: arena, growable arrays, strings, internal errors            */
@@ -92,23 +95,12 @@ extern bool diag_werror;                   /* -Werror: warnings count as errors 
 /* types.c: the types and numba's casting graph                      */
 /* ------------------------------------------------------------------ */
 
-/* X(KIND, numba name, C name, size, krt_dtype or -1) */
-#define SCALAR_TYPES(X)                                      \
-    X(BOOL, "boolean", "bool", 1, 0)                         \
-    X(INT8, "int8", "int8_t", 1, 1)                          \
-    X(INT16, "int16", "int16_t", 2, 2)                       \
-    X(INT32, "int32", "int32_t", 4, 3)                       \
-    X(INT64, "int64", "int64_t", 8, 4)                       \
-    X(UINT8, "uint8", "uint8_t", 1, 5)                       \
-    X(UINT16, "uint16", "uint16_t", 2, 6)                    \
-    X(UINT32, "uint32", "uint32_t", 4, 7)                    \
-    X(UINT64, "uint64", "uint64_t", 8, 8)                    \
-    X(FLOAT32, "float32", "float", 4, 9)                     \
-    X(FLOAT64, "float64", "double", 8, 10)
-
+/* The scalar types are the rows of the runtime's table (kernrt_types.h):
+ * TY_<ENUM> for each, first in TypeKind, in no meaningful order; what code
+ * asks of a scalar type is in its ScalarInfo. */
 typedef enum TypeKind {
-#define X_(k, nm, c, sz, dt) TY_##k,
-    SCALAR_TYPES(X_)
+#define X_(e, ...) TY_##e,
+    KRT_SCALAR_TYPES(X_)
 #undef X_
     TY_VOID,       /* kernels, device functions without a value */
     TY_NONE,       /* the value None */
@@ -148,7 +140,37 @@ struct Type {
     Type *ref;
 };
 
-extern Type *ty_scalar[TY_FLOAT64 + 1];   /* indexed by TypeKind */
+#define TY_NSCALAR KRT_NSCALAR      /* the scalar kinds: 0..TY_NSCALAR-1 */
+
+/* The kinds of number (kernrt_types.h's class column). */
+typedef enum ScalarClass {
+    SC_BOOL,
+    SC_SINT,       /* signed integers */
+    SC_UINT,       /* unsigned integers */
+    SC_FLOAT,
+} ScalarClass;
+
+/* A row of kernrt_types.h, as the translator reads it. */
+typedef struct ScalarInfo {
+    const char *name;     /* numba's: float32 */
+    const char *aliases;  /* numba's and NumPy's other spellings, space-separated */
+    const char *letters;  /* numba's letter code: "f4" */
+    const char *sfx;      /* device helper suffix: "f32" (krt_add_f32) */
+    const char *cname;    /* C type in generated code: "float" */
+    const char *abi;      /* C type in launchers and arrays: "float" ("uint8_t" for bool) */
+    const char *dtype;    /* the krt_dtype enumerator: "KRT_FLOAT32" */
+    int code;             /* its value */
+    int size;
+    ScalarClass cls;
+    int rank;             /* NumPy's promotion order */
+    const char *fsfx;     /* C's literal and <math.h> suffix: "f" */
+    int digits;           /* %.<digits>g reads a float back */
+    const char *pfmt;     /* print(): printf conversion */
+    const char *parg;     /* print(): the argument, %s the value */
+} ScalarInfo;
+extern const ScalarInfo ty_scalar_info[TY_NSCALAR];   /* indexed by TypeKind */
+
+extern Type *ty_scalar[TY_NSCALAR];       /* indexed by TypeKind */
 extern Type *ty_void, *ty_none, *ty_range, *ty_module, *ty_function;
 extern Type *ty_error;                     /* TY_ERROR: never reaches emit_*.c */
 extern Type *ty_rngstate, *ty_gridgroup;   /* TY_RNGSTATE, TY_GRIDGROUP singletons */
@@ -168,7 +190,10 @@ bool ty_is_int(const Type *t);        /* signed or unsigned, not bool */
 bool ty_is_signed(const Type *t);
 bool ty_is_float(const Type *t);
 int ty_size(const Type *t);           /* scalars */
-const char *ty_name(const Type *t);   /* numba spelling: "float32[:, ::1]" */
+const ScalarInfo *ty_info(const Type *t);   /* NULL unless a scalar */
+const ScalarInfo *ty_info_of_dtype(int dtype);  /* NULL unless a scalar's krt_dtype */
+Type *ty_scalar_named(const char *name);   /* by numba's name; NULL if none */
+const char *ty_name(const Type *t);   /* numba spelling: float32[:, ::1] */
 const char *ty_cname(const Type *t);  /* scalars: "int64_t", "float", ... */
 int ty_dtype(const Type *t);          /* krt_dtype of a scalar or of ty_rngstate
                                          (KRT_XOROSHIRO128P), -1 otherwise */
@@ -910,7 +935,7 @@ typedef struct FuncDef {
 
 /* What a module-level name is bound to. */
 typedef enum GlobalKind {
-    GLOBAL_PATH,                 /* an import: path "cuda", "math", "np", "float32" */
+    GLOBAL_PATH,                 /* an import: path "cuda", "math", "np", float32 */
     GLOBAL_CONST,                /* a folded constant: value is an E_CONST, or
                                     an E_TUPLE of them (nested for tuples of
                                     tuples; type TY_TUPLE) */
@@ -935,7 +960,7 @@ void sema_names_reset(void);
 const Global *sema_global(const char *name);
 Global *sema_bind(GlobalKind kind, const char *name);
 /* The canonical API path of a name or attribute chain ("np.float32" ->
- * "float32"), skipping names that is_local says are the function's own;
+ * float32), skipping names that is_local says are the function's own;
  * NULL if it names no API entry or module. */
 const char *sema_path_of(const Node *e, bool (*is_local)(void *, const char *), void *ctx);
 /* The scalar type (or void) of a canonical type name, else NULL. */
@@ -964,7 +989,7 @@ Node *sema_fold_why(Node *e, const char **why, Loc *why_loc);
  * ty_array(elem, ndim, true, SPACE_CONST); elem NULL: NumPy's rule (ints ->
  * int64, any float -> float64, all bools -> bool).  False after an error. */
 bool sema_const_array(Node *data, Type *elem, Node **flat, int64_t shape[3]);
-/* Canonical spelling of a numba/NumPy type name ("f4" -> "float32"); NULL if none. */
+/* Canonical spelling of a numba/NumPy type name (f4 -> float32); NULL if none. */
 const char *sema_type_alias(const char *name);
 /* type.c: type one kernel signature / the eagerly-typed device functions;
  * type_finish lists every Func reached, callees first. */

@@ -2,7 +2,7 @@
  * names.c - the module-level names of a .kern file and what they are
  * bound to (imports, constants, functions, arrays), the numba and NumPy
  * spellings of the type names, and the canonical API path of a name or
- * attribute chain ("np.float32" -> "float32", "cuda.atomic.add").  The
+ * attribute chain (np.float32 -> float32, cuda.atomic.add).  The
  * names are found by hash: a file of many constants stays linear.
  */
 #include "kernc.h"
@@ -62,31 +62,34 @@ Global *sema_bind(GlobalKind kind, const char *name)
     return g;
 }
 
-/* numba and NumPy spellings of the scalar types, X(alias, canonical). */
-#define TYPE_ALIASES(X)                                                      \
-    X("boolean", "boolean") X("b1", "boolean") X("bool_", "bool_")           \
-    X("int8", "int8") X("i1", "int8")                                        \
-    X("int16", "int16") X("i2", "int16")                                     \
-    X("int32", "int32") X("i4", "int32") X("intc", "int32")                  \
-    X("int64", "int64") X("i8", "int64") X("intp", "int64") X("int_", "int64") \
-    X("uint8", "uint8") X("u1", "uint8")                                     \
-    X("uint16", "uint16") X("u2", "uint16")                                  \
-    X("uint32", "uint32") X("u4", "uint32") X("uintc", "uint32")             \
-    X("uint64", "uint64") X("u8", "uint64") X("uintp", "uint64")             \
-    X("float32", "float32") X("f4", "float32") X("single", "float32")        \
-    X("float64", "float64") X("f8", "float64") X("double", "float64")        \
-    X("void", "void") X("none", "void")
+/* Whether `name` is one of the space-separated words of `list`. */
+static bool is_word_of(const char *name, const char *list)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, " ");
+        if (len == n && strncmp(p, name, n) == 0)
+            return true;
+        p += len;
+        p += *p == ' ';
+    }
+    return false;
+}
 
+/* numba and NumPy spellings of the types: a scalar type's name and aliases
+ * (kernrt_types.h) give its name; bool_ is a type name of its own (API row
+ * T_BOOL_, spelled so in messages), none is void. */
 const char *sema_type_alias(const char *name)
 {
-    static const char *const table[][2] = {
-#define X_(a, c) {a, c},
-        TYPE_ALIASES(X_)
-#undef X_
-    };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (strcmp(table[i][0], name) == 0)
-            return table[i][1];
+    for (int k = 0; k < TY_NSCALAR; k++) {
+        const ScalarInfo *info = &ty_scalar_info[k];
+        if (strcmp(info->name, name) == 0 || is_word_of(name, info->aliases))
+            return info->name;
+    }
+    if (strcmp(name, "bool_") == 0)
+        return "bool_";
+    if (strcmp(name, "void") == 0 || strcmp(name, "none") == 0)
+        return "void";
     return NULL;
 }
 
@@ -97,12 +100,9 @@ Type *sema_scalar_named(const char *canon)
         return NULL;
     if (strcmp(canon, "void") == 0)
         return ty_void;
-    if (strcmp(canon, "boolean") == 0 || strcmp(canon, "bool_") == 0)
+    if (strcmp(canon, "bool_") == 0)
         return ty_bool;
-    for (int k = 0; k <= TY_FLOAT64; k++)
-        if (strcmp(ty_name(ty_scalar[k]), canon) == 0)
-            return ty_scalar[k];
-    return NULL;
+    return ty_scalar_named(canon);
 }
 
 /* The canonical path of a name or attribute chain at module level (or in

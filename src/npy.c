@@ -32,16 +32,27 @@
 #define NPY_ALIGN 64                  /* NumPy's ARRAY_ALIGN */
 #define NPY_GROWTH_DIGITS 21          /* NumPy's GROWTH_AXIS_MAX_DIGITS */
 
-/* One row per dtype: the descr NumPy writes and the element size. */
+/* One row per dtype, indexed by code: the descr NumPy writes and the
+ * element size. */
 static const struct {
-    const char *name;                 /* the enum's spelling: "FLOAT32" */
     const char *descr;
     size_t size;
 } npy_types[KRT_DTYPE_COUNT] = {
-#define NPY_ROW_(e, ct, sz, descr) {#e, descr, sz},
+#define NPY_ROW_(e, stype, size, descr) [KRT_##e] = {descr, size},
     KRT_DTYPE_MAP(NPY_ROW_)
 #undef NPY_ROW_
 };
+
+static const char *npy_type_name(krt_dtype t)
+{
+    static const char *const names[KRT_DTYPE_COUNT] = {
+#define NPY_NAME_(e, code, numba, numpy, ...) [KRT_##e] = numpy,
+        KRT_SCALAR_TYPES(NPY_NAME_)
+#undef NPY_NAME_
+        [KRT_XOROSHIRO128P] = KRT_XOROSHIRO128P_NAME,
+    };
+    return names[t];
+}
 
 static int npy_fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -73,16 +84,6 @@ static const struct {
     {KRT_XOROSHIRO128P, "[('s0', '<u8'), ('s1', '<u8')]"},
 };
 #define NPY_NSTRUCTURED (sizeof npy_structured / sizeof npy_structured[0])
-
-/* "float32": kernrt's dtype name, without needing the library. */
-static const char *npy_type_name(krt_dtype t, char *buf, size_t n)
-{
-    size_t i = 0;
-    for (const char *s = npy_types[t].name; *s && i + 1 < n; s++)
-        buf[i++] = (char)(*s >= 'A' && *s <= 'Z' ? *s - 'A' + 'a' : *s);
-    buf[i] = '\0';
-    return buf;
-}
 
 void npy_free(NpyArray *a)
 {
@@ -288,9 +289,14 @@ static int hdr_dtype(NpyHeader *h, const char *descr, NpyArray *a)
         a->dtype = (krt_dtype)t;
         return 0;
     }
+    char names[256] = "";
+    for (int t = 0; t < KRT_DTYPE_COUNT; t++)
+        if (t != KRT_XOROSHIRO128P)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s, ",
+                     npy_type_name((krt_dtype)t));
     return npy_fail(h->err, h->errlen,
-                    "unsupported dtype '%s' (kernc supports bool, int8..int64, "
-                    "uint8..uint64, float32, float64 and xoroshiro128p states)", descr);
+                    "unsupported dtype '%s' (kernc supports %sand xoroshiro128p states)",
+                    descr, names);
 }
 
 enum { KEY_DESCR = 1, KEY_FORTRAN = 2, KEY_SHAPE = 4 };
@@ -416,13 +422,12 @@ int npy_parse(const void *buf, size_t len, NpyArray *out, char *err, size_t errl
     }
     uint64_t nbytes = count * size;
     size_t have = len - start - hlen;
-    char tname[16];
     if (have < nbytes)
         return npy_fail(err, errlen,
                         "truncated data: the header promises %llu bytes "
                         "(%llu elements of %s), the file holds %zu",
                         (unsigned long long)nbytes, (unsigned long long)count,
-                        npy_type_name(out->dtype, tname, sizeof tname), have);
+                        npy_type_name(out->dtype), have);
     out->nbytes = (size_t)nbytes;
     out->data = malloc(out->nbytes ? out->nbytes : 1);
     if (out->data == NULL)

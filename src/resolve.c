@@ -3,7 +3,7 @@
  * decorated functions and their signatures; then analyze() drives type.c.
  *
  * A .kern file runs top to bottom under Python, so its module-level names
- * are bound in order: imports bind API paths ("np" -> numpy, "f4" ->
+ * are bound in order: imports bind API paths ("np" -> numpy, f4 ->
  * float32), assignments bind constants folded here with Python's semantics
  * (int literal -> int64, float -> float64, bool; np.float32(x) keeps
  * float32), defs bind functions.  Kernel bodies see the final bindings, as

@@ -343,18 +343,12 @@ static int run_parse_args(int argc, char **argv, RunConfig *cfg)
 /* The run: every resource in one place, released by run_cleanup        */
 /* ------------------------------------------------------------------ */
 
+/* A scalar argument or result: a member per scalar type, named by its
+ * helper suffix (kernrt_types.h), of its storage type. */
 typedef union RunScalar {
-    uint8_t b;
-    int8_t i8;
-    int16_t i16;
-    int32_t i32;
-    int64_t i64;
-    uint8_t u8;
-    uint16_t u16;
-    uint32_t u32;
-    uint64_t u64;
-    float f32;
-    double f64;
+#define X_(a, e, code, numba, numpy, aliases, letters, descr, sfx, ctype, stype, ...) stype sfx;
+    KRT_SCALAR_TABLE(X_, _)
+#undef X_
 } RunScalar;
 
 typedef struct RunArg {
@@ -742,11 +736,12 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
 /* Step 3: bind the arguments                                          */
 /* ------------------------------------------------------------------ */
 
-/* "float32[:, ::1]", "int32", in numba's spelling (which differs from
+/* float32[:, ::1], int32, in numba's spelling (which differs from
  * kernrt's dtype names for two types). */
 static void run_param_type(StrBuf *b, const krt_param *p)
 {
-    sb_puts(b, p->dtype == KRT_BOOL              ? "boolean"
+    const ScalarInfo *info = ty_info_of_dtype(p->dtype);
+    sb_puts(b, info                            ? info->name
                : p->dtype == KRT_XOROSHIRO128P ? "xoroshiro128p_type"
                                                : krt_dtype_name(p->dtype));
     if (p->kind != KRT_PARAM_ARRAY)
@@ -817,29 +812,55 @@ static bool run_parse_int(const char *s, uint64_t *mag, bool *neg, bool *overflo
     return digits > 0;
 }
 
-/* The range of each integer dtype, for the range check. */
-static void run_int_range(krt_dtype t, int64_t *min, uint64_t *max)
+/* The range of an integer dtype, for the range check. */
+static void run_int_range(const ScalarInfo *info, int64_t *min, uint64_t *max)
 {
-    switch (t) {
-    case KRT_INT8: *min = INT8_MIN; *max = INT8_MAX; break;
-    case KRT_INT16: *min = INT16_MIN; *max = INT16_MAX; break;
-    case KRT_INT32: *min = INT32_MIN; *max = INT32_MAX; break;
-    case KRT_INT64: *min = INT64_MIN; *max = INT64_MAX; break;
-    case KRT_UINT8: *min = 0; *max = UINT8_MAX; break;
-    case KRT_UINT16: *min = 0; *max = UINT16_MAX; break;
-    case KRT_UINT32: *min = 0; *max = UINT32_MAX; break;
-    default: *min = 0; *max = UINT64_MAX; break;
+    int bits = info->size * 8;
+    if (info->cls == SC_SINT) {
+        *max = (UINT64_C(1) << (bits - 1)) - 1;
+        *min = -(int64_t)*max - 1;
+    } else {
+        *min = 0;
+        *max = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    }
+}
+
+/* The integer of `size` bytes at p, as its low bits, and back. */
+static void run_store_int(void *p, int size, uint64_t v)
+{
+    uint8_t v8 = (uint8_t)v;
+    uint16_t v16 = (uint16_t)v;
+    uint32_t v32 = (uint32_t)v;
+    memcpy(p, size == 1 ? (void *)&v8 : size == 2 ? (void *)&v16 : size == 4 ? (void *)&v32 : (void *)&v,
+           (size_t)size);
+}
+
+static uint64_t run_load_int(const void *p, const ScalarInfo *info)
+{
+    uint8_t v8;
+    uint16_t v16;
+    uint32_t v32;
+    uint64_t v64;
+    bool s = info->cls == SC_SINT;
+    switch (info->size) {
+    case 1: memcpy(&v8, p, 1); return s ? (uint64_t)(int64_t)(int8_t)v8 : v8;
+    case 2: memcpy(&v16, p, 2); return s ? (uint64_t)(int64_t)(int16_t)v16 : v16;
+    case 4: memcpy(&v32, p, 4); return s ? (uint64_t)(int64_t)(int32_t)v32 : v32;
+    default: memcpy(&v64, p, 8); return v64;
     }
 }
 
 static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunScalar *out)
 {
     const krt_param *p = &k->params[i];
+    const ScalarInfo *info = ty_info_of_dtype(p->dtype);
     StrBuf label = {0};
     run_arg_label(&label, k, i);
     int rc = RUN_OK;
 
-    if (p->dtype == KRT_BOOL) {
+    if (!info)
+        die("run_parse_scalar: a scalar parameter of dtype %d", (int)p->dtype);
+    if (info->cls == SC_BOOL) {
         static const struct { const char *word; uint8_t value; } words[] = {
             {"true", 1}, {"True", 1}, {"1", 1}, {"false", 0}, {"False", 0}, {"0", 0},
         };
@@ -851,7 +872,7 @@ static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunSca
             rc = run_error(RUN_USAGE, "%s: expected true or false, got '%s'", label.s, text);
         else
             out->b = words[w].value;
-    } else if (p->dtype == KRT_FLOAT32 || p->dtype == KRT_FLOAT64) {
+    } else if (info->cls == SC_FLOAT) {
         /* Integer literals (also 0x10) are numbers too, as numba converts
          * an int argument to a float parameter. */
         uint64_t mag;
@@ -871,14 +892,16 @@ static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunSca
                            krt_dtype_name(p->dtype));
         else if (p->dtype == KRT_FLOAT32)
             out->f32 = (float)v;
-        else
+        else if (p->dtype == KRT_FLOAT64)
             out->f64 = v;
-    } else {
+        else
+            die("run_parse_scalar: no conversion to %s", info->name);
+    } else if (info->cls == SC_SINT || info->cls == SC_UINT) {
         uint64_t mag;
         bool neg, overflow;
         int64_t min;
         uint64_t max;
-        run_int_range(p->dtype, &min, &max);
+        run_int_range(info, &min, &max);
         if (!run_parse_int(text, &mag, &neg, &overflow)) {
             char *end;
             strtod(text, &end);
@@ -894,18 +917,10 @@ static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunSca
                            (unsigned long long)max);
         } else {
             /* Two's complement: the low bits of -mag are the value. */
-            uint64_t bits = neg ? (uint64_t)0 - mag : mag;
-            switch (p->dtype) {
-            case KRT_INT8: out->i8 = (int8_t)bits; break;
-            case KRT_INT16: out->i16 = (int16_t)bits; break;
-            case KRT_INT32: out->i32 = (int32_t)bits; break;
-            case KRT_INT64: out->i64 = (int64_t)bits; break;
-            case KRT_UINT8: out->u8 = (uint8_t)bits; break;
-            case KRT_UINT16: out->u16 = (uint16_t)bits; break;
-            case KRT_UINT32: out->u32 = (uint32_t)bits; break;
-            default: out->u64 = bits; break;
-            }
+            run_store_int(out, info->size, neg ? (uint64_t)0 - mag : mag);
         }
+    } else {
+        die("run_parse_scalar: no parser for %s", info->name);
     }
     sb_free(&label);
     return rc;
@@ -1257,9 +1272,11 @@ static int run_ufunc_select(Run *r)
 static void run_print_scalar(krt_dtype t, const RunScalar *v)
 {
     char buf[64];
-    switch (t) {
-    case KRT_FLOAT32:
-    case KRT_FLOAT64: {
+    const ScalarInfo *info = ty_info_of_dtype(t);
+    if (!info)
+        die("run_print_scalar: dtype %d", (int)t);
+    switch (info->cls) {
+    case SC_FLOAT: {
         double d = t == KRT_FLOAT32 ? (double)v->f32 : v->f64;
         if (isnan(d)) {
             puts("nan");
@@ -1287,16 +1304,11 @@ static void run_print_scalar(krt_dtype t, const RunScalar *v)
         puts(buf);
         return;
     }
-    case KRT_INT8: printf("%d\n", v->i8); return;
-    case KRT_INT16: printf("%d\n", v->i16); return;
-    case KRT_INT32: printf("%d\n", v->i32); return;
-    case KRT_INT64: printf("%lld\n", (long long)v->i64); return;
-    case KRT_UINT8: printf("%u\n", v->u8); return;
-    case KRT_UINT16: printf("%u\n", v->u16); return;
-    case KRT_UINT32: printf("%u\n", v->u32); return;
-    case KRT_UINT64: printf("%llu\n", (unsigned long long)v->u64); return;
-    default: printf("%u\n", v->b); return;
+    case SC_SINT: printf("%lld\n", (long long)(int64_t)run_load_int(v, info)); return;
+    case SC_UINT: printf("%llu\n", (unsigned long long)run_load_int(v, info)); return;
+    case SC_BOOL: printf("%u\n", v->b); return;
     }
+    die("run_print_scalar: no printer for %s", info->name);
 }
 
 /* Call the host side of the chosen signature; arrays go back to the

@@ -58,16 +58,15 @@ Node *tree_assign(Loc loc, Node *target, Node *value)
 /* Wrap an integer's bits to the width and signedness of t. */
 uint64_t tree_wrap_int(uint64_t v, const Type *t)
 {
-    switch (t->kind) {
-    case TY_INT8: return (uint64_t)(int64_t)(int8_t)v;
-    case TY_INT16: return (uint64_t)(int64_t)(int16_t)v;
-    case TY_INT32: return (uint64_t)(int64_t)(int32_t)v;
-    case TY_UINT8: return (uint8_t)v;
-    case TY_UINT16: return (uint16_t)v;
-    case TY_UINT32: return (uint32_t)v;
-    case TY_BOOL: return v != 0;
-    default: return v;
-    }
+    const ScalarInfo *info = ty_info(t);
+    if (!info || info->cls == SC_FLOAT || info->size >= 8)
+        return v;
+    if (info->cls == SC_BOOL)
+        return v != 0;
+    int shift = 64 - info->size * 8;
+    if (info->cls == SC_SINT)   /* sign-extend from the type's width */
+        return (uint64_t)((int64_t)(v << shift) >> shift);
+    return v << shift >> shift;
 }
 
 /* A constant converted at translate time; NULL where C would be undefined

@@ -297,7 +297,7 @@ static void bind(Ctx *c, Var *v, Type *t, Loc loc)
 /* ------------------------------------------------------------------ */
 
 /* The canonical API path of a name or attribute chain rooted in an
- * import ("numba.cuda.grid" -> "cuda.grid", "np.float32" -> "float32"),
+ * import ("numba.cuda.grid" -> "cuda.grid", np.float32 -> float32),
  * or NULL for anything else (locals shadow imports). */
 static const char *expr_path(Ctx *c, const Node *e)
 {
@@ -374,17 +374,10 @@ static Node *unknown_path(Ctx *c, Loc loc, const char *path)
 static Type *api_type(const ApiEntry *a)
 {
     switch (a->id) {
-    case API_T_BOOLEAN: case API_T_BOOL_: return ty_bool;
-    case API_T_INT8: return ty_scalar[TY_INT8];
-    case API_T_INT16: return ty_scalar[TY_INT16];
-    case API_T_INT32: return ty_int32;
-    case API_T_INT64: return ty_int64;
-    case API_T_UINT8: return ty_scalar[TY_UINT8];
-    case API_T_UINT16: return ty_scalar[TY_UINT16];
-    case API_T_UINT32: return ty_uint32;
-    case API_T_UINT64: return ty_uint64;
-    case API_T_FLOAT32: return ty_float32;
-    case API_T_FLOAT64: return ty_float64;
+#define X_(a, e, ...) case API_T_##e: return ty_scalar[TY_##e];
+    KRT_SCALAR_TABLE(X_, _)
+#undef X_
+    case API_T_BOOL_: return ty_bool;
     case API_T_VOID: return ty_void;
     default: return NULL;
     }

@@ -2,7 +2,11 @@
  * types.c - the type representation and numba's casting graph.
  *
  * Scalar, void and marker types are singletons made by types_init; arrays
- * and tuples are interned, so types compare by pointer.  The casting graph
+ * and tuples are interned, so types compare by pointer.  What the
+ * translator knows of each scalar type (ty_scalar_info) is its row of
+ * kernrt_types.h; what depends on the kind of number asks the row's class,
+ * never the kind's position.  np.promote_types works from the table's
+ * promotion ranks and NumPy's safe-cast rule per class.  The casting graph
  * is numba's (numba/core/typeconv/rules.py, closed transitively as its
  * TypeGraph does), and ty_resolve_case is numba's overload resolution over
  * a list of candidate signatures: type.c types every operator and builtin
@@ -17,22 +21,23 @@
 /* Types                                                               */
 /* ------------------------------------------------------------------ */
 
-#define NSCALAR (TY_FLOAT64 + 1)
+#define NSCALAR TY_NSCALAR
 
 Type *ty_scalar[NSCALAR];
 Type *ty_void, *ty_none, *ty_range, *ty_module, *ty_function, *ty_error;
 Type *ty_rngstate, *ty_gridgroup;
 
-
-
-static const struct {
-    const char *name, *cname;
-    int size, dtype;
-} scalar_info[NSCALAR] = {
-#define X_(k, nm, c, sz, dt) {nm, c, sz, dt},
-    SCALAR_TYPES(X_)
+const ScalarInfo ty_scalar_info[NSCALAR] = {
+#define X_(a, e, code, numba, numpy, aliases, letters, descr, sfx, ctype, stype, size,   \
+           class, rank, fsfx, digits, pfmt, parg)                                        \
+    [TY_##e] = {numba, aliases, letters, #sfx, #ctype, #stype, "KRT_" #e, code, size,      \
+                SC_##class, rank, #fsfx, digits, pfmt, parg},
+    KRT_SCALAR_TABLE(X_, _)
 #undef X_
 };
+
+/* The scalar kinds in NumPy's promotion order (rank). */
+static TypeKind by_rank[NSCALAR];
 
 static PtrVec interned;   /* arrays and tuples */
 
@@ -47,8 +52,15 @@ static void conv_init(void);
 
 void types_init(void)
 {
-    for (int k = 0; k < NSCALAR; k++)
+    for (int k = 0; k < NSCALAR; k++) {
         ty_scalar[k] = new_type((TypeKind)k);
+        int at = k;
+        while (at > 0 && ty_scalar_info[by_rank[at - 1]].rank > ty_scalar_info[k].rank) {
+            by_rank[at] = by_rank[at - 1];
+            at--;
+        }
+        by_rank[at] = (TypeKind)k;
+    }
     ty_void = new_type(TY_VOID);
     ty_none = new_type(TY_NONE);
     ty_range = new_type(TY_RANGE);
@@ -98,17 +110,37 @@ Type *ty_tuple(Type **elems, int n)
     return t;
 }
 
-bool ty_is_scalar(const Type *t) { return t && t->kind <= TY_FLOAT64; }
-bool ty_is_int(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_UINT64; }
-bool ty_is_signed(const Type *t) { return t && t->kind >= TY_INT8 && t->kind <= TY_INT64; }
-bool ty_is_float(const Type *t) { return t && (t->kind == TY_FLOAT32 || t->kind == TY_FLOAT64); }
-int ty_size(const Type *t) { return ty_is_scalar(t) ? scalar_info[t->kind].size : 0; }
-const char *ty_cname(const Type *t) { return ty_is_scalar(t) ? scalar_info[t->kind].cname : "void"; }
+bool ty_is_scalar(const Type *t) { return t && (int)t->kind < NSCALAR; }
+const ScalarInfo *ty_info(const Type *t) { return ty_is_scalar(t) ? &ty_scalar_info[t->kind] : NULL; }
+bool ty_is_int(const Type *t)
+{
+    return ty_is_scalar(t) && (ty_info(t)->cls == SC_SINT || ty_info(t)->cls == SC_UINT);
+}
+bool ty_is_signed(const Type *t) { return ty_is_scalar(t) && ty_info(t)->cls == SC_SINT; }
+bool ty_is_float(const Type *t) { return ty_is_scalar(t) && ty_info(t)->cls == SC_FLOAT; }
+int ty_size(const Type *t) { return ty_is_scalar(t) ? ty_info(t)->size : 0; }
+const char *ty_cname(const Type *t) { return ty_is_scalar(t) ? ty_info(t)->cname : "void"; }
 int ty_dtype(const Type *t)
 {
     if (t && t->kind == TY_RNGSTATE)
         return KRT_XOROSHIRO128P;
-    return ty_is_scalar(t) ? scalar_info[t->kind].dtype : -1;
+    return ty_is_scalar(t) ? ty_info(t)->code : -1;
+}
+
+const ScalarInfo *ty_info_of_dtype(int dtype)
+{
+    for (int k = 0; k < NSCALAR; k++)
+        if (ty_scalar_info[k].code == dtype)
+            return &ty_scalar_info[k];
+    return NULL;
+}
+
+Type *ty_scalar_named(const char *name)
+{
+    for (int k = 0; k < NSCALAR; k++)
+        if (strcmp(ty_scalar_info[k].name, name) == 0)
+            return ty_scalar[k];
+    return NULL;
 }
 
 const char *ty_name(const Type *t)
@@ -116,7 +148,7 @@ const char *ty_name(const Type *t)
     if (!t)
         return "<unknown>";
     if (ty_is_scalar(t))
-        return scalar_info[t->kind].name;
+        return ty_info(t)->name;
     switch (t->kind) {
     case TY_VOID: return "void";
     case TY_NONE: return "none";
@@ -158,10 +190,8 @@ const char *ty_name(const Type *t)
  * a<ndim><elem>[c][s|l]; tuples t<n><elem>. */
 const char *ty_code(const Type *t)
 {
-    static const char *codes[NSCALAR] = {"b1", "i1", "i2", "i4", "i8", "u1",
-                                         "u2", "u4", "u8", "f4", "f8"};
     if (ty_is_scalar(t))
-        return codes[t->kind];
+        return ty_info(t)->letters;
     if (t->kind == TY_RNGSTATE)
         return "xr";
     if (t->kind == TY_ARRAY)
@@ -274,33 +304,44 @@ int ty_resolve_case(const Case *cases, int ncases, Type **args, int nargs,
     return best;
 }
 
-/* np.promote_types for two numbers. */
+/* np.can_cast(from, to, 'safe') between two numbers (NumPy's
+ * _npy_can_cast_safely_table): an integer fits a wider one of the same
+ * signedness, or a wider signed one; a float holds an integer narrower
+ * than itself (64-bit integers: float64 as well); floats widen. */
+static bool np_safe_cast(const Type *from, const Type *to)
+{
+    const ScalarInfo *f = ty_info(from), *t = ty_info(to);
+    if (from == to || f->cls == SC_BOOL)
+        return true;
+    switch (t->cls) {
+    case SC_SINT:
+        return f->cls == SC_SINT ? t->size >= f->size : f->cls == SC_UINT && t->size > f->size;
+    case SC_UINT:
+        return f->cls == SC_UINT && t->size >= f->size;
+    case SC_FLOAT:
+        if (f->cls == SC_FLOAT)
+            return t->size >= f->size;
+        return t->size > f->size || (f->size == 8 && t->size == 8);
+    default:
+        return false;
+    }
+}
+
+/* np.promote_types for two numbers: the first type in NumPy's order that
+ * both cast to safely. */
 Type *ty_promote_numbers(Type *a, Type *b)
 {
     if (a == b)
         return a;
-    if (ty_is_float(a) || ty_is_float(b)) {
-        if (ty_is_float(a) && ty_is_float(b))
-            return ty_float64;
-        Type *i = ty_is_float(a) ? b : a, *f = ty_is_float(a) ? a : b;
-        if (f == ty_float64)
-            return ty_float64;
-        return ty_size(i) <= 2 ? ty_float32 : ty_float64;
+    for (int i = 0; i < NSCALAR; i++) {
+        Type *t = ty_scalar[by_rank[i]];
+        if (np_safe_cast(a, t) && np_safe_cast(b, t))
+            return t;
     }
-    bool sa = ty_is_signed(a), sb = ty_is_signed(b);
-    if (sa == sb)
-        return ty_size(a) >= ty_size(b) ? a : b;
-    Type *s = sa ? a : b, *u = sa ? b : a;
-    if (ty_size(s) > ty_size(u))
-        return s;
-    switch (ty_size(u)) {
-    case 1: return ty_scalar[TY_INT16];
-    case 2: return ty_int32;
-    case 4: return ty_int64;
-    default: return ty_float64;
-    }
+    die("ty_promote_numbers: no common type of %s and %s", ty_name(a), ty_name(b));
 }
 
+/* np.promote_types for two numbers. */
 /* numba's unify_pairs for the types a variable can hold; NULL if none. */
 Type *ty_unify(Type *a, Type *b)
 {

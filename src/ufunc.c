@@ -31,18 +31,14 @@
  * Names (documented in the README): the host function of a signature is
  * NAME_<code> when all its operands have one element type (gpu_hypot_f4,
  * sum_reduce_i8), else NAME_<code>_<code>... listing the inputs and then
- * the outputs (scale_f8_i4_f8), with numba's letter codes b1 i1 i2 i4 i8
- * u1 u2 u4 u8 f4 f8.  Its kernel is NAME__vec_..., NAME__guv_... or
+ * the outputs (scale_f8_i4_f8), with numba's letter codes (kernrt_types.h:
+ * b1 i1 ... f8).  Its kernel is NAME__vec_..., NAME__guv_... or
  * NAME__red_<code>: an ordinary kernel with a launcher of its own.
  */
 #include "kernc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* numba's letter code of each scalar type, by TypeKind. */
-static const char *const uf_code[] = {"b1", "i1", "i2", "i4", "i8", "u1",
-                                      "u2", "u4", "u8", "f4", "f8"};
 
 const char *const ufunc_kind_name[] = {
 #define X_(k, deco, tag, krt) deco,
@@ -104,7 +100,7 @@ static void uf_names(UFunc *u, UfSig *s)
         same &= s->ops[i].elem == s->ops[0].elem;
     StrBuf b = {0};
     for (int i = 0; i < (same ? 1 : s->nops); i++)
-        sb_printf(&b, "_%s", uf_code[s->ops[i].elem->kind]);
+        sb_printf(&b, "_%s", ty_info(s->ops[i].elem)->letters);
     s->host = arena_printf("%s%s", u->name, b.s);
     s->kname = arena_printf("%s__%s%s", u->name, uf_kind_tag[u->kind], b.s);
     sb_free(&b);
@@ -437,9 +433,9 @@ static void uf_reduce(UFunc *u, Node *d)
     bool ints = false;
     for (int i = 0; i < fd->def->body.len; i++)
         ints |= uf_int_only(fd->def->body.items[i]);
-    for (int k = TY_INT8; k <= TY_FLOAT64; k++) {
+    for (int k = 0; k < TY_NSCALAR; k++) {
         Type *t = ty_scalar[k];
-        if (ints && !ty_is_int(t))
+        if (ty_info(t)->cls == SC_BOOL || (ints && !ty_is_int(t)))
             continue;
         UfSig g = {.nops = 1, .nloop = 1};
         g.ops = arena_alloc(sizeof *g.ops);
@@ -886,7 +882,7 @@ void ufunc_type_all(const PtrVec *fdefs, int errors_before)
      * repeat it; a guvectorize body is the user's own code, still checked. */
     bool quiet_calls = error_count() > errors_before;
     sema_bind_path("krt_cuda", "cuda");
-    for (int k = 0; k <= TY_FLOAT64; k++)
+    for (int k = 0; k < TY_NSCALAR; k++)
         sema_bind_path(arena_printf("krt_u_%s", ty_name(ty_scalar[k])), ty_name(ty_scalar[k]));
     for (int i = 0; i < fdefs->len; i++) {
         UFunc *u = ((FuncDef *)fdefs->items[i])->ufunc;

@@ -24,7 +24,7 @@ static const char numpy_f4_header[] =
     "\n";
 
 static const size_t dtype_size[KRT_DTYPE_COUNT] = {
-#define SIZE_(e, ct, sz, descr) sz,
+#define SIZE_(e, ct, sz, descr) [KRT_##e] = sz,
     KRT_DTYPE_MAP(SIZE_)
 #undef SIZE_
 };
