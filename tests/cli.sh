@@ -26,7 +26,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/kernc-cli-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT INT TERM
 cd "$work" || exit 99
 
-echo "1..32"
+echo "1..33"
 n=0
 failed=0
 pass() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -179,6 +179,18 @@ check "-w wins over -Werror (as gcc)" sh -c "test $? -eq 0 && test ! -s err"
 "$KERNC" -w -o w.cu --header w.kern.h warn2.kern 2> err
 check "-w keeps the errors" \
     sh -c 'test "$(tail -n1 err)" = "1 error generated." && ! grep -q warning err'
+
+# ---- the manual page documents every option of --help ----
+man1=$(cd "$srcdir/doc" && pwd)/kernc.1
+missing=
+for opt in $("$KERNC" --help | sed -n 's/^  \(-[-a-zA-Z]*\).*/\1/p') \
+           $("$KERNC" run --help | sed -n 's/^  \(-[-a-zA-Z]*\).*/\1/p'); do
+    sed 's/\\//g' "$man1" | grep -Eq "^\.[BIR]+ $opt( |\$|\[)" ||
+        missing="$missing $opt"
+done
+echo "$missing" > err
+check "doc/kernc.1 documents every option of kernc --help and kernc run --help" \
+    test -z "$missing"
 
 echo "# $failed of $n failed"
 [ "$failed" -eq 0 ]

@@ -5,7 +5,7 @@
 # runs after a real `make install` as `make installcheck`.
 #
 # Environment (Makefile.am): MAKE, abs_top_builddir, srcdir, and prefix,
-# bindir, libdir, includedir, datadir as configured.
+# bindir, libdir, includedir, datadir, mandir as configured.
 
 : "${MAKE:=make}" "${abs_top_builddir:?}" "${srcdir:?}"
 stage=$(mktemp -d "${TMPDIR:-/tmp}/kernc-stage.XXXXXX") || exit 99
@@ -22,7 +22,8 @@ fi
 rm -f "$stage.log"
 for f in "$bindir/kernc" "$includedir/kernrt.h" "$libdir/pkgconfig/kernrt.pc" \
          "$libdir/cmake/kernc/kerncConfig.cmake" \
-         "$libdir/cmake/kernc/kerncConfigVersion.cmake" "$datadir/aclocal/kernc.m4"; do
+         "$libdir/cmake/kernc/kerncConfigVersion.cmake" "$datadir/aclocal/kernc.m4" \
+         "${mandir:-$datadir/man}/man1/kernc.1" "${mandir:-$datadir/man}/man3/kernrt.3"; do
     if [ ! -f "$stage$f" ]; then
         echo "Bail out! make install did not install $f"
         exit 1
