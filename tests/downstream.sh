@@ -11,7 +11,9 @@
 #     generator and with Ninja where it is installed;
 #   - a plain GNU Makefile with pattern rules and pkg-config;
 #   - with nvcc (KERNC_NVCC from kernrt.pc): the .kern.kern.cu rule and the
-#     documented nvcc lines.
+#     documented nvcc lines, and (KERNC_TEST_CMAKE_CUDA=yes, as make
+#     installcheck sets it: CMake's CUDA detection is slow) a CMake project
+#     with TARGET_LANG cuda.
 # Each built program is examples/double.c with examples/double.kern, run on
 # the CPU backend; programs find libkernrt through LD_LIBRARY_PATH (the
 # CMake one through the rpath CMake gives it).
@@ -59,7 +61,7 @@ export PKG_CONFIG
 # shellcheck disable=SC2086  # PKG_CONFIG is a command with its options
 kernc=$($PKG_CONFIG --variable=kernc kernrt 2> /dev/null)
 
-echo "1..8"
+echo "1..9"
 
 # ---- kernc run, installed ----
 cd "$work" || exit 99
@@ -192,6 +194,27 @@ if [ -n "$nvcc" ]; then
         KRT_BACKEND=auto ./double-cuda"
 else
     skip "nvcc: the .kern.kern.cu rule and the documented nvcc lines" "no nvcc"
+fi
+
+# ---- CMake, TARGET_LANG cuda (slow: CMake's CUDA detection; installcheck) ----
+if [ -z "$nvcc" ] || [ "$cmake_ok" != yes ]; then
+    skip "CMake: kernc_add_sources(... TARGET_LANG cuda) with nvcc" "no nvcc or cmake"
+elif [ "${KERNC_TEST_CMAKE_CUDA:-no}" != yes ]; then
+    skip "CMake: kernc_add_sources(... TARGET_LANG cuda) with nvcc" \
+        "make installcheck runs it (KERNC_TEST_CMAKE_CUDA=yes)"
+else
+    mkdir "$work/cu" && cd "$work/cu" || exit 99
+    cp "$srcdir/examples/double.kern" "$srcdir/examples/double.c" .
+    cat > CMakeLists.txt <<'CM'
+cmake_minimum_required(VERSION 3.20)
+project(downstream C CUDA)
+find_package(kernc 0.1 REQUIRED)
+add_executable(double-cuda double.c)
+kernc_add_sources(double-cuda double.kern TARGET_LANG cuda)
+CM
+    step "CMake: kernc_add_sources(... TARGET_LANG cuda) with nvcc" sh -c "
+        cmake -S . -B build -DCMAKE_PREFIX_PATH='$root$prefix' -DCMAKE_CUDA_COMPILER='$nvcc' &&
+        cmake --build build && KRT_BACKEND=auto ./build/double-cuda"
 fi
 
 echo "# $failed of $n failed"
