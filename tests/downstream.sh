@@ -77,7 +77,7 @@ fi
 
 # ---- Autotools ----
 mkdir "$work/am" && cd "$work/am" || exit 99
-cp "$srcdir/examples/double.kern" "$srcdir/examples/double.c" .
+cp "$srcdir/examples/double.kern" "$srcdir/examples/double.c" . && chmod u+w double.kern double.c
 cat > configure.ac <<'AC'
 AC_INIT([downstream], [1.0])
 AM_INIT_AUTOMAKE([foreign -Wall -Werror])
@@ -109,7 +109,7 @@ step "Autotools: KERNC_PROG from the installed kernc.m4, configure, make, run" s
 
 # ---- CMake ----
 mkdir "$work/cm" && cd "$work/cm" || exit 99
-cp "$srcdir/examples/double.kern" "$srcdir/examples/double.c" .
+cp "$srcdir/examples/double.kern" "$srcdir/examples/double.c" . && chmod u+w double.kern double.c
 cat > CMakeLists.txt <<'CM'
 cmake_minimum_required(VERSION 3.20)
 project(downstream C)
@@ -159,7 +159,7 @@ fi
 
 # ---- a plain GNU Makefile ----
 mkdir "$work/mk" && cd "$work/mk" || exit 99
-cp "$srcdir/examples/double.kern" "$srcdir/examples/double.c" .
+cp "$srcdir/examples/double.kern" "$srcdir/examples/double.c" . && chmod u+w double.kern double.c
 cat > Makefile <<'MK'
 PKG_CONFIG ?= pkg-config
 KERNC := $(shell $(PKG_CONFIG) --variable=kernc kernrt)
@@ -204,7 +204,7 @@ elif [ "${KERNC_TEST_CMAKE_CUDA:-no}" != yes ]; then
         "make installcheck runs it (KERNC_TEST_CMAKE_CUDA=yes)"
 else
     mkdir "$work/cu" && cd "$work/cu" || exit 99
-    cp "$srcdir/examples/double.kern" "$srcdir/examples/double.c" .
+    cp "$srcdir/examples/double.kern" "$srcdir/examples/double.c" . && chmod u+w double.kern double.c
     cat > CMakeLists.txt <<'CM'
 cmake_minimum_required(VERSION 3.20)
 project(downstream C CUDA)
