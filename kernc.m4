@@ -2,9 +2,11 @@
 # translated by kernc and run by libkernrt.       -*- Autoconf -*-
 #
 # Installed into $(datadir)/aclocal by kernc's `make install'; aclocal
-# finds it there (or copy it into your project's m4/ directory).
+# finds it there when that is its own directory, else tell it where:
+# ACLOCAL_PATH=PREFIX/share/aclocal autoreconf -i, or aclocal -I
+# PREFIX/share/aclocal (or copy it into your project's m4/ directory).
 #
-# serial 1
+# serial 2
 #
 # KERNC_PROG([MINIMUM-VERSION], [ACTION-IF-FOUND], [ACTION-IF-NOT-FOUND])
 # AM_PATH_KERNC(...) is the same macro under the traditional name.
@@ -38,7 +40,7 @@
 #   bin_PROGRAMS = foo
 #   foo_SOURCES = main.c                  # includes "foo.kern.h"
 #   nodist_foo_SOURCES = foo.kern.c
-#   foo_CFLAGS = $(KERNRT_CFLAGS)
+#   foo_CFLAGS = -O2 $(KERNRT_CFLAGS)
 #   foo_LDADD = $(KERNRT_LIBS)
 #   foo.kern.h: foo.kern.c
 #   BUILT_SOURCES = foo.kern.h
@@ -54,7 +56,7 @@
 # runtime, which libkernrt uses too (the kernels must be registered with the
 # same copy of libcudart):
 #
-#   $(KERNC_NVCC) $(KERNRT_CFLAGS) -c foo.kern.cu -o foo.kern.o
+#   $(KERNC_NVCC) -O2 $(KERNRT_CFLAGS) -c foo.kern.cu -o foo.kern.o
 #   $(KERNC_NVCC) -cudart shared -o foo main.o foo.kern.o $(KERNRT_LIBS)
 
 AC_DEFUN([KERNC_PROG],

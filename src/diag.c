@@ -12,16 +12,35 @@
  * of the last character of the range (inclusive), as the scanner sets them.
  * Tabs of the source line are copied into the caret line's padding so that
  * the caret stays under the right character whatever the tab width.
+ *
+ * Colours are gcc's defaults (GCC_COLORS): the location bold, "error:"
+ * bold red, "warning:" bold magenta, "note:" bold cyan, the caret and its
+ * range green; each coloured span ends with SGR reset and erase-to-end-of-
+ * line ("\33[m\33[K"), as gcc writes them.  The run ends with clang's
+ * closing count (diag_summary).
  */
 #include "kernc.h"
+#include "diag.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 bool diag_werror;
+bool diag_no_warnings;
 
 static const Source *diag_src;
-static int diag_errors;
+static int diag_errors, diag_warnings;
+static bool diag_color;
+/* The last warning was dropped (-w): so are the notes that belong to it. */
+static bool diag_dropping;
+
+#define SGR_LOCUS "\33[01m\33[K"
+#define SGR_ERROR "\33[01;31m\33[K"
+#define SGR_WARNING "\33[01;35m\33[K"
+#define SGR_NOTE "\33[01;36m\33[K"
+#define SGR_CARET "\33[32m\33[K"
+#define SGR_END "\33[m\33[K"
 
 static void reported_reset(void);
 
@@ -29,12 +48,77 @@ void diag_init(const Source *src)
 {
     diag_src = src;
     diag_errors = 0;
+    diag_warnings = 0;
+    diag_dropping = false;
     reported_reset();
 }
 
 int error_count(void)
 {
     return diag_errors;
+}
+
+int warning_count(void)
+{
+    return diag_warnings;
+}
+
+bool diag_parse_color(const char *word, DiagColor *out)
+{
+    if (strcmp(word, "auto") == 0)
+        *out = DIAG_COLOR_AUTO;
+    else if (strcmp(word, "always") == 0 || word[0] == '\0')
+        *out = DIAG_COLOR_ALWAYS;
+    else if (strcmp(word, "never") == 0)
+        *out = DIAG_COLOR_NEVER;
+    else
+        return false;
+    return true;
+}
+
+void diag_set_color(DiagColor mode)
+{
+    if (mode == DIAG_COLOR_AUTO) {
+        const char *term = getenv("TERM");
+        const char *no_color = getenv("NO_COLOR");
+        diag_color = isatty(STDERR_FILENO) && (!term || strcmp(term, "dumb") != 0) &&
+                     !(no_color && no_color[0]);
+    } else {
+        diag_color = mode == DIAG_COLOR_ALWAYS;
+    }
+}
+
+bool diag_color_enabled(void)
+{
+    return diag_color;
+}
+
+static void put_colored(FILE *out, const char *sgr, const char *text)
+{
+    if (diag_color)
+        fprintf(out, "%s%s" SGR_END, sgr, text);
+    else
+        fputs(text, out);
+}
+
+void diag_cli_prefix(FILE *out, const char *prog)
+{
+    fprintf(out, "%s: ", prog);
+    put_colored(out, SGR_ERROR, "error:");
+    fputc(' ', out);
+}
+
+void diag_summary(void)
+{
+    if (diag_errors == 0 && diag_warnings == 0)
+        return;
+    fflush(stdout);
+    if (diag_warnings > 0)
+        fprintf(stderr, "%d warning%s%s", diag_warnings, diag_warnings == 1 ? "" : "s",
+                diag_errors > 0 ? " and " : "");
+    if (diag_errors > 0)
+        fprintf(stderr, "%d error%s", diag_errors, diag_errors == 1 ? "" : "s");
+    fputs(" generated.\n", stderr);
 }
 
 /* The text of line `line` (1-based) and its length without the newline;
@@ -89,6 +173,8 @@ static void show_source(Loc loc)
     /* A location past the end of the line (a newline, the end of file). */
     for (; col < loc.first_column; col++)
         fputc(' ', stderr);
+    if (diag_color)
+        fputs(SGR_CARET, stderr);
     fputc('^', stderr);
     /* Skip the caret's character, then underline the rest of the range. */
     for (; i < len && is_utf8_continuation(line[i]); i++)
@@ -102,6 +188,8 @@ static void show_source(Loc loc)
         fputc('~', stderr);
         col++;
     }
+    if (diag_color)
+        fputs(SGR_END, stderr);
     fputc('\n', stderr);
 }
 
@@ -109,10 +197,18 @@ static void report(const char *kind, Loc loc, const char *fmt, va_list ap)
 {
     const char *path = diag_src && diag_src->path ? diag_src->path : "<input>";
     fflush(stdout);
+    char locus[4096 + 32];
     if (loc.first_line > 0)
-        fprintf(stderr, "%s:%d:%d: %s: ", path, loc.first_line, loc.first_column, kind);
+        snprintf(locus, sizeof locus, "%s:%d:%d:", path, loc.first_line, loc.first_column);
     else
-        fprintf(stderr, "%s: %s: ", path, kind);
+        snprintf(locus, sizeof locus, "%s:", path);
+    put_colored(stderr, SGR_LOCUS, locus);
+    fputc(' ', stderr);
+    char label[32];
+    snprintf(label, sizeof label, "%s:", kind);
+    put_colored(stderr, kind[0] == 'e' ? SGR_ERROR : kind[0] == 'w' ? SGR_WARNING : SGR_NOTE,
+                label);
+    fputc(' ', stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     if (loc.first_line > 0)
@@ -126,22 +222,30 @@ void error_at(Loc loc, const char *fmt, ...)
     report("error", loc, fmt, ap);
     va_end(ap);
     diag_errors++;
+    diag_dropping = false;
 }
 
 void warning_at(Loc loc, const char *fmt, ...)
 {
     va_list ap;
+    diag_dropping = diag_no_warnings;
+    if (diag_dropping)
+        return;
     va_start(ap, fmt);
     /* -Werror: the same text, reported and counted as an error. */
     report(diag_werror ? "error" : "warning", loc, fmt, ap);
     va_end(ap);
     if (diag_werror)
         diag_errors++;
+    else
+        diag_warnings++;
 }
 
 void note_at(Loc loc, const char *fmt, ...)
 {
     va_list ap;
+    if (diag_dropping)
+        return;
     va_start(ap, fmt);
     report("note", loc, fmt, ap);
     va_end(ap);

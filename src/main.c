@@ -9,13 +9,16 @@
  * driver stops with status 1 and writes nothing.  Outputs are written to a
  * temporary file in the destination's directory and renamed into place only
  * when all of them are complete, so an error never leaves a clobbered or
- * half-written file behind.
+ * half-written file behind; devices, FIFOs and "-" (standard output) are
+ * written through instead (see write_outputs).  Every exit after the input
+ * was read goes through finish(), which prints the closing count.
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
 #endif
 
 #include "kernc.h"
+#include "diag.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,7 +40,7 @@ static const char usage_text[] =
     "\n"
     "Options:\n"
     "  -o FILE                 write the code to FILE (default: FILE.cu, or\n"
-    "                          FILE.c with --target c)\n"
+    "                          FILE.c with --target c); '-' is standard output\n"
     "  --header FILE           write the launcher header to FILE\n"
     "                          (default: FILE.kern.h)\n"
     "  --target cuda|c         CUDA C (default), or C for the CPU backend\n"
@@ -45,6 +48,11 @@ static const char usage_text[] =
     "                          'saxpy=void(float32[:], float32)'; repeatable\n"
     "  -g                      bounds checks and debug code (like debug=True)\n"
     "  -Werror                 make warnings errors\n"
+    "  -w                      do not report warnings\n"
+    "  -fsyntax-only           check the file, write nothing\n"
+    "  -fdiagnostics-color[=WHEN]\n"
+    "                          colour diagnostics: auto (default: on a terminal,\n"
+    "                          unless NO_COLOR is set), always, never\n"
     "  -M                      print a make rule for the outputs and exit\n"
     "  -MD                     also write that rule to OUTPUT.d\n"
     "  --version               print the version and exit\n"
@@ -57,7 +65,7 @@ static void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 static void cli_error(const char *fmt, ...)
 {
     va_list ap;
-    fputs("kernc: error: ", stderr);
+    diag_cli_prefix(stderr, "kernc");
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
@@ -99,58 +107,157 @@ static bool read_file(const char *path, Source *src)
 
 /* ---- output files ---- */
 
+/* How an output reaches its destination.  Regular files (and names that do
+ * not exist yet) are written to a temporary in the destination's directory
+ * and renamed into place at the end, so that an error leaves no clobbered
+ * or half-written file.  Anything else is written through, as gcc does:
+ * a device (/dev/null), a FIFO or a socket opened for writing, standard
+ * output for "-"; renaming over them would replace the node itself.  A
+ * symlink is followed: the temporary goes next to the file it names, so the
+ * link stays a link. */
+typedef enum OutKind { OUT_RENAME, OUT_THROUGH, OUT_STDOUT } OutKind;
+
 typedef struct Output {
-    const char *path;
+    const char *path;             /* as given (for messages) */
     StrBuf text;
-    char *tmp;        /* the temporary it was written to */
+    OutKind kind;
+    const char *dest;             /* what is renamed over: path, or a symlink's target */
+    char *tmp;                    /* the temporary it was written to */
 } Output;
+
+static bool write_all(int fd, const StrBuf *text, const char *what)
+{
+    const char *p = text->s ? text->s : "";
+    size_t left = text->len;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            cli_error("cannot write '%s': %s", what, strerror(errno));
+            return false;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    return true;
+}
+
+/* Decide how o is written, before anything is: a directory (or a symlink
+ * to one) is refused here, so it cannot fail after another output was
+ * already renamed into place. */
+static bool classify_output(Output *o)
+{
+    struct stat st;
+    o->dest = o->path;
+    if (strcmp(o->path, "-") == 0) {
+        o->kind = OUT_STDOUT;
+        return true;
+    }
+    if (lstat(o->path, &st) != 0) {
+        if (errno != ENOENT) {
+            cli_error("cannot write '%s': %s", o->path, strerror(errno));
+            return false;
+        }
+        o->kind = OUT_RENAME;
+        return true;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        char *target = realpath(o->path, NULL);
+        if (target && stat(target, &st) == 0 && S_ISREG(st.st_mode)) {
+            o->dest = arena_strdup(target);
+            free(target);
+            o->kind = OUT_RENAME;
+            return true;
+        }
+        free(target);
+        /* A dangling link, or one to a device or FIFO: through the link. */
+        if (stat(o->path, &st) != 0) {
+            o->kind = OUT_THROUGH;
+            return true;
+        }
+    }
+    if (S_ISDIR(st.st_mode)) {
+        cli_error("cannot write '%s': %s", o->path, strerror(EISDIR));
+        return false;
+    }
+    o->kind = S_ISREG(st.st_mode) ? OUT_RENAME : OUT_THROUGH;
+    return true;
+}
 
 static bool write_temp(Output *o)
 {
-    o->tmp = arena_printf("%s.tmpXXXXXX", o->path);
+    o->tmp = arena_printf("%s.tmpXXXXXX", o->dest);
     int fd = mkstemp(o->tmp);
     if (fd < 0) {
         cli_error("cannot create '%s': %s", o->tmp, strerror(errno));
         o->tmp = NULL;
         return false;
     }
-    /* mkstemp makes 0600; outputs are ordinary files */
+    /* mkstemp makes 0600; outputs are ordinary files, or keep the mode of
+     * the file they replace */
+    struct stat st;
     mode_t mask = umask(0);
     umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    const char *p = o->text.s ? o->text.s : "";
-    size_t left = o->text.len;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            cli_error("cannot write '%s': %s", o->tmp, strerror(errno));
-            close(fd);
-            return false;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    if (close(fd) != 0) {
+    if (stat(o->dest, &st) == 0)
+        fchmod(fd, st.st_mode & 07777);
+    else
+        fchmod(fd, 0666 & ~mask);
+    bool ok = write_all(fd, &o->text, o->tmp);
+    if (close(fd) != 0 && ok) {
         cli_error("cannot write '%s': %s", o->tmp, strerror(errno));
-        return false;
+        ok = false;
     }
-    return true;
+    return ok;
 }
 
-/* All or nothing: every output goes to a temporary first. */
+static bool write_through(Output *o)
+{
+    if (o->kind == OUT_STDOUT) {
+        fflush(stdout);
+        return write_all(STDOUT_FILENO, &o->text, "standard output");
+    }
+    int fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY, 0666);
+    if (fd < 0) {
+        cli_error("cannot write '%s': %s", o->path, strerror(errno));
+        return false;
+    }
+    bool ok = write_all(fd, &o->text, o->path);
+    if (close(fd) != 0 && ok) {
+        cli_error("cannot write '%s': %s", o->path, strerror(errno));
+        ok = false;
+    }
+    return ok;
+}
+
+/* All or nothing, as far as the file system allows: every regular output
+ * is complete in its temporary before the first written-through output is
+ * sent and before the first rename. */
 static bool write_outputs(Output *outs, int n)
 {
     bool ok = true;
-    for (int i = 0; i < n && ok; i++)
-        ok = write_temp(&outs[i]);
-    for (int i = 0; i < n && ok; i++)
-        if (rename(outs[i].tmp, outs[i].path) != 0) {
-            cli_error("cannot write '%s': %s", outs[i].path, strerror(errno));
+    int nstdout = 0;
+    for (int i = 0; i < n && ok; i++) {
+        ok = classify_output(&outs[i]);
+        if (ok && outs[i].kind == OUT_STDOUT && ++nstdout > 1) {
+            cli_error("only one output can go to standard output ('-')");
             ok = false;
-        } else {
-            outs[i].tmp = NULL;
+        }
+    }
+    for (int i = 0; i < n && ok; i++)
+        if (outs[i].kind == OUT_RENAME)
+            ok = write_temp(&outs[i]);
+    for (int i = 0; i < n && ok; i++)
+        if (outs[i].kind != OUT_RENAME)
+            ok = write_through(&outs[i]);
+    for (int i = 0; i < n && ok; i++)
+        if (outs[i].tmp) {
+            if (rename(outs[i].tmp, outs[i].dest) != 0) {
+                cli_error("cannot write '%s': %s", outs[i].path, strerror(errno));
+                ok = false;
+            } else {
+                outs[i].tmp = NULL;
+            }
         }
     for (int i = 0; i < n; i++)
         if (outs[i].tmp)
@@ -173,14 +280,23 @@ static void put_make_path(StrBuf *b, const char *path)
 static void make_rule(StrBuf *b, const char *output, const char *header, const char *input)
 {
     put_make_path(b, output);
-    sb_putc(b, ' ');
-    put_make_path(b, header);
+    if (strcmp(output, header) != 0) {
+        sb_putc(b, ' ');
+        put_make_path(b, header);
+    }
     sb_puts(b, ": ");
     put_make_path(b, input);
     sb_putc(b, '\n');
 }
 
 /* ---- options ---- */
+
+/* The exit of a run that read its input: the closing count, then status. */
+static int finish(int status)
+{
+    diag_summary();
+    return status;
+}
 
 /* "--name VALUE" or "--name=VALUE"; advances *i past what it used. */
 static const char *option_value(int argc, char **argv, int *i, const char *name)
@@ -206,8 +322,19 @@ int main(int argc, char **argv)
         return run_main(argc - 1, argv + 1);
 
     Options opt = {0};
-    bool dep_only = false, dep_file = false, dump_ast = false;
+    bool dep_only = false, dep_file = false, dump_ast = false, syntax_only = false;
+    DiagColor color = DIAG_COLOR_AUTO;
     PtrVec sigs = {0};
+
+    /* The colour of the option errors too: look for the option first. */
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], "-fdiagnostics-color=", 20) == 0)
+            diag_parse_color(argv[i] + 20, &color);
+        else if (strcmp(argv[i], "-fdiagnostics-color") == 0)
+            color = DIAG_COLOR_ALWAYS;
+        else if (strcmp(argv[i], "-fno-diagnostics-color") == 0)
+            color = DIAG_COLOR_NEVER;
+    diag_set_color(color);
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -249,6 +376,19 @@ int main(int argc, char **argv)
             opt.debug = true;
         } else if (strcmp(a, "-Werror") == 0) {
             diag_werror = true;
+        } else if (strcmp(a, "-w") == 0) {
+            diag_no_warnings = true;
+        } else if (strcmp(a, "-fsyntax-only") == 0) {
+            syntax_only = true;
+        } else if (strcmp(a, "-fdiagnostics-color") == 0 ||
+                   strcmp(a, "-fno-diagnostics-color") == 0) {
+            /* read above */
+        } else if (strncmp(a, "-fdiagnostics-color=", 20) == 0) {
+            if (!diag_parse_color(a + 20, &color)) {
+                cli_error("-fdiagnostics-color: expected auto, always or never, not '%s'",
+                          a + 20);
+                return 1;
+            }
         } else if (strcmp(a, "-M") == 0) {
             dep_only = true;
         } else if (strcmp(a, "-MD") == 0) {
@@ -290,6 +430,11 @@ int main(int argc, char **argv)
         opt.output = arena_printf("%.*s%s", (int)stem, opt.input, opt.target_c ? ".c" : ".cu");
     if (!opt.header)
         opt.header = arena_printf("%.*s.kern.h", (int)stem, opt.input);
+    /* -MD next to the output; with "-o -", next to the input (as gcc). */
+    const char *dep_path = strcmp(opt.output, "-") == 0
+                               ? arena_printf("%.*s.d", (int)stem, opt.input)
+                               : arena_printf("%s.d", opt.output);
+    const char *dep_target = strcmp(opt.output, "-") == 0 ? opt.header : opt.output;
 
     Source src = {0};
     if (!read_file(opt.input, &src))
@@ -298,7 +443,7 @@ int main(int argc, char **argv)
 
     if (dep_only) {
         StrBuf rule = {0};
-        make_rule(&rule, opt.output, opt.header, opt.input);
+        make_rule(&rule, dep_target, opt.header, opt.input);
         fputs(rule.s, stdout);
         sb_free(&rule);
         return 0;
@@ -307,27 +452,28 @@ int main(int argc, char **argv)
     if (dump_ast) {
         Node *module = parse_source(&src);
         if (!module || error_count() > 0)
-            return 1;
+            return finish(1);
         ast_dump(stdout, module, 0);
-        return 0;
+        return finish(0);
     }
 
     Program *prog = translate(&src, &opt);
     if (!prog)
-        return 1;
+        return finish(1);
     Output outs[3] = {{0}};
     int nouts = 2;
     outs[0].path = opt.output;
     outs[1].path = opt.header;
     translate_emit(prog, &opt, &outs[0].text, &outs[1].text);
     if (dep_file) {
-        outs[nouts].path = arena_printf("%s.d", opt.output);
-        make_rule(&outs[nouts].text, opt.output, opt.header, opt.input);
+        outs[nouts].path = dep_path;
+        make_rule(&outs[nouts].text, dep_target, opt.header, opt.input);
         nouts++;
     }
-    bool ok = error_count() == 0 && write_outputs(outs, nouts);
+    /* -fsyntax-only: the emitter ran for its checks; nothing is written. */
+    bool ok = error_count() == 0 && (syntax_only || write_outputs(outs, nouts));
     for (int i = 0; i < nouts; i++)
         sb_free(&outs[i].text);
     arena_free_all();
-    return ok ? 0 : 1;
+    return finish(ok ? 0 : 1);
 }

@@ -13,6 +13,7 @@
 #ifndef KERNC_NPY_H
 #define KERNC_NPY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,12 @@ int npy_write(const char *path, const NpyArray *a, char *err, size_t errlen);
 
 /* The NumPy descr of a dtype ("<f4"), NULL for an invalid one. */
 const char *npy_descr(krt_dtype t);
+
+/* npyprint.c: the text NumPy's str() gives the array with its default
+ * print options (line width 75; more than 1000 elements summarised with
+ * "...", unless whole), without a final newline.  malloc'd; NULL when out
+ * of memory. */
+char *npy_str(const NpyArray *a, bool whole);
 
 /* Release the data of an array (a zeroed array is fine). */
 void npy_free(NpyArray *a);

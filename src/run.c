@@ -31,6 +31,7 @@
  * launch; 2 a usage error (bad option, wrong argument count, bad literal).
  */
 #include "kernc.h"
+#include "diag.h"
 #include "kernrt.h"
 #include "npy.h"
 
@@ -46,10 +47,17 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-/* Configure-time defaults: the installed headers and the compilers that
- * built kernc; $KERNC_INCLUDEDIR, $CC and $NVCC override them. */
+/* Configure-time defaults, from a header that make regenerates whenever
+ * they change (a new --prefix, `make prefix=...`): the installed headers,
+ * the build tree, and the compilers that built kernc; $KERNC_INCLUDEDIR,
+ * $CC and $NVCC override them.  Where <kernrt.h> is, is decided at run time
+ * (run_include_dir): the build tree's runtime/ for the kernc of that tree,
+ * else ../include next to the executable (an installed kernc, even one
+ * copied or staged under another prefix), else the configured includedir. */
+#include "kernc-paths.h"
 #ifndef KERNC_INCLUDEDIR
 #define KERNC_INCLUDEDIR "/usr/local/include"
 #endif
@@ -85,7 +93,7 @@ static int run_error(int status, const char *fmt, ...)
     va_list ap;
     if (run_quiet)
         return status;
-    fputs("kernc run: error: ", stderr);
+    diag_cli_prefix(stderr, "kernc run");
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
@@ -106,6 +114,11 @@ static int run_error(int status, const char *fmt, ...)
       "where to run it (default: $KRT_BACKEND, else auto)")                 \
     X(OUTDIR, "--outdir", 1, "DIR",                                         \
       "after the launch, write array parameter I to DIR/argI.npy")          \
+    X(PRINT, "--print", 0, NULL, "print whole arrays (default: elided as NumPy)") \
+    X(QUIET, "--quiet", 0, NULL, "print no arrays")                         \
+    X(TIME, "--time", 0, NULL, "print the kernel's time (min and median)")  \
+    X(REPEAT, "--repeat", 1, "N",                                           \
+      "launch N times, each on the original inputs (implies --time)")       \
     X(SIGNATURE, "--signature", 1, "NAME=SIG",                              \
       "signature of a kernel that has none in the file (repeatable)")      \
     X(DEBUG, "-g", 0, NULL, "bounds checks in the kernel (as debug=True)")  \
@@ -136,6 +149,8 @@ typedef struct RunConfig {
     const char *backend;           /* NULL: leave it to KRT_BACKEND */
     const char *outdir;
     bool debug;
+    bool print_whole, quiet, time;
+    int repeat;                    /* launches (1 unless --repeat) */
     SigOverride sigs[RUN_MAX_SIGS];
     int nsigs;
     char **args;                   /* the ARGs, in order */
@@ -146,8 +161,12 @@ static void run_usage(FILE *out)
 {
     fputs("usage: kernc run FILE.kern KERNEL [options] ARG...\n"
           "Translate FILE.kern, build it and launch KERNEL once.  Each ARG fills the\n"
-          "next kernel parameter: a NumPy .npy file for an array parameter, a literal\n"
-          "for a scalar one (2.5, -3, 0x10, true, false).\n"
+          "next kernel parameter: for an array parameter a NumPy .npy file, or one of\n"
+          "  zeros(SHAPE), arange(N), full(SHAPE, VALUE), rand(SHAPE, SEED)\n"
+          "with an optional last DTYPE (float32, np.int64, 'f4', dtype=...; default:\n"
+          "the parameter's), SHAPE being N or (N, M, ...); for a scalar parameter a\n"
+          "literal (2.5, -3, 0x10, true, false).  After the launch each array the\n"
+          "kernel changed is printed as NumPy prints it (the others on one line).\n"
           "KERNEL may also name a @vectorize or @guvectorize function (ARGs: its\n"
           "inputs, .npy files or literals where a scalar fits, then its output\n"
           "arrays; the signature is chosen by the files' dtypes) or a cuda.reduce\n"
@@ -162,7 +181,9 @@ static void run_usage(FILE *out)
     }
     fputs("\nEnvironment: CC and CFLAGS (the C compiler for the cpu backend, default\n"
           KERNC_CC "), NVCC and NVCCFLAGS (cuda backend, default " KERNC_NVCC "),\n"
-          "KERNC_INCLUDEDIR (where kernrt.h is, default " KERNC_INCLUDEDIR "),\n"
+          "KERNC_INCLUDEDIR (where kernrt.h is; default: the build tree's runtime/\n"
+          "for the kernc of a build tree, else ../include next to kernc, else\n"
+          KERNC_INCLUDEDIR "),\n"
           "KRT_BACKEND, TMPDIR.\n"
           "Exit status: 0 success, 1 error, 2 usage error.\n", out);
 }
@@ -241,6 +262,7 @@ static int run_parse_args(int argc, char **argv, RunConfig *cfg)
 
     cfg->grid = (krt_dim3){1, 1, 1};
     cfg->block = (krt_dim3){1, 1, 1};
+    cfg->repeat = 1;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (only_positional || !run_looks_like_option(arg)) {
@@ -314,6 +336,27 @@ static int run_parse_args(int argc, char **argv, RunConfig *cfg)
         case ROPT_DEBUG:
             cfg->debug = true;
             break;
+        case ROPT_PRINT:
+            cfg->print_whole = true;
+            break;
+        case ROPT_QUIET:
+            cfg->quiet = true;
+            break;
+        case ROPT_TIME:
+            cfg->time = true;
+            break;
+        case ROPT_REPEAT: {
+            char *end;
+            errno = 0;
+            long v = strtol(value, &end, 10);
+            if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || v < 1 ||
+                v > 1000000)
+                rc = run_error(RUN_USAGE, "--repeat: expected a count from 1 to 1000000, got '%s'",
+                               value);
+            cfg->repeat = (int)v;
+            cfg->time = true;
+            break;
+        }
         case ROPT_HELP:
             free(pos);
             run_usage(stdout);
@@ -354,6 +397,8 @@ typedef union RunScalar {
 typedef struct RunArg {
     NpyArray host;                 /* array arguments: the file's contents */
     bool loaded;
+    bool gen_default_dtype;        /* a generator without a dtype: the parameter's */
+    void *orig;                    /* the input as uploaded (repeats, "unchanged") */
     char load_err[NPY_ERR_MAX];    /* why the file could not be loaded */
     bool load_failed;
     krt_array dev;
@@ -422,6 +467,7 @@ static void run_cleanup(Run *r)
             if (r->args[i].on_device)
                 krt_free(r->args[i].dev);
             npy_free(&r->args[i].host);
+            free(r->args[i].orig);
         }
         free(r->args);
     }
@@ -632,6 +678,44 @@ static const void *run_find_symbol(Run *r, const char *prefix)
     return NULL;
 }
 
+/* Is dir/kernrt.h there? */
+static bool run_has_header(const char *dir)
+{
+    char path[8192];
+    snprintf(path, sizeof path, "%s/kernrt.h", dir);
+    return access(path, R_OK) == 0;
+}
+
+/* Where <kernrt.h> is (see the top of this file); buf holds the answer. */
+static const char *run_include_dir(char *buf, size_t n)
+{
+    const char *env = getenv("KERNC_INCLUDEDIR");
+    if (env != NULL && env[0] != '\0')
+        return env;
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash != NULL)
+            *slash = '\0';
+#ifdef KERNC_BUILDDIR
+        /* The kernc of the build tree (libtool keeps the binary in .libs). */
+        size_t bl = strlen(KERNC_BUILDDIR);
+        if (strncmp(exe, KERNC_BUILDDIR, bl) == 0 &&
+            (exe[bl] == '\0' || strcmp(exe + bl, "/.libs") == 0)) {
+            snprintf(buf, n, "%s/runtime", KERNC_SRCDIR);
+            if (run_has_header(buf))
+                return buf;
+        }
+#endif
+        snprintf(buf, n, "%s/../include", exe);
+        if (run_has_header(buf))
+            return buf;
+    }
+    return KERNC_INCLUDEDIR;
+}
+
 static int run_build(Run *r, bool cuda, const StrBuf *code)
 {
     const char *tmp = getenv("TMPDIR");
@@ -660,9 +744,11 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
     if (fclose(f) != 0 || !ok)
         return run_error(RUN_FAIL, "%s: write failed", src);
 
-    const char *incdir = getenv("KERNC_INCLUDEDIR");
-    if (incdir == NULL || incdir[0] == '\0')
-        incdir = KERNC_INCLUDEDIR;
+    char incbuf[4096 + 32];
+    const char *incdir = run_include_dir(incbuf, sizeof incbuf);
+    if (!run_has_header(incdir))
+        return run_error(RUN_FAIL, "cannot find kernrt.h (looked in %s); set KERNC_INCLUDEDIR "
+                         "to the directory that holds it", incdir);
     const char *cc = getenv(cuda ? "NVCC" : "CC");
     if (cc == NULL || cc[0] == '\0') {
         cc = cuda ? KERNC_NVCC : KERNC_CC;
@@ -684,7 +770,7 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
         free(flagbuf);
         return run_error(RUN_FAIL, "the %s variable names no compiler", cuda ? "NVCC" : "CC");
     }
-    char incflag[4096 + 8];
+    char incflag[8192];
     snprintf(incflag, sizeof incflag, "-I%s", incdir);
     argv[n++] = "-O2";
     argv[n++] = "-shared";
@@ -926,6 +1012,344 @@ static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunSca
     return rc;
 }
 
+/* ------------------------------------------------------------------ */
+/* Arrays without Python: zeros(SHAPE), arange(N), full(SHAPE, V),     */
+/* rand(SHAPE, SEED), each with an optional dtype (DTYPE or dtype=DTYPE;  */
+/* by default the parameter's)                                         */
+/* ------------------------------------------------------------------ */
+
+static const char *run_skip_space(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+/* "zeros(", "np.zeros(": the generator's name, or NULL for anything else
+ * (a file name, a literal).  *args points after the '('. */
+static const char *run_generator(const char *text, const char **args)
+{
+    static const char *const names[] = {"zeros", "arange", "full", "rand"};
+    const char *p = run_skip_space(text);
+    if (strncmp(p, "np.", 3) == 0)
+        p += 3;
+    else if (strncmp(p, "numpy.", 6) == 0)
+        p += 6;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i]);
+        if (strncmp(p, names[i], n) != 0)
+            continue;
+        const char *q = run_skip_space(p + n);
+        size_t len = strlen(q);
+        while (len > 0 && (q[len - 1] == ' ' || q[len - 1] == '\t'))
+            len--;
+        if (*q == '(' && len > 0 && q[len - 1] == ')') {
+            *args = q + 1;
+            return names[i];
+        }
+    }
+    return NULL;
+}
+
+static bool run_is_generator(const char *text)
+{
+    const char *args;
+    return run_generator(text, &args) != NULL;
+}
+
+/* A dtype as numba, NumPy or kernrt spell it: float32, np.float32,
+ * 'f4', boolean, bool_, ... */
+static bool run_parse_dtype(const char *text, krt_dtype *out)
+{
+    char w[64];
+    const char *p = run_skip_space(text);
+    if (strncmp(p, "np.", 3) == 0)
+        p += 3;
+    else if (strncmp(p, "numpy.", 6) == 0)
+        p += 6;
+    size_t n = 0;
+    for (; *p && n + 1 < sizeof w; p++)
+        if (*p != '\'' && *p != '"' && *p != ' ')
+            w[n++] = *p;
+    w[n] = '\0';
+    static const struct { const char *name; krt_dtype t; } aliases[] = {
+        {"boolean", KRT_BOOL}, {"bool_", KRT_BOOL}, {"bool", KRT_BOOL}, {"b1", KRT_BOOL},
+        {"i1", KRT_INT8}, {"i2", KRT_INT16}, {"i4", KRT_INT32}, {"i8", KRT_INT64},
+        {"u1", KRT_UINT8}, {"u2", KRT_UINT16}, {"u4", KRT_UINT32}, {"u8", KRT_UINT64},
+        {"f4", KRT_FLOAT32}, {"f8", KRT_FLOAT64}, {"float", KRT_FLOAT64},
+        {"double", KRT_FLOAT64}, {"single", KRT_FLOAT32}, {"int", KRT_INT64},
+    };
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (strcmp(w, aliases[i].name) == 0) {
+            *out = aliases[i].t;
+            return true;
+        }
+    for (int t = 0; t < KRT_DTYPE_COUNT; t++)
+        if (t != KRT_XOROSHIRO128P && strcmp(w, krt_dtype_name((krt_dtype)t)) == 0) {
+            *out = (krt_dtype)t;
+            return true;
+        }
+    return false;
+}
+
+/* Split "a, (b, c), d)" at the commas outside brackets, up to the final
+ * ')'; the pieces are trimmed copies in part[] (malloc'd in *store). */
+static int run_split_args(const char *args, char **part, int max, char **store)
+{
+    size_t len = strlen(args);
+    while (len > 0 && args[len - 1] != ')')
+        len--;
+    char *buf = malloc(len + 1);
+    *store = buf;
+    if (buf == NULL)
+        return -1;
+    memcpy(buf, args, len);
+    buf[len > 0 ? len - 1 : 0] = '\0';     /* drop the closing ')' */
+    int n = 0, depth = 0;
+    char *start = buf;
+    for (char *p = buf;; p++) {
+        if (*p == '(')
+            depth++;
+        else if (*p == ')')
+            depth--;
+        if ((*p == ',' && depth == 0) || *p == '\0') {
+            bool end = *p == '\0';
+            *p = '\0';
+            char *a = (char *)run_skip_space(start);
+            size_t l = strlen(a);
+            while (l > 0 && (a[l - 1] == ' ' || a[l - 1] == '\t'))
+                a[--l] = '\0';
+            if (n == max)
+                return -1;
+            part[n++] = a;
+            start = p + 1;
+            if (end)
+                break;
+        }
+    }
+    if (n == 1 && part[0][0] == '\0')
+        n = 0;
+    return n;
+}
+
+/* "10", "(5, 7)", "(4,)": at most KRT_MAX_NDIM sizes. */
+static bool run_parse_shape(const char *text, NpyArray *a)
+{
+    const char *p = run_skip_space(text);
+    bool tuple = *p == '(';
+    if (tuple)
+        p++;
+    a->ndim = 0;
+    for (;;) {
+        p = run_skip_space(p);
+        if (tuple && *p == ')' && p[1] == '\0' && a->ndim > 0)
+            return true;
+        if (*p < '0' || *p > '9' || a->ndim == KRT_MAX_NDIM)
+            return false;
+        char *end;
+        errno = 0;
+        long long v = strtoll(p, &end, 10);
+        if (errno != 0 || v > ((int64_t)1 << 40))
+            return false;
+        a->shape[a->ndim++] = v;
+        p = run_skip_space(end);
+        if (!tuple)
+            return *p == '\0';
+        if (*p == ')')
+            return p[1] == '\0';
+        if (*p != ',')
+            return false;
+        p++;
+    }
+}
+
+/* Element i of a, from the integer v (arange). */
+static void run_store_index(NpyArray *a, size_t i, uint64_t v)
+{
+    const ScalarInfo *info = ty_info_of_dtype(a->dtype);
+    void *p = (char *)a->data + i * (size_t)info->size;
+    if (info->cls == SC_BOOL) {
+        *(uint8_t *)p = v != 0;
+    } else if (info->cls == SC_FLOAT && info->size == 4) {
+        float f = (float)v;
+        memcpy(p, &f, sizeof f);
+    } else if (info->cls == SC_FLOAT) {
+        double d = (double)v;
+        memcpy(p, &d, sizeof d);
+    } else {
+        run_store_int(p, info->size, v);
+    }
+}
+
+/* splitmix64: rand()'s generator, one step per element. */
+static uint64_t run_splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+
+static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunScalar *out);
+
+/* Set while a ufunc or reduction with several signatures is bound: there
+ * the dtype chooses the signature, so a generator without one gets
+ * NumPy's default (arange: int64; zeros, rand: float64; full: that of the
+ * value) instead of the parameter's. */
+static bool run_numpy_defaults;
+
+static krt_dtype run_numpy_default(const char *name, const char *value)
+{
+    if (name[0] == 'a')
+        return KRT_INT64;
+    if (name[0] != 'f' || value == NULL)
+        return KRT_FLOAT64;
+    if (strcmp(value, "true") == 0 || strcmp(value, "True") == 0 ||
+        strcmp(value, "false") == 0 || strcmp(value, "False") == 0)
+        return KRT_BOOL;
+    bool hex = strstr(value, "0x") != NULL || strstr(value, "0X") != NULL;
+    if (!hex && strpbrk(value, ".eEnN") != NULL)
+        return KRT_FLOAT64;
+    return KRT_INT64;
+}
+
+/* Make the array that generator text describes, for parameter i of k.
+ * Usage errors (status 2) name the argument and what is wrong. */
+static int run_generate(const krt_kernel *k, int i, const char *text, NpyArray *out,
+                        bool *default_dtype)
+{
+    const char *args;
+    const char *name = run_generator(text, &args);
+    char *part[8], *store;
+    int n = run_split_args(args, part, 8, &store);
+    int rc = RUN_OK;
+    StrBuf label = {0};
+    run_arg_label(&label, k, i);
+    memset(out, 0, sizeof *out);
+    out->dtype = k->params[i].dtype;
+    *default_dtype = true;
+    bool arange = strcmp(name, "arange") == 0;
+    int need = strcmp(name, "full") == 0 || strcmp(name, "rand") == 0 ? 2 : 1;
+    if (run_numpy_defaults)
+        out->dtype = run_numpy_default(name, n > 1 ? part[1] : NULL);
+    /* the dtype: a last positional argument beyond those needed, or dtype= */
+    if (n > 0 && strncmp(part[n - 1], "dtype", 5) == 0 &&
+        *run_skip_space(part[n - 1] + 5) == '=') {
+        if (!run_parse_dtype(strchr(part[n - 1], '=') + 1, &out->dtype))
+            rc = run_error(RUN_USAGE, "%s: %s: unknown dtype '%s'", label.s, text,
+                           run_skip_space(strchr(part[n - 1], '=') + 1));
+        *default_dtype = false;
+        n--;
+    } else if (n == need + 1) {
+        if (!run_parse_dtype(part[n - 1], &out->dtype))
+            rc = run_error(RUN_USAGE, "%s: %s: unknown dtype '%s'", label.s, text, part[n - 1]);
+        *default_dtype = false;
+        n--;
+    }
+    static const char *const forms[] = {"zeros(SHAPE[, DTYPE])", "arange(N[, DTYPE])",
+                                        "full(SHAPE, VALUE[, DTYPE])",
+                                        "rand(SHAPE, SEED[, DTYPE])"};
+    const char *form = name[0] == 'z' ? forms[0] : arange ? forms[1] : name[0] == 'f' ? forms[2]
+                                                                                    : forms[3];
+    if (rc == RUN_OK && n != need)
+        rc = run_error(RUN_USAGE, "%s: expected %s, got '%s'", label.s, form, text);
+    if (rc == RUN_OK && (!run_parse_shape(part[0], out) || (arange && out->ndim != 1)))
+        rc = run_error(RUN_USAGE, "%s: %s: expected %s, got '%s'", label.s, text,
+                       arange ? "a length N" : "a shape N or (N, M, ...)", part[0]);
+    if (rc == RUN_OK && out->dtype == KRT_XOROSHIRO128P)
+        rc = run_error(RUN_USAGE, "%s: %s makes numbers, not xoroshiro128p states", label.s,
+                       text);
+    if (rc == RUN_OK && name[0] == 'r' && out->dtype != KRT_FLOAT32 &&
+        out->dtype != KRT_FLOAT64)
+        rc = run_error(RUN_USAGE, "%s: rand() makes float32 or float64 arrays, not %s", label.s,
+                       krt_dtype_name(out->dtype));
+    if (rc == RUN_OK && arange && out->dtype == KRT_BOOL)
+        rc = run_error(RUN_USAGE, "%s: arange() makes numbers, not booleans", label.s);
+    RunScalar value;
+    memset(&value, 0, sizeof value);
+    uint64_t seed = 0;
+    if (rc == RUN_OK && name[0] == 'f') {
+        /* VALUE: a literal of the array's dtype, checked as a scalar argument */
+        krt_param *ps = malloc(sizeof *ps * (size_t)k->nparams);
+        if (ps == NULL) {
+            rc = run_error(RUN_FAIL, "out of memory");
+        } else {
+            memcpy(ps, k->params, sizeof *ps * (size_t)k->nparams);
+            ps[i].kind = KRT_PARAM_SCALAR;
+            ps[i].dtype = out->dtype;
+            krt_kernel ks = *k;
+            ks.params = ps;
+            rc = run_parse_scalar(&ks, i, part[1], &value);
+            free(ps);
+        }
+    } else if (rc == RUN_OK && name[0] == 'r') {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(part[1], &end, 0);
+        if (part[1][0] < '0' || part[1][0] > '9' || *end != '\0' || errno != 0)
+            rc = run_error(RUN_USAGE, "%s: rand(): the seed must be a non-negative integer, "
+                           "got '%s'", label.s, part[1]);
+        seed = v;
+    }
+    size_t count = 1, esize = krt_dtype_size(out->dtype);
+    for (int d = 0; rc == RUN_OK && d < out->ndim; d++) {
+        uint64_t dim = (uint64_t)out->shape[d];
+        if (dim != 0 && count > SIZE_MAX / esize / dim)
+            rc = run_error(RUN_USAGE, "%s: %s: the array is too large", label.s, text);
+        count *= (size_t)dim;
+    }
+    if (rc == RUN_OK) {
+        out->nbytes = count * esize;
+        out->data = calloc(count ? count : 1, esize);
+        if (out->data == NULL)
+            rc = run_error(RUN_FAIL, "%s: %s: out of memory (%zu bytes)", label.s, text,
+                           out->nbytes);
+    }
+    for (size_t e = 0; rc == RUN_OK && e < count && name[0] != 'z'; e++) {
+        if (arange) {
+            run_store_index(out, e, (uint64_t)e);
+        } else if (name[0] == 'f') {
+            memcpy((char *)out->data + e * esize, &value, esize);
+        } else {
+            uint64_t x = run_splitmix64(&seed);
+            if (out->dtype == KRT_FLOAT32)
+                ((float *)out->data)[e] = (float)(x >> 40) * 0x1p-24f;
+            else
+                ((double *)out->data)[e] = (double)(x >> 11) * 0x1p-53;
+        }
+    }
+    if (rc != RUN_OK)
+        npy_free(out);
+    free(store);
+    sb_free(&label);
+    return rc;
+}
+
+/* Load argument i for parameter i of k, once: a .npy file, or a
+ * generator (made again when a generator without a dtype meets an
+ * overload with another element type).  RUN_OK, the status of a
+ * generator's error, or RUN_FAIL with a->load_err set for a file. */
+static int run_load(RunArg *a, const krt_kernel *k, int i, const char *text)
+{
+    if (run_is_generator(text)) {
+        if (a->loaded && (!a->gen_default_dtype || run_numpy_defaults ||
+                          a->host.dtype == k->params[i].dtype))
+            return RUN_OK;
+        npy_free(&a->host);
+        a->loaded = false;
+        int rc = run_generate(k, i, text, &a->host, &a->gen_default_dtype);
+        a->loaded = rc == RUN_OK;
+        return rc;
+    }
+    if (!a->loaded && !a->load_failed) {
+        if (npy_read(text, &a->host, a->load_err, sizeof a->load_err) == 0)
+            a->loaded = true;
+        else
+            a->load_failed = true;
+    }
+    return RUN_OK;
+}
+
 /* Check (and load, once) the .npy file of argument i against parameter i
  * of kernel k; the array stays on the host until every argument fits. */
 static int run_check_array(Run *r, const krt_kernel *k, int i)
@@ -933,20 +1357,17 @@ static int run_check_array(Run *r, const krt_kernel *k, int i)
     RunArg *a = &r->args[i];
     const krt_param *p = &k->params[i];
     const char *path = r->cfg.args[i];
-    if (!a->loaded && !a->load_failed) {
-        if (npy_read(path, &a->host, a->load_err, sizeof a->load_err) == 0)
-            a->loaded = true;
-        else
-            a->load_failed = true;
-    }
+    int rc = run_load(a, k, i, path);
+    if (rc != RUN_OK)
+        return rc;
     StrBuf label = {0};
     run_arg_label(&label, k, i);
-    int rc = RUN_OK;
     struct stat st;
     if (a->load_failed && stat(path, &st) != 0 && errno == ENOENT &&
         strchr(path, '/') == NULL && strstr(path, ".npy") == NULL)
-        rc = run_error(RUN_FAIL, "%s is an array: expected a .npy file, got '%s' (%s)",
-                       label.s, path, strerror(ENOENT));
+        rc = run_error(RUN_FAIL, "%s is an array: expected a .npy file, got '%s' (%s); "
+                       "or one of zeros(SHAPE), arange(N), full(SHAPE, VALUE), "
+                       "rand(SHAPE, SEED)", label.s, path, strerror(ENOENT));
     else if (a->load_failed)
         rc = run_error(RUN_FAIL, "%s: %s", label.s, a->load_err);
     else if (a->host.dtype != p->dtype)
@@ -1091,6 +1512,94 @@ static int run_mkdirs(const char *dir)
     return RUN_OK;
 }
 
+/* Upload argument i (loaded on the host) and keep a copy of the input:
+ * repeated launches start from it again, and it tells which arrays the
+ * run changed. */
+static int run_upload(RunArg *a)
+{
+    int st = krt_to_device(&a->dev, a->host.data, a->host.dtype, a->host.ndim, a->host.shape,
+                           NULL);
+    if (st != KRT_OK)
+        return run_krt_error(st);
+    a->on_device = true;
+    a->orig = malloc(a->host.nbytes ? a->host.nbytes : 1);
+    if (a->orig == NULL)
+        return run_error(RUN_FAIL, "out of memory");
+    memcpy(a->orig, a->host.data, a->host.nbytes);
+    return RUN_OK;
+}
+
+/* One call of what is run: a kernel launch, a ufunc call, a reduction. */
+typedef int (*RunCall)(Run *r, void *ctx);
+
+static int run_compare_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* call() --repeat times (once by default), each time on the original
+ * inputs (copied again, untimed), timing the call alone with two events
+ * on the default stream under --time: the minimum and the median. */
+static int run_timed(Run *r, RunCall call, void *ctx)
+{
+    int n = r->cfg.repeat;
+    float *ms = calloc((size_t)n, sizeof *ms);
+    krt_event *e0 = NULL, *e1 = NULL;
+    int rc = ms == NULL ? run_error(RUN_FAIL, "out of memory") : RUN_OK;
+    if (rc == RUN_OK && r->cfg.time) {
+        int st = krt_event_create(&e0);
+        if (st == KRT_OK)
+            st = krt_event_create(&e1);
+        if (st != KRT_OK)
+            rc = run_krt_error(st);
+    }
+    for (int rep = 0; rep < n && rc == RUN_OK; rep++) {
+        int st = KRT_OK;
+        for (int i = 0; rep > 0 && i < r->cfg.nargs && st == KRT_OK; i++)
+            if (r->args[i].on_device)
+                st = krt_copy_to_device(r->args[i].dev, r->args[i].orig, NULL);
+        if (st == KRT_OK)
+            st = krt_synchronize();
+        if (st == KRT_OK && e0 != NULL)
+            st = krt_event_record(e0, NULL);
+        if (st != KRT_OK) {
+            rc = run_krt_error(st);
+            break;
+        }
+        rc = call(r, ctx);
+        if (rc != RUN_OK)
+            break;
+        if (e1 != NULL)
+            st = krt_event_record(e1, NULL);
+        if (st == KRT_OK)
+            st = krt_synchronize();
+        if (st == KRT_OK && e1 != NULL)
+            st = krt_event_elapsed_ms(&ms[rep], e0, e1);
+        if (st != KRT_OK)
+            rc = run_krt_error(st);
+    }
+    if (rc == RUN_OK && r->cfg.time) {
+        qsort(ms, (size_t)n, sizeof *ms, run_compare_float);
+        double median = n % 2 ? ms[n / 2] : 0.5 * ((double)ms[n / 2 - 1] + ms[n / 2]);
+        printf("time: min %.3f ms, median %.3f ms (%d launch%s, %s backend)\n", (double)ms[0],
+               median, n, n == 1 ? "" : "es", krt_backend_name());
+    }
+    if (e0 != NULL)
+        krt_event_destroy(e0);
+    if (e1 != NULL)
+        krt_event_destroy(e1);
+    free(ms);
+    return rc;
+}
+
+static int run_launch_once(Run *r, void *argv)
+{
+    krt_launch_cfg cfg = {r->cfg.grid, r->cfg.block, r->cfg.shared, NULL};
+    int st = krt_launch(r->kernel, cfg, argv);
+    return st == KRT_OK ? RUN_OK : run_krt_error(st);
+}
+
 static int run_launch(Run *r)
 {
     const krt_kernel *k = r->kernel;
@@ -1104,26 +1613,61 @@ static int run_launch(Run *r)
             argv[i] = &a->scalar;
             continue;
         }
-        int st = krt_to_device(&a->dev, a->host.data, a->host.dtype, a->host.ndim,
-                               a->host.shape, NULL);
-        if (st == KRT_OK) {
-            a->on_device = true;
-            st = krt_check_array(k, i, &a->dev, &a->view);
+        rc = run_upload(a);
+        if (rc == RUN_OK) {
+            int st = krt_check_array(k, i, &a->dev, &a->view);
+            if (st != KRT_OK)
+                rc = run_krt_error(st);
         }
-        if (st != KRT_OK)
-            rc = run_krt_error(st);
         argv[i] = &a->view;
     }
-    if (rc == RUN_OK) {
-        krt_launch_cfg cfg = {r->cfg.grid, r->cfg.block, r->cfg.shared, NULL};
-        int st = krt_launch(k, cfg, argv);
-        if (st == KRT_OK)
-            st = krt_synchronize();
-        if (st != KRT_OK)
-            rc = run_krt_error(st);
-    }
+    if (rc == RUN_OK)
+        rc = run_timed(r, run_launch_once, argv);
     free(argv);
     return rc;
+}
+
+/* Every argument that went to the device comes back into its host copy. */
+static int run_fetch(Run *r)
+{
+    for (int i = 0; i < r->cfg.nargs; i++) {
+        RunArg *a = &r->args[i];
+        if (!a->on_device)
+            continue;
+        int st = krt_copy_to_host(a->host.data, a->dev, NULL);
+        if (st != KRT_OK)
+            return run_krt_error(st);
+    }
+    return RUN_OK;
+}
+
+/* The arrays, as NumPy prints them: those the run changed in full (or
+ * elided), the others on one line. */
+static int run_print_arrays(Run *r, const char *const *names)
+{
+    if (r->cfg.quiet)
+        return RUN_OK;
+    for (int i = 0; i < r->cfg.nargs; i++) {
+        RunArg *a = &r->args[i];
+        if (!a->on_device)
+            continue;
+        printf("arg%d %s: shape (", i, names[i]);
+        for (int d = 0; d < a->host.ndim; d++)
+            printf("%s%lld", d ? ", " : "", (long long)a->host.shape[d]);
+        printf("%s), %s", a->host.ndim == 1 ? "," : "", krt_dtype_name(a->host.dtype));
+        if (memcmp(a->orig, a->host.data, a->host.nbytes) == 0) {
+            puts(", unchanged");
+            continue;
+        }
+        putchar('\n');
+        char *text = npy_str(&a->host, r->cfg.print_whole);
+        if (text == NULL)
+            return run_error(RUN_FAIL, "out of memory");
+        puts(text);
+        free(text);
+    }
+    fflush(stdout);
+    return RUN_OK;
 }
 
 /* With --outdir, every argument that went to the device (the arrays of a
@@ -1137,10 +1681,6 @@ static int run_write_outputs(Run *r)
         RunArg *a = &r->args[i];
         if (!a->on_device)
             continue;
-        /* The host copy has the right size and shape: reuse it. */
-        int st = krt_copy_to_host(a->host.data, a->dev, NULL);
-        if (st != KRT_OK)
-            return run_krt_error(st);
         char path[4096 + 32];
         snprintf(path, sizeof path, "%s/arg%d.npy", r->cfg.outdir, i);
         char err[NPY_ERR_MAX];
@@ -1198,17 +1738,20 @@ static int run_ufunc_bind(Run *r, const krt_ufunc *u)
         const char *path = r->cfg.args[i];
         const krt_param *p = &P.p[i];
         struct stat st;
-        if (i >= nops || (p->kind == KRT_PARAM_SCALAR && stat(path, &st) != 0)) {
+        if (i >= nops || (p->kind == KRT_PARAM_SCALAR && !run_is_generator(path) &&
+                          stat(path, &st) != 0)) {
             rc = run_parse_scalar(&P.k, i, path, &a->scalar);
             a->loaded = false;
             continue;
         }
-        if (!a->loaded && !a->load_failed) {
-            if (npy_read(path, &a->host, a->load_err, sizeof a->load_err) == 0)
-                a->loaded = true;
-            else
-                a->load_failed = true;
-        }
+        /* the inputs choose the signature; the outputs follow it */
+        bool numpy_defaults = run_numpy_defaults;
+        if (u->kind != KRT_UFUNC_REDUCE && i >= u->nin)
+            run_numpy_defaults = false;
+        rc = run_load(a, &P.k, i, path);
+        run_numpy_defaults = numpy_defaults;
+        if (rc != RUN_OK)
+            break;
         StrBuf label = {0};
         run_arg_label(&label, &P.k, i);
         if (a->load_failed)
@@ -1248,6 +1791,7 @@ static int run_ufunc_select(Run *r)
                          reduce ? "the array and an optional init: " : "its inputs, then its "
                          "outputs: ", want, want == 1 ? "" : "s", r->cfg.nargs);
     run_quiet = ncands > 1;
+    run_numpy_defaults = ncands > 1;
     int rc = RUN_USAGE;
     for (int c = 0; c < ncands; c++) {
         rc = run_ufunc_bind(r, cands[c]);
@@ -1311,8 +1855,27 @@ static void run_print_scalar(krt_dtype t, const RunScalar *v)
     die("run_print_scalar: no printer for %s", info->name);
 }
 
-/* Call the host side of the chosen signature; arrays go back to the
- * outdir as for kernels, a reduction's result to stdout. */
+typedef struct RunUfuncCall {
+    const krt_array **arrays;
+    RunScalar init, result;
+} RunUfuncCall;
+
+static int run_ufunc_once(Run *r, void *ctx)
+{
+    RunUfuncCall *c = ctx;
+    int st = krt_ufunc_call(r->ufunc, c->arrays, NULL);
+    return st == KRT_OK ? RUN_OK : run_krt_error(st);
+}
+
+static int run_reduce_once(Run *r, void *ctx)
+{
+    RunUfuncCall *c = ctx;
+    int st = krt_reduce_call(r->ufunc, r->args[0].dev, &c->init, &c->result, NULL, NULL);
+    return st == KRT_OK ? RUN_OK : run_krt_error(st);
+}
+
+/* Call the host side of the chosen signature; arrays are printed and go
+ * back to the outdir as for kernels, a reduction's result to stdout. */
 static int run_ufunc(Run *r)
 {
     int rc = run_ufunc_select(r);
@@ -1328,37 +1891,36 @@ static int run_ufunc(Run *r)
     }
     for (int i = 0; i < r->cfg.nargs && rc == RUN_OK; i++) {
         RunArg *a = &r->args[i];
-        int st;
         if (a->loaded) {
-            st = krt_to_device(&a->dev, a->host.data, a->host.dtype, a->host.ndim,
-                               a->host.shape, NULL);
-            a->on_device = st == KRT_OK;
+            rc = run_upload(a);
             arrays[i] = &a->dev;
         } else {
-            st = krt_host_scalar(&scal[i], u->operands[u->kind == KRT_UFUNC_REDUCE ? 0 : i].dtype,
-                                 &a->scalar);
+            int st = krt_host_scalar(&scal[i],
+                                     u->operands[u->kind == KRT_UFUNC_REDUCE ? 0 : i].dtype,
+                                     &a->scalar);
             arrays[i] = &scal[i];
+            if (st != KRT_OK)
+                rc = run_krt_error(st);
         }
-        if (st != KRT_OK)
-            rc = run_krt_error(st);
     }
+    RunUfuncCall call = {arrays, {0}, {0}};
     if (rc == RUN_OK && u->kind == KRT_UFUNC_REDUCE) {
-        RunScalar init, result;
-        memset(&init, 0, sizeof init);
-        memset(&result, 0, sizeof result);
         if (r->cfg.nargs == 2)
-            init = r->args[1].scalar;
-        int st = krt_reduce_call(u, r->args[0].dev, &init, &result, NULL, NULL);
-        if (st != KRT_OK)
-            rc = run_krt_error(st);
-        else
-            run_print_scalar(u->operands[0].dtype, &result);
+            call.init = r->args[1].scalar;
+        rc = run_timed(r, run_reduce_once, &call);
+        if (rc == RUN_OK)
+            run_print_scalar(u->operands[0].dtype, &call.result);
     } else if (rc == RUN_OK) {
-        int st = krt_ufunc_call(u, arrays, NULL);
-        if (st == KRT_OK)
-            st = krt_synchronize();
-        if (st != KRT_OK)
-            rc = run_krt_error(st);
+        rc = run_timed(r, run_ufunc_once, &call);
+        if (rc == RUN_OK)
+            rc = run_fetch(r);
+        const char **names = calloc((size_t)r->cfg.nargs + 1, sizeof *names);
+        for (int i = 0; names != NULL && i < r->cfg.nargs; i++)
+            names[i] = u->operands[i].name;
+        if (rc == RUN_OK)
+            rc = names == NULL ? run_error(RUN_FAIL, "out of memory")
+                               : run_print_arrays(r, names);
+        free(names);
     }
     free(arrays);
     free(scal);
@@ -1395,6 +1957,15 @@ static int run_all(Run *r)
     if (rc == RUN_OK)
         rc = run_launch(r);
     if (rc == RUN_OK)
+        rc = run_fetch(r);
+    if (rc == RUN_OK) {
+        const char **names = calloc((size_t)r->cfg.nargs + 1, sizeof *names);
+        for (int i = 0; names != NULL && i < r->kernel->nparams; i++)
+            names[i] = r->kernel->params[i].name;
+        rc = names == NULL ? run_error(RUN_FAIL, "out of memory") : run_print_arrays(r, names);
+        free(names);
+    }
+    if (rc == RUN_OK)
         rc = run_write_outputs(r);
     return rc;
 }
@@ -1408,7 +1979,9 @@ int run_main(int argc, char **argv)
         return RUN_OK;                 /* --help */
     if (rc != RUN_OK)
         return rc;
+    diag_set_color(DIAG_COLOR_AUTO);
     rc = run_all(&r);
+    diag_summary();
     run_cleanup(&r);
     return rc;
 }

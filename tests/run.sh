@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 mkdir "$work/tmp"
 kern=$srcdir/tests/run/kernels.kern
 
-echo "1..52"
+echo "1..74"
 n=0
 failed=0
 
@@ -230,6 +230,87 @@ refused "compiler failure is reported" 1 "compilation of the generated code fail
 
 KRUN_CC=
 check "no input file was modified" sh -c "cksum $inputs | cmp -s - inputs.sum"
+
+# ---- from the build tree as it is, printing, inputs without Python, timing ----
+# The suite sets KERNC_INCLUDEDIR; a user of the build tree does not.
+krun_plain() {
+    env -u KERNC_INCLUDEDIR TMPDIR="$work/tmp" "$KERNC" run "$@" > "$work/out" 2> "$work/err"
+}
+# krun, keeping what it printed in got and goterr (check overwrites out).
+krun_got() {
+    krun "$@"
+    status=$?
+    cp "$work/out" "$work/got"
+    cp "$work/err" "$work/goterr"
+    return $status
+}
+krun_plain "$kern" saxpy 'arange(1000)' 'full(1000, 1)' 2.5 --grid 4 --block 256 --outdir g1
+check "the build tree's kernc finds kernrt.h by itself; arange() and full() inputs" \
+    $npytool check g1/arg1.npy f4 1000 affine:2.5,1
+krun_got "$kern" saxpy 'arange(10)' 'zeros(10)' 2 --block 16
+printf '%s\n' "arg0 x: shape (10,), float32, unchanged" "arg1 y: shape (10,), float32" \
+    "[ 0.  2.  4.  6.  8. 10. 12. 14. 16. 18.]" > want.out
+check "results printed as NumPy prints them, unchanged arrays on one line" cmp -s want.out got
+krun_got "$kern" saxpy 'arange(2000)' 'zeros(2000, float32)' 1 --grid 8 --block 256
+check "more than 1000 elements: elided as NumPy does" \
+    grep -qx '\[0.000e+00 1.000e+00 2.000e+00 ... 1.997e+03 1.998e+03 1.999e+03\]' got
+krun_got "$kern" saxpy 'arange(2000)' 'zeros(2000)' 1 --grid 8 --block 256 --print
+check "--print: the whole array" \
+    sh -c "! grep -q '\.\.\.' got && grep -q ' 1.234e+03 ' got && grep -q '1.999e+03\]' got"
+krun_got "$kern" saxpy 'arange(10)' 'zeros(10)' 2 --block 16 --quiet
+check "--quiet: nothing printed" test ! -s got
+krun "$kern" add2d 'full((5, 7), 0.5)' 'zeros((5,7))' --grid 2,2 --block 4,4 --outdir g2
+expect=$(awk 'BEGIN { s = ""; for (i = 0; i < 5; i++) for (j = 0; j < 7; j++)
+                      s = s (s == "" ? "" : ",") (1 + 100 * i + j); print s }')
+check "2-D shapes: full((5, 7), 0.5) and zeros((5,7))" \
+    $npytool check g2/arg1.npy f8 5x7 "list:$expect"
+krun "$kern" saxpy 'np.zeros(1000, dtype=np.float32)' 'rand(1000, 42)' 1 --grid 4 --block 256 \
+    --outdir g3
+krun "$kern" saxpy 'zeros(1000)' 'rand(1000, 42, f4)' 1 --grid 4 --block 256 --outdir g4
+krun "$kern" saxpy 'zeros(1000)' 'rand(1000, 43)' 1 --grid 4 --block 256 --outdir g5
+check "rand(SHAPE, SEED): the same seed gives the same numbers, another seed others" \
+    sh -c 'cmp -s g3/arg1.npy g4/arg1.npy && ! cmp -s g3/arg1.npy g5/arg1.npy'
+krun_got "$kern" saxpy 'arange(1000)' 'full(1000, 1)' 2.5 --grid 4 --block 256 --repeat 3 \
+    --outdir g6
+check "--repeat 3: each launch on the original inputs" \
+    $npytool check g6/arg1.npy f4 1000 affine:2.5,1
+check "--repeat 3: min and median of 3 launches" \
+    grep -Eqx 'time: min [0-9]+\.[0-9]{3} ms, median [0-9]+\.[0-9]{3} ms \(3 launches, cpu backend\)' got
+krun_got "$kern" saxpy 'arange(10)' 'zeros(10)' 2 --block 16 --time --quiet
+check "--time: one launch timed" grep -Eq '^time: min .* \(1 launch, cpu backend\)$' got
+krun_got "$srcdir/tests/ufunc/vec.kern" hyp 'full(3, 3.0, f4)' 'full(3, 4, float32)' 'zeros(3)'
+check "a @vectorize function on generated inputs (the output follows the signature)" \
+    sh -c "tail -n1 got | grep -qx '\[5. 5. 5.\]'"
+krun_got "$srcdir/tests/ufunc/red.kern" sum_reduce 'arange(1000)'
+check "cuda.reduce on arange(1000) (NumPy's int64 where the dtype picks the signature)" \
+    sh -c 'test "$(cat got)" = 499500'
+refused "a generator's dtype must fit" 1 \
+    "argument 0 (x: float32[:]): full(1000, 1, float64) holds float64 data, expected float32" \
+    "$kern" saxpy 'full(1000, 1, float64)' y.npy 1
+refused "a generator's ndim must fit" 1 "zeros(10) has 1 dimension, expected 2" \
+    "$kern" add2d 'zeros(10)' o.npy
+refused "zeros() without a shape" 2 "expected zeros(SHAPE[, DTYPE]), got 'zeros()'" \
+    "$kern" saxpy 'zeros()' y.npy 1
+refused "an unknown dtype" 2 "unknown dtype 'float128'" "$kern" saxpy 'zeros(4, float128)' y.npy 1
+refused "a bad shape" 2 "expected a shape N or (N, M, ...), got '(4, x)'" \
+    "$kern" saxpy 'zeros((4, x))' y.npy 1
+refused "arange() of a shape" 2 "expected a length N, got '(2, 3)'" \
+    "$kern" add2d 'arange((2, 3))' o.npy
+refused "rand() of integers" 2 "rand() makes float32 or float64 arrays, not int32" \
+    "$kern" saxpy 'rand(4, 1, int32)' y.npy 1
+refused "full() with a bad value" 2 "expected a number, got 'x'" "$kern" saxpy 'full(4, x)' y.npy 1
+refused "--repeat 0" 2 "--repeat: expected a count from 1 to 1000000, got '0'" \
+    "$kern" saxpy x.npy y.npy 1 --repeat 0
+# --backend cuda: runs where there is a device, else a clear error (never a crash).
+krun_got "$kern" saxpy 'arange(1000)' 'full(1000, 1)' 2.5 --grid 4 --block 256 --backend cuda \
+    --outdir gc
+status=$?
+if [ $status -eq 0 ]; then
+    check "--backend cuda: runs on the GPU" $npytool check gc/arg1.npy f4 1000 affine:2.5,1
+else
+    check "--backend cuda without a usable device: exit 1 and a message that says so" \
+        sh -c "test $status -eq 1 && grep -qi '^kernc run: error: .*cuda' goterr && test ! -e gc"
+fi
 
 echo "# $failed of $n failed"
 [ "$failed" -eq 0 ]

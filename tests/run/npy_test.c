@@ -5,6 +5,7 @@
  * Built with src/npy.c and tests/tap/basic.c; needs no libkernrt.
  */
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,9 +326,81 @@ static void test_files(void)
     ok(rmdir(dir) == 0, "no temporary file is left behind");
 }
 
+/* npy_str against what NumPy 1.24 prints (str(a)) for the same array. */
+static void str_is(krt_dtype t, int ndim, const int64_t *shape, const void *data, bool whole,
+                   const char *want, const char *what)
+{
+    NpyArray a = {0};
+    a.dtype = t;
+    a.ndim = ndim;
+    size_t n = 1;
+    for (int d = 0; d < ndim; d++)
+        n *= (size_t)(a.shape[d] = shape[d]);
+    a.nbytes = n * dtype_size[t];
+    a.data = (void *)data;
+    char *got = npy_str(&a, whole);
+    if (!ok(got != NULL && strcmp(got, want) == 0, "npy_str: %s", what))
+        diag("got:\n%s\nwanted:\n%s", got ? got : "(null)", want);
+    free(got);
+}
+
+static void test_str(void)
+{
+    static float f4[30];
+    static double f8[2000];
+    static int64_t i8[2000];
+    for (int i = 0; i < 30; i++)
+        f4[i] = (float)i;
+    for (int i = 0; i < 2000; i++) {
+        f8[i] = i;
+        i8[i] = i;
+    }
+    str_is(KRT_FLOAT32, 1, (int64_t[]){10}, f4, false, "[0. 1. 2. 3. 4. 5. 6. 7. 8. 9.]",
+           "float32 integers: the point kept, zeros trimmed");
+    str_is(KRT_FLOAT32, 1, (int64_t[]){30}, f4, false,
+           "[ 0.  1.  2.  3.  4.  5.  6.  7.  8.  9. 10. 11. 12. 13. 14. 15. 16. 17.\n"
+           " 18. 19. 20. 21. 22. 23. 24. 25. 26. 27. 28. 29.]",
+           "rows wrap before column 75 with a hanging indent");
+    str_is(KRT_FLOAT64, 1, (int64_t[]){2000}, f8, false,
+           "[0.000e+00 1.000e+00 2.000e+00 ... 1.997e+03 1.998e+03 1.999e+03]",
+           "more than 1000 elements: 3 at each end; a ratio over 1000 is scientific");
+    str_is(KRT_INT64, 1, (int64_t[]){2000}, i8, false, "[   0    1    2 ... 1997 1998 1999]",
+           "integers right-aligned to the widest shown");
+    str_is(KRT_INT64, 2, (int64_t[]){2, 1000}, i8, false,
+           "[[   0    1    2 ...  997  998  999]\n [1000 1001 1002 ... 1997 1998 1999]]",
+           "2-D, summarised along the long axis only");
+    str_is(KRT_FLOAT64, 1, (int64_t[]){3}, (double[]){0, 1.5, 2.25}, false, "[0.   1.5  2.25]",
+           "floats aligned on the point, padded on the right");
+    str_is(KRT_FLOAT64, 2, (int64_t[]){2, 3}, f8, false, "[[0. 1. 2.]\n [3. 4. 5.]]", "2-D");
+    str_is(KRT_FLOAT64, 3, (int64_t[]){2, 2, 2}, (double[]){0, 0, 0, 0, 0, 0, 0, 0}, false,
+           "[[[0. 0.]\n  [0. 0.]]\n\n [[0. 0.]\n  [0. 0.]]]",
+           "3-D: a blank line between the 2-D blocks");
+    str_is(KRT_BOOL, 1, (int64_t[]){2}, (uint8_t[]){1, 0}, false, "[ True False]", "booleans");
+    str_is(KRT_FLOAT32, 1, (int64_t[]){2}, (float[]){0.1f, 1.0f / 3}, false,
+           "[0.1        0.33333334]", "float32: the shortest digits that read back as float32");
+    str_is(KRT_FLOAT64, 1, (int64_t[]){3}, (double[]){1, NAN, -INFINITY}, false,
+           "[  1.  nan -inf]", "nan and -inf widen the column");
+    str_is(KRT_FLOAT64, 1, (int64_t[]){2}, (double[]){1e-5, 1}, false, "[1.e-05 1.e+00]",
+           "a value under 1e-4: scientific");
+    str_is(KRT_FLOAT64, 1, (int64_t[]){2}, (double[]){1.5e-5, -2}, false,
+           "[ 1.5e-05 -2.0e+00]", "scientific: fractions padded with zeros, sign room");
+    str_is(KRT_UINT8, 1, (int64_t[]){0}, NULL, false, "[]", "an empty array");
+    NpyArray big = {0};
+    big.dtype = KRT_INT64;
+    big.ndim = 1;
+    big.shape[0] = 2000;
+    big.data = i8;
+    char *whole = npy_str(&big, true);
+    ok(whole != NULL && strstr(whole, "...") == NULL && strstr(whole, " 1000 1001 ") != NULL &&
+           strncmp(whole, "[   0    1", 10) == 0,
+       "npy_str: whole prints every element");
+    free(whole);
+}
+
 int main(void)
 {
     plan_lazy();
+    test_str();
     test_round_trip();
     test_numpy_bytes();
     test_structured();
