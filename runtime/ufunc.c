@@ -94,7 +94,12 @@ int krt__ufunc_check_array(const krt_array *a, const char *who, const char *para
     if (a->backend != id)
         return krt__error(KRT_EBACKENDMIX, "%s: parameter '%s' belongs to another backend "
                           "than the running one (%s)", who, param, running);
-    return KRT_OK;
+    /* Live (not freed), inside its allocation, on the current device. */
+    {
+        char what[256];
+        snprintf(what, sizeof what, "%s: parameter '%s'", who, param);
+        return krt__check_launch_array(a, what);
+    }
 }
 
 /* The layout group of operand o, "(m, n)", for messages. */
