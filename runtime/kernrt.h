@@ -140,6 +140,17 @@ int krt_synchronize(void);
 
 #define KRT_MAX_NDIM 4
 
+/* A shape argument written in place, valid in C and C++ alike:
+ * krt_alloc(&a, KRT_FLOAT32, 2, KRT_SHAPE(rows, cols)).  In C it is the
+ * compound literal (const int64_t[]){rows, cols}, which C++ lacks; in C++
+ * a temporary that lives until the end of the full expression (the call),
+ * each extent converted to int64_t. */
+#ifdef __cplusplus
+#define KRT_SHAPE(...) (::krt_detail::make_shape(__VA_ARGS__).extents)
+#else
+#define KRT_SHAPE(...) ((const int64_t[]){__VA_ARGS__})
+#endif
+
 typedef struct krt_stream krt_stream;     /* opaque; NULL is the default stream */
 
 /* A handle to device memory, passed by value.  Every allocation made by
@@ -613,5 +624,18 @@ int krt_reduce_call(const krt_ufunc *u, krt_array in, const void *init,
 
 #ifdef __cplusplus
 }
+
+/* KRT_SHAPE's C++ half (outside extern "C": it is a template). */
+namespace krt_detail {
+struct shape_arg {
+    int64_t extents[KRT_MAX_NDIM];
+};
+template <class... T> inline shape_arg make_shape(T... n)
+{
+    static_assert(sizeof...(T) >= 1 && sizeof...(T) <= KRT_MAX_NDIM,
+                  "KRT_SHAPE takes 1 to KRT_MAX_NDIM extents");
+    return shape_arg{{static_cast<int64_t>(n)...}};
+}
+} // namespace krt_detail
 #endif
 #endif /* KERNRT_H */
