@@ -736,20 +736,22 @@ static int krt_alloc_retire(uint64_t id, krt_alloc_rec *out)
 }
 
 /* The bytes an array's elements span, relative to a->data: [*lo, *hi).
- * Shape and strides were checked; the array is not empty. */
-static void krt_array_span(const krt_array *a, int64_t *lo, int64_t *hi)
+ * The shape was checked; the array is not empty.  0 when strides so large
+ * that the span does not fit in int64 (a corrupt or hostile handle). */
+static int krt_array_span(const krt_array *a, int64_t *lo, int64_t *hi)
 {
+    int64_t reach;
     int d;
 
     *lo = 0;
     *hi = (int64_t)krt_dtype_size(a->dtype);
     for (d = 0; d < a->ndim; d++) {
-        int64_t reach = (a->shape[d] - 1) * a->strides[d];
-        if (reach < 0)
-            *lo += reach;
-        else
-            *hi += reach;
+        if (__builtin_mul_overflow(a->shape[d] - 1, a->strides[d], &reach) ||
+            __builtin_add_overflow(reach < 0 ? *lo : *hi, reach,
+                                   reach < 0 ? lo : hi))
+            return 0;
     }
+    return 1;
 }
 
 /* The live allocation behind a (a->id != 0), and a inside it: KRT_OK, or
@@ -768,14 +770,24 @@ static int krt_check_live(const krt_array *a, const char *what,
                           "is on device %d", what, a->device, rec->device);
     if (krt_array_size(a) == 0)
         return KRT_OK;
-    krt_array_span(a, &lo, &hi);
+    if (!krt_array_span(a, &lo, &hi))
+        return krt__error(KRT_EBOUNDS, "%s: its strides reach beyond any "
+                          "allocation", what);
+    /* In integers: the pointers may lie anywhere. */
     first = (char *)a->data;
-    if (first + lo < rec->base || first + hi > rec->base + rec->bytes ||
-        first + lo > first + hi)
-        return krt__error(KRT_EBOUNDS, "%s: its elements span bytes "
-                          "[%lld, %lld) of an allocation of %zu bytes",
-                          what, (long long)(first + lo - rec->base),
-                          (long long)(first + hi - rec->base), rec->bytes);
+    {
+        int64_t off = (int64_t)((uintptr_t)first - (uintptr_t)rec->base);
+        int64_t from, to;
+        if (__builtin_add_overflow(off, lo, &from) ||
+            __builtin_add_overflow(off, hi, &to))
+            return krt__error(KRT_EBOUNDS, "%s lies outside its allocation",
+                              what);
+        if (from < 0 || to > (int64_t)rec->bytes)
+            return krt__error(KRT_EBOUNDS, "%s: its elements span bytes "
+                              "[%lld, %lld) of an allocation of %zu bytes",
+                              what, (long long)from, (long long)to,
+                              rec->bytes);
+    }
     return KRT_OK;
 }
 
@@ -1177,7 +1189,9 @@ static int krt_copy_to_host_on(void *host, krt_array a, size_t nbytes,
         return krt_backend_result(status, "krt_copy_to_host");
     }
     /* A strided view: fetch the bytes it spans, then gather in C order. */
-    krt_array_span(&a, &lo, &hi);
+    if (!krt_array_span(&a, &lo, &hi))
+        return krt__error(KRT_EINVAL, "krt_copy_to_host: the array's "
+                          "strides span more than 2^63 bytes");
     /* On the default stream, host_fn runs the gather at once, after the
      * work queued on every stream. */
     if (stream != NULL || b->host_visible)
@@ -1948,7 +1962,15 @@ int krt_array_slice(krt_array *out, krt_array a, int dim, int64_t start,
     if (n > 0)
         v.data = (char *)a.data + start * a.strides[dim];
     v.shape[dim] = n;
-    v.strides[dim] = a.strides[dim] * step;
+    /* With one element or none the stride is never used (and a huge step
+     * may not fit). */
+    if (__builtin_mul_overflow(a.strides[dim], step, &v.strides[dim])) {
+        if (n > 1)
+            return krt__error(KRT_EBOUNDS, "krt_array_slice: stride %lld "
+                              "times step %lld does not fit",
+                              (long long)a.strides[dim], (long long)step);
+        v.strides[dim] = a.strides[dim];
+    }
     KRT_TRY(krt_view_finish(&v, "krt_array_slice", b));
     *out = v;
     return KRT_OK;

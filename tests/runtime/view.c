@@ -97,7 +97,7 @@ int main(void)
     int i, good;
     double t0, dt;
 
-    plan(NSLICES + 32);
+    plan(NSLICES + 35);
     is_status(KRT_OK, krt_set_backend("cpu"), "the cpu backend");
     for (i = 0; i < 10; i++)
         ten[i] = i;
@@ -156,6 +156,14 @@ int main(void)
     w.shape[0] = 4;
     is_status(KRT_EBOUNDS, krt_copy_to_host(m, w, NULL),
               "a hand-made view that strays is refused");
+    w = mat;
+    w.strides[0] = INT64_MAX;
+    is_status(KRT_EBOUNDS, krt_copy_to_host(m, w, NULL),
+              "so is one whose strides overflow");
+    is_status(KRT_OK, krt_array_slice(&v, a, 0, 3, E, INT64_MAX),
+              "a[3::2**63-1]: one element, the step fits no stride");
+    krt_copy_to_host(got, v, NULL);
+    ok(v.shape[0] == 1 && got[0] == 1, "its element: a[3], 1 since the copy into a[2:8]");
 
     /* Views in launches and device copies. */
     for (i = 0; i < 64; i++)
