@@ -9,15 +9,18 @@
  * or abort() on user error.
  *
  * Two backends sit behind one interface: "cuda" (the CUDA runtime API, built
- * when configure finds the CUDA toolkit) and "cpu" (always), chosen at run time
- * by KRT_BACKEND=cpu|cuda|auto (auto: cuda if a device is present, else cpu)
- * or krt_set_backend() before the first other call.
+ * when configure finds the CUDA toolkit; libcudart is loaded with dlopen at
+ * first use, so nothing here needs it installed) and "cpu" (always), chosen
+ * at run time by KRT_BACKEND=cpu|cuda|auto (auto: cuda if libcudart loads
+ * and a device is present, else cpu) or krt_set_backend() before the first
+ * other call.
  *
  * The second half of this header ("for generated code") is the ABI between
  * kernc's output and the runtime: kernel descriptors, array views passed to
  * kernels, and the block context the CPU backend hands to a kernel.
  *
- * This header is valid C99 and C++ (nvcc compiles the generated .cu as C++).
+ * This header is valid C99 and C++ (nvcc compiles the generated .cu as C++);
+ * <kernrt.hpp> is a small C++17 layer over it (RAII, exceptions).
  */
 #ifndef KERNRT_H
 #define KERNRT_H
