@@ -276,7 +276,8 @@ int krt_free_async(krt_array a, krt_stream *stream);
  * on it.  Arrays (krt_array.device), streams and events remember their
  * device.  A launch refuses arrays and streams of another device
  * (KRT_EDEVICE), except mapped arrays (krt_mapped_array), which every
- * device reaches; copies to and from the host and krt_free act on the
+ * device reaches, and arrays of a device whose memory the current one was
+ * given access to (krt_device_enable_peer_access); copies to and from the host and krt_free act on the
  * array's own device, whatever the current one; krt_copy_device between
  * arrays of two devices is a peer copy.  A stream given with an array must
  * belong to the array's device (for a peer copy: to either device), and an
@@ -331,8 +332,9 @@ int krt_get_device(int *dev);
 int krt_stream_device(int *dev, krt_stream *s);
 /* Whether device dev can read and write peer's memory in kernels, and
  * enabling that for the current device (cudaDeviceEnablePeerAccess; on the
- * cpu backend every device can, and enabling is a no-op).  Peer copies
- * (krt_copy_device) work without it. */
+ * cpu backend every device can): afterwards its launches take peer's
+ * arrays (process-wide, as CUDA's).  Peer copies (krt_copy_device) work
+ * without it. */
 int krt_device_can_access_peer(int *can, int dev, int peer);
 int krt_device_enable_peer_access(int peer);
 

@@ -371,6 +371,17 @@ int krt_synchronize(void)
 /* As CUDA's: per host thread, 0 until set.  The backend's own notion
  * (cudaSetDevice) is kept equal through set_device. */
 static _Thread_local int krt_cur_dev;
+/* Bit p of krt_peers[d]: kernels on device d may reach device p's memory
+ * (krt_device_enable_peer_access); the first 64 devices only. */
+#define KRT_MAX_PEER_DEVICES 64
+static _Atomic uint64_t krt_peers[KRT_MAX_PEER_DEVICES];
+
+static int krt_peer_enabled(int dev, int peer)
+{
+    return dev < KRT_MAX_PEER_DEVICES && peer < KRT_MAX_PEER_DEVICES &&
+           ((atomic_load_explicit(&krt_peers[dev], memory_order_relaxed) >>
+             peer) & 1u);
+}
 
 static int krt_check_device(int dev, const char *who)
 {
@@ -484,6 +495,10 @@ int krt_device_enable_peer_access(int peer)
         return krt__error(KRT_EINVAL, "krt_device_enable_peer_access: "
                           "device %d is the current device", peer);
     status = b->enable_peer(peer);
+    if (status == KRT_OK && krt_cur_dev < KRT_MAX_PEER_DEVICES &&
+        peer < KRT_MAX_PEER_DEVICES)
+        atomic_fetch_or_explicit(&krt_peers[krt_cur_dev],
+                                 (uint64_t)1 << peer, memory_order_relaxed);
     return krt_backend_result(status, "krt_device_enable_peer_access");
 }
 
@@ -851,15 +866,17 @@ static int krt_check_usable(const krt_array *a, const char *what,
 }
 
 /* For a launch: a usable array on the current device (mapped memory is on
- * every device). */
+ * every device, and a peer's once peer access is enabled). */
 static int krt_check_launchable(const krt_array *a, const char *what,
                                 const krt_backend *b)
 {
     KRT_TRY(krt_check_usable(a, what, b));
-    if (a->device != krt_cur_dev && !(a->flags & KRT_ARRAY_MAPPED))
+    if (a->device != krt_cur_dev && !(a->flags & KRT_ARRAY_MAPPED) &&
+        !krt_peer_enabled(krt_cur_dev, a->device))
         return krt__error(KRT_EDEVICE, "%s is on device %d, but the kernel "
-                          "runs on device %d (krt_set_device; or copy it "
-                          "with krt_copy_device)",
+                          "runs on device %d (krt_set_device, "
+                          "krt_device_enable_peer_access, or copy it with "
+                          "krt_copy_device)",
                           what, a->device, krt_cur_dev);
     return KRT_OK;
 }

@@ -72,7 +72,7 @@ int main(void)
     pthread_t th;
     char msg[1024];
 
-    plan(47);
+    plan(49);
     setenv("KRT_CPU_DEVICES", "3", 1);
     is_status(KRT_OK, krt_set_backend("cpu"), "the cpu backend");
 
@@ -165,6 +165,10 @@ int main(void)
               "a device is not its own peer");
     is_status(KRT_OK, krt_device_enable_peer_access(0),
               "enable access to device 0 from device 1");
+    is_status(KRT_OK, add_one(krt_grid1(1, 16), a0),
+              "now device 1 launches on device 0's array");
+    is_status(KRT_EINVAL, krt_device_enable_peer_access(1),
+              "the current device is not its own peer");
 
     /* Mapped memory is on every device. */
     is_status(KRT_OK, krt_mapped_array(&m, (void **)&mh, KRT_FLOAT32, 1, shape),
