@@ -42,10 +42,12 @@ enum {
  * backend's own object, impl.  A NULL krt_stream * is the default stream. */
 struct krt_stream {
     void *impl;
+    int device;                      /* the device current at creation */
 };
 struct krt_event {
     void *impl;
     int recorded;                    /* krt_event_record succeeded once */
+    int device;                      /* the device current at creation */
 };
 
 /* Static shared memory a block may use without opt-in, as CUDA. */
@@ -61,9 +63,14 @@ typedef struct krt_backend {
      * there is nothing to run on. */
     int (*init)(void);
 
-    /* bytes > 0.  *ptr is aligned to at least 64 bytes. */
+    /* bytes > 0.  *ptr is aligned to at least 64 bytes.  On the calling
+     * thread's current device (set_device). */
     int (*alloc)(void **ptr, size_t bytes);
+    /* Waits for the work queued on every stream first, as cudaFree. */
     int (*free)(void *ptr);
+    /* No queued work uses ptr any more (krt_free_async checked an event):
+     * release it without waiting, where the backend can. */
+    int (*release)(void *ptr);
     /* bytes > 0; stream NULL: the default stream, the copy is done when
      * the call returns; else queued on the stream. */
     int (*copy_to_device)(void *dst, const void *src, size_t bytes,
@@ -103,6 +110,23 @@ typedef struct krt_backend {
     /* Both events were recorded (krt.c checks). */
     int (*event_elapsed_ms)(float *ms, krt_event *start, krt_event *end);
 
+    /* Devices: count >= 1 once init succeeded; dev < count below. */
+    int (*device_count)(int *count);
+    /* props is zeroed; fill what the backend knows. */
+    int (*device_props)(int dev, krt_device_props *props);
+    /* Make dev the calling thread's current device. */
+    int (*set_device)(int dev);
+    int (*can_access_peer)(int *can, int dev, int peer);
+    /* Let the current device's kernels reach peer's memory (enabling it
+     * twice is fine). */
+    int (*enable_peer)(int peer);
+    /* bytes > 0, dst_dev != src_dev; stream NULL: done on return. */
+    int (*copy_peer)(void *dst, int dst_dev, const void *src, int src_dev,
+                     size_t bytes, krt_stream *stream);
+    /* Mapped pinned host memory: *host and *dev address the same bytes
+     * (bytes > 0); released with host_free(*host). */
+    int (*mapped_alloc)(void **host, void **dev, size_t bytes);
+
     /* Pinned host memory; krt.c keeps the bookkeeping of what is pinned. */
     int (*host_alloc)(void **p, size_t bytes);
     int (*host_free)(void *p);
@@ -136,6 +160,11 @@ const char *krt__message(void) KRT_INTERNAL;
  * this call is done (at once for the default stream). */
 int krt__check_stream(krt_stream *stream, const char *who) KRT_INTERNAL;
 int krt__free_after(krt_stream *stream, void *host, const char *who)
+    KRT_INTERNAL;
+/* For runtime/ufunc.c and reduce.c: an array a kernel of the current
+ * device may be given (live, inside its allocation, on this device);
+ * what names it in messages. */
+int krt__check_launch_array(const krt_array *a, const char *what)
     KRT_INTERNAL;
 
 #endif /* KRT_BACKEND_H */

@@ -43,6 +43,11 @@
  * simpler than per-object signalling, and tasks are coarse.  An event is a
  * pair of counters: records issued and records completed, plus the time of
  * the latest completion; waits and queries compare the two.
+ *
+ * Devices: the host is one device, or KRT_CPU_DEVICES of them that share
+ * its memory and its pool (so that multi-device programs and their checks
+ * can be tested without GPUs); a peer copy is a copy, mapped memory is
+ * ordinary aligned memory.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -84,8 +89,26 @@ typedef struct krt_cpu_stream krt_cpu_stream;
 static int krt_cpu_enqueue_copy(krt_cpu_stream *s, void *dst,
                                 const void *src, size_t bytes);
 
+/* KRT_CPU_DEVICES: how many devices the host poses as (init reads it). */
+#define KRT_CPU_MAX_DEVICES 64
+static int krt_cpu_ndevices = 1;
+
 static int krt_cpu_init(void)
 {
+    const char *env = getenv("KRT_CPU_DEVICES");
+    char *end;
+    long n;
+
+    if (env != NULL && *env != '\0') {
+        errno = 0;
+        n = strtol(env, &end, 10);
+        if (errno != 0 || *end != '\0' || n < 1 || n > KRT_CPU_MAX_DEVICES)
+            return krt__error(KRT_EINVAL,
+                              "KRT_CPU_DEVICES='%s': expected a number of "
+                              "devices from 1 to %d",
+                              env, KRT_CPU_MAX_DEVICES);
+        krt_cpu_ndevices = (int)n;
+    }
     return KRT_OK;
 }
 
@@ -115,6 +138,22 @@ static int krt_cpu_copy(void *dst, const void *src, size_t bytes,
     krt_cpu_drain();
     memmove(dst, src, bytes);
     return KRT_OK;
+}
+
+/* krt_free_async saw the work that used ptr finish: nothing to wait for. */
+static int krt_cpu_release(void *ptr)
+{
+    free(ptr);
+    return KRT_OK;
+}
+
+/* Every device is the host: a peer copy is a copy. */
+static int krt_cpu_copy_peer(void *dst, int dst_dev, const void *src,
+                             int src_dev, size_t bytes, krt_stream *stream)
+{
+    (void)dst_dev;
+    (void)src_dev;
+    return krt_cpu_copy(dst, src, bytes, stream);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1123,6 +1162,13 @@ static int krt_cpu_host_free(void *p)
     return KRT_OK;
 }
 
+static int krt_cpu_mapped_alloc(void **host, void **dev, size_t bytes)
+{
+    KRT_TRY(krt_cpu_alloc(host, bytes));
+    *dev = *host;
+    return KRT_OK;
+}
+
 static int krt_cpu_host_register(void *p, size_t bytes)
 {
     (void)p;
@@ -1136,6 +1182,108 @@ static int krt_cpu_host_unregister(void *p)
     return KRT_OK;
 }
 
+/* ------------------------------------------------------------------ */
+/* Devices: the host, KRT_CPU_DEVICES times                            */
+/* ------------------------------------------------------------------ */
+
+static int krt_cpu_device_count(int *count)
+{
+    *count = krt_cpu_ndevices;
+    return KRT_OK;
+}
+
+/* The "model name" line of /proc/cpuinfo, else a generic name. */
+static void krt_cpu_model(char *name, size_t len)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+
+    snprintf(name, len, "CPU (kernc cpu backend)");
+    if (f == NULL)
+        return;
+    while (fgets(line, sizeof line, f) != NULL) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
+            char *v = colon + 1, *nl;
+            while (*v == ' ' || *v == '\t')
+                v++;
+            if ((nl = strchr(v, '\n')) != NULL)
+                *nl = '\0';
+            if (*v != '\0')
+                snprintf(name, len, "%s", v);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+/* What a GPU would report, with the host's numbers where a host has them:
+ * CUDA's limits (the launch checks enforce them here too), the pool's
+ * threads as multiprocessors, physical memory. */
+static int krt_cpu_device_props(int dev, krt_device_props *p)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), avail = sysconf(_SC_AVPHYS_PAGES);
+    long page = sysconf(_SC_PAGESIZE);
+    int threads = 1;
+
+    (void)dev;
+    krt_cpu_model(p->name, sizeof p->name);
+    p->is_cpu = 1;
+    if (krt_cpu_thread_count(&threads) != KRT_OK)
+        threads = 1;
+    p->multiprocessor_count = threads;
+    if (pages > 0 && page > 0)
+        p->total_memory = (size_t)pages * (size_t)page;
+    if (avail > 0 && page > 0)
+        p->free_memory = (size_t)avail * (size_t)page;
+    p->warp_size = 32;
+    p->max_threads_per_block = (int)KRT_MAX_BLOCK_THREADS;
+    p->max_block_dim[0] = 1024;
+    p->max_block_dim[1] = 1024;
+    p->max_block_dim[2] = 64;
+    p->max_grid_dim[0] = 2147483647;
+    p->max_grid_dim[1] = 65535;
+    p->max_grid_dim[2] = 65535;
+    p->shared_memory_per_block = KRT_MAX_SHARED_BYTES;
+    p->shared_memory_per_block_optin = KRT_MAX_SHARED_BYTES;
+    p->shared_memory_per_multiprocessor = KRT_MAX_SHARED_BYTES;
+    p->max_threads_per_multiprocessor = (int)KRT_MAX_BLOCK_THREADS;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    {
+        long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        if (l2 > 0)
+            p->l2_cache_bytes = (size_t)l2;
+    }
+#endif
+    p->integrated = 1;
+    p->can_map_host_memory = 1;
+    p->unified_addressing = 1;
+    p->concurrent_kernels = 0;       /* launches take turns on the pool */
+    p->async_engine_count = 1;       /* stream copies run on their own thread */
+    p->cooperative_launch = 1;
+    return KRT_OK;
+}
+
+static int krt_cpu_set_device(int dev)
+{
+    (void)dev;                       /* one memory, one pool for all */
+    return KRT_OK;
+}
+
+static int krt_cpu_can_access_peer(int *can, int dev, int peer)
+{
+    (void)dev;
+    (void)peer;
+    *can = 1;
+    return KRT_OK;
+}
+
+static int krt_cpu_enable_peer(int peer)
+{
+    (void)peer;
+    return KRT_OK;
+}
+
 const krt_backend krt__cpu_backend = {
     .name = "cpu",
     .id = KRT_BACKEND_CPU,
@@ -1143,6 +1291,7 @@ const krt_backend krt__cpu_backend = {
     .init = krt_cpu_init,
     .alloc = krt_cpu_alloc,
     .free = krt_cpu_free,
+    .release = krt_cpu_release,
     .copy_to_device = krt_cpu_copy,
     .copy_to_host = krt_cpu_copy,
     .copy_device = krt_cpu_copy,
@@ -1161,6 +1310,13 @@ const krt_backend krt__cpu_backend = {
     .event_synchronize = krt_cpu_event_synchronize,
     .event_query = krt_cpu_event_query,
     .event_elapsed_ms = krt_cpu_event_elapsed_ms,
+    .device_count = krt_cpu_device_count,
+    .device_props = krt_cpu_device_props,
+    .set_device = krt_cpu_set_device,
+    .can_access_peer = krt_cpu_can_access_peer,
+    .enable_peer = krt_cpu_enable_peer,
+    .copy_peer = krt_cpu_copy_peer,
+    .mapped_alloc = krt_cpu_mapped_alloc,
     .host_alloc = krt_cpu_host_alloc,
     .host_free = krt_cpu_host_free,
     .host_register = krt_cpu_host_register,

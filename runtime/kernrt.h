@@ -9,15 +9,18 @@
  * or abort() on user error.
  *
  * Two backends sit behind one interface: "cuda" (the CUDA runtime API, built
- * when configure finds the CUDA toolkit) and "cpu" (always), chosen at run time
- * by KRT_BACKEND=cpu|cuda|auto (auto: cuda if a device is present, else cpu)
- * or krt_set_backend() before the first other call.
+ * when configure finds the CUDA toolkit; libcudart is loaded with dlopen at
+ * first use, so nothing here needs it installed) and "cpu" (always), chosen
+ * at run time by KRT_BACKEND=cpu|cuda|auto (auto: cuda if libcudart loads
+ * and a device is present, else cpu) or krt_set_backend() before the first
+ * other call.
  *
  * The second half of this header ("for generated code") is the ABI between
  * kernc's output and the runtime: kernel descriptors, array views passed to
  * kernels, and the block context the CPU backend hands to a kernel.
  *
- * This header is valid C99 and C++ (nvcc compiles the generated .cu as C++).
+ * This header is valid C99 and C++ (nvcc compiles the generated .cu as C++);
+ * <kernrt.hpp> is a small C++17 layer over it (RAII, exceptions).
  */
 #ifndef KERNRT_H
 #define KERNRT_H
@@ -59,7 +62,9 @@ extern "C" {
     X(BACKENDMIX, "array belongs to another backend")                        \
     X(INTERNAL, "internal error")                                            \
     X(NOTREADY, "work is still pending")                                     \
-    X(COOPERATIVE, "grid too large for a cooperative launch")
+    X(COOPERATIVE, "grid too large for a cooperative launch")                \
+    X(DEVICE, "array, stream or event belongs to another device")            \
+    X(BOUNDS, "outside the buffer or array")
 
 enum {
     KRT_OK = 0,
@@ -141,8 +146,25 @@ int krt_synchronize(void);
 
 #define KRT_MAX_NDIM 4
 
+/* A shape argument written in place, valid in C and C++ alike:
+ * krt_alloc(&a, KRT_FLOAT32, 2, KRT_SHAPE(rows, cols)).  In C it is the
+ * compound literal (const int64_t[]){rows, cols}, which C++ lacks; in C++
+ * a temporary that lives until the end of the full expression (the call),
+ * each extent converted to int64_t. */
+#ifdef __cplusplus
+#define KRT_SHAPE(...) (::krt_detail::make_shape(__VA_ARGS__).extents)
+#else
+#define KRT_SHAPE(...) ((const int64_t[]){__VA_ARGS__})
+#endif
+
 typedef struct krt_stream krt_stream;     /* opaque; NULL is the default stream */
 
+/* A handle to device memory, passed by value.  Every allocation made by
+ * the library (krt_alloc, krt_to_device, krt_mapped_array, ...) has a
+ * unique id that its handle and all views of it carry; krt_free retires
+ * the id, so any later use of a copy of the handle, or of a view, is
+ * refused with KRT_ENULLARRAY instead of touching freed memory, and a
+ * second krt_free is refused too. */
 typedef struct krt_array {
     void *data;                      /* device memory (host memory on cpu) */
     krt_dtype dtype;
@@ -151,9 +173,12 @@ typedef struct krt_array {
     int64_t strides[KRT_MAX_NDIM];   /* in bytes, as NumPy */
     unsigned flags;                  /* KRT_ARRAY_* */
     int backend;                     /* internal: which backend owns data */
+    int device;                      /* the device the memory lives on */
+    uint64_t id;                     /* internal: the allocation (0: none) */
 } krt_array;
 
 #define KRT_ARRAY_OWNED 1u            /* krt_free releases data */
+#define KRT_ARRAY_MAPPED 4u           /* host memory mapped for the device */
 
 /* Allocate an uninitialised C-contiguous array. */
 int krt_alloc(krt_array *out, krt_dtype dtype, int ndim, const int64_t *shape);
@@ -162,7 +187,12 @@ int krt_to_device(krt_array *out, const void *host, krt_dtype dtype, int ndim,
                   const int64_t *shape, krt_stream *stream);
 /* Copy the whole array to host memory of a.nbytes (C order). */
 int krt_copy_to_host(void *host, krt_array a, krt_stream *stream);
-/* Release memory an array owns; a zeroed or already freed array is ignored. */
+/* Release the memory an array owns, after waiting for the work queued on
+ * every stream (as cudaFree).  A zeroed array (what a failed krt_alloc
+ * leaves), a wrapper (krt_wrap) and a view (krt_array_slice/_view) own
+ * nothing and are ignored.  Freeing an array a second time, through any
+ * copy of its handle, is refused with KRT_ENULLARRAY: nothing is freed
+ * twice.  Stream-ordered release: krt_free_async below. */
 int krt_free(krt_array a);
 /* Number of elements, and size in bytes of a C-contiguous copy. */
 int64_t krt_array_size(const krt_array *a);
@@ -194,6 +224,137 @@ void *krt_device_ptr(krt_array a);
 int krt_host_scalar(krt_array *out, krt_dtype dtype, const void *value);
 
 /* ------------------------------------------------------------------ */
+/* Views of device arrays (numba's d[lo:hi], d[:, j], ...)             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A view shares its array's memory: it is a krt_array with its own data
+ * pointer, shape and strides, the same device, and the same allocation id,
+ * so it is usable wherever an array is (copies, launches, reductions, ufunc
+ * calls, further views) and dies with the array (a view used after its
+ * array was freed is KRT_ENULLARRAY).  A view owns nothing: krt_free
+ * ignores it.  A view of a library allocation must stay inside it
+ * (KRT_EBOUNDS otherwise); one of a wrapper (krt_wrap) is not checked.
+ */
+
+/* Python's a[start:stop:step] along dimension dim, the other dimensions
+ * whole: negative start and stop count from the end, both are clipped to
+ * the extent, step may be negative but not 0.  KRT_SLICE_END as stop (or as
+ * start with a negative step) means "to the end", as an omitted bound. */
+#define KRT_SLICE_END INT64_MAX
+int krt_array_slice(krt_array *out, krt_array a, int dim, int64_t start,
+                    int64_t stop, int64_t step);
+/* a[index] along dimension 0 of an array of ndim > 1: the sub-array of one
+ * less dimension (numba's d[i] on a 2-D array); index may be negative. */
+int krt_array_index(krt_array *out, krt_array a, int64_t index);
+/* Any view: byte offset from a's first element, ndim, shape and strides in
+ * bytes (NULL: C order of shape).  Every element must lie in a's
+ * allocation. */
+int krt_array_view(krt_array *out, krt_array a, int64_t offset_bytes,
+                   int ndim, const int64_t *shape, const int64_t *strides);
+
+/* ------------------------------------------------------------------ */
+/* Stream-ordered release                                              */
+/* ------------------------------------------------------------------ */
+
+/* Free a's memory once the work queued on stream before this call has
+ * finished, without waiting for it (numba's deallocation queue; CUDA's
+ * cudaFreeAsync).  The handle is dead at once: later uses and a second
+ * free are KRT_ENULLARRAY.  The memory itself is released by a later
+ * runtime call (krt_free_async, krt_alloc, krt_to_device, krt_free,
+ * krt_synchronize, krt_stream_synchronize, krt_stream_destroy) that finds
+ * the stream past that point; krt_synchronize releases all of it.  On the
+ * cuda backend the release is a cudaFree, which CUDA may synchronise.
+ * stream NULL: the default stream, which is krt_free. */
+int krt_free_async(krt_array a, krt_stream *stream);
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Devices are numbered 0..count-1 on the running backend.  Each host
+ * thread has a current device (0 until krt_set_device, as cudaSetDevice):
+ * arrays are allocated, streams and events created, and kernels launched
+ * on it.  Arrays (krt_array.device), streams and events remember their
+ * device.  A launch refuses arrays and streams of another device
+ * (KRT_EDEVICE), except mapped arrays (krt_mapped_array), which every
+ * device reaches, and arrays of a device whose memory the current one was
+ * given access to (krt_device_enable_peer_access); copies to and from the host and krt_free act on the
+ * array's own device, whatever the current one; krt_copy_device between
+ * arrays of two devices is a peer copy.  A stream given with an array must
+ * belong to the array's device (for a peer copy: to either device), and an
+ * event is recorded on streams of its own device only.
+ *
+ * The cpu backend is one device, the host (KRT_CPU_DEVICES=N, 1..64,
+ * makes it N devices that share the host's memory and threads, to test
+ * multi-device programs without N GPUs).
+ */
+
+typedef struct krt_device_props {
+    char name[256];                  /* "NVIDIA H100 80GB HBM3", the CPU model */
+    int device;                      /* its number */
+    int is_cpu;                      /* 1 on the cpu backend */
+    int major, minor;                /* compute capability; cpu: 0.0 */
+    int multiprocessor_count;        /* SMs; cpu: threads running blocks */
+    size_t total_memory;             /* bytes; cpu: physical memory */
+    size_t free_memory;              /* bytes; cpu: available memory */
+    int warp_size;                   /* 32 */
+    int max_threads_per_block;       /* 1024 */
+    int max_block_dim[3];
+    int max_grid_dim[3];
+    size_t shared_memory_per_block;  /* without opt-in (48 KiB) */
+    size_t shared_memory_per_block_optin;
+    size_t shared_memory_per_multiprocessor;
+    int max_threads_per_multiprocessor;
+    int registers_per_block;
+    size_t l2_cache_bytes;
+    int clock_khz;                   /* cpu: 0 (unknown) */
+    int pci_domain_id, pci_bus_id, pci_device_id;   /* cpu: 0 */
+    int integrated;                  /* memory shared with the host */
+    int can_map_host_memory;
+    int unified_addressing;
+    int concurrent_kernels;
+    int async_engine_count;
+    int cooperative_launch;
+} krt_device_props;
+
+/* 1 if the cuda backend can run here (libcudart loads and a device is
+ * present; numba's cuda.is_available()), else 0.  Does not choose the
+ * backend. */
+int krt_is_available(void);
+/* Devices of the running backend (1 on the cpu backend). */
+int krt_device_count(int *count);
+/* Properties of device dev (KRT_EINVAL for a number out of range). */
+int krt_get_device_props(krt_device_props *out, int dev);
+/* This host thread's current device. */
+int krt_set_device(int dev);
+int krt_get_device(int *dev);
+/* The device a stream belongs to (NULL: the current device's default
+ * stream). */
+int krt_stream_device(int *dev, krt_stream *s);
+/* Whether device dev can read and write peer's memory in kernels, and
+ * enabling that for the current device (cudaDeviceEnablePeerAccess; on the
+ * cpu backend every device can): afterwards its launches take peer's
+ * arrays (process-wide, as CUDA's).  Peer copies (krt_copy_device) work
+ * without it. */
+int krt_device_can_access_peer(int *can, int dev, int peer);
+int krt_device_enable_peer_access(int peer);
+
+/* ------------------------------------------------------------------ */
+/* Mapped (zero-copy) host memory                                      */
+/* ------------------------------------------------------------------ */
+
+/* numba's cuda.mapped_array: a C-contiguous array in pinned host memory
+ * that kernels on every device read and write directly over the bus
+ * (cudaHostAlloc with cudaHostAllocMapped | cudaHostAllocPortable).
+ * *host gets the host address of the same bytes (on the cpu backend it is
+ * data itself).  The host sees what a kernel wrote once the kernel is
+ * known to have finished (a synchronize).  krt_free releases it. */
+int krt_mapped_array(krt_array *out, void **host, krt_dtype dtype, int ndim,
+                     const int64_t *shape);
+
+/* ------------------------------------------------------------------ */
 /* Pinned host memory and deferred cleanup                             */
 /* ------------------------------------------------------------------ */
 
@@ -203,7 +364,12 @@ int krt_host_alloc(void **p, size_t bytes);
 int krt_host_free(void *p);
 /* Page-lock an existing buffer (cudaHostRegister) until unregistered.  Both
  * backends keep the list of registered pointers: registering one twice or
- * unregistering one that is not registered is KRT_EINVAL. */
+ * unregistering one that is not registered is KRT_EINVAL.
+ *
+ * The runtime knows the size of every pinned buffer: a copy to or from
+ * host memory that starts inside one (krt_copy_to_host, krt_to_device,
+ * krt_copy_to_device) and would run past its end is refused with
+ * KRT_EBOUNDS before any byte moves. */
 int krt_host_register(void *p, size_t bytes);
 int krt_host_unregister(void *p);
 
@@ -240,7 +406,7 @@ int krt_defer_end(void);
  * never created is KRT_EINVAL (unless its memory was reused by a new one).
  * krt_stream_destroy waits for the stream's work; krt_event_destroy may be
  * called while a record is pending.  krt_free waits for work queued on all
- * streams first (cudaFree synchronises too).
+ * streams first (cudaFree synchronises too); krt_free_async does not.
  */
 typedef struct krt_event krt_event;
 
@@ -466,5 +632,18 @@ int krt_reduce_call(const krt_ufunc *u, krt_array in, const void *init,
 
 #ifdef __cplusplus
 }
+
+/* KRT_SHAPE's C++ half (outside extern "C": it is a template). */
+namespace krt_detail {
+struct shape_arg {
+    int64_t extents[KRT_MAX_NDIM];
+};
+template <class... T> inline shape_arg make_shape(T... n)
+{
+    static_assert(sizeof...(T) >= 1 && sizeof...(T) <= KRT_MAX_NDIM,
+                  "KRT_SHAPE takes 1 to KRT_MAX_NDIM extents");
+    return shape_arg{{static_cast<int64_t>(n)...}};
+}
+} // namespace krt_detail
 #endif
 #endif /* KERNRT_H */

@@ -15,8 +15,18 @@
  * Handles (streams, events) and pinned host memory are bookkept here too:
  * registries of the live ones let both backends refuse a destroyed stream
  * or an unregistered pointer with the same status, before the backend sees
- * it.  Deferred cleanup (krt_defer_begin/end) is a queue of device pointers
+ * it.  Deferred cleanup (krt_defer_begin/end) is a queue of allocations
  * that krt_free fills while a section is open.
+ *
+ * Arrays are values, so every allocation gets an id that is never reused
+ * and a record in a registry (base, size, device): a handle, or a view of
+ * it, whose id is no longer there was freed, and is refused with
+ * KRT_ENULLARRAY wherever it is used, including a second krt_free; a view
+ * must lie inside its allocation.  krt_free_async parks an allocation with
+ * an event recorded on the stream and releases it from later calls once
+ * the event has completed (krt_reap).  The current device is per host
+ * thread (krt_cur_dev); calls that act on an array switch to its device
+ * for the backend call and back (krt_enter_device / krt_leave_device).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -147,6 +157,23 @@ static const krt_backend *_Atomic krt_active;
 /* A failed choice: its status and message, replayed by every call. */
 static int krt_failed_status;
 static char krt_failed_msg[KRT_MSG_MAX];
+/* The running backend's device count, known once it is active. */
+static int krt_ndev = 1;
+
+/* Make b, just initialised, the running backend. */
+static int krt_activate(const krt_backend *b)
+{
+    int n = 0, status = b->device_count(&n);
+
+    if (status != KRT_OK)
+        return status;
+    if (n < 1)
+        return krt__error(KRT_ENODEVICE, "backend '%s' reports no device",
+                          b->name);
+    krt_ndev = n;
+    atomic_store_explicit(&krt_active, b, memory_order_release);
+    return KRT_OK;
+}
 
 /* Initialise the backend called name; "from" says who asked, for messages.
  * Called with krt_select_lock held.  On failure the message is set. */
@@ -158,8 +185,7 @@ static int krt_select(const char *name, const char *from)
     if (strcmp(name, "cpu") == 0) {
         status = krt__cpu_backend.init();
         if (status == KRT_OK)
-            atomic_store_explicit(&krt_active, &krt__cpu_backend,
-                                  memory_order_release);
+            status = krt_activate(&krt__cpu_backend);
         return status;
     }
     if (strcmp(name, "cuda") == 0) {
@@ -169,18 +195,19 @@ static int krt_select(const char *name, const char *from)
                               "without CUDA support",
                               from);
         status = cuda->init();
+        if (status == KRT_OK)
+            status = krt_activate(cuda);
         if (status != KRT_OK)
             return krt__error(status, "backend 'cuda' (%s): %s", from,
                               krt__message());
-        atomic_store_explicit(&krt_active, cuda, memory_order_release);
         return KRT_OK;
     }
     if (strcmp(name, "auto") == 0) {
-        /* A machine without a usable GPU runs on the CPU: not an error. */
-        if (cuda != NULL && cuda->init() == KRT_OK) {
-            atomic_store_explicit(&krt_active, cuda, memory_order_release);
+        /* A machine without a usable GPU (or without libcudart) runs on
+         * the CPU: not an error. */
+        if (cuda != NULL && cuda->init() == KRT_OK &&
+            krt_activate(cuda) == KRT_OK)
             return KRT_OK;
-        }
         return krt_select("cpu", from);
     }
     return krt__error(KRT_EINVAL,
@@ -284,6 +311,30 @@ const char *krt_backend_name(void)
     return b->name;
 }
 
+int krt_is_available(void)
+{
+    const krt_backend *cuda = KRT_CUDA_BACKEND;
+    static int available = -1;       /* under krt_select_lock */
+    char saved[KRT_MSG_MAX];
+    int result;
+
+    if (cuda == NULL)
+        return 0;
+    if (atomic_load_explicit(&krt_active, memory_order_acquire) == cuda)
+        return 1;
+    /* A probe, not a call that fails: the thread's message stays. */
+    memcpy(saved, krt_msg, sizeof saved);
+    pthread_mutex_lock(&krt_select_lock);
+    if (available < 0)
+        available = cuda->init() == KRT_OK;
+    result = available;
+    pthread_mutex_unlock(&krt_select_lock);
+    memcpy(krt_msg, saved, sizeof saved);
+    return result;
+}
+
+static void krt_reap(const krt_backend *b, int all);
+
 int krt_synchronize(void)
 {
     const krt_backend *b;
@@ -292,7 +343,147 @@ int krt_synchronize(void)
 
     KRT_TRY(krt_backend_get(&b, "krt_synchronize"));
     status = b->synchronize();
+    /* Every stream is idle: stream-ordered frees are all due. */
+    krt_reap(b, status == KRT_OK);
     return krt_backend_result(status, "krt_synchronize");
+}
+
+/* ------------------------------------------------------------------ */
+/* Devices: this thread's current one                                  */
+/* ------------------------------------------------------------------ */
+
+/* As CUDA's: per host thread, 0 until set.  The backend's own notion
+ * (cudaSetDevice) is kept equal through set_device. */
+static _Thread_local int krt_cur_dev;
+/* Bit p of krt_peers[d]: kernels on device d may reach device p's memory
+ * (krt_device_enable_peer_access); the first 64 devices only. */
+#define KRT_MAX_PEER_DEVICES 64
+static _Atomic uint64_t krt_peers[KRT_MAX_PEER_DEVICES];
+
+static int krt_peer_enabled(int dev, int peer)
+{
+    return dev < KRT_MAX_PEER_DEVICES && peer < KRT_MAX_PEER_DEVICES &&
+           ((atomic_load_explicit(&krt_peers[dev], memory_order_relaxed) >>
+             peer) & 1u);
+}
+
+static int krt_check_device(int dev, const char *who)
+{
+    if (dev < 0 || dev >= krt_ndev)
+        return krt__error(KRT_EINVAL, "%s: device %d does not exist (%d "
+                          "device%s: 0..%d)", who, dev, krt_ndev,
+                          krt_ndev == 1 ? "" : "s", krt_ndev - 1);
+    return KRT_OK;
+}
+
+/* Run what follows on device dev (an array's), whatever the current one;
+ * krt_leave_device puts the current one back.  *saved is for the latter. */
+static int krt_enter_device(const krt_backend *b, int dev, int *saved,
+                            const char *who)
+{
+    int status;
+
+    *saved = krt_cur_dev;
+    if (dev == krt_cur_dev)
+        return KRT_OK;
+    status = b->set_device(dev);
+    return krt_backend_result(status, who);
+}
+
+static void krt_leave_device(const krt_backend *b, int dev, int saved)
+{
+    if (dev != saved)
+        b->set_device(saved);
+}
+
+int krt_device_count(int *count)
+{
+    const krt_backend *b;
+
+    if (count == NULL)
+        return krt__error(KRT_EINVAL, "krt_device_count: count is NULL");
+    *count = 0;
+    KRT_TRY(krt_backend_get(&b, "krt_device_count"));
+    *count = krt_ndev;
+    return KRT_OK;
+}
+
+int krt_set_device(int dev)
+{
+    const krt_backend *b;
+    int status;
+
+    KRT_TRY(krt_backend_get(&b, "krt_set_device"));
+    KRT_TRY(krt_check_device(dev, "krt_set_device"));
+    status = b->set_device(dev);
+    if (status != KRT_OK)
+        return krt_backend_failed(status, "krt_set_device");
+    krt_cur_dev = dev;
+    return KRT_OK;
+}
+
+int krt_get_device(int *dev)
+{
+    const krt_backend *b;
+
+    if (dev == NULL)
+        return krt__error(KRT_EINVAL, "krt_get_device: dev is NULL");
+    *dev = 0;
+    KRT_TRY(krt_backend_get(&b, "krt_get_device"));
+    *dev = krt_cur_dev;
+    return KRT_OK;
+}
+
+int krt_get_device_props(krt_device_props *out, int dev)
+{
+    const krt_backend *b;
+    int status;
+
+    if (out == NULL)
+        return krt__error(KRT_EINVAL, "krt_get_device_props: out is NULL");
+    memset(out, 0, sizeof *out);
+    KRT_TRY(krt_backend_get(&b, "krt_get_device_props"));
+    KRT_TRY(krt_check_device(dev, "krt_get_device_props"));
+    status = b->device_props(dev, out);
+    out->device = dev;
+    return krt_backend_result(status, "krt_get_device_props");
+}
+
+int krt_device_can_access_peer(int *can, int dev, int peer)
+{
+    const krt_backend *b;
+    int status;
+
+    if (can == NULL)
+        return krt__error(KRT_EINVAL,
+                          "krt_device_can_access_peer: can is NULL");
+    *can = 0;
+    KRT_TRY(krt_backend_get(&b, "krt_device_can_access_peer"));
+    KRT_TRY(krt_check_device(dev, "krt_device_can_access_peer"));
+    KRT_TRY(krt_check_device(peer, "krt_device_can_access_peer: peer"));
+    if (dev == peer)
+        return krt__error(KRT_EINVAL, "krt_device_can_access_peer: device "
+                          "%d and its peer are the same device", dev);
+    status = b->can_access_peer(can, dev, peer);
+    return krt_backend_result(status, "krt_device_can_access_peer");
+}
+
+int krt_device_enable_peer_access(int peer)
+{
+    const krt_backend *b;
+    int status;
+
+    KRT_TRY(krt_backend_get(&b, "krt_device_enable_peer_access"));
+    KRT_TRY(krt_check_device(peer, "krt_device_enable_peer_access"));
+    if (peer == krt_cur_dev)
+        return krt__error(KRT_EINVAL, "krt_device_enable_peer_access: "
+                          "device %d is the current device", peer);
+    status = b->enable_peer(peer);
+    if (status == KRT_OK && krt_cur_dev < KRT_MAX_PEER_DEVICES &&
+        peer < KRT_MAX_PEER_DEVICES)
+        atomic_fetch_or_explicit(&krt_peers[krt_cur_dev],
+                                 (uint64_t)1 << peer, memory_order_relaxed);
+    return krt_backend_result(status, "krt_device_enable_peer_access");
 }
 
 /* ------------------------------------------------------------------ */
@@ -413,6 +604,190 @@ static void krt_array_init(krt_array *out, krt_dtype dtype, int ndim,
     }
     out->flags = KRT_ARRAY_OWNED;
     out->backend = b->id;
+    out->device = krt_cur_dev;
+}
+
+/* ------------------------------------------------------------------ */
+/* The registry of live allocations                                    */
+/* ------------------------------------------------------------------ */
+
+/* Every allocation the library made, by id: arrays are values, copied
+ * freely, so the handle itself cannot say it was freed; its id can, as
+ * ids are never reused.  An open-addressing table (linear probing,
+ * backward-shift deletion), because a launch looks up each array
+ * argument. */
+typedef struct krt_alloc_rec {
+    uint64_t id;                     /* 0: an empty slot */
+    char *base;                      /* device address of the allocation */
+    char *host;                      /* mapped: its host address */
+    size_t bytes;
+    int device;
+    unsigned flags;                  /* KRT_ARRAY_MAPPED */
+} krt_alloc_rec;
+
+static struct {
+    pthread_mutex_t lock;
+    krt_alloc_rec *slots;
+    size_t cap, n;                   /* cap: a power of two, or 0 */
+    uint64_t next_id;
+} krt_allocs = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0};
+
+static size_t krt_alloc_slot(uint64_t id, size_t cap)
+{
+    return (size_t)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 17) & (cap - 1);
+}
+
+/* Called with the lock held: the slot holding id, or (size_t)-1. */
+static size_t krt_alloc_find_locked(uint64_t id)
+{
+    size_t i;
+
+    if (krt_allocs.cap == 0)
+        return (size_t)-1;
+    for (i = krt_alloc_slot(id, krt_allocs.cap); krt_allocs.slots[i].id != 0;
+         i = (i + 1) & (krt_allocs.cap - 1))
+        if (krt_allocs.slots[i].id == id)
+            return i;
+    return (size_t)-1;
+}
+
+static void krt_alloc_put_locked(const krt_alloc_rec *r)
+{
+    size_t i = krt_alloc_slot(r->id, krt_allocs.cap);
+
+    while (krt_allocs.slots[i].id != 0)
+        i = (i + 1) & (krt_allocs.cap - 1);
+    krt_allocs.slots[i] = *r;
+    krt_allocs.n++;
+}
+
+/* Register r (its id is set here); KRT_ENOMEM if the table cannot grow. */
+static int krt_alloc_add(krt_alloc_rec *r)
+{
+    int status = KRT_OK;
+
+    pthread_mutex_lock(&krt_allocs.lock);
+    if (2 * (krt_allocs.n + 1) > krt_allocs.cap) {
+        size_t cap = krt_allocs.cap ? 2 * krt_allocs.cap : 64, i;
+        krt_alloc_rec *old = krt_allocs.slots, *slots;
+        size_t old_cap = krt_allocs.cap;
+        slots = calloc(cap, sizeof *slots);
+        if (slots == NULL) {
+            status = KRT_ENOMEM;
+        } else {
+            krt_allocs.slots = slots;
+            krt_allocs.cap = cap;
+            krt_allocs.n = 0;
+            for (i = 0; i < old_cap; i++)
+                if (old[i].id != 0)
+                    krt_alloc_put_locked(&old[i]);
+            free(old);
+        }
+    }
+    if (status == KRT_OK) {
+        r->id = ++krt_allocs.next_id;
+        krt_alloc_put_locked(r);
+    }
+    pthread_mutex_unlock(&krt_allocs.lock);
+    return status;
+}
+
+/* Copy out the record of id; 0 if it is not live. */
+static int krt_alloc_lookup(uint64_t id, krt_alloc_rec *out)
+{
+    size_t i;
+
+    pthread_mutex_lock(&krt_allocs.lock);
+    i = krt_alloc_find_locked(id);
+    if (i != (size_t)-1)
+        *out = krt_allocs.slots[i];
+    pthread_mutex_unlock(&krt_allocs.lock);
+    return i != (size_t)-1;
+}
+
+/* Retire id, copying its record out; 0 if it was not live. */
+static int krt_alloc_retire(uint64_t id, krt_alloc_rec *out)
+{
+    size_t i, j, cap = krt_allocs.cap;
+    int found;
+
+    pthread_mutex_lock(&krt_allocs.lock);
+    i = krt_alloc_find_locked(id);
+    found = i != (size_t)-1;
+    if (found) {
+        *out = krt_allocs.slots[i];
+        krt_allocs.slots[i].id = 0;
+        krt_allocs.n--;
+        /* Backward shift: pull later members of the probe run into the
+         * hole when their home slot does not lie after it. */
+        for (j = (i + 1) & (cap - 1); krt_allocs.slots[j].id != 0;
+             j = (j + 1) & (cap - 1)) {
+            size_t home = krt_alloc_slot(krt_allocs.slots[j].id, cap);
+            if (((j - home) & (cap - 1)) >= ((j - i) & (cap - 1))) {
+                krt_allocs.slots[i] = krt_allocs.slots[j];
+                krt_allocs.slots[j].id = 0;
+                i = j;
+            }
+        }
+    }
+    pthread_mutex_unlock(&krt_allocs.lock);
+    return found;
+}
+
+/* The bytes an array's elements span, relative to a->data: [*lo, *hi).
+ * The shape was checked; the array is not empty.  0 when strides so large
+ * that the span does not fit in int64 (a corrupt or hostile handle). */
+static int krt_array_span(const krt_array *a, int64_t *lo, int64_t *hi)
+{
+    int64_t reach;
+    int d;
+
+    *lo = 0;
+    *hi = (int64_t)krt_dtype_size(a->dtype);
+    for (d = 0; d < a->ndim; d++) {
+        if (__builtin_mul_overflow(a->shape[d] - 1, a->strides[d], &reach) ||
+            __builtin_add_overflow(reach < 0 ? *lo : *hi, reach,
+                                   reach < 0 ? lo : hi))
+            return 0;
+    }
+    return 1;
+}
+
+/* The live allocation behind a (a->id != 0), and a inside it: KRT_OK, or
+ * KRT_ENULLARRAY for a freed one, KRT_EBOUNDS for a view that strays. */
+static int krt_check_live(const krt_array *a, const char *what,
+                          krt_alloc_rec *rec)
+{
+    int64_t lo, hi;
+    char *first;
+
+    if (!krt_alloc_lookup(a->id, rec))
+        return krt__error(KRT_ENULLARRAY, "%s was freed (used after "
+                          "krt_free)", what);
+    if (a->device != rec->device)
+        return krt__error(KRT_EINVAL, "%s says device %d, but its memory "
+                          "is on device %d", what, a->device, rec->device);
+    if (krt_array_size(a) == 0)
+        return KRT_OK;
+    if (!krt_array_span(a, &lo, &hi))
+        return krt__error(KRT_EBOUNDS, "%s: its strides reach beyond any "
+                          "allocation", what);
+    /* In integers: the pointers may lie anywhere. */
+    first = (char *)a->data;
+    {
+        int64_t off = (int64_t)((uintptr_t)first - (uintptr_t)rec->base);
+        int64_t from, to;
+        if (__builtin_add_overflow(off, lo, &from) ||
+            __builtin_add_overflow(off, hi, &to))
+            return krt__error(KRT_EBOUNDS, "%s lies outside its allocation",
+                              what);
+        if (from < 0 || to > (int64_t)rec->bytes)
+            return krt__error(KRT_EBOUNDS, "%s: its elements span bytes "
+                              "[%lld, %lld) of an allocation of %zu bytes",
+                              what, (long long)from, (long long)to,
+                              rec->bytes);
+    }
+    return KRT_OK;
 }
 
 /* "the cpu" backend, for messages. */
@@ -464,7 +839,38 @@ static int krt_check_usable(const krt_array *a, const char *what,
                           "%s belongs to %s backend, but the %s backend is "
                           "running",
                           what, krt_backend_id_name(a->backend), b->name);
+    if (a->device < 0 || a->device >= krt_ndev)
+        return krt__error(KRT_EINVAL, "%s has device %d, outside 0..%d",
+                          what, a->device, krt_ndev - 1);
+    if (a->id != 0) {
+        krt_alloc_rec rec;
+        return krt_check_live(a, what, &rec);
+    }
     return KRT_OK;
+}
+
+/* For a launch: a usable array on the current device (mapped memory is on
+ * every device, and a peer's once peer access is enabled). */
+static int krt_check_launchable(const krt_array *a, const char *what,
+                                const krt_backend *b)
+{
+    KRT_TRY(krt_check_usable(a, what, b));
+    if (a->device != krt_cur_dev && !(a->flags & KRT_ARRAY_MAPPED) &&
+        !krt_peer_enabled(krt_cur_dev, a->device))
+        return krt__error(KRT_EDEVICE, "%s is on device %d, but the kernel "
+                          "runs on device %d (krt_set_device, "
+                          "krt_device_enable_peer_access, or copy it with "
+                          "krt_copy_device)",
+                          what, a->device, krt_cur_dev);
+    return KRT_OK;
+}
+
+int krt__check_launch_array(const krt_array *a, const char *what)
+{
+    const krt_backend *b;
+
+    KRT_TRY(krt_backend_get(&b, what));
+    return krt_check_launchable(a, what, b);
 }
 
 /* ------------------------------------------------------------------ */
@@ -587,6 +993,37 @@ int krt__free_after(krt_stream *stream, void *host, const char *who)
     return KRT_OK;
 }
 
+/* Give out an id for memory just allocated on the current device and
+ * put it in *out; on failure the caller still owns the memory. */
+static int krt_array_register(krt_array *out, void *host, size_t nbytes,
+                              const char *who)
+{
+    krt_alloc_rec rec;
+
+    memset(&rec, 0, sizeof rec);
+    rec.base = out->data;
+    rec.host = host;
+    rec.bytes = nbytes;
+    rec.device = out->device;
+    rec.flags = out->flags & KRT_ARRAY_MAPPED;
+    if (krt_alloc_add(&rec) != KRT_OK)
+        return krt__error(KRT_ENOMEM, "%s: out of memory", who);
+    out->id = rec.id;
+    return KRT_OK;
+}
+
+/* A stream given with memory of device dev must belong to it. */
+static int krt_check_stream_on(const krt_stream *s, int dev, const char *who)
+{
+    if (s != NULL && s->device != dev)
+        return krt__error(KRT_EDEVICE, "%s: the stream belongs to device %d, "
+                          "the memory to device %d", who, s->device, dev);
+    return KRT_OK;
+}
+
+static int krt_check_host_span(const void *host, size_t nbytes,
+                               const char *who);
+
 int krt_alloc(krt_array *out, krt_dtype dtype, int ndim, const int64_t *shape)
 {
     const krt_backend *b;
@@ -599,6 +1036,7 @@ int krt_alloc(krt_array *out, krt_dtype dtype, int ndim, const int64_t *shape)
     memset(out, 0, sizeof *out);
     KRT_TRY(krt_check_shape("krt_alloc", dtype, ndim, shape, &nbytes));
     KRT_TRY(krt_backend_get(&b, "krt_alloc"));
+    krt_reap(b, 0);
     if (nbytes > 0) {
         status = b->alloc(&data, nbytes);
         if (status != KRT_OK)
@@ -606,7 +1044,13 @@ int krt_alloc(krt_array *out, krt_dtype dtype, int ndim, const int64_t *shape)
     }
     krt_array_init(out, dtype, ndim, shape, b);
     out->data = data;
-    return KRT_OK;
+    status = krt_array_register(out, NULL, nbytes, "krt_alloc");
+    if (status != KRT_OK) {
+        if (data != NULL)
+            b->release(data);
+        memset(out, 0, sizeof *out);
+    }
+    return status;
 }
 
 int krt_to_device(krt_array *out, const void *host, krt_dtype dtype, int ndim,
@@ -625,6 +1069,9 @@ int krt_to_device(krt_array *out, const void *host, krt_dtype dtype, int ndim,
         return krt__error(KRT_EINVAL, "krt_to_device: host pointer is NULL");
     KRT_TRY(krt_check_stream(stream, "krt_to_device"));
     KRT_TRY(krt_backend_get(&b, "krt_to_device"));
+    KRT_TRY(krt_check_stream_on(stream, krt_cur_dev, "krt_to_device"));
+    KRT_TRY(krt_check_host_span(host, nbytes, "krt_to_device"));
+    krt_reap(b, 0);
     if (nbytes > 0) {
         status = b->alloc(&data, nbytes);
         if (status != KRT_OK)
@@ -638,7 +1085,13 @@ int krt_to_device(krt_array *out, const void *host, krt_dtype dtype, int ndim,
     }
     krt_array_init(out, dtype, ndim, shape, b);
     out->data = data;
-    return KRT_OK;
+    status = krt_array_register(out, NULL, nbytes, "krt_to_device");
+    if (status != KRT_OK) {
+        if (data != NULL)
+            b->free(data);
+        memset(out, 0, sizeof *out);
+    }
+    return status;
 }
 
 /* Gather a strided array into C order.  src is host-visible memory holding
@@ -725,37 +1178,21 @@ static int krt_gather_on_stream(void *host, krt_array a, int64_t lo,
     return KRT_OK;
 }
 
-int krt_copy_to_host(void *host, krt_array a, krt_stream *stream)
+static int krt_copy_to_host_on(void *host, krt_array a, size_t nbytes,
+                               krt_stream *stream, const krt_backend *b)
 {
-    const krt_backend *b;
-    size_t nbytes, item;
-    int64_t lo = 0, hi;
+    int64_t lo, hi;
     char *span;
-    int status, d;
+    int status;
 
-    KRT_TRY(krt_backend_get(&b, "krt_copy_to_host"));
-    KRT_TRY(krt_check_usable(&a, "krt_copy_to_host: array", b));
-    nbytes = krt_array_nbytes(&a);
-    if (host == NULL && nbytes > 0)
-        return krt__error(KRT_EINVAL,
-                          "krt_copy_to_host: host pointer is NULL");
-    KRT_TRY(krt_check_stream(stream, "krt_copy_to_host"));
-    if (nbytes == 0)
-        return KRT_OK;
     if (krt_array_is_contiguous(&a)) {
         status = b->copy_to_host(host, a.data, nbytes, stream);
         return krt_backend_result(status, "krt_copy_to_host");
     }
     /* A strided view: fetch the bytes it spans, then gather in C order. */
-    item = krt_dtype_sizes[a.dtype];
-    hi = (int64_t)item;
-    for (d = 0; d < a.ndim; d++) {
-        int64_t reach = (a.shape[d] - 1) * a.strides[d];
-        if (reach < 0)
-            lo += reach;
-        else
-            hi += reach;
-    }
+    if (!krt_array_span(&a, &lo, &hi))
+        return krt__error(KRT_EINVAL, "krt_copy_to_host: the array's "
+                          "strides span more than 2^63 bytes");
     /* On the default stream, host_fn runs the gather at once, after the
      * work queued on every stream. */
     if (stream != NULL || b->host_visible)
@@ -776,17 +1213,40 @@ int krt_copy_to_host(void *host, krt_array a, krt_stream *stream)
     return status;
 }
 
+int krt_copy_to_host(void *host, krt_array a, krt_stream *stream)
+{
+    const krt_backend *b;
+    size_t nbytes;
+    int status, saved;
+
+    KRT_TRY(krt_backend_get(&b, "krt_copy_to_host"));
+    KRT_TRY(krt_check_usable(&a, "krt_copy_to_host: array", b));
+    nbytes = krt_array_nbytes(&a);
+    if (host == NULL && nbytes > 0)
+        return krt__error(KRT_EINVAL,
+                          "krt_copy_to_host: host pointer is NULL");
+    KRT_TRY(krt_check_stream(stream, "krt_copy_to_host"));
+    KRT_TRY(krt_check_stream_on(stream, a.device, "krt_copy_to_host"));
+    if (nbytes == 0)
+        return KRT_OK;
+    KRT_TRY(krt_check_host_span(host, nbytes, "krt_copy_to_host"));
+    KRT_TRY(krt_enter_device(b, a.device, &saved, "krt_copy_to_host"));
+    status = krt_copy_to_host_on(host, a, nbytes, stream, b);
+    krt_leave_device(b, a.device, saved);
+    return status;
+}
+
 /* Deferred cleanup: the open sections and the memory they hold back. */
 static struct {
     pthread_mutex_t lock;
     int depth;
-    void **ptrs;
+    krt_alloc_rec *recs;
     size_t n, cap;
 } krt_defer = {PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0, 0};
 
-/* Queue ptr if a deferred section is open: 1 if queued, 0 if not, or a
+/* Queue rec if a deferred section is open: 1 if queued, 0 if not, or a
  * negative status. */
-static int krt_defer_push(void *ptr)
+static int krt_defer_push(const krt_alloc_rec *rec)
 {
     int queued = 0;
 
@@ -795,20 +1255,57 @@ static int krt_defer_push(void *ptr)
         queued = 1;
         if (krt_defer.n == krt_defer.cap) {
             size_t cap = krt_defer.cap ? 2 * krt_defer.cap : 32;
-            void **p = realloc(krt_defer.ptrs, cap * sizeof *p);
+            krt_alloc_rec *p = realloc(krt_defer.recs, cap * sizeof *p);
             if (p == NULL)
                 queued = krt__error(KRT_ENOMEM,
                                     "krt_free: no memory to defer a free");
             else {
-                krt_defer.ptrs = p;
+                krt_defer.recs = p;
                 krt_defer.cap = cap;
             }
         }
         if (queued == 1)
-            krt_defer.ptrs[krt_defer.n++] = ptr;
+            krt_defer.recs[krt_defer.n++] = *rec;
     }
     pthread_mutex_unlock(&krt_defer.lock);
     return queued;
+}
+
+static void krt_nothing(void *arg)
+{
+    (void)arg;
+}
+
+static int krt_pin_remove(void *p, int kind);
+
+/* Give the memory of a retired allocation back to the backend, on its
+ * device.  wait: queued work may still use it (krt_free: wait for every
+ * stream first); else an event said it is done.  A deferred section that
+ * is open keeps it for later instead. */
+static int krt_release_rec(const krt_backend *b, const krt_alloc_rec *rec,
+                           int wait, int deferrable, const char *who)
+{
+    int status, saved;
+
+    if (rec->base == NULL && rec->host == NULL)
+        return KRT_OK;
+    if (deferrable) {
+        status = krt_defer_push(rec);
+        if (status != 0)
+            return status > 0 ? KRT_OK : status;
+    }
+    KRT_TRY(krt_enter_device(b, rec->device, &saved, who));
+    if (rec->flags & KRT_ARRAY_MAPPED) {
+        /* host_free does not wait for queued kernels: wait here. */
+        status = wait ? b->host_fn(NULL, krt_nothing, NULL) : KRT_OK;
+        krt_pin_remove(rec->host, 2);
+        if (status == KRT_OK)
+            status = b->host_free(rec->host);
+    } else {
+        status = wait ? b->free(rec->base) : b->release(rec->base);
+    }
+    krt_leave_device(b, rec->device, saved);
+    return krt_backend_result(status, who);
 }
 
 int krt_defer_begin(void)
@@ -825,7 +1322,7 @@ int krt_defer_begin(void)
 int krt_defer_end(void)
 {
     const krt_backend *b;
-    void **ptrs = NULL;
+    krt_alloc_rec *recs = NULL;
     size_t n = 0, i;
     int status = KRT_OK, s;
 
@@ -837,43 +1334,159 @@ int krt_defer_end(void)
                           "krt_defer_end: no deferred section is open");
     }
     if (--krt_defer.depth == 0) {
-        ptrs = krt_defer.ptrs;
+        recs = krt_defer.recs;
         n = krt_defer.n;
-        krt_defer.ptrs = NULL;
+        krt_defer.recs = NULL;
         krt_defer.n = krt_defer.cap = 0;
     }
     pthread_mutex_unlock(&krt_defer.lock);
     for (i = 0; i < n; i++) {
-        s = b->free(ptrs[i]);
+        s = krt_release_rec(b, &recs[i], 1, 0, "krt_defer_end");
         if (s != KRT_OK && status == KRT_OK)
-            status = krt_backend_failed(s, "krt_defer_end");
+            status = s;
     }
-    free(ptrs);
+    free(recs);
     return status;
 }
 
-/* Arrays are values, so a freed array cannot be recognised: freeing one
- * twice is the caller's error, as with free().  A zeroed array (what
- * failed krt_alloc/krt_to_device calls leave) and an array that does not own
- * its memory (krt_wrap) are ignored. */
+/* What krt_free and krt_free_async check before retiring a's id: 1 if
+ * there is nothing to free (a zeroed array, a wrapper, a view), 0 if a's
+ * id may be retired, or a negative status. */
+static int krt_free_check(const krt_array *a, const krt_backend **b,
+                          const char *who)
+{
+    if ((a->data == NULL && a->id == 0) || !(a->flags & KRT_ARRAY_OWNED))
+        return 1;
+    KRT_TRY(krt_backend_get(b, who));
+    if (a->backend != (*b)->id)
+        return krt__error(KRT_EBACKENDMIX,
+                          "%s: array belongs to %s backend, but the %s "
+                          "backend is running",
+                          who, krt_backend_id_name(a->backend), (*b)->name);
+    if (a->id == 0)
+        return krt__error(KRT_EINVAL, "%s: the array says it owns memory, "
+                          "but libkernrt did not allocate it", who);
+    return 0;
+}
+
 int krt_free(krt_array a)
 {
-    const krt_backend *b;
-    int status;
+    const krt_backend *b = NULL;
+    krt_alloc_rec rec;
+    int status = krt_free_check(&a, &b, "krt_free");
 
-    if (a.data == NULL || !(a.flags & KRT_ARRAY_OWNED))
-        return KRT_OK;
-    KRT_TRY(krt_backend_get(&b, "krt_free"));
-    if (a.backend != b->id)
-        return krt__error(KRT_EBACKENDMIX,
-                          "krt_free: array belongs to %s backend, but the %s "
-                          "backend is running",
-                          krt_backend_id_name(a.backend), b->name);
-    status = krt_defer_push(a.data);
     if (status != 0)
         return status > 0 ? KRT_OK : status;
-    status = b->free(a.data);
-    return krt_backend_result(status, "krt_free");
+    if (!krt_alloc_retire(a.id, &rec))
+        return krt__error(KRT_ENULLARRAY, "krt_free: the array was already "
+                          "freed (double free)");
+    status = krt_release_rec(b, &rec, 1, 1, "krt_free");
+    krt_reap(b, 0);
+    return status;
+}
+
+/* ---- stream-ordered release -------------------------------------- */
+
+/* Allocations freed by krt_free_async, each waiting for an event recorded
+ * on its stream. */
+typedef struct krt_pending_free {
+    krt_alloc_rec rec;
+    krt_event *event;                /* internal: not in the registry */
+} krt_pending_free;
+
+static struct {
+    pthread_mutex_t lock;
+    krt_pending_free *items;
+    size_t n, cap;
+} krt_pending = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+
+/* Release the pending frees whose event has completed (all: every one,
+ * the caller knows the device is idle). */
+static void krt_reap(const krt_backend *b, int all)
+{
+    krt_pending_free due[64];
+    size_t n = 0, i;
+
+    do {
+        n = 0;
+        pthread_mutex_lock(&krt_pending.lock);
+        for (i = 0; i < krt_pending.n && n < 64;) {
+            krt_pending_free *p = &krt_pending.items[i];
+            if (all || b->event_query(p->event) == KRT_OK) {
+                due[n++] = *p;
+                *p = krt_pending.items[--krt_pending.n];
+            } else {
+                i++;
+            }
+        }
+        pthread_mutex_unlock(&krt_pending.lock);
+        for (i = 0; i < n; i++) {
+            krt_release_rec(b, &due[i].rec, 0, 1, "krt_free_async");
+            b->event_destroy(due[i].event);
+            free(due[i].event);
+        }
+    } while (n == 64);
+}
+
+int krt_free_async(krt_array a, krt_stream *stream)
+{
+    const krt_backend *b = NULL;
+    krt_alloc_rec rec;
+    krt_event *ev;
+    int status = krt_free_check(&a, &b, "krt_free_async"), saved;
+
+    if (status != 0)
+        return status > 0 ? KRT_OK : status;
+    KRT_TRY(krt_check_stream(stream, "krt_free_async"));
+    if (stream == NULL)
+        return krt_free(a);
+    if (!krt_alloc_retire(a.id, &rec))
+        return krt__error(KRT_ENULLARRAY, "krt_free_async: the array was "
+                          "already freed (double free)");
+    ev = calloc(1, sizeof *ev);
+    status = ev == NULL ? krt__error(KRT_ENOMEM, "out of memory") : KRT_OK;
+    if (status == KRT_OK)
+        status = krt_enter_device(b, stream->device, &saved,
+                                  "krt_free_async");
+    if (status == KRT_OK) {
+        ev->device = stream->device;
+        status = b->event_create(ev);
+        if (status == KRT_OK) {
+            status = b->event_record(ev, stream);
+            if (status != KRT_OK)
+                b->event_destroy(ev);
+        }
+        krt_leave_device(b, stream->device, saved);
+    }
+    if (status == KRT_OK) {
+        pthread_mutex_lock(&krt_pending.lock);
+        if (krt_pending.n == krt_pending.cap) {
+            size_t cap = krt_pending.cap ? 2 * krt_pending.cap : 16;
+            krt_pending_free *items =
+                realloc(krt_pending.items, cap * sizeof *items);
+            if (items == NULL) {
+                status = KRT_ENOMEM;
+            } else {
+                krt_pending.items = items;
+                krt_pending.cap = cap;
+            }
+        }
+        if (status == KRT_OK) {
+            krt_pending.items[krt_pending.n].rec = rec;
+            krt_pending.items[krt_pending.n].event = ev;
+            krt_pending.n++;
+        }
+        pthread_mutex_unlock(&krt_pending.lock);
+        if (status != KRT_OK)
+            b->event_destroy(ev);
+    }
+    if (status != KRT_OK) {
+        /* Nothing queued: free it the synchronous way. */
+        free(ev);
+        return krt_release_rec(b, &rec, 1, 1, "krt_free_async");
+    }
+    krt_reap(b, 0);
+    return KRT_OK;
 }
 
 /* ------------------------------------------------------------------ */
@@ -949,7 +1562,7 @@ int krt_check_array(const krt_kernel *k, int param, const krt_array *a,
     snprintf(what, sizeof what, "krt_launch: kernel '%s': parameter '%s'",
              k->name, p->name);
     KRT_TRY(krt_backend_get(&b, what));
-    KRT_TRY(krt_check_usable(a, what, b));
+    KRT_TRY(krt_check_launchable(a, what, b));
     if (a->dtype != p->dtype || a->ndim != p->ndim) {
         krt_describe(want, sizeof want, p->dtype, p->ndim);
         krt_describe(got, sizeof got, a->dtype, a->ndim);
@@ -1003,6 +1616,10 @@ static int krt_launch_checked(const krt_kernel *k, krt_launch_cfg cfg,
                               who, i, k->params[i].name);
     KRT_TRY(krt_backend_get(&b, who));
     KRT_TRY(krt_check_stream(cfg.stream, who));
+    if (cfg.stream != NULL && cfg.stream->device != krt_cur_dev)
+        return krt__error(KRT_EDEVICE, "%s: the stream belongs to device %d, "
+                          "but the kernel runs on device %d", who,
+                          cfg.stream->device, krt_cur_dev);
 
     /* The limits CUDA enforces, checked the same way on both backends. */
     if (g.x == 0 || g.y == 0 || g.z == 0)
@@ -1180,7 +1797,7 @@ int krt_copy_to_device(krt_array dst, const void *host, krt_stream *stream)
 {
     const krt_backend *b;
     size_t nbytes;
-    int status;
+    int status, saved;
 
     KRT_TRY(krt_backend_get(&b, "krt_copy_to_device"));
     KRT_TRY(krt_check_usable(&dst, "krt_copy_to_device: array", b));
@@ -1192,9 +1809,13 @@ int krt_copy_to_device(krt_array dst, const void *host, krt_stream *stream)
         return krt__error(KRT_ELAYOUT, "krt_copy_to_device: the device "
                           "array is not C-contiguous");
     KRT_TRY(krt_check_stream(stream, "krt_copy_to_device"));
+    KRT_TRY(krt_check_stream_on(stream, dst.device, "krt_copy_to_device"));
     if (nbytes == 0)
         return KRT_OK;
+    KRT_TRY(krt_check_host_span(host, nbytes, "krt_copy_to_device"));
+    KRT_TRY(krt_enter_device(b, dst.device, &saved, "krt_copy_to_device"));
     status = b->copy_to_device(dst.data, host, nbytes, stream);
+    krt_leave_device(b, dst.device, saved);
     return krt_backend_result(status, "krt_copy_to_device");
 }
 
@@ -1202,7 +1823,7 @@ int krt_copy_device(krt_array dst, krt_array src, krt_stream *stream)
 {
     const krt_backend *b;
     size_t nbytes;
-    int status, d;
+    int status, d, saved;
 
     KRT_TRY(krt_backend_get(&b, "krt_copy_device"));
     KRT_TRY(krt_check_usable(&dst, "krt_copy_device: destination", b));
@@ -1230,10 +1851,24 @@ int krt_copy_device(krt_array dst, krt_array src, krt_stream *stream)
                           krt_array_is_contiguous(&dst) ? "source"
                                                         : "destination");
     KRT_TRY(krt_check_stream(stream, "krt_copy_device"));
+    if (stream != NULL && stream->device != dst.device &&
+        stream->device != src.device)
+        return krt__error(KRT_EDEVICE, "krt_copy_device: the stream belongs "
+                          "to device %d, the arrays to devices %d and %d",
+                          stream->device, dst.device, src.device);
     nbytes = krt_array_nbytes(&dst);
     if (nbytes == 0 || dst.data == src.data)
         return KRT_OK;
+    if (dst.device != src.device) {
+        /* Across devices: a peer copy (the source's memory stays where it
+         * is; no peer access needed). */
+        status = b->copy_peer(dst.data, dst.device, src.data, src.device,
+                              nbytes, stream);
+        return krt_backend_result(status, "krt_copy_device");
+    }
+    KRT_TRY(krt_enter_device(b, dst.device, &saved, "krt_copy_device"));
     status = b->copy_device(dst.data, src.data, nbytes, stream);
+    krt_leave_device(b, dst.device, saved);
     return krt_backend_result(status, "krt_copy_device");
 }
 
@@ -1272,6 +1907,186 @@ int krt_wrap(krt_array *out, void *device_ptr, krt_dtype dtype, int ndim,
     return KRT_OK;
 }
 
+/* ------------------------------------------------------------------ */
+/* Views                                                               */
+/* ------------------------------------------------------------------ */
+
+/* The common end of the three: out is a's header with new geometry; it
+ * owns nothing, and must stay inside a's allocation. */
+static int krt_view_finish(krt_array *out, const char *who,
+                           const krt_backend *b)
+{
+    char what[96];
+
+    out->flags &= ~KRT_ARRAY_OWNED;
+    snprintf(what, sizeof what, "%s: the view", who);
+    return krt_check_usable(out, what, b);
+}
+
+int krt_array_slice(krt_array *out, krt_array a, int dim, int64_t start,
+                    int64_t stop, int64_t step)
+{
+    const krt_backend *b;
+    int64_t len, n;
+    krt_array v;
+
+    if (out == NULL)
+        return krt__error(KRT_EINVAL, "krt_array_slice: out is NULL");
+    memset(out, 0, sizeof *out);
+    KRT_TRY(krt_backend_get(&b, "krt_array_slice"));
+    KRT_TRY(krt_check_usable(&a, "krt_array_slice: array", b));
+    if (dim < 0 || dim >= a.ndim)
+        return krt__error(KRT_EINVAL, "krt_array_slice: dimension %d of an "
+                          "array of %d", dim, a.ndim);
+    if (step == 0 || step == INT64_MIN)
+        return krt__error(KRT_EINVAL, "krt_array_slice: step %lld",
+                          (long long)step);
+    len = a.shape[dim];
+    /* CPython's PySlice_AdjustIndices, with KRT_SLICE_END as None. */
+    if (start == KRT_SLICE_END)
+        start = step > 0 ? 0 : len - 1;
+    else if (start < 0) {
+        start = start < -len ? (step > 0 ? 0 : -1) : start + len;
+    } else if (start >= len)
+        start = step > 0 ? len : len - 1;
+    if (stop == KRT_SLICE_END)
+        stop = step > 0 ? len : -1;
+    else if (stop < 0) {
+        stop = stop < -len ? (step > 0 ? 0 : -1) : stop + len;
+    } else if (stop >= len)
+        stop = step > 0 ? len : len - 1;
+    if (step > 0)
+        n = stop > start ? (stop - start - 1) / step + 1 : 0;
+    else
+        n = start > stop ? (start - stop - 1) / -step + 1 : 0;
+    v = a;
+    if (n > 0)
+        v.data = (char *)a.data + start * a.strides[dim];
+    v.shape[dim] = n;
+    /* With one element or none the stride is never used (and a huge step
+     * may not fit). */
+    if (__builtin_mul_overflow(a.strides[dim], step, &v.strides[dim])) {
+        if (n > 1)
+            return krt__error(KRT_EBOUNDS, "krt_array_slice: stride %lld "
+                              "times step %lld does not fit",
+                              (long long)a.strides[dim], (long long)step);
+        v.strides[dim] = a.strides[dim];
+    }
+    KRT_TRY(krt_view_finish(&v, "krt_array_slice", b));
+    *out = v;
+    return KRT_OK;
+}
+
+int krt_array_index(krt_array *out, krt_array a, int64_t index)
+{
+    const krt_backend *b;
+    krt_array v;
+    int d;
+
+    if (out == NULL)
+        return krt__error(KRT_EINVAL, "krt_array_index: out is NULL");
+    memset(out, 0, sizeof *out);
+    KRT_TRY(krt_backend_get(&b, "krt_array_index"));
+    KRT_TRY(krt_check_usable(&a, "krt_array_index: array", b));
+    if (a.ndim < 2)
+        return krt__error(KRT_ENDIM, "krt_array_index: a %d-D array has no "
+                          "sub-arrays (slice it instead)", a.ndim);
+    if (index < -a.shape[0] || index >= a.shape[0])
+        return krt__error(KRT_EBOUNDS, "krt_array_index: index %lld is out "
+                          "of bounds for dimension 0 of extent %lld",
+                          (long long)index, (long long)a.shape[0]);
+    if (index < 0)
+        index += a.shape[0];
+    v = a;
+    v.data = (char *)a.data + index * a.strides[0];
+    v.ndim = a.ndim - 1;
+    for (d = 0; d < KRT_MAX_NDIM; d++) {
+        v.shape[d] = d < v.ndim ? a.shape[d + 1] : 0;
+        v.strides[d] = d < v.ndim ? a.strides[d + 1] : 0;
+    }
+    KRT_TRY(krt_view_finish(&v, "krt_array_index", b));
+    *out = v;
+    return KRT_OK;
+}
+
+int krt_array_view(krt_array *out, krt_array a, int64_t offset_bytes,
+                   int ndim, const int64_t *shape, const int64_t *strides)
+{
+    const krt_backend *b;
+    size_t nbytes;
+    krt_array v;
+    int64_t stride;
+    int d;
+
+    if (out == NULL)
+        return krt__error(KRT_EINVAL, "krt_array_view: out is NULL");
+    memset(out, 0, sizeof *out);
+    KRT_TRY(krt_backend_get(&b, "krt_array_view"));
+    KRT_TRY(krt_check_usable(&a, "krt_array_view: array", b));
+    KRT_TRY(krt_check_shape("krt_array_view", a.dtype, ndim, shape, &nbytes));
+    v = a;
+    v.ndim = ndim;
+    v.data = (char *)a.data + offset_bytes;
+    stride = (int64_t)krt_dtype_size(a.dtype);
+    for (d = KRT_MAX_NDIM - 1; d >= 0; d--) {
+        v.shape[d] = d < ndim ? shape[d] : 0;
+        v.strides[d] = d >= ndim ? 0 : strides != NULL ? strides[d] : stride;
+        if (d < ndim)
+            stride *= shape[d] > 0 ? shape[d] : 1;
+    }
+    if (a.id == 0 && a.data == NULL && krt_array_size(&v) > 0)
+        return krt__error(KRT_ENULLARRAY, "krt_array_view: array has no data");
+    KRT_TRY(krt_view_finish(&v, "krt_array_view", b));
+    *out = v;
+    return KRT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Mapped host memory                                                  */
+/* ------------------------------------------------------------------ */
+
+static int krt_pin_add(void *p, size_t bytes, int kind);
+
+int krt_mapped_array(krt_array *out, void **host, krt_dtype dtype, int ndim,
+                     const int64_t *shape)
+{
+    const krt_backend *b;
+    size_t nbytes;
+    void *h = NULL, *dev = NULL;
+    int status;
+
+    if (out == NULL || host == NULL)
+        return krt__error(KRT_EINVAL, "krt_mapped_array: %s is NULL",
+                          out == NULL ? "out" : "host");
+    memset(out, 0, sizeof *out);
+    *host = NULL;
+    KRT_TRY(krt_check_shape("krt_mapped_array", dtype, ndim, shape, &nbytes));
+    KRT_TRY(krt_backend_get(&b, "krt_mapped_array"));
+    if (nbytes > 0) {
+        status = b->mapped_alloc(&h, &dev, nbytes);
+        if (status != KRT_OK)
+            return krt_backend_failed(status, "krt_mapped_array");
+        if (krt_pin_add(h, nbytes, 2) != KRT_OK) {
+            b->host_free(h);
+            return krt__error(KRT_ENOMEM, "krt_mapped_array: out of memory");
+        }
+    }
+    krt_array_init(out, dtype, ndim, shape, b);
+    out->data = dev;
+    out->flags |= KRT_ARRAY_MAPPED;
+    status = krt_array_register(out, h, nbytes, "krt_mapped_array");
+    if (status != KRT_OK) {
+        if (h != NULL) {
+            krt_pin_remove(h, 2);
+            b->host_free(h);
+        }
+        memset(out, 0, sizeof *out);
+        return status;
+    }
+    *host = h;
+    return KRT_OK;
+}
+
 void *krt_device_ptr(krt_array a)
 {
     return a.data;
@@ -1286,7 +2101,8 @@ void *krt_device_ptr(krt_array a)
 typedef struct krt_pinned {
     char *p;
     size_t bytes;
-    int registered;                  /* krt_host_register, else allocated */
+    int kind;                        /* 0 krt_host_alloc, 1 krt_host_register,
+                                        2 krt_mapped_array */
 } krt_pinned;
 
 static struct {
@@ -1310,7 +2126,7 @@ static long krt_pin_find(const char *p, size_t bytes)
     return -1;
 }
 
-static int krt_pin_add(void *p, size_t bytes, int registered)
+static int krt_pin_add(void *p, size_t bytes, int kind)
 {
     int status = KRT_OK;
 
@@ -1329,14 +2145,14 @@ static int krt_pin_add(void *p, size_t bytes, int registered)
         krt_pinned *e = &krt_pins.items[krt_pins.n++];
         e->p = p;
         e->bytes = bytes;
-        e->registered = registered;
+        e->kind = kind;
     }
     pthread_mutex_unlock(&krt_pins.lock);
     return status;
 }
 
 /* Remove the entry of p of the given kind; 0 if there is none. */
-static int krt_pin_remove(void *p, int registered)
+static int krt_pin_remove(void *p, int kind)
 {
     long i;
     int found = 0;
@@ -1344,12 +2160,45 @@ static int krt_pin_remove(void *p, int registered)
     pthread_mutex_lock(&krt_pins.lock);
     i = krt_pin_find(p, 0);
     if (i >= 0 && krt_pins.items[i].p == (char *)p &&
-        krt_pins.items[i].registered == registered) {
+        krt_pins.items[i].kind == kind) {
         krt_pins.items[i] = krt_pins.items[--krt_pins.n];
         found = 1;
     }
     pthread_mutex_unlock(&krt_pins.lock);
     return found;
+}
+
+/* A host range of a copy: if it starts in a pinned buffer, it must end
+ * there too (the runtime knows that buffer's size; other memory it cannot
+ * check). */
+static int krt_check_host_span(const void *host, size_t nbytes,
+                               const char *who)
+{
+    const char *h = host;
+    size_t i;
+    int status = KRT_OK;
+
+    if (host == NULL || nbytes == 0)
+        return KRT_OK;
+    pthread_mutex_lock(&krt_pins.lock);
+    for (i = 0; i < krt_pins.n; i++) {
+        const krt_pinned *e = &krt_pins.items[i];
+        if (h >= e->p && h < e->p + e->bytes) {
+            size_t room = (size_t)(e->p + e->bytes - h);
+            if (nbytes > room)
+                status = krt__error(KRT_EBOUNDS, "%s: the copy needs %zu "
+                                    "bytes at %p, but the %s buffer there "
+                                    "has %zu bytes left (of %zu)",
+                                    who, nbytes, host,
+                                    e->kind == 0   ? "pinned"
+                                    : e->kind == 1 ? "registered"
+                                                   : "mapped",
+                                    room, e->bytes);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&krt_pins.lock);
+    return status;
 }
 
 int krt_host_alloc(void **p, size_t bytes)
@@ -1446,6 +2295,10 @@ static int krt_handle_create(void **out, int is_event, const char *who)
     h = calloc(1, is_event ? sizeof(krt_event) : sizeof(krt_stream));
     if (h == NULL)
         return krt__error(KRT_ENOMEM, "%s: out of memory", who);
+    if (is_event)
+        ((krt_event *)h)->device = krt_cur_dev;
+    else
+        ((krt_stream *)h)->device = krt_cur_dev;
     status = is_event ? b->event_create(h) : b->stream_create(h);
     if (status != KRT_OK) {
         free(h);
@@ -1490,7 +2343,21 @@ int krt_stream_destroy(krt_stream *s)
         return krt_check_stream(s, "krt_stream_destroy");
     status = b->stream_destroy(s);
     free(s);
+    krt_reap(b, 0);
     return krt_backend_result(status, "krt_stream_destroy");
+}
+
+int krt_stream_device(int *dev, krt_stream *s)
+{
+    const krt_backend *b;
+
+    if (dev == NULL)
+        return krt__error(KRT_EINVAL, "krt_stream_device: dev is NULL");
+    *dev = 0;
+    KRT_TRY(krt_backend_get(&b, "krt_stream_device"));
+    KRT_TRY(krt_check_stream(s, "krt_stream_device"));
+    *dev = s != NULL ? s->device : krt_cur_dev;
+    return KRT_OK;
 }
 
 int krt_stream_synchronize(krt_stream *s)
@@ -1501,6 +2368,7 @@ int krt_stream_synchronize(krt_stream *s)
     KRT_TRY(krt_backend_get(&b, "krt_stream_synchronize"));
     KRT_TRY(krt_check_stream(s, "krt_stream_synchronize"));
     status = s == NULL ? b->synchronize() : b->stream_synchronize(s);
+    krt_reap(b, 0);
     return krt_backend_result(status, "krt_stream_synchronize");
 }
 
@@ -1565,6 +2433,10 @@ int krt_event_record(krt_event *e, krt_stream *s)
     KRT_TRY(krt_backend_get(&b, "krt_event_record"));
     KRT_TRY(krt_check_event(e, "krt_event_record"));
     KRT_TRY(krt_check_stream(s, "krt_event_record"));
+    if ((s != NULL ? s->device : krt_cur_dev) != e->device)
+        return krt__error(KRT_EDEVICE, "krt_event_record: the event belongs "
+                          "to device %d, the stream to device %d", e->device,
+                          s != NULL ? s->device : krt_cur_dev);
     status = b->event_record(e, s);
     if (status != KRT_OK)
         return krt_backend_failed(status, "krt_event_record");

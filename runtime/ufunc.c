@@ -13,7 +13,8 @@
  * dimensions (missing leading ones have length 1, stretched ones stride 0)
  * and one thread per loop index.  Inputs a signature allows to be scalars
  * may be host scalars (krt_host_scalar): their value travels as a kernel
- * argument, with a bit in the mask, so nothing is copied to the device.
+ * argument, with a bit in the mask, so nothing is copied to the device; a
+ * scalar of another dtype is converted to the signature's, as numba does.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -94,7 +95,12 @@ int krt__ufunc_check_array(const krt_array *a, const char *who, const char *para
     if (a->backend != id)
         return krt__error(KRT_EBACKENDMIX, "%s: parameter '%s' belongs to another backend "
                           "than the running one (%s)", who, param, running);
-    return KRT_OK;
+    /* Live (not freed), inside its allocation, on the current device. */
+    {
+        char what[256];
+        snprintf(what, sizeof what, "%s: parameter '%s'", who, param);
+        return krt__check_launch_array(a, what);
+    }
 }
 
 /* The layout group of operand o, "(m, n)", for messages. */
@@ -143,6 +149,108 @@ typedef union krt_ufunc_scalar {
     unsigned char bytes[16];
 } krt_ufunc_scalar;
 
+/* numba's host-side rule for a scalar argument: the signature's dtype
+ * decides, and the value is converted to it as np.array([value],
+ * dtype=formal) does (C's conversions: float64 to float32 rounds, a float
+ * to an integer truncates toward zero, integers wrap to the target width,
+ * anything nonzero is True).  A float that does not fit the integer type
+ * (or NaN) has no defined result in C or NumPy: refused. */
+static int krt_ufunc_convert(krt_ufunc_scalar *out, krt_dtype to, const void *value,
+                             krt_dtype from, const char *who, const char *param)
+{
+    int from_float = from == KRT_FLOAT32 || from == KRT_FLOAT64;
+    int from_signed = from == KRT_INT8 || from == KRT_INT16 || from == KRT_INT32 ||
+                      from == KRT_INT64;
+    double f = 0;
+    uint64_t bits = 0;               /* an integer's value, two's complement */
+    double lo = 0, hi = 0;           /* to's range, for a float source */
+
+    memset(out, 0, sizeof *out);
+    switch (from) {
+#define KRT_UFUNC_LOAD_(e, ct, sz, descr)                                    \
+    case KRT_##e: {                                                           \
+        ct v_;                                                                \
+        memcpy(&v_, value, sizeof v_);                                        \
+        if (from_float)                                                       \
+            f = (double)v_;                                                   \
+        else                                                                  \
+            bits = from_signed ? (uint64_t)(int64_t)v_ : (uint64_t)v_;        \
+        break;                                                                \
+    }
+        KRT_UFUNC_LOAD_(BOOL, uint8_t, 1, "")
+        KRT_UFUNC_LOAD_(INT8, int8_t, 1, "")
+        KRT_UFUNC_LOAD_(INT16, int16_t, 2, "")
+        KRT_UFUNC_LOAD_(INT32, int32_t, 4, "")
+        KRT_UFUNC_LOAD_(INT64, int64_t, 8, "")
+        KRT_UFUNC_LOAD_(UINT8, uint8_t, 1, "")
+        KRT_UFUNC_LOAD_(UINT16, uint16_t, 2, "")
+        KRT_UFUNC_LOAD_(UINT32, uint32_t, 4, "")
+        KRT_UFUNC_LOAD_(UINT64, uint64_t, 8, "")
+        KRT_UFUNC_LOAD_(FLOAT32, float, 4, "")
+        KRT_UFUNC_LOAD_(FLOAT64, double, 8, "")
+#undef KRT_UFUNC_LOAD_
+    default:
+        return krt__error(KRT_EDTYPE, "%s: parameter '%s': a %s scalar cannot be "
+                          "converted", who, param, krt_dtype_name(from));
+    }
+    if (from == KRT_BOOL)
+        bits = bits != 0;
+    switch (to) {
+    case KRT_FLOAT32: {
+        float v = from_float ? (float)f : from_signed ? (float)(int64_t)bits : (float)bits;
+        memcpy(out->bytes, &v, sizeof v);
+        return KRT_OK;
+    }
+    case KRT_FLOAT64: {
+        double v = from_float ? f : from_signed ? (double)(int64_t)bits : (double)bits;
+        memcpy(out->bytes, &v, sizeof v);
+        return KRT_OK;
+    }
+    case KRT_BOOL:
+        out->bytes[0] = from_float ? f != 0 : bits != 0;
+        return KRT_OK;
+    case KRT_INT8: lo = -129.0; hi = 128.0; break;
+    case KRT_INT16: lo = -32769.0; hi = 32768.0; break;
+    case KRT_INT32: lo = -2147483649.0; hi = 2147483648.0; break;
+    case KRT_INT64: lo = -9223372036854777856.0; hi = 9223372036854775808.0; break;
+    case KRT_UINT8: lo = -1.0; hi = 256.0; break;
+    case KRT_UINT16: lo = -1.0; hi = 65536.0; break;
+    case KRT_UINT32: lo = -1.0; hi = 4294967296.0; break;
+    case KRT_UINT64: lo = -1.0; hi = 18446744073709551616.0; break;
+    default:
+        return krt__error(KRT_EDTYPE, "%s: parameter '%s' takes no scalar", who, param);
+    }
+    if (from_float) {
+        /* Truncation toward zero must land strictly inside (lo, hi). */
+        if (!(f > lo && f < hi))
+            return krt__error(KRT_EINVAL, "%s: parameter '%s': the %s scalar %g does "
+                              "not fit %s", who, param, krt_dtype_name(from), f,
+                              krt_dtype_name(to));
+        bits = to == KRT_UINT64 ? (uint64_t)f : (uint64_t)(int64_t)f;
+    }
+    /* Wrapped to the width (gcc and clang define the signed case). */
+    switch (to) {
+#define KRT_UFUNC_STORE_(e, ct)                                              \
+    case KRT_##e: {                                                           \
+        ct v_ = (ct)bits;                                                     \
+        memcpy(out->bytes, &v_, sizeof v_);                                   \
+        break;                                                                \
+    }
+        KRT_UFUNC_STORE_(INT8, int8_t)
+        KRT_UFUNC_STORE_(INT16, int16_t)
+        KRT_UFUNC_STORE_(INT32, int32_t)
+        KRT_UFUNC_STORE_(INT64, int64_t)
+        KRT_UFUNC_STORE_(UINT8, uint8_t)
+        KRT_UFUNC_STORE_(UINT16, uint16_t)
+        KRT_UFUNC_STORE_(UINT32, uint32_t)
+        KRT_UFUNC_STORE_(UINT64, uint64_t)
+#undef KRT_UFUNC_STORE_
+    default:
+        break;
+    }
+    return KRT_OK;
+}
+
 int krt_ufunc_call(const krt_ufunc *u, const krt_array *const *arrays, krt_stream *stream)
 {
     const char *who;
@@ -184,13 +292,11 @@ int krt_ufunc_call(const krt_ufunc *u, const krt_array *const *arrays, krt_strea
                 return krt__error(KRT_EINVAL, "%s: parameter '%s' cannot be a host scalar "
                                   "(%s)", who, o->name,
                                   o->is_output ? "it is an output" : "it is an array");
-            if (a->dtype != o->dtype)
-                return krt__error(KRT_EDTYPE, "%s: parameter '%s': expected a %s scalar, "
-                                  "got %s", who, o->name, krt_dtype_name(o->dtype),
-                                  krt_dtype_name(a->dtype));
             if (a->data == NULL)
                 return krt__error(KRT_EINVAL, "%s: parameter '%s': host scalar without "
                                   "a value", who, o->name);
+            KRT_TRY(krt_ufunc_convert(&scalars[i], o->dtype, a->data, a->dtype, who,
+                                      o->name));
             loopnd[i] = 0;
             continue;
         }
@@ -275,11 +381,10 @@ int krt_ufunc_call(const krt_ufunc *u, const krt_array *const *arrays, krt_strea
         const krt_array *a = arrays[i];
         krt_view *v = &views[i];
         memset(v, 0, sizeof *v);
-        memset(&scalars[i], 0, sizeof scalars[i]);
         if (a->flags & KRT_ARRAY_HOST_SCALAR) {
-            memcpy(scalars[i].bytes, a->data, krt_dtype_size(a->dtype));
-            mask |= (int64_t)1 << i;
+            mask |= (int64_t)1 << i;     /* its value was converted above */
         } else {
+            memset(&scalars[i], 0, sizeof scalars[i]);
             v->data = (char *)a->data;
             for (d = 0; d < L; d++) {
                 int g = d - (L - LN);             /* the broadcast dimension */

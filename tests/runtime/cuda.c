@@ -3,7 +3,10 @@
  * round trips through cudaMalloc'd memory, a strided copy (staged through
  * the host), zero-size arrays, arrays of the CPU backend refused, kernels
  * without device code refused, and the launch limits checked the same way
- * as on the CPU.  Launching real device code is tests/runtime/cuda_launch.cu.
+ * as on the CPU; then the device API on the GPU: properties, the current
+ * device, mapped memory, views, stream-ordered and double frees, pinned
+ * buffer sizes, and peer copies where there are two devices.  Launching
+ * real device code is tests/runtime/cuda_launch.cu.
  * Without a device: "1..0 # SKIP no CUDA device".
  */
 #ifdef HAVE_CONFIG_H
@@ -44,7 +47,7 @@ int main(void)
 
     if (krt_set_backend("cuda") != KRT_OK)
         skip_all("no CUDA device");
-    plan(16);
+    plan_lazy();
     for (i = 0; i < N; i++)
         host[i] = i * 0.25;
     for (i = 0; i < 20; i++)
@@ -80,7 +83,78 @@ int main(void)
               "a kernel without device code is refused");
     is_status(KRT_EBLOCKSIZE, krt_launch(&cpu_only, krt_grid1(1, 2048), NULL),
               "block limits are checked before the code");
+
+    /* Devices and their properties. */
+    {
+        krt_device_props p;
+        int n = 0, dev = -1;
+        is_status(KRT_OK, krt_device_count(&n), "krt_device_count");
+        ok(n >= 1, "%d device(s)", n);
+        is_int(1, krt_is_available(), "krt_is_available");
+        is_status(KRT_OK, krt_get_device_props(&p, 0), "props of device 0");
+        ok(!p.is_cpu && p.name[0] != '\0' && p.major >= 3 && p.warp_size == 32 &&
+               p.multiprocessor_count > 0 && p.total_memory > 0 &&
+               p.free_memory <= p.total_memory && p.max_threads_per_block >= 1024 &&
+               p.shared_memory_per_block >= 48 * 1024,
+           "%s: cc %d.%d, %d SMs, %zu MiB", p.name, p.major, p.minor,
+           p.multiprocessor_count, p.total_memory >> 20);
+        is_status(KRT_EINVAL, krt_set_device(n), "krt_set_device(count)");
+        is_status(KRT_OK, krt_get_device(&dev), "krt_get_device");
+        is_int(0, dev, "device 0 is current");
+        if (n >= 2) {
+            krt_array p0, p1;
+            is_status(KRT_OK, krt_set_device(1), "krt_set_device(1)");
+            is_status(KRT_OK, krt_alloc(&p1, KRT_FLOAT64, 1, shape), "an array on device 1");
+            is_status(KRT_OK, krt_copy_device(p1, a, NULL), "peer copy 0 -> 1");
+            krt_set_device(0);
+            is_status(KRT_OK, krt_alloc(&p0, KRT_FLOAT64, 1, shape), "an array on device 0");
+            is_status(KRT_OK, krt_copy_device(p0, p1, NULL), "peer copy 1 -> 0");
+            memset(back, 0, sizeof back);
+            krt_copy_to_host(back, p0, NULL);
+            is_blob(host, back, sizeof host, "through device 1 and back");
+            krt_free(p0);
+            krt_free(p1);
+        }
+    }
+
+    /* Mapped memory: the device pointer and the host pointer share bytes. */
+    {
+        krt_array mp;
+        double *mh = NULL, mback[16];
+        is_status(KRT_OK, krt_mapped_array(&mp, (void **)&mh, KRT_FLOAT64, 1,
+                                           KRT_SHAPE(16)), "krt_mapped_array");
+        for (i = 0; i < 16; i++)
+            mh[i] = 3.0 * i;
+        is_status(KRT_OK, krt_copy_to_host(mback, mp, NULL), "copy from its device side");
+        ok(mback[15] == 45.0 && mback[1] == 3.0, "the host's writes are there");
+        is_status(KRT_OK, krt_free(mp), "krt_free of a mapped array");
+    }
+
+    /* Views, freeing, pinned buffer sizes. */
+    {
+        krt_array v, d;
+        krt_stream *st;
+        double part[8], *pin = NULL;
+        is_status(KRT_OK, krt_array_slice(&v, a, 0, N / 2, N / 2 + 8, 1), "a[N/2:N/2+8]");
+        is_status(KRT_OK, krt_copy_to_host(part, v, NULL), "copy the view");
+        ok(part[0] == host[N / 2] && part[7] == host[N / 2 + 7], "its elements");
+        is_status(KRT_OK, krt_array_slice(&v, a, 0, N - 1, KRT_SLICE_END, -2 * (N / 16)),
+                  "a[N-1::-N/8]");
+        is_status(KRT_OK, krt_copy_to_host(part, v, NULL), "a strided view, staged");
+        ok(v.shape[0] == 8 && part[1] == host[N - 1 - N / 8], "gathered");
+        is_status(KRT_OK, krt_stream_create(&st), "a stream");
+        is_status(KRT_OK, krt_to_device(&d, host, KRT_FLOAT64, 1, shape, st), "async copy in");
+        is_status(KRT_OK, krt_free_async(d, st), "krt_free_async behind it");
+        is_status(KRT_ENULLARRAY, krt_free(d), "then krt_free is a double free");
+        is_status(KRT_OK, krt_stream_synchronize(st), "the stream's work completes");
+        krt_stream_destroy(st);
+        is_status(KRT_OK, krt_host_alloc((void **)&pin, 8 * sizeof(double)), "8 pinned doubles");
+        is_status(KRT_EBOUNDS, krt_copy_to_host(pin, a, NULL), "a copy of 2^20 into it");
+        krt_host_free(pin);
+    }
+
     is_status(KRT_OK, krt_free(a), "free");
     is_status(KRT_OK, krt_free(c), "free 2-D");
+    is_status(KRT_ENULLARRAY, krt_copy_to_host(back, a, NULL), "a freed array is refused");
     return 0;
 }

@@ -3,7 +3,8 @@
  * and kernel descriptors written by hand, as kernc's generated .cu does:
  * views and scalars passed by pointer through args, every block of a 3-D
  * grid run exactly once, static shared memory read back through
- * cudaFuncGetAttributes for the limit check.
+ * cudaFuncGetAttributes for the limit check; a launch on views (slices of
+ * the arrays) and one that writes into mapped host memory.
  *
  * Build with nvcc -cudart shared (the kernels here and libkernrt must share
  * one cudart).  Without a device: "1..0 # SKIP no CUDA device".
@@ -79,7 +80,7 @@ int main(void)
 
     if (krt_set_backend("cuda") != KRT_OK)
         skip_all("no CUDA device");
-    plan(13);
+    plan(19);
     for (i = 0; i < N; i++) {
         x[i] = (float)i;
         y[i] = 1.0f;
@@ -98,6 +99,45 @@ int main(void)
         if (out[i] != 2.5f * (float)i + 1.0f)
             good = 0;
     ok(good, "saxpy result");
+
+    /* Views: y[1000:2000] += 2.5 * x[5000:6000], through the views'
+     * offset data pointers. */
+    {
+        krt_array xs, ys;
+        krt_view v1, v2;
+        void *vargs[] = {&v1, &v2, &a};
+        is_status(KRT_OK, krt_array_slice(&xs, dx, 0, 5000, 6000, 1) ||
+                              krt_array_slice(&ys, dy, 0, 1000, 2000, 1) ||
+                              krt_check_array(&saxpy_k, 0, &xs, &v1) ||
+                              krt_check_array(&saxpy_k, 1, &ys, &v2),
+                  "slices as saxpy arguments");
+        is_status(KRT_OK, krt_launch(&saxpy_k, krt_grid1(4, 256), vargs), "saxpy on the views");
+        krt_copy_to_host(out, dy, NULL);
+        ok(out[999] == 2.5f * 999.0f + 1.0f &&
+               out[1000] == 2.5f * 1000.0f + 1.0f + 2.5f * 5000.0f &&
+               out[1999] == 2.5f * 1999.0f + 1.0f + 2.5f * 5999.0f &&
+               out[2000] == 2.5f * 2000.0f + 1.0f,
+           "only y[1000:2000] changed, by x[5000:6000]");
+    }
+
+    /* Mapped memory: the kernel writes host memory directly. */
+    {
+        krt_array dm;
+        krt_view vm;
+        float *mh = NULL;
+        void *margs[] = {&vx, &vm, &a};
+        is_status(KRT_OK, krt_mapped_array(&dm, (void **)&mh, KRT_FLOAT32, 1, n),
+                  "a mapped array");
+        for (i = 0; i < N; i++)
+            mh[i] = 1.0f;
+        krt_check_array(&saxpy_k, 1, &dm, &vm);
+        is_status(KRT_OK, krt_launch(&saxpy_k, krt_grid1((N + 255) / 256, 256), margs),
+                  "saxpy into mapped memory");
+        krt_synchronize();
+        ok(mh[7] == 2.5f * 7.0f + 1.0f && mh[N - 1] == 2.5f * (float)(N - 1) + 1.0f,
+           "the host reads the result without a copy");
+        krt_free(dm);
+    }
 
     memset(counts, 0, sizeof counts);
     krt_to_device(&dc, counts, KRT_INT32, 1, nb, NULL);

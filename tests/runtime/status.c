@@ -40,6 +40,9 @@ static const struct {
     {KRT_ENOTREADY, "KRT_ENOTREADY", "work is still pending"},
     {KRT_ECOOPERATIVE, "KRT_ECOOPERATIVE",
      "grid too large for a cooperative launch"},
+    {KRT_EDEVICE, "KRT_EDEVICE",
+     "array, stream or event belongs to another device"},
+    {KRT_EBOUNDS, "KRT_EBOUNDS", "outside the buffer or array"},
 };
 #define NSTATUS (sizeof statuses / sizeof statuses[0])
 

@@ -35,7 +35,7 @@ int main(void)
     int i, good;
 
     krt_set_backend("cpu");
-    plan(57);
+    plan(59);
     for (i = 0; i < R * C; i++) {
         m[i / C][i % C] = i * 3;
         d[i] = i;
@@ -154,15 +154,21 @@ int main(void)
     is_status(KRT_EINVAL, krt_host_unregister(buf), "unregister it twice");
     free(buf);
 
-    /* Deferred cleanup: freed memory stays usable until the outermost
-     * section ends (valgrind would flag a premature free). */
+    /* Deferred cleanup: freed memory stays usable (by work queued before
+     * the free, seen here through an unchecked wrapper) until the
+     * outermost section ends (valgrind would flag a premature free); the
+     * handle itself is dead at once. */
     is_status(KRT_EINVAL, krt_defer_end(), "krt_defer_end without begin");
     is_status(KRT_OK, krt_defer_begin(), "krt_defer_begin");
     is_status(KRT_OK, krt_defer_begin(), "nested krt_defer_begin");
+    is_status(KRT_OK, krt_wrap(&w, like.data, like.dtype, like.ndim,
+                               like.shape, NULL), "wrap like's memory");
     is_status(KRT_OK, krt_free(like), "krt_free is deferred");
+    is_status(KRT_ENULLARRAY, krt_copy_to_host(back, like, NULL),
+              "the freed handle is refused at once");
     is_status(KRT_OK, krt_defer_end(), "inner krt_defer_end");
     memset(back, 0, sizeof back);
-    krt_copy_to_host(back, like, NULL);
+    krt_copy_to_host(back, w, NULL);
     is_blob(two, back, sizeof two, "still there after the inner end");
     is_status(KRT_OK, krt_defer_end(), "outer krt_defer_end frees it");
 

@@ -70,10 +70,18 @@ int main(void)
     ok(strstr(krt_last_error(), "output 'out'") != NULL, "message: %s", krt_last_error());
     is_int(KRT_EDTYPE, hyp_f8(dx, dx, dout, NULL), "float32 data to hyp_f8: KRT_EDTYPE");
     is_int(KRT_EINVAL, hyp_f4(dx, dx, sfour, NULL), "host scalar output: KRT_EINVAL");
+
+    /* Scalars of another dtype are converted to the signature's, as numba
+     * converts them (np.array([value], dtype=formal)). */
     double dfour = 4;
     krt_array sd;
     krt_host_scalar(&sd, KRT_FLOAT64, &dfour);
-    is_int(KRT_EDTYPE, hyp_f4(dx, sd, dout, NULL), "float64 scalar to hyp_f4: KRT_EDTYPE");
+    is_int(KRT_OK, hyp_f4(dx, sd, dout, NULL), "a float64 scalar to hyp_f4 is converted");
+    krt_copy_to_host(out, dout, NULL);
+    good = 1;
+    for (int i = 0; i < 6; i++)
+        good &= out[i] == sqrtf(x[i] * x[i] + 16.0f);
+    ok(good, "as float32 4");
 
     /* float64 and a mixed signature: float64(float64, int32) is scale_f8_i4_f8. */
     double xd[3] = {1.5, -2, 1e10};
@@ -92,6 +100,21 @@ int main(void)
     krt_copy_to_host(oi, doi, NULL);
     ok(oi[0] == (int64_t)((uint64_t)INT64_MAX * 2 - 1) && oi[1] == 9 && oi[2] == -13,
        "int64 arithmetic wraps");
+    double twoish = 2.9, huge = 1e30;
+    krt_array s29, shuge;
+    krt_host_scalar(&s29, KRT_FLOAT64, &twoish);
+    is_int(KRT_OK, scale_i8(dki, s29, doi, NULL), "a float64 2.9 to scale_i8");
+    krt_copy_to_host(oi, doi, NULL);
+    ok(oi[1] == 9 && oi[2] == -13, "truncated toward zero to 2");
+    krt_host_scalar(&shuge, KRT_FLOAT64, &huge);
+    is_int(KRT_EINVAL, scale_i8(dki, shuge, doi, NULL), "1e30 does not fit int64: KRT_EINVAL");
+    ok(strstr(krt_last_error(), "does not fit int64") != NULL, "message: %s", krt_last_error());
+    int8_t m3 = -3;
+    krt_array sm3;
+    krt_host_scalar(&sm3, KRT_INT8, &m3);
+    is_int(KRT_OK, scale_f8_i4_f8(dxd, sm3, dod, NULL), "an int8 scalar to an int32 parameter");
+    krt_copy_to_host(od, dod, NULL);
+    ok(od[0] == 1.5 * -3 - 1 && od[1] == 5.0, "as int32 -3");
 
     /* On a stream, and zero-length arrays launch nothing. */
     krt_stream *st;
