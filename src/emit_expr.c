@@ -66,18 +66,34 @@ static const char *const emit_reserved[] = {
     "HUGE_VALF", "INFINITY", "NAN", "M_PI", "M_E",
 };
 
+/* The reserved names in a hash set, built at the first use (names are
+ * looked up for every variable and call: a scan would be the emitter's
+ * hot spot on large files). */
+static bool reserved_has(const char *s, size_t n)
+{
+    enum { CAP = 1024 };   /* a power of two, over twice the rows */
+    static const char *set[CAP];
+    static bool built;
+    if (!built) {
+        for (size_t i = 0; i < sizeof emit_reserved / sizeof emit_reserved[0]; i++) {
+            size_t h = str_hash(emit_reserved[i], strlen(emit_reserved[i])) & (CAP - 1);
+            while (set[h])
+                h = (h + 1) & (CAP - 1);
+            set[h] = emit_reserved[i];
+        }
+        built = true;
+    }
+    for (size_t h = str_hash(s, n) & (CAP - 1); set[h]; h = (h + 1) & (CAP - 1))
+        if (strncmp(set[h], s, n) == 0 && set[h][n] == '\0')
+            return true;
+    return false;
+}
+
 static bool name_is_reserved(const char *s)
 {
     size_t n = strlen(s);
-    for (size_t i = 0; i < sizeof emit_reserved / sizeof emit_reserved[0]; i++) {
-        const char *r = emit_reserved[i];
-        if (strcmp(r, s) == 0)
-            return true;
-        /* sqrtf, fabsf, ...: the float variant of a <math.h> name */
-        if (n > 1 && s[n - 1] == 'f' && strlen(r) == n - 1 && strncmp(r, s, n - 1) == 0)
-            return true;
-    }
-    return false;
+    /* sqrtf, fabsf, ...: the float variant of a <math.h> name too */
+    return reserved_has(s, n) || (n > 1 && s[n - 1] == 'f' && reserved_has(s, n - 1));
 }
 
 /* The C spelling of a user name: itself, or with a trailing '_' when it

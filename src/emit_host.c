@@ -380,7 +380,9 @@ static void ufunc_emit_header(StrBuf *out, Program *p, const Options *opt)
     sb_printf(out, "extern const krt_ufunc_module krt_ufuncs_%s;\n\n", emit_module_ident(path));
 }
 
-static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt)
+/* code: the emitter prints code (the tuple types it uses are collected),
+ * not only the header.  The C names of variables are given once. */
+static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt, bool code)
 {
     memset(E, 0, sizeof *E);
     E->cpu_hooks = &emit_cpu_hooks;
@@ -390,9 +392,11 @@ static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt
     E->path = emit_source_path(p, opt);
     E->line_file = c_string(E->path);
     E->base_file = c_string(path_base(E->path));
-    for (int i = 0; i < p->nfuncs; i++) {
+    for (int i = 0; i < p->nfuncs && !p->named; i++)
+        name_vars(p->funcs[i]);
+    p->named = true;
+    for (int i = 0; i < p->nfuncs && code; i++) {
         Func *f = p->funcs[i];
-        name_vars(f);
         for (int k = 0; k < f->nparams; k++)
             note_tuple(E, f->params[k]->type);
         for (int k = 0; k < f->nlocals; k++)
@@ -447,7 +451,7 @@ static void emit_cpu_half(Emitter *E, bool cuda)
 void emit_cuda(StrBuf *out, Program *p, const Options *opt)
 {
     Emitter E;
-    emitter_init(&E, out, p, opt);
+    emitter_init(&E, out, p, opt, true);
     emit_prologue(&E, "CUDA kernels, their CPU versions, and the typed launchers.");
     /* Options that are nvcc flags rather than source: say which. */
     bool lineinfo = false, debug = opt && opt->debug;
@@ -490,7 +494,7 @@ void emit_cuda(StrBuf *out, Program *p, const Options *opt)
 void emit_c(StrBuf *out, Program *p, const Options *opt)
 {
     Emitter E;
-    emitter_init(&E, out, p, opt);
+    emitter_init(&E, out, p, opt, true);
     E.c_target = true;
     emit_prologue(&E, "C for kernc's CPU backend (kernc --target c), and the typed launchers.");
     emit_tuples(&E);
@@ -501,7 +505,7 @@ void emit_c(StrBuf *out, Program *p, const Options *opt)
 void emit_header(StrBuf *out, Program *p, const Options *opt)
 {
     Emitter E;
-    emitter_init(&E, out, p, opt);
+    emitter_init(&E, out, p, opt, false);
     const char *mod = emit_module_ident(E.path);
     char *guard = arena_printf("%s_KERN_H_", mod);
     for (char *g = guard; *g; g++)

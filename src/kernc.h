@@ -60,6 +60,8 @@ char *sb_take(StrBuf *b);
 
 /* The last component of a path ("a/b.kern" -> "b.kern"). */
 const char *path_base(const char *path);
+/* FNV-1a of the n bytes at s, for the translator's hash tables. */
+uint64_t str_hash(const char *s, size_t n);
 
 /* ------------------------------------------------------------------ */
 /* diag.c: diagnostics                                                 */
@@ -879,6 +881,7 @@ typedef struct Program {
     int nfuncs;
     struct UFunc **ufuncs; /* @vectorize, @guvectorize, cuda.reduce, in file order */
     int nufuncs;
+    bool named;            /* emit: the variables have their C names */
 } Program;
 
 /* ------------------------------------------------------------------ */
@@ -930,6 +933,7 @@ typedef struct FuncDef {
     bool sig_failed;             /* a signature was given but had errors */
     Func **specs;                /* type.c: specialisations made so far */
     int nspecs;
+    int nfinal;                  /* type.c: how many of them are finalised */
     struct UFunc *ufunc;         /* ufunc.c: @vectorize, @guvectorize, cuda.reduce */
 } FuncDef;
 

@@ -2819,9 +2819,7 @@ static void spec_finalize(Spec *s)
 
     /* C names: the first finalised specialisation of a def keeps the
      * user's name, later ones add their argument codes. */
-    int seen = 0;
-    for (int i = 0; i < order.len; i++)
-        seen += ((Func *)order.items[i])->name == f->name;
+    int seen = s->fd->nfinal++;
     if (!seen) {
         f->cname = f->name;
     } else {
