@@ -319,28 +319,21 @@ static void walk_uses(Emitter *E, Node *n, bool target)
 /* Does this statement (or an expression in it) reach a barrier or a
  * warp-collective operation?  On the CPU those are where a kernel is cut
  * into regions (see the opening comment). */
+static Visit barrier_or_warp(const Node *n, void *ctx)
+{
+    (void)ctx;
+    if (n->kind == S_BARRIER || n->kind == S_WARPOP)
+        return VISIT_STOP;
+    if (n->kind == E_API && (api_has(n->api, AF_COLLECTIVE) || api_id(n->api) == API_SYNCTHREADS))
+        return VISIT_STOP;
+    if (n->kind == E_CALLFN && n->callee && (n->callee->has_barrier || n->callee->has_warpop))
+        return VISIT_STOP;
+    return VISIT_CHILDREN;
+}
+
 bool has_barrier(const Node *n)
 {
-    if (!n)
-        return false;
-    if (n->kind == S_BARRIER || n->kind == S_WARPOP)
-        return true;
-    if (n->kind == E_API && (api_has(n->api, AF_COLLECTIVE) || api_id(n->api) == API_SYNCTHREADS))
-        return true;
-    if (n->kind == E_CALLFN && n->callee && (n->callee->has_barrier || n->callee->has_warpop))
-        return true;
-    if (has_barrier(n->lhs) || has_barrier(n->rhs) || has_barrier(n->cond))
-        return true;
-    for (int i = 0; i < n->args.len; i++)
-        if (has_barrier(n->args.items[i]))
-            return true;
-    for (int i = 0; i < n->body.len; i++)
-        if (has_barrier(n->body.items[i]))
-            return true;
-    for (int i = 0; i < n->orelse.len; i++)
-        if (has_barrier(n->orelse.items[i]))
-            return true;
-    return false;
+    return node_walk(n, barrier_or_warp, NULL);
 }
 
 bool func_has_split(const Func *f)

@@ -1,16 +1,21 @@
 /*
  * kernc.h - the translator's one internal header, in sections per file.
  *
- * Pipeline, one file per pass, each reading the previous one's output only:
+ * Pipeline, one file per pass, each reading the previous one's output
+ * only, driven by src/translate.c:
  *   lex (grammar/lexer.l) -> layout (src/layout.c: INDENT/DEDENT)
  *   -> parse (grammar/parser.y: AST with locations)
- *   -> resolve (src/resolve.c: names, constants, imports, signatures)
+ *   -> resolve (src/resolve.c: module-level names, decorators, signatures;
+ *      with names.c, fold.c and sig.c)
  *   -> type (src/type.c: numba's typing, device-function specialisation,
- *            lowering to the typed node kinds below)
+ *      lowering to the typed tree below; with ssa.c, tree.c, typerules.c,
+ *      and ufunc.c for the kernels of @vectorize/@guvectorize/cuda.reduce)
  *   -> check (src/check.c: kernel rules: barriers, returns, shared sizes)
+ *   -> lower (src/lower_cpu.c: the CPU block-level form of each kernel)
  *   -> emit (src/emit_*.c: CUDA C, C for the CPU backend, the C header).
- * The cuda.* API and math.* live in one table, src/api.def; the scalar
- * types in another, the runtime's runtime/kernrt_types.h.
+ * The files form layers (tests/layers.sh).  The device API lives in one
+ * table, src/api.def; the scalar types in another, the runtime's
+ * runtime/kernrt_types.h.
  */
 #ifndef KERNC_H
 #define KERNC_H

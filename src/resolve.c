@@ -1,17 +1,16 @@
 /*
  * resolve.c - the module level of a .kern file: imports, constants, the
- * decorated functions and their signatures; then analyze() drives type.c.
+ * decorated functions and their signatures (resolve_module); translate.c
+ * then types what it found.
  *
  * A .kern file runs top to bottom under Python, so its module-level names
- * are bound in order: imports bind API paths ("np" -> numpy, f4 ->
- * float32), assignments bind constants folded here with Python's semantics
- * (int literal -> int64, float -> float64, bool; np.float32(x) keeps
- * float32), defs bind functions.  Kernel bodies see the final bindings, as
- * numba does when it compiles at the first launch.  Signatures come as
- * numba's strings ("void(float32[:], int32)", parsed by a small recursive
- * descent parser below, with errors pointing inside the string), as
- * expressions (void(float32[::1])), or as lists of either; --signature
- * overrides them.
+ * are bound in order (names.c): imports bind API paths ("np" -> numpy, f4
+ * -> float32), assignments bind constants folded with Python's semantics
+ * (fold.c: int literal -> int64, float -> float64, bool; np.float32(x)
+ * keeps float32), defs bind functions.  Kernel bodies see the final
+ * bindings, as numba does when it compiles at the first launch.
+ * Signatures (sig.c) come as numba's strings, as expressions, or as lists
+ * of either; --signature overrides them.
  */
 #include "kernc.h"
 
