@@ -348,6 +348,9 @@ struct Node {
 
 Node *node_new(NodeKind kind, Loc loc);
 Node *node_clone(const Node *n);        /* deep copy (for specialisation) */
+/* false, with the smallest subtree that is too deep in *where, when the
+ * tree is more than `limit` nodes deep (ast.c; the parser's limit) */
+bool ast_check_depth(const Node *root, int limit, const Node **where);
 void ast_dump(FILE *out, const Node *n, int indent); /* for tests: --dump-ast */
 
 /* ------------------------------------------------------------------ */
@@ -416,8 +419,10 @@ typedef struct Program {
 /* Passes                                                              */
 /* ------------------------------------------------------------------ */
 
-/* layout.c + parser.y: parse a whole file; NULL when errors were reported. */
-Node *parse_source(const Source *src);
+/* layout.c + parser.y: parse a whole file; NULL when errors were reported.
+ * The text is decoded as Python does (BOM dropped, universal newlines) and
+ * replaced in *src, so that the diagnostics show the lines the parser saw. */
+Node *parse_source(Source *src);
 
 /* Command-line signatures: --signature NAME=void(...) */
 typedef struct SigOverride {
