@@ -136,9 +136,12 @@ class Gen:
                 out.append("%swhile j < %d:" % (pad, self.rng.randint(1, 3)))
                 out += self.body(indent + 4, depth - 1)
                 out.append("%s    j += 1" % pad)
+            elif c < 0.7:
+                out.append("%sacc %s %s" % (pad, self.pick("+=", "-=", "="), self.iexpr(2)))
             elif c < 0.8:
-                out.append("%sacc %s %s" % (pad, self.pick("+=", "-=", "=", "^="),
-                                            self.iexpr(2)))
+                # acc may have become float64 (uint64 meeting int64): numba
+                # has no float ^, so both sides are made integers
+                out.append("%sacc = int64(acc) ^ int64(%s)" % (pad, self.iexpr(2)))
             else:
                 out.append("%sfacc = facc * 0.5 + %s" % (pad, self.fexpr(2)))
         return out
