@@ -17,7 +17,11 @@
  * also computed with tabs counting 1: two lines whose order differs under
  * the two measures mix tabs and spaces inconsistently, an error as in
  * Python 3.  Brackets are matched here too, so that an unclosed or stray
- * bracket is reported where it is, not where the grammar notices.
+ * bracket is reported where it is, not where the grammar notices; past
+ * LAYOUT_MAX_BRACKETS levels the file ends there, as in CPython.
+ *
+ * Before any of this, layout_prepare decodes the text as Python does (BOM,
+ * universal newlines) and reports what is not UTF-8.
  */
 #include "kernc.h"
 #include "parser.h"
