@@ -259,8 +259,12 @@ typedef struct krt_cpu_guarded {
     size_t cap;
 } krt_cpu_guarded;
 
+/* NULL for a region not mapped yet (a cooperative launch, which has its
+ * own, leaves the workers' alone). */
 static char *krt_cpu_tail(const krt_cpu_guarded *g, size_t bytes)
 {
+    if (g->end == NULL)
+        return NULL;
     return g->end - krt_cpu_round(bytes > 0 ? bytes : 1);
 }
 
@@ -486,7 +490,7 @@ static void krt_cpu_run(krt_cpu_job *job, krt_cpu_worker *w)
     int sig;
 
     blk.shared = krt_cpu_tail(&w->shared, job->shared_total);
-    blk.dyn_shared = blk.shared + job->static_bytes;
+    blk.dyn_shared = blk.shared ? blk.shared + job->static_bytes : NULL;
     blk.dyn_shared_bytes = job->cfg.shared_bytes;
     blk.frame = krt_cpu_tail(&w->frame, job->frame_total);
     blk.error = &err;
