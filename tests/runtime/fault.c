@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -174,8 +175,11 @@ int main(void)
     fflush(stdout);
     child = fork();
     if (child == 0) {
-        volatile int *null = NULL;
-        *null = 1;
+        /* a page that cannot be written (a NULL store would be UBSan's) */
+        volatile int *page = mmap(NULL, 4096, PROT_NONE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if ((void *)page != MAP_FAILED)
+            *page = 1;
         _exit(0);
     }
     status = 0;
