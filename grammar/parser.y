@@ -26,6 +26,15 @@ typedef struct ParseState ParseState;
  * filter (layout.c) and the grammar actions. */
 enum { LAYOUT_MAX_INDENT = 100, LAYOUT_MAX_BRACKETS = 200 };
 
+/* The deepest tree the parser hands on: the later passes recurse.
+ * Measured on an 8 MB stack under AddressSanitizer (which takes the most
+ * stack), every kind of chain still translated at 8,000 levels; the first
+ * overflow came near 16,000 (unary chains in the emitter), without ASan near
+ * 64,000.  1000 leaves a factor of eight, and is far past any kernel.
+ * CPython also stops ("too many nested parentheses", RecursionError in its
+ * compiler); tests/limits.sh checks both sides of the limit. */
+enum { PARSE_MAX_DEPTH = 1000 };
+
 typedef struct Token {
     int kind;              /* a token number; 0 if none */
     KP_STYPE val;
@@ -67,6 +76,7 @@ struct ParseState {
     /* parser.y */
     bool recovered;        /* the last statement was an error recovery */
     bool eof_reported;     /* layout explained the end of file already */
+    bool stop;             /* a limit was passed: the rest reads as the end */
     int bad_char_line;     /* a character was dropped on this line */
     Loc syntax_error_loc;  /* of the last "invalid syntax" report */
 };
@@ -77,6 +87,7 @@ void lex_close(ParseState *ps);
 int lex_raw(KP_STYPE *lval, Loc *lloc, ParseState *ps);
 
 /* layout.c */
+void layout_prepare(Source *src);
 void layout_init(ParseState *ps);
 int layout_lex(KP_STYPE *lval, Loc *lloc, ParseState *ps);
 int layout_line_indent(ParseState *ps, int line);
@@ -86,6 +97,11 @@ void layout_unclosed(ParseState *ps);
 %code {
 #include <stdlib.h>
 #include <string.h>
+
+/* bison's own stack: right-nested input (`not not ... x`, `a ** a ** ...`)
+ * fills it with one to four entries per level, so when it is full ("memory
+ * exhausted") the nesting is past PARSE_MAX_DEPTH, and is reported so */
+#define YYMAXDEPTH (10 * PARSE_MAX_DEPTH)
 
 static int kp_lex(KP_STYPE *lval, Loc *lloc, ParseState *ps)
 {
@@ -144,19 +160,26 @@ static Node *tuple_or_item(NodeList items, bool trailing_comma, Loc loc)
     return t;
 }
 
+/* The operators grow with the operands (ops has args.cap entries), so a
+ * long chain costs linear time, not a copy per operator. */
 static void compare_push(Node *c, Op op, Node *operand)
 {
-    int nops = c->args.len - 1;
-    Op *ops = arena_alloc(sizeof *ops * (size_t)(nops + 1));
-    if (nops)
-        memcpy(ops, c->ops, sizeof *ops * (size_t)nops);
-    ops[nops] = op;
-    c->ops = ops;
+    int nops = c->args.len - 1, cap = c->args.cap;
     nl_push(&c->args, operand);
+    if (!c->ops || c->args.cap != cap) {
+        Op *ops = arena_alloc(sizeof *ops * (size_t)c->args.cap);
+        if (nops)
+            memcpy(ops, c->ops, sizeof *ops * (size_t)nops);
+        c->ops = ops;
+    }
+    c->ops[nops] = op;
 }
 
-/* What Python says when a target cannot be assigned to. */
-static void check_target(const Node *t, const char *verb)
+/* What Python says when a target cannot be assigned to.  A starred
+ * target (`*a, b = t`) is Python but not numba (UNPACK_EX is not
+ * supported), so it gets one error here, and the later passes, which would
+ * misread the unpacking, never see it. */
+static void check_target_in(const Node *t, const char *verb, bool in_tuple)
 {
     switch (t->kind) {
     case E_NAME:
@@ -164,12 +187,35 @@ static void check_target(const Node *t, const char *verb)
     case E_SUBSCRIPT:
         return;
     case E_TUPLE:
-    case E_LIST:
+    case E_LIST: {
+        const Node *star = NULL;
+        for (int i = 0; i < t->args.len; i++) {
+            const Node *e = t->args.items[i];
+            if (e->kind == E_STARRED) {
+                if (star) {
+                    error_at(e->loc, "multiple starred expressions in assignment");
+                    return;
+                }
+                star = e;
+            }
+        }
+        if (star && strcmp(verb, "assign to") == 0) {
+            error_at(star->loc, "starred assignment ('*%s') is not supported",
+                     star->lhs->kind == E_NAME ? star->lhs->name : "...");
+            return;
+        }
         for (int i = 0; i < t->args.len; i++)
-            check_target(t->args.items[i], verb);
+            check_target_in(t->args.items[i], verb, true);
         return;
+    }
     case E_STARRED:
-        check_target(t->lhs, verb);
+        if (!in_tuple) {
+            error_at(t->loc, strcmp(verb, "assign to") == 0
+                                 ? "starred assignment target must be in a list or tuple"
+                                 : "cannot %s starred", verb);
+            return;
+        }
+        check_target_in(t->lhs, verb, false);
         return;
     case E_INT: case E_FLOAT: case E_STR: case E_BOOL: case E_NONE:
         error_at(t->loc, "cannot %s literal", verb);
@@ -181,6 +227,11 @@ static void check_target(const Node *t, const char *verb)
         error_at(t->loc, "cannot %s %s", verb, node_kind_desc[t->kind]);
         return;
     }
+}
+
+static void check_target(const Node *t, const char *verb)
+{
+    check_target_in(t, verb, false);
 }
 
 static void check_aug_target(const Node *t)
@@ -260,7 +311,11 @@ static void refuse_comprehension(Loc loc)
 static void kp_error(Loc *loc, ParseState *ps, const char *msg)
 {
     (void)ps;
-    error_at(*loc, "%s", msg);
+    if (strcmp(msg, "memory exhausted") == 0)
+        error_at(*loc, "expression too complex: more than %d levels of nesting",
+                 PARSE_MAX_DEPTH);
+    else
+        error_at(*loc, "%s", msg);
 }
 }
 
@@ -1088,13 +1143,14 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
 
 /* ---- entry point ---- */
 
-Node *parse_source(const Source *src)
+Node *parse_source(Source *src)
 {
     ParseState ps = {0};
     jmp_buf fatal;
+    int errors_before = error_count();
+    layout_prepare(src);
     ps.src = src;
     ps.on_fatal = &fatal;
-    int errors_before = error_count();
 
     layout_init(&ps);
     if (!lex_open(&ps))
@@ -1106,6 +1162,10 @@ Node *parse_source(const Source *src)
     }
     int rc = kp_parse(&ps);
     lex_close(&ps);
+    const Node *deep = NULL;
+    if (ps.module && !ast_check_depth(ps.module, PARSE_MAX_DEPTH, &deep))
+        error_at(deep->loc, "expression too complex: more than %d levels of nesting",
+                 PARSE_MAX_DEPTH);
     if (rc != 0 || error_count() > errors_before || !ps.module)
         return NULL;
     return ps.module;

@@ -32,6 +32,20 @@
  * failing block wins, no further blocks start, and the launch returns its
  * status.
  *
+ * A kernel translated without -g has no bounds checks, so it can write
+ * anywhere; the runtime keeps its own state out of reach and turns the
+ * faults it can catch into a status.  Block shared memory and thread frames
+ * are mappings of their own (mmap), each between two PROT_NONE guard
+ * regions, never next to malloc'd runtime state, with the data placed
+ * against the guard that follows it, so an overrun of shared memory or of
+ * the frames faults at once.  While a thread runs a block, a SIGSEGV,
+ * SIGBUS or SIGFPE on it is caught (a handler installed once, on an
+ * alternate signal stack so that a stack overflow is caught too) and
+ * leaves the block with siglongjmp: the launch fails with KRT_EKERNEL,
+ * naming the kernel and the block, and the pool goes on.  A fault anywhere
+ * else goes to the handler that was installed before, or kills the process
+ * as it would have.
+ *
  * Streams: each stream is a FIFO of tasks (copies, launches, host functions,
  * event records and waits) run in order by the stream's own thread, so the
  * host returns as soon as a task is queued; a launch task runs on the same
@@ -57,12 +71,14 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -166,6 +182,7 @@ typedef struct krt_cpu_job {
     void **args;
     uint64_t nblocks;
     size_t static_bytes;             /* rounded: dyn_shared starts there */
+    size_t shared_total, frame_total;  /* per block: static + dynamic, frames */
     uint64_t chunk;                  /* blocks taken per grab of next */
     /* On a cache line of its own: every worker bumps it, and a line shared
      * with fields they only read would bounce between cores. */
@@ -265,15 +282,204 @@ static void krt_cpu_unpark(krt_cpu_event *p, _Atomic uint64_t *word,
         sem_post(&p->sem);
 }
 
+/* ---- memory a kernel may overrun ---- */
+
+/* Bytes of PROT_NONE before and after each region: larger than a stride
+ * a kernel is likely to jump over in one step past its end. */
+#define KRT_CPU_GUARD ((size_t)64 * 1024)
+
+/* One mapping: guard, cap bytes of pages, guard.  A use of n bytes takes
+ * the last n (rounded) of the pages, krt_cpu_tail, so that it ends where
+ * the second guard starts. */
+typedef struct krt_cpu_guarded {
+    char *base;                      /* the whole mapping; NULL: none */
+    size_t len;
+    char *end;                       /* where the second guard starts */
+    size_t cap;
+} krt_cpu_guarded;
+
+/* NULL for a region not mapped yet (a cooperative launch, which has its
+ * own, leaves the workers' alone). */
+static char *krt_cpu_tail(const krt_cpu_guarded *g, size_t bytes)
+{
+    if (g->end == NULL)
+        return NULL;
+    return g->end - krt_cpu_round(bytes > 0 ? bytes : 1);
+}
+
+static size_t krt_cpu_page(void)
+{
+    static size_t page;
+
+    if (page == 0) {
+        long n = sysconf(_SC_PAGESIZE);
+        page = n > 0 ? (size_t)n : 4096;
+    }
+    return page;
+}
+
+static void krt_cpu_unmap(krt_cpu_guarded *g)
+{
+    if (g->base != NULL)
+        munmap(g->base, g->len);
+    memset(g, 0, sizeof *g);
+}
+
+/* Map g for at least bytes (> 0); g is left as it was on failure. */
+static int krt_cpu_map(krt_cpu_guarded *g, size_t bytes, const char *what)
+{
+    size_t page = krt_cpu_page(), cap = krt_cpu_round(bytes);
+    size_t body = (cap + page - 1) / page * page, len = body + 2 * KRT_CPU_GUARD;
+    char *base;
+
+    if (body < cap || len < body)
+        return krt__error(KRT_ENOMEM, "cannot allocate %zu bytes of %s",
+                          bytes, what);
+    base = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED)
+        return krt__error(KRT_ENOMEM, "cannot allocate %zu bytes of %s: %s",
+                          bytes, what, strerror(errno));
+    if (mprotect(base + KRT_CPU_GUARD, body, PROT_READ | PROT_WRITE) != 0) {
+        munmap(base, len);
+        return krt__error(KRT_ENOMEM, "cannot allocate %zu bytes of %s: %s",
+                          bytes, what, strerror(errno));
+    }
+    krt_cpu_unmap(g);
+    g->base = base;
+    g->len = len;
+    g->cap = body;
+    g->end = base + KRT_CPU_GUARD + body;
+    return KRT_OK;
+}
+
+/* ---- faults inside a kernel ---- */
+
+/* The block this thread runs, while it runs it. */
+typedef struct krt_cpu_trap {
+    sigjmp_buf env;
+    volatile sig_atomic_t armed;
+    int signo;
+    void *addr;
+} krt_cpu_trap;
+
+static _Thread_local krt_cpu_trap *krt_cpu_trap_cur;
+static _Thread_local int krt_cpu_altstack_done;
+static struct sigaction krt_cpu_old_action[3];
+static const int krt_cpu_fault_signals[3] = {SIGSEGV, SIGBUS, SIGFPE};
+static pthread_once_t krt_cpu_trap_once = PTHREAD_ONCE_INIT;
+static pthread_key_t krt_cpu_altstack_key;
+
+static void krt_cpu_on_fault(int sig, siginfo_t *info, void *uc)
+{
+    krt_cpu_trap *t = krt_cpu_trap_cur;
+    const struct sigaction *old = NULL;
+    int i;
+
+    if (t != NULL && t->armed) {
+        t->armed = 0;
+        t->signo = sig;
+        t->addr = info != NULL ? info->si_addr : NULL;
+        siglongjmp(t->env, 1);
+    }
+    /* Not a kernel's: as if this handler had never been installed. */
+    for (i = 0; i < 3; i++)
+        if (krt_cpu_fault_signals[i] == sig)
+            old = &krt_cpu_old_action[i];
+    if (old != NULL && (old->sa_flags & SA_SIGINFO) && old->sa_sigaction != NULL) {
+        old->sa_sigaction(sig, info, uc);
+    } else if (old != NULL && old->sa_handler != SIG_DFL &&
+               old->sa_handler != SIG_IGN) {
+        old->sa_handler(sig);
+    } else {
+        /* returning re-executes the faulting instruction: default action */
+        signal(sig, SIG_DFL);
+    }
+}
+
+static void krt_cpu_altstack_free(void *stack)
+{
+    stack_t off;
+
+    memset(&off, 0, sizeof off);
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, NULL);
+    munmap(stack, (size_t)SIGSTKSZ * 4);
+}
+
+static void krt_cpu_trap_install(void)
+{
+    struct sigaction sa;
+    int i;
+
+    pthread_key_create(&krt_cpu_altstack_key, krt_cpu_altstack_free);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = krt_cpu_on_fault;
+    /* NODEFER: siglongjmp leaves the handler without restoring the mask,
+     * so the signal must not be blocked while it runs. */
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (i = 0; i < 3; i++)
+        sigaction(krt_cpu_fault_signals[i], &sa, &krt_cpu_old_action[i]);
+}
+
+/* Once per thread that runs blocks: an alternate signal stack, unless the
+ * thread has one (the program's own), freed when the thread exits. */
+static void krt_cpu_trap_thread(void)
+{
+    stack_t cur, st;
+    void *mem;
+
+    pthread_once(&krt_cpu_trap_once, krt_cpu_trap_install);
+    if (krt_cpu_altstack_done)
+        return;
+    krt_cpu_altstack_done = 1;
+    if (sigaltstack(NULL, &cur) != 0 || !(cur.ss_flags & SS_DISABLE))
+        return;
+    mem = mmap(NULL, (size_t)SIGSTKSZ * 4, PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
+        return;
+    memset(&st, 0, sizeof st);
+    st.ss_sp = mem;
+    st.ss_size = (size_t)SIGSTKSZ * 4;
+    if (sigaltstack(&st, NULL) != 0) {
+        munmap(mem, st.ss_size);
+        return;
+    }
+    pthread_setspecific(krt_cpu_altstack_key, mem);
+}
+
+/* Run one block; 0, or the signal that ended it (details in *t).  Apart,
+ * so that nothing of the caller lives across the sigsetjmp. */
+static int krt_cpu_run_block(const krt_kernel *k, const krt_cpu_block *blk,
+                             void **args, krt_cpu_trap *t)
+{
+    if (sigsetjmp(t->env, 0) != 0)
+        return t->signo;
+    t->armed = 1;
+    k->cpu(blk, args);
+    t->armed = 0;
+    return 0;
+}
+
+/* The signals a thread of ours leaves unblocked: the faults of its own
+ * instructions, which cannot be handled on another thread. */
+static void krt_cpu_thread_sigmask(sigset_t *set)
+{
+    int i;
+
+    sigfillset(set);
+    for (i = 0; i < 3; i++)
+        sigdelset(set, krt_cpu_fault_signals[i]);
+}
+
 /* Aligned to a cache line: a spinning worker polls its own `go` only. */
 typedef struct krt_cpu_worker {
     _Alignas(64) pthread_t thread;
     krt_cpu_event park;
     _Atomic uint64_t go;             /* the launch to join (its generation) */
-    char *shared;
-    size_t shared_cap;
-    char *frame;
-    size_t frame_cap;
+    krt_cpu_guarded shared;
+    krt_cpu_guarded frame;
 } krt_cpu_worker;
 
 static struct {
@@ -319,12 +525,18 @@ static void krt_cpu_run(krt_cpu_job *job, krt_cpu_worker *w)
 
     blk.block_dim = job->cfg.block;
     blk.grid_dim = g;
-    blk.shared = w->shared;
-    blk.dyn_shared = w->shared + job->static_bytes;
+    krt_cpu_trap trap;
+    int sig;
+
+    blk.shared = krt_cpu_tail(&w->shared, job->shared_total);
+    blk.dyn_shared = blk.shared ? blk.shared + job->static_bytes : NULL;
     blk.dyn_shared_bytes = job->cfg.shared_bytes;
-    blk.frame = w->frame;
+    blk.frame = krt_cpu_tail(&w->frame, job->frame_total);
     blk.error = &err;
     blk.resume = &no_resume;
+    krt_cpu_trap_thread();
+    memset(&trap, 0, sizeof trap);
+    krt_cpu_trap_cur = &trap;
 
     /* Blocks are taken `chunk` at a time: one atomic add per block costs
      * more than a small block's work once two cores contend for it. */
@@ -352,7 +564,18 @@ static void krt_cpu_run(krt_cpu_job *job, krt_cpu_worker *w)
         blk.block_idx.z = (unsigned)(b / plane);
         err = KRT_OK;
         krt_cpu_fail_msg[0] = '\0';
-        k->cpu(&blk, job->args);
+        sig = krt_cpu_run_block(k, &blk, job->args, &trap);
+        if (sig != 0) {
+            err = KRT_EKERNEL;
+            snprintf(krt_cpu_fail_msg, sizeof krt_cpu_fail_msg,
+                     "%s at address %p while running the kernel (an "
+                     "out-of-bounds access? translate with kernc -g for "
+                     "bounds checks)",
+                     sig == SIGSEGV ? "memory fault (SIGSEGV)"
+                     : sig == SIGBUS ? "bus error (SIGBUS)"
+                                     : "arithmetic fault (SIGFPE)",
+                     trap.addr);
+        }
         if (err != KRT_OK) {
             int expected = KRT_OK;
             int status = krt_cpu_status_valid(err) ? err : KRT_EKERNEL;
@@ -364,6 +587,7 @@ static void krt_cpu_run(krt_cpu_job *job, krt_cpu_worker *w)
             break;
         }
     }
+    krt_cpu_trap_cur = NULL;
 }
 
 static void *krt_cpu_worker_main(void *arg)
@@ -433,8 +657,9 @@ static int krt_cpu_start(void)
 
         if (sem_init(&w->park.sem, 0, 0) != 0)
             break;
-        /* Workers take no signals: those belong to the program's threads. */
-        sigfillset(&all);
+        /* Workers take no signals: those belong to the program's threads;
+         * only the faults of their own kernels come to them. */
+        krt_cpu_thread_sigmask(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -454,28 +679,12 @@ static int krt_cpu_start(void)
 /* Make w's buffers hold shared and frame bytes (never NULL afterwards). */
 static int krt_cpu_reserve(krt_cpu_worker *w, size_t shared, size_t frame)
 {
-    void *p;
-
     shared = krt_cpu_round(shared > 0 ? shared : 1);
     frame = krt_cpu_round(frame > 0 ? frame : 1);
-    if (shared > w->shared_cap) {
-        if (posix_memalign(&p, KRT_CPU_ALIGN, shared) != 0)
-            return krt__error(KRT_ENOMEM,
-                              "cannot allocate %zu bytes of shared memory",
-                              shared);
-        free(w->shared);
-        w->shared = p;
-        w->shared_cap = shared;
-    }
-    if (frame > w->frame_cap) {
-        if (posix_memalign(&p, KRT_CPU_ALIGN, frame) != 0)
-            return krt__error(KRT_ENOMEM,
-                              "cannot allocate %zu bytes of thread frames",
-                              frame);
-        free(w->frame);
-        w->frame = p;
-        w->frame_cap = frame;
-    }
+    if (shared > w->shared.cap)
+        KRT_TRY(krt_cpu_map(&w->shared, shared, "shared memory"));
+    if (frame > w->frame.cap)
+        KRT_TRY(krt_cpu_map(&w->frame, frame, "thread frames"));
     return KRT_OK;
 }
 
@@ -520,6 +729,7 @@ static int krt_cpu_run_cooperative(krt_cpu_job *job, int helpers,
                                    size_t shared, size_t frame)
 {
     uint64_t b, stride, bytes;
+    krt_cpu_guarded coop;
     int more;
 
     job->coop_frame = krt_cpu_round(shared > 0 ? shared : 1);
@@ -531,15 +741,15 @@ static int krt_cpu_run_cooperative(krt_cpu_job *job, int helpers,
                           (unsigned long long)job->nblocks);
     job->coop_stride = (size_t)stride;
     job->resume = calloc((size_t)job->nblocks, sizeof *job->resume);
-    if (job->resume == NULL ||
-        posix_memalign((void **)&job->coop_mem, KRT_CPU_ALIGN,
-                       (size_t)bytes) != 0) {
+    if (job->resume == NULL)
+        return krt__error(KRT_ENOMEM, "cooperative launch: no memory");
+    memset(&coop, 0, sizeof coop);
+    if (krt_cpu_map(&coop, (size_t)bytes, "cooperative block memory") != KRT_OK) {
         free(job->resume);
         job->resume = NULL;
-        return krt__error(KRT_ENOMEM, "cooperative launch: cannot allocate "
-                          "%llu bytes of block memory",
-                          (unsigned long long)bytes);
+        return KRT_ENOMEM;
     }
+    job->coop_mem = krt_cpu_tail(&coop, (size_t)bytes);
     for (job->phase = 0;; job->phase++) {
         krt_cpu_run_pooled(job, helpers);
         if (atomic_load(&job->error) != KRT_OK)
@@ -550,7 +760,7 @@ static int krt_cpu_run_cooperative(krt_cpu_job *job, int helpers,
         if (!more)
             break;
     }
-    free(job->coop_mem);
+    krt_cpu_unmap(&coop);
     free(job->resume);
     job->coop_mem = NULL;
     job->resume = NULL;
@@ -591,6 +801,8 @@ static int krt_cpu_launch_locked(const krt_kernel *k,
     frame = k->frame_bytes * (size_t)threads;
     if (k->frame_bytes != 0 && frame / k->frame_bytes != threads)
         return krt__error(KRT_ENOMEM, "thread frames are too large");
+    job.shared_total = shared;
+    job.frame_total = frame;
     if (k->cooperative) {
         KRT_TRY(krt_cpu_run_cooperative(&job, helpers, shared, frame));
     } else {
@@ -877,7 +1089,7 @@ static int krt_cpu_stream_create(krt_stream *h)
         return krt__error(KRT_EINTERNAL, "pthread_cond_init failed");
     }
     /* The stream's thread takes no signals, as the pool's workers. */
-    sigfillset(&all);
+    krt_cpu_thread_sigmask(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     failed = pthread_create(&s->thread, NULL, krt_cpu_stream_main, s);
     pthread_sigmask(SIG_SETMASK, &old, NULL);

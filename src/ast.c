@@ -1,15 +1,17 @@
 /*
  * ast.c - construction, copying and printing of the AST of kernc.h.
  *
- * The parser builds nodes with node_new/nl_push; type.c clones a function's
- * tree with node_clone once per specialisation before lowering it in place;
- * node_walk and node_each_slot are the one visitor of the tree, for every
- * pass that needs all the nodes below one; ast_dump prints any tree (parsed
- * or lowered) as a stable S-expression with the line:col of every node,
- * which the parser tests compare (--dump-ast).
+ * The parser builds nodes with node_new/nl_push and bounds the depth of
+ * what it built with ast_check_depth; type.c clones a function's tree with
+ * node_clone (without recursion) once per specialisation before lowering it
+ * in place; node_walk and node_each_slot are the one visitor of the tree,
+ * for every pass that needs all the nodes below one; ast_dump prints any
+ * tree (parsed or lowered) as a stable S-expression with the line:col of
+ * every node, which the parser tests compare (--dump-ast).
  */
 #include "kernc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const char *node_kind_desc[NODE__COUNT] = {
@@ -53,11 +55,55 @@ void nl_push(NodeList *l, Node *n)
     l->items[l->len++] = n;
 }
 
-static void clone_list(NodeList *dst, const NodeList *src)
+/* ---- walking and copying without recursion ----
+ *
+ * Parsed trees can be as deep as the input makes them (a 100,000-term
+ * `a and b and ...` chain is a left spine of 100,000 nodes), so the two
+ * walks here keep their own stack instead of the C stack.  Every child of a
+ * node is one of the slots listed by node_slots: the three single children
+ * and the node lists.  ast_check_depth then bounds the depth, so the later
+ * passes, which recurse, stay well inside an 8 MB stack. */
+
+enum { NSLOT_NODES = 3, NSLOT_LISTS = 7 };
+
+static Node **node_slot(Node *n, int i)
 {
-    *dst = (NodeList){0};
-    for (int i = 0; i < src->len; i++)
-        nl_push(dst, node_clone(src->items[i]));
+    return i == 0 ? &n->lhs : i == 1 ? &n->rhs : &n->cond;
+}
+
+static NodeList *list_slot(Node *n, int i)
+{
+    NodeList *lists[NSLOT_LISTS] = {&n->args, &n->kwargs, &n->body, &n->orelse,
+                                    &n->params, &n->decorators, &n->names};
+    return lists[i];
+}
+
+/* A growable stack of work items, malloc'd: it is freed on every return. */
+typedef struct Work {
+    const Node *src;
+    Node **dst;            /* node_clone: where the copy goes */
+    int height;            /* ast_check_depth: the tallest child so far */
+    int slot, item;        /* ast_check_depth: the next child to visit */
+} Work;
+
+typedef struct WorkStack {
+    Work *items;
+    size_t len, cap;
+} WorkStack;
+
+static Work *work_push(WorkStack *w, const Node *src, Node **dst)
+{
+    if (w->len == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 64;
+        Work *items = realloc(w->items, sizeof *items * cap);
+        if (!items)
+            die("out of memory (%zu work items)", cap);
+        w->items = items;
+        w->cap = cap;
+    }
+    Work *it = &w->items[w->len++];
+    *it = (Work){src, dst, 0, 0, 0};
+    return it;
 }
 
 /* Strings are immutable arena strings and are shared; the semantic links
@@ -65,26 +111,97 @@ static void clone_list(NodeList *dst, const NodeList *src)
  * program-wide objects rather than into the tree. */
 Node *node_clone(const Node *n)
 {
-    if (!n)
-        return NULL;
-    Node *c = arena_alloc(sizeof *c);
-    *c = *n;
-    c->lhs = node_clone(n->lhs);
-    c->rhs = node_clone(n->rhs);
-    c->cond = node_clone(n->cond);
-    clone_list(&c->args, &n->args);
-    clone_list(&c->kwargs, &n->kwargs);
-    clone_list(&c->body, &n->body);
-    clone_list(&c->orelse, &n->orelse);
-    clone_list(&c->params, &n->params);
-    clone_list(&c->decorators, &n->decorators);
-    clone_list(&c->names, &n->names);
-    if (n->ops) {
-        int nops = n->args.len > 1 ? n->args.len - 1 : 0;
-        c->ops = arena_alloc(sizeof *c->ops * (size_t)(nops ? nops : 1));
-        memcpy(c->ops, n->ops, sizeof *c->ops * (size_t)nops);
+    Node *root = NULL;
+    WorkStack w = {0};
+    if (n)
+        work_push(&w, n, &root);
+    while (w.len) {
+        Work it = w.items[--w.len];
+        Node *c = arena_alloc(sizeof *c);
+        *c = *it.src;
+        *it.dst = c;
+        for (int i = 0; i < NSLOT_NODES; i++)
+            if (*node_slot(c, i))
+                work_push(&w, *node_slot(c, i), node_slot(c, i));
+        for (int i = 0; i < NSLOT_LISTS; i++) {
+            NodeList *l = list_slot(c, i);
+            if (!l->len) {
+                *l = (NodeList){0};
+                continue;
+            }
+            Node **items = arena_alloc(sizeof *items * (size_t)l->len);
+            for (int j = 0; j < l->len; j++) {
+                items[j] = NULL;
+                if (l->items[j])
+                    work_push(&w, l->items[j], &items[j]);
+            }
+            l->items = items;
+            l->cap = l->len;
+        }
+        if (it.src->ops) {
+            int nops = it.src->args.len > 1 ? it.src->args.len - 1 : 0;
+            c->ops = arena_alloc(sizeof *c->ops * (size_t)(nops ? nops : 1));
+            memcpy(c->ops, it.src->ops, sizeof *c->ops * (size_t)nops);
+        }
     }
-    return c;
+    free(w.items);
+    return root;
+}
+
+/* The next child of it->src in slot order (single children, then list
+ * items), NULL children skipped; NULL after the last. */
+static const Node *next_child(Work *it)
+{
+    Node *m = (Node *)it->src;   /* the slots are only read */
+    while (it->slot < NSLOT_NODES + NSLOT_LISTS) {
+        if (it->slot < NSLOT_NODES) {
+            const Node *c = *node_slot(m, it->slot++);
+            if (c)
+                return c;
+            continue;
+        }
+        const NodeList *l = list_slot(m, it->slot - NSLOT_NODES);
+        if (it->item < l->len) {
+            const Node *c = l->items[it->item++];
+            if (c)
+                return c;
+            continue;
+        }
+        it->slot++;
+        it->item = 0;
+    }
+    return NULL;
+}
+
+/* The height of the tree (a leaf is 1), computed bottom-up; the first node
+ * found whose height passes `limit` is reported through *where, the
+ * smallest subtree that is too deep. */
+bool ast_check_depth(const Node *root, int limit, const Node **where)
+{
+    WorkStack w = {0};
+    bool ok = true;
+    if (root)
+        work_push(&w, root, NULL);
+    while (w.len && ok) {
+        Work *it = &w.items[w.len - 1];
+        const Node *child = next_child(it);
+        if (child) {
+            work_push(&w, child, NULL);
+            continue;
+        }
+        /* a < b < c ... is lowered into one nested test per operator */
+        int own = it->src->kind == E_COMPARE && it->src->args.len > 1 ? it->src->args.len - 1 : 1;
+        int height = it->height + own;
+        if (height > limit) {
+            *where = it->src;
+            ok = false;
+        }
+        w.len--;
+        if (w.len && w.items[w.len - 1].height < height)
+            w.items[w.len - 1].height = height;
+    }
+    free(w.items);
+    return ok;
 }
 
 /* ---- the visitor ---- */

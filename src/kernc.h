@@ -562,6 +562,9 @@ typedef Visit NodeVisitFn(const Node *n, void *ctx);
 bool node_walk(const Node *n, NodeVisitFn *fn, void *ctx);
 typedef void NodeSlotFn(Node **slot, void *ctx);
 void node_each_slot(Node *n, NodeSlotFn *fn, void *ctx);
+/* false, with the smallest subtree that is too deep in *where, when the
+ * tree is more than `limit` nodes deep (ast.c; the parser's limit) */
+bool ast_check_depth(const Node *root, int limit, const Node **where);
 void ast_dump(FILE *out, const Node *n, int indent); /* for tests: --dump-ast */
 
 /* ------------------------------------------------------------------ */
@@ -893,8 +896,10 @@ typedef struct Program {
 /* Passes                                                              */
 /* ------------------------------------------------------------------ */
 
-/* layout.c + parser.y: parse a whole file; NULL when errors were reported. */
-Node *parse_source(const Source *src);
+/* layout.c + parser.y: parse a whole file; NULL when errors were reported.
+ * The text is decoded as Python does (BOM dropped, universal newlines) and
+ * replaced in *src, so that the diagnostics show the lines the parser saw. */
+Node *parse_source(Source *src);
 
 /* Command-line signatures: --signature NAME=void(...) */
 typedef struct SigOverride {
@@ -917,7 +922,7 @@ typedef struct Options {
  * reported (all of them).  translate_emit: the code for opt's target into
  * *code and the launcher header into *header (either may be NULL); false
  * if the emitter reported an error. */
-Program *translate(const Source *src, const Options *opt);
+Program *translate(Source *src, const Options *opt);
 bool translate_emit(Program *p, const Options *opt, StrBuf *code, StrBuf *header);
 
 /* Between resolve.c and type.c (nothing else uses these). */

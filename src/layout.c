@@ -17,12 +17,112 @@
  * also computed with tabs counting 1: two lines whose order differs under
  * the two measures mix tabs and spaces inconsistently, an error as in
  * Python 3.  Brackets are matched here too, so that an unclosed or stray
- * bracket is reported where it is, not where the grammar notices.
+ * bracket is reported where it is, not where the grammar notices; past
+ * LAYOUT_MAX_BRACKETS levels the file ends there, as in CPython.
+ *
+ * Before any of this, layout_prepare decodes the text as Python does (BOM,
+ * universal newlines) and reports what is not UTF-8.
  */
 #include "kernc.h"
 #include "parser.h"
 
 #include <string.h>
+
+/* The length of the UTF-8 sequence at p (1 to 4 bytes), or 0 when the
+ * bytes there are not UTF-8, with what is wrong in *why. */
+static int utf8_length(const unsigned char *p, const unsigned char *end, const char **why)
+{
+    unsigned char c = p[0];
+    int n;
+    unsigned char lo = 0x80, hi = 0xBF;   /* the second byte's range */
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0)
+            lo = 0xA0;         /* overlong */
+        if (c == 0xED)
+            hi = 0x9F;         /* surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0)
+            lo = 0x90;         /* overlong */
+        if (c == 0xF4)
+            hi = 0x8F;         /* past U+10FFFF */
+    } else {
+        *why = "invalid start byte";
+        return 0;
+    }
+    for (int i = 1; i < n; i++) {
+        if (p + i >= end) {
+            *why = "unexpected end of data";
+            return 0;
+        }
+        unsigned char b = p[i];
+        if (b < (i == 1 ? lo : 0x80) || b > (i == 1 ? hi : 0xBF)) {
+            *why = "invalid continuation byte";
+            return 0;
+        }
+    }
+    return n;
+}
+
+/* Python decodes a source file as UTF-8 with universal newlines before it
+ * tokenizes it: a leading byte order mark is dropped, and CRLF and a lone
+ * CR (old Mac files) end a line as LF does.  The same is done here, once,
+ * and the normalised text replaces the Source's (diag.c shares it, so the
+ * lines it shows are the lines the scanner counts).  What cannot be decoded
+ * (bytes that are not UTF-8, and NUL, which Python refuses too) is
+ * reported here, at its line and column, once per line; the scanner then
+ * drops those bytes silently, in strings and comments as elsewhere. */
+void layout_prepare(Source *src)
+{
+    const char *text = src->text, *end = text + src->len;
+    if (src->len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        text += 3;
+    char *out = arena_alloc((size_t)(end - text) + 1), *o = out;
+    for (const char *p = text; p < end; p++) {
+        if (*p == '\r') {
+            *o++ = '\n';
+            if (p + 1 < end && p[1] == '\n')
+                p++;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    src->text = out;
+    src->len = (size_t)(o - out);
+
+    const unsigned char *p = (const unsigned char *)out, *stop = (const unsigned char *)o;
+    int line = 1, col = 1, reported = 0;
+    while (p < stop) {
+        const char *why = NULL;
+        int n = *p ? utf8_length(p, stop, &why) : 0;
+        if (n == 0 && reported != line) {
+            Loc at = {line, col, line, col};
+            if (*p == 0)
+                error_at(at, "source code cannot contain null bytes");
+            else
+                error_at(at, "the file is not valid UTF-8: cannot decode byte 0x%02x (%s)",
+                         *p, why);
+            reported = line;
+        }
+        if (n == 0)
+            n = 1;
+        /* columns as the scanner counts them: bytes 0x80-0xBF do not count */
+        for (int i = 0; i < n; i++, p++) {
+            if (*p == '\n') {
+                line++;
+                col = 1;
+            } else if ((*p & 0xC0) != 0x80) {
+                col++;
+            }
+        }
+    }
+}
 
 void layout_init(ParseState *ps)
 {
@@ -150,7 +250,13 @@ static bool track_bracket(ParseState *ps, Token *t)
     case '[':
     case '{':
         if (ps->nbrackets == LAYOUT_MAX_BRACKETS) {
+            /* as in CPython, the end of scanning: every later bracket
+             * would be reported as unmatched */
             error_at(t->loc, "too many nested parentheses");
+            ps->nbrackets = 0;
+            ps->stop = ps->eof_reported = true;
+            t->kind = T_YYEOF;
+            t->loc = eof_loc(ps);
             return true;
         }
         ps->bracket_char[ps->nbrackets] = (char)t->kind;
@@ -225,8 +331,12 @@ static Token layout_next(ParseState *ps)
             t = ps->saved;
             if (t.kind != T_YYEOF)
                 return t;
-        } else if (ps->at_eof) {
+        } else if (ps->at_eof || ps->stop) {
             t.kind = T_YYEOF;
+            if (ps->stop) {
+                t.loc = eof_loc(ps);
+                return t;
+            }
         } else {
             t.kind = lex_raw(&t.val, &t.loc, ps);
         }

@@ -72,7 +72,8 @@ static void cli_error(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-/* The whole file, NUL-terminated (the scanner reads it as bytes). */
+/* The whole file, NUL-terminated (the scanner reads it as bytes; a NUL
+ * inside is reported by parse_source, at its line and column). */
 static bool read_file(const char *path, Source *src)
 {
     FILE *f = fopen(path, "rb");
@@ -92,10 +93,6 @@ static bool read_file(const char *path, Source *src)
     if (!ok)
         cli_error("cannot read '%s': %s", path, strerror(errno));
     fclose(f);
-    if (ok && memchr(b.s, '\0', b.len)) {
-        cli_error("'%s' contains a NUL byte; is it a text file?", path);
-        ok = false;
-    }
     if (ok) {
         src->path = path;
         src->text = arena_strndup(b.s, b.len);

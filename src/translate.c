@@ -65,7 +65,7 @@ static Program *analyze(Node *module, const Options *opt)
     return p;
 }
 
-Program *translate(const Source *src, const Options *opt)
+Program *translate(Source *src, const Options *opt)
 {
     diag_init(src);
     Node *module = parse_source(src);
