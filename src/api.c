@@ -25,28 +25,20 @@ const ApiEntry api_table[API__COUNT] = {
 #define API_SLOTS 512
 _Static_assert(API_SLOTS >= 2 * API__COUNT, "api.c: grow API_SLOTS");
 
-static uint32_t api_hash(const char *s)
-{
-    uint32_t h = 2166136261u;   /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
-}
-
 const ApiEntry *api_lookup(const char *path)
 {
     static const ApiEntry *slots[API_SLOTS];
     static bool built;
     if (!built) {
         for (int i = 0; i < API__COUNT; i++) {
-            uint32_t h = api_hash(api_table[i].path) & (API_SLOTS - 1);
+            uint32_t h = (uint32_t)str_hash(api_table[i].path, strlen(api_table[i].path)) & (API_SLOTS - 1);
             while (slots[h])
                 h = (h + 1) & (API_SLOTS - 1);
             slots[h] = &api_table[i];
         }
         built = true;
     }
-    for (uint32_t h = api_hash(path) & (API_SLOTS - 1); slots[h]; h = (h + 1) & (API_SLOTS - 1))
+    for (uint32_t h = (uint32_t)str_hash(path, strlen(path)) & (API_SLOTS - 1); slots[h]; h = (h + 1) & (API_SLOTS - 1))
         if (strcmp(slots[h]->path, path) == 0)
             return slots[h];
     return NULL;

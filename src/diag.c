@@ -275,10 +275,7 @@ static void reported_reset(void)
 
 static uint64_t reported_hash(int line, int column, const char *msg)
 {
-    uint64_t h = 1469598103934665603u ^ (uint64_t)(unsigned)line * 31u ^ (uint64_t)(unsigned)column;
-    for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
-        h = (h ^ *p) * 1099511628211u;
-    return h;
+    return str_hash(msg, strlen(msg)) ^ ((uint64_t)(unsigned)line * 31u ^ (uint64_t)(unsigned)column);
 }
 
 /* True if (loc, msg) was reported before; else remembers it. */

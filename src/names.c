@@ -14,17 +14,9 @@
 static Global **table;
 static size_t table_cap, table_len;
 
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
-
 static size_t slot_of(Global **t, size_t cap, const char *name)
 {
-    size_t i = name_hash(name) & (cap - 1);
+    size_t i = str_hash(name, strlen(name)) & (cap - 1);
     while (t[i] && strcmp(t[i]->name, name) != 0)
         i = (i + 1) & (cap - 1);
     return i;
