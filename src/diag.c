@@ -26,8 +26,18 @@
 #include <string.h>
 #include <unistd.h>
 
-bool diag_werror;
 bool diag_no_warnings;
+static bool diag_werror;                 /* -Werror */
+
+static const struct {
+    const char *name, *what;
+} warning_info[W__COUNT] = {
+#define X_(id, name, what) {name, what},
+    KERNC_WARNINGS(X_)
+#undef X_
+};
+static bool warning_off[W__COUNT];      /* -Wno-NAME */
+static signed char warning_error[W__COUNT];   /* -Werror=NAME 1, -Wno-error=NAME -1 */
 
 static const Source *diag_src;
 static int diag_errors, diag_warnings;
@@ -99,6 +109,27 @@ static void put_colored(FILE *out, const char *sgr, const char *text)
         fprintf(out, "%s%s" SGR_END, sgr, text);
     else
         fputs(text, out);
+}
+
+const char *diag_option_hint(const char *usage, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    const char *word = eq ? arena_strndup(arg, (size_t)(eq - arg)) : arg;
+    Suggest sg;
+    suggest_init(&sg, word);
+    for (const char *p = usage; *p;) {
+        while (*p == ' ')
+            p++;
+        if (*p == '-') {
+            size_t n = strcspn(p, " \n,=[|");
+            suggest_add(&sg, arena_strndup(p, n));
+        }
+        p += strcspn(p, "\n");
+        p += *p == '\n';
+    }
+    if (!sg.best)
+        return "";
+    return arena_printf("; did you mean '%s%s'?", sg.best, eq ? eq : "");
 }
 
 void diag_cli_prefix(FILE *out, const char *prog)
@@ -193,7 +224,7 @@ static void show_source(Loc loc)
     fputc('\n', stderr);
 }
 
-static void report(const char *kind, Loc loc, const char *fmt, va_list ap)
+static void report_text(const char *kind, Loc loc, const char *msg, const char *tag)
 {
     const char *path = diag_src && diag_src->path ? diag_src->path : "<input>";
     fflush(stdout);
@@ -209,10 +240,18 @@ static void report(const char *kind, Loc loc, const char *fmt, va_list ap)
     put_colored(stderr, kind[0] == 'e' ? SGR_ERROR : kind[0] == 'w' ? SGR_WARNING : SGR_NOTE,
                 label);
     fputc(' ', stderr);
-    vfprintf(stderr, fmt, ap);
+    fputs(msg, stderr);
+    fputs(tag, stderr);
     fputc('\n', stderr);
     if (loc.first_line > 0)
         show_source(loc);
+}
+
+static void report(const char *kind, Loc loc, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    report_text(kind, loc, msg, "");
 }
 
 void error_at(Loc loc, const char *fmt, ...)
@@ -225,20 +264,70 @@ void error_at(Loc loc, const char *fmt, ...)
     diag_dropping = false;
 }
 
-void warning_at(Loc loc, const char *fmt, ...)
+void warning_at(Loc loc, Warn w, const char *fmt, ...)
 {
     va_list ap;
-    diag_dropping = diag_no_warnings;
+    diag_dropping = diag_no_warnings || warning_off[w];
     if (diag_dropping)
         return;
-    va_start(ap, fmt);
     /* -Werror: the same text, reported and counted as an error. */
-    report(diag_werror ? "error" : "warning", loc, fmt, ap);
+    bool as_error = warning_error[w] > 0 || (diag_werror && warning_error[w] == 0);
+    char msg[2048];
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (diag_werror)
+    char tag[96];
+    snprintf(tag, sizeof tag, " [-W%s%s]", as_error ? "error=" : "", warning_info[w].name);
+    report_text(as_error ? "error" : "warning", loc, msg, tag);
+    if (as_error)
         diag_errors++;
     else
         diag_warnings++;
+}
+
+int diag_warning_option(const char *arg, const char **hint)
+{
+    *hint = "";
+    if (strncmp(arg, "-W", 2) != 0)
+        return 0;
+    const char *name = arg + 2;
+    if (strcmp(name, "error") == 0) {
+        diag_werror = true;
+        return 1;
+    }
+    if (strcmp(name, "all") == 0 || strcmp(name, "extra") == 0) {
+        for (int i = 0; i < W__COUNT; i++)
+            warning_off[i] = false;
+        return 1;
+    }
+    bool no = strncmp(name, "no-", 3) == 0;
+    if (no)
+        name += 3;
+    bool error = strncmp(name, "error=", 6) == 0;
+    if (error)
+        name += 6;
+    for (int i = 0; i < W__COUNT; i++)
+        if (strcmp(name, warning_info[i].name) == 0) {
+            if (error)
+                warning_error[i] = no ? -1 : 1;
+            else
+                warning_off[i] = no;
+            return 1;
+        }
+    Suggest sg;
+    suggest_init(&sg, name);
+    for (int i = 0; i < W__COUNT; i++)
+        suggest_add(&sg, warning_info[i].name);
+    if (sg.best)
+        *hint = arena_printf("; did you mean '-W%s%s%s'?", no ? "no-" : "", error ? "error=" : "",
+                             sg.best);
+    return -1;
+}
+
+void diag_list_warnings(FILE *out)
+{
+    for (int i = 0; i < W__COUNT; i++)
+        fprintf(out, "  -W%-21s %s\n", warning_info[i].name, warning_info[i].what);
 }
 
 void note_at(Loc loc, const char *fmt, ...)

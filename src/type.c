@@ -206,6 +206,22 @@ static Var *lookup_var(Ctx *c, const char *name)
     return NULL;
 }
 
+/* What to add to "name 'x' is not defined": the import it lacks, else the
+ * closest local, module-level or built-in name. */
+static const char *name_hint(Ctx *c, const char *name)
+{
+    const char *hint = import_hint(name);
+    if (*hint)
+        return hint;
+    Suggest sg;
+    suggest_init(&sg, name);
+    for (int i = 0; i < c->vars.len; i++)
+        suggest_add(&sg, ((Var *)c->vars.items[i])->name);
+    sema_suggest_globals(&sg);
+    api_suggest(&sg, "");
+    return suggest_hint(&sg);
+}
+
 static bool ctx_is_local(void *ctx, const char *name)
 {
     return lookup_var(ctx, name) != NULL;
@@ -365,8 +381,12 @@ static Node *unknown_path(Ctx *c, Loc loc, const char *path)
     if (known) {
         const char *end = strchr(known + 1, '.');
         int len = end ? (int)(end - known - 1) : (int)strlen(known + 1);
-        return fail(c, loc, "'%.*s' has no attribute '%.*s'", (int)(known - path), path,
-                    len, known + 1);
+        const char *attr = arena_strndup(known + 1, (size_t)len);
+        Suggest sg;
+        suggest_init(&sg, attr);
+        api_suggest(&sg, arena_strndup(path, (size_t)(known - path)));
+        return fail(c, loc, "'%.*s' has no attribute '%s'%s", (int)(known - path), path, attr,
+                    suggest_hint(&sg));
     }
     return fail(c, loc, "'%s' is not supported", path);
 }
@@ -458,7 +478,7 @@ static Node *lower_name(Ctx *c, Node *e)
     }
     if (api_lookup(e->name) && !strchr(e->name, '.') && !*import_hint(e->name))
         return fail(c, e->loc, "'%s' cannot be used as a value", e->name);
-    return fail(c, e->loc, "name '%s' is not defined%s", e->name, import_hint(e->name));
+    return fail(c, e->loc, "name '%s' is not defined%s", e->name, name_hint(c, e->name));
 }
 
 /* ------------------------------------------------------------------ */
@@ -913,6 +933,18 @@ static Node *lower_index(Ctx *c, Node *e)
     return err ? err : n;
 }
 
+/* The closest of numba's array attributes to a misspelled one. */
+static const char *array_attr_hint(const char *name)
+{
+    static const char *const attrs[] = {"ndim", "size", "shape", "strides", "itemsize",
+                                        "nbytes", "dtype", "T", "real", "imag", NULL};
+    Suggest sg;
+    suggest_init(&sg, name);
+    for (int i = 0; attrs[i]; i++)
+        suggest_add(&sg, attrs[i]);
+    return suggest_hint(&sg);
+}
+
 static Node *lower_attr(Ctx *c, Node *e)
 {
     const char *p = expr_path(c, e);
@@ -949,7 +981,8 @@ static Node *lower_attr(Ctx *c, Node *e)
             tup->type = ty_tuple(el, t->ndim);
             return tup;
         }
-        return fail(c, e->loc, "array attribute '%s' is not supported", e->name);
+        return fail(c, e->loc, "array attribute '%s' is not supported%s", e->name,
+                    array_attr_hint(e->name));
     }
     return fail(c, e->loc, "a value of type %s has no attribute '%s'", ty_name(t), e->name);
 }
@@ -1516,7 +1549,7 @@ static Node *lx_call(Ctx *c, Node *e, bool stmt)
             return fail(c, e->lhs->loc, "'%s' is not callable", name);
         if (strcmp(name, "print") == 0)
             return fail(c, e->loc, "print() is not supported yet");
-        return fail(c, e->lhs->loc, "name '%s' is not defined", name);
+        return fail(c, e->lhs->loc, "name '%s' is not defined%s", name, name_hint(c, name));
     }
     if (e->lhs->kind == E_ATTR) {
         Node *base = lx(c, e->lhs->lhs);
@@ -1739,8 +1772,10 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
     const char *dp = expr_path(c, dtype);
     const ApiEntry *da = dp ? api_lookup(dp) : NULL;
     Type *elem = da && da->kind == AK_TYPE ? api_type(da) : NULL;
-    if (!elem && dtype->kind == E_NAME && *import_hint(dtype->name)) {
-        fail(c, dtype->loc, "name '%s' is not defined%s", dtype->name, import_hint(dtype->name));
+    if (!elem && dtype->kind == E_NAME &&
+        (*import_hint(dtype->name) ||
+         (!lookup_var(c, dtype->name) && !sema_global(dtype->name) && !da))) {
+        fail(c, dtype->loc, "name '%s' is not defined%s", dtype->name, name_hint(c, dtype->name));
         return;
     }
     if (!elem || !ty_is_scalar(elem)) {
