@@ -52,6 +52,22 @@ static bool diag_dropping;
 #define SGR_CARET "\33[32m\33[K"
 #define SGR_END "\33[m\33[K"
 
+/* The contexts pushed and not popped; deeper ones are counted, not kept. */
+enum { DIAG_CONTEXTS = 128 };
+static struct {
+    Loc loc;
+    const char *msg;
+} contexts[DIAG_CONTEXTS];
+static int ncontexts;
+
+/* The notes attached to the next error or warning. */
+enum { DIAG_ATTACHED = 8 };
+static struct {
+    Loc loc;
+    const char *msg;
+} attached[DIAG_ATTACHED];
+static int nattached;
+
 static void reported_reset(void);
 
 void diag_init(const Source *src)
@@ -60,6 +76,8 @@ void diag_init(const Source *src)
     diag_errors = 0;
     diag_warnings = 0;
     diag_dropping = false;
+    ncontexts = 0;
+    nattached = 0;
     reported_reset();
 }
 
@@ -254,6 +272,48 @@ static void report(const char *kind, Loc loc, const char *fmt, va_list ap)
     report_text(kind, loc, msg, "");
 }
 
+void diag_push_context(Loc loc, const char *fmt, ...)
+{
+    if (ncontexts < DIAG_CONTEXTS) {
+        char msg[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        contexts[ncontexts].loc = loc;
+        contexts[ncontexts].msg = arena_strdup(msg);
+    }
+    ncontexts++;
+}
+
+void diag_pop_context(void)
+{
+    if (ncontexts > 0)
+        ncontexts--;
+}
+
+void diag_attach_note(Loc loc, const char *fmt, ...)
+{
+    if (nattached == DIAG_ATTACHED)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    attached[nattached].loc = loc;
+    attached[nattached++].msg = arena_strdup(msg);
+}
+
+static void report_contexts(void)
+{
+    for (int i = 0; i < nattached; i++)
+        report_text("note", attached[i].loc, attached[i].msg, "");
+    nattached = 0;
+    for (int i = (ncontexts < DIAG_CONTEXTS ? ncontexts : DIAG_CONTEXTS) - 1; i >= 0; i--)
+        report_text("note", contexts[i].loc, contexts[i].msg, "");
+}
+
 void error_at(Loc loc, const char *fmt, ...)
 {
     va_list ap;
@@ -262,14 +322,17 @@ void error_at(Loc loc, const char *fmt, ...)
     va_end(ap);
     diag_errors++;
     diag_dropping = false;
+    report_contexts();
 }
 
 void warning_at(Loc loc, Warn w, const char *fmt, ...)
 {
     va_list ap;
     diag_dropping = diag_no_warnings || warning_off[w];
-    if (diag_dropping)
+    if (diag_dropping) {
+        nattached = 0;
         return;
+    }
     /* -Werror: the same text, reported and counted as an error. */
     bool as_error = warning_error[w] > 0 || (diag_werror && warning_error[w] == 0);
     char msg[2048];
@@ -283,6 +346,7 @@ void warning_at(Loc loc, Warn w, const char *fmt, ...)
         diag_errors++;
     else
         diag_warnings++;
+    report_contexts();
 }
 
 int diag_warning_option(const char *arg, const char **hint)
@@ -403,6 +467,8 @@ void vsema_error(Loc loc, const char *fmt, va_list ap)
     vsnprintf(buf, sizeof buf, fmt, ap);
     if (!reported_seen(loc, buf))
         error_at(loc, "%s", buf);
+    else
+        nattached = 0;
 }
 
 void sema_error(Loc loc, const char *fmt, ...)

@@ -124,6 +124,14 @@ typedef enum Warn {
 void warning_at(Loc loc, Warn w, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void note_at(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int error_count(void);
+/* A context for what is reported until it is popped: each error and
+ * warning is followed by "note: TEXT" at loc, the innermost context first
+ * (the specialisation of a device function an error is in, and its call). */
+void diag_push_context(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_pop_context(void);
+/* A note for the next error or warning only, printed right after it
+ * (before its contexts); dropped with it when sema_error has seen it. */
+void diag_attach_note(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An error reported once per location and text (the semantic passes lower
  * a device function once per specialisation). */
 void sema_error(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -882,6 +890,8 @@ struct Var {
     VarKind kind;
     Type *type;            /* the unified type */
     Loc loc;               /* first definition */
+    Loc type_loc;          /* the assignment that gave it its type, for notes
+                              (unset: loc) */
     int64_t shape[3];      /* arrays: constant shape (VAR_SHARED, VAR_LOCALARRAY) */
     int index;             /* position in Func.params or Func.locals */
     Node *init;            /* VAR_CONSTARRAY: E_TUPLE of every element, flat in

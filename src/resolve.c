@@ -321,6 +321,7 @@ PtrVec resolve_module(Node *module, const Options *opt)
         case S_FUNCDEF: {
             const Global *old = sema_global(s->name);
             if (old && old->kind == GLOBAL_FUNC) {
+                diag_attach_note(old->fn->def->loc, "'%s' was first defined here", s->name);
                 sema_error(s->loc, "redefinition of function '%s'", s->name);
                 break;
             }

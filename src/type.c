@@ -151,6 +151,7 @@ typedef struct Spec {
     int nargs;
     Ctx *ctx;
     bool inferring, finalizing, final_done;
+    bool failed;            /* its final pass reported errors */
 } Spec;
 
 static PtrVec all_specs;    /* Spec* */
@@ -292,18 +293,23 @@ static void bind(Ctx *c, Var *v, Type *t, Loc loc)
         return;
     if (!v->type) {
         v->type = t;
+        v->type_loc = loc;
         c->changed = true;
         return;
     }
     Type *u = ty_unify(v->type, t);
     if (!u) {
-        if (!c->quiet)
+        if (!c->quiet) {
+            diag_attach_note(v->type_loc.first_line ? v->type_loc : v->loc,
+                             "'%s' is %s from here", v->name, ty_name(v->type));
             sema_error(loc, "cannot unify %s and %s for '%s'", ty_name(v->type),
                        ty_name(t), v->name);
+        }
         return;
     }
     if (u != v->type) {
         v->type = u;
+        v->type_loc = loc;
         c->changed = true;
     }
 }
@@ -1485,6 +1491,8 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         return bad_node(e->loc, c->quiet ? NULL : ty_error);
     if (!s->f->ret)
         return bad_node(e->loc, NULL);
+    if (s->failed)   /* its errors are reported: no cascade at the call */
+        return bad_node(e->loc, c->quiet ? NULL : ty_error);
     if (s->f->ret == ty_void && !stmt)
         return fail(c, e->loc, "device function '%s' returns no value", fd->name);
     /* a call statement, or one to a function with barriers (the emitter
@@ -2916,8 +2924,19 @@ static Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
         s = spec_new(fd, args, nargs);
         spec_infer(s, fd->nsigs ? fd->sigs[0].ret : NULL);
     }
-    if (!c->quiet && !s->final_done)
+    if (!c->quiet && !s->final_done) {
+        StrBuf b = {0};
+        for (int i = 0; i < nargs; i++)
+            sb_printf(&b, "%s%s", i ? ", " : "", ty_name(args[i]));
+        if (nargs)
+            diag_push_context(loc, "in '%s' typed for (%s), called here", fd->name, sb_take(&b));
+        else
+            diag_push_context(loc, "in '%s', called here", fd->name);
+        int before = error_count();
         spec_finalize(s);
+        s->failed = error_count() > before;
+        diag_pop_context();
+    }
     spec_depth--;
     return s;
 }
@@ -2925,10 +2944,18 @@ static Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
 /* A kernel for one signature, or an eagerly typed device function. */
 void type_kernel(FuncDef *fd, const Signature *sig, Loc loc)
 {
-    (void)loc;
     Spec *s = spec_new(fd, sig->params, sig->nparams);
     spec_infer(s, fd->is_kernel ? ty_void : sig->ret);
+    /* Of several signatures, say which one an error is in. */
+    if (fd->nsigs > 1) {
+        StrBuf b = {0};
+        for (int i = 0; i < sig->nparams; i++)
+            sb_printf(&b, "%s%s", i ? ", " : "", ty_name(sig->params[i]));
+        diag_push_context(loc, "in '%s' typed for its signature (%s)", fd->name, sb_take(&b));
+    }
     spec_finalize(s);
+    if (fd->nsigs > 1)
+        diag_pop_context();
 }
 
 void type_finish(Program *p)
