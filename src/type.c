@@ -1239,8 +1239,9 @@ static Node *lower_rng(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
  * need be) and vectors of the same base (exactly) with n elements in all; so
  * the arguments' own kinds pick the one candidate.  Lowered to an E_API of
  * the vector type whose args are its n elements: a vector argument gives
- * its fields (E_TUPLEGETs of a hidden variable unless it is a variable),
- * evaluated left to right (E_LETs, as seq_operands). */
+ * its fields (E_TUPLEGETs of a hidden variable unless it is a variable; a
+ * constructor its own elements), evaluated left to right (E_LETs, as
+ * seq_operands). */
 static Node *lower_vector(Ctx *c, Node *e, const ApiEntry *a, Node **v)
 {
     Type *vt = ty_vector_named(a->path + 5);
@@ -1271,6 +1272,11 @@ static Node *lower_vector(Ctx *c, Node *e, const ApiEntry *a, Node **v)
     int nlets = 0;
     for (int i = 0; i < nargs; i++) {
         Node *x = v[i];
+        if (x->type->kind == TY_VECTOR && x->kind == E_API && x->api->rule == TR_VECTOR) {
+            for (int k = 0; k < x->args.len; k++)   /* float4(float2(a, b), c, d) */
+                nl_push(&r->args, x->args.items[k]);
+            continue;
+        }
         if (x->type->kind == TY_VECTOR) {
             if (x->kind != E_VAR && x->type->nelems > 1) {
                 Var *t = hidden_var(c, "vec", x->type, x->loc);
@@ -2164,9 +2170,15 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
             assign_value(c, target->args.items[i], v, out);
         return;
     }
-    case E_ATTR:
-        fail(c, target->loc, "assigning to an attribute is not supported");
+    case E_ATTR: {
+        Node *base = expr_path(c, target->lhs) ? NULL : lx(c, target->lhs);
+        if (base && !BAD(base) && base->type->kind == TY_VECTOR)   /* vecrec */
+            fail(c, target->loc, "the fields of %s are read-only (numba-cuda has no "
+                 "lowering for setting them): build a new vector", ty_name(base->type));
+        else if (!base || !BAD(base))
+            fail(c, target->loc, "assigning to an attribute is not supported");
         return;
+    }
     default:
         fail(c, target->loc, "cannot assign to %s", node_kind_desc[target->kind]);
         return;
