@@ -10,8 +10,10 @@
  * prefixes (stubs.py: char2 is int8x2, long4 is int64x4, double3 is
  * float64x3).  The translator (src/types.c, src/names.c) reads both.
  *
- * Generated code names the type krt_<cuda><n> and builds a value with
- * krt_make_<cuda><n>(x, ...).  Under nvcc, krt_float4 is CUDA's own float4
+ * Generated CUDA code spells them as CUDA does (float4, make_float4); the
+ * CPU code names the type krt_<cuda><n> and builds a value with
+ * krt_make_<cuda><n>(x, ...), as does CUDA code for the deprecated types
+ * below.  Under nvcc, krt_float4 is CUDA's own float4
  * (vector_types.h; for the 64-bit four-element types of CUDA 13, whose old
  * names are deprecated, the same-layout double4_16a etc.); a plain C compiler
  * gets a struct of the same size and alignment (CUDA's: two elements

@@ -184,6 +184,20 @@ static const char *t_libm(const Type *t)
     return ty_info(t)->fsfx;
 }
 
+/* Vector types (vecrec): CUDA code spells them as CUDA does (float4,
+ * make_float4); the CPU code, and the 64-bit four-element types whose CUDA
+ * names CUDA 13 deprecates, by kernrt_vector.h's krt_float4 (CUDA's own type
+ * under nvcc, so that the two meet in one .cu file).  func_begin sets the
+ * mode. */
+static bool vec_cuda_names;
+
+static const char *vec_spell(const Type *t, bool make)
+{
+    const char *k = make ? ty_vector_make(t) : ty_vector_cname(t);
+    bool deprecated = t->nelems == 4 && ty_size(t->elem) == 8;
+    return vec_cuda_names && !deprecated ? k + 4 : k;
+}
+
 const char *t_c(const Type *t)
 {
     if (!t)
@@ -193,7 +207,7 @@ const char *t_c(const Type *t)
     switch (t->kind) {
     case TY_ARRAY: return "krt_view";
     case TY_TUPLE: return tuple_cname(t);
-    case TY_VECTOR: return ty_vector_cname(t);   /* vecrec: krt_float4 */
+    case TY_VECTOR: return vec_spell(t, false);   /* vecrec: float4 */
     default: return "void";
     }
 }
@@ -1324,7 +1338,7 @@ static const char *ex_api(Emitter *E, Node *n)
         break;
     case EK_VECTOR: {   /* vecrec: krt_make_float4(x, y, z, w) */
         StrBuf b = {0};
-        sb_printf(&b, "%s(", ty_vector_make(t));
+        sb_printf(&b, "%s(", vec_spell(t, true));
         for (int i = 0; i < n->args.len; i++)
             sb_printf(&b, "%s%s", i ? ", " : "", ex_as(E, n->args.items[i], t->elem));
         sb_putc(&b, ')');
@@ -1610,7 +1624,7 @@ const char *zero_of(const Type *t)
     if (t && t->kind == TY_ARRAY)
         return "krt_view_make(NULL, 1, 0, 0, 0, 1)";
     if (t && t->kind == TY_VECTOR)   /* vecrec */
-        return arena_printf("%s(%s)", ty_vector_make(t),
+        return arena_printf("%s(%s)", vec_spell(t, true),
                             &"0, 0, 0, 0"[(4 - t->nelems) * 3]);
     return t && t->kind == TY_BOOL ? "false" : "0";
 }
@@ -1965,6 +1979,7 @@ void func_begin(Emitter *E, Func *f, Mode mode)
 {
     E->fn = f;
     E->mode = mode;
+    vec_cuda_names = mode == MODE_CUDA;
     E->frame = false;
     E->thread_loop = false;
     E->cloops = 0;

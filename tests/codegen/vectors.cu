@@ -20,32 +20,32 @@ KRT_FN KRT_MAYBE_UNUSED krt_tup_v4f4_v2i4 krt_tup_v4f4_v2i4_make(krt_float4 f0, 
 /* ---- CUDA ---- */
 
 #line 7 "vectors.kern"
-static __device__ inline KRT_MAYBE_UNUSED krt_float4 lerp(krt_float4 a, krt_float4 b, float t)
+static __device__ inline KRT_MAYBE_UNUSED float4 lerp(float4 a, float4 b, float t)
 {
 #line 8 "vectors.kern"
-    return krt_make_float4((a.x + ((b.x - a.x) * t)), (a.y + ((b.y - a.y) * t)), (a.z + ((b.z - a.z) * t)), (a.w + ((b.w - a.w) * t)));
+    return make_float4((a.x + ((b.x - a.x) * t)), (a.y + ((b.y - a.y) * t)), (a.z + ((b.z - a.z) * t)), (a.w + ((b.w - a.w) * t)));
 }
 
 #line 13 "vectors.kern"
 __global__ void blend__cuda(krt_view a, krt_view b, float t)
 {
     int64_t i = 0;
-    krt_float4 u = krt_make_float4(0, 0, 0, 0);
-    krt_float4 v = krt_make_float4(0, 0, 0, 0);
-    krt_float4 w = krt_make_float4(0, 0, 0, 0);
-    krt_tup_v4f4_v2i4 n = krt_tup_v4f4_v2i4_make(krt_make_float4(0, 0, 0, 0), krt_make_int2(0, 0));
+    float4 u = make_float4(0, 0, 0, 0);
+    float4 v = make_float4(0, 0, 0, 0);
+    float4 w = make_float4(0, 0, 0, 0);
+    krt_tup_v4f4_v2i4 n = krt_tup_v4f4_v2i4_make(make_float4(0, 0, 0, 0), make_int2(0, 0));
 #line 14 "vectors.kern"
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 #line 15 "vectors.kern"
     if (i < a.shape[0]) {
 #line 16 "vectors.kern"
-        u = krt_make_float4(((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 0], ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 1], ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 2], ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 3]);
+        u = make_float4(((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 0], ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 1], ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 2], ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 3]);
 #line 17 "vectors.kern"
-        v = krt_make_float4(((float *)b.data)[krt_wrap_index(i, b.shape[0]) * b.shape[1] + 0], ((float *)b.data)[krt_wrap_index(i, b.shape[0]) * b.shape[1] + 1], ((float *)b.data)[krt_wrap_index(i, b.shape[0]) * b.shape[1] + 2], ((float *)b.data)[krt_wrap_index(i, b.shape[0]) * b.shape[1] + 3]);
+        v = make_float4(((float *)b.data)[krt_wrap_index(i, b.shape[0]) * b.shape[1] + 0], ((float *)b.data)[krt_wrap_index(i, b.shape[0]) * b.shape[1] + 1], ((float *)b.data)[krt_wrap_index(i, b.shape[0]) * b.shape[1] + 2], ((float *)b.data)[krt_wrap_index(i, b.shape[0]) * b.shape[1] + 3]);
 #line 18 "vectors.kern"
         w = lerp(u, v, t);
 #line 19 "vectors.kern"
-        n = krt_tup_v4f4_v2i4_make(w, krt_make_int2(((int32_t)i), ((int32_t)krt_mul_i64(2, i))));
+        n = krt_tup_v4f4_v2i4_make(w, make_int2(((int32_t)i), ((int32_t)krt_mul_i64(2, i))));
 #line 20 "vectors.kern"
         ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 0] = (n.f0).x;
 #line 21 "vectors.kern"
