@@ -29,6 +29,7 @@
 #endif
 #include <kernrt.h>
 #include <kernrt_random.h>
+#include <kernrt_vector.h>   /* CUDA's vector types (vecrec) */
 
 #if defined(__CUDACC__)
 #define KRT_HD __host__ __device__

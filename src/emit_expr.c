@@ -184,6 +184,20 @@ static const char *t_libm(const Type *t)
     return ty_info(t)->fsfx;
 }
 
+/* Vector types (vecrec): CUDA code spells them as CUDA does (float4,
+ * make_float4); the CPU code, and the 64-bit four-element types whose CUDA
+ * names CUDA 13 deprecates, by kernrt_vector.h's krt_float4 (CUDA's own type
+ * under nvcc, so that the two meet in one .cu file).  func_begin sets the
+ * mode. */
+static bool vec_cuda_names;
+
+static const char *vec_spell(const Type *t, bool make)
+{
+    const char *k = make ? ty_vector_make(t) : ty_vector_cname(t);
+    bool deprecated = t->nelems == 4 && ty_size(t->elem) == 8;
+    return vec_cuda_names && !deprecated ? k + 4 : k;
+}
+
 const char *t_c(const Type *t)
 {
     if (!t)
@@ -193,6 +207,7 @@ const char *t_c(const Type *t)
     switch (t->kind) {
     case TY_ARRAY: return "krt_view";
     case TY_TUPLE: return tuple_cname(t);
+    case TY_VECTOR: return vec_spell(t, false);   /* vecrec: float4 */
     default: return "void";
     }
 }
@@ -203,8 +218,9 @@ const char *tuple_cname(const Type *t)
     sb_puts(&b, "krt_tup");
     for (int i = 0; i < t->nelems; i++) {
         sb_putc(&b, '_');
-        sb_puts(&b, t->elems[i]->kind == TY_TUPLE ? tuple_cname(t->elems[i])
-                                                  : t_suffix(t->elems[i]));
+        sb_puts(&b, t->elems[i]->kind == TY_TUPLE    ? tuple_cname(t->elems[i])
+                    : t->elems[i]->kind == TY_VECTOR ? ty_code(t->elems[i])
+                                                     : t_suffix(t->elems[i]));
     }
     return sb_take(&b);
 }
@@ -234,6 +250,8 @@ static bool same_type(const Type *a, const Type *b)
     if (a->kind == TY_ARRAY)
         return a->ndim == b->ndim && a->contiguous == b->contiguous &&
                same_type(a->elem, b->elem);
+    if (a->kind == TY_VECTOR)   /* interned */
+        return false;
     return true;
 }
 
@@ -1318,6 +1336,14 @@ static const char *ex_api(Emitter *E, Node *n)
         default: break;
         }
         break;
+    case EK_VECTOR: {   /* vecrec: krt_make_float4(x, y, z, w) */
+        StrBuf b = {0};
+        sb_printf(&b, "%s(", vec_spell(t, true));
+        for (int i = 0; i < n->args.len; i++)
+            sb_printf(&b, "%s%s", i ? ", " : "", ex_as(E, n->args.items[i], t->elem));
+        sb_putc(&b, ')');
+        return sb_take(&b);
+    }
     case EK_CAST:
         if (x)
             return ex_as(E, x, t);
@@ -1410,6 +1436,9 @@ const char *ex(Emitter *E, Node *n)
             return grid_comp(E, t->api->id == API_GRIDSIZE, (int)n->ival);
         if (t->kind == E_TUPLE && (int)n->ival < t->args.len)
             return ex(E, t->args.items[n->ival]);
+        if (t->type && t->type->kind == TY_VECTOR)   /* vecrec: v.x */
+            return arena_printf(is_name(E, t) ? "%s.%c" : "(%s).%c", ex(E, t),
+                                "xyzw"[n->ival & 3]);
         return arena_printf(is_name(E, t) ? "%s.f%d" : "(%s).f%d", ex(E, t), (int)n->ival);
     }
     case E_TUPLE: {
@@ -1594,6 +1623,9 @@ const char *zero_of(const Type *t)
     }
     if (t && t->kind == TY_ARRAY)
         return "krt_view_make(NULL, 1, 0, 0, 0, 1)";
+    if (t && t->kind == TY_VECTOR)   /* vecrec */
+        return arena_printf("%s(%s)", vec_spell(t, true),
+                            &"0, 0, 0, 0"[(4 - t->nelems) * 3]);
     return t && t->kind == TY_BOOL ? "false" : "0";
 }
 
@@ -1911,7 +1943,7 @@ void decl_local(Emitter *E, Var *v)
     const char *attr = unread ? " KRT_MAYBE_UNUSED" : "";
     if (t->kind == TY_ARRAY)
         outf(E, "krt_view %s%s;", v->cname, attr);
-    else if (t_scalar(t) || t->kind == TY_TUPLE)
+    else if (t_scalar(t) || t->kind == TY_TUPLE || t->kind == TY_VECTOR)
         outf(E, "%s %s%s = %s;", t_c(t), v->cname, attr, zero_of(t));
     else
         error_at(v->loc, "variable '%s' has a type kernc cannot translate (%s)", v->name,
@@ -1947,6 +1979,7 @@ void func_begin(Emitter *E, Func *f, Mode mode)
 {
     E->fn = f;
     E->mode = mode;
+    vec_cuda_names = mode == MODE_CUDA;
     E->frame = false;
     E->thread_loop = false;
     E->cloops = 0;

@@ -27,6 +27,7 @@
 #include <stdio.h>
 
 #include "kernrt_types.h"
+#include "kernrt_vector.h"   /* the vector types (vecrec) */
 
 /* ------------------------------------------------------------------ */
 /* util.c: arena, growable arrays, strings, internal errors            */
@@ -161,6 +162,10 @@ typedef enum TypeKind {
                       KRT_XOROSHIRO128P); its elements are never values */
     TY_GRIDGROUP,  /* cuda.cg.this_grid(): only a local variable and the
                       receiver of .sync(); never reaches emit_*.c */
+    /* vector types (vecrec) */
+    TY_VECTOR,     /* cuda.float32x4 ...: elem (the base scalar), nelems 1..4
+                      (fields x y z w); a value like a tuple (locals, tuple
+                      elements, device-function arguments and results) */
     TY_ERROR,      /* poison: an error was reported; suppresses cascades */
 } TypeKind;
 
@@ -246,6 +251,15 @@ int ty_dtype(const Type *t);          /* krt_dtype of a scalar or of ty_rngstate
 /* A short code of a type for specialisation names: i4, u8, f4, b1; arrays
  * a<ndim><elem>[c][s|l|k]; tuples t<n><elem>. */
 const char *ty_code(const Type *t);
+/* Vector types (vecrec; kernrt_vector.h): the interned vector of n (1..4)
+ * elements of the scalar elem, NULL if CUDA has none; the one a name of
+ * numba-cuda's names ("float32x4", or an alias "float4", "long2"), NULL if
+ * none; its C type "krt_float4" and constructor "krt_make_float4". */
+Type *ty_vector(Type *elem, int n);
+Type *ty_vector_named(const char *name);
+bool ty_is_vector(const Type *t);
+const char *ty_vector_cname(const Type *t);
+const char *ty_vector_make(const Type *t);
 
 /* One candidate signature of an operator or builtin: the result's and up
  * to three arguments' TypeKinds (-1: no such argument). */
@@ -297,6 +311,7 @@ typedef enum ApiClass {
     AC_MATH,       /* math.* functions and constants */
     AC_BUILTIN,    /* abs, min, max, int, float, bool, round, pow, range, len, print */
     AC_TYPE,       /* type names: calling one converts */
+    AC_VECTOR,     /* vector types (vecrec): cuda.float32x4(...) constructs one */
 } ApiClass;
 
 /* What a row does beyond its value (bits of ApiEntry.flags). */
@@ -375,6 +390,8 @@ typedef enum ApiRule {
     TR_PRINT,           /* a statement: S_PRINT */
     TR_CAST,            /* a type name called: a conversion */
     TR_VOID,            /* void: not callable */
+    TR_VECTOR,          /* cuda.float32x4(...) (vecrec): scalars and smaller
+                           vectors of the same base, n elements in all */
     TR__COUNT
 } ApiRule;
 
@@ -396,6 +413,7 @@ typedef enum ApiEmit {
     EK_CONST,      /* a floating-point literal */
     EK_CAST,       /* a conversion of the one argument */
     EK_BUILTIN,    /* a Python builtin, written out by emit_expr.c */
+    EK_VECTOR,     /* krt_make_<cuda type>(elements) (vecrec) */
 } ApiEmit;
 
 typedef struct ApiEntry {
@@ -1050,6 +1068,9 @@ Node *sema_fold_why(Node *e, const char **why, Loc *why_loc);
  * ty_array(elem, ndim, true, SPACE_CONST); elem NULL: NumPy's rule (ints ->
  * int64, any float -> float64, all bools -> bool).  False after an error. */
 bool sema_const_array(Node *data, Type *elem, Node **flat, int64_t shape[3]);
+/* A path naming a vector type by an alias, canonical (vecrec): cuda.float4
+ * -> cuda.float32x4; any other path as it is. */
+const char *sema_vector_canon(const char *path);
 /* Canonical spelling of a numba/NumPy type name (f4 -> float32); NULL if none. */
 const char *sema_type_alias(const char *name);
 /* type.c: type one kernel signature / the eagerly-typed device functions;

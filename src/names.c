@@ -110,6 +110,14 @@ Type *sema_scalar_named(const char *canon)
     return ty_scalar_named(canon);
 }
 
+/* cuda.<vector alias> -> cuda.<numba-cuda's name> (vecrec): cuda.float4 is
+ * cuda.float32x4, cuda.long2 cuda.int64x2 */
+const char *sema_vector_canon(const char *path)
+{
+    Type *v = path && strncmp(path, "cuda.", 5) == 0 ? ty_vector_named(path + 5) : NULL;
+    return v ? arena_printf("cuda.%s", ty_name(v)) : path;
+}
+
 /* The canonical path of a name or attribute chain at module level (or in
  * a function, skipping its locals). */
 const char *sema_path_of(const Node *e, bool (*is_local)(void *, const char *), void *ctx)
@@ -119,7 +127,7 @@ const char *sema_path_of(const Node *e, bool (*is_local)(void *, const char *), 
             return NULL;
         const Global *g = sema_global(e->name);
         if (g)
-            return g->kind == GLOBAL_PATH ? g->path : NULL;
+            return g->kind == GLOBAL_PATH ? sema_vector_canon(g->path) : NULL;
         const ApiEntry *a = api_lookup(e->name);
         return a && a->kind == AK_CALL ? e->name : NULL;
     }
@@ -136,7 +144,7 @@ const char *sema_path_of(const Node *e, bool (*is_local)(void *, const char *), 
             return sema_type_alias(full + 6);
         if (!strchr(full, '.') && sema_type_alias(full))
             return sema_type_alias(full);
-        return full;
+        return sema_vector_canon(full);
     }
     return NULL;
 }

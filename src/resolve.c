@@ -65,7 +65,7 @@ static void resolve_fromimport(Node *s)
                      (strcmp(name, "vectorize") == 0 || strcmp(name, "guvectorize") == 0))
                 path = name;
         } else if (strcmp(mod, "numba.cuda") == 0) {
-            const char *p = arena_printf("cuda.%s", name);
+            const char *p = sema_vector_canon(arena_printf("cuda.%s", name));   /* vecrec */
             if (api_lookup(p) || strcmp(name, "jit") == 0)
                 path = p;
         } else if (strcmp(mod, "numba.cuda.random") == 0) {

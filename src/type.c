@@ -328,7 +328,7 @@ static const char *expr_path(Ctx *c, const Node *e)
             return NULL;
         const Global *g = sema_global(e->name);
         if (g)
-            return g->kind == GLOBAL_PATH ? g->path : NULL;
+            return g->kind == GLOBAL_PATH ? sema_vector_canon(g->path) : NULL;
         const ApiEntry *a = api_lookup(e->name);
         if (a && a->kind == AK_CALL && !strchr(e->name, '.'))
             return e->name;   /* a Python builtin: abs, min, range, ... */
@@ -351,7 +351,7 @@ static const char *expr_path(Ctx *c, const Node *e)
             if (t)
                 return t;
         }
-        return full;
+        return sema_vector_canon(full);
     }
     return NULL;
 }
@@ -990,6 +990,18 @@ static Node *lower_attr(Ctx *c, Node *e)
         return fail(c, e->loc, "array attribute '%s' is not supported%s", e->name,
                     array_attr_hint(e->name));
     }
+    if (t->kind == TY_VECTOR) {   /* v.x .. v.w (vecrec) */
+        static const char fields[] = "xyzw";
+        const char *f = e->name[0] && !e->name[1] ? strchr(fields, e->name[0]) : NULL;
+        if (!f || f - fields >= t->nelems)
+            return fail(c, e->loc, "%s has no attribute '%s' (its fields are %.*s)", ty_name(t),
+                        e->name, t->nelems * 2 - 1, &"x y z w"[0]);
+        Node *n = node_new(E_TUPLEGET, e->loc);
+        n->lhs = base;
+        n->ival = (uint64_t)(f - fields);
+        n->type = t->elem;
+        return n;
+    }
     return fail(c, e->loc, "a value of type %s has no attribute '%s'", ty_name(t), e->name);
 }
 
@@ -1261,6 +1273,78 @@ static Node *lower_rng(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
 }
 
 /* A call of an API row, typed by the row's rule (api.def). */
+/* cuda.float32x4(...) (vecrec; numba-cuda vector_types.py): the candidates
+ * are every sequence of scalars (converted to the base type, unsafely if
+ * need be) and vectors of the same base (exactly) with n elements in all; so
+ * the arguments' own kinds pick the one candidate.  Lowered to an E_API of
+ * the vector type whose args are its n elements: a vector argument gives
+ * its fields (E_TUPLEGETs of a hidden variable unless it is a variable; a
+ * constructor its own elements), evaluated left to right (E_LETs, as
+ * seq_operands). */
+static Node *lower_vector(Ctx *c, Node *e, const ApiEntry *a, Node **v)
+{
+    Type *vt = ty_vector_named(a->path + 5);
+    int nargs = e->args.len, total = 0, last = -1;
+    for (int i = 0; i < nargs; i++) {
+        Type *t = v[i]->type;
+        if (t->kind == TY_VECTOR && t->elem == vt->elem)
+            total += t->nelems;
+        else if (ty_is_scalar(t))
+            total++;
+        else if (t->kind == TY_VECTOR)
+            return fail(c, v[i]->loc, "%s() does not accept %s: its vector arguments must be "
+                        "%sx1..%sx%d", a->path, ty_name(t), ty_name(vt->elem),
+                        ty_name(vt->elem), vt->nelems);
+        else
+            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(t));
+        if (!tree_is_pure(v[i]))
+            last = i;
+    }
+    if (total != vt->nelems)
+        return fail(c, e->loc, "%s() takes %d element%s (scalars or %s vectors), not %d",
+                    a->path, vt->nelems, vt->nelems == 1 ? "" : "s", ty_name(vt->elem), total);
+    Node *r = node_new(E_API, e->loc);
+    r->api = a;
+    r->type = vt;
+    Var *lets[4];
+    Node *vals[4];
+    int nlets = 0;
+    for (int i = 0; i < nargs; i++) {
+        Node *x = v[i];
+        if (x->type->kind == TY_VECTOR && x->kind == E_API && x->api->rule == TR_VECTOR) {
+            for (int k = 0; k < x->args.len; k++)   /* float4(float2(a, b), c, d) */
+                nl_push(&r->args, x->args.items[k]);
+            continue;
+        }
+        if (x->type->kind == TY_VECTOR) {
+            if (x->kind != E_VAR && x->type->nelems > 1) {
+                Var *t = hidden_var(c, "vec", x->type, x->loc);
+                lets[nlets] = t;
+                vals[nlets++] = x;
+                x = tree_var(x->loc, t);
+            }
+            for (int k = 0; k < x->type->nelems; k++) {
+                Node *g = node_new(E_TUPLEGET, x->loc);
+                g->lhs = k ? node_clone(x) : x;
+                g->ival = (uint64_t)k;
+                g->type = vt->elem;
+                nl_push(&r->args, g);
+            }
+            continue;
+        }
+        if (i < last && !tree_is_stable(x) && (!tree_is_pure(x) || tree_reads_memory(x))) {
+            Var *t = hidden_var(c, "seq", x->type, x->loc);
+            lets[nlets] = t;
+            vals[nlets++] = x;
+            x = tree_var(x->loc, t);
+        }
+        nl_push(&r->args, tree_cast(x, vt->elem));
+    }
+    for (int i = nlets - 1; i >= 0; i--)
+        r = tree_let(r->loc, lets[i], vals[i], r);
+    return r;
+}
+
 static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
 {
     int nargs = e->args.len;
@@ -1354,6 +1438,8 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     Node *bad;
     if (!lower_args(c, e, v, &bad))
         return poison(e->loc, bad, NULL);
+    if (a->rule == TR_VECTOR)
+        return lower_vector(c, e, a, v);
     switch (a->rule) {   /* rules of lowered arguments */
     case TR_CAST: {   /* float32(x): a conversion */
         if (!ty_is_scalar(v[0]->type))
@@ -1460,7 +1546,8 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         if (t == ty_gridgroup)
             return fail(c, v[i]->loc, "cannot pass a GridGroup to a device function; call "
                         "cuda.cg.this_grid() in the device function instead");
-        if (!ty_is_scalar(t) && t->kind != TY_ARRAY && t->kind != TY_TUPLE)
+        if (!ty_is_scalar(t) && t->kind != TY_ARRAY && t->kind != TY_TUPLE &&
+            t->kind != TY_VECTOR)
             return fail(c, v[i]->loc, "cannot pass %s to a device function", ty_name(t));
         types[i] = t;
     }
@@ -1604,7 +1691,7 @@ static Node *lower_tuple(Ctx *c, Node *e)
             bad = !bad || v->type == ty_error ? v : bad;
             continue;
         }
-        if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE)
+        if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE && v->type->kind != TY_VECTOR)
             return fail(c, v->loc, "tuples of %s are not supported", ty_name(v->type));
         nl_push(&t->args, v);
         el[i] = v->type;
@@ -2053,7 +2140,7 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
             bind(c, var, v->type, target->loc);
             return;
         }
-        if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE) {
+        if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE && v->type->kind != TY_VECTOR) {
             fail(c, v->loc, "a value of type %s cannot be stored in a variable",
                  ty_name(v->type));
             return;
@@ -2126,9 +2213,15 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
             assign_value(c, target->args.items[i], v, out);
         return;
     }
-    case E_ATTR:
-        fail(c, target->loc, "assigning to an attribute is not supported");
+    case E_ATTR: {
+        Node *base = expr_path(c, target->lhs) ? NULL : lx(c, target->lhs);
+        if (base && !BAD(base) && base->type->kind == TY_VECTOR)   /* vecrec */
+            fail(c, target->loc, "the fields of %s are read-only (numba-cuda has no "
+                 "lowering for setting them): build a new vector", ty_name(base->type));
+        else if (!base || !BAD(base))
+            fail(c, target->loc, "assigning to an attribute is not supported");
         return;
+    }
     default:
         fail(c, target->loc, "cannot assign to %s", node_kind_desc[target->kind]);
         return;
@@ -2359,7 +2452,7 @@ static void lower_return(Ctx *c, Node *s, NodeList *out)
     Node *v = lx(c, s->lhs);
     if (BAD(v))
         return;
-    if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE) {
+    if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE && v->type->kind != TY_VECTOR) {
         fail(c, v->loc, "returning %s from a device function is not supported yet",
              ty_name(v->type));
         return;

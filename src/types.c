@@ -14,6 +14,7 @@
  */
 #include "kernc.h"
 #include "kernrt.h"   /* KRT_XOROSHIRO128P, the dtype of ty_rngstate */
+#include "kernrt_vector.h"   /* the vector types' table */
 
 #include <string.h>
 
@@ -159,6 +160,7 @@ const char *ty_name(const Type *t)
     case TY_ERROR: return "<error>";
     case TY_RNGSTATE: return "xoroshiro128p_type";
     case TY_GRIDGROUP: return "GridGroup";
+    case TY_VECTOR: return arena_printf("%sx%d", ty_name(t->elem), t->nelems);
     case TY_ARRAY: {
         StrBuf b = {0};
         sb_printf(&b, "%s[", ty_name(t->elem));
@@ -202,6 +204,8 @@ const char *ty_code(const Type *t)
                             t->space == SPACE_CONST ? "k" : "");
     if (t->kind == TY_TUPLE && t->nelems > 0)
         return arena_printf("t%d%s", t->nelems, ty_code(t->elems[0]));
+    if (t->kind == TY_VECTOR)
+        return arena_printf("v%d%s", t->nelems, ty_code(t->elem));
     return "x";
 }
 
@@ -369,3 +373,81 @@ Type *ty_unify(Type *a, Type *b)
     return NULL;
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Vector types (vecrec): kernrt_vector.h's table                      */
+/* ------------------------------------------------------------------ */
+
+static const struct VecBase {
+    TypeKind elem;
+    const char *numba, *cuda;
+} vec_bases[] = {
+#define X_(e, numba, cuda, ctype, size) {TY_##e, #numba, #cuda},
+    KRT_VECTOR_BASES(X_)
+#undef X_
+};
+#define NVEC_BASES ((int)(sizeof vec_bases / sizeof vec_bases[0]))
+
+static const struct VecAlias {
+    const char *alias, *numba;
+} vec_aliases[] = {
+#define X_(alias, numba) {#alias, #numba},
+    KRT_VECTOR_ALIASES(X_)
+#undef X_
+};
+
+static const struct VecBase *vec_base_of(const Type *elem)
+{
+    for (int i = 0; i < NVEC_BASES; i++)
+        if (ty_scalar[vec_bases[i].elem] == elem)
+            return &vec_bases[i];
+    return NULL;
+}
+
+bool ty_is_vector(const Type *t) { return t && t->kind == TY_VECTOR; }
+
+Type *ty_vector(Type *elem, int n)
+{
+    if (n < 1 || n > 4 || !vec_base_of(elem))
+        return NULL;
+    for (int i = 0; i < interned.len; i++) {
+        Type *t = interned.items[i];
+        if (t->kind == TY_VECTOR && t->elem == elem && t->nelems == n)
+            return t;
+    }
+    Type *t = new_type(TY_VECTOR);
+    t->elem = elem;
+    t->nelems = n;
+    vec_push(&interned, t);
+    return t;
+}
+
+/* "float32x4" (numba-cuda's name) or "float4" (an alias: stubs.py) */
+Type *ty_vector_named(const char *name)
+{
+    size_t len = strlen(name);
+    if (len < 2 || name[len - 1] < '1' || name[len - 1] > '4')
+        return NULL;
+    int n = name[len - 1] - '0';
+    size_t plen = len - 1;
+    if (plen > 1 && name[plen - 1] == 'x') {
+        for (int i = 0; i < NVEC_BASES; i++)
+            if (strlen(vec_bases[i].numba) == plen - 1 &&
+                strncmp(vec_bases[i].numba, name, plen - 1) == 0)
+                return ty_vector(ty_scalar[vec_bases[i].elem], n);
+    }
+    for (size_t i = 0; i < sizeof vec_aliases / sizeof vec_aliases[0]; i++)
+        if (strlen(vec_aliases[i].alias) == plen && strncmp(vec_aliases[i].alias, name, plen) == 0)
+            return ty_vector_named(arena_printf("%sx%d", vec_aliases[i].numba, n));
+    return NULL;
+}
+
+const char *ty_vector_cname(const Type *t)
+{
+    return arena_printf("krt_%s%d", vec_base_of(t->elem)->cuda, t->nelems);
+}
+
+const char *ty_vector_make(const Type *t)
+{
+    return arena_printf("krt_make_%s%d", vec_base_of(t->elem)->cuda, t->nelems);
+}
