@@ -629,6 +629,42 @@ static bool const_int(const Node *n, int64_t *v)
     return false;
 }
 
+/* ---- value ranges (range.c) ----
+ * Where range.c proved an integer expression's interval, the printer
+ * computes the same value more cheaply: no wraparound for an index >= 0,
+ * C's division for non-negative operands, 32-bit arithmetic where every
+ * intermediate value fits in int32 (so that C's int cannot overflow). */
+static bool r_nonneg(const Node *n)
+{
+    return n && n->rknown && n->rlo >= 0;
+}
+
+static bool r_fits32(const Node *n)
+{
+    return n && n->rknown && n->rlo >= INT32_MIN && n->rhi <= INT32_MAX && t_int(n->type);
+}
+
+/* n (r_fits32) as a C int expression of the same value. */
+static const char *ex_i32(Emitter *E, Node *n)
+{
+    bool bound = E->cpu_binds && E->cpu_hooks->bound(E, n);
+    if (!bound && n->kind == E_CONST)
+        return fmt_int(ty_int32, n->ival);
+    if (!bound && n->kind == E_CAST && r_fits32(n->lhs))
+        return ex_i32(E, n->lhs);
+    if (!bound && n->kind == E_BINOP && r_fits32(n->lhs) && r_fits32(n->rhs)) {
+        const char *op = n->op == OP_ADD ? "+" : n->op == OP_SUB ? "-" : n->op == OP_MUL ? "*" : NULL;
+        if ((n->op == OP_FLOORDIV || n->op == OP_MOD) && r_nonneg(n->lhs) && n->rhs->rlo >= 1)
+            op = n->op == OP_MOD ? "%" : "/";
+        if (op)
+            return arena_printf("(%s %s %s)", ex_i32(E, n->lhs), op, ex_i32(E, n->rhs));
+    }
+    const char *s = ex(E, n);
+    if (t_signed(n->type) && t_bits(n->type) <= 32)
+        return s;
+    return arena_printf("(int32_t)%s", s);
+}
+
 /* An index expression, as int64, wrapped when it may be negative; under
  * debug (debug=True, -g) checked against the axis length (see
  * krt_ck_cpu in kernrt_device.h). */
@@ -649,6 +685,11 @@ static const char *index_expr(Emitter *E, Node *i, const char *len)
             return arena_printf("%lld", (long long)v);
         return arena_printf("krt_wrap_index(%lld, %s)", (long long)v, len);
     }
+    /* an index range.c proved >= 0 needs no wraparound */
+    if (r_nonneg(i) && r_fits32(i))
+        return ex_i32(E, i);
+    if (r_nonneg(i))
+        return t_signed(i->type) ? ex(E, i) : arena_printf("(int64_t)%s", ex(E, i));
     const char *s = ex(E, i);
     if (t_signed(i->type))
         return arena_printf("krt_wrap_index(%s, %s)", s, len);
@@ -707,7 +748,7 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
         sb_puts(&b, var_ref(E, v));
         for (int k = 0; k < nidx; k++) {
             E->axis = k;
-            sb_printf(&b, "[%s]", index_expr(E, idx[k], arena_printf("%lld", (long long)v->shape[k])));
+            sb_printf(&b, "[%s]", unparen(index_expr(E, idx[k], arena_printf("%lld", (long long)v->shape[k]))));
         }
         return sb_take(&b);
     }
@@ -814,6 +855,11 @@ static const char *ex_compare(Emitter *E, Node *n)
             op = "==";
         }
         const Type *ct = compare_type(l->type, r->type);
+        /* both operands in int32: a 32-bit comparison */
+        if (nops == 1 && t_int(ct) && r_fits32(l) && r_fits32(r)) {
+            sb_printf(&b, "%s %s %s)", ex_i32(E, l), op, ex_i32(E, r));
+            return sb_take(&b);
+        }
         const char *ls = prev ? prev : ex(E, l);
         const char *rs;
         if (i + 1 < nops) {
@@ -841,6 +887,9 @@ static const char *ex_binop(Emitter *E, Node *n)
     case OP_ADD: case OP_SUB: case OP_MUL: {
         const char *name = n->op == OP_ADD ? "add" : n->op == OP_SUB ? "sub" : "mul";
         const char *sym = n->op == OP_ADD ? "+" : n->op == OP_SUB ? "-" : "*";
+        /* every value in int32: C's int arithmetic cannot overflow */
+        if (t_int(t) && t_bits(t) == 64 && r_fits32(n) && r_fits32(l) && r_fits32(r))
+            return arena_printf("((%s)%s)", t_c(t), ex_i32(E, n));
         if (t_float(t) || (t_unsigned(t) && t_bits(t) >= 32))
             return arena_printf("(%s %s %s)", ex_as(E, l, t), sym, ex_as(E, r, t));
         if (t_int(t))
@@ -854,7 +903,27 @@ static const char *ex_binop(Emitter *E, Node *n)
         if (t_float(t))
             return arena_printf("(%s / %s)", ex_as(E, l, t), ex_as(E, r, t));
         break;
-    case OP_FLOORDIV: case OP_MOD:
+    case OP_FLOORDIV: case OP_MOD: {
+        bool mod = n->op == OP_MOD;
+        int64_t c;
+        /* both operands >= 0, the divisor >= 1: C's division is Python's */
+        if (t_int(t) && r_nonneg(l) && r->rknown && r->rlo >= 1) {
+            if (t_bits(t) == 64 && r_fits32(n) && r_fits32(l) && r_fits32(r))
+                return arena_printf("((%s)%s)", t_c(t), ex_i32(E, n));
+            return arena_printf("(%s %s %s)", ex_as(E, l, t), mod ? "%" : "/", ex_as(E, r, t));
+        }
+        /* a power of two: floor division is the arithmetic shift, the
+         * floor modulo the low bits (two's complement) */
+        if (t_signed(t) && t_bits(t) >= 32 && const_int(r, &c) && c > 0 && (c & (c - 1)) == 0 &&
+            r->type == t) {
+            int k = 0;
+            while ((INT64_C(1) << k) < c)
+                k++;
+            if (mod)
+                return arena_printf("(%s & %s)", ex_as(E, l, t), fmt_int(t, (uint64_t)(c - 1)));
+            return arena_printf("(%s >> %d)", ex_as(E, l, t), k);
+        }
+    }
         if (t_int(t) || t_float(t))
             return arena_printf("krt_%s_%s(%s, %s)", n->op == OP_MOD ? "mod" : "floordiv", sfx,
                                 ex_as(E, l, t), ex_as(E, r, t));

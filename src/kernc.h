@@ -539,6 +539,12 @@ struct Node {
     Var *it, *stop, *step; /* S_FORRANGE hidden variables */
     const ApiEntry *api;   /* E_API, S_BARRIER */
     Func *callee;          /* E_CALLFN: the specialisation called */
+
+    /* Set by range.c: the values an integer or bool expression can have,
+     * [rlo, rhi] when rknown (rgen: the pass that set it). */
+    bool rknown;
+    int rgen;
+    int64_t rlo, rhi;
 };
 
 Node *node_new(NodeKind kind, Loc loc);
@@ -1033,6 +1039,9 @@ PtrVec resolve_module(Node *module, const Options *opt);
 bool resolve_check_params(FuncDef *fd);
 /* check.c: kernel rules; reports errors and warnings. */
 void check_program(Program *p, const Options *opt);
+/* range.c: the value ranges of every function's integer expressions
+ * (Node.rknown, rlo, rhi), for the printers. */
+void range_program(Program *p);
 
 /* emit_*.c: the CUDA C file (kernels, CPU code, launchers), the C file for the
  * CPU backend (--target c), and the header with the launcher prototypes. */
