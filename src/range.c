@@ -697,11 +697,11 @@ static void rs_forrange(RA *ra, Env *e, Node *s)
     int64_t t;
     Iv tr = top_of(rt);
     /* it stays between start and stop while it += step cannot wrap */
-    if (st.ok && sp.ok && sc.ok && tr.ok && sc.lo >= 1 && add_ok(sp.hi, sc.hi, &t) &&
-        t <= tr.hi)
+    if (st.ok && sp.ok && sc.ok && tr.ok && sc.lo >= 1 && sp.hi > INT64_MIN &&
+        add_ok(sp.hi - 1, sc.hi, &t) && t <= tr.hi)
         it = iv(st.lo, sp.hi - 1);
-    else if (st.ok && sp.ok && sc.ok && tr.ok && sc.hi <= -1 && add_ok(sp.lo, sc.lo, &t) &&
-             t >= tr.lo)
+    else if (st.ok && sp.ok && sc.ok && tr.ok && sc.hi <= -1 && sp.lo < INT64_MAX &&
+             add_ok(sp.lo + 1, sc.lo, &t) && t >= tr.lo)
         it = iv(sp.lo + 1, st.hi);
     if (it.ok && it.lo > it.hi)
         it = iv(it.lo, it.lo);   /* an empty range: the body is not run */
