@@ -1134,12 +1134,15 @@ static const char *ex_math(Emitter *E, Node *n)
     /* fastmath=True on CUDA: numba compiles with NVVM's fast-math options
      * (approximate division and sqrt, flush to zero, fast intrinsics); the
      * float32 math with a fast CUDA intrinsic (AF_FASTMATH: __NAMEf) gets
-     * it here, `/` becomes __fdividef; sqrt stays sqrtf (its approximate
-     * form is a compiler flag, -prec-sqrt=false). */
-    bool fast = E->mode == MODE_CUDA && E->fn && E->fn->opt.fastmath && ft->kind == TY_FLOAT32 &&
-                api_has(a, AF_FASTMATH);
+     * it here, `/` becomes __fdividef, sqrt the approximate
+     * krt_fast_sqrtf (kernrt_device.h). */
+    bool fm32 = E->mode == MODE_CUDA && E->fn && E->fn->opt.fastmath && ft->kind == TY_FLOAT32;
+    bool fast = fm32 && api_has(a, AF_FASTMATH);
     StrBuf b = {0};
-    sb_printf(&b, fast ? "__%s%s(" : "%s%s(", spell, f);
+    if (fm32 && a->id == API_M_SQRT)   /* NVVM's prec-sqrt=0, ftz */
+        sb_puts(&b, "krt_fast_sqrtf(");
+    else
+        sb_printf(&b, fast ? "__%s%s(" : "%s%s(", spell, f);
     for (int i = 0; i < n->args.len; i++)
         sb_printf(&b, "%s%s", i ? ", " : "", ex_as(E, n->args.items[i], ft));
     sb_putc(&b, ')');

@@ -11,6 +11,7 @@
  *      lowering to the typed tree below; with ssa.c, tree.c, typerules.c,
  *      and ufunc.c for the kernels of @vectorize/@guvectorize/cuda.reduce)
  *   -> check (src/check.c: kernel rules: barriers, returns, shared sizes)
+ *   -> range (src/range.c: value ranges of integer expressions)
  *   -> lower (src/lower_cpu.c: the CPU block-level form of each kernel)
  *   -> emit (src/emit_*.c: CUDA C, C for the CPU backend, the C header).
  * The files form layers (tests/layers.sh).  The device API lives in one

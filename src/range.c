@@ -506,7 +506,7 @@ static Iv rx(RA *ra, Env *e, Node *n)
         return TOP;
     Iv r = rx_kind(ra, e, n);
     r = fit(r, n->type);
-    if (ty_is_int(n->type) || n->type->kind == TY_BOOL)
+    if (n->type && (ty_is_int(n->type) || n->type->kind == TY_BOOL))
         annotate(ra, n, r);
     return r;
 }
