@@ -68,6 +68,11 @@ typedef struct Emitter {
     /* Kernels whose CPU code has a `struct NAME__shared` */
     PtrVec shared_structs;
 
+    /* --assume-noalias, for the CUDA kernel being emitted (emit_cuda.c;
+     * NULL otherwise), by parameter index: reached through its
+     * __restrict__ pointer krt_rp_NAME; read only (loads through __ldg) */
+    bool *noalias_ptr, *noalias_ro;
+
     /* Expression temporaries of the function: krt_tmpN */
     Type **tmp_types;
     int ntmp, tmp_cap;
@@ -132,6 +137,10 @@ bool func_returns_value(const Func *f);
 
 /* emit_cuda.c */
 void emit_cuda_func(Emitter *E, Func *f);
+/* --assume-noalias: the __restrict__ pointer of array parameter v of the
+ * kernel being emitted, or NULL; whether its loads go through __ldg */
+const char *noalias_data(const Emitter *E, const Var *v);
+bool noalias_readonly(const Emitter *E, const Var *v);
 
 /* emit_cpu.c */
 void emit_cpu_devfunc(Emitter *E, Func *f);

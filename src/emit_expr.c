@@ -644,6 +644,18 @@ static bool r_fits32(const Node *n)
     return n && n->rknown && n->rlo >= INT32_MIN && n->rhi <= INT32_MAX && t_int(n->type);
 }
 
+/* k where n is the integer constant 2^k > 0, else -1 */
+static int pow2_exp(const Node *n)
+{
+    int64_t c;
+    if (!const_int(n, &c) || c <= 0 || (c & (c - 1)) != 0)
+        return -1;
+    int k = 0;
+    while ((INT64_C(1) << k) < c)
+        k++;
+    return k;
+}
+
 /* n (r_fits32) as a C int expression of the same value. */
 static const char *ex_i32(Emitter *E, Node *n)
 {
@@ -654,8 +666,15 @@ static const char *ex_i32(Emitter *E, Node *n)
         return ex_i32(E, n->lhs);
     if (!bound && n->kind == E_BINOP && r_fits32(n->lhs) && r_fits32(n->rhs)) {
         const char *op = n->op == OP_ADD ? "+" : n->op == OP_SUB ? "-" : n->op == OP_MUL ? "*" : NULL;
+        int64_t c;
+        int k = pow2_exp(n->rhs);
+        if ((n->op == OP_FLOORDIV || n->op == OP_MOD) && k >= 0 && const_int(n->rhs, &c))
+            return n->op == OP_MOD ? arena_printf("(%s & %lld)", ex_i32(E, n->lhs), (long long)(c - 1))
+                                   : arena_printf("(%s >> %d)", ex_i32(E, n->lhs), k);
+        /* non-negative operands: unsigned division, C's and Python's */
         if ((n->op == OP_FLOORDIV || n->op == OP_MOD) && r_nonneg(n->lhs) && n->rhs->rlo >= 1)
-            op = n->op == OP_MOD ? "%" : "/";
+            return arena_printf("(int32_t)((uint32_t)%s %s (uint32_t)%s)", ex_i32(E, n->lhs),
+                                n->op == OP_MOD ? "%" : "/", ex_i32(E, n->rhs));
         if (op)
             return arena_printf("(%s %s %s)", ex_i32(E, n->lhs), op, ex_i32(E, n->rhs));
     }
@@ -759,6 +778,9 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
     const char *a = ex(E, arr);
     if (!is_name(E, arr))
         a = arena_printf("(%s)", a);
+    const char *data = noalias_data(E, v);
+    if (!data)
+        data = arena_printf("%s.data", a);
     StrBuf b = {0};
     if (at->contiguous) {
         /* ((i * shape1) + j) * shape2 + k */
@@ -768,9 +790,9 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
             lin = arena_printf("%s * %s.shape[%d] + %s", k > 1 ? arena_printf("(%s)", lin) : lin,
                                a, k, index_expr(E, idx[k], arena_printf("%s.shape[%d]", a, k)));
         }
-        sb_printf(&b, "((%s *)%s.data)[%s]", T, a, lin);
+        sb_printf(&b, "((%s *)%s)[%s]", T, data, lin);
     } else {
-        sb_printf(&b, "*(%s *)(%s.data", T, a);
+        sb_printf(&b, "*(%s *)(%s", T, data);
         for (int k = 0; k < nidx; k++) {
             E->axis = k;
             sb_printf(&b, " + %s * %s.strides[%d]",
@@ -906,22 +928,24 @@ static const char *ex_binop(Emitter *E, Node *n)
     case OP_FLOORDIV: case OP_MOD: {
         bool mod = n->op == OP_MOD;
         int64_t c;
-        /* both operands >= 0, the divisor >= 1: C's division is Python's */
-        if (t_int(t) && r_nonneg(l) && r->rknown && r->rlo >= 1) {
-            if (t_bits(t) == 64 && r_fits32(n) && r_fits32(l) && r_fits32(r))
-                return arena_printf("((%s)%s)", t_c(t), ex_i32(E, n));
-            return arena_printf("(%s %s %s)", ex_as(E, l, t), mod ? "%" : "/", ex_as(E, r, t));
-        }
+        int k = pow2_exp(r);
+        if (t_int(t) && t_bits(t) == 64 && r_fits32(n) && r_fits32(l) && r_fits32(r) &&
+            (k >= 0 || (r_nonneg(l) && r->rlo >= 1)))
+            return arena_printf("((%s)%s)", t_c(t), ex_i32(E, n));
         /* a power of two: floor division is the arithmetic shift, the
-         * floor modulo the low bits (two's complement) */
-        if (t_signed(t) && t_bits(t) >= 32 && const_int(r, &c) && c > 0 && (c & (c - 1)) == 0 &&
-            r->type == t) {
-            int k = 0;
-            while ((INT64_C(1) << k) < c)
-                k++;
+         * floor modulo the low bits (two's complement), for any sign */
+        if (t_signed(t) && t_bits(t) >= 32 && k >= 0 && const_int(r, &c) && r->type == t) {
             if (mod)
                 return arena_printf("(%s & %s)", ex_as(E, l, t), fmt_int(t, (uint64_t)(c - 1)));
             return arena_printf("(%s >> %d)", ex_as(E, l, t), k);
+        }
+        /* both operands >= 0, the divisor >= 1: C's division is Python's
+         * (unsigned: no sign fix-up) */
+        if (t_int(t) && r_nonneg(l) && r->rknown && r->rlo >= 1) {
+            if (t_signed(t))
+                return arena_printf("(%s)((uint%d_t)%s %s (uint%d_t)%s)", t_c(t), t_bits(t) < 32 ? 32 : t_bits(t),
+                                    ex_as(E, l, t), mod ? "%" : "/", t_bits(t) < 32 ? 32 : t_bits(t), ex_as(E, r, t));
+            return arena_printf("(%s %s %s)", ex_as(E, l, t), mod ? "%" : "/", ex_as(E, r, t));
         }
     }
         if (t_int(t) || t_float(t))
@@ -1473,6 +1497,10 @@ const char *ex(Emitter *E, Node *n)
     case E_CALLFN:
         return ex_call(E, n);
     case E_INDEX:
+        /* --assume-noalias: an array the kernel never writes is read
+         * through the read-only data cache */
+        if (n->lhs->kind == E_VAR && noalias_readonly(E, n->lhs->var))
+            return arena_printf("__ldg(&%s)", elem_ref(E, n->lhs, n->args.items, n->args.len));
         return elem_ref(E, n->lhs, n->args.items, n->args.len);
     case E_SHAPE:
         return ex_shape(E, n->lhs, (int)n->ival);

@@ -920,6 +920,8 @@ typedef struct Options {
     const char *header;          /* --header */
     bool target_c;               /* --target c */
     bool debug;                  /* -g */
+    bool assume_noalias;         /* --assume-noalias (issue 11): kernel array
+                                    arguments never overlap */
     SigOverride *sigs;
     int nsigs;
 } Options;

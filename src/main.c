@@ -47,6 +47,9 @@ static const char usage_text[] =
     "  --signature NAME=SIG    type kernel NAME with SIG, e.g.\n"
     "                          'saxpy=void(float32[:], float32)'; repeatable\n"
     "  -g                      bounds checks and debug code (like debug=True)\n"
+    "  --assume-noalias        the array arguments of a kernel never overlap:\n"
+    "                          __restrict__ pointers, read-only arrays through\n"
+    "                          the read-only cache (CUDA)\n"
     "  -Werror                 make warnings errors\n"
     "  -w                      do not report warnings\n"
     "  -fsyntax-only           check the file, write nothing\n"
@@ -371,6 +374,8 @@ int main(int argc, char **argv)
             vec_push(&sigs, s);
         } else if (strcmp(a, "-g") == 0) {
             opt.debug = true;
+        } else if (strcmp(a, "--assume-noalias") == 0) {
+            opt.assume_noalias = true;
         } else if (strcmp(a, "-Werror") == 0) {
             diag_werror = true;
         } else if (strcmp(a, "-w") == 0) {

@@ -34,9 +34,14 @@ typedef struct Iv {
     bool ok;
 } Iv;
 
+#define MAX_FACTS 8
 typedef struct Env {
     Iv *v;          /* by slot: parameters, then locals */
     bool dead;      /* unreachable */
+    /* relations a >= b between two variables (slots), from conditions
+     * such as `if tx >= offset:`, so that tx - offset is >= 0 */
+    int ge[MAX_FACTS][2];
+    int nge;
 } Env;
 
 typedef struct Loop {
@@ -129,7 +134,8 @@ static int slot_of(const RA *ra, const Var *v)
 
 static Env env_new(const RA *ra)
 {
-    Env e = {arena_alloc(sizeof(Iv) * (size_t)(ra->nslots ? ra->nslots : 1)), false};
+    Env e = {0};
+    e.v = arena_alloc(sizeof(Iv) * (size_t)(ra->nslots ? ra->nslots : 1));
     return e;
 }
 
@@ -138,6 +144,8 @@ static Env env_copy(const RA *ra, const Env *s)
     Env e = env_new(ra);
     memcpy(e.v, s->v, sizeof(Iv) * (size_t)ra->nslots);
     e.dead = s->dead;
+    memcpy(e.ge, s->ge, sizeof e.ge);
+    e.nge = s->nge;
     return e;
 }
 
@@ -148,6 +156,27 @@ static Env env_dead(const RA *ra)
     return e;
 }
 
+static bool has_fact(const Env *e, int a, int b)
+{
+    for (int i = 0; i < e->nge; i++)
+        if (e->ge[i][0] == a && e->ge[i][1] == b)
+            return true;
+    return false;
+}
+
+/* a's relations that b has too */
+static void facts_meet(Env *a, const Env *b)
+{
+    int k = 0;
+    for (int i = 0; i < a->nge; i++)
+        if (has_fact(b, a->ge[i][0], a->ge[i][1])) {
+            a->ge[k][0] = a->ge[i][0];
+            a->ge[k][1] = a->ge[i][1];
+            k++;
+        }
+    a->nge = k;
+}
+
 /* a = a joined with b */
 static void env_join(const RA *ra, Env *a, const Env *b)
 {
@@ -156,10 +185,13 @@ static void env_join(const RA *ra, Env *a, const Env *b)
     if (a->dead) {
         memcpy(a->v, b->v, sizeof(Iv) * (size_t)ra->nslots);
         a->dead = false;
+        memcpy(a->ge, b->ge, sizeof a->ge);
+        a->nge = b->nge;
         return;
     }
     for (int i = 0; i < ra->nslots; i++)
         a->v[i] = join(a->v[i], b->v[i]);
+    facts_meet(a, b);
 }
 
 /* Does a hold all of b? */
@@ -176,6 +208,9 @@ static bool env_holds(const RA *ra, const Env *a, const Env *b)
         if (!y.ok || y.lo < x.lo || y.hi > x.hi)
             return false;
     }
+    for (int i = 0; i < a->nge; i++)
+        if (!has_fact(b, a->ge[i][0], a->ge[i][1]))
+            return false;
     return true;
 }
 
@@ -202,6 +237,7 @@ static void env_widen(const RA *ra, Env *a, const Env *b)
             x.hi = t.hi;
         a->v[i] = x;
     }
+    facts_meet(a, b);
 }
 
 static Iv env_get(const RA *ra, const Env *e, const Var *v)
@@ -216,8 +252,30 @@ static Iv env_get(const RA *ra, const Env *e, const Var *v)
 static void env_set(const RA *ra, Env *e, const Var *v, Iv r)
 {
     int s = slot_of(ra, v);
-    if (s >= 0)
-        e->v[s] = fit(r, v->type);
+    if (s < 0)
+        return;
+    e->v[s] = fit(r, v->type);
+    int k = 0;   /* the relations of the old value go */
+    for (int i = 0; i < e->nge; i++)
+        if (e->ge[i][0] != s && e->ge[i][1] != s) {
+            e->ge[k][0] = e->ge[i][0];
+            e->ge[k][1] = e->ge[i][1];
+            k++;
+        }
+    e->nge = k;
+}
+
+static Var *cmp_var(Node *n);
+
+/* a >= b holds from now on */
+static void add_fact(RA *ra, Env *e, Var *a, Var *b)
+{
+    int sa = slot_of(ra, a), sb = slot_of(ra, b);
+    if (sa < 0 || sb < 0 || sa == sb || has_fact(e, sa, sb) || e->nge == MAX_FACTS)
+        return;
+    e->ge[e->nge][0] = sa;
+    e->ge[e->nge][1] = sb;
+    e->nge++;
 }
 
 /* ------------------------------------------------------------------ */
@@ -325,7 +383,15 @@ static Iv rx_binop(RA *ra, Env *e, Node *n)
         return TOP;
     switch (n->op) {
     case OP_ADD: return iv_add(a, b);
-    case OP_SUB: return iv_sub(a, b);
+    case OP_SUB: {
+        Iv r = iv_sub(a, b);
+        Var *va = cmp_var(n->lhs), *vb = cmp_var(n->rhs);
+        int sa = slot_of(ra, va), sb = slot_of(ra, vb);
+        /* a - b with a >= b known */
+        if (r.ok && sa >= 0 && sb >= 0 && has_fact(e, sa, sb) && r.lo < 0)
+            r.lo = 0;
+        return r;
+    }
     case OP_MUL: return iv_mul(a, b);
     case OP_FLOORDIV: return iv_floordiv(a, b);
     case OP_MOD: return iv_mod(a, b);
@@ -633,6 +699,10 @@ static void refine(RA *ra, Env *e, Node *c, bool truth)
     /* the operands' intervals where the condition was evaluated */
     Iv li = l->rknown ? iv(l->rlo, l->rhi) : TOP, ri = r->rknown ? iv(r->rlo, r->rhi) : TOP;
     Var *lv = cmp_var(l), *rv = cmp_var(r);
+    if (lv && rv && (op == OP_GE || op == OP_GT))
+        add_fact(ra, e, lv, rv);
+    if (lv && rv && (op == OP_LE || op == OP_LT))
+        add_fact(ra, e, rv, lv);
     if (lv)
         narrow(ra, e, lv, op, ri);
     else

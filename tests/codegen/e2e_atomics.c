@@ -110,7 +110,7 @@ static void tickets__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 46 "e2e_atomics.kern"
             *(int64_t *)(ticket.data + i * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
 #line 47 "e2e_atomics.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (int32_t)(i % 4) * hist.strides[0] + (int32_t)(i % 3) * hist.strides[1]), 1);
+            (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (int32_t)(i & 3) * hist.strides[0] + (int32_t)(int64_t)((uint64_t)i % (uint64_t)3) * hist.strides[1]), 1);
         }
     }
 }

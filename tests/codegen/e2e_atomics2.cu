@@ -88,11 +88,11 @@ __global__ void exch_cas__cuda(krt_view slot, krt_view winner, krt_view owner, k
 #line 45 "e2e_atomics2.kern"
         *(int32_t *)(winner.data + i * winner.strides[0]) = (int32_t)old;
 #line 47 "e2e_atomics2.kern"
-        got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + (int32_t)(i % 8) * owner.strides[0]), (-1), ((int32_t)i));
+        got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + (int32_t)(i & 7) * owner.strides[0]), (-1), ((int32_t)i));
 #line 48 "e2e_atomics2.kern"
         if (got == (-1)) {
 #line 49 "e2e_atomics2.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + (8 + (int32_t)(i % 8)) * owner.strides[0]), 1);
+            (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + (8 + (int32_t)(i & 7)) * owner.strides[0]), 1);
         }
 #line 50 "e2e_atomics2.kern"
         (void)krt_atomic_cas_i32(&*(int32_t *)(cell.data + 0 * cell.strides[0]), 0, ((int32_t)i));
@@ -274,11 +274,11 @@ static void exch_cas__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 45 "e2e_atomics2.kern"
             *(int32_t *)(winner.data + i * winner.strides[0]) = (int32_t)old;
 #line 47 "e2e_atomics2.kern"
-            got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + (int32_t)(i % 8) * owner.strides[0]), (-1), ((int32_t)i));
+            got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + (int32_t)(i & 7) * owner.strides[0]), (-1), ((int32_t)i));
 #line 48 "e2e_atomics2.kern"
             if (got == (-1)) {
 #line 49 "e2e_atomics2.kern"
-                (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + (8 + (int32_t)(i % 8)) * owner.strides[0]), 1);
+                (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + (8 + (int32_t)(i & 7)) * owner.strides[0]), 1);
             }
 #line 50 "e2e_atomics2.kern"
             (void)krt_atomic_cas_i32(&*(int32_t *)(cell.data + 0 * cell.strides[0]), 0, ((int32_t)i));

@@ -43,11 +43,11 @@ __global__ void flags__cuda(krt_view x, bool neg, int64_t n)
         __syncthreads();
     }
 #line 23 "e2e_control.kern"
-    if ((((int32_t)blockIdx.x) % 2) == 1) {
+    if ((((int32_t)blockIdx.x) & 1) == 1) {
 #line 24 "e2e_control.kern"
         __syncthreads();
 #line 25 "e2e_control.kern"
-        v = s[(t + 1) % ((int32_t)blockDim.x)];
+        v = s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))];
 #line 26 "e2e_control.kern"
         __syncthreads();
 #line 27 "e2e_control.kern"
@@ -167,7 +167,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 23 "e2e_control.kern"
-        if ((((int32_t)krt_b->block_idx.x) % 2) == 1) {
+        if ((((int32_t)krt_b->block_idx.x) & 1) == 1) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -182,7 +182,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 25 "e2e_control.kern"
-            krt_f->v = krt_s->s[(krt_f->t + 1) % ((int32_t)krt_b->block_dim.x)];
+            krt_f->v = krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))];
         }
 #line 26 "e2e_control.kern"
         /* cuda.syncthreads(): every thread has reached this point */

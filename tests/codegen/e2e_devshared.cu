@@ -72,11 +72,11 @@ __global__ void count_blocks__cuda(krt_view x, krt_view out)
 #line 46 "e2e_devshared.kern"
     if (i < x.shape[0]) {
 #line 47 "e2e_devshared.kern"
-        if ((t % 3) == 0) {
+        if ((int32_t)((uint32_t)t % (uint32_t)3) == 0) {
 #line 48 "e2e_devshared.kern"
             (void)counter(1, *(int64_t *)(x.data + i * x.strides[0]));
 #line 49 "e2e_devshared.kern"
-        } else if ((t % 3) == 1) {
+        } else if ((int32_t)((uint32_t)t % (uint32_t)3) == 1) {
 #line 50 "e2e_devshared.kern"
             (void)via(*(int64_t *)(x.data + i * x.strides[0]));
         } else {
@@ -310,11 +310,11 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 46 "e2e_devshared.kern"
         if (krt_f->i < x.shape[0]) {
 #line 47 "e2e_devshared.kern"
-            if ((krt_f->t % 3) == 0) {
+            if ((int32_t)((uint32_t)krt_f->t % (uint32_t)3) == 0) {
 #line 48 "e2e_devshared.kern"
                 (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + krt_f->i * x.strides[0]));
 #line 49 "e2e_devshared.kern"
-            } else if ((krt_f->t % 3) == 1) {
+            } else if ((int32_t)((uint32_t)krt_f->t % (uint32_t)3) == 1) {
 #line 50 "e2e_devshared.kern"
                 (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_f->i * x.strides[0]));
             } else {

@@ -81,9 +81,9 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 23 "e2e_devsync.kern"
-        krt_f->block_sum__lane = (int64_t)(((int32_t)krt_tid.x) % 32);
+        krt_f->block_sum__lane = (int64_t)(((int32_t)krt_tid.x) & 31);
 #line 24 "e2e_devsync.kern"
-        krt_f->block_sum__w = (int64_t)(((int32_t)krt_tid.x) / 32);
+        krt_f->block_sum__w = (int64_t)(((int32_t)krt_tid.x) >> 5);
     }
 #line 25 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -155,7 +155,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
             krt_f->warp_sum__v = krt_f->warp_sum__v + krt_f->warp_sum__krt_w1;
 #line 17 "e2e_devsync.kern"
-            krt_f->warp_sum__off = (int64_t)((int32_t)krt_f->warp_sum__off / 2);
+            krt_f->warp_sum__off = (int64_t)((int32_t)krt_f->warp_sum__off >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -223,7 +223,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 31 "e2e_devsync.kern"
-            krt_f->block_sum__r_2 = ((int32_t)krt_f->block_sum__lane < ((((int32_t)krt_b->block_dim.x) + 31) / 32)) ? ((float *)krt_f->block_sum__sm.data)[(int32_t)krt_f->block_sum__lane] : 0.0f;
+            krt_f->block_sum__r_2 = ((int32_t)krt_f->block_sum__lane < ((((int32_t)krt_b->block_dim.x) + 31) >> 5)) ? ((float *)krt_f->block_sum__sm.data)[(int32_t)krt_f->block_sum__lane] : 0.0f;
         }
 #line 32 "e2e_devsync.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -295,7 +295,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
                 krt_f->warp_sum__v = krt_f->warp_sum__v + krt_f->warp_sum__krt_w1;
 #line 17 "e2e_devsync.kern"
-                krt_f->warp_sum__off = (int64_t)((int32_t)krt_f->warp_sum__off / 2);
+                krt_f->warp_sum__off = (int64_t)((int32_t)krt_f->warp_sum__off >> 1);
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -662,7 +662,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
                 krt_f->warp_sum__i4__v_2 = krt_add_i64(krt_f->warp_sum__i4__v_2, krt_f->warp_sum__i4__krt_w1);
 #line 17 "e2e_devsync.kern"
-                krt_f->warp_sum__i4__off = (int64_t)((int32_t)krt_f->warp_sum__i4__off / 2);
+                krt_f->warp_sum__i4__off = (int64_t)((int32_t)krt_f->warp_sum__i4__off >> 1);
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {

@@ -21,7 +21,7 @@ static __device__ inline KRT_MAYBE_UNUSED float warp_sum(float v)
 #line 16 "e2e_devsync.kern"
         v = v + krt_w1;
 #line 17 "e2e_devsync.kern"
-        off = (int64_t)((int32_t)off / 2);
+        off = (int64_t)((int32_t)off >> 1);
     }
 #line 18 "e2e_devsync.kern"
     return v;
@@ -36,9 +36,9 @@ static __device__ inline KRT_MAYBE_UNUSED float block_sum(float v, krt_view sm)
     float r = 0;
     float r_2 = 0;
 #line 23 "e2e_devsync.kern"
-    lane = (int64_t)(((int32_t)threadIdx.x) % 32);
+    lane = (int64_t)(((int32_t)threadIdx.x) & 31);
 #line 24 "e2e_devsync.kern"
-    w = (int64_t)(((int32_t)threadIdx.x) / 32);
+    w = (int64_t)(((int32_t)threadIdx.x) >> 5);
 #line 25 "e2e_devsync.kern"
     v_2 = warp_sum(v);
 #line 26 "e2e_devsync.kern"
@@ -53,7 +53,7 @@ static __device__ inline KRT_MAYBE_UNUSED float block_sum(float v, krt_view sm)
 #line 30 "e2e_devsync.kern"
     if ((int32_t)w == 0) {
 #line 31 "e2e_devsync.kern"
-        r_2 = ((int32_t)lane < ((((int32_t)blockDim.x) + 31) / 32)) ? ((float *)sm.data)[(int32_t)lane] : 0.0f;
+        r_2 = ((int32_t)lane < ((((int32_t)blockDim.x) + 31) >> 5)) ? ((float *)sm.data)[(int32_t)lane] : 0.0f;
 #line 32 "e2e_devsync.kern"
         r = warp_sum(r_2);
     }
@@ -115,7 +115,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t warp_sum__i4(int32_t v)
 #line 16 "e2e_devsync.kern"
         v_2 = krt_add_i64(v_2, krt_w1);
 #line 17 "e2e_devsync.kern"
-        off = (int64_t)((int32_t)off / 2);
+        off = (int64_t)((int32_t)off >> 1);
     }
 #line 18 "e2e_devsync.kern"
     return v_2;
@@ -251,9 +251,9 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 23 "e2e_devsync.kern"
-        krt_f->block_sum__lane = (int64_t)(((int32_t)krt_tid.x) % 32);
+        krt_f->block_sum__lane = (int64_t)(((int32_t)krt_tid.x) & 31);
 #line 24 "e2e_devsync.kern"
-        krt_f->block_sum__w = (int64_t)(((int32_t)krt_tid.x) / 32);
+        krt_f->block_sum__w = (int64_t)(((int32_t)krt_tid.x) >> 5);
     }
 #line 25 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -325,7 +325,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
             krt_f->warp_sum__v = krt_f->warp_sum__v + krt_f->warp_sum__krt_w1;
 #line 17 "e2e_devsync.kern"
-            krt_f->warp_sum__off = (int64_t)((int32_t)krt_f->warp_sum__off / 2);
+            krt_f->warp_sum__off = (int64_t)((int32_t)krt_f->warp_sum__off >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -393,7 +393,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 31 "e2e_devsync.kern"
-            krt_f->block_sum__r_2 = ((int32_t)krt_f->block_sum__lane < ((((int32_t)krt_b->block_dim.x) + 31) / 32)) ? ((float *)krt_f->block_sum__sm.data)[(int32_t)krt_f->block_sum__lane] : 0.0f;
+            krt_f->block_sum__r_2 = ((int32_t)krt_f->block_sum__lane < ((((int32_t)krt_b->block_dim.x) + 31) >> 5)) ? ((float *)krt_f->block_sum__sm.data)[(int32_t)krt_f->block_sum__lane] : 0.0f;
         }
 #line 32 "e2e_devsync.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -465,7 +465,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
                 krt_f->warp_sum__v = krt_f->warp_sum__v + krt_f->warp_sum__krt_w1;
 #line 17 "e2e_devsync.kern"
-                krt_f->warp_sum__off = (int64_t)((int32_t)krt_f->warp_sum__off / 2);
+                krt_f->warp_sum__off = (int64_t)((int32_t)krt_f->warp_sum__off >> 1);
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -832,7 +832,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
                 krt_f->warp_sum__i4__v_2 = krt_add_i64(krt_f->warp_sum__i4__v_2, krt_f->warp_sum__i4__krt_w1);
 #line 17 "e2e_devsync.kern"
-                krt_f->warp_sum__i4__off = (int64_t)((int32_t)krt_f->warp_sum__i4__off / 2);
+                krt_f->warp_sum__i4__off = (int64_t)((int32_t)krt_f->warp_sum__i4__off >> 1);
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {

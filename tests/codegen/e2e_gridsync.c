@@ -258,7 +258,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 42 "e2e_gridsync.kern"
-            krt_f->v = (krt_f->t >= (int32_t)krt_f->d) ? krt_s->sm[krt_wrap_index(((int64_t)(krt_f->t - (int32_t)krt_f->d)), 64)] : 0;
+            krt_f->v = (krt_f->t >= (int32_t)krt_f->d) ? krt_s->sm[krt_f->t - (int32_t)krt_f->d] : 0;
         }
 #line 43 "e2e_gridsync.kern"
         /* cuda.syncthreads(): every thread has reached this point */

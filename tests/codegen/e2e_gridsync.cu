@@ -112,7 +112,7 @@ __global__ void grid_scan__cuda(krt_view x, krt_view partial, krt_view out)
 #line 41 "e2e_gridsync.kern"
     while (d < 64) {
 #line 42 "e2e_gridsync.kern"
-        v = (t >= (int32_t)d) ? sm[krt_wrap_index(((int64_t)(t - (int32_t)d)), 64)] : 0;
+        v = (t >= (int32_t)d) ? sm[t - (int32_t)d] : 0;
 #line 43 "e2e_gridsync.kern"
         __syncthreads();
 #line 44 "e2e_gridsync.kern"
@@ -400,7 +400,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 42 "e2e_gridsync.kern"
-            krt_f->v = (krt_f->t >= (int32_t)krt_f->d) ? krt_s->sm[krt_wrap_index(((int64_t)(krt_f->t - (int32_t)krt_f->d)), 64)] : 0;
+            krt_f->v = (krt_f->t >= (int32_t)krt_f->d) ? krt_s->sm[krt_f->t - (int32_t)krt_f->d] : 0;
         }
 #line 43 "e2e_gridsync.kern"
         /* cuda.syncthreads(): every thread has reached this point */

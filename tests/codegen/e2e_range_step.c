@@ -155,7 +155,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 44 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_add_i64(krt_mul_i64(krt_f->n, 100), krt_s->s[(krt_f->t + 1) % ((int32_t)krt_b->block_dim.x)]);
+        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_add_i64(krt_mul_i64(krt_f->n, 100), krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
     }
 }
 
@@ -250,7 +250,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 57 "e2e_range_step.kern"
-            krt_f->acc = krt_add_i64(krt_f->acc, krt_s->s[(krt_f->t + 1) % ((int32_t)krt_b->block_dim.x)]);
+            krt_f->acc = krt_add_i64(krt_f->acc, krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
         }
 #line 58 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */

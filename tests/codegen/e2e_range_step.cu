@@ -113,7 +113,7 @@ __global__ void count_sync__cuda(krt_view out, krt_view steps)
 #line 43 "e2e_range_step.kern"
     __syncthreads();
 #line 44 "e2e_range_step.kern"
-    *(int64_t *)(out.data + t * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), s[(t + 1) % ((int32_t)blockDim.x)]);
+    *(int64_t *)(out.data + t * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))]);
 }
 
 #line 48 "e2e_range_step.kern"
@@ -148,7 +148,7 @@ __global__ void count_block__cuda(krt_view out, int64_t step)
 #line 56 "e2e_range_step.kern"
         __syncthreads();
 #line 57 "e2e_range_step.kern"
-        acc = krt_add_i64(acc, s[(t + 1) % ((int32_t)blockDim.x)]);
+        acc = krt_add_i64(acc, s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))]);
 #line 58 "e2e_range_step.kern"
         __syncthreads();
     }
@@ -424,7 +424,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 44 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_add_i64(krt_mul_i64(krt_f->n, 100), krt_s->s[(krt_f->t + 1) % ((int32_t)krt_b->block_dim.x)]);
+        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_add_i64(krt_mul_i64(krt_f->n, 100), krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
     }
 }
 
@@ -519,7 +519,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 57 "e2e_range_step.kern"
-            krt_f->acc = krt_add_i64(krt_f->acc, krt_s->s[(krt_f->t + 1) % ((int32_t)krt_b->block_dim.x)]);
+            krt_f->acc = krt_add_i64(krt_f->acc, krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
         }
 #line 58 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */

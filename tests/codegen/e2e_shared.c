@@ -65,7 +65,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 25 "e2e_shared.kern"
-        krt_f->step = (int64_t)(((int32_t)krt_b->block_dim.x) / 2);
+        krt_f->step = (int64_t)(((int32_t)krt_b->block_dim.x) >> 1);
     }
 #line 26 "e2e_shared.kern"
     for (;;) {
@@ -102,7 +102,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 30 "e2e_shared.kern"
-            krt_f->step = (int64_t)((int32_t)krt_f->step / 2);
+            krt_f->step = (int64_t)((int32_t)krt_f->step >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -365,7 +365,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
             krt_f->k = krt_f->krt_it1;
 #line 78 "e2e_shared.kern"
-            krt_f->tmp[(int32_t)krt_f->k] = d[((krt_f->t + (int32_t)krt_f->k) % ((int32_t)krt_b->block_dim.x))];
+            krt_f->tmp[(int32_t)krt_f->k] = d[(int32_t)((uint32_t)(krt_f->t + (int32_t)krt_f->k) % (uint32_t)((int32_t)krt_b->block_dim.x))];
         }
 #line 79 "e2e_shared.kern"
         krt_f->acc = 0.0;

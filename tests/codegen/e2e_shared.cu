@@ -38,7 +38,7 @@ __global__ void block_sum__cuda(krt_view x, krt_view out)
 #line 24 "e2e_shared.kern"
     __syncthreads();
 #line 25 "e2e_shared.kern"
-    step = (int64_t)(((int32_t)blockDim.x) / 2);
+    step = (int64_t)(((int32_t)blockDim.x) >> 1);
 #line 26 "e2e_shared.kern"
     while ((int32_t)step > 0) {
 #line 27 "e2e_shared.kern"
@@ -49,7 +49,7 @@ __global__ void block_sum__cuda(krt_view x, krt_view out)
 #line 29 "e2e_shared.kern"
         __syncthreads();
 #line 30 "e2e_shared.kern"
-        step = (int64_t)((int32_t)step / 2);
+        step = (int64_t)((int32_t)step >> 1);
     }
 #line 31 "e2e_shared.kern"
     if (tid == 0) {
@@ -177,7 +177,7 @@ __global__ void dyn_local__cuda(krt_view x, krt_view out)
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 78 "e2e_shared.kern"
-        tmp[(int32_t)k] = d[((t + (int32_t)k) % ((int32_t)blockDim.x))];
+        tmp[(int32_t)k] = d[(int32_t)((uint32_t)(t + (int32_t)k) % (uint32_t)((int32_t)blockDim.x))];
     }
 #line 79 "e2e_shared.kern"
     acc = 0.0;
@@ -257,7 +257,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 25 "e2e_shared.kern"
-        krt_f->step = (int64_t)(((int32_t)krt_b->block_dim.x) / 2);
+        krt_f->step = (int64_t)(((int32_t)krt_b->block_dim.x) >> 1);
     }
 #line 26 "e2e_shared.kern"
     for (;;) {
@@ -294,7 +294,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 30 "e2e_shared.kern"
-            krt_f->step = (int64_t)((int32_t)krt_f->step / 2);
+            krt_f->step = (int64_t)((int32_t)krt_f->step >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -557,7 +557,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
             krt_f->k = krt_f->krt_it1;
 #line 78 "e2e_shared.kern"
-            krt_f->tmp[(int32_t)krt_f->k] = d[((krt_f->t + (int32_t)krt_f->k) % ((int32_t)krt_b->block_dim.x))];
+            krt_f->tmp[(int32_t)krt_f->k] = d[(int32_t)((uint32_t)(krt_f->t + (int32_t)krt_f->k) % (uint32_t)((int32_t)krt_b->block_dim.x))];
         }
 #line 79 "e2e_shared.kern"
         krt_f->acc = 0.0;

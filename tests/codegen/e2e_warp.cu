@@ -39,12 +39,12 @@ __global__ void warp_sum__cuda(krt_view x, krt_view out)
 #line 16 "e2e_warp.kern"
         v = v + krt_w1;
 #line 17 "e2e_warp.kern"
-        off = (int64_t)((int32_t)off / 2);
+        off = (int64_t)((int32_t)off >> 1);
     }
 #line 18 "e2e_warp.kern"
     if (krt_laneid() == 0) {
 #line 19 "e2e_warp.kern"
-        ((float *)out.data)[(i / 32)] = v;
+        ((float *)out.data)[(i >> 5)] = v;
     }
 }
 
@@ -59,7 +59,7 @@ __global__ void ballot_count__cuda(krt_view x, krt_view out)
 #line 25 "e2e_warp.kern"
     b = (int32_t)__ballot_sync((unsigned)4294967295u, (int)(((int32_t *)x.data)[i] > 0));
 #line 26 "e2e_warp.kern"
-    w = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), ((int64_t)((((int32_t)blockDim.x) + 31) / 32))), ((int64_t)(((int32_t)threadIdx.x) / 32)));
+    w = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), ((int64_t)((((int32_t)blockDim.x) + 31) >> 5))), ((int64_t)(((int32_t)threadIdx.x) >> 5)));
 #line 27 "e2e_warp.kern"
     if (krt_laneid() == 0) {
 #line 28 "e2e_warp.kern"
@@ -262,7 +262,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_warp.kern"
             krt_f->v = krt_f->v + krt_f->krt_w1;
 #line 17 "e2e_warp.kern"
-            krt_f->off = (int64_t)((int32_t)krt_f->off / 2);
+            krt_f->off = (int64_t)((int32_t)krt_f->off >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -277,7 +277,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "e2e_warp.kern"
         if (krt_cpu_laneid(krt_b, krt_tid) == 0) {
 #line 19 "e2e_warp.kern"
-            ((float *)out.data)[(krt_f->i / 32)] = krt_f->v;
+            ((float *)out.data)[(krt_f->i >> 5)] = krt_f->v;
         }
     }
 }
@@ -345,7 +345,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 26 "e2e_warp.kern"
-        krt_f->w = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32))), ((int64_t)(((int32_t)krt_tid.x) / 32)));
+        krt_f->w = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5))), ((int64_t)(((int32_t)krt_tid.x) >> 5)));
 #line 27 "e2e_warp.kern"
         if (krt_cpu_laneid(krt_b, krt_tid) == 0) {
 #line 28 "e2e_warp.kern"

@@ -77,9 +77,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -311,7 +311,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -415,9 +415,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -649,7 +649,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -753,9 +753,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -987,7 +987,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1091,9 +1091,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -1325,7 +1325,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1429,9 +1429,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -1663,7 +1663,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1767,9 +1767,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -2001,7 +2001,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -2105,9 +2105,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -2339,7 +2339,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -2443,9 +2443,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -2677,7 +2677,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -2781,9 +2781,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -3015,7 +3015,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -3119,9 +3119,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -3353,7 +3353,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"

@@ -49,9 +49,9 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ / 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ % 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
     if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
@@ -152,7 +152,7 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
 #line 4 "max_reduce.kern"
         if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) / 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -217,9 +217,9 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ / 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ % 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
     if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
@@ -320,7 +320,7 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
 #line 4 "max_reduce.kern"
         if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) / 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -385,9 +385,9 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ / 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ % 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
     if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
@@ -488,7 +488,7 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
 #line 4 "max_reduce.kern"
         if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) / 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -553,9 +553,9 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ / 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ % 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
     if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
@@ -656,7 +656,7 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
 #line 4 "max_reduce.kern"
         if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) / 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -721,9 +721,9 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ / 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ % 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
     if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
@@ -824,7 +824,7 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
 #line 4 "max_reduce.kern"
         if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) / 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -889,9 +889,9 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ / 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ % 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
     if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
@@ -992,7 +992,7 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
 #line 4 "max_reduce.kern"
         if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) / 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1057,9 +1057,9 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ / 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ % 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
     if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
@@ -1160,7 +1160,7 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
 #line 4 "max_reduce.kern"
         if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) / 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1225,9 +1225,9 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ / 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ % 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
     if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
@@ -1328,7 +1328,7 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
 #line 4 "max_reduce.kern"
         if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) / 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1393,9 +1393,9 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ / 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ % 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
     if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
@@ -1496,7 +1496,7 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
 #line 4 "max_reduce.kern"
         if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) / 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1561,9 +1561,9 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ / 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ % 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
     if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
@@ -1664,7 +1664,7 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
 #line 4 "max_reduce.kern"
         if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) / 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1759,9 +1759,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -1993,7 +1993,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -2097,9 +2097,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -2331,7 +2331,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -2435,9 +2435,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -2669,7 +2669,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -2773,9 +2773,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -3007,7 +3007,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -3111,9 +3111,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -3345,7 +3345,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -3449,9 +3449,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -3683,7 +3683,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -3787,9 +3787,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -4021,7 +4021,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -4125,9 +4125,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -4359,7 +4359,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -4463,9 +4463,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -4697,7 +4697,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -4801,9 +4801,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ / 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ % 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -5035,7 +5035,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) / 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"

@@ -63,7 +63,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 21 "reduce.kern"
-        krt_f->step = (int64_t)(256 / 2);
+        krt_f->step = (int64_t)(256 >> 1);
     }
 #line 22 "reduce.kern"
     for (;;) {
@@ -100,7 +100,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 26 "reduce.kern"
-            krt_f->step = (int64_t)((int32_t)krt_f->step / 2);
+            krt_f->step = (int64_t)((int32_t)krt_f->step >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {

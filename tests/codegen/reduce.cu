@@ -36,7 +36,7 @@ __global__ void block_sum__cuda(krt_view inp, krt_view partial)
 #line 20 "reduce.kern"
     __syncthreads();
 #line 21 "reduce.kern"
-    step = (int64_t)(256 / 2);
+    step = (int64_t)(256 >> 1);
 #line 22 "reduce.kern"
     while (step > 0) {
 #line 23 "reduce.kern"
@@ -47,7 +47,7 @@ __global__ void block_sum__cuda(krt_view inp, krt_view partial)
 #line 25 "reduce.kern"
         __syncthreads();
 #line 26 "reduce.kern"
-        step = (int64_t)((int32_t)step / 2);
+        step = (int64_t)((int32_t)step >> 1);
     }
 #line 27 "reduce.kern"
     if (tx == 0) {
@@ -114,7 +114,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 21 "reduce.kern"
-        krt_f->step = (int64_t)(256 / 2);
+        krt_f->step = (int64_t)(256 >> 1);
     }
 #line 22 "reduce.kern"
     for (;;) {
@@ -151,7 +151,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 26 "reduce.kern"
-            krt_f->step = (int64_t)((int32_t)krt_f->step / 2);
+            krt_f->step = (int64_t)((int32_t)krt_f->step >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {

@@ -86,7 +86,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 22 "scan.kern"
             if (krt_f->tx >= (int32_t)krt_f->offset) {
 #line 23 "scan.kern"
-                krt_f->v = (int64_t)krt_s->temp[krt_wrap_index(((int64_t)(krt_f->tx - (int32_t)krt_f->offset)), 256)];
+                krt_f->v = (int64_t)krt_s->temp[krt_f->tx - (int32_t)krt_f->offset];
             }
         }
 #line 24 "scan.kern"
