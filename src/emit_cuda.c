@@ -5,6 +5,21 @@
 #include "emit.h"
 
 /* ------------------------------------------------------------------ */
+/* Options that are nvcc flags                                         */
+/* ------------------------------------------------------------------ */
+
+/* lineinfo=True is numba's -lineinfo to NVVM: nvcc's -lineinfo maps the
+ * SASS to the #line directives, that is to the .kern lines.  It is a
+ * flag of the whole file (nvcc has no per-kernel form). */
+const char *emit_nvcc_flags(const Program *p)
+{
+    for (int i = 0; i < p->nfuncs; i++)
+        if (p->funcs[i]->opt.lineinfo)
+            return "-lineinfo";
+    return "";
+}
+
+/* ------------------------------------------------------------------ */
 /* CUDA functions                                                      */
 /* ------------------------------------------------------------------ */
 

@@ -1051,6 +1051,10 @@ void range_program(Program *p);
 void emit_cuda(StrBuf *out, Program *p, const Options *opt);
 void emit_c(StrBuf *out, Program *p, const Options *opt);
 void emit_header(StrBuf *out, Program *p, const Options *opt);
+/* emit_cuda.c (issue 11): the nvcc flags the kernels' options ask for
+ * ("-lineinfo" for lineinfo=True), "" if none; a static string.  `kernc
+ * --print-nvcc-flags` prints them and `kernc run --backend cuda` adds them. */
+const char *emit_nvcc_flags(const Program *p);
 /* emit_*.c, for ufunc.c too: the .kern file's path as the generated code
  * names it (the source's, else opt->input, else "input.kern"), and the
  * identifier its base name makes, without ".kern" (krt_module_<ident>). */

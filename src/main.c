@@ -56,6 +56,8 @@ static const char usage_text[] =
     "  -fdiagnostics-color[=WHEN]\n"
     "                          colour diagnostics: auto (default: on a terminal,\n"
     "                          unless NO_COLOR is set), always, never\n"
+    "  --print-nvcc-flags      print the nvcc flags the kernels' options ask for\n"
+    "                          (-lineinfo for lineinfo=True) and exit\n"
     "  -M                      print a make rule for the outputs and exit\n"
     "  -MD                     also write that rule to OUTPUT.d\n"
     "  --version               print the version and exit\n"
@@ -323,6 +325,7 @@ int main(int argc, char **argv)
 
     Options opt = {0};
     bool dep_only = false, dep_file = false, dump_ast = false, syntax_only = false;
+    bool nvcc_flags = false;
     DiagColor color = DIAG_COLOR_AUTO;
     PtrVec sigs = {0};
 
@@ -374,6 +377,8 @@ int main(int argc, char **argv)
             vec_push(&sigs, s);
         } else if (strcmp(a, "-g") == 0) {
             opt.debug = true;
+        } else if (strcmp(a, "--print-nvcc-flags") == 0) {
+            nvcc_flags = true;
         } else if (strcmp(a, "--assume-noalias") == 0) {
             opt.assume_noalias = true;
         } else if (strcmp(a, "-Werror") == 0) {
@@ -462,6 +467,11 @@ int main(int argc, char **argv)
     Program *prog = translate(&src, &opt);
     if (!prog)
         return finish(1);
+    if (nvcc_flags) {
+        printf("%s\n", emit_nvcc_flags(prog));
+        arena_free_all();
+        return finish(0);
+    }
     Output outs[3] = {{0}};
     int nouts = 2;
     outs[0].path = opt.output;

@@ -23,7 +23,8 @@
 # passed (or was skipped for want of a GPU), 1 otherwise.
 #
 # Environment (set by Makefile.am): abs_top_builddir, abs_top_srcdir, MAKE,
-# NVCC; CHECK_GPU_REPORT; CHECK_GPU_QUICK=1 leaves out step 2.
+# NVCC; CHECK_GPU_REPORT; CHECK_GPU_QUICK=1 leaves out step 2;
+# CHECK_GPU_PROBE_ONLY=1 stops after the probe (tests/gpu.sh).
 top=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 build=${abs_top_builddir:-$top}
 MAKE=${MAKE:-make}
@@ -43,6 +44,10 @@ if ! "$KERNC" run "$top/examples/double.kern" double_it --backend cuda --block 4
     exit 0
 fi
 
+if test "$CHECK_GPU_PROBE_ONLY" = 1; then
+    echo "check-gpu: a CUDA device is present (CHECK_GPU_PROBE_ONLY: stopping here)"
+    exit 0
+fi
 status=0
 start=$(date +%s)
 step() {  # step NAME COMMAND...: run, log, record
