@@ -114,6 +114,11 @@ const char *conv(const char *s, const Type *from, const Type *to);
 const char *ex_as(Emitter *E, Node *n, const Type *to);
 const char *array_value(Emitter *E, Node *n);
 const char *ex(Emitter *E, Node *n);
+/* --assume-noalias: the __restrict__ pointer of array parameter v of the
+ * kernel being emitted (E->noalias_ptr, set by emit_cuda.c), or NULL;
+ * whether its loads go through __ldg */
+const char *noalias_data(const Emitter *E, const Var *v);
+bool noalias_readonly(const Emitter *E, const Var *v);
 void emit_stmts(Emitter *E, NodeList *l);
 bool range_step_known(const Node *s, int64_t *v);
 const char *range_cond(Node *s, const char *it, const char *stop, const char *step,
@@ -137,10 +142,6 @@ bool func_returns_value(const Func *f);
 
 /* emit_cuda.c */
 void emit_cuda_func(Emitter *E, Func *f);
-/* --assume-noalias: the __restrict__ pointer of array parameter v of the
- * kernel being emitted, or NULL; whether its loads go through __ldg */
-const char *noalias_data(const Emitter *E, const Var *v);
-bool noalias_readonly(const Emitter *E, const Var *v);
 
 /* emit_cpu.c */
 void emit_cpu_devfunc(Emitter *E, Func *f);

@@ -81,24 +81,6 @@ static bool ldg_type(const Type *t)
     return ty_is_int(t) || t->kind == TY_FLOAT32 || t->kind == TY_FLOAT64;
 }
 
-static bool noalias_param(const Emitter *E, const Var *v)
-{
-    return E->noalias_ptr && v && v->kind == VAR_PARAM && v->index >= 0 &&
-           v->index < E->fn->nparams && E->fn->params[v->index] == v;
-}
-
-const char *noalias_data(const Emitter *E, const Var *v)
-{
-    if (!noalias_param(E, v) || !E->noalias_ptr[v->index])
-        return NULL;
-    return arena_printf("krt_rp_%s", v->cname ? v->cname : v->name);
-}
-
-bool noalias_readonly(const Emitter *E, const Var *v)
-{
-    return noalias_param(E, v) && E->noalias_ro[v->index];
-}
-
 /* Which parameters of kernel f get a __restrict__ pointer, and which are
  * read only (E->noalias_*). */
 static void noalias_scan(Emitter *E, Func *f)

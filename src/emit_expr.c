@@ -629,6 +629,25 @@ static bool const_int(const Node *n, int64_t *v)
     return false;
 }
 
+/* ---- --assume-noalias (the flags are emit_cuda.c's) ---- */
+static bool noalias_param(const Emitter *E, const Var *v)
+{
+    return E->noalias_ptr && v && v->kind == VAR_PARAM && v->index >= 0 &&
+           v->index < E->fn->nparams && E->fn->params[v->index] == v;
+}
+
+const char *noalias_data(const Emitter *E, const Var *v)
+{
+    if (!noalias_param(E, v) || !E->noalias_ptr[v->index])
+        return NULL;
+    return arena_printf("krt_rp_%s", v->cname ? v->cname : v->name);
+}
+
+bool noalias_readonly(const Emitter *E, const Var *v)
+{
+    return noalias_param(E, v) && E->noalias_ro[v->index];
+}
+
 /* ---- value ranges (range.c) ----
  * Where range.c proved an integer expression's interval, the printer
  * computes the same value more cheaply: no wraparound for an index >= 0,
