@@ -849,4 +849,19 @@ KRT_CPU_FN void krt_assert_fail_cpu(const krt_cpu_block *b, krt_dim3 t, const ch
  * branch to end, so warp operations inside see only the lanes that took it. */
 #define KRT_MASKED(k) (-2 - (k))
 
+/* ---- issue 11 (GPU code quality) ----------------------------------- */
+/* fastmath=True: numba-cuda compiles with NVVM's prec-sqrt=0 and ftz=1,
+ * so a float32 math.sqrt is the approximate, flush-to-zero square root
+ * (sqrt.approx.ftz.f32); the CPU version keeps C's sqrtf. */
+KRT_FN float krt_fast_sqrtf(float x)
+{
+#if defined(__CUDA_ARCH__)
+    float r;
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+#else
+    return sqrtf(x);
+#endif
+}
+
 #endif /* KERNRT_DEVICE_H */

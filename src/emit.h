@@ -68,6 +68,11 @@ typedef struct Emitter {
     /* Kernels whose CPU code has a `struct NAME__shared` */
     PtrVec shared_structs;
 
+    /* --assume-noalias, for the CUDA kernel being emitted (emit_cuda.c;
+     * NULL otherwise), by parameter index: reached through its
+     * __restrict__ pointer krt_rp_NAME; read only (loads through __ldg) */
+    bool *noalias_ptr, *noalias_ro;
+
     /* Expression temporaries of the function: krt_tmpN */
     Type **tmp_types;
     int ntmp, tmp_cap;
@@ -109,6 +114,11 @@ const char *conv(const char *s, const Type *from, const Type *to);
 const char *ex_as(Emitter *E, Node *n, const Type *to);
 const char *array_value(Emitter *E, Node *n);
 const char *ex(Emitter *E, Node *n);
+/* --assume-noalias: the __restrict__ pointer of array parameter v of the
+ * kernel being emitted (E->noalias_ptr, set by emit_cuda.c), or NULL;
+ * whether its loads go through __ldg */
+const char *noalias_data(const Emitter *E, const Var *v);
+bool noalias_readonly(const Emitter *E, const Var *v);
 void emit_stmts(Emitter *E, NodeList *l);
 bool range_step_known(const Node *s, int64_t *v);
 const char *range_cond(Node *s, const char *it, const char *stop, const char *step,

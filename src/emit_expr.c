@@ -647,6 +647,80 @@ static bool const_int(const Node *n, int64_t *v)
     return false;
 }
 
+/* ---- --assume-noalias (the flags are emit_cuda.c's) ---- */
+static bool noalias_param(const Emitter *E, const Var *v)
+{
+    return E->noalias_ptr && v && v->kind == VAR_PARAM && v->index >= 0 &&
+           v->index < E->fn->nparams && E->fn->params[v->index] == v;
+}
+
+const char *noalias_data(const Emitter *E, const Var *v)
+{
+    if (!noalias_param(E, v) || !E->noalias_ptr[v->index])
+        return NULL;
+    return arena_printf("krt_rp_%s", v->cname ? v->cname : v->name);
+}
+
+bool noalias_readonly(const Emitter *E, const Var *v)
+{
+    return noalias_param(E, v) && E->noalias_ro[v->index];
+}
+
+/* ---- value ranges (range.c) ----
+ * Where range.c proved an integer expression's interval, the printer
+ * computes the same value more cheaply: no wraparound for an index >= 0,
+ * C's division for non-negative operands, 32-bit arithmetic where every
+ * intermediate value fits in int32 (so that C's int cannot overflow). */
+static bool r_nonneg(const Node *n)
+{
+    return n && n->rknown && n->rlo >= 0;
+}
+
+static bool r_fits32(const Node *n)
+{
+    return n && n->rknown && n->rlo >= INT32_MIN && n->rhi <= INT32_MAX && t_int(n->type);
+}
+
+/* k where n is the integer constant 2^k > 0, else -1 */
+static int pow2_exp(const Node *n)
+{
+    int64_t c;
+    if (!const_int(n, &c) || c <= 0 || (c & (c - 1)) != 0)
+        return -1;
+    int k = 0;
+    while ((INT64_C(1) << k) < c)
+        k++;
+    return k;
+}
+
+/* n (r_fits32) as a C int expression of the same value. */
+static const char *ex_i32(Emitter *E, Node *n)
+{
+    bool bound = E->cpu_binds && E->cpu_hooks->bound(E, n);
+    if (!bound && n->kind == E_CONST)
+        return fmt_int(ty_int32, n->ival);
+    if (!bound && n->kind == E_CAST && r_fits32(n->lhs))
+        return ex_i32(E, n->lhs);
+    if (!bound && n->kind == E_BINOP && r_fits32(n->lhs) && r_fits32(n->rhs)) {
+        const char *op = n->op == OP_ADD ? "+" : n->op == OP_SUB ? "-" : n->op == OP_MUL ? "*" : NULL;
+        int64_t c;
+        int k = pow2_exp(n->rhs);
+        if ((n->op == OP_FLOORDIV || n->op == OP_MOD) && k >= 0 && const_int(n->rhs, &c))
+            return n->op == OP_MOD ? arena_printf("(%s & %lld)", ex_i32(E, n->lhs), (long long)(c - 1))
+                                   : arena_printf("(%s >> %d)", ex_i32(E, n->lhs), k);
+        /* non-negative operands: unsigned division, C's and Python's */
+        if ((n->op == OP_FLOORDIV || n->op == OP_MOD) && r_nonneg(n->lhs) && n->rhs->rlo >= 1)
+            return arena_printf("(int32_t)((uint32_t)%s %s (uint32_t)%s)", ex_i32(E, n->lhs),
+                                n->op == OP_MOD ? "%" : "/", ex_i32(E, n->rhs));
+        if (op)
+            return arena_printf("(%s %s %s)", ex_i32(E, n->lhs), op, ex_i32(E, n->rhs));
+    }
+    const char *s = ex(E, n);
+    if (t_signed(n->type) && t_bits(n->type) <= 32)
+        return s;
+    return arena_printf("(int32_t)%s", s);
+}
+
 /* An index expression, as int64, wrapped when it may be negative; under
  * debug (debug=True, -g) checked against the axis length (see
  * krt_ck_cpu in kernrt_device.h). */
@@ -667,6 +741,11 @@ static const char *index_expr(Emitter *E, Node *i, const char *len)
             return arena_printf("%lld", (long long)v);
         return arena_printf("krt_wrap_index(%lld, %s)", (long long)v, len);
     }
+    /* an index range.c proved >= 0 needs no wraparound */
+    if (r_nonneg(i) && r_fits32(i))
+        return ex_i32(E, i);
+    if (r_nonneg(i))
+        return t_signed(i->type) ? ex(E, i) : arena_printf("(int64_t)%s", ex(E, i));
     const char *s = ex(E, i);
     if (t_signed(i->type))
         return arena_printf("krt_wrap_index(%s, %s)", s, len);
@@ -725,7 +804,7 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
         sb_puts(&b, var_ref(E, v));
         for (int k = 0; k < nidx; k++) {
             E->axis = k;
-            sb_printf(&b, "[%s]", index_expr(E, idx[k], arena_printf("%lld", (long long)v->shape[k])));
+            sb_printf(&b, "[%s]", unparen(index_expr(E, idx[k], arena_printf("%lld", (long long)v->shape[k]))));
         }
         return sb_take(&b);
     }
@@ -736,6 +815,9 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
     const char *a = ex(E, arr);
     if (!is_name(E, arr))
         a = arena_printf("(%s)", a);
+    const char *data = noalias_data(E, v);
+    if (!data)
+        data = arena_printf("%s.data", a);
     StrBuf b = {0};
     if (at->contiguous) {
         /* ((i * shape1) + j) * shape2 + k */
@@ -745,9 +827,9 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
             lin = arena_printf("%s * %s.shape[%d] + %s", k > 1 ? arena_printf("(%s)", lin) : lin,
                                a, k, index_expr(E, idx[k], arena_printf("%s.shape[%d]", a, k)));
         }
-        sb_printf(&b, "((%s *)%s.data)[%s]", T, a, lin);
+        sb_printf(&b, "((%s *)%s)[%s]", T, data, lin);
     } else {
-        sb_printf(&b, "*(%s *)(%s.data", T, a);
+        sb_printf(&b, "*(%s *)(%s", T, data);
         for (int k = 0; k < nidx; k++) {
             E->axis = k;
             sb_printf(&b, " + %s * %s.strides[%d]",
@@ -832,6 +914,11 @@ static const char *ex_compare(Emitter *E, Node *n)
             op = "==";
         }
         const Type *ct = compare_type(l->type, r->type);
+        /* both operands in int32: a 32-bit comparison */
+        if (nops == 1 && t_int(ct) && r_fits32(l) && r_fits32(r)) {
+            sb_printf(&b, "%s %s %s)", ex_i32(E, l), op, ex_i32(E, r));
+            return sb_take(&b);
+        }
         const char *ls = prev ? prev : ex(E, l);
         const char *rs;
         if (i + 1 < nops) {
@@ -859,6 +946,9 @@ static const char *ex_binop(Emitter *E, Node *n)
     case OP_ADD: case OP_SUB: case OP_MUL: {
         const char *name = n->op == OP_ADD ? "add" : n->op == OP_SUB ? "sub" : "mul";
         const char *sym = n->op == OP_ADD ? "+" : n->op == OP_SUB ? "-" : "*";
+        /* every value in int32: C's int arithmetic cannot overflow */
+        if (t_int(t) && t_bits(t) == 64 && r_fits32(n) && r_fits32(l) && r_fits32(r))
+            return arena_printf("((%s)%s)", t_c(t), ex_i32(E, n));
         if (t_float(t) || (t_unsigned(t) && t_bits(t) >= 32))
             return arena_printf("(%s %s %s)", ex_as(E, l, t), sym, ex_as(E, r, t));
         if (t_int(t))
@@ -872,7 +962,29 @@ static const char *ex_binop(Emitter *E, Node *n)
         if (t_float(t))
             return arena_printf("(%s / %s)", ex_as(E, l, t), ex_as(E, r, t));
         break;
-    case OP_FLOORDIV: case OP_MOD:
+    case OP_FLOORDIV: case OP_MOD: {
+        bool mod = n->op == OP_MOD;
+        int64_t c;
+        int k = pow2_exp(r);
+        if (t_int(t) && t_bits(t) == 64 && r_fits32(n) && r_fits32(l) && r_fits32(r) &&
+            (k >= 0 || (r_nonneg(l) && r->rlo >= 1)))
+            return arena_printf("((%s)%s)", t_c(t), ex_i32(E, n));
+        /* a power of two: floor division is the arithmetic shift, the
+         * floor modulo the low bits (two's complement), for any sign */
+        if (t_signed(t) && t_bits(t) >= 32 && k >= 0 && const_int(r, &c) && r->type == t) {
+            if (mod)
+                return arena_printf("(%s & %s)", ex_as(E, l, t), fmt_int(t, (uint64_t)(c - 1)));
+            return arena_printf("(%s >> %d)", ex_as(E, l, t), k);
+        }
+        /* both operands >= 0, the divisor >= 1: C's division is Python's
+         * (unsigned: no sign fix-up) */
+        if (t_int(t) && r_nonneg(l) && r->rknown && r->rlo >= 1) {
+            if (t_signed(t))
+                return arena_printf("(%s)((uint%d_t)%s %s (uint%d_t)%s)", t_c(t), t_bits(t) < 32 ? 32 : t_bits(t),
+                                    ex_as(E, l, t), mod ? "%" : "/", t_bits(t) < 32 ? 32 : t_bits(t), ex_as(E, r, t));
+            return arena_printf("(%s %s %s)", ex_as(E, l, t), mod ? "%" : "/", ex_as(E, r, t));
+        }
+    }
         if (t_int(t) || t_float(t))
             return arena_printf("krt_%s_%s(%s, %s)", n->op == OP_MOD ? "mod" : "floordiv", sfx,
                                 ex_as(E, l, t), ex_as(E, r, t));
@@ -1083,12 +1195,15 @@ static const char *ex_math(Emitter *E, Node *n)
     /* fastmath=True on CUDA: numba compiles with NVVM's fast-math options
      * (approximate division and sqrt, flush to zero, fast intrinsics); the
      * float32 math with a fast CUDA intrinsic (AF_FASTMATH: __NAMEf) gets
-     * it here, `/` becomes __fdividef; sqrt stays sqrtf (its approximate
-     * form is a compiler flag, -prec-sqrt=false). */
-    bool fast = E->mode == MODE_CUDA && E->fn && E->fn->opt.fastmath && ft->kind == TY_FLOAT32 &&
-                api_has(a, AF_FASTMATH);
+     * it here, `/` becomes __fdividef, sqrt the approximate
+     * krt_fast_sqrtf (kernrt_device.h). */
+    bool fm32 = E->mode == MODE_CUDA && E->fn && E->fn->opt.fastmath && ft->kind == TY_FLOAT32;
+    bool fast = fm32 && api_has(a, AF_FASTMATH);
     StrBuf b = {0};
-    sb_printf(&b, fast ? "__%s%s(" : "%s%s(", spell, f);
+    if (fm32 && a->id == API_M_SQRT)   /* NVVM's prec-sqrt=0, ftz */
+        sb_puts(&b, "krt_fast_sqrtf(");
+    else
+        sb_printf(&b, fast ? "__%s%s(" : "%s%s(", spell, f);
     for (int i = 0; i < n->args.len; i++)
         sb_printf(&b, "%s%s", i ? ", " : "", ex_as(E, n->args.items[i], ft));
     sb_putc(&b, ')');
@@ -1427,6 +1542,10 @@ const char *ex(Emitter *E, Node *n)
     case E_CALLFN:
         return ex_call(E, n);
     case E_INDEX:
+        /* --assume-noalias: an array the kernel never writes is read
+         * through the read-only data cache */
+        if (n->lhs->kind == E_VAR && noalias_readonly(E, n->lhs->var))
+            return arena_printf("__ldg(&%s)", elem_ref(E, n->lhs, n->args.items, n->args.len));
         return elem_ref(E, n->lhs, n->args.items, n->args.len);
     case E_SHAPE:
         return ex_shape(E, n->lhs, (int)n->ival);

@@ -11,6 +11,7 @@
  *      lowering to the typed tree below; with ssa.c, tree.c, typerules.c,
  *      and ufunc.c for the kernels of @vectorize/@guvectorize/cuda.reduce)
  *   -> check (src/check.c: kernel rules: barriers, returns, shared sizes)
+ *   -> range (src/range.c: value ranges of integer expressions)
  *   -> lower (src/lower_cpu.c: the CPU block-level form of each kernel)
  *   -> emit (src/emit_*.c: CUDA C, C for the CPU backend, the C header).
  * The files form layers (tests/layers.sh).  The device API lives in one
@@ -599,6 +600,12 @@ struct Node {
     Var *it, *stop, *step; /* S_FORRANGE hidden variables */
     const ApiEntry *api;   /* E_API, S_BARRIER */
     Func *callee;          /* E_CALLFN: the specialisation called */
+
+    /* Set by range.c: the values an integer or bool expression can have,
+     * [rlo, rhi] when rknown (rgen: the pass that set it). */
+    bool rknown;
+    int rgen;
+    int64_t rlo, rhi;
 };
 
 Node *node_new(NodeKind kind, Loc loc);
@@ -975,6 +982,8 @@ typedef struct Options {
     const char *header;          /* --header */
     bool target_c;               /* --target c */
     bool debug;                  /* -g */
+    bool assume_noalias;         /* --assume-noalias (issue 11): kernel array
+                                    arguments never overlap */
     SigOverride *sigs;
     int nsigs;
 } Options;
@@ -1101,12 +1110,19 @@ PtrVec resolve_module(Node *module, const Options *opt);
 bool resolve_check_params(FuncDef *fd);
 /* check.c: kernel rules; reports errors and warnings. */
 void check_program(Program *p, const Options *opt);
+/* range.c: the value ranges of every function's integer expressions
+ * (Node.rknown, rlo, rhi), for the printers. */
+void range_program(Program *p);
 
 /* emit_*.c: the CUDA C file (kernels, CPU code, launchers), the C file for the
  * CPU backend (--target c), and the header with the launcher prototypes. */
 void emit_cuda(StrBuf *out, Program *p, const Options *opt);
 void emit_c(StrBuf *out, Program *p, const Options *opt);
 void emit_header(StrBuf *out, Program *p, const Options *opt);
+/* emit_cuda.c (issue 11): the nvcc flags the kernels' options ask for
+ * ("-lineinfo" for lineinfo=True), "" if none; a static string.  `kernc
+ * --print-nvcc-flags` prints them and `kernc run --backend cuda` adds them. */
+const char *emit_nvcc_flags(const Program *p);
 /* emit_*.c, for ufunc.c too: the .kern file's path as the generated code
  * names it (the source's, else opt->input, else "input.kern"), and the
  * identifier its base name makes, without ".kern" (krt_module_<ident>). */

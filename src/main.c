@@ -47,6 +47,9 @@ static const char usage_text[] =
     "  --signature NAME=SIG    type kernel NAME with SIG, e.g.\n"
     "                          'saxpy=void(float32[:], float32)'; repeatable\n"
     "  -g                      bounds checks and debug code (like debug=True)\n"
+    "  --assume-noalias        the array arguments of a kernel never overlap:\n"
+    "                          __restrict__ pointers, read-only arrays through\n"
+    "                          the read-only cache (CUDA)\n"
     "  -Werror                 make warnings errors\n"
     "  -Werror=NAME            make warning NAME an error (-Wno-error=NAME: not)\n"
     "  -Wno-NAME               do not report warning NAME (-WNAME: do; -Wall:\n"
@@ -57,6 +60,8 @@ static const char usage_text2[] =
     "  -fdiagnostics-color[=WHEN]\n"
     "                          colour diagnostics: auto (default: on a terminal,\n"
     "                          unless NO_COLOR is set), always, never\n"
+    "  --print-nvcc-flags      print the nvcc flags the kernels' options ask for\n"
+    "                          (-lineinfo for lineinfo=True) and exit\n"
     "  -M                      print a make rule for the outputs and exit\n"
     "  -MD                     also write that rule to OUTPUT.d\n"
     "  --version               print the version and exit\n"
@@ -324,6 +329,7 @@ int main(int argc, char **argv)
 
     Options opt = {0};
     bool dep_only = false, dep_file = false, dump_ast = false, syntax_only = false;
+    bool nvcc_flags = false;
     DiagColor color = DIAG_COLOR_AUTO;
     PtrVec sigs = {0};
 
@@ -383,6 +389,10 @@ int main(int argc, char **argv)
                 cli_error("unknown warning option '%s'%s", a, hint);
                 return 1;
             }
+        } else if (strcmp(a, "--print-nvcc-flags") == 0) {
+            nvcc_flags = true;
+        } else if (strcmp(a, "--assume-noalias") == 0) {
+            opt.assume_noalias = true;
         } else if (strcmp(a, "-w") == 0) {
             diag_no_warnings = true;
         } else if (strcmp(a, "-fsyntax-only") == 0) {
@@ -467,6 +477,11 @@ int main(int argc, char **argv)
     Program *prog = translate(&src, &opt);
     if (!prog)
         return finish(1);
+    if (nvcc_flags) {
+        printf("%s\n", emit_nvcc_flags(prog));
+        arena_free_all();
+        return finish(0);
+    }
     Output outs[3] = {{0}};
     int nouts = 2;
     outs[0].path = opt.output;

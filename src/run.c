@@ -427,6 +427,7 @@ typedef struct Run {
     bool is_ufunc;                 /* KERNEL names a (gu)vectorize or reduce function */
     const krt_ufunc_module *ufuncs;
     const krt_ufunc *ufunc;        /* the signature chosen */
+    const char *nvcc_flags;        /* what the kernels' options ask of nvcc */
 } Run;
 
 /* The files of the temporary directory, for the signal handler, which can
@@ -587,6 +588,7 @@ static int run_translate(Run *r, bool cuda, StrBuf *code)
     }
     free(names);
 
+    r->nvcc_flags = cuda ? emit_nvcc_flags(prog) : "";
     return translate_emit(prog, &opt, code, NULL) ? RUN_OK : RUN_FAIL;
 }
 
@@ -788,6 +790,8 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
         argv[n++] = "-fPIC";
         argv[n++] = "-cudart";
         argv[n++] = "shared";
+        if (r->nvcc_flags && r->nvcc_flags[0])   /* lineinfo=True: -lineinfo */
+            argv[n++] = (char *)r->nvcc_flags;
     } else {
         argv[n++] = "-fPIC";
     }

@@ -75,7 +75,10 @@ Program *translate(Source *src, const Options *opt)
     if (!prog || error_count() > 0)
         return NULL;
     check_program(prog, opt);
-    return error_count() > 0 ? NULL : prog;
+    if (error_count() > 0)
+        return NULL;
+    range_program(prog);
+    return prog;
 }
 
 bool translate_emit(Program *p, const Options *opt, StrBuf *code, StrBuf *header)

@@ -29,7 +29,7 @@ __global__ void distances__cuda(krt_view xs, krt_view ys, float px, float py, kr
 #line 18 "distance.kern"
     if (i < out.shape[0]) {
 #line 19 "distance.kern"
-        *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = dist(*(float *)(xs.data + krt_wrap_index(i, xs.shape[0]) * xs.strides[0]), *(float *)(ys.data + krt_wrap_index(i, ys.shape[0]) * ys.strides[0]), px, py);
+        *(float *)(out.data + i * out.strides[0]) = dist(*(float *)(xs.data + i * xs.strides[0]), *(float *)(ys.data + i * ys.strides[0]), px, py);
     }
 }
 
@@ -66,7 +66,7 @@ static void distances__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "distance.kern"
         if (i < out.shape[0]) {
 #line 19 "distance.kern"
-            *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = dist__cpu(krt_b, krt_tid, *(float *)(xs.data + krt_wrap_index(i, xs.shape[0]) * xs.strides[0]), *(float *)(ys.data + krt_wrap_index(i, ys.shape[0]) * ys.strides[0]), px, py);
+            *(float *)(out.data + i * out.strides[0]) = dist__cpu(krt_b, krt_tid, *(float *)(xs.data + i * xs.strides[0]), *(float *)(ys.data + i * ys.strides[0]), px, py);
         }
     }
 }

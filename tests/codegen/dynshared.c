@@ -37,7 +37,7 @@ static void reverse_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 11 "dynshared.kern"
         krt_f->i = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)krt_f->n)), ((int64_t)krt_f->tx));
 #line 12 "dynshared.kern"
-        buf[krt_wrap_index(((int64_t)krt_f->tx), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))] = *(float *)(a.data + krt_wrap_index(krt_f->i, a.shape[0]) * a.strides[0]);
+        buf[krt_f->tx] = *(float *)(a.data + krt_f->i * a.strides[0]);
     }
 #line 13 "dynshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -46,7 +46,7 @@ static void reverse_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 14 "dynshared.kern"
-        *(float *)(a.data + krt_wrap_index(krt_f->i, a.shape[0]) * a.strides[0]) = buf[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->n), 1), ((int64_t)krt_f->tx)), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))];
+        *(float *)(a.data + krt_f->i * a.strides[0]) = buf[krt_wrap_index(((int64_t)((krt_f->n - 1) - krt_f->tx)), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))];
     }
 }
 

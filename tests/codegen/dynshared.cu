@@ -23,11 +23,11 @@ __global__ void reverse_blocks__cuda(krt_view a)
 #line 11 "dynshared.kern"
     i = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), ((int64_t)n)), ((int64_t)tx));
 #line 12 "dynshared.kern"
-    buf[krt_wrap_index(((int64_t)tx), (int64_t)(krt_dynamic_smem_bytes() / sizeof(float)))] = *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]);
+    buf[tx] = *(float *)(a.data + i * a.strides[0]);
 #line 13 "dynshared.kern"
     __syncthreads();
 #line 14 "dynshared.kern"
-    *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]) = buf[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)n), 1), ((int64_t)tx)), (int64_t)(krt_dynamic_smem_bytes() / sizeof(float)))];
+    *(float *)(a.data + i * a.strides[0]) = buf[krt_wrap_index(((int64_t)((n - 1) - tx)), (int64_t)(krt_dynamic_smem_bytes() / sizeof(float)))];
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
@@ -62,7 +62,7 @@ static void reverse_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 11 "dynshared.kern"
         krt_f->i = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)krt_f->n)), ((int64_t)krt_f->tx));
 #line 12 "dynshared.kern"
-        buf[krt_wrap_index(((int64_t)krt_f->tx), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))] = *(float *)(a.data + krt_wrap_index(krt_f->i, a.shape[0]) * a.strides[0]);
+        buf[krt_f->tx] = *(float *)(a.data + krt_f->i * a.strides[0]);
     }
 #line 13 "dynshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -71,7 +71,7 @@ static void reverse_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 14 "dynshared.kern"
-        *(float *)(a.data + krt_wrap_index(krt_f->i, a.shape[0]) * a.strides[0]) = buf[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->n), 1), ((int64_t)krt_f->tx)), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))];
+        *(float *)(a.data + krt_f->i * a.strides[0]) = buf[krt_wrap_index(((int64_t)((krt_f->n - 1) - krt_f->tx)), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))];
     }
 }
 

@@ -49,7 +49,7 @@ static void add2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 9 "e2e_arrays.kern"
         if ((i < c.shape[0]) && (j < c.shape[1])) {
 #line 10 "e2e_arrays.kern"
-            ((float *)c.data)[krt_wrap_index(i, c.shape[0]) * c.shape[1] + krt_wrap_index(j, c.shape[1])] = (*(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0] + krt_wrap_index(j, a.shape[1]) * a.strides[1]) + (*(float *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0] + krt_wrap_index(j, b.shape[1]) * b.strides[1]) * 2.0f)) + *(float *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1]);
+            ((float *)c.data)[i * c.shape[1] + (int32_t)j] = (*(float *)(a.data + i * a.strides[0] + (int32_t)j * a.strides[1]) + (*(float *)(b.data + i * b.strides[0] + (int32_t)j * b.strides[1]) * 2.0f)) + *(float *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1]);
         }
     }
 }
@@ -82,7 +82,7 @@ static void scale3__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "e2e_arrays.kern"
         if (((z < out.shape[0]) && (y < out.shape[1])) && (x < out.shape[2])) {
 #line 18 "e2e_arrays.kern"
-            ((double *)out.data)[(krt_wrap_index(z, out.shape[0]) * out.shape[1] + krt_wrap_index(y, out.shape[1])) * out.shape[2] + krt_wrap_index(x, out.shape[2])] = (((*(double *)(a.data + krt_wrap_index(z, a.shape[0]) * a.strides[0] + krt_wrap_index(y, a.shape[1]) * a.strides[1] + krt_wrap_index(x, a.shape[2]) * a.strides[2]) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + krt_wrap_index(z, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + 0 * a.strides[2]) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
+            ((double *)out.data)[((int32_t)z * out.shape[1] + (int32_t)y) * out.shape[2] + x] = (((*(double *)(a.data + (int32_t)z * a.strides[0] + (int32_t)y * a.strides[1] + x * a.strides[2]) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + (int32_t)z * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + 0 * a.strides[2]) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
         }
     }
 }

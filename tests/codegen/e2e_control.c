@@ -47,7 +47,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "e2e_control.kern"
         krt_f->t = (int32_t)krt_tid.x;
 #line 13 "e2e_control.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = 0.0f;
+        krt_s->s[krt_f->t] = 0.0f;
     }
 #line 14 "e2e_control.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -88,7 +88,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 goto krt_skip3;
             }
 #line 21 "e2e_control.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = (float)(((double)krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)]) + 1.0);
+            krt_s->s[krt_f->t] = (float)(((double)krt_s->s[krt_f->t]) + 1.0);
         krt_skip3:;
         }
 #line 22 "e2e_control.kern"
@@ -107,7 +107,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 23 "e2e_control.kern"
-        if (krt_mod_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 2) == 1) {
+        if ((((int32_t)krt_b->block_idx.x) & 1) == 1) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -122,7 +122,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 25 "e2e_control.kern"
-            krt_f->v = krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)];
+            krt_f->v = krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))];
         }
 #line 26 "e2e_control.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -131,7 +131,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 27 "e2e_control.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] + (krt_f->v * 100.0f);
+            krt_s->s[krt_f->t] = krt_s->s[krt_f->t] + (krt_f->v * 100.0f);
         }
     }
     if (krt_br1) {
@@ -147,7 +147,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 29 "e2e_control.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = (float)(((double)krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)]) - 1.0);
+            krt_s->s[krt_f->t] = (float)(((double)krt_s->s[krt_f->t]) - 1.0);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -162,9 +162,9 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 30 "e2e_control.kern"
         if (krt_f->i < x.shape[0]) {
 #line 31 "e2e_control.kern"
-            krt_f->p = *(float *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
+            krt_f->p = *(float *)(x.data + krt_f->i * x.strides[0]);
 #line 32 "e2e_control.kern"
-            *(float *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]) = neg ? (-(krt_f->p * 2.0f)) : (krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] + krt_f->p);
+            *(float *)(x.data + krt_f->i * x.strides[0]) = neg ? (-(krt_f->p * 2.0f)) : (krt_s->s[krt_f->t] + krt_f->p);
         }
     }
 }

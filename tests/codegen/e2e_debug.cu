@@ -30,15 +30,15 @@ __global__ void checked__cuda(krt_view x, int32_t n)
 #line 18 "e2e_debug.kern"
     s[krt_ck_dev(((int64_t)t), 8, 0, "e2e_debug.kern", 18)] = *(double *)(x.data + krt_ck_dev(((int64_t)t), x.shape[0], 0, "e2e_debug.kern", 18) * x.strides[0]);
 #line 19 "e2e_debug.kern"
-    loc[krt_ck_dev(krt_mod_i64(((int64_t)t), 4), 4, 0, "e2e_debug.kern", 19)] = t;
+    loc[krt_ck_dev(((int64_t)(t & 3)), 4, 0, "e2e_debug.kern", 19)] = t;
 #line 20 "e2e_debug.kern"
     __syncthreads();
 #line 21 "e2e_debug.kern"
-    if (!(((int64_t)n) < 100)) {
+    if (!(n < 100)) {
         krt_assert_fail_dev("e2e_debug.kern:21: assertion failed: n is too large");
     }
 #line 22 "e2e_debug.kern"
-    *(double *)(x.data + krt_ck_dev(((int64_t)t), x.shape[0], 0, "e2e_debug.kern", 22) * x.strides[0]) = (s[krt_ck_dev(krt_mod_i64(krt_add_i64(((int64_t)t), ((int64_t)n)), 8), 8, 0, "e2e_debug.kern", 22)] + ((double)loc[krt_ck_dev(krt_mod_i64(((int64_t)t), 4), 4, 0, "e2e_debug.kern", 22)])) + s[krt_ck_dev(krt_sub_i64(((int64_t)n), 1), 8, 0, "e2e_debug.kern", 22)];
+    *(double *)(x.data + krt_ck_dev(((int64_t)t), x.shape[0], 0, "e2e_debug.kern", 22) * x.strides[0]) = (s[krt_ck_dev((krt_add_i64(((int64_t)t), ((int64_t)n)) & 7), 8, 0, "e2e_debug.kern", 22)] + ((double)loc[krt_ck_dev(((int64_t)(t & 3)), 4, 0, "e2e_debug.kern", 22)])) + s[krt_ck_dev(krt_sub_i64(((int64_t)n), 1), 8, 0, "e2e_debug.kern", 22)];
 }
 
 #line 26 "e2e_debug.kern"
@@ -117,7 +117,7 @@ static void checked__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "e2e_debug.kern"
         (*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu(((int64_t)krt_f->t), 8, 0, "e2e_debug.kern", 18, krt_b, krt_tid)], &krt_sinkv)) = *(double *)krt_cpu_pick(krt_b, (void *)&*(double *)(x.data + krt_ck_cpu(((int64_t)krt_f->t), x.shape[0], 0, "e2e_debug.kern", 18, krt_b, krt_tid) * x.strides[0]), &krt_sinkv);
 #line 19 "e2e_debug.kern"
-        (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_f->loc[krt_ck_cpu(krt_mod_i64(((int64_t)krt_f->t), 4), 4, 0, "e2e_debug.kern", 19, krt_b, krt_tid)], &krt_sinkv)) = krt_f->t;
+        (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_f->loc[krt_ck_cpu(((int64_t)(krt_f->t & 3)), 4, 0, "e2e_debug.kern", 19, krt_b, krt_tid)], &krt_sinkv)) = krt_f->t;
     }
 #line 20 "e2e_debug.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -128,12 +128,12 @@ static void checked__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 21 "e2e_debug.kern"
-        if (!(((int64_t)n) < 100)) {
+        if (!(n < 100)) {
             krt_assert_fail_cpu(krt_b, krt_tid, "e2e_debug.kern:21: assertion failed: n is too large");
             return;
         }
 #line 22 "e2e_debug.kern"
-        (*(double *)krt_cpu_pick(krt_b, (void *)&*(double *)(x.data + krt_ck_cpu(((int64_t)krt_f->t), x.shape[0], 0, "e2e_debug.kern", 22, krt_b, krt_tid) * x.strides[0]), &krt_sinkv)) = ((*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu(krt_mod_i64(krt_add_i64(((int64_t)krt_f->t), ((int64_t)n)), 8), 8, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv)) + ((double)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_f->loc[krt_ck_cpu(krt_mod_i64(((int64_t)krt_f->t), 4), 4, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv)))) + (*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu(krt_sub_i64(((int64_t)n), 1), 8, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv));
+        (*(double *)krt_cpu_pick(krt_b, (void *)&*(double *)(x.data + krt_ck_cpu(((int64_t)krt_f->t), x.shape[0], 0, "e2e_debug.kern", 22, krt_b, krt_tid) * x.strides[0]), &krt_sinkv)) = ((*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu((krt_add_i64(((int64_t)krt_f->t), ((int64_t)n)) & 7), 8, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv)) + ((double)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_f->loc[krt_ck_cpu(((int64_t)(krt_f->t & 3)), 4, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv)))) + (*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu(krt_sub_i64(((int64_t)n), 1), 8, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv));
     }
 }
 

@@ -101,7 +101,7 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 42 "e2e_devshared.kern"
         krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 43 "e2e_devshared.kern"
-        if (((int64_t)krt_f->t) == 0) {
+        if (krt_f->t == 0) {
 #line 44 "e2e_devshared.kern"
             (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 0, 0);
         }
@@ -115,16 +115,16 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 46 "e2e_devshared.kern"
         if (krt_f->i < x.shape[0]) {
 #line 47 "e2e_devshared.kern"
-            if (krt_mod_i64(((int64_t)krt_f->t), 3) == 0) {
+            if ((int32_t)((uint32_t)krt_f->t % (uint32_t)3) == 0) {
 #line 48 "e2e_devshared.kern"
-                (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
+                (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + krt_f->i * x.strides[0]));
 #line 49 "e2e_devshared.kern"
-            } else if (krt_mod_i64(((int64_t)krt_f->t), 3) == 1) {
+            } else if ((int32_t)((uint32_t)krt_f->t % (uint32_t)3) == 1) {
 #line 50 "e2e_devshared.kern"
-                (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
+                (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_f->i * x.strides[0]));
             } else {
 #line 52 "e2e_devshared.kern"
-                (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
+                (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_f->i * x.strides[0]));
             }
         }
     }
@@ -135,9 +135,9 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 54 "e2e_devshared.kern"
-        if (((int64_t)krt_f->t) == 0) {
+        if (krt_f->t == 0) {
 #line 55 "e2e_devshared.kern"
-            *(int64_t *)(out.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0]) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+            *(int64_t *)(out.data + ((int32_t)krt_b->block_idx.x) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
         }
     }
 }
@@ -180,7 +180,7 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 75 "e2e_devshared.kern"
         if (krt_f->i < x.shape[0]) {
 #line 76 "e2e_devshared.kern"
-            krt_f->v = *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
+            krt_f->v = *(int64_t *)(x.data + krt_f->i * x.strides[0]);
         }
     }
 #line 77 "e2e_devshared.kern"
@@ -198,7 +198,7 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 61 "e2e_devshared.kern"
-        if (((int64_t)((int32_t)krt_tid.x)) == 0) {
+        if (((int32_t)krt_tid.x) == 0) {
 #line 62 "e2e_devshared.kern"
             (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 0, 0);
         }
@@ -252,7 +252,7 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 78 "e2e_devshared.kern"
         if (krt_f->i < x.shape[0]) {
 #line 79 "e2e_devshared.kern"
-            *(int64_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->r;
+            *(int64_t *)(out.data + krt_f->i * out.strides[0]) = krt_f->r;
         }
     }
 }
@@ -276,7 +276,7 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 86 "e2e_devshared.kern"
-        acc = acc + (((double *)a.data)[krt_wrap_index(k, a.shape[0]) * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)krt_add_i64(k, 1)));
+        acc = acc + (((double *)a.data)[(int32_t)k * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)((int64_t)((int32_t)k + 1))));
     }
 #line 87 "e2e_devshared.kern"
     return acc;
@@ -306,7 +306,7 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 95 "e2e_devshared.kern"
-        krt_dsh_scratch->s[krt_wrap_index(krt_sub_i64(3, k), 4)][krt_wrap_index(((int64_t)t), 64)] = v + ((double)k);
+        krt_dsh_scratch->s[3 - (int32_t)k][t] = v + ((double)k);
     }
 #line 96 "e2e_devshared.kern"
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
@@ -330,7 +330,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 102 "e2e_devshared.kern"
         if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
+            *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
         }
     }
 }

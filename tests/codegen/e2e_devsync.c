@@ -63,7 +63,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 39 "e2e_devsync.kern"
         krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 40 "e2e_devsync.kern"
-        krt_f->v = (krt_f->i < x.shape[0]) ? ((float *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])] : 0.0f;
+        krt_f->v = (krt_f->i < x.shape[0]) ? ((float *)x.data)[krt_f->i] : 0.0f;
     }
 #line 41 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -81,9 +81,9 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 23 "e2e_devsync.kern"
-        krt_f->block_sum__lane = krt_mod_i64(((int64_t)((int32_t)krt_tid.x)), 32);
+        krt_f->block_sum__lane = (int64_t)(((int32_t)krt_tid.x) & 31);
 #line 24 "e2e_devsync.kern"
-        krt_f->block_sum__w = krt_floordiv_i64(((int64_t)((int32_t)krt_tid.x)), 32);
+        krt_f->block_sum__w = (int64_t)(((int32_t)krt_tid.x) >> 5);
     }
 #line 25 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -155,7 +155,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
             krt_f->warp_sum__v = krt_f->warp_sum__v + krt_f->warp_sum__krt_w1;
 #line 17 "e2e_devsync.kern"
-            krt_f->warp_sum__off = krt_floordiv_i64(krt_f->warp_sum__off, 2);
+            krt_f->warp_sum__off = (int64_t)((int32_t)krt_f->warp_sum__off >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -190,9 +190,9 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 26 "e2e_devsync.kern"
-        if (krt_f->block_sum__lane == 0) {
+        if ((int32_t)krt_f->block_sum__lane == 0) {
 #line 27 "e2e_devsync.kern"
-            ((float *)krt_f->block_sum__sm.data)[krt_wrap_index(krt_f->block_sum__w, krt_f->block_sum__sm.shape[0])] = krt_f->block_sum__v_2;
+            ((float *)krt_f->block_sum__sm.data)[(int32_t)krt_f->block_sum__w] = krt_f->block_sum__v_2;
         }
     }
 #line 28 "e2e_devsync.kern"
@@ -211,7 +211,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 30 "e2e_devsync.kern"
-        if (krt_f->block_sum__w == 0) {
+        if ((int32_t)krt_f->block_sum__w == 0) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -223,7 +223,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 31 "e2e_devsync.kern"
-            krt_f->block_sum__r_2 = (krt_f->block_sum__lane < krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32)) ? ((float *)krt_f->block_sum__sm.data)[krt_wrap_index(krt_f->block_sum__lane, krt_f->block_sum__sm.shape[0])] : 0.0f;
+            krt_f->block_sum__r_2 = ((int32_t)krt_f->block_sum__lane < ((((int32_t)krt_b->block_dim.x) + 31) >> 5)) ? ((float *)krt_f->block_sum__sm.data)[(int32_t)krt_f->block_sum__lane] : 0.0f;
         }
 #line 32 "e2e_devsync.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -295,7 +295,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
                 krt_f->warp_sum__v = krt_f->warp_sum__v + krt_f->warp_sum__krt_w1;
 #line 17 "e2e_devsync.kern"
-                krt_f->warp_sum__off = krt_floordiv_i64(krt_f->warp_sum__off, 2);
+                krt_f->warp_sum__off = (int64_t)((int32_t)krt_f->warp_sum__off >> 1);
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -358,9 +358,9 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 42 "e2e_devsync.kern"
-        if (((int64_t)((int32_t)krt_tid.x)) == 0) {
+        if (((int32_t)krt_tid.x) == 0) {
 #line 43 "e2e_devsync.kern"
-            ((float *)out.data)[krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0])] = krt_f->s;
+            ((float *)out.data)[((int32_t)krt_b->block_idx.x)] = krt_f->s;
         }
     }
 }
@@ -431,7 +431,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 74 "e2e_devsync.kern"
-        krt_f->rotate__x = ((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])];
+        krt_f->rotate__x = ((int32_t *)a.data)[krt_f->i];
         krt_f->rotate__t = krt_f->t;
         krt_f->krt_ret0 = 0;
     }
@@ -450,7 +450,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 51 "e2e_devsync.kern"
-        krt_f->rotate__r = krt_s->rotate__buf[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 128)];
+        krt_f->rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
     }
 #line 52 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -494,7 +494,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 51 "e2e_devsync.kern"
-        krt_f->rotate__r = krt_s->rotate__buf[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 128)];
+        krt_f->rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
     }
 #line 52 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -518,7 +518,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 74 "e2e_devsync.kern"
-        ((int32_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])] = (int32_t)krt_add_i64(((int64_t)krt_f->krt_ret1), 1);
+        ((int32_t *)out.data)[krt_f->i] = (int32_t)krt_add_i64(((int64_t)krt_f->krt_ret1), 1);
     }
 #line 75 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -526,7 +526,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_devsync.kern"
-        krt_f->rotate__x = ((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])];
+        krt_f->rotate__x = ((int32_t *)a.data)[krt_f->i];
         krt_f->rotate__t = krt_f->t;
         krt_f->krt_ret2 = 0;
     }
@@ -545,7 +545,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 51 "e2e_devsync.kern"
-        krt_f->rotate__r = krt_s->rotate__buf[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 128)];
+        krt_f->rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
     }
 #line 52 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -569,9 +569,9 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_devsync.kern"
-        if (((int64_t)krt_f->krt_ret2) > 50) {
+        if (krt_f->krt_ret2 > 50) {
 #line 76 "e2e_devsync.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])] = (int32_t)krt_add_i64(((int64_t)((int32_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])]), 1000);
+            ((int32_t *)out.data)[krt_f->i] = (int32_t)krt_add_i64(((int64_t)((int32_t *)out.data)[krt_f->i]), 1000);
         }
     }
 #line 77 "e2e_devsync.kern"
@@ -582,7 +582,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 77 "e2e_devsync.kern"
-        if (((int64_t)krt_f->t) < 64) {
+        if (krt_f->t < 64) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -596,7 +596,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 78 "e2e_devsync.kern"
-            krt_f->warp_sum__i4__v = ((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])];
+            krt_f->warp_sum__i4__v = ((int32_t *)a.data)[krt_f->i];
             krt_f->krt_ret3 = 0;
         }
         /* device function warp_sum, inlined */
@@ -662,7 +662,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
                 krt_f->warp_sum__i4__v_2 = krt_add_i64(krt_f->warp_sum__i4__v_2, krt_f->warp_sum__i4__krt_w1);
 #line 17 "e2e_devsync.kern"
-                krt_f->warp_sum__i4__off = krt_floordiv_i64(krt_f->warp_sum__i4__off, 2);
+                krt_f->warp_sum__i4__off = (int64_t)((int32_t)krt_f->warp_sum__i4__off >> 1);
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -690,7 +690,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 78 "e2e_devsync.kern"
-            ((int32_t *)counts.data)[krt_wrap_index(krt_mul_i64(2, krt_f->i), counts.shape[0])] = (int32_t)krt_f->krt_ret3;
+            ((int32_t *)counts.data)[krt_mul_i64(2, krt_f->i)] = (int32_t)krt_f->krt_ret3;
         }
     }
     if (krt_br1) {
@@ -706,7 +706,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 80 "e2e_devsync.kern"
-            ((int32_t *)counts.data)[krt_wrap_index(krt_mul_i64(2, krt_f->i), counts.shape[0])] = -5;
+            ((int32_t *)counts.data)[krt_mul_i64(2, krt_f->i)] = -5;
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -720,7 +720,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 81 "e2e_devsync.kern"
-        krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])]), 50);
+        krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[krt_f->i]), 50);
         krt_f->krt_ret4 = 0;
     }
     /* device function count_positive, inlined */
@@ -746,7 +746,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 59 "e2e_devsync.kern"
-        if (((int64_t)krt_f->count_positive__n) == 0) {
+        if (krt_f->count_positive__n == 0) {
 #line 60 "e2e_devsync.kern"
             krt_f->krt_ret4 = -1;
             krt_f->krt_state = KRT_BREAK(1);
@@ -768,7 +768,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 81 "e2e_devsync.kern"
-        ((int32_t *)counts.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(2, krt_f->i), 1), counts.shape[0])] = (int32_t)krt_f->krt_ret4;
+        ((int32_t *)counts.data)[krt_add_i64(krt_mul_i64(2, krt_f->i), 1)] = (int32_t)krt_f->krt_ret4;
     }
 #line 82 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {

@@ -21,7 +21,7 @@ static __device__ inline KRT_MAYBE_UNUSED float warp_sum(float v)
 #line 16 "e2e_devsync.kern"
         v = v + krt_w1;
 #line 17 "e2e_devsync.kern"
-        off = krt_floordiv_i64(off, 2);
+        off = (int64_t)((int32_t)off >> 1);
     }
 #line 18 "e2e_devsync.kern"
     return v;
@@ -36,24 +36,24 @@ static __device__ inline KRT_MAYBE_UNUSED float block_sum(float v, krt_view sm)
     float r = 0;
     float r_2 = 0;
 #line 23 "e2e_devsync.kern"
-    lane = krt_mod_i64(((int64_t)((int32_t)threadIdx.x)), 32);
+    lane = (int64_t)(((int32_t)threadIdx.x) & 31);
 #line 24 "e2e_devsync.kern"
-    w = krt_floordiv_i64(((int64_t)((int32_t)threadIdx.x)), 32);
+    w = (int64_t)(((int32_t)threadIdx.x) >> 5);
 #line 25 "e2e_devsync.kern"
     v_2 = warp_sum(v);
 #line 26 "e2e_devsync.kern"
-    if (lane == 0) {
+    if ((int32_t)lane == 0) {
 #line 27 "e2e_devsync.kern"
-        ((float *)sm.data)[krt_wrap_index(w, sm.shape[0])] = v_2;
+        ((float *)sm.data)[(int32_t)w] = v_2;
     }
 #line 28 "e2e_devsync.kern"
     __syncthreads();
 #line 29 "e2e_devsync.kern"
     r = 0.0f;
 #line 30 "e2e_devsync.kern"
-    if (w == 0) {
+    if ((int32_t)w == 0) {
 #line 31 "e2e_devsync.kern"
-        r_2 = (lane < krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32)) ? ((float *)sm.data)[krt_wrap_index(lane, sm.shape[0])] : 0.0f;
+        r_2 = ((int32_t)lane < ((((int32_t)blockDim.x) + 31) >> 5)) ? ((float *)sm.data)[(int32_t)lane] : 0.0f;
 #line 32 "e2e_devsync.kern"
         r = warp_sum(r_2);
     }
@@ -71,13 +71,13 @@ __global__ void reduce__cuda(krt_view x, krt_view out)
 #line 39 "e2e_devsync.kern"
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 #line 40 "e2e_devsync.kern"
-    v = (i < x.shape[0]) ? ((float *)x.data)[krt_wrap_index(i, x.shape[0])] : 0.0f;
+    v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
 #line 41 "e2e_devsync.kern"
     s = block_sum(v, krt_view_make((void *)sm, 1, 32, 0, 0, (int64_t)sizeof(float)));
 #line 42 "e2e_devsync.kern"
-    if (((int64_t)((int32_t)threadIdx.x)) == 0) {
+    if (((int32_t)threadIdx.x) == 0) {
 #line 43 "e2e_devsync.kern"
-        ((float *)out.data)[krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), out.shape[0])] = s;
+        ((float *)out.data)[((int32_t)blockIdx.x)] = s;
     }
 }
 
@@ -91,7 +91,7 @@ static __device__ inline KRT_MAYBE_UNUSED int32_t rotate(int32_t x, int32_t t)
 #line 50 "e2e_devsync.kern"
     __syncthreads();
 #line 51 "e2e_devsync.kern"
-    r = buf[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)blockDim.x))), 128)];
+    r = buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)blockDim.x)))];
 #line 52 "e2e_devsync.kern"
     __syncthreads();
 #line 53 "e2e_devsync.kern"
@@ -115,7 +115,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t warp_sum__i4(int32_t v)
 #line 16 "e2e_devsync.kern"
         v_2 = krt_add_i64(v_2, krt_w1);
 #line 17 "e2e_devsync.kern"
-        off = krt_floordiv_i64(off, 2);
+        off = (int64_t)((int32_t)off >> 1);
     }
 #line 18 "e2e_devsync.kern"
     return v_2;
@@ -128,7 +128,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t count_positive(int64_t x)
 #line 58 "e2e_devsync.kern"
     n = __syncthreads_count((int)(((int32_t)(x > 0))));
 #line 59 "e2e_devsync.kern"
-    if (((int64_t)n) == 0) {
+    if (n == 0) {
 #line 60 "e2e_devsync.kern"
         return -1;
     }
@@ -155,22 +155,22 @@ __global__ void shuffle__cuda(krt_view a, krt_view out, krt_view counts)
 #line 73 "e2e_devsync.kern"
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 #line 74 "e2e_devsync.kern"
-    ((int32_t *)out.data)[krt_wrap_index(i, out.shape[0])] = (int32_t)krt_add_i64(((int64_t)rotate(rotate(((int32_t *)a.data)[krt_wrap_index(i, a.shape[0])], t), t)), 1);
+    ((int32_t *)out.data)[i] = (int32_t)krt_add_i64(((int64_t)rotate(rotate(((int32_t *)a.data)[i], t), t)), 1);
 #line 75 "e2e_devsync.kern"
-    if (((int64_t)rotate(((int32_t *)a.data)[krt_wrap_index(i, a.shape[0])], t)) > 50) {
+    if (rotate(((int32_t *)a.data)[i], t) > 50) {
 #line 76 "e2e_devsync.kern"
-        ((int32_t *)out.data)[krt_wrap_index(i, out.shape[0])] = (int32_t)krt_add_i64(((int64_t)((int32_t *)out.data)[krt_wrap_index(i, out.shape[0])]), 1000);
+        ((int32_t *)out.data)[i] = (int32_t)krt_add_i64(((int64_t)((int32_t *)out.data)[i]), 1000);
     }
 #line 77 "e2e_devsync.kern"
-    if (((int64_t)t) < 64) {
+    if (t < 64) {
 #line 78 "e2e_devsync.kern"
-        ((int32_t *)counts.data)[krt_wrap_index(krt_mul_i64(2, i), counts.shape[0])] = (int32_t)warp_sum__i4(((int32_t *)a.data)[krt_wrap_index(i, a.shape[0])]);
+        ((int32_t *)counts.data)[krt_mul_i64(2, i)] = (int32_t)warp_sum__i4(((int32_t *)a.data)[i]);
     } else {
 #line 80 "e2e_devsync.kern"
-        ((int32_t *)counts.data)[krt_wrap_index(krt_mul_i64(2, i), counts.shape[0])] = -5;
+        ((int32_t *)counts.data)[krt_mul_i64(2, i)] = -5;
     }
 #line 81 "e2e_devsync.kern"
-    ((int32_t *)counts.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(2, i), 1), counts.shape[0])] = (int32_t)count_positive(krt_sub_i64(((int64_t)((int32_t *)a.data)[krt_wrap_index(i, a.shape[0])]), 50));
+    ((int32_t *)counts.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = (int32_t)count_positive(krt_sub_i64(((int64_t)((int32_t *)a.data)[i]), 50));
 #line 82 "e2e_devsync.kern"
     fence(a, i);
 }
@@ -233,7 +233,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 39 "e2e_devsync.kern"
         krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 40 "e2e_devsync.kern"
-        krt_f->v = (krt_f->i < x.shape[0]) ? ((float *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])] : 0.0f;
+        krt_f->v = (krt_f->i < x.shape[0]) ? ((float *)x.data)[krt_f->i] : 0.0f;
     }
 #line 41 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -251,9 +251,9 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 23 "e2e_devsync.kern"
-        krt_f->block_sum__lane = krt_mod_i64(((int64_t)((int32_t)krt_tid.x)), 32);
+        krt_f->block_sum__lane = (int64_t)(((int32_t)krt_tid.x) & 31);
 #line 24 "e2e_devsync.kern"
-        krt_f->block_sum__w = krt_floordiv_i64(((int64_t)((int32_t)krt_tid.x)), 32);
+        krt_f->block_sum__w = (int64_t)(((int32_t)krt_tid.x) >> 5);
     }
 #line 25 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -325,7 +325,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
             krt_f->warp_sum__v = krt_f->warp_sum__v + krt_f->warp_sum__krt_w1;
 #line 17 "e2e_devsync.kern"
-            krt_f->warp_sum__off = krt_floordiv_i64(krt_f->warp_sum__off, 2);
+            krt_f->warp_sum__off = (int64_t)((int32_t)krt_f->warp_sum__off >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -360,9 +360,9 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 26 "e2e_devsync.kern"
-        if (krt_f->block_sum__lane == 0) {
+        if ((int32_t)krt_f->block_sum__lane == 0) {
 #line 27 "e2e_devsync.kern"
-            ((float *)krt_f->block_sum__sm.data)[krt_wrap_index(krt_f->block_sum__w, krt_f->block_sum__sm.shape[0])] = krt_f->block_sum__v_2;
+            ((float *)krt_f->block_sum__sm.data)[(int32_t)krt_f->block_sum__w] = krt_f->block_sum__v_2;
         }
     }
 #line 28 "e2e_devsync.kern"
@@ -381,7 +381,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 30 "e2e_devsync.kern"
-        if (krt_f->block_sum__w == 0) {
+        if ((int32_t)krt_f->block_sum__w == 0) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -393,7 +393,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 31 "e2e_devsync.kern"
-            krt_f->block_sum__r_2 = (krt_f->block_sum__lane < krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32)) ? ((float *)krt_f->block_sum__sm.data)[krt_wrap_index(krt_f->block_sum__lane, krt_f->block_sum__sm.shape[0])] : 0.0f;
+            krt_f->block_sum__r_2 = ((int32_t)krt_f->block_sum__lane < ((((int32_t)krt_b->block_dim.x) + 31) >> 5)) ? ((float *)krt_f->block_sum__sm.data)[(int32_t)krt_f->block_sum__lane] : 0.0f;
         }
 #line 32 "e2e_devsync.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -465,7 +465,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
                 krt_f->warp_sum__v = krt_f->warp_sum__v + krt_f->warp_sum__krt_w1;
 #line 17 "e2e_devsync.kern"
-                krt_f->warp_sum__off = krt_floordiv_i64(krt_f->warp_sum__off, 2);
+                krt_f->warp_sum__off = (int64_t)((int32_t)krt_f->warp_sum__off >> 1);
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -528,9 +528,9 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 42 "e2e_devsync.kern"
-        if (((int64_t)((int32_t)krt_tid.x)) == 0) {
+        if (((int32_t)krt_tid.x) == 0) {
 #line 43 "e2e_devsync.kern"
-            ((float *)out.data)[krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0])] = krt_f->s;
+            ((float *)out.data)[((int32_t)krt_b->block_idx.x)] = krt_f->s;
         }
     }
 }
@@ -601,7 +601,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 74 "e2e_devsync.kern"
-        krt_f->rotate__x = ((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])];
+        krt_f->rotate__x = ((int32_t *)a.data)[krt_f->i];
         krt_f->rotate__t = krt_f->t;
         krt_f->krt_ret0 = 0;
     }
@@ -620,7 +620,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 51 "e2e_devsync.kern"
-        krt_f->rotate__r = krt_s->rotate__buf[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 128)];
+        krt_f->rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
     }
 #line 52 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -664,7 +664,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 51 "e2e_devsync.kern"
-        krt_f->rotate__r = krt_s->rotate__buf[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 128)];
+        krt_f->rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
     }
 #line 52 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -688,7 +688,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 74 "e2e_devsync.kern"
-        ((int32_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])] = (int32_t)krt_add_i64(((int64_t)krt_f->krt_ret1), 1);
+        ((int32_t *)out.data)[krt_f->i] = (int32_t)krt_add_i64(((int64_t)krt_f->krt_ret1), 1);
     }
 #line 75 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -696,7 +696,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_devsync.kern"
-        krt_f->rotate__x = ((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])];
+        krt_f->rotate__x = ((int32_t *)a.data)[krt_f->i];
         krt_f->rotate__t = krt_f->t;
         krt_f->krt_ret2 = 0;
     }
@@ -715,7 +715,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 51 "e2e_devsync.kern"
-        krt_f->rotate__r = krt_s->rotate__buf[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 128)];
+        krt_f->rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
     }
 #line 52 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -739,9 +739,9 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_devsync.kern"
-        if (((int64_t)krt_f->krt_ret2) > 50) {
+        if (krt_f->krt_ret2 > 50) {
 #line 76 "e2e_devsync.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])] = (int32_t)krt_add_i64(((int64_t)((int32_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])]), 1000);
+            ((int32_t *)out.data)[krt_f->i] = (int32_t)krt_add_i64(((int64_t)((int32_t *)out.data)[krt_f->i]), 1000);
         }
     }
 #line 77 "e2e_devsync.kern"
@@ -752,7 +752,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 77 "e2e_devsync.kern"
-        if (((int64_t)krt_f->t) < 64) {
+        if (krt_f->t < 64) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -766,7 +766,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 78 "e2e_devsync.kern"
-            krt_f->warp_sum__i4__v = ((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])];
+            krt_f->warp_sum__i4__v = ((int32_t *)a.data)[krt_f->i];
             krt_f->krt_ret3 = 0;
         }
         /* device function warp_sum, inlined */
@@ -832,7 +832,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
                 krt_f->warp_sum__i4__v_2 = krt_add_i64(krt_f->warp_sum__i4__v_2, krt_f->warp_sum__i4__krt_w1);
 #line 17 "e2e_devsync.kern"
-                krt_f->warp_sum__i4__off = krt_floordiv_i64(krt_f->warp_sum__i4__off, 2);
+                krt_f->warp_sum__i4__off = (int64_t)((int32_t)krt_f->warp_sum__i4__off >> 1);
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -860,7 +860,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 78 "e2e_devsync.kern"
-            ((int32_t *)counts.data)[krt_wrap_index(krt_mul_i64(2, krt_f->i), counts.shape[0])] = (int32_t)krt_f->krt_ret3;
+            ((int32_t *)counts.data)[krt_mul_i64(2, krt_f->i)] = (int32_t)krt_f->krt_ret3;
         }
     }
     if (krt_br1) {
@@ -876,7 +876,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 80 "e2e_devsync.kern"
-            ((int32_t *)counts.data)[krt_wrap_index(krt_mul_i64(2, krt_f->i), counts.shape[0])] = -5;
+            ((int32_t *)counts.data)[krt_mul_i64(2, krt_f->i)] = -5;
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -890,7 +890,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 81 "e2e_devsync.kern"
-        krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])]), 50);
+        krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[krt_f->i]), 50);
         krt_f->krt_ret4 = 0;
     }
     /* device function count_positive, inlined */
@@ -916,7 +916,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 59 "e2e_devsync.kern"
-        if (((int64_t)krt_f->count_positive__n) == 0) {
+        if (krt_f->count_positive__n == 0) {
 #line 60 "e2e_devsync.kern"
             krt_f->krt_ret4 = -1;
             krt_f->krt_state = KRT_BREAK(1);
@@ -938,7 +938,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 81 "e2e_devsync.kern"
-        ((int32_t *)counts.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(2, krt_f->i), 1), counts.shape[0])] = (int32_t)krt_f->krt_ret4;
+        ((int32_t *)counts.data)[krt_add_i64(krt_mul_i64(2, krt_f->i), 1)] = (int32_t)krt_f->krt_ret4;
     }
 #line 82 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {

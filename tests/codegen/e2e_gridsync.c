@@ -117,7 +117,7 @@ static void jacobi__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "e2e_gridsync.kern"
                 if ((0 < krt_f->relax__k) && (krt_f->relax__k < krt_sub_i64(krt_f->relax__n, 1))) {
 #line 15 "e2e_gridsync.kern"
-                    ((double *)krt_f->relax__b.data)[krt_wrap_index(krt_f->relax__k, krt_f->relax__b.shape[0])] = 0.5 * (((double *)krt_f->relax__a.data)[krt_wrap_index(krt_sub_i64(krt_f->relax__k, 1), krt_f->relax__a.shape[0])] + ((double *)krt_f->relax__a.data)[krt_wrap_index(krt_add_i64(krt_f->relax__k, 1), krt_f->relax__a.shape[0])]);
+                    ((double *)krt_f->relax__b.data)[krt_f->relax__k] = 0.5 * (((double *)krt_f->relax__a.data)[krt_sub_i64(krt_f->relax__k, 1)] + ((double *)krt_f->relax__a.data)[krt_add_i64(krt_f->relax__k, 1)]);
                 } else {
 #line 17 "e2e_gridsync.kern"
                     ((double *)krt_f->relax__b.data)[krt_wrap_index(krt_f->relax__k, krt_f->relax__b.shape[0])] = ((double *)krt_f->relax__a.data)[krt_wrap_index(krt_f->relax__k, krt_f->relax__a.shape[0])];
@@ -224,7 +224,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 37 "e2e_gridsync.kern"
         krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 38 "e2e_gridsync.kern"
-        krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)] = (krt_f->i < x.shape[0]) ? ((int64_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])] : 0;
+        krt_s->sm[krt_f->t] = (krt_f->i < x.shape[0]) ? ((int64_t *)x.data)[krt_f->i] : 0;
     }
 #line 39 "e2e_gridsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -258,7 +258,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 42 "e2e_gridsync.kern"
-            krt_f->v = (((int64_t)krt_f->t) >= krt_f->d) ? krt_s->sm[krt_wrap_index(krt_sub_i64(((int64_t)krt_f->t), krt_f->d), 64)] : 0;
+            krt_f->v = (krt_f->t >= (int32_t)krt_f->d) ? krt_s->sm[krt_f->t - (int32_t)krt_f->d] : 0;
         }
 #line 43 "e2e_gridsync.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -267,7 +267,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 44 "e2e_gridsync.kern"
-            krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)] = krt_add_i64(krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)], krt_f->v);
+            krt_s->sm[krt_f->t] = krt_add_i64(krt_s->sm[krt_f->t], krt_f->v);
         }
 #line 45 "e2e_gridsync.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -276,7 +276,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 46 "e2e_gridsync.kern"
-            krt_f->d = krt_mul_i64(krt_f->d, 2);
+            krt_f->d = (int64_t)((int32_t)krt_f->d * 2);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -289,9 +289,9 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 47 "e2e_gridsync.kern"
-        if (((int64_t)krt_f->t) == krt_sub_i64(64, 1)) {
+        if (krt_f->t == (64 - 1)) {
 #line 48 "e2e_gridsync.kern"
-            ((int64_t *)partial.data)[krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partial.shape[0])] = krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)];
+            ((int64_t *)partial.data)[((int32_t)krt_b->block_idx.x)] = krt_s->sm[krt_f->t];
         }
     }
 #line 49 "e2e_gridsync.kern"
@@ -312,12 +312,12 @@ case 1:;
         for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
             krt_f->b = krt_f->krt_it1;
 #line 52 "e2e_gridsync.kern"
-            krt_f->off = krt_add_i64(krt_f->off, ((int64_t *)partial.data)[krt_wrap_index(((int64_t)krt_f->b), partial.shape[0])]);
+            krt_f->off = krt_add_i64(krt_f->off, ((int64_t *)partial.data)[krt_f->b]);
         }
 #line 53 "e2e_gridsync.kern"
         if (krt_f->i < x.shape[0]) {
 #line 54 "e2e_gridsync.kern"
-            ((int64_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])] = krt_add_i64(krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)], krt_f->off);
+            ((int64_t *)out.data)[krt_f->i] = krt_add_i64(krt_s->sm[krt_f->t], krt_f->off);
         }
     }
     }

@@ -36,7 +36,7 @@ static __device__ inline KRT_MAYBE_UNUSED void relax(krt_view a, krt_view b, int
 #line 14 "e2e_gridsync.kern"
         if ((0 < k) && (k < krt_sub_i64(n, 1))) {
 #line 15 "e2e_gridsync.kern"
-            ((double *)b.data)[krt_wrap_index(k, b.shape[0])] = 0.5 * (((double *)a.data)[krt_wrap_index(krt_sub_i64(k, 1), a.shape[0])] + ((double *)a.data)[krt_wrap_index(krt_add_i64(k, 1), a.shape[0])]);
+            ((double *)b.data)[k] = 0.5 * (((double *)a.data)[krt_sub_i64(k, 1)] + ((double *)a.data)[krt_add_i64(k, 1)]);
         } else {
 #line 17 "e2e_gridsync.kern"
             ((double *)b.data)[krt_wrap_index(k, b.shape[0])] = ((double *)a.data)[krt_wrap_index(k, a.shape[0])];
@@ -104,7 +104,7 @@ __global__ void grid_scan__cuda(krt_view x, krt_view partial, krt_view out)
 #line 37 "e2e_gridsync.kern"
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 #line 38 "e2e_gridsync.kern"
-    sm[krt_wrap_index(((int64_t)t), 64)] = (i < x.shape[0]) ? ((int64_t *)x.data)[krt_wrap_index(i, x.shape[0])] : 0;
+    sm[t] = (i < x.shape[0]) ? ((int64_t *)x.data)[i] : 0;
 #line 39 "e2e_gridsync.kern"
     __syncthreads();
 #line 40 "e2e_gridsync.kern"
@@ -112,20 +112,20 @@ __global__ void grid_scan__cuda(krt_view x, krt_view partial, krt_view out)
 #line 41 "e2e_gridsync.kern"
     while (d < 64) {
 #line 42 "e2e_gridsync.kern"
-        v = (((int64_t)t) >= d) ? sm[krt_wrap_index(krt_sub_i64(((int64_t)t), d), 64)] : 0;
+        v = (t >= (int32_t)d) ? sm[t - (int32_t)d] : 0;
 #line 43 "e2e_gridsync.kern"
         __syncthreads();
 #line 44 "e2e_gridsync.kern"
-        sm[krt_wrap_index(((int64_t)t), 64)] = krt_add_i64(sm[krt_wrap_index(((int64_t)t), 64)], v);
+        sm[t] = krt_add_i64(sm[t], v);
 #line 45 "e2e_gridsync.kern"
         __syncthreads();
 #line 46 "e2e_gridsync.kern"
-        d = krt_mul_i64(d, 2);
+        d = (int64_t)((int32_t)d * 2);
     }
 #line 47 "e2e_gridsync.kern"
-    if (((int64_t)t) == krt_sub_i64(64, 1)) {
+    if (t == (64 - 1)) {
 #line 48 "e2e_gridsync.kern"
-        ((int64_t *)partial.data)[krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partial.shape[0])] = sm[krt_wrap_index(((int64_t)t), 64)];
+        ((int64_t *)partial.data)[((int32_t)blockIdx.x)] = sm[t];
     }
 #line 49 "e2e_gridsync.kern"
     cooperative_groups::this_grid().sync();
@@ -138,12 +138,12 @@ __global__ void grid_scan__cuda(krt_view x, krt_view partial, krt_view out)
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         b = krt_it1;
 #line 52 "e2e_gridsync.kern"
-        off = krt_add_i64(off, ((int64_t *)partial.data)[krt_wrap_index(((int64_t)b), partial.shape[0])]);
+        off = krt_add_i64(off, ((int64_t *)partial.data)[b]);
     }
 #line 53 "e2e_gridsync.kern"
     if (i < x.shape[0]) {
 #line 54 "e2e_gridsync.kern"
-        ((int64_t *)out.data)[krt_wrap_index(i, out.shape[0])] = krt_add_i64(sm[krt_wrap_index(((int64_t)t), 64)], off);
+        ((int64_t *)out.data)[i] = krt_add_i64(sm[t], off);
     }
 }
 
@@ -259,7 +259,7 @@ static void jacobi__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "e2e_gridsync.kern"
                 if ((0 < krt_f->relax__k) && (krt_f->relax__k < krt_sub_i64(krt_f->relax__n, 1))) {
 #line 15 "e2e_gridsync.kern"
-                    ((double *)krt_f->relax__b.data)[krt_wrap_index(krt_f->relax__k, krt_f->relax__b.shape[0])] = 0.5 * (((double *)krt_f->relax__a.data)[krt_wrap_index(krt_sub_i64(krt_f->relax__k, 1), krt_f->relax__a.shape[0])] + ((double *)krt_f->relax__a.data)[krt_wrap_index(krt_add_i64(krt_f->relax__k, 1), krt_f->relax__a.shape[0])]);
+                    ((double *)krt_f->relax__b.data)[krt_f->relax__k] = 0.5 * (((double *)krt_f->relax__a.data)[krt_sub_i64(krt_f->relax__k, 1)] + ((double *)krt_f->relax__a.data)[krt_add_i64(krt_f->relax__k, 1)]);
                 } else {
 #line 17 "e2e_gridsync.kern"
                     ((double *)krt_f->relax__b.data)[krt_wrap_index(krt_f->relax__k, krt_f->relax__b.shape[0])] = ((double *)krt_f->relax__a.data)[krt_wrap_index(krt_f->relax__k, krt_f->relax__a.shape[0])];
@@ -366,7 +366,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 37 "e2e_gridsync.kern"
         krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 38 "e2e_gridsync.kern"
-        krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)] = (krt_f->i < x.shape[0]) ? ((int64_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])] : 0;
+        krt_s->sm[krt_f->t] = (krt_f->i < x.shape[0]) ? ((int64_t *)x.data)[krt_f->i] : 0;
     }
 #line 39 "e2e_gridsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -400,7 +400,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 42 "e2e_gridsync.kern"
-            krt_f->v = (((int64_t)krt_f->t) >= krt_f->d) ? krt_s->sm[krt_wrap_index(krt_sub_i64(((int64_t)krt_f->t), krt_f->d), 64)] : 0;
+            krt_f->v = (krt_f->t >= (int32_t)krt_f->d) ? krt_s->sm[krt_f->t - (int32_t)krt_f->d] : 0;
         }
 #line 43 "e2e_gridsync.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -409,7 +409,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 44 "e2e_gridsync.kern"
-            krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)] = krt_add_i64(krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)], krt_f->v);
+            krt_s->sm[krt_f->t] = krt_add_i64(krt_s->sm[krt_f->t], krt_f->v);
         }
 #line 45 "e2e_gridsync.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -418,7 +418,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 46 "e2e_gridsync.kern"
-            krt_f->d = krt_mul_i64(krt_f->d, 2);
+            krt_f->d = (int64_t)((int32_t)krt_f->d * 2);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -431,9 +431,9 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 47 "e2e_gridsync.kern"
-        if (((int64_t)krt_f->t) == krt_sub_i64(64, 1)) {
+        if (krt_f->t == (64 - 1)) {
 #line 48 "e2e_gridsync.kern"
-            ((int64_t *)partial.data)[krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partial.shape[0])] = krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)];
+            ((int64_t *)partial.data)[((int32_t)krt_b->block_idx.x)] = krt_s->sm[krt_f->t];
         }
     }
 #line 49 "e2e_gridsync.kern"
@@ -454,12 +454,12 @@ case 1:;
         for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
             krt_f->b = krt_f->krt_it1;
 #line 52 "e2e_gridsync.kern"
-            krt_f->off = krt_add_i64(krt_f->off, ((int64_t *)partial.data)[krt_wrap_index(((int64_t)krt_f->b), partial.shape[0])]);
+            krt_f->off = krt_add_i64(krt_f->off, ((int64_t *)partial.data)[krt_f->b]);
         }
 #line 53 "e2e_gridsync.kern"
         if (krt_f->i < x.shape[0]) {
 #line 54 "e2e_gridsync.kern"
-            ((int64_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])] = krt_add_i64(krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)], krt_f->off);
+            ((int64_t *)out.data)[krt_f->i] = krt_add_i64(krt_s->sm[krt_f->t], krt_f->off);
         }
     }
     }

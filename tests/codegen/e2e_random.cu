@@ -29,20 +29,20 @@ __global__ void draws__cuda(krt_view states, int32_t which, krt_view out)
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         j = krt_it1;
 #line 17 "e2e_random.kern"
-        if (((int64_t)which) == 0) {
+        if (which == 0) {
 #line 18 "e2e_random.kern"
-            ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = (double)krt_xoroshiro128p_uniform_float32(states, i);
+            ((double *)out.data)[i * out.shape[1] + j] = (double)krt_xoroshiro128p_uniform_float32(states, i);
 #line 19 "e2e_random.kern"
-        } else if (((int64_t)which) == 1) {
+        } else if (which == 1) {
 #line 20 "e2e_random.kern"
-            ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = krt_xoroshiro128p_uniform_float64(states, i);
+            ((double *)out.data)[i * out.shape[1] + j] = krt_xoroshiro128p_uniform_float64(states, i);
 #line 21 "e2e_random.kern"
-        } else if (((int64_t)which) == 2) {
+        } else if (which == 2) {
 #line 22 "e2e_random.kern"
-            ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = (double)krt_xoroshiro128p_normal_float32(states, i);
+            ((double *)out.data)[i * out.shape[1] + j] = (double)krt_xoroshiro128p_normal_float32(states, i);
         } else {
 #line 24 "e2e_random.kern"
-            ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = krt_xoroshiro128p_normal_float64(states, i);
+            ((double *)out.data)[i * out.shape[1] + j] = krt_xoroshiro128p_normal_float64(states, i);
         }
     }
 }
@@ -97,9 +97,9 @@ __global__ void mixed__cuda(krt_view states, krt_view out)
 #line 44 "e2e_random.kern"
         krt_xoroshiro128p_jump(krt_rng_state(states, i));
 #line 45 "e2e_random.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_mul_i64(2, i), out.shape[0])] = heads;
+        ((int64_t *)out.data)[krt_mul_i64(2, i)] = heads;
 #line 46 "e2e_random.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(2, i), 1), out.shape[0])] = inside;
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = inside;
     }
 }
 
@@ -132,20 +132,20 @@ static void draws__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             j = krt_it1;
 #line 17 "e2e_random.kern"
-            if (((int64_t)which) == 0) {
+            if (which == 0) {
 #line 18 "e2e_random.kern"
-                ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = (double)krt_xoroshiro128p_uniform_float32(states, i);
+                ((double *)out.data)[i * out.shape[1] + j] = (double)krt_xoroshiro128p_uniform_float32(states, i);
 #line 19 "e2e_random.kern"
-            } else if (((int64_t)which) == 1) {
+            } else if (which == 1) {
 #line 20 "e2e_random.kern"
-                ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = krt_xoroshiro128p_uniform_float64(states, i);
+                ((double *)out.data)[i * out.shape[1] + j] = krt_xoroshiro128p_uniform_float64(states, i);
 #line 21 "e2e_random.kern"
-            } else if (((int64_t)which) == 2) {
+            } else if (which == 2) {
 #line 22 "e2e_random.kern"
-                ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = (double)krt_xoroshiro128p_normal_float32(states, i);
+                ((double *)out.data)[i * out.shape[1] + j] = (double)krt_xoroshiro128p_normal_float32(states, i);
             } else {
 #line 24 "e2e_random.kern"
-                ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = krt_xoroshiro128p_normal_float64(states, i);
+                ((double *)out.data)[i * out.shape[1] + j] = krt_xoroshiro128p_normal_float64(states, i);
             }
         }
     krt_next:;
@@ -208,9 +208,9 @@ static void mixed__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 44 "e2e_random.kern"
             krt_xoroshiro128p_jump(krt_rng_state(states, i));
 #line 45 "e2e_random.kern"
-            ((int64_t *)out.data)[krt_wrap_index(krt_mul_i64(2, i), out.shape[0])] = heads;
+            ((int64_t *)out.data)[krt_mul_i64(2, i)] = heads;
 #line 46 "e2e_random.kern"
-            ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(2, i), 1), out.shape[0])] = inside;
+            ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = inside;
         }
     }
 }

@@ -26,13 +26,13 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 15 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 16 "e2e_range_step.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = -2;
+            *(int64_t *)(out.data + i * out.strides[0]) = -2;
 #line 17 "e2e_range_step.kern"
             n = 0;
 #line 18 "e2e_range_step.kern"
             krt_it1 = 0;
             krt_stop2 = 10;
-            krt_step3 = *(int64_t *)(steps.data + krt_wrap_index(i, steps.shape[0]) * steps.strides[0]);
+            krt_step3 = *(int64_t *)(steps.data + i * steps.strides[0]);
             if (krt_step3 == 0) {
                 goto krt_next;
             }
@@ -42,7 +42,7 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 20 "e2e_range_step.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = n;
+            *(int64_t *)(out.data + i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -81,7 +81,7 @@ static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 30 "e2e_range_step.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = n;
+            *(int64_t *)(out.data + i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -121,7 +121,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 35 "e2e_range_step.kern"
         krt_f->t = (int32_t)krt_tid.x;
 #line 37 "e2e_range_step.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = -1;
+        krt_s->s[krt_f->t] = -1;
     }
 #line 38 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -134,7 +134,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 40 "e2e_range_step.kern"
         krt_f->krt_it1 = 0;
         krt_f->krt_stop2 = 10;
-        krt_f->krt_step3 = *(int64_t *)(steps.data + krt_wrap_index(((int64_t)krt_f->t), steps.shape[0]) * steps.strides[0]);
+        krt_f->krt_step3 = *(int64_t *)(steps.data + krt_f->t * steps.strides[0]);
         if (krt_f->krt_step3 == 0) {
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip2;
@@ -145,7 +145,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->n = krt_add_i64(krt_f->n, 1);
         }
 #line 42 "e2e_range_step.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = krt_f->n;
+        krt_s->s[krt_f->t] = krt_f->n;
     krt_skip2:;
     }
 #line 43 "e2e_range_step.kern"
@@ -155,7 +155,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 44 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(((int64_t)krt_f->t), out.shape[0]) * out.strides[0]) = krt_add_i64(krt_mul_i64(krt_f->n, 100), krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
+        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_add_i64(krt_mul_i64(krt_f->n, 100), krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
     }
 }
 
@@ -194,7 +194,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 49 "e2e_range_step.kern"
         krt_f->t = (int32_t)krt_tid.x;
 #line 51 "e2e_range_step.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = 0;
+        krt_s->s[krt_f->t] = 0;
     }
 #line 52 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -241,7 +241,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 55 "e2e_range_step.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = krt_add_i64(krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)], krt_f->k);
+            krt_s->s[krt_f->t] = krt_add_i64(krt_s->s[krt_f->t], krt_f->k);
         }
 #line 56 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -250,7 +250,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 57 "e2e_range_step.kern"
-            krt_f->acc = krt_add_i64(krt_f->acc, krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
+            krt_f->acc = krt_add_i64(krt_f->acc, krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
         }
 #line 58 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -273,7 +273,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 59 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(((int64_t)krt_f->t), out.shape[0]) * out.strides[0]) = krt_f->acc;
+        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_f->acc;
     }
 }
 
@@ -319,7 +319,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_range_step.kern"
         krt_f->trips_sync__a = 0;
         krt_f->trips_sync__b = 6;
-        krt_f->trips_sync__s = *(int64_t *)(steps.data + krt_wrap_index(((int64_t)krt_f->t), steps.shape[0]) * steps.strides[0]);
+        krt_f->trips_sync__s = *(int64_t *)(steps.data + krt_f->t * steps.strides[0]);
         krt_f->krt_ret0 = 0;
     }
     /* device function trips_sync, inlined */
@@ -373,7 +373,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(((int64_t)krt_f->t), out.shape[0]) * out.strides[0]) = krt_f->n;
+        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_f->n;
     }
 }
 
@@ -420,7 +420,7 @@ static void count_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 89 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 90 "e2e_range_step.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + krt_wrap_index(i, steps.shape[0]) * steps.strides[0]));
+            *(int64_t *)(out.data + i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + i * steps.strides[0]));
         }
     }
 }

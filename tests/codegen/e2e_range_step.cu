@@ -24,13 +24,13 @@ __global__ void count__cuda(krt_view out, krt_view steps)
 #line 15 "e2e_range_step.kern"
     if (i < out.shape[0]) {
 #line 16 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = -2;
+        *(int64_t *)(out.data + i * out.strides[0]) = -2;
 #line 17 "e2e_range_step.kern"
         n = 0;
 #line 18 "e2e_range_step.kern"
         krt_it1 = 0;
         krt_stop2 = 10;
-        krt_step3 = *(int64_t *)(steps.data + krt_wrap_index(i, steps.shape[0]) * steps.strides[0]);
+        krt_step3 = *(int64_t *)(steps.data + i * steps.strides[0]);
         if (krt_step3 == 0) {
             return;
         }
@@ -40,7 +40,7 @@ __global__ void count__cuda(krt_view out, krt_view steps)
             n = krt_add_i64(n, 1);
         }
 #line 20 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = n;
+        *(int64_t *)(out.data + i * out.strides[0]) = n;
     }
 }
 
@@ -73,7 +73,7 @@ __global__ void count_unsigned__cuda(krt_view out, uint32_t step)
             n = krt_add_i64(n, 1);
         }
 #line 30 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = n;
+        *(int64_t *)(out.data + i * out.strides[0]) = n;
     }
 }
 
@@ -91,7 +91,7 @@ __global__ void count_sync__cuda(krt_view out, krt_view steps)
 #line 35 "e2e_range_step.kern"
     t = (int32_t)threadIdx.x;
 #line 37 "e2e_range_step.kern"
-    s[krt_wrap_index(((int64_t)t), 64)] = -1;
+    s[t] = -1;
 #line 38 "e2e_range_step.kern"
     __syncthreads();
 #line 39 "e2e_range_step.kern"
@@ -99,7 +99,7 @@ __global__ void count_sync__cuda(krt_view out, krt_view steps)
 #line 40 "e2e_range_step.kern"
     krt_it1 = 0;
     krt_stop2 = 10;
-    krt_step3 = *(int64_t *)(steps.data + krt_wrap_index(((int64_t)t), steps.shape[0]) * steps.strides[0]);
+    krt_step3 = *(int64_t *)(steps.data + t * steps.strides[0]);
     if (krt_step3 == 0) {
         return;
     }
@@ -109,11 +109,11 @@ __global__ void count_sync__cuda(krt_view out, krt_view steps)
         n = krt_add_i64(n, 1);
     }
 #line 42 "e2e_range_step.kern"
-    s[krt_wrap_index(((int64_t)t), 64)] = n;
+    s[t] = n;
 #line 43 "e2e_range_step.kern"
     __syncthreads();
 #line 44 "e2e_range_step.kern"
-    *(int64_t *)(out.data + krt_wrap_index(((int64_t)t), out.shape[0]) * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)blockDim.x))), 64)]);
+    *(int64_t *)(out.data + t * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))]);
 }
 
 #line 48 "e2e_range_step.kern"
@@ -129,7 +129,7 @@ __global__ void count_block__cuda(krt_view out, int64_t step)
 #line 49 "e2e_range_step.kern"
     t = (int32_t)threadIdx.x;
 #line 51 "e2e_range_step.kern"
-    s[krt_wrap_index(((int64_t)t), 64)] = 0;
+    s[t] = 0;
 #line 52 "e2e_range_step.kern"
     __syncthreads();
 #line 53 "e2e_range_step.kern"
@@ -144,16 +144,16 @@ __global__ void count_block__cuda(krt_view out, int64_t step)
     for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
         k = krt_it1;
 #line 55 "e2e_range_step.kern"
-        s[krt_wrap_index(((int64_t)t), 64)] = krt_add_i64(s[krt_wrap_index(((int64_t)t), 64)], k);
+        s[t] = krt_add_i64(s[t], k);
 #line 56 "e2e_range_step.kern"
         __syncthreads();
 #line 57 "e2e_range_step.kern"
-        acc = krt_add_i64(acc, s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)blockDim.x))), 64)]);
+        acc = krt_add_i64(acc, s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))]);
 #line 58 "e2e_range_step.kern"
         __syncthreads();
     }
 #line 59 "e2e_range_step.kern"
-    *(int64_t *)(out.data + krt_wrap_index(((int64_t)t), out.shape[0]) * out.strides[0]) = acc;
+    *(int64_t *)(out.data + t * out.strides[0]) = acc;
 }
 
 #line 63 "e2e_range_step.kern"
@@ -194,9 +194,9 @@ __global__ void count_inlined__cuda(krt_view out, krt_view steps)
 #line 73 "e2e_range_step.kern"
     t = (int32_t)threadIdx.x;
 #line 74 "e2e_range_step.kern"
-    n = trips_sync(0, 6, *(int64_t *)(steps.data + krt_wrap_index(((int64_t)t), steps.shape[0]) * steps.strides[0]));
+    n = trips_sync(0, 6, *(int64_t *)(steps.data + t * steps.strides[0]));
 #line 75 "e2e_range_step.kern"
-    *(int64_t *)(out.data + krt_wrap_index(((int64_t)t), out.shape[0]) * out.strides[0]) = n;
+    *(int64_t *)(out.data + t * out.strides[0]) = n;
 }
 
 #line 79 "e2e_range_step.kern"
@@ -236,7 +236,7 @@ __global__ void count_device__cuda(krt_view out, krt_view steps)
 #line 89 "e2e_range_step.kern"
     if (i < out.shape[0]) {
 #line 90 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = trips(0, 10, *(int64_t *)(steps.data + krt_wrap_index(i, steps.shape[0]) * steps.strides[0]));
+        *(int64_t *)(out.data + i * out.strides[0]) = trips(0, 10, *(int64_t *)(steps.data + i * steps.strides[0]));
     }
 }
 
@@ -295,13 +295,13 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 15 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 16 "e2e_range_step.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = -2;
+            *(int64_t *)(out.data + i * out.strides[0]) = -2;
 #line 17 "e2e_range_step.kern"
             n = 0;
 #line 18 "e2e_range_step.kern"
             krt_it1 = 0;
             krt_stop2 = 10;
-            krt_step3 = *(int64_t *)(steps.data + krt_wrap_index(i, steps.shape[0]) * steps.strides[0]);
+            krt_step3 = *(int64_t *)(steps.data + i * steps.strides[0]);
             if (krt_step3 == 0) {
                 goto krt_next;
             }
@@ -311,7 +311,7 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 20 "e2e_range_step.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = n;
+            *(int64_t *)(out.data + i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -350,7 +350,7 @@ static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 30 "e2e_range_step.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = n;
+            *(int64_t *)(out.data + i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -390,7 +390,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 35 "e2e_range_step.kern"
         krt_f->t = (int32_t)krt_tid.x;
 #line 37 "e2e_range_step.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = -1;
+        krt_s->s[krt_f->t] = -1;
     }
 #line 38 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -403,7 +403,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 40 "e2e_range_step.kern"
         krt_f->krt_it1 = 0;
         krt_f->krt_stop2 = 10;
-        krt_f->krt_step3 = *(int64_t *)(steps.data + krt_wrap_index(((int64_t)krt_f->t), steps.shape[0]) * steps.strides[0]);
+        krt_f->krt_step3 = *(int64_t *)(steps.data + krt_f->t * steps.strides[0]);
         if (krt_f->krt_step3 == 0) {
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip2;
@@ -414,7 +414,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->n = krt_add_i64(krt_f->n, 1);
         }
 #line 42 "e2e_range_step.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = krt_f->n;
+        krt_s->s[krt_f->t] = krt_f->n;
     krt_skip2:;
     }
 #line 43 "e2e_range_step.kern"
@@ -424,7 +424,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 44 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(((int64_t)krt_f->t), out.shape[0]) * out.strides[0]) = krt_add_i64(krt_mul_i64(krt_f->n, 100), krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
+        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_add_i64(krt_mul_i64(krt_f->n, 100), krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
     }
 }
 
@@ -463,7 +463,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 49 "e2e_range_step.kern"
         krt_f->t = (int32_t)krt_tid.x;
 #line 51 "e2e_range_step.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = 0;
+        krt_s->s[krt_f->t] = 0;
     }
 #line 52 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -510,7 +510,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 55 "e2e_range_step.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = krt_add_i64(krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)], krt_f->k);
+            krt_s->s[krt_f->t] = krt_add_i64(krt_s->s[krt_f->t], krt_f->k);
         }
 #line 56 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -519,7 +519,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 57 "e2e_range_step.kern"
-            krt_f->acc = krt_add_i64(krt_f->acc, krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
+            krt_f->acc = krt_add_i64(krt_f->acc, krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
         }
 #line 58 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -542,7 +542,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 59 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(((int64_t)krt_f->t), out.shape[0]) * out.strides[0]) = krt_f->acc;
+        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_f->acc;
     }
 }
 
@@ -588,7 +588,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_range_step.kern"
         krt_f->trips_sync__a = 0;
         krt_f->trips_sync__b = 6;
-        krt_f->trips_sync__s = *(int64_t *)(steps.data + krt_wrap_index(((int64_t)krt_f->t), steps.shape[0]) * steps.strides[0]);
+        krt_f->trips_sync__s = *(int64_t *)(steps.data + krt_f->t * steps.strides[0]);
         krt_f->krt_ret0 = 0;
     }
     /* device function trips_sync, inlined */
@@ -642,7 +642,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(((int64_t)krt_f->t), out.shape[0]) * out.strides[0]) = krt_f->n;
+        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_f->n;
     }
 }
 
@@ -689,7 +689,7 @@ static void count_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 89 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 90 "e2e_range_step.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + krt_wrap_index(i, steps.shape[0]) * steps.strides[0]));
+            *(int64_t *)(out.data + i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + i * steps.strides[0]));
         }
     }
 }

@@ -52,10 +52,10 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 20 "e2e_shared.kern"
         if (krt_f->i < x.shape[0]) {
 #line 21 "e2e_shared.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)] = ((float *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])];
+            krt_s->s[krt_f->tid] = ((float *)x.data)[krt_f->i];
         } else {
 #line 23 "e2e_shared.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)] = 0.0f;
+            krt_s->s[krt_f->tid] = 0.0f;
         }
     }
 #line 24 "e2e_shared.kern"
@@ -65,7 +65,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 25 "e2e_shared.kern"
-        krt_f->step = krt_floordiv_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 2);
+        krt_f->step = (int64_t)(((int32_t)krt_b->block_dim.x) >> 1);
     }
 #line 26 "e2e_shared.kern"
     for (;;) {
@@ -77,7 +77,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 26 "e2e_shared.kern"
-            if (krt_f->step > 0) {
+            if ((int32_t)krt_f->step > 0) {
                 krt_go = 1;
             } else {
                 krt_f->krt_state = KRT_BREAK(1);
@@ -90,9 +90,9 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 27 "e2e_shared.kern"
-            if (((int64_t)krt_f->tid) < krt_f->step) {
+            if (krt_f->tid < (int32_t)krt_f->step) {
 #line 28 "e2e_shared.kern"
-                krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)] = combine__cpu(krt_b, krt_tid, krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)], krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tid), krt_f->step), 1024)]);
+                krt_s->s[krt_f->tid] = combine__cpu(krt_b, krt_tid, krt_s->s[krt_f->tid], krt_s->s[krt_f->tid + (int32_t)krt_f->step]);
             }
         }
 #line 29 "e2e_shared.kern"
@@ -102,7 +102,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 30 "e2e_shared.kern"
-            krt_f->step = krt_floordiv_i64(krt_f->step, 2);
+            krt_f->step = (int64_t)((int32_t)krt_f->step >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -115,9 +115,9 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 31 "e2e_shared.kern"
-        if (((int64_t)krt_f->tid) == 0) {
+        if (krt_f->tid == 0) {
 #line 32 "e2e_shared.kern"
-            ((float *)out.data)[krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0])] = krt_s->s[0];
+            ((float *)out.data)[((int32_t)krt_b->block_idx.x)] = krt_s->s[0];
         }
     }
 }
@@ -177,7 +177,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             goto krt_skip1;
         }
 #line 42 "e2e_shared.kern"
-        krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)] = *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
+        krt_s->sh[krt_f->t] = *(int64_t *)(x.data + (int32_t)krt_f->i * x.strides[0]);
     krt_skip1:;
     }
 #line 43 "e2e_shared.kern"
@@ -215,7 +215,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 45 "e2e_shared.kern"
             krt_f->off = krt_shl_i64(1, krt_f->d);
 #line 46 "e2e_shared.kern"
-            krt_f->v = krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)];
+            krt_f->v = krt_s->sh[krt_f->t];
 #line 47 "e2e_shared.kern"
             if (((int64_t)krt_f->t) >= krt_f->off) {
 #line 48 "e2e_shared.kern"
@@ -229,7 +229,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 50 "e2e_shared.kern"
-            krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)] = krt_f->v;
+            krt_s->sh[krt_f->t] = krt_f->v;
         }
 #line 51 "e2e_shared.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -252,7 +252,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 52 "e2e_shared.kern"
-        *(int64_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)];
+        *(int64_t *)(out.data + (int32_t)krt_f->i * out.strides[0]) = krt_s->sh[krt_f->t];
     }
 }
 
@@ -299,7 +299,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 63 "e2e_shared.kern"
         krt_f->bz = (int32_t)krt_b->block_dim.z;
 #line 64 "e2e_shared.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->z), 4)][krt_wrap_index(((int64_t)krt_f->y), 8)][krt_wrap_index(((int64_t)krt_f->x), 32)] = (int32_t)krt_add_i64(krt_add_i64(krt_mul_i64(krt_add_i64(krt_mul_i64(((int64_t)krt_f->z), ((int64_t)krt_f->by)), ((int64_t)krt_f->y)), ((int64_t)krt_f->bx)), ((int64_t)krt_f->x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
+        krt_s->s[krt_f->z][krt_f->y][krt_f->x] = (int32_t)krt_add_i64(((int64_t)((((krt_f->z * krt_f->by) + krt_f->y) * krt_f->bx) + krt_f->x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
     }
 #line 65 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -308,7 +308,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 66 "e2e_shared.kern"
-        ((int32_t *)out.data)[(krt_wrap_index(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)krt_f->bz)), ((int64_t)krt_f->z)), out.shape[0]) * out.shape[1] + krt_wrap_index(((int64_t)krt_f->y), out.shape[1])) * out.shape[2] + krt_wrap_index(((int64_t)krt_f->x), out.shape[2])] = krt_s->s[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->bz), 1), ((int64_t)krt_f->z)), 4)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->by), 1), ((int64_t)krt_f->y)), 8)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->bx), 1), ((int64_t)krt_f->x)), 32)];
+        ((int32_t *)out.data)[(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)krt_f->bz)), ((int64_t)krt_f->z)) * out.shape[1] + krt_f->y) * out.shape[2] + krt_f->x] = krt_s->s[krt_wrap_index(((int64_t)((krt_f->bz - 1) - krt_f->z)), 4)][krt_wrap_index(((int64_t)((krt_f->by - 1) - krt_f->y)), 8)][krt_wrap_index(((int64_t)((krt_f->bx - 1) - krt_f->x)), 32)];
     }
 }
 
@@ -350,7 +350,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_shared.kern"
         krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 75 "e2e_shared.kern"
-        d[krt_wrap_index(((int64_t)krt_f->t), (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))] = (krt_f->i < x.shape[0]) ? *(double *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]) : 0.0;
+        d[krt_f->t] = (krt_f->i < x.shape[0]) ? *(double *)(x.data + krt_f->i * x.strides[0]) : 0.0;
     }
 #line 76 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -365,7 +365,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
             krt_f->k = krt_f->krt_it1;
 #line 78 "e2e_shared.kern"
-            krt_f->tmp[krt_wrap_index(krt_f->k, 4)] = d[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->t), krt_f->k), ((int64_t)((int32_t)krt_b->block_dim.x))), (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
+            krt_f->tmp[(int32_t)krt_f->k] = d[(int32_t)((uint32_t)(krt_f->t + (int32_t)krt_f->k) % (uint32_t)((int32_t)krt_b->block_dim.x))];
         }
 #line 79 "e2e_shared.kern"
         krt_f->acc = 0.0;
@@ -376,12 +376,12 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
             krt_f->k_2 = krt_f->krt_it4;
 #line 81 "e2e_shared.kern"
-            krt_f->acc = krt_f->acc + (krt_f->tmp[krt_wrap_index(krt_f->k_2, 4)] * ((double)krt_add_i64(krt_f->k_2, 1)));
+            krt_f->acc = krt_f->acc + (krt_f->tmp[(int32_t)krt_f->k_2] * ((double)((int64_t)((int32_t)krt_f->k_2 + 1))));
         }
 #line 82 "e2e_shared.kern"
         if (krt_f->i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
-            *(double *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
+            *(double *)(out.data + krt_f->i * out.strides[0]) = krt_f->acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
         }
     }
 }

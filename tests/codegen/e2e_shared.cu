@@ -30,31 +30,31 @@ __global__ void block_sum__cuda(krt_view x, krt_view out)
 #line 20 "e2e_shared.kern"
     if (i < x.shape[0]) {
 #line 21 "e2e_shared.kern"
-        s[krt_wrap_index(((int64_t)tid), 1024)] = ((float *)x.data)[krt_wrap_index(i, x.shape[0])];
+        s[tid] = ((float *)x.data)[i];
     } else {
 #line 23 "e2e_shared.kern"
-        s[krt_wrap_index(((int64_t)tid), 1024)] = 0.0f;
+        s[tid] = 0.0f;
     }
 #line 24 "e2e_shared.kern"
     __syncthreads();
 #line 25 "e2e_shared.kern"
-    step = krt_floordiv_i64(((int64_t)((int32_t)blockDim.x)), 2);
+    step = (int64_t)(((int32_t)blockDim.x) >> 1);
 #line 26 "e2e_shared.kern"
-    while (step > 0) {
+    while ((int32_t)step > 0) {
 #line 27 "e2e_shared.kern"
-        if (((int64_t)tid) < step) {
+        if (tid < (int32_t)step) {
 #line 28 "e2e_shared.kern"
-            s[krt_wrap_index(((int64_t)tid), 1024)] = combine(s[krt_wrap_index(((int64_t)tid), 1024)], s[krt_wrap_index(krt_add_i64(((int64_t)tid), step), 1024)]);
+            s[tid] = combine(s[tid], s[tid + (int32_t)step]);
         }
 #line 29 "e2e_shared.kern"
         __syncthreads();
 #line 30 "e2e_shared.kern"
-        step = krt_floordiv_i64(step, 2);
+        step = (int64_t)((int32_t)step >> 1);
     }
 #line 31 "e2e_shared.kern"
-    if (((int64_t)tid) == 0) {
+    if (tid == 0) {
 #line 32 "e2e_shared.kern"
-        ((float *)out.data)[krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), out.shape[0])] = s[0];
+        ((float *)out.data)[((int32_t)blockIdx.x)] = s[0];
     }
 }
 
@@ -87,7 +87,7 @@ __global__ void scan__cuda(krt_view x, krt_view out, int32_t n)
         return;
     }
 #line 42 "e2e_shared.kern"
-    sh[krt_wrap_index(((int64_t)t), 256)] = *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]);
+    sh[t] = *(int64_t *)(x.data + (int32_t)i * x.strides[0]);
 #line 43 "e2e_shared.kern"
     __syncthreads();
 #line 44 "e2e_shared.kern"
@@ -99,7 +99,7 @@ __global__ void scan__cuda(krt_view x, krt_view out, int32_t n)
 #line 45 "e2e_shared.kern"
         off = krt_shl_i64(1, d);
 #line 46 "e2e_shared.kern"
-        v = sh[krt_wrap_index(((int64_t)t), 256)];
+        v = sh[t];
 #line 47 "e2e_shared.kern"
         if (((int64_t)t) >= off) {
 #line 48 "e2e_shared.kern"
@@ -108,12 +108,12 @@ __global__ void scan__cuda(krt_view x, krt_view out, int32_t n)
 #line 49 "e2e_shared.kern"
         __syncthreads();
 #line 50 "e2e_shared.kern"
-        sh[krt_wrap_index(((int64_t)t), 256)] = v;
+        sh[t] = v;
 #line 51 "e2e_shared.kern"
         __syncthreads();
     }
 #line 52 "e2e_shared.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = sh[krt_wrap_index(((int64_t)t), 256)];
+    *(int64_t *)(out.data + (int32_t)i * out.strides[0]) = sh[t];
 }
 
 #line 56 "e2e_shared.kern"
@@ -139,11 +139,11 @@ __global__ void mirror3__cuda(krt_view out)
 #line 63 "e2e_shared.kern"
     bz = (int32_t)blockDim.z;
 #line 64 "e2e_shared.kern"
-    s[krt_wrap_index(((int64_t)z), 4)][krt_wrap_index(((int64_t)y), 8)][krt_wrap_index(((int64_t)x), 32)] = (int32_t)krt_add_i64(krt_add_i64(krt_mul_i64(krt_add_i64(krt_mul_i64(((int64_t)z), ((int64_t)by)), ((int64_t)y)), ((int64_t)bx)), ((int64_t)x)), krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), 100000));
+    s[z][y][x] = (int32_t)krt_add_i64(((int64_t)((((z * by) + y) * bx) + x)), krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), 100000));
 #line 65 "e2e_shared.kern"
     __syncthreads();
 #line 66 "e2e_shared.kern"
-    ((int32_t *)out.data)[(krt_wrap_index(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), ((int64_t)bz)), ((int64_t)z)), out.shape[0]) * out.shape[1] + krt_wrap_index(((int64_t)y), out.shape[1])) * out.shape[2] + krt_wrap_index(((int64_t)x), out.shape[2])] = s[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)bz), 1), ((int64_t)z)), 4)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)by), 1), ((int64_t)y)), 8)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)bx), 1), ((int64_t)x)), 32)];
+    ((int32_t *)out.data)[(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), ((int64_t)bz)), ((int64_t)z)) * out.shape[1] + y) * out.shape[2] + x] = s[krt_wrap_index(((int64_t)((bz - 1) - z)), 4)][krt_wrap_index(((int64_t)((by - 1) - y)), 8)][krt_wrap_index(((int64_t)((bx - 1) - x)), 32)];
 }
 
 #line 70 "e2e_shared.kern"
@@ -167,7 +167,7 @@ __global__ void dyn_local__cuda(krt_view x, krt_view out)
 #line 74 "e2e_shared.kern"
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 #line 75 "e2e_shared.kern"
-    d[krt_wrap_index(((int64_t)t), (int64_t)(krt_dynamic_smem_bytes() / sizeof(double)))] = (i < x.shape[0]) ? *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) : 0.0;
+    d[t] = (i < x.shape[0]) ? *(double *)(x.data + i * x.strides[0]) : 0.0;
 #line 76 "e2e_shared.kern"
     __syncthreads();
 #line 77 "e2e_shared.kern"
@@ -177,7 +177,7 @@ __global__ void dyn_local__cuda(krt_view x, krt_view out)
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 78 "e2e_shared.kern"
-        tmp[krt_wrap_index(k, 4)] = d[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), k), ((int64_t)((int32_t)blockDim.x))), (int64_t)(krt_dynamic_smem_bytes() / sizeof(double)))];
+        tmp[(int32_t)k] = d[(int32_t)((uint32_t)(t + (int32_t)k) % (uint32_t)((int32_t)blockDim.x))];
     }
 #line 79 "e2e_shared.kern"
     acc = 0.0;
@@ -188,12 +188,12 @@ __global__ void dyn_local__cuda(krt_view x, krt_view out)
     for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
         k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
-        acc = acc + (tmp[krt_wrap_index(k_2, 4)] * ((double)krt_add_i64(k_2, 1)));
+        acc = acc + (tmp[(int32_t)k_2] * ((double)((int64_t)((int32_t)k_2 + 1))));
     }
 #line 82 "e2e_shared.kern"
     if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_dynamic_smem_bytes() / sizeof(double)))];
+        *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_dynamic_smem_bytes() / sizeof(double)))];
     }
 }
 
@@ -244,10 +244,10 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 20 "e2e_shared.kern"
         if (krt_f->i < x.shape[0]) {
 #line 21 "e2e_shared.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)] = ((float *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])];
+            krt_s->s[krt_f->tid] = ((float *)x.data)[krt_f->i];
         } else {
 #line 23 "e2e_shared.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)] = 0.0f;
+            krt_s->s[krt_f->tid] = 0.0f;
         }
     }
 #line 24 "e2e_shared.kern"
@@ -257,7 +257,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 25 "e2e_shared.kern"
-        krt_f->step = krt_floordiv_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 2);
+        krt_f->step = (int64_t)(((int32_t)krt_b->block_dim.x) >> 1);
     }
 #line 26 "e2e_shared.kern"
     for (;;) {
@@ -269,7 +269,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 26 "e2e_shared.kern"
-            if (krt_f->step > 0) {
+            if ((int32_t)krt_f->step > 0) {
                 krt_go = 1;
             } else {
                 krt_f->krt_state = KRT_BREAK(1);
@@ -282,9 +282,9 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 27 "e2e_shared.kern"
-            if (((int64_t)krt_f->tid) < krt_f->step) {
+            if (krt_f->tid < (int32_t)krt_f->step) {
 #line 28 "e2e_shared.kern"
-                krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)] = combine__cpu(krt_b, krt_tid, krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)], krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tid), krt_f->step), 1024)]);
+                krt_s->s[krt_f->tid] = combine__cpu(krt_b, krt_tid, krt_s->s[krt_f->tid], krt_s->s[krt_f->tid + (int32_t)krt_f->step]);
             }
         }
 #line 29 "e2e_shared.kern"
@@ -294,7 +294,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 30 "e2e_shared.kern"
-            krt_f->step = krt_floordiv_i64(krt_f->step, 2);
+            krt_f->step = (int64_t)((int32_t)krt_f->step >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -307,9 +307,9 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 31 "e2e_shared.kern"
-        if (((int64_t)krt_f->tid) == 0) {
+        if (krt_f->tid == 0) {
 #line 32 "e2e_shared.kern"
-            ((float *)out.data)[krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0])] = krt_s->s[0];
+            ((float *)out.data)[((int32_t)krt_b->block_idx.x)] = krt_s->s[0];
         }
     }
 }
@@ -369,7 +369,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             goto krt_skip1;
         }
 #line 42 "e2e_shared.kern"
-        krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)] = *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
+        krt_s->sh[krt_f->t] = *(int64_t *)(x.data + (int32_t)krt_f->i * x.strides[0]);
     krt_skip1:;
     }
 #line 43 "e2e_shared.kern"
@@ -407,7 +407,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 45 "e2e_shared.kern"
             krt_f->off = krt_shl_i64(1, krt_f->d);
 #line 46 "e2e_shared.kern"
-            krt_f->v = krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)];
+            krt_f->v = krt_s->sh[krt_f->t];
 #line 47 "e2e_shared.kern"
             if (((int64_t)krt_f->t) >= krt_f->off) {
 #line 48 "e2e_shared.kern"
@@ -421,7 +421,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 50 "e2e_shared.kern"
-            krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)] = krt_f->v;
+            krt_s->sh[krt_f->t] = krt_f->v;
         }
 #line 51 "e2e_shared.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -444,7 +444,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 52 "e2e_shared.kern"
-        *(int64_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)];
+        *(int64_t *)(out.data + (int32_t)krt_f->i * out.strides[0]) = krt_s->sh[krt_f->t];
     }
 }
 
@@ -491,7 +491,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 63 "e2e_shared.kern"
         krt_f->bz = (int32_t)krt_b->block_dim.z;
 #line 64 "e2e_shared.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->z), 4)][krt_wrap_index(((int64_t)krt_f->y), 8)][krt_wrap_index(((int64_t)krt_f->x), 32)] = (int32_t)krt_add_i64(krt_add_i64(krt_mul_i64(krt_add_i64(krt_mul_i64(((int64_t)krt_f->z), ((int64_t)krt_f->by)), ((int64_t)krt_f->y)), ((int64_t)krt_f->bx)), ((int64_t)krt_f->x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
+        krt_s->s[krt_f->z][krt_f->y][krt_f->x] = (int32_t)krt_add_i64(((int64_t)((((krt_f->z * krt_f->by) + krt_f->y) * krt_f->bx) + krt_f->x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
     }
 #line 65 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -500,7 +500,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 66 "e2e_shared.kern"
-        ((int32_t *)out.data)[(krt_wrap_index(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)krt_f->bz)), ((int64_t)krt_f->z)), out.shape[0]) * out.shape[1] + krt_wrap_index(((int64_t)krt_f->y), out.shape[1])) * out.shape[2] + krt_wrap_index(((int64_t)krt_f->x), out.shape[2])] = krt_s->s[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->bz), 1), ((int64_t)krt_f->z)), 4)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->by), 1), ((int64_t)krt_f->y)), 8)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->bx), 1), ((int64_t)krt_f->x)), 32)];
+        ((int32_t *)out.data)[(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)krt_f->bz)), ((int64_t)krt_f->z)) * out.shape[1] + krt_f->y) * out.shape[2] + krt_f->x] = krt_s->s[krt_wrap_index(((int64_t)((krt_f->bz - 1) - krt_f->z)), 4)][krt_wrap_index(((int64_t)((krt_f->by - 1) - krt_f->y)), 8)][krt_wrap_index(((int64_t)((krt_f->bx - 1) - krt_f->x)), 32)];
     }
 }
 
@@ -542,7 +542,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_shared.kern"
         krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 75 "e2e_shared.kern"
-        d[krt_wrap_index(((int64_t)krt_f->t), (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))] = (krt_f->i < x.shape[0]) ? *(double *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]) : 0.0;
+        d[krt_f->t] = (krt_f->i < x.shape[0]) ? *(double *)(x.data + krt_f->i * x.strides[0]) : 0.0;
     }
 #line 76 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -557,7 +557,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
             krt_f->k = krt_f->krt_it1;
 #line 78 "e2e_shared.kern"
-            krt_f->tmp[krt_wrap_index(krt_f->k, 4)] = d[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->t), krt_f->k), ((int64_t)((int32_t)krt_b->block_dim.x))), (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
+            krt_f->tmp[(int32_t)krt_f->k] = d[(int32_t)((uint32_t)(krt_f->t + (int32_t)krt_f->k) % (uint32_t)((int32_t)krt_b->block_dim.x))];
         }
 #line 79 "e2e_shared.kern"
         krt_f->acc = 0.0;
@@ -568,12 +568,12 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
             krt_f->k_2 = krt_f->krt_it4;
 #line 81 "e2e_shared.kern"
-            krt_f->acc = krt_f->acc + (krt_f->tmp[krt_wrap_index(krt_f->k_2, 4)] * ((double)krt_add_i64(krt_f->k_2, 1)));
+            krt_f->acc = krt_f->acc + (krt_f->tmp[(int32_t)krt_f->k_2] * ((double)((int64_t)((int32_t)krt_f->k_2 + 1))));
         }
 #line 82 "e2e_shared.kern"
         if (krt_f->i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
-            *(double *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
+            *(double *)(out.data + krt_f->i * out.strides[0]) = krt_f->acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
         }
     }
 }

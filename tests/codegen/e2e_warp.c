@@ -54,7 +54,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "e2e_warp.kern"
         krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 13 "e2e_warp.kern"
-        krt_f->v = (krt_f->i < x.shape[0]) ? ((float *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])] : 0.0f;
+        krt_f->v = (krt_f->i < x.shape[0]) ? ((float *)x.data)[krt_f->i] : 0.0f;
 #line 14 "e2e_warp.kern"
         krt_f->off = 16;
     }
@@ -111,7 +111,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_warp.kern"
             krt_f->v = krt_f->v + krt_f->krt_w1;
 #line 17 "e2e_warp.kern"
-            krt_f->off = krt_floordiv_i64(krt_f->off, 2);
+            krt_f->off = (int64_t)((int32_t)krt_f->off >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -124,9 +124,9 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 18 "e2e_warp.kern"
-        if (((int64_t)krt_cpu_laneid(krt_b, krt_tid)) == 0) {
+        if (krt_cpu_laneid(krt_b, krt_tid) == 0) {
 #line 19 "e2e_warp.kern"
-            ((float *)out.data)[krt_wrap_index(krt_floordiv_i64(krt_f->i, 32), out.shape[0])] = krt_f->v;
+            ((float *)out.data)[(krt_f->i >> 5)] = krt_f->v;
         }
     }
 }
@@ -170,7 +170,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 25 "e2e_warp.kern"
         krt_f->krt_warp0_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp0_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]) > 0);
+        krt_f->krt_warp0_val = (((int32_t *)x.data)[krt_f->i] > 0);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -194,11 +194,11 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 26 "e2e_warp.kern"
-        krt_f->w = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32)), krt_floordiv_i64(((int64_t)((int32_t)krt_tid.x)), 32));
+        krt_f->w = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5))), ((int64_t)(((int32_t)krt_tid.x) >> 5)));
 #line 27 "e2e_warp.kern"
-        if (((int64_t)krt_cpu_laneid(krt_b, krt_tid)) == 0) {
+        if (krt_cpu_laneid(krt_b, krt_tid) == 0) {
 #line 28 "e2e_warp.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_f->w, out.shape[0])] = krt_popc_i32(krt_f->b);
+            ((int32_t *)out.data)[krt_f->w] = krt_popc_i32(krt_f->b);
         }
     }
 }
@@ -248,7 +248,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 34 "e2e_warp.kern"
         krt_f->krt_warp0_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp0_val = ((int64_t *)keys.data)[krt_wrap_index(krt_f->i, keys.shape[0])];
+        krt_f->krt_warp0_val = ((int64_t *)keys.data)[krt_f->i];
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -275,7 +275,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 35 "e2e_warp.kern"
-        ((int32_t *)anyout.data)[krt_wrap_index(krt_f->i, anyout.shape[0])] = krt_f->m;
+        ((int32_t *)anyout.data)[krt_f->i] = krt_f->m;
     }
 #line 36 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -284,7 +284,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 36 "e2e_warp.kern"
         krt_f->krt_warp1_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp1_val = krt_floordiv_i64(((int64_t *)keys.data)[krt_wrap_index(krt_f->i, keys.shape[0])], 1000);
+        krt_f->krt_warp1_val = krt_floordiv_i64(((int64_t *)keys.data)[krt_f->i], 1000);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -315,7 +315,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 36 "e2e_warp.kern"
         krt_f->same = krt_f->krt_w1.f1;
 #line 37 "e2e_warp.kern"
-        ((int32_t *)allout.data)[krt_wrap_index(krt_f->i, allout.shape[0])] = (int32_t)(krt_f->same ? ((int64_t)krt_f->mask) : 7);
+        ((int32_t *)allout.data)[krt_f->i] = (int32_t)(krt_f->same ? ((int64_t)krt_f->mask) : 7);
     }
 }
 
@@ -387,7 +387,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 45 "e2e_warp.kern"
-        if (((int64_t)krt_f->lane) < 16) {
+        if (krt_f->lane < 16) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -402,7 +402,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 continue;
 #line 46 "e2e_warp.kern"
             krt_f->krt_warp0_mask = (uint32_t)65535u;
-            krt_f->krt_warp0_val = ((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])];
+            krt_f->krt_warp0_val = ((int32_t *)x.data)[krt_f->i];
             krt_f->krt_warp0_arg = (int64_t)1;
         }
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
@@ -485,7 +485,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 continue;
 #line 50 "e2e_warp.kern"
             krt_f->krt_warp3_mask = (uint32_t)4294901760u;
-            krt_f->krt_warp3_val = ((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])];
+            krt_f->krt_warp3_val = ((int32_t *)x.data)[krt_f->i];
             krt_f->krt_warp3_arg = (int64_t)31;
         }
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
@@ -517,9 +517,9 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 51 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_mul_i64(4, krt_f->i), out.shape[0])] = (int64_t)krt_f->r_2;
+        ((int64_t *)out.data)[krt_mul_i64(4, krt_f->i)] = (int64_t)krt_f->r_2;
 #line 52 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(4, krt_f->i), 1), out.shape[0])] = (int64_t)krt_f->act;
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, krt_f->i), 1)] = (int64_t)krt_f->act;
     }
 #line 53 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -528,7 +528,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 53 "e2e_warp.kern"
         krt_f->krt_warp4_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp4_val = krt_mul_i64(((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]), 2);
+        krt_f->krt_warp4_val = krt_mul_i64(((int64_t)((int32_t *)x.data)[krt_f->i]), 2);
         krt_f->krt_warp4_arg = (int64_t)3;
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
@@ -554,7 +554,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 54 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(4, krt_f->i), 2), out.shape[0])] = krt_f->up;
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, krt_f->i), 2)] = krt_f->up;
     }
 #line 55 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -563,7 +563,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 55 "e2e_warp.kern"
         krt_f->krt_warp5_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp5_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]) >= 0);
+        krt_f->krt_warp5_val = (((int32_t *)x.data)[krt_f->i] >= 0);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -589,7 +589,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 56 "e2e_warp.kern"
         krt_f->krt_warp6_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp6_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]) > 5);
+        krt_f->krt_warp6_val = (((int32_t *)x.data)[krt_f->i] > 5);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -615,7 +615,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 57 "e2e_warp.kern"
         krt_f->krt_warp7_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp7_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]) > 5);
+        krt_f->krt_warp7_val = (((int32_t *)x.data)[krt_f->i] > 5);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -639,7 +639,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 58 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(4, krt_f->i), 3), out.shape[0])] = krt_add_i64(krt_add_i64(krt_mul_i64(((int64_t)krt_f->al), 4), krt_mul_i64(((int64_t)krt_f->an), 2)), ((int64_t)krt_f->eq));
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, krt_f->i), 3)] = (int64_t)((((int32_t)((int64_t)krt_f->al) * 4) + ((int32_t)((int64_t)krt_f->an) * 2)) + (int32_t)((int64_t)krt_f->eq));
     }
 }
 
@@ -679,7 +679,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 64 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)krt_f->t), x.shape[0])]) > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[krt_f->t] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -696,7 +696,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 65 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)krt_f->t), x.shape[0])]) > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[krt_f->t] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -713,7 +713,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 66 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)krt_f->t), x.shape[0])]) > 100))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[krt_f->t] > 100))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -727,13 +727,13 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 67 "e2e_warp.kern"
-        if (((int64_t)krt_f->t) == 0) {
+        if (krt_f->t == 0) {
 #line 68 "e2e_warp.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), out.shape[0])] = krt_f->c;
+            ((int32_t *)out.data)[krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x)))] = krt_f->c;
 #line 69 "e2e_warp.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1), out.shape[0])] = krt_f->a;
+            ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = krt_f->a;
 #line 70 "e2e_warp.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2), out.shape[0])] = krt_f->o;
+            ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = krt_f->o;
         }
     }
 }

@@ -29,7 +29,7 @@ __global__ void warp_sum__cuda(krt_view x, krt_view out)
 #line 12 "e2e_warp.kern"
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 #line 13 "e2e_warp.kern"
-    v = (i < x.shape[0]) ? ((float *)x.data)[krt_wrap_index(i, x.shape[0])] : 0.0f;
+    v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
 #line 14 "e2e_warp.kern"
     off = 16;
 #line 15 "e2e_warp.kern"
@@ -39,12 +39,12 @@ __global__ void warp_sum__cuda(krt_view x, krt_view out)
 #line 16 "e2e_warp.kern"
         v = v + krt_w1;
 #line 17 "e2e_warp.kern"
-        off = krt_floordiv_i64(off, 2);
+        off = (int64_t)((int32_t)off >> 1);
     }
 #line 18 "e2e_warp.kern"
-    if (((int64_t)krt_laneid()) == 0) {
+    if (krt_laneid() == 0) {
 #line 19 "e2e_warp.kern"
-        ((float *)out.data)[krt_wrap_index(krt_floordiv_i64(i, 32), out.shape[0])] = v;
+        ((float *)out.data)[(i >> 5)] = v;
     }
 }
 
@@ -57,13 +57,13 @@ __global__ void ballot_count__cuda(krt_view x, krt_view out)
 #line 24 "e2e_warp.kern"
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 #line 25 "e2e_warp.kern"
-    b = (int32_t)__ballot_sync((unsigned)4294967295u, (int)(((int64_t)((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])]) > 0));
+    b = (int32_t)__ballot_sync((unsigned)4294967295u, (int)(((int32_t *)x.data)[i] > 0));
 #line 26 "e2e_warp.kern"
-    w = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32)), krt_floordiv_i64(((int64_t)((int32_t)threadIdx.x)), 32));
+    w = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), ((int64_t)((((int32_t)blockDim.x) + 31) >> 5))), ((int64_t)(((int32_t)threadIdx.x) >> 5)));
 #line 27 "e2e_warp.kern"
-    if (((int64_t)krt_laneid()) == 0) {
+    if (krt_laneid() == 0) {
 #line 28 "e2e_warp.kern"
-        ((int32_t *)out.data)[krt_wrap_index(w, out.shape[0])] = krt_popc_i32(b);
+        ((int32_t *)out.data)[w] = krt_popc_i32(b);
     }
 }
 
@@ -80,17 +80,17 @@ __global__ void match_keys__cuda(krt_view keys, krt_view anyout, krt_view allout
 #line 33 "e2e_warp.kern"
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 #line 34 "e2e_warp.kern"
-    m = (int32_t)__match_any_sync((unsigned)4294967295u, (long long)((int64_t *)keys.data)[krt_wrap_index(i, keys.shape[0])]);
+    m = (int32_t)__match_any_sync((unsigned)4294967295u, (long long)((int64_t *)keys.data)[i]);
 #line 35 "e2e_warp.kern"
-    ((int32_t *)anyout.data)[krt_wrap_index(i, anyout.shape[0])] = m;
+    ((int32_t *)anyout.data)[i] = m;
 #line 36 "e2e_warp.kern"
-    krt_w1 = (krt_tmp0 = __match_all_sync((unsigned)4294967295u, (long long)krt_floordiv_i64(((int64_t *)keys.data)[krt_wrap_index(i, keys.shape[0])], 1000), (int *)&krt_tmp1), krt_tup_i32_b_make(((int32_t)krt_tmp0), (krt_tmp1 != 0)));
+    krt_w1 = (krt_tmp0 = __match_all_sync((unsigned)4294967295u, (long long)krt_floordiv_i64(((int64_t *)keys.data)[i], 1000), (int *)&krt_tmp1), krt_tup_i32_b_make(((int32_t)krt_tmp0), (krt_tmp1 != 0)));
 #line 36 "e2e_warp.kern"
     mask = krt_w1.f0;
 #line 36 "e2e_warp.kern"
     same = krt_w1.f1;
 #line 37 "e2e_warp.kern"
-    ((int32_t *)allout.data)[krt_wrap_index(i, allout.shape[0])] = (int32_t)(same ? ((int64_t)mask) : 7);
+    ((int32_t *)allout.data)[i] = (int32_t)(same ? ((int64_t)mask) : 7);
 }
 
 #line 41 "e2e_warp.kern"
@@ -113,33 +113,33 @@ __global__ void divergent__cuda(krt_view x, krt_view out)
 #line 44 "e2e_warp.kern"
     r = -1;
 #line 45 "e2e_warp.kern"
-    if (((int64_t)lane) < 16) {
+    if (lane < 16) {
 #line 46 "e2e_warp.kern"
-        r_2 = (int32_t)__shfl_xor_sync((unsigned)65535u, ((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])], (int)1);
+        r_2 = (int32_t)__shfl_xor_sync((unsigned)65535u, ((int32_t *)x.data)[i], (int)1);
 #line 47 "e2e_warp.kern"
         act = __activemask();
     } else {
 #line 49 "e2e_warp.kern"
         act = __activemask();
 #line 50 "e2e_warp.kern"
-        r_2 = (int32_t)__shfl_sync((unsigned)4294901760u, ((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])], (int)31);
+        r_2 = (int32_t)__shfl_sync((unsigned)4294901760u, ((int32_t *)x.data)[i], (int)31);
     }
 #line 51 "e2e_warp.kern"
-    ((int64_t *)out.data)[krt_wrap_index(krt_mul_i64(4, i), out.shape[0])] = (int64_t)r_2;
+    ((int64_t *)out.data)[krt_mul_i64(4, i)] = (int64_t)r_2;
 #line 52 "e2e_warp.kern"
-    ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(4, i), 1), out.shape[0])] = (int64_t)act;
+    ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 1)] = (int64_t)act;
 #line 53 "e2e_warp.kern"
-    up = (int64_t)__shfl_up_sync((unsigned)4294967295u, (long long)krt_mul_i64(((int64_t)((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])]), 2), (unsigned)3);
+    up = (int64_t)__shfl_up_sync((unsigned)4294967295u, (long long)krt_mul_i64(((int64_t)((int32_t *)x.data)[i]), 2), (unsigned)3);
 #line 54 "e2e_warp.kern"
-    ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(4, i), 2), out.shape[0])] = up;
+    ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 2)] = up;
 #line 55 "e2e_warp.kern"
-    al = __all_sync((unsigned)4294967295u, (int)(((int64_t)((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])]) >= 0)) != 0;
+    al = __all_sync((unsigned)4294967295u, (int)(((int32_t *)x.data)[i] >= 0)) != 0;
 #line 56 "e2e_warp.kern"
-    an = __any_sync((unsigned)4294967295u, (int)(((int64_t)((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])]) > 5)) != 0;
+    an = __any_sync((unsigned)4294967295u, (int)(((int32_t *)x.data)[i] > 5)) != 0;
 #line 57 "e2e_warp.kern"
-    eq = __uni_sync((unsigned)4294967295u, (int)(((int64_t)((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])]) > 5)) != 0;
+    eq = __uni_sync((unsigned)4294967295u, (int)(((int32_t *)x.data)[i] > 5)) != 0;
 #line 58 "e2e_warp.kern"
-    ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(4, i), 3), out.shape[0])] = krt_add_i64(krt_add_i64(krt_mul_i64(((int64_t)al), 4), krt_mul_i64(((int64_t)an), 2)), ((int64_t)eq));
+    ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = (int64_t)((((int32_t)((int64_t)al) * 4) + ((int32_t)((int64_t)an) * 2)) + (int32_t)((int64_t)eq));
 }
 
 #line 62 "e2e_warp.kern"
@@ -152,19 +152,19 @@ __global__ void block_votes__cuda(krt_view x, krt_view out)
 #line 63 "e2e_warp.kern"
     t = (int32_t)threadIdx.x;
 #line 64 "e2e_warp.kern"
-    c = __syncthreads_count((int)(((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)t), x.shape[0])]) > 0))));
+    c = __syncthreads_count((int)(((int32_t)(((int32_t *)x.data)[t] > 0))));
 #line 65 "e2e_warp.kern"
-    a = __syncthreads_and((int)(((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)t), x.shape[0])]) > 0))));
+    a = __syncthreads_and((int)(((int32_t)(((int32_t *)x.data)[t] > 0))));
 #line 66 "e2e_warp.kern"
-    o = __syncthreads_or((int)(((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)t), x.shape[0])]) > 100))));
+    o = __syncthreads_or((int)(((int32_t)(((int32_t *)x.data)[t] > 100))));
 #line 67 "e2e_warp.kern"
-    if (((int64_t)t) == 0) {
+    if (t == 0) {
 #line 68 "e2e_warp.kern"
-        ((int32_t *)out.data)[krt_wrap_index(krt_mul_i64(3, ((int64_t)((int32_t)blockIdx.x))), out.shape[0])] = c;
+        ((int32_t *)out.data)[krt_mul_i64(3, ((int64_t)((int32_t)blockIdx.x)))] = c;
 #line 69 "e2e_warp.kern"
-        ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)blockIdx.x))), 1), out.shape[0])] = a;
+        ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)blockIdx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
-        ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)blockIdx.x))), 2), out.shape[0])] = o;
+        ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)blockIdx.x))), 2)] = o;
     }
 }
 
@@ -205,7 +205,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "e2e_warp.kern"
         krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 13 "e2e_warp.kern"
-        krt_f->v = (krt_f->i < x.shape[0]) ? ((float *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])] : 0.0f;
+        krt_f->v = (krt_f->i < x.shape[0]) ? ((float *)x.data)[krt_f->i] : 0.0f;
 #line 14 "e2e_warp.kern"
         krt_f->off = 16;
     }
@@ -262,7 +262,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_warp.kern"
             krt_f->v = krt_f->v + krt_f->krt_w1;
 #line 17 "e2e_warp.kern"
-            krt_f->off = krt_floordiv_i64(krt_f->off, 2);
+            krt_f->off = (int64_t)((int32_t)krt_f->off >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -275,9 +275,9 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 18 "e2e_warp.kern"
-        if (((int64_t)krt_cpu_laneid(krt_b, krt_tid)) == 0) {
+        if (krt_cpu_laneid(krt_b, krt_tid) == 0) {
 #line 19 "e2e_warp.kern"
-            ((float *)out.data)[krt_wrap_index(krt_floordiv_i64(krt_f->i, 32), out.shape[0])] = krt_f->v;
+            ((float *)out.data)[(krt_f->i >> 5)] = krt_f->v;
         }
     }
 }
@@ -321,7 +321,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 25 "e2e_warp.kern"
         krt_f->krt_warp0_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp0_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]) > 0);
+        krt_f->krt_warp0_val = (((int32_t *)x.data)[krt_f->i] > 0);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -345,11 +345,11 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 26 "e2e_warp.kern"
-        krt_f->w = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32)), krt_floordiv_i64(((int64_t)((int32_t)krt_tid.x)), 32));
+        krt_f->w = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5))), ((int64_t)(((int32_t)krt_tid.x) >> 5)));
 #line 27 "e2e_warp.kern"
-        if (((int64_t)krt_cpu_laneid(krt_b, krt_tid)) == 0) {
+        if (krt_cpu_laneid(krt_b, krt_tid) == 0) {
 #line 28 "e2e_warp.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_f->w, out.shape[0])] = krt_popc_i32(krt_f->b);
+            ((int32_t *)out.data)[krt_f->w] = krt_popc_i32(krt_f->b);
         }
     }
 }
@@ -399,7 +399,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 34 "e2e_warp.kern"
         krt_f->krt_warp0_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp0_val = ((int64_t *)keys.data)[krt_wrap_index(krt_f->i, keys.shape[0])];
+        krt_f->krt_warp0_val = ((int64_t *)keys.data)[krt_f->i];
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -426,7 +426,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 35 "e2e_warp.kern"
-        ((int32_t *)anyout.data)[krt_wrap_index(krt_f->i, anyout.shape[0])] = krt_f->m;
+        ((int32_t *)anyout.data)[krt_f->i] = krt_f->m;
     }
 #line 36 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -435,7 +435,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 36 "e2e_warp.kern"
         krt_f->krt_warp1_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp1_val = krt_floordiv_i64(((int64_t *)keys.data)[krt_wrap_index(krt_f->i, keys.shape[0])], 1000);
+        krt_f->krt_warp1_val = krt_floordiv_i64(((int64_t *)keys.data)[krt_f->i], 1000);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -466,7 +466,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 36 "e2e_warp.kern"
         krt_f->same = krt_f->krt_w1.f1;
 #line 37 "e2e_warp.kern"
-        ((int32_t *)allout.data)[krt_wrap_index(krt_f->i, allout.shape[0])] = (int32_t)(krt_f->same ? ((int64_t)krt_f->mask) : 7);
+        ((int32_t *)allout.data)[krt_f->i] = (int32_t)(krt_f->same ? ((int64_t)krt_f->mask) : 7);
     }
 }
 
@@ -538,7 +538,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 45 "e2e_warp.kern"
-        if (((int64_t)krt_f->lane) < 16) {
+        if (krt_f->lane < 16) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -553,7 +553,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 continue;
 #line 46 "e2e_warp.kern"
             krt_f->krt_warp0_mask = (uint32_t)65535u;
-            krt_f->krt_warp0_val = ((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])];
+            krt_f->krt_warp0_val = ((int32_t *)x.data)[krt_f->i];
             krt_f->krt_warp0_arg = (int64_t)1;
         }
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
@@ -636,7 +636,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 continue;
 #line 50 "e2e_warp.kern"
             krt_f->krt_warp3_mask = (uint32_t)4294901760u;
-            krt_f->krt_warp3_val = ((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])];
+            krt_f->krt_warp3_val = ((int32_t *)x.data)[krt_f->i];
             krt_f->krt_warp3_arg = (int64_t)31;
         }
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
@@ -668,9 +668,9 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 51 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_mul_i64(4, krt_f->i), out.shape[0])] = (int64_t)krt_f->r_2;
+        ((int64_t *)out.data)[krt_mul_i64(4, krt_f->i)] = (int64_t)krt_f->r_2;
 #line 52 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(4, krt_f->i), 1), out.shape[0])] = (int64_t)krt_f->act;
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, krt_f->i), 1)] = (int64_t)krt_f->act;
     }
 #line 53 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -679,7 +679,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 53 "e2e_warp.kern"
         krt_f->krt_warp4_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp4_val = krt_mul_i64(((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]), 2);
+        krt_f->krt_warp4_val = krt_mul_i64(((int64_t)((int32_t *)x.data)[krt_f->i]), 2);
         krt_f->krt_warp4_arg = (int64_t)3;
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
@@ -705,7 +705,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 54 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(4, krt_f->i), 2), out.shape[0])] = krt_f->up;
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, krt_f->i), 2)] = krt_f->up;
     }
 #line 55 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -714,7 +714,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 55 "e2e_warp.kern"
         krt_f->krt_warp5_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp5_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]) >= 0);
+        krt_f->krt_warp5_val = (((int32_t *)x.data)[krt_f->i] >= 0);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -740,7 +740,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 56 "e2e_warp.kern"
         krt_f->krt_warp6_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp6_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]) > 5);
+        krt_f->krt_warp6_val = (((int32_t *)x.data)[krt_f->i] > 5);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -766,7 +766,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             continue;
 #line 57 "e2e_warp.kern"
         krt_f->krt_warp7_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp7_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]) > 5);
+        krt_f->krt_warp7_val = (((int32_t *)x.data)[krt_f->i] > 5);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -790,7 +790,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 58 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(4, krt_f->i), 3), out.shape[0])] = krt_add_i64(krt_add_i64(krt_mul_i64(((int64_t)krt_f->al), 4), krt_mul_i64(((int64_t)krt_f->an), 2)), ((int64_t)krt_f->eq));
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, krt_f->i), 3)] = (int64_t)((((int32_t)((int64_t)krt_f->al) * 4) + ((int32_t)((int64_t)krt_f->an) * 2)) + (int32_t)((int64_t)krt_f->eq));
     }
 }
 
@@ -830,7 +830,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 64 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)krt_f->t), x.shape[0])]) > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[krt_f->t] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -847,7 +847,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 65 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)krt_f->t), x.shape[0])]) > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[krt_f->t] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -864,7 +864,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 66 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)krt_f->t), x.shape[0])]) > 100))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[krt_f->t] > 100))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -878,13 +878,13 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 67 "e2e_warp.kern"
-        if (((int64_t)krt_f->t) == 0) {
+        if (krt_f->t == 0) {
 #line 68 "e2e_warp.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), out.shape[0])] = krt_f->c;
+            ((int32_t *)out.data)[krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x)))] = krt_f->c;
 #line 69 "e2e_warp.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1), out.shape[0])] = krt_f->a;
+            ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = krt_f->a;
 #line 70 "e2e_warp.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2), out.shape[0])] = krt_f->o;
+            ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = krt_f->o;
         }
     }
 }

@@ -16,7 +16,7 @@ __global__ void affine__cuda(krt_view x, krt_view out, double a, double b)
 #line 10 "forall.kern"
     if (i < x.shape[0]) {
 #line 11 "forall.kern"
-        ((double *)out.data)[krt_wrap_index(i, out.shape[0])] = (a * ((double *)x.data)[krt_wrap_index(i, x.shape[0])]) + b;
+        ((double *)out.data)[i] = (a * ((double *)x.data)[i]) + b;
     }
 }
 
@@ -44,7 +44,7 @@ static void affine__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 10 "forall.kern"
         if (i < x.shape[0]) {
 #line 11 "forall.kern"
-            ((double *)out.data)[krt_wrap_index(i, out.shape[0])] = (a * ((double *)x.data)[krt_wrap_index(i, x.shape[0])]) + b;
+            ((double *)out.data)[i] = (a * ((double *)x.data)[i]) + b;
         }
     }
 }

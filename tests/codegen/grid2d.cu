@@ -31,7 +31,7 @@ __global__ void axpy2d__cuda(krt_view out, krt_view a, krt_view b, double alpha)
 #line 8 "grid2d.kern"
     if ((row < out.shape[0]) && (col < out.shape[1])) {
 #line 9 "grid2d.kern"
-        *(double *)(out.data + krt_wrap_index(row, out.shape[0]) * out.strides[0] + krt_wrap_index(col, out.shape[1]) * out.strides[1]) = (alpha * *(double *)(a.data + krt_wrap_index(row, a.shape[0]) * a.strides[0] + krt_wrap_index(col, a.shape[1]) * a.strides[1])) + *(double *)(b.data + krt_wrap_index(row, b.shape[0]) * b.strides[0] + krt_wrap_index(col, b.shape[1]) * b.strides[1]);
+        *(double *)(out.data + row * out.strides[0] + (int32_t)col * out.strides[1]) = (alpha * *(double *)(a.data + row * a.strides[0] + (int32_t)col * a.strides[1])) + *(double *)(b.data + row * b.strides[0] + (int32_t)col * b.strides[1]);
     }
 }
 
@@ -55,7 +55,7 @@ static void axpy2d__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 8 "grid2d.kern"
         if ((row < out.shape[0]) && (col < out.shape[1])) {
 #line 9 "grid2d.kern"
-            *(double *)(out.data + krt_wrap_index(row, out.shape[0]) * out.strides[0] + krt_wrap_index(col, out.shape[1]) * out.strides[1]) = (alpha * *(double *)(a.data + krt_wrap_index(row, a.shape[0]) * a.strides[0] + krt_wrap_index(col, a.shape[1]) * a.strides[1])) + *(double *)(b.data + krt_wrap_index(row, b.shape[0]) * b.strides[0] + krt_wrap_index(col, b.shape[1]) * b.strides[1]);
+            *(double *)(out.data + row * out.strides[0] + (int32_t)col * out.strides[1]) = (alpha * *(double *)(a.data + row * a.strides[0] + (int32_t)col * a.strides[1])) + *(double *)(b.data + row * b.strides[0] + (int32_t)col * b.strides[1]);
         }
     }
 }

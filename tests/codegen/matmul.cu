@@ -57,18 +57,18 @@ __global__ void fast_matmul__cuda(krt_view A, krt_view B, krt_view C)
     for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
         i = krt_it4;
 #line 23 "matmul.kern"
-        sA[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(((int64_t)tx), 16)] = 0.0f;
+        sA[ty][tx] = 0.0f;
 #line 24 "matmul.kern"
-        sB[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(((int64_t)tx), 16)] = 0.0f;
+        sB[ty][tx] = 0.0f;
 #line 25 "matmul.kern"
         if ((y < A.shape[0]) && (krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)) < A.shape[1])) {
 #line 26 "matmul.kern"
-            sA[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(((int64_t)tx), 16)] = *(float *)(A.data + krt_wrap_index(y, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)), A.shape[1]) * A.strides[1]);
+            sA[ty][tx] = *(float *)(A.data + (int32_t)y * A.strides[0] + krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)) * A.strides[1]);
         }
 #line 27 "matmul.kern"
         if ((x < B.shape[1]) && (krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)) < B.shape[0])) {
 #line 28 "matmul.kern"
-            sB[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(((int64_t)tx), 16)] = *(float *)(B.data + krt_wrap_index(krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)), B.shape[0]) * B.strides[0] + krt_wrap_index(x, B.shape[1]) * B.strides[1]);
+            sB[ty][tx] = *(float *)(B.data + krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)) * B.strides[0] + x * B.strides[1]);
         }
 #line 31 "matmul.kern"
         __syncthreads();
@@ -79,7 +79,7 @@ __global__ void fast_matmul__cuda(krt_view A, krt_view B, krt_view C)
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             j = krt_it1;
 #line 34 "matmul.kern"
-            tmp = tmp + (sA[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(j, 16)] * sB[krt_wrap_index(j, 16)][krt_wrap_index(((int64_t)tx), 16)]);
+            tmp = tmp + (sA[ty][(int32_t)j] * sB[(int32_t)j][tx]);
         }
 #line 37 "matmul.kern"
         __syncthreads();
@@ -87,7 +87,7 @@ __global__ void fast_matmul__cuda(krt_view A, krt_view B, krt_view C)
 #line 38 "matmul.kern"
     if ((y < C.shape[0]) && (x < C.shape[1])) {
 #line 39 "matmul.kern"
-        *(float *)(C.data + krt_wrap_index(y, C.shape[0]) * C.strides[0] + krt_wrap_index(x, C.shape[1]) * C.strides[1]) = tmp;
+        *(float *)(C.data + (int32_t)y * C.strides[0] + x * C.strides[1]) = tmp;
     }
 }
 
@@ -179,18 +179,18 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 23 "matmul.kern"
-            krt_s->sA[krt_wrap_index(((int64_t)krt_f->ty), 16)][krt_wrap_index(((int64_t)krt_f->tx), 16)] = 0.0f;
+            krt_s->sA[krt_f->ty][krt_f->tx] = 0.0f;
 #line 24 "matmul.kern"
-            krt_s->sB[krt_wrap_index(((int64_t)krt_f->ty), 16)][krt_wrap_index(((int64_t)krt_f->tx), 16)] = 0.0f;
+            krt_s->sB[krt_f->ty][krt_f->tx] = 0.0f;
 #line 25 "matmul.kern"
             if ((krt_f->y < A.shape[0]) && (krt_add_i64(((int64_t)krt_f->tx), krt_mul_i64(((int64_t)krt_f->i), 16)) < A.shape[1])) {
 #line 26 "matmul.kern"
-                krt_s->sA[krt_wrap_index(((int64_t)krt_f->ty), 16)][krt_wrap_index(((int64_t)krt_f->tx), 16)] = *(float *)(A.data + krt_wrap_index(krt_f->y, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), krt_mul_i64(((int64_t)krt_f->i), 16)), A.shape[1]) * A.strides[1]);
+                krt_s->sA[krt_f->ty][krt_f->tx] = *(float *)(A.data + (int32_t)krt_f->y * A.strides[0] + krt_add_i64(((int64_t)krt_f->tx), krt_mul_i64(((int64_t)krt_f->i), 16)) * A.strides[1]);
             }
 #line 27 "matmul.kern"
             if ((krt_f->x < B.shape[1]) && (krt_add_i64(((int64_t)krt_f->ty), krt_mul_i64(((int64_t)krt_f->i), 16)) < B.shape[0])) {
 #line 28 "matmul.kern"
-                krt_s->sB[krt_wrap_index(((int64_t)krt_f->ty), 16)][krt_wrap_index(((int64_t)krt_f->tx), 16)] = *(float *)(B.data + krt_wrap_index(krt_add_i64(((int64_t)krt_f->ty), krt_mul_i64(((int64_t)krt_f->i), 16)), B.shape[0]) * B.strides[0] + krt_wrap_index(krt_f->x, B.shape[1]) * B.strides[1]);
+                krt_s->sB[krt_f->ty][krt_f->tx] = *(float *)(B.data + krt_add_i64(((int64_t)krt_f->ty), krt_mul_i64(((int64_t)krt_f->i), 16)) * B.strides[0] + krt_f->x * B.strides[1]);
             }
         }
 #line 31 "matmul.kern"
@@ -206,7 +206,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
             for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
                 krt_f->j = krt_f->krt_it1;
 #line 34 "matmul.kern"
-                krt_f->tmp = krt_f->tmp + (krt_s->sA[krt_wrap_index(((int64_t)krt_f->ty), 16)][krt_wrap_index(krt_f->j, 16)] * krt_s->sB[krt_wrap_index(krt_f->j, 16)][krt_wrap_index(((int64_t)krt_f->tx), 16)]);
+                krt_f->tmp = krt_f->tmp + (krt_s->sA[krt_f->ty][(int32_t)krt_f->j] * krt_s->sB[(int32_t)krt_f->j][krt_f->tx]);
             }
         }
 #line 37 "matmul.kern"
@@ -232,7 +232,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 38 "matmul.kern"
         if ((krt_f->y < C.shape[0]) && (krt_f->x < C.shape[1])) {
 #line 39 "matmul.kern"
-            *(float *)(C.data + krt_wrap_index(krt_f->y, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_f->x, C.shape[1]) * C.strides[1]) = krt_f->tmp;
+            *(float *)(C.data + (int32_t)krt_f->y * C.strides[0] + krt_f->x * C.strides[1]) = krt_f->tmp;
         }
     }
 }

@@ -77,9 +77,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -89,7 +89,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -106,7 +106,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(int8_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -129,7 +129,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -165,9 +165,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -177,7 +177,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -190,9 +190,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -202,9 +202,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -223,9 +223,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int8_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(int8_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -234,7 +234,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -263,9 +263,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -275,7 +275,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -288,9 +288,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -298,7 +298,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -309,9 +309,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -321,10 +321,10 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -338,7 +338,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -415,9 +415,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -427,7 +427,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -444,7 +444,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(int16_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -467,7 +467,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -503,9 +503,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -515,7 +515,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -528,9 +528,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -540,9 +540,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -561,9 +561,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int16_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(int16_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -572,7 +572,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -601,9 +601,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -613,7 +613,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -626,9 +626,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -636,7 +636,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -647,9 +647,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -659,10 +659,10 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -676,7 +676,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -753,9 +753,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -765,7 +765,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -782,7 +782,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(int32_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -805,7 +805,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -841,9 +841,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -853,7 +853,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -866,9 +866,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -878,9 +878,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -899,9 +899,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int32_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(int32_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -910,7 +910,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -939,9 +939,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -951,7 +951,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -964,9 +964,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -974,7 +974,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -985,9 +985,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -997,10 +997,10 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -1014,7 +1014,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -1091,9 +1091,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -1103,7 +1103,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -1120,7 +1120,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(int64_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -1143,7 +1143,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -1179,9 +1179,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -1191,7 +1191,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1204,9 +1204,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -1216,9 +1216,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -1237,9 +1237,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int64_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(int64_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -1248,7 +1248,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -1277,9 +1277,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -1289,7 +1289,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1302,9 +1302,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -1312,7 +1312,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -1323,9 +1323,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1335,10 +1335,10 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -1352,7 +1352,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -1429,9 +1429,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -1441,7 +1441,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -1458,7 +1458,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(uint8_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -1481,7 +1481,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -1517,9 +1517,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -1529,7 +1529,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1542,9 +1542,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -1554,9 +1554,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -1575,9 +1575,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint8_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(uint8_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -1586,7 +1586,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -1615,9 +1615,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -1627,7 +1627,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1640,9 +1640,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -1650,7 +1650,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -1661,9 +1661,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1673,10 +1673,10 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -1690,7 +1690,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -1767,9 +1767,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -1779,7 +1779,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -1796,7 +1796,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(uint16_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -1819,7 +1819,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -1855,9 +1855,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -1867,7 +1867,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1880,9 +1880,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -1892,9 +1892,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -1913,9 +1913,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint16_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(uint16_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -1924,7 +1924,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -1953,9 +1953,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -1965,7 +1965,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1978,9 +1978,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -1988,7 +1988,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -1999,9 +1999,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -2011,10 +2011,10 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -2028,7 +2028,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2105,9 +2105,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -2117,7 +2117,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -2134,7 +2134,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(uint32_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -2157,7 +2157,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -2193,9 +2193,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -2205,7 +2205,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2218,9 +2218,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -2230,9 +2230,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -2251,9 +2251,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint32_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(uint32_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -2262,7 +2262,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -2291,9 +2291,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -2303,7 +2303,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2316,9 +2316,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -2326,7 +2326,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -2337,9 +2337,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -2349,10 +2349,10 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -2366,7 +2366,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2443,9 +2443,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -2455,7 +2455,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -2472,7 +2472,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(uint64_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -2495,7 +2495,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -2531,9 +2531,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -2543,7 +2543,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2556,9 +2556,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -2568,9 +2568,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -2589,9 +2589,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint64_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(uint64_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -2600,7 +2600,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -2629,9 +2629,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -2641,7 +2641,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2654,9 +2654,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -2664,7 +2664,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -2675,9 +2675,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -2687,10 +2687,10 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -2704,7 +2704,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2781,9 +2781,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -2793,7 +2793,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -2810,7 +2810,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(float *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -2833,7 +2833,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -2869,9 +2869,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -2881,7 +2881,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2894,9 +2894,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -2906,9 +2906,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -2927,9 +2927,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(float *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(float *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -2938,7 +2938,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -2967,9 +2967,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -2979,7 +2979,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2992,9 +2992,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -3002,7 +3002,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -3013,9 +3013,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -3025,10 +3025,10 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -3042,7 +3042,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -3119,9 +3119,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -3131,7 +3131,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -3148,7 +3148,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(double *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -3171,7 +3171,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -3207,9 +3207,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -3219,7 +3219,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3232,9 +3232,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -3244,9 +3244,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -3265,9 +3265,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(double *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(double *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -3276,7 +3276,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -3305,9 +3305,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -3317,7 +3317,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3330,9 +3330,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -3340,7 +3340,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -3351,9 +3351,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -3363,10 +3363,10 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -3380,7 +3380,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }

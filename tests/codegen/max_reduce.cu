@@ -49,17 +49,17 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(int8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -75,7 +75,7 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -85,38 +85,38 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(int8_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(int8_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(int8_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -124,19 +124,19 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -144,15 +144,15 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -162,14 +162,14 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(int8_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce(*(int8_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -217,17 +217,17 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(int16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -243,7 +243,7 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -253,38 +253,38 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i2_i2(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__i2_i2(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__i2_i2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i2_i2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(int16_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__i2_i2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(int16_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(int16_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -292,19 +292,19 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i2_i2(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -312,15 +312,15 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__i2_i2(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -330,14 +330,14 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__i2_i2(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__i2_i2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(int16_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2(*(int16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -385,17 +385,17 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(int32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -411,7 +411,7 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -421,38 +421,38 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i4_i4(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__i4_i4(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__i4_i4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i4_i4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(int32_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__i4_i4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(int32_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(int32_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -460,19 +460,19 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i4_i4(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -480,15 +480,15 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__i4_i4(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -498,14 +498,14 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__i4_i4(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__i4_i4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(int32_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4(*(int32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -553,17 +553,17 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(int64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -579,7 +579,7 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -589,38 +589,38 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i8_i8(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__i8_i8(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__i8_i8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i8_i8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(int64_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__i8_i8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(int64_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(int64_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -628,19 +628,19 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i8_i8(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -648,15 +648,15 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__i8_i8(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -666,14 +666,14 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__i8_i8(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__i8_i8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(int64_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8(*(int64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -721,17 +721,17 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(uint8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -747,7 +747,7 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -757,38 +757,38 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u1_u1(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u1_u1(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u1_u1(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u1_u1(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(uint8_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__u1_u1(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint8_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(uint8_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -796,19 +796,19 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u1_u1(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -816,15 +816,15 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u1_u1(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -834,14 +834,14 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u1_u1(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__u1_u1(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(uint8_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1(*(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -889,17 +889,17 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(uint16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -915,7 +915,7 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -925,38 +925,38 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u2_u2(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u2_u2(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u2_u2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u2_u2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(uint16_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__u2_u2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint16_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(uint16_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -964,19 +964,19 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u2_u2(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -984,15 +984,15 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u2_u2(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1002,14 +1002,14 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u2_u2(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__u2_u2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(uint16_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2(*(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -1057,17 +1057,17 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(uint32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -1083,7 +1083,7 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -1093,38 +1093,38 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u4_u4(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u4_u4(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u4_u4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u4_u4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(uint32_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__u4_u4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint32_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(uint32_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -1132,19 +1132,19 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u4_u4(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -1152,15 +1152,15 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u4_u4(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1170,14 +1170,14 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u4_u4(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__u4_u4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(uint32_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4(*(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -1225,17 +1225,17 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(uint64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -1251,7 +1251,7 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -1261,38 +1261,38 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u8_u8(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u8_u8(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u8_u8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u8_u8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(uint64_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__u8_u8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint64_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(uint64_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -1300,19 +1300,19 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u8_u8(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -1320,15 +1320,15 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u8_u8(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1338,14 +1338,14 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u8_u8(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__u8_u8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(uint64_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8(*(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -1393,17 +1393,17 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(float *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -1419,7 +1419,7 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -1429,38 +1429,38 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f4_f4(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__f4_f4(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__f4_f4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f4_f4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(float *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__f4_f4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(float *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(float *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -1468,19 +1468,19 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f4_f4(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -1488,15 +1488,15 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__f4_f4(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1506,14 +1506,14 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__f4_f4(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__f4_f4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(float *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4(*(float *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -1561,17 +1561,17 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(double *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -1587,7 +1587,7 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -1597,38 +1597,38 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f8_f8(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__f8_f8(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__f8_f8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f8_f8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(double *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__f8_f8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(double *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(double *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -1636,19 +1636,19 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f8_f8(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -1656,15 +1656,15 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__f8_f8(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1674,14 +1674,14 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__f8_f8(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__f8_f8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(double *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8(*(double *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -1759,9 +1759,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -1771,7 +1771,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -1788,7 +1788,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(int8_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -1811,7 +1811,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -1847,9 +1847,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -1859,7 +1859,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1872,9 +1872,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -1884,9 +1884,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -1905,9 +1905,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int8_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(int8_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -1916,7 +1916,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -1945,9 +1945,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -1957,7 +1957,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1970,9 +1970,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -1980,7 +1980,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -1991,9 +1991,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -2003,10 +2003,10 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -2020,7 +2020,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2097,9 +2097,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -2109,7 +2109,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -2126,7 +2126,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(int16_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -2149,7 +2149,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -2185,9 +2185,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -2197,7 +2197,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2210,9 +2210,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -2222,9 +2222,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -2243,9 +2243,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int16_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(int16_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -2254,7 +2254,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -2283,9 +2283,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -2295,7 +2295,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2308,9 +2308,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -2318,7 +2318,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -2329,9 +2329,9 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -2341,10 +2341,10 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -2358,7 +2358,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2435,9 +2435,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -2447,7 +2447,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -2464,7 +2464,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(int32_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -2487,7 +2487,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -2523,9 +2523,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -2535,7 +2535,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2548,9 +2548,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -2560,9 +2560,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -2581,9 +2581,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int32_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(int32_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -2592,7 +2592,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -2621,9 +2621,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -2633,7 +2633,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2646,9 +2646,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -2656,7 +2656,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -2667,9 +2667,9 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -2679,10 +2679,10 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -2696,7 +2696,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2773,9 +2773,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -2785,7 +2785,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -2802,7 +2802,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(int64_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -2825,7 +2825,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -2861,9 +2861,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -2873,7 +2873,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2886,9 +2886,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -2898,9 +2898,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -2919,9 +2919,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int64_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(int64_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -2930,7 +2930,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -2959,9 +2959,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -2971,7 +2971,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2984,9 +2984,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -2994,7 +2994,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -3005,9 +3005,9 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -3017,10 +3017,10 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -3034,7 +3034,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -3111,9 +3111,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -3123,7 +3123,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -3140,7 +3140,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(uint8_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -3163,7 +3163,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -3199,9 +3199,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -3211,7 +3211,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3224,9 +3224,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -3236,9 +3236,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -3257,9 +3257,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint8_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(uint8_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -3268,7 +3268,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -3297,9 +3297,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -3309,7 +3309,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3322,9 +3322,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -3332,7 +3332,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -3343,9 +3343,9 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -3355,10 +3355,10 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -3372,7 +3372,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -3449,9 +3449,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -3461,7 +3461,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -3478,7 +3478,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(uint16_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -3501,7 +3501,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -3537,9 +3537,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -3549,7 +3549,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3562,9 +3562,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -3574,9 +3574,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -3595,9 +3595,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint16_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(uint16_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -3606,7 +3606,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -3635,9 +3635,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -3647,7 +3647,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3660,9 +3660,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -3670,7 +3670,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -3681,9 +3681,9 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -3693,10 +3693,10 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -3710,7 +3710,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -3787,9 +3787,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -3799,7 +3799,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -3816,7 +3816,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(uint32_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -3839,7 +3839,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -3875,9 +3875,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -3887,7 +3887,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3900,9 +3900,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -3912,9 +3912,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -3933,9 +3933,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint32_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(uint32_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -3944,7 +3944,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -3973,9 +3973,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -3985,7 +3985,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3998,9 +3998,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -4008,7 +4008,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -4019,9 +4019,9 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -4031,10 +4031,10 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -4048,7 +4048,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -4125,9 +4125,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -4137,7 +4137,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -4154,7 +4154,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(uint64_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -4177,7 +4177,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -4213,9 +4213,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -4225,7 +4225,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4238,9 +4238,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -4250,9 +4250,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -4271,9 +4271,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint64_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(uint64_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -4282,7 +4282,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -4311,9 +4311,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -4323,7 +4323,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4336,9 +4336,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -4346,7 +4346,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -4357,9 +4357,9 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -4369,10 +4369,10 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -4386,7 +4386,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -4463,9 +4463,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -4475,7 +4475,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -4492,7 +4492,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(float *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -4515,7 +4515,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -4551,9 +4551,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -4563,7 +4563,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4576,9 +4576,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -4588,9 +4588,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -4609,9 +4609,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(float *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(float *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -4620,7 +4620,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -4649,9 +4649,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -4661,7 +4661,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4674,9 +4674,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -4684,7 +4684,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -4695,9 +4695,9 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -4707,10 +4707,10 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -4724,7 +4724,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -4801,9 +4801,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
         krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
     }
 #line 4 "max_reduce.kern"
     krt_br0 = 0;
@@ -4813,7 +4813,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+        if (((int32_t)krt_b->block_dim.x) == 128) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -4830,7 +4830,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_tmp_ = *(double *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
@@ -4853,7 +4853,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -4889,9 +4889,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -4901,7 +4901,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4914,9 +4914,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_f->krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -4926,9 +4926,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
     }
@@ -4947,9 +4947,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             krt_f->krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(double *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_f->krt_u_value_ = *(double *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -4958,7 +4958,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
             krt_f->krt_u_width_2_ = 16;
         }
@@ -4987,9 +4987,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
                 }
             }
 #line 4 "max_reduce.kern"
@@ -4999,7 +4999,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -5012,9 +5012,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
@@ -5022,7 +5022,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
                 }
             }
         }
@@ -5033,9 +5033,9 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_f->krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -5045,10 +5045,10 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_f->krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
     }
@@ -5062,7 +5062,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }

@@ -45,7 +45,7 @@ __global__ void count_inside__cuda(krt_view states, int64_t samples, krt_view hi
         }
     }
 #line 21 "montecarlo_pi.kern"
-    ((int64_t *)hits.data)[krt_wrap_index(i, hits.shape[0])] = inside;
+    ((int64_t *)hits.data)[i] = inside;
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
@@ -93,7 +93,7 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
 #line 21 "montecarlo_pi.kern"
-        ((int64_t *)hits.data)[krt_wrap_index(i, hits.shape[0])] = inside;
+        ((int64_t *)hits.data)[i] = inside;
     krt_next:;
     }
 }

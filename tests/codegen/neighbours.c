@@ -42,10 +42,10 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "neighbours.kern"
         if (krt_f->i < inp.shape[0]) {
 #line 15 "neighbours.kern"
-            krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 128)] = *(int32_t *)(inp.data + krt_wrap_index(krt_f->i, inp.shape[0]) * inp.strides[0]);
+            krt_s->tile[krt_f->tx] = *(int32_t *)(inp.data + krt_f->i * inp.strides[0]);
         } else {
 #line 17 "neighbours.kern"
-            krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 128)] = 0;
+            krt_s->tile[krt_f->tx] = 0;
         }
     }
 #line 19 "neighbours.kern"
@@ -57,19 +57,19 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 20 "neighbours.kern"
         if (krt_f->i < inp.shape[0]) {
 #line 21 "neighbours.kern"
-            krt_f->s = (int64_t)krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 128)];
+            krt_f->s = (int64_t)krt_s->tile[krt_f->tx];
 #line 22 "neighbours.kern"
-            if (((int64_t)krt_f->tx) > 0) {
+            if (krt_f->tx > 0) {
 #line 23 "neighbours.kern"
-                krt_f->s = krt_add_i64(krt_f->s, ((int64_t)krt_s->tile[krt_wrap_index(krt_sub_i64(((int64_t)krt_f->tx), 1), 128)]));
+                krt_f->s = krt_add_i64(krt_f->s, ((int64_t)krt_s->tile[krt_f->tx - 1]));
             }
 #line 24 "neighbours.kern"
-            if (((int64_t)krt_f->tx) < krt_sub_i64(128, 1)) {
+            if (krt_f->tx < (128 - 1)) {
 #line 25 "neighbours.kern"
-                krt_f->s = krt_add_i64(krt_f->s, ((int64_t)krt_s->tile[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), 1), 128)]));
+                krt_f->s = krt_add_i64(krt_f->s, ((int64_t)krt_s->tile[krt_f->tx + 1]));
             }
 #line 26 "neighbours.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = (int32_t)krt_f->s;
+            *(int32_t *)(out.data + krt_f->i * out.strides[0]) = (int32_t)krt_f->s;
         }
     }
 }

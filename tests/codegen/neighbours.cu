@@ -21,29 +21,29 @@ __global__ void neighbour_sum__cuda(krt_view inp, krt_view out)
 #line 14 "neighbours.kern"
     if (i < inp.shape[0]) {
 #line 15 "neighbours.kern"
-        tile[krt_wrap_index(((int64_t)tx), 128)] = *(int32_t *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
+        tile[tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
     } else {
 #line 17 "neighbours.kern"
-        tile[krt_wrap_index(((int64_t)tx), 128)] = 0;
+        tile[tx] = 0;
     }
 #line 19 "neighbours.kern"
     __syncthreads();
 #line 20 "neighbours.kern"
     if (i < inp.shape[0]) {
 #line 21 "neighbours.kern"
-        s = (int64_t)tile[krt_wrap_index(((int64_t)tx), 128)];
+        s = (int64_t)tile[tx];
 #line 22 "neighbours.kern"
-        if (((int64_t)tx) > 0) {
+        if (tx > 0) {
 #line 23 "neighbours.kern"
-            s = krt_add_i64(s, ((int64_t)tile[krt_wrap_index(krt_sub_i64(((int64_t)tx), 1), 128)]));
+            s = krt_add_i64(s, ((int64_t)tile[tx - 1]));
         }
 #line 24 "neighbours.kern"
-        if (((int64_t)tx) < krt_sub_i64(128, 1)) {
+        if (tx < (128 - 1)) {
 #line 25 "neighbours.kern"
-            s = krt_add_i64(s, ((int64_t)tile[krt_wrap_index(krt_add_i64(((int64_t)tx), 1), 128)]));
+            s = krt_add_i64(s, ((int64_t)tile[tx + 1]));
         }
 #line 26 "neighbours.kern"
-        *(int32_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = (int32_t)s;
+        *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
     }
 }
 
@@ -84,10 +84,10 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "neighbours.kern"
         if (krt_f->i < inp.shape[0]) {
 #line 15 "neighbours.kern"
-            krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 128)] = *(int32_t *)(inp.data + krt_wrap_index(krt_f->i, inp.shape[0]) * inp.strides[0]);
+            krt_s->tile[krt_f->tx] = *(int32_t *)(inp.data + krt_f->i * inp.strides[0]);
         } else {
 #line 17 "neighbours.kern"
-            krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 128)] = 0;
+            krt_s->tile[krt_f->tx] = 0;
         }
     }
 #line 19 "neighbours.kern"
@@ -99,19 +99,19 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 20 "neighbours.kern"
         if (krt_f->i < inp.shape[0]) {
 #line 21 "neighbours.kern"
-            krt_f->s = (int64_t)krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 128)];
+            krt_f->s = (int64_t)krt_s->tile[krt_f->tx];
 #line 22 "neighbours.kern"
-            if (((int64_t)krt_f->tx) > 0) {
+            if (krt_f->tx > 0) {
 #line 23 "neighbours.kern"
-                krt_f->s = krt_add_i64(krt_f->s, ((int64_t)krt_s->tile[krt_wrap_index(krt_sub_i64(((int64_t)krt_f->tx), 1), 128)]));
+                krt_f->s = krt_add_i64(krt_f->s, ((int64_t)krt_s->tile[krt_f->tx - 1]));
             }
 #line 24 "neighbours.kern"
-            if (((int64_t)krt_f->tx) < krt_sub_i64(128, 1)) {
+            if (krt_f->tx < (128 - 1)) {
 #line 25 "neighbours.kern"
-                krt_f->s = krt_add_i64(krt_f->s, ((int64_t)krt_s->tile[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), 1), 128)]));
+                krt_f->s = krt_add_i64(krt_f->s, ((int64_t)krt_s->tile[krt_f->tx + 1]));
             }
 #line 26 "neighbours.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = (int32_t)krt_f->s;
+            *(int32_t *)(out.data + krt_f->i * out.strides[0]) = (int32_t)krt_f->s;
         }
     }
 }

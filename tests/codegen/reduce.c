@@ -54,7 +54,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->i = krt_add_i64(krt_f->i, krt_f->stride);
         }
 #line 19 "reduce.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->tx), 256)] = krt_f->acc;
+        krt_s->s[krt_f->tx] = krt_f->acc;
     }
 #line 20 "reduce.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -63,7 +63,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 21 "reduce.kern"
-        krt_f->step = krt_floordiv_i64(256, 2);
+        krt_f->step = (int64_t)(256 >> 1);
     }
 #line 22 "reduce.kern"
     for (;;) {
@@ -88,9 +88,9 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 23 "reduce.kern"
-            if (((int64_t)krt_f->tx) < krt_f->step) {
+            if (krt_f->tx < (int32_t)krt_f->step) {
 #line 24 "reduce.kern"
-                krt_s->s[krt_wrap_index(((int64_t)krt_f->tx), 256)] = krt_s->s[krt_wrap_index(((int64_t)krt_f->tx), 256)] + krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), krt_f->step), 256)];
+                krt_s->s[krt_f->tx] = krt_s->s[krt_f->tx] + krt_s->s[krt_f->tx + (int32_t)krt_f->step];
             }
         }
 #line 25 "reduce.kern"
@@ -100,7 +100,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 26 "reduce.kern"
-            krt_f->step = krt_floordiv_i64(krt_f->step, 2);
+            krt_f->step = (int64_t)((int32_t)krt_f->step >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -113,9 +113,9 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 27 "reduce.kern"
-        if (((int64_t)krt_f->tx) == 0) {
+        if (krt_f->tx == 0) {
 #line 28 "reduce.kern"
-            *(float *)(partial.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partial.shape[0]) * partial.strides[0]) = krt_s->s[0];
+            *(float *)(partial.data + ((int32_t)krt_b->block_idx.x) * partial.strides[0]) = krt_s->s[0];
         }
     }
 }

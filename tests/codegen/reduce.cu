@@ -32,27 +32,27 @@ __global__ void block_sum__cuda(krt_view inp, krt_view partial)
         i = krt_add_i64(i, stride);
     }
 #line 19 "reduce.kern"
-    s[krt_wrap_index(((int64_t)tx), 256)] = acc;
+    s[tx] = acc;
 #line 20 "reduce.kern"
     __syncthreads();
 #line 21 "reduce.kern"
-    step = krt_floordiv_i64(256, 2);
+    step = (int64_t)(256 >> 1);
 #line 22 "reduce.kern"
     while (step > 0) {
 #line 23 "reduce.kern"
-        if (((int64_t)tx) < step) {
+        if (tx < (int32_t)step) {
 #line 24 "reduce.kern"
-            s[krt_wrap_index(((int64_t)tx), 256)] = s[krt_wrap_index(((int64_t)tx), 256)] + s[krt_wrap_index(krt_add_i64(((int64_t)tx), step), 256)];
+            s[tx] = s[tx] + s[tx + (int32_t)step];
         }
 #line 25 "reduce.kern"
         __syncthreads();
 #line 26 "reduce.kern"
-        step = krt_floordiv_i64(step, 2);
+        step = (int64_t)((int32_t)step >> 1);
     }
 #line 27 "reduce.kern"
-    if (((int64_t)tx) == 0) {
+    if (tx == 0) {
 #line 28 "reduce.kern"
-        *(float *)(partial.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partial.shape[0]) * partial.strides[0]) = s[0];
+        *(float *)(partial.data + ((int32_t)blockIdx.x) * partial.strides[0]) = s[0];
     }
 }
 
@@ -105,7 +105,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->i = krt_add_i64(krt_f->i, krt_f->stride);
         }
 #line 19 "reduce.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->tx), 256)] = krt_f->acc;
+        krt_s->s[krt_f->tx] = krt_f->acc;
     }
 #line 20 "reduce.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -114,7 +114,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 21 "reduce.kern"
-        krt_f->step = krt_floordiv_i64(256, 2);
+        krt_f->step = (int64_t)(256 >> 1);
     }
 #line 22 "reduce.kern"
     for (;;) {
@@ -139,9 +139,9 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 23 "reduce.kern"
-            if (((int64_t)krt_f->tx) < krt_f->step) {
+            if (krt_f->tx < (int32_t)krt_f->step) {
 #line 24 "reduce.kern"
-                krt_s->s[krt_wrap_index(((int64_t)krt_f->tx), 256)] = krt_s->s[krt_wrap_index(((int64_t)krt_f->tx), 256)] + krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), krt_f->step), 256)];
+                krt_s->s[krt_f->tx] = krt_s->s[krt_f->tx] + krt_s->s[krt_f->tx + (int32_t)krt_f->step];
             }
         }
 #line 25 "reduce.kern"
@@ -151,7 +151,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 26 "reduce.kern"
-            krt_f->step = krt_floordiv_i64(krt_f->step, 2);
+            krt_f->step = (int64_t)((int32_t)krt_f->step >> 1);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -164,9 +164,9 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 27 "reduce.kern"
-        if (((int64_t)krt_f->tx) == 0) {
+        if (krt_f->tx == 0) {
 #line 28 "reduce.kern"
-            *(float *)(partial.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partial.shape[0]) * partial.strides[0]) = krt_s->s[0];
+            *(float *)(partial.data + ((int32_t)krt_b->block_idx.x) * partial.strides[0]) = krt_s->s[0];
         }
     }
 }

@@ -44,10 +44,10 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "scan.kern"
         if (krt_f->i < inp.shape[0]) {
 #line 15 "scan.kern"
-            krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)] = *(int32_t *)(inp.data + krt_wrap_index(krt_f->i, inp.shape[0]) * inp.strides[0]);
+            krt_s->temp[krt_f->tx] = *(int32_t *)(inp.data + krt_f->i * inp.strides[0]);
         } else {
 #line 17 "scan.kern"
-            krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)] = 0;
+            krt_s->temp[krt_f->tx] = 0;
         }
     }
 #line 18 "scan.kern"
@@ -84,9 +84,9 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 21 "scan.kern"
             krt_f->v = 0;
 #line 22 "scan.kern"
-            if (((int64_t)krt_f->tx) >= krt_f->offset) {
+            if (krt_f->tx >= (int32_t)krt_f->offset) {
 #line 23 "scan.kern"
-                krt_f->v = (int64_t)krt_s->temp[krt_wrap_index(krt_sub_i64(((int64_t)krt_f->tx), krt_f->offset), 256)];
+                krt_f->v = (int64_t)krt_s->temp[krt_f->tx - (int32_t)krt_f->offset];
             }
         }
 #line 24 "scan.kern"
@@ -96,7 +96,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 25 "scan.kern"
-            krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)]), krt_f->v);
+            krt_s->temp[krt_f->tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[krt_f->tx]), krt_f->v);
         }
 #line 26 "scan.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -105,7 +105,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 27 "scan.kern"
-            krt_f->offset = krt_mul_i64(krt_f->offset, 2);
+            krt_f->offset = (int64_t)((int32_t)krt_f->offset * 2);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -120,7 +120,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 28 "scan.kern"
         if (krt_f->i < inp.shape[0]) {
 #line 29 "scan.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)];
+            *(int32_t *)(out.data + krt_f->i * out.strides[0]) = krt_s->temp[krt_f->tx];
         }
     }
 }

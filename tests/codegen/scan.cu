@@ -22,10 +22,10 @@ __global__ void block_scan__cuda(krt_view inp, krt_view out)
 #line 14 "scan.kern"
     if (i < inp.shape[0]) {
 #line 15 "scan.kern"
-        temp[krt_wrap_index(((int64_t)tx), 256)] = *(int32_t *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
+        temp[tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
     } else {
 #line 17 "scan.kern"
-        temp[krt_wrap_index(((int64_t)tx), 256)] = 0;
+        temp[tx] = 0;
     }
 #line 18 "scan.kern"
     __syncthreads();
@@ -36,23 +36,23 @@ __global__ void block_scan__cuda(krt_view inp, krt_view out)
 #line 21 "scan.kern"
         v = 0;
 #line 22 "scan.kern"
-        if (((int64_t)tx) >= offset) {
+        if (tx >= (int32_t)offset) {
 #line 23 "scan.kern"
-            v = (int64_t)temp[krt_wrap_index(krt_sub_i64(((int64_t)tx), offset), 256)];
+            v = (int64_t)temp[tx - (int32_t)offset];
         }
 #line 24 "scan.kern"
         __syncthreads();
 #line 25 "scan.kern"
-        temp[krt_wrap_index(((int64_t)tx), 256)] = (int32_t)krt_add_i64(((int64_t)temp[krt_wrap_index(((int64_t)tx), 256)]), v);
+        temp[tx] = (int32_t)krt_add_i64(((int64_t)temp[tx]), v);
 #line 26 "scan.kern"
         __syncthreads();
 #line 27 "scan.kern"
-        offset = krt_mul_i64(offset, 2);
+        offset = (int64_t)((int32_t)offset * 2);
     }
 #line 28 "scan.kern"
     if (i < inp.shape[0]) {
 #line 29 "scan.kern"
-        *(int32_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = temp[krt_wrap_index(((int64_t)tx), 256)];
+        *(int32_t *)(out.data + i * out.strides[0]) = temp[tx];
     }
 }
 
@@ -95,10 +95,10 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "scan.kern"
         if (krt_f->i < inp.shape[0]) {
 #line 15 "scan.kern"
-            krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)] = *(int32_t *)(inp.data + krt_wrap_index(krt_f->i, inp.shape[0]) * inp.strides[0]);
+            krt_s->temp[krt_f->tx] = *(int32_t *)(inp.data + krt_f->i * inp.strides[0]);
         } else {
 #line 17 "scan.kern"
-            krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)] = 0;
+            krt_s->temp[krt_f->tx] = 0;
         }
     }
 #line 18 "scan.kern"
@@ -135,9 +135,9 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 21 "scan.kern"
             krt_f->v = 0;
 #line 22 "scan.kern"
-            if (((int64_t)krt_f->tx) >= krt_f->offset) {
+            if (krt_f->tx >= (int32_t)krt_f->offset) {
 #line 23 "scan.kern"
-                krt_f->v = (int64_t)krt_s->temp[krt_wrap_index(krt_sub_i64(((int64_t)krt_f->tx), krt_f->offset), 256)];
+                krt_f->v = (int64_t)krt_s->temp[krt_f->tx - (int32_t)krt_f->offset];
             }
         }
 #line 24 "scan.kern"
@@ -147,7 +147,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 25 "scan.kern"
-            krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)]), krt_f->v);
+            krt_s->temp[krt_f->tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[krt_f->tx]), krt_f->v);
         }
 #line 26 "scan.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -156,7 +156,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 27 "scan.kern"
-            krt_f->offset = krt_mul_i64(krt_f->offset, 2);
+            krt_f->offset = (int64_t)((int32_t)krt_f->offset * 2);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -171,7 +171,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 28 "scan.kern"
         if (krt_f->i < inp.shape[0]) {
 #line 29 "scan.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)];
+            *(int32_t *)(out.data + krt_f->i * out.strides[0]) = krt_s->temp[krt_f->tx];
         }
     }
 }

@@ -93,9 +93,9 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 22 "scan_g.kern"
             krt_f->v = 0;
 #line 23 "scan_g.kern"
-            if (((int64_t)krt_f->tx) >= krt_f->offset) {
+            if (krt_f->tx >= (int32_t)krt_f->offset) {
 #line 24 "scan_g.kern"
-                krt_f->v = (int64_t)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(krt_sub_i64(((int64_t)krt_f->tx), krt_f->offset), 256, 0, "scan_g.kern", 24, krt_b, krt_tid)], &krt_sinkv));
+                krt_f->v = (int64_t)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)(krt_f->tx - (int32_t)krt_f->offset)), 256, 0, "scan_g.kern", 24, krt_b, krt_tid)], &krt_sinkv));
             }
         }
 #line 25 "scan_g.kern"
@@ -118,7 +118,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 28 "scan_g.kern"
-            krt_f->offset = krt_mul_i64(krt_f->offset, 2);
+            krt_f->offset = (int64_t)((int32_t)krt_f->offset * 2);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {

@@ -38,9 +38,9 @@ __global__ void block_scan__cuda(krt_view inp, krt_view out)
 #line 22 "scan_g.kern"
         v = 0;
 #line 23 "scan_g.kern"
-        if (((int64_t)tx) >= offset) {
+        if (tx >= (int32_t)offset) {
 #line 24 "scan_g.kern"
-            v = (int64_t)temp[krt_ck_dev(krt_sub_i64(((int64_t)tx), offset), 256, 0, "scan_g.kern", 24)];
+            v = (int64_t)temp[krt_ck_dev(((int64_t)(tx - (int32_t)offset)), 256, 0, "scan_g.kern", 24)];
         }
 #line 25 "scan_g.kern"
         __syncthreads();
@@ -49,7 +49,7 @@ __global__ void block_scan__cuda(krt_view inp, krt_view out)
 #line 27 "scan_g.kern"
         __syncthreads();
 #line 28 "scan_g.kern"
-        offset = krt_mul_i64(offset, 2);
+        offset = (int64_t)((int32_t)offset * 2);
     }
 #line 29 "scan_g.kern"
     if (i < inp.shape[0]) {
@@ -146,9 +146,9 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 22 "scan_g.kern"
             krt_f->v = 0;
 #line 23 "scan_g.kern"
-            if (((int64_t)krt_f->tx) >= krt_f->offset) {
+            if (krt_f->tx >= (int32_t)krt_f->offset) {
 #line 24 "scan_g.kern"
-                krt_f->v = (int64_t)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(krt_sub_i64(((int64_t)krt_f->tx), krt_f->offset), 256, 0, "scan_g.kern", 24, krt_b, krt_tid)], &krt_sinkv));
+                krt_f->v = (int64_t)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)(krt_f->tx - (int32_t)krt_f->offset)), 256, 0, "scan_g.kern", 24, krt_b, krt_tid)], &krt_sinkv));
             }
         }
 #line 25 "scan_g.kern"
@@ -171,7 +171,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 28 "scan_g.kern"
-            krt_f->offset = krt_mul_i64(krt_f->offset, 2);
+            krt_f->offset = (int64_t)((int32_t)krt_f->offset * 2);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {

@@ -28,28 +28,28 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
 #line 17 "stencil.kern"
     if (i < n) {
 #line 18 "stencil.kern"
-        tile[krt_wrap_index(krt_add_i64(((int64_t)tx), 3), 134)] = *(float *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
+        tile[tx + 3] = *(float *)(inp.data + i * inp.strides[0]);
     } else {
 #line 20 "stencil.kern"
-        tile[krt_wrap_index(krt_add_i64(((int64_t)tx), 3), 134)] = 0.0f;
+        tile[tx + 3] = 0.0f;
     }
 #line 22 "stencil.kern"
-    if (((int64_t)tx) < 3) {
+    if (tx < 3) {
 #line 23 "stencil.kern"
         if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-            tile[krt_wrap_index(((int64_t)tx), 134)] = *(float *)(inp.data + krt_wrap_index(krt_sub_i64(i, 3), inp.shape[0]) * inp.strides[0]);
+            tile[tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
         } else {
 #line 26 "stencil.kern"
-            tile[krt_wrap_index(((int64_t)tx), 134)] = 0.0f;
+            tile[tx] = 0.0f;
         }
 #line 27 "stencil.kern"
         if (krt_add_i64(i, 128) < n) {
 #line 28 "stencil.kern"
-            tile[krt_wrap_index(krt_add_i64(krt_add_i64(((int64_t)tx), 128), 3), 134)] = *(float *)(inp.data + krt_wrap_index(krt_add_i64(i, 128), inp.shape[0]) * inp.strides[0]);
+            tile[(tx + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
         } else {
 #line 30 "stencil.kern"
-            tile[krt_wrap_index(krt_add_i64(krt_add_i64(((int64_t)tx), 128), 3), 134)] = 0.0f;
+            tile[(tx + 128) + 3] = 0.0f;
         }
     }
 #line 31 "stencil.kern"
@@ -60,15 +60,15 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
         s = 0.0f;
 #line 34 "stencil.kern"
         krt_it1 = (-3);
-        krt_stop2 = krt_add_i64(3, 1);
+        krt_stop2 = ((int64_t)(3 + 1));
         krt_step3 = 1;
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             k = krt_it1;
 #line 35 "stencil.kern"
-            s = s + tile[krt_wrap_index(krt_add_i64(krt_add_i64(((int64_t)tx), 3), k), 134)];
+            s = s + tile[(tx + 3) + (int32_t)k];
         }
 #line 36 "stencil.kern"
-        *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = s;
+        *(float *)(out.data + i * out.strides[0]) = s;
     }
 }
 
@@ -116,28 +116,28 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "stencil.kern"
         if (krt_f->i < krt_f->n) {
 #line 18 "stencil.kern"
-            krt_s->tile[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), 3), 134)] = *(float *)(inp.data + krt_wrap_index(krt_f->i, inp.shape[0]) * inp.strides[0]);
+            krt_s->tile[krt_f->tx + 3] = *(float *)(inp.data + krt_f->i * inp.strides[0]);
         } else {
 #line 20 "stencil.kern"
-            krt_s->tile[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), 3), 134)] = 0.0f;
+            krt_s->tile[krt_f->tx + 3] = 0.0f;
         }
 #line 22 "stencil.kern"
-        if (((int64_t)krt_f->tx) < 3) {
+        if (krt_f->tx < 3) {
 #line 23 "stencil.kern"
             if (krt_sub_i64(krt_f->i, 3) >= 0) {
 #line 24 "stencil.kern"
-                krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 134)] = *(float *)(inp.data + krt_wrap_index(krt_sub_i64(krt_f->i, 3), inp.shape[0]) * inp.strides[0]);
+                krt_s->tile[krt_f->tx] = *(float *)(inp.data + krt_sub_i64(krt_f->i, 3) * inp.strides[0]);
             } else {
 #line 26 "stencil.kern"
-                krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 134)] = 0.0f;
+                krt_s->tile[krt_f->tx] = 0.0f;
             }
 #line 27 "stencil.kern"
             if (krt_add_i64(krt_f->i, 128) < krt_f->n) {
 #line 28 "stencil.kern"
-                krt_s->tile[krt_wrap_index(krt_add_i64(krt_add_i64(((int64_t)krt_f->tx), 128), 3), 134)] = *(float *)(inp.data + krt_wrap_index(krt_add_i64(krt_f->i, 128), inp.shape[0]) * inp.strides[0]);
+                krt_s->tile[(krt_f->tx + 128) + 3] = *(float *)(inp.data + krt_add_i64(krt_f->i, 128) * inp.strides[0]);
             } else {
 #line 30 "stencil.kern"
-                krt_s->tile[krt_wrap_index(krt_add_i64(krt_add_i64(((int64_t)krt_f->tx), 128), 3), 134)] = 0.0f;
+                krt_s->tile[(krt_f->tx + 128) + 3] = 0.0f;
             }
         }
     }
@@ -153,15 +153,15 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->s = 0.0f;
 #line 34 "stencil.kern"
             krt_f->krt_it1 = (-3);
-            krt_f->krt_stop2 = krt_add_i64(3, 1);
+            krt_f->krt_stop2 = ((int64_t)(3 + 1));
             krt_f->krt_step3 = 1;
             for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
                 krt_f->k = krt_f->krt_it1;
 #line 35 "stencil.kern"
-                krt_f->s = krt_f->s + krt_s->tile[krt_wrap_index(krt_add_i64(krt_add_i64(((int64_t)krt_f->tx), 3), krt_f->k), 134)];
+                krt_f->s = krt_f->s + krt_s->tile[(krt_f->tx + 3) + (int32_t)krt_f->k];
             }
 #line 36 "stencil.kern"
-            *(float *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->s;
+            *(float *)(out.data + krt_f->i * out.strides[0]) = krt_f->s;
         }
     }
 }

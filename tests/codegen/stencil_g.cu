@@ -30,13 +30,13 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
 #line 18 "stencil_g.kern"
     if (i < n) {
 #line 19 "stencil_g.kern"
-        tile[krt_ck_dev(krt_add_i64(((int64_t)tx), 3), 134, 0, "stencil_g.kern", 19)] = *(float *)(inp.data + krt_ck_dev(i, inp.shape[0], 0, "stencil_g.kern", 19) * inp.strides[0]);
+        tile[krt_ck_dev(((int64_t)(tx + 3)), 134, 0, "stencil_g.kern", 19)] = *(float *)(inp.data + krt_ck_dev(i, inp.shape[0], 0, "stencil_g.kern", 19) * inp.strides[0]);
     } else {
 #line 21 "stencil_g.kern"
-        tile[krt_ck_dev(krt_add_i64(((int64_t)tx), 3), 134, 0, "stencil_g.kern", 21)] = 0.0f;
+        tile[krt_ck_dev(((int64_t)(tx + 3)), 134, 0, "stencil_g.kern", 21)] = 0.0f;
     }
 #line 23 "stencil_g.kern"
-    if (((int64_t)tx) < 3) {
+    if (tx < 3) {
 #line 24 "stencil_g.kern"
         if (krt_sub_i64(i, 3) >= 0) {
 #line 25 "stencil_g.kern"
@@ -48,10 +48,10 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
 #line 28 "stencil_g.kern"
         if (krt_add_i64(i, 128) < n) {
 #line 29 "stencil_g.kern"
-            tile[krt_ck_dev(krt_add_i64(krt_add_i64(((int64_t)tx), 128), 3), 134, 0, "stencil_g.kern", 29)] = *(float *)(inp.data + krt_ck_dev(krt_add_i64(i, 128), inp.shape[0], 0, "stencil_g.kern", 29) * inp.strides[0]);
+            tile[krt_ck_dev(((int64_t)((tx + 128) + 3)), 134, 0, "stencil_g.kern", 29)] = *(float *)(inp.data + krt_ck_dev(krt_add_i64(i, 128), inp.shape[0], 0, "stencil_g.kern", 29) * inp.strides[0]);
         } else {
 #line 31 "stencil_g.kern"
-            tile[krt_ck_dev(krt_add_i64(krt_add_i64(((int64_t)tx), 128), 3), 134, 0, "stencil_g.kern", 31)] = 0.0f;
+            tile[krt_ck_dev(((int64_t)((tx + 128) + 3)), 134, 0, "stencil_g.kern", 31)] = 0.0f;
         }
     }
 #line 32 "stencil_g.kern"
@@ -62,12 +62,12 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
         s = 0.0f;
 #line 35 "stencil_g.kern"
         krt_it1 = (-3);
-        krt_stop2 = krt_add_i64(3, 1);
+        krt_stop2 = ((int64_t)(3 + 1));
         krt_step3 = 1;
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             k = krt_it1;
 #line 36 "stencil_g.kern"
-            s = s + tile[krt_ck_dev(krt_add_i64(krt_add_i64(((int64_t)tx), 3), k), 134, 0, "stencil_g.kern", 36)];
+            s = s + tile[krt_ck_dev(((int64_t)((tx + 3) + (int32_t)k)), 134, 0, "stencil_g.kern", 36)];
         }
 #line 37 "stencil_g.kern"
         *(float *)(out.data + krt_ck_dev(i, out.shape[0], 0, "stencil_g.kern", 37) * out.strides[0]) = s;
@@ -121,13 +121,13 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "stencil_g.kern"
         if (krt_f->i < krt_f->n) {
 #line 19 "stencil_g.kern"
-            (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(krt_add_i64(((int64_t)krt_f->tx), 3), 134, 0, "stencil_g.kern", 19, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(krt_f->i, inp.shape[0], 0, "stencil_g.kern", 19, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
+            (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)(krt_f->tx + 3)), 134, 0, "stencil_g.kern", 19, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(krt_f->i, inp.shape[0], 0, "stencil_g.kern", 19, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
         } else {
 #line 21 "stencil_g.kern"
-            (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(krt_add_i64(((int64_t)krt_f->tx), 3), 134, 0, "stencil_g.kern", 21, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
+            (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)(krt_f->tx + 3)), 134, 0, "stencil_g.kern", 21, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
         }
 #line 23 "stencil_g.kern"
-        if (((int64_t)krt_f->tx) < 3) {
+        if (krt_f->tx < 3) {
 #line 24 "stencil_g.kern"
             if (krt_sub_i64(krt_f->i, 3) >= 0) {
 #line 25 "stencil_g.kern"
@@ -139,10 +139,10 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 28 "stencil_g.kern"
             if (krt_add_i64(krt_f->i, 128) < krt_f->n) {
 #line 29 "stencil_g.kern"
-                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(krt_add_i64(krt_add_i64(((int64_t)krt_f->tx), 128), 3), 134, 0, "stencil_g.kern", 29, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(krt_add_i64(krt_f->i, 128), inp.shape[0], 0, "stencil_g.kern", 29, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
+                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)((krt_f->tx + 128) + 3)), 134, 0, "stencil_g.kern", 29, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(krt_add_i64(krt_f->i, 128), inp.shape[0], 0, "stencil_g.kern", 29, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
             } else {
 #line 31 "stencil_g.kern"
-                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(krt_add_i64(krt_add_i64(((int64_t)krt_f->tx), 128), 3), 134, 0, "stencil_g.kern", 31, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
+                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)((krt_f->tx + 128) + 3)), 134, 0, "stencil_g.kern", 31, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
             }
         }
     }
@@ -160,12 +160,12 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->s = 0.0f;
 #line 35 "stencil_g.kern"
             krt_f->krt_it1 = (-3);
-            krt_f->krt_stop2 = krt_add_i64(3, 1);
+            krt_f->krt_stop2 = ((int64_t)(3 + 1));
             krt_f->krt_step3 = 1;
             for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
                 krt_f->k = krt_f->krt_it1;
 #line 36 "stencil_g.kern"
-                krt_f->s = krt_f->s + (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(krt_add_i64(krt_add_i64(((int64_t)krt_f->tx), 3), krt_f->k), 134, 0, "stencil_g.kern", 36, krt_b, krt_tid)], &krt_sinkv));
+                krt_f->s = krt_f->s + (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)((krt_f->tx + 3) + (int32_t)krt_f->k)), 134, 0, "stencil_g.kern", 36, krt_b, krt_tid)], &krt_sinkv));
             }
 #line 37 "stencil_g.kern"
             (*(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(out.data + krt_ck_cpu(krt_f->i, out.shape[0], 0, "stencil_g.kern", 37, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = krt_f->s;
