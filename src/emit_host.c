@@ -56,10 +56,12 @@ static const char *abi_type(const Type *t)
     return t_c(t);
 }
 
-static const char *launcher_proto(const Func *f)
+/* The launcher's symbol is NAME__launch: NAME is the CUDA kernel's (extern
+ * "C", as profilers show it); the header defines NAME, an inline call of it. */
+static const char *launcher_proto(const Func *f, const char *suffix)
 {
     StrBuf b = {0};
-    sb_printf(&b, "int %s(krt_launch_cfg cfg", fn_cname(f));
+    sb_printf(&b, "int %s%s(krt_launch_cfg cfg", fn_cname(f), suffix);
     for (int i = 0; i < f->nparams; i++)
         sb_printf(&b, ", %s %s", abi_type(f->params[i]->type), f->params[i]->cname);
     sb_putc(&b, ')');
@@ -86,7 +88,7 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
     outf(E, "    \"%s\", \"%s\", %d, %s,", c_string(f->name), c_string(path_base(E->path)),
          f->nparams, f->nparams > 0 ? arena_printf("%s__params", name) : "NULL");
     outf(E, "    %s, %s,", with_cpu ? arena_printf("%s__cpu", name) : "NULL",
-         with_cuda ? arena_printf("(const void *)%s__cuda", name) : "NULL");
+         with_cuda ? arena_printf("(const void *)%s", name) : "NULL");
     bool shared = false;
     for (int i = 0; i < E->shared_structs.len; i++)
         shared |= E->shared_structs.items[i] == f;
@@ -97,7 +99,7 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
     outf(E, "};");
     outf(E, "%s", "");
 
-    outf(E, "KRT_EXTERN_C %s", launcher_proto(f));
+    outf(E, "KRT_EXTERN_C %s", launcher_proto(f, "__launch"));
     outf(E, "{");
     E->indent = 1;
     for (int i = 0; i < f->nparams; i++)
@@ -534,7 +536,18 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
             sb_printf(&sig, "%s%s", k ? ", " : "", ty_name(f->params[k]->type));
         outf(&E, "/* kernel %s: void(%s) */", f->name, sig.s ? sig.s : "");
         sb_free(&sig);
-        outf(&E, "%s;", launcher_proto(f));
+        if (strcmp(fn_cname(f), f->name) != 0 && !f->c_named)
+            outf(&E, "/* (launched as %s: the name %s is taken in C or by kernc) */", fn_cname(f), f->name);
+        outf(&E, "%s;", launcher_proto(f, "__launch"));
+        outf(&E, "static inline %s", launcher_proto(f, ""));
+        StrBuf call = {0};
+        sb_printf(&call, "%s__launch(cfg", fn_cname(f));
+        for (int k = 0; k < f->nparams; k++)
+            sb_printf(&call, ", %s", f->params[k]->cname);
+        outf(&E, "{");
+        outf(&E, "    return %s);", call.s);
+        outf(&E, "}");
+        sb_free(&call);
         outf(&E, "extern const krt_kernel %s__kernel;", fn_cname(f));
         outf(&E, "%s", "");
     }

@@ -68,6 +68,14 @@ const char *path_base(const char *path);
 /* FNV-1a of the n bytes at s, for the translator's hash tables. */
 uint64_t str_hash(const char *s, size_t n);
 
+/* ---- mangle.c: C names for user names (one scheme for every name) ---- */
+/* c_ident: the user's name, or with '_' appended when C/C++/CUDA or the
+ * included headers reserve it, or it could meet a name kernc makes (one to
+ * one: no two user names get the same C name).  c_name_plain: it is kept. */
+const char *c_ident(const char *name);
+bool c_name_plain(const char *name);
+bool c_name_reserved(const char *name);
+
 /* ------------------------------------------------------------------ */
 /* diag.c: diagnostics                                                 */
 /* ------------------------------------------------------------------ */
@@ -881,6 +889,7 @@ struct Func {
                               callee; has_barrier is then set too.  A kernel
                               with it must be launched cooperatively. */
     bool uses_dynshared;
+    bool c_named;          /* FuncDef.c_named: name is not mangled again */
 };
 
 typedef struct Program {
@@ -945,6 +954,8 @@ typedef struct FuncDef {
     int nspecs;
     int nfinal;                  /* type.c: how many of them are finalised */
     struct UFunc *ufunc;         /* ufunc.c: @vectorize, @guvectorize, cuda.reduce */
+    bool c_named;                /* name is already a C name kernc made (ufunc
+                                    kernels: c_ident(NAME)__vec_f8) */
 } FuncDef;
 
 /* What a module-level name is bound to. */

@@ -2708,6 +2708,7 @@ static Func *func_new(FuncDef *fd, Type **ptypes, int n)
 {
     Func *f = arena_alloc(sizeof *f);
     f->name = fd->name;
+    f->c_named = fd->c_named;
     f->def = node_clone(fd->def);
     f->is_kernel = fd->is_kernel;
     f->opt = fd->opt;
