@@ -316,6 +316,8 @@ void check_program(Program *p, const Options *opt)
     (void)opt;
     for (int i = 0; i < p->nfuncs; i++) {
         Func *f = p->funcs[i];
+        if (f->type_failed)
+            continue;
         Taint t = {0}, g = {.grid = true};
         do {
             t.changed = false;

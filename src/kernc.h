@@ -890,6 +890,8 @@ struct Func {
                               with it must be launched cooperatively. */
     bool uses_dynshared;
     bool c_named;          /* FuncDef.c_named: name is not mangled again */
+    bool type_failed;      /* its typing reported errors: the check pass
+                              skips it (translate.c), nothing is emitted */
 };
 
 typedef struct Program {
@@ -1021,6 +1023,10 @@ const char *sema_type_alias(const char *name);
 void type_reset(void);
 void type_kernel(FuncDef *fd, const Signature *sig, Loc loc);
 void type_finish(Program *p);
+/* How many functions are finalised so far; type_mark_failed: those
+ * finalised since `from` had errors (Func.type_failed). */
+int type_nfinal(void);
+void type_mark_failed(int from);
 /* ssa.c: rename the definitions of each name of def's body into webs
  * (numba's SSA): every web but a name's first becomes "name.N".  Names
  * bound by an S_ASSIGN for which is_pinned(ctx, assign) is true (arrays,

@@ -2897,6 +2897,17 @@ void type_kernel(FuncDef *fd, const Signature *sig, Loc loc)
     spec_finalize(s);
 }
 
+int type_nfinal(void)
+{
+    return order.len;
+}
+
+void type_mark_failed(int from)
+{
+    for (int i = from; i < order.len; i++)
+        ((Func *)order.items[i])->type_failed = true;
+}
+
 void type_finish(Program *p)
 {
     p->nfuncs = order.len;
