@@ -162,7 +162,7 @@ int main(void)
 }
 C
 
-echo "1..6"
+echo "1..8"
 n=0
 failed=0
 result() { # result NAME STATUS
@@ -213,4 +213,32 @@ if [ -n "$NVCC" ] && command -v "$NVCC" >/dev/null 2>&1; then
 else
     n=$((n + 1)); echo "ok $n - nvcc compiles both .cu files # SKIP no nvcc"
 fi
+# File names (item 6): my-kern.kern and my_kern.kern have different module
+# symbols and header guards (both headers in one file, both objects in one
+# program); a name starting with a digit, and names with a space, a quote,
+# a backslash, a newline or a "*" give code that compiles.
+mk() { printf 'from numba import cuda\n\n\n@cuda.jit("void(int32[:])")\ndef %s(a):\n    a[0] = 1\n' "$2" > "$1"; }
+mk my-kern.kern k_dash
+mk my_kern.kern k_under
+mk 1st.kern k_digit
+st=0
+: > err
+for f in my-kern my_kern 1st; do
+    "$KERNC" --target c $f.kern -o $f.c 2>>err &&
+    $CC -std=c11 -Wall -Wextra -Werror -I"$KRT_INCLUDE" -c $f.c -o $f.o 2>>err || st=1
+done
+printf '#include "my-kern.kern.h"\n#include "my_kern.kern.h"\n#include "1st.kern.h"\nint main(void) { return (krt_module_my_kern.nkernels + k_dash(krt_grid1(0, 0), (krt_array){0}) * 0 + k_under(krt_grid1(0, 0), (krt_array){0}) * 0) != 1; }\n' > two.c
+[ $st -eq 0 ] && $CC -std=c11 -Wall -Wextra -Werror -I"$KRT_INCLUDE" two.c my-kern.o my_kern.o 1st.o -o two $KRT_LIBS -lpthread 2>>err || st=1
+result "my-kern.kern and my_kern.kern: two modules, two guards, one program; 1st.kern.h compiles" $st
+
+st=0
+: > err
+for f in 'sp ace' 'quo"te' 'back\slash' 'new
+line' 'st*r'; do
+    mk "$f.kern" k
+    "$KERNC" --target c "$f.kern" -o odd.c 2>>err &&
+    $CC -std=c11 -Wall -Wextra -Werror -I"$KRT_INCLUDE" -c odd.c -o odd.o 2>>err || { st=1; echo "# $f" >> err; }
+    grep -c '^#line' odd.c > /dev/null || st=1
+done
+result "file names with a space, quote, backslash, newline or * give C that compiles" $st
 [ $failed -eq 0 ]
