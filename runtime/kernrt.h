@@ -545,8 +545,10 @@ struct krt_kernel {
 
 /* Every kernel of one .kern file: the symbol krt_module_<base> in the
  * generated code, where <base> is the file's base name without its
- * directory and without the ".kern" suffix (saxpy.kern: krt_module_saxpy),
- * every character that is not [A-Za-z0-9_] replaced by '_'. */
+ * directory and without the ".kern" suffix (saxpy.kern: krt_module_saxpy);
+ * a base name that is not an identifier gets every character that is not
+ * [A-Za-z0-9_] replaced by '_' and 8 hex digits of a hash of the name after
+ * it (my-kern.kern: krt_module_my_kern_XXXXXXXX), apart from my_kern.kern's. */
 typedef struct krt_module {
     const char *file;
     int nkernels;

@@ -20,6 +20,9 @@
  * - Static shared memory of a kernel (its own arrays and those of every
  *   device function it reaches) must fit in 48 KiB, the limit without
  *   opt-in; a local array must fit in 64 KiB per thread.
+ * - A kernel whose name C cannot take as the launcher's (free, int, a
+ *   name with "__"...: mangle.c) gets a warning naming the launcher's name
+ *   (the header says it too).
  */
 #include "kernc.h"
 
@@ -313,6 +316,8 @@ void check_program(Program *p, const Options *opt)
     (void)opt;
     for (int i = 0; i < p->nfuncs; i++) {
         Func *f = p->funcs[i];
+        if (f->type_failed)
+            continue;
         Taint t = {0}, g = {.grid = true};
         do {
             t.changed = false;
@@ -325,5 +330,9 @@ void check_program(Program *p, const Options *opt)
             } while (g.changed);
         check_barriers(&t, f->has_grid_sync ? &g : NULL, &f->def->body, false, false);
         check_memory(f);
+        if (f->is_kernel && !f->c_named && f->cname && strcmp(f->cname, f->name) == 0 &&
+            !c_name_plain(f->name))
+            warning_at(f->def->loc, W_LAUNCHER_NAME, "kernel '%s' is launched from C as '%s': C, CUDA or kernc "
+                       "reserve the name '%s'", f->name, c_ident(f->name), f->name);
     }
 }

@@ -24,89 +24,6 @@
 /* Names                                                               */
 /* ------------------------------------------------------------------ */
 
-/* Identifiers a user name must not become: C, C++ and CUDA keywords and
- * builtins, and the library names the generated code calls. */
-static const char *const emit_reserved[] = {
-    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
-    "bool", "break", "case", "catch", "char", "char16_t", "char32_t",
-    "char8_t", "class", "compl", "concept", "const", "const_cast",
-    "consteval", "constexpr", "constinit", "continue", "co_await",
-    "co_return", "co_yield", "decltype", "default", "delete", "do",
-    "double", "dynamic_cast", "else", "enum", "explicit", "export",
-    "extern", "false", "float", "for", "friend", "goto", "if", "inline",
-    "int", "long", "mutable", "namespace", "new", "noexcept", "not",
-    "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
-    "public", "register", "reinterpret_cast", "requires", "restrict",
-    "return", "short", "signed", "sizeof", "static", "static_assert",
-    "static_cast", "struct", "switch", "template", "this", "thread_local",
-    "throw", "true", "try", "typedef", "typeid", "typename", "union",
-    "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
-    "xor", "xor_eq", "fortran", "main",
-    /* CUDA */
-    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3",
-    "min", "max", "atomicAdd", "atomicSub", "atomicMax", "atomicMin",
-    "atomicCAS", "atomicExch", "printf", "assert", "malloc", "free",
-    "uint", "ushort", "ulong", "uchar", "float2", "float3", "float4",
-    "int2", "int3", "int4", "double2",
-    /* <stdint.h>, <stddef.h>, <string.h>, <stdbool.h>, <stdlib.h> */
-    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
-    "uint32_t", "uint64_t", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t",
-    "NULL", "offsetof", "memcpy", "memset", "memcmp", "memmove", "strlen",
-    "abort", "exit", "errno", "cfg",
-    /* <math.h>; the float variants ("sqrtf") are matched by stripping f */
-    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt",
-    "ceil", "copysign", "cos", "cosh", "erf", "erfc", "exp", "exp2",
-    "expm1", "fabs", "fdim", "floor", "fma", "fmax", "fmin", "fmod",
-    "frexp", "hypot", "ilogb", "isfinite", "isinf", "isnan", "isnormal",
-    "ldexp", "lgamma", "llrint", "llround", "log", "log10", "log1p",
-    "log2", "logb", "lrint", "lround", "modf", "nan", "nearbyint",
-    "nextafter", "pow", "remainder", "remquo", "rint", "round", "scalbn",
-    "signbit", "sin", "sinh", "sqrt", "tan", "tanh", "tgamma", "trunc",
-    "abs", "labs", "div", "rsqrt", "sincos", "exp10", "HUGE_VAL",
-    "HUGE_VALF", "INFINITY", "NAN", "M_PI", "M_E",
-};
-
-/* The reserved names in a hash set, built at the first use (names are
- * looked up for every variable and call: a scan would be the emitter's
- * hot spot on large files). */
-static bool reserved_has(const char *s, size_t n)
-{
-    enum { CAP = 1024 };   /* a power of two, over twice the rows */
-    static const char *set[CAP];
-    static bool built;
-    if (!built) {
-        for (size_t i = 0; i < sizeof emit_reserved / sizeof emit_reserved[0]; i++) {
-            size_t h = str_hash(emit_reserved[i], strlen(emit_reserved[i])) & (CAP - 1);
-            while (set[h])
-                h = (h + 1) & (CAP - 1);
-            set[h] = emit_reserved[i];
-        }
-        built = true;
-    }
-    for (size_t h = str_hash(s, n) & (CAP - 1); set[h]; h = (h + 1) & (CAP - 1))
-        if (strncmp(set[h], s, n) == 0 && set[h][n] == '\0')
-            return true;
-    return false;
-}
-
-static bool name_is_reserved(const char *s)
-{
-    size_t n = strlen(s);
-    /* sqrtf, fabsf, ...: the float variant of a <math.h> name too */
-    return reserved_has(s, n) || (n > 1 && s[n - 1] == 'f' && reserved_has(s, n - 1));
-}
-
-/* The C spelling of a user name: itself, or with a trailing '_' when it
- * would collide with C/C++/CUDA, with our krt_ namespace, or with the
- * NAME__suffix names the emitter makes. */
-static const char *emit_mangle(const char *name)
-{
-    if (name_is_reserved(name) || strncmp(name, "krt_", 4) == 0 ||
-        strncmp(name, "KRT_", 4) == 0 || strstr(name, "__") || name[0] == '_')
-        return arena_printf("%s_", name);
-    return name;
-}
-
 /* The emitter's own per-function names, which user and hidden variables
  * must not take. */
 static const char *const emit_internal_names[] = {
@@ -364,8 +281,21 @@ bool func_has_split(const Func *f)
     return false;
 }
 
-/* C names for a function's variables: the user's names, mangled, unique in
- * the function and apart from the emitter's own krt_ names. */
+/* An emitter temporary or label: krt_tmpN, krt_skipN (a hidden variable or
+ * a renamed user name never has that form: c_ident's names end with '_'). */
+static bool is_emitter_numbered(const char *c)
+{
+    const char *d = strncmp(c, "krt_tmp", 7) == 0 ? c + 7 : strncmp(c, "krt_skip", 8) == 0 ? c + 8 : NULL;
+    if (!d || !*d)
+        return false;
+    while (*d >= '0' && *d <= '9')
+        d++;
+    return *d == '\0';
+}
+
+/* C names for a function's variables: the user's names through c_ident
+ * (mangle.c), unique in the function and apart from the emitter's own krt_
+ * names. */
 void name_vars(Func *f)
 {
     PtrVec used = {0};
@@ -376,7 +306,7 @@ void name_vars(Func *f)
         Var **vs = pass == 0 ? f->params : f->locals;
         for (int i = 0; i < n; i++) {
             Var *v = vs[i];
-            const char *base = v->kind == VAR_HIDDEN ? v->name : emit_mangle(v->name);
+            const char *base = v->kind == VAR_HIDDEN ? v->name : c_ident(v->name);
             if (strchr(base, '.')) {   /* type.c's SSA versions: "t.2" -> t_2 */
                 char *b = arena_strdup(base);
                 for (char *q = b; *q; q++)
@@ -384,9 +314,11 @@ void name_vars(Func *f)
                         *q = '_';
                 base = b;
             }
+            /* "t.2" gave t_2, which may be a user's t_2 (or a hidden name
+             * an emitter one): number on until it is free */
             const char *c = base;
             for (int k = 2;; k++) {
-                bool clash = strncmp(c, "krt_tmp", 7) == 0 || strncmp(c, "krt_skip", 8) == 0;
+                bool clash = is_emitter_numbered(c);
                 for (int j = 0; j < used.len && !clash; j++)
                     clash = strcmp(used.items[j], c) == 0;
                 if (!clash)
@@ -400,13 +332,18 @@ void name_vars(Func *f)
     }
 }
 
-/* Function names keep type.c's "name__codes" of later specialisations. */
+/* A function's C name: c_ident of the user's name, with type.c's
+ * "__codes" of later specialisations after it (f, f__f8); names that kernc
+ * made (ufunc kernels) as they are. */
 const char *fn_cname(const Func *f)
 {
     const char *c = f->cname ? f->cname : f->name;
-    if (name_is_reserved(c) || strncmp(c, "krt_", 4) == 0 || strncmp(c, "KRT_", 4) == 0)
-        return arena_printf("%s_", c);
-    return c;
+    if (f->c_named)
+        return c;
+    size_t n = strlen(f->name);
+    const char *suffix = strncmp(c, f->name, n) == 0 ? c + n : "";
+    const char *base = c_ident(f->name);
+    return *suffix ? arena_printf("%s%s", base, suffix) : base;
 }
 
 /* ------------------------------------------------------------------ */

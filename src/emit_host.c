@@ -21,24 +21,70 @@ const char *emit_source_path(const Program *p, const Options *opt)
     return p->src && p->src->path ? p->src->path : opt && opt->input ? opt->input : "input.kern";
 }
 
-/* krt_module_<base>: the base name without ".kern", as an identifier. */
+/* krt_module_<base>: the base name without ".kern", as an identifier;
+ * a base name that is not one already ("my-kern", "1st", "Ä") gets its
+ * characters outside [A-Za-z0-9_] replaced by '_' and 8 hex digits of its
+ * hash after them, so that my-kern.kern and my_kern.kern differ. */
+static bool module_name_simple(const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!((b[i] >= 'a' && b[i] <= 'z') || (b[i] >= 'A' && b[i] <= 'Z') ||
+              (b[i] >= '0' && b[i] <= '9') || b[i] == '_'))
+            return false;
+    return n > 0;
+}
+
+static size_t module_base(const char *path, const char **b)
+{
+    *b = path_base(path);
+    size_t n = strlen(*b);
+    if (n > 5 && strcmp(*b + n - 5, ".kern") == 0)
+        n -= 5;
+    return n;
+}
+
 const char *emit_module_ident(const char *path)
 {
-    const char *b = path_base(path);
-    size_t n = strlen(b);
-    if (n > 5 && strcmp(b + n - 5, ".kern") == 0)
-        n -= 5;
+    const char *b;
+    size_t n = module_base(path, &b);
     char *s = arena_strndup(b, n);
     for (char *p = s; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
             *p = '_';
+    if (!module_name_simple(b, n))
+        return arena_printf("%s_%08x", s, (unsigned)(str_hash(b, n) & 0xffffffffu));
     return s;
+}
+
+/* The header guard: NAME_KERN_H_ for a lower-case identifier NAME (the
+ * usual case), else KRT_<ident>_<hash>_KERN_H_: never starting with a
+ * digit, different for Foo.kern and foo.kern. */
+static const char *header_guard(const char *path)
+{
+    const char *b;
+    size_t n = module_base(path, &b);
+    bool lower = module_name_simple(b, n) && !(b[0] >= '0' && b[0] <= '9');
+    for (size_t i = 0; i < n && lower; i++)
+        lower = !(b[i] >= 'A' && b[i] <= 'Z');
+    char *guard = lower ? arena_printf("%s_KERN_H_", emit_module_ident(path))
+                        : arena_printf("KRT_%s_%08x_KERN_H_", emit_module_ident(path),
+                                       (unsigned)(str_hash(b, n) & 0xffffffffu));
+    for (char *g = guard; *g; g++)
+        if (*g >= 'a' && *g <= 'z')
+            *g = (char)(*g - 'a' + 'A');
+    return guard;
 }
 
 static const char *c_string(const char *s)
 {
     StrBuf b = {0};
+    /* a newline or another control character in a file name as an octal
+     * escape: #line "a\012b.kern" stays one line */
     for (; *s; s++) {
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) {
+            sb_printf(&b, "\\%03o", (unsigned char)*s);
+            continue;
+        }
         if (*s == '"' || *s == '\\')
             sb_putc(&b, '\\');
         sb_putc(&b, *s);
@@ -56,10 +102,12 @@ static const char *abi_type(const Type *t)
     return t_c(t);
 }
 
-static const char *launcher_proto(const Func *f)
+/* The launcher's symbol is NAME__launch: NAME is the CUDA kernel's (extern
+ * "C", as profilers show it); the header defines NAME, an inline call of it. */
+static const char *launcher_proto(const Func *f, const char *suffix)
 {
     StrBuf b = {0};
-    sb_printf(&b, "int %s(krt_launch_cfg cfg", fn_cname(f));
+    sb_printf(&b, "int %s%s(krt_launch_cfg cfg", fn_cname(f), suffix);
     for (int i = 0; i < f->nparams; i++)
         sb_printf(&b, ", %s %s", abi_type(f->params[i]->type), f->params[i]->cname);
     sb_putc(&b, ')');
@@ -86,7 +134,7 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
     outf(E, "    \"%s\", \"%s\", %d, %s,", c_string(f->name), c_string(path_base(E->path)),
          f->nparams, f->nparams > 0 ? arena_printf("%s__params", name) : "NULL");
     outf(E, "    %s, %s,", with_cpu ? arena_printf("%s__cpu", name) : "NULL",
-         with_cuda ? arena_printf("(const void *)%s__cuda", name) : "NULL");
+         with_cuda ? arena_printf("(const void *)%s", name) : "NULL");
     bool shared = false;
     for (int i = 0; i < E->shared_structs.len; i++)
         shared |= E->shared_structs.items[i] == f;
@@ -97,7 +145,7 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
     outf(E, "};");
     outf(E, "%s", "");
 
-    outf(E, "KRT_EXTERN_C %s", launcher_proto(f));
+    outf(E, "KRT_EXTERN_C %s", launcher_proto(f, "__launch"));
     outf(E, "{");
     E->indent = 1;
     for (int i = 0; i < f->nparams; i++)
@@ -123,9 +171,16 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
     outf(E, "%s", "");
 }
 
+/* A file name inside a comment: escaped (a newline would end it; a base
+ * name cannot hold the '/' of a closing comment). */
+static const char *comment_name(const char *path)
+{
+    return c_string(path_base(path));
+}
+
 static void emit_prologue(Emitter *E, const char *what)
 {
-    const char *base = path_base(E->path);
+    const char *base = comment_name(E->path);
     outf(E, "/*");
     outf(E, " * Generated by kernc from %s: do not edit.", base);
     outf(E, " * %s", what);
@@ -341,7 +396,7 @@ static void ufunc_emit_code(StrBuf *out, Program *p, const Options *opt)
     }
     const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     sb_printf(out, "KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_%s = {\n", mod);
-    sb_printf(out, "    \"%s\", %d, %s\n};\n", base, table.len,
+    sb_printf(out, "    \"%s\", %d, %s\n};\n", c_string(base), table.len,
               table.len ? arena_printf("krt_ufunc_list_%s", mod) : "NULL");
 }
 
@@ -507,12 +562,9 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
     Emitter E;
     emitter_init(&E, out, p, opt, false);
     const char *mod = emit_module_ident(E.path);
-    char *guard = arena_printf("%s_KERN_H_", mod);
-    for (char *g = guard; *g; g++)
-        if (*g >= 'a' && *g <= 'z')
-            *g = (char)(*g - 'a' + 'A');
+    const char *guard = header_guard(E.path);
     outf(&E, "/*");
-    outf(&E, " * Generated by kernc from %s: do not edit.", path_base(E.path));
+    outf(&E, " * Generated by kernc from %s: do not edit.", comment_name(E.path));
     outf(&E, " * One launcher per kernel: it checks the arguments against the kernel's");
     outf(&E, " * signature and launches it on the current backend (KRT_BACKEND).");
     outf(&E, " */");
@@ -534,7 +586,18 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
             sb_printf(&sig, "%s%s", k ? ", " : "", ty_name(f->params[k]->type));
         outf(&E, "/* kernel %s: void(%s) */", f->name, sig.s ? sig.s : "");
         sb_free(&sig);
-        outf(&E, "%s;", launcher_proto(f));
+        if (strcmp(fn_cname(f), f->name) != 0 && !f->c_named)
+            outf(&E, "/* (launched as %s: the name %s is taken in C or by kernc) */", fn_cname(f), f->name);
+        outf(&E, "%s;", launcher_proto(f, "__launch"));
+        outf(&E, "static inline %s", launcher_proto(f, ""));
+        StrBuf call = {0};
+        sb_printf(&call, "%s__launch(cfg", fn_cname(f));
+        for (int k = 0; k < f->nparams; k++)
+            sb_printf(&call, ", %s", f->params[k]->cname);
+        outf(&E, "{");
+        outf(&E, "    return %s);", call.s);
+        outf(&E, "}");
+        sb_free(&call);
         outf(&E, "extern const krt_kernel %s__kernel;", fn_cname(f));
         outf(&E, "%s", "");
     }

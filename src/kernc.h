@@ -88,6 +88,14 @@ const char *suggest_best(const Suggest *s);
 /* "; did you mean 'x'?" (arena) for the best candidate, else "". */
 const char *suggest_hint(const Suggest *s);
 
+/* ---- mangle.c: C names for user names (one scheme for every name) ---- */
+/* c_ident: the user's name, or with '_' appended when C/C++/CUDA or the
+ * included headers reserve it, or it could meet a name kernc makes (one to
+ * one: no two user names get the same C name).  c_name_plain: it is kept. */
+const char *c_ident(const char *name);
+bool c_name_plain(const char *name);
+bool c_name_reserved(const char *name);
+
 /* ------------------------------------------------------------------ */
 /* diag.c: diagnostics                                                 */
 /* ------------------------------------------------------------------ */
@@ -116,7 +124,8 @@ void error_at(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 #define KERNC_WARNINGS(X)                                                                     \
     X(DIVERGENT_BARRIER, "divergent-barrier",                                                 \
       "a barrier under a thread- or block-dependent condition")                               \
-    X(CUDA_ONLY, "cuda-only", "a kernel the CPU backend cannot run (CUDA only)")
+    X(CUDA_ONLY, "cuda-only", "a kernel the CPU backend cannot run (CUDA only)")             \
+    X(LAUNCHER_NAME, "launcher-name", "a kernel whose C launcher gets another name")
 typedef enum Warn {
 #define X_(id, name, what) W_##id,
     KERNC_WARNINGS(X_)
@@ -950,6 +959,9 @@ struct Func {
                               callee; has_barrier is then set too.  A kernel
                               with it must be launched cooperatively. */
     bool uses_dynshared;
+    bool c_named;          /* FuncDef.c_named: name is not mangled again */
+    bool type_failed;      /* its typing reported errors: the check pass
+                              skips it (translate.c), nothing is emitted */
 };
 
 typedef struct Program {
@@ -1016,6 +1028,8 @@ typedef struct FuncDef {
     int nspecs;
     int nfinal;                  /* type.c: how many of them are finalised */
     struct UFunc *ufunc;         /* ufunc.c: @vectorize, @guvectorize, cuda.reduce */
+    bool c_named;                /* name is already a C name kernc made (ufunc
+                                    kernels: c_ident(NAME)__vec_f8) */
 } FuncDef;
 
 /* What a module-level name is bound to. */
@@ -1087,6 +1101,10 @@ const char *sema_type_alias(const char *name);
 void type_reset(void);
 void type_kernel(FuncDef *fd, const Signature *sig, Loc loc);
 void type_finish(Program *p);
+/* How many functions are finalised so far; type_mark_failed: those
+ * finalised since `from` had errors (Func.type_failed). */
+int type_nfinal(void);
+void type_mark_failed(int from);
 /* ssa.c: rename the definitions of each name of def's body into webs
  * (numba's SSA): every web but a name's first becomes "name.N".  Names
  * bound by an S_ASSIGN for which is_pinned(ctx, assign) is true (arrays,

@@ -49,15 +49,26 @@ static Program *analyze(Node *module, const Options *opt)
                            s->nparams == 1 ? "" : "s", fd->def->params.len);
                 continue;
             }
+            int e = error_count(), from = type_nfinal();
             type_kernel(fd, s, fd->def->loc);
+            if (error_count() > e)
+                type_mark_failed(from);
         }
     }
+    int e = error_count(), from = type_nfinal();
     ufunc_type_all(&fdefs, errors_before);
+    if (error_count() > e)
+        type_mark_failed(from);
 
-    if (error_count() > errors_before)
-        return NULL;
     Program *p = arena_alloc(sizeof *p);
     type_finish(p);
+    if (error_count() > errors_before) {
+        /* every error of the file in one run: the check pass still runs
+         * on the functions that typed cleanly (not on the others: no
+         * cascades) */
+        check_program(p, opt);
+        return NULL;
+    }
     p->ufuncs = arena_alloc(sizeof *p->ufuncs * (size_t)(fdefs.len ? fdefs.len : 1));
     for (int i = 0; i < fdefs.len; i++)
         if (((FuncDef *)fdefs.items[i])->ufunc)

@@ -2844,6 +2844,7 @@ static Func *func_new(FuncDef *fd, Type **ptypes, int n)
 {
     Func *f = arena_alloc(sizeof *f);
     f->name = fd->name;
+    f->c_named = fd->c_named;
     f->def = node_clone(fd->def);
     f->is_kernel = fd->is_kernel;
     f->opt = fd->opt;
@@ -3049,6 +3050,17 @@ void type_kernel(FuncDef *fd, const Signature *sig, Loc loc)
     spec_finalize(s);
     if (fd->nsigs > 1)
         diag_pop_context();
+}
+
+int type_nfinal(void)
+{
+    return order.len;
+}
+
+void type_mark_failed(int from)
+{
+    for (int i = from; i < order.len; i++)
+        ((Func *)order.items[i])->type_failed = true;
 }
 
 void type_finish(Program *p)

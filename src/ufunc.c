@@ -102,7 +102,7 @@ static void uf_names(UFunc *u, UfSig *s)
     for (int i = 0; i < (same ? 1 : s->nops); i++)
         sb_printf(&b, "_%s", ty_info(s->ops[i].elem)->letters);
     s->host = arena_printf("%s%s", u->name, b.s);
-    s->kname = arena_printf("%s__%s%s", u->name, uf_kind_tag[u->kind], b.s);
+    s->kname = arena_printf("%s__%s%s", c_ident(u->name), uf_kind_tag[u->kind], b.s);
     sb_free(&b);
 }
 
@@ -898,6 +898,7 @@ void ufunc_type_all(const PtrVec *fdefs, int errors_before)
                 continue;
             FuncDef *kfd = arena_alloc(sizeof *kfd);
             kfd->name = s->kname;
+            kfd->c_named = true;
             kfd->def = def;
             kfd->is_kernel = true;
             kfd->opt.debug = u->fd->opt.debug;

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel distances: void(float32[:], float32[:], float32, float32, float32[:]) */
-int distances(krt_launch_cfg cfg, krt_array xs, krt_array ys, float px, float py, krt_array out);
+int distances__launch(krt_launch_cfg cfg, krt_array xs, krt_array ys, float px, float py, krt_array out);
+static inline int distances(krt_launch_cfg cfg, krt_array xs, krt_array ys, float px, float py, krt_array out)
+{
+    return distances__launch(cfg, xs, ys, px, py, out);
+}
 extern const krt_kernel distances__kernel;
 
 extern const krt_module krt_module_distance;

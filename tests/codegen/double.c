@@ -36,7 +36,7 @@ KRT_EXTERN_C const krt_kernel double_it__kernel = {
     0
 };
 
-KRT_EXTERN_C int double_it(krt_launch_cfg cfg, krt_array a)
+KRT_EXTERN_C int double_it__launch(krt_launch_cfg cfg, krt_array a)
 {
     krt_view krt_v0;
     void *krt_argv[1];

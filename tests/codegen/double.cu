@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 6 "double.kern"
-__global__ void double_it__cuda(krt_view a)
+KRT_EXTERN_C __global__ void double_it(krt_view a)
 {
     int64_t i = 0;
 #line 7 "double.kern"
@@ -46,12 +46,12 @@ static const krt_param double_it__params[] = {
 };
 KRT_EXTERN_C const krt_kernel double_it__kernel = {
     "double_it", "double.kern", 1, double_it__params,
-    double_it__cpu, (const void *)double_it__cuda,
+    double_it__cpu, (const void *)double_it,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int double_it(krt_launch_cfg cfg, krt_array a)
+KRT_EXTERN_C int double_it__launch(krt_launch_cfg cfg, krt_array a)
 {
     krt_view krt_v0;
     void *krt_argv[1];

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel double_it: void(float32[:]) */
-int double_it(krt_launch_cfg cfg, krt_array a);
+int double_it__launch(krt_launch_cfg cfg, krt_array a);
+static inline int double_it(krt_launch_cfg cfg, krt_array a)
+{
+    return double_it__launch(cfg, a);
+}
 extern const krt_kernel double_it__kernel;
 
 extern const krt_module krt_module_double;

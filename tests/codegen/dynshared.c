@@ -62,7 +62,7 @@ KRT_EXTERN_C const krt_kernel reverse_blocks__kernel = {
     0
 };
 
-KRT_EXTERN_C int reverse_blocks(krt_launch_cfg cfg, krt_array a)
+KRT_EXTERN_C int reverse_blocks__launch(krt_launch_cfg cfg, krt_array a)
 {
     krt_view krt_v0;
     void *krt_argv[1];

@@ -10,7 +10,7 @@
 extern __shared__ __align__(16) unsigned char krt_dynshared[];
 
 #line 7 "dynshared.kern"
-__global__ void reverse_blocks__cuda(krt_view a)
+KRT_EXTERN_C __global__ void reverse_blocks(krt_view a)
 {
     float *buf = (float *)krt_dynshared;
     int32_t tx = 0;
@@ -82,12 +82,12 @@ static const krt_param reverse_blocks__params[] = {
 };
 KRT_EXTERN_C const krt_kernel reverse_blocks__kernel = {
     "reverse_blocks", "dynshared.kern", 1, reverse_blocks__params,
-    reverse_blocks__cpu, (const void *)reverse_blocks__cuda,
+    reverse_blocks__cpu, (const void *)reverse_blocks,
     0, sizeof(struct reverse_blocks__frame),
     0
 };
 
-KRT_EXTERN_C int reverse_blocks(krt_launch_cfg cfg, krt_array a)
+KRT_EXTERN_C int reverse_blocks__launch(krt_launch_cfg cfg, krt_array a)
 {
     krt_view krt_v0;
     void *krt_argv[1];

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel reverse_blocks: void(float32[:]) */
-int reverse_blocks(krt_launch_cfg cfg, krt_array a);
+int reverse_blocks__launch(krt_launch_cfg cfg, krt_array a);
+static inline int reverse_blocks(krt_launch_cfg cfg, krt_array a)
+{
+    return reverse_blocks__launch(cfg, a);
+}
 extern const krt_kernel reverse_blocks__kernel;
 
 extern const krt_module krt_module_dynshared;

@@ -195,7 +195,7 @@ KRT_EXTERN_C const krt_kernel intops__kernel = {
     0
 };
 
-KRT_EXTERN_C int intops(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int intops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -224,7 +224,7 @@ KRT_EXTERN_C const krt_kernel widen__kernel = {
     0
 };
 
-KRT_EXTERN_C int widen(krt_launch_cfg cfg, krt_array p, krt_array u, krt_array o64, krt_array ou, krt_array osh)
+KRT_EXTERN_C int widen__launch(krt_launch_cfg cfg, krt_array p, krt_array u, krt_array o64, krt_array ou, krt_array osh)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -259,7 +259,7 @@ KRT_EXTERN_C const krt_kernel floatops__kernel = {
     0
 };
 
-KRT_EXTERN_C int floatops(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out, krt_array f, krt_array out32)
+KRT_EXTERN_C int floatops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out, krt_array f, krt_array out32)
 {
     krt_view krt_v0;
     krt_view krt_v1;

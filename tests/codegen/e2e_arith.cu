@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 8 "e2e_arith.kern"
-__global__ void intops__cuda(krt_view a, krt_view b, krt_view out)
+KRT_EXTERN_C __global__ void intops(krt_view a, krt_view b, krt_view out)
 {
     int64_t i = 0;
     int64_t x = 0;
@@ -85,7 +85,7 @@ __global__ void intops__cuda(krt_view a, krt_view b, krt_view out)
 }
 
 #line 40 "e2e_arith.kern"
-__global__ void widen__cuda(krt_view p, krt_view u, krt_view o64, krt_view ou, krt_view osh)
+KRT_EXTERN_C __global__ void widen(krt_view p, krt_view u, krt_view o64, krt_view ou, krt_view osh)
 {
     int64_t i = 0;
 #line 41 "e2e_arith.kern"
@@ -102,7 +102,7 @@ __global__ void widen__cuda(krt_view p, krt_view u, krt_view o64, krt_view ou, k
 }
 
 #line 49 "e2e_arith.kern"
-__global__ void floatops__cuda(krt_view a, krt_view b, krt_view out, krt_view f, krt_view out32)
+KRT_EXTERN_C __global__ void floatops(krt_view a, krt_view b, krt_view out, krt_view f, krt_view out32)
 {
     int64_t i = 0;
     double x = 0;
@@ -342,12 +342,12 @@ static const krt_param intops__params[] = {
 };
 KRT_EXTERN_C const krt_kernel intops__kernel = {
     "intops", "e2e_arith.kern", 3, intops__params,
-    intops__cpu, (const void *)intops__cuda,
+    intops__cpu, (const void *)intops,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int intops(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int intops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -371,12 +371,12 @@ static const krt_param widen__params[] = {
 };
 KRT_EXTERN_C const krt_kernel widen__kernel = {
     "widen", "e2e_arith.kern", 5, widen__params,
-    widen__cpu, (const void *)widen__cuda,
+    widen__cpu, (const void *)widen,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int widen(krt_launch_cfg cfg, krt_array p, krt_array u, krt_array o64, krt_array ou, krt_array osh)
+KRT_EXTERN_C int widen__launch(krt_launch_cfg cfg, krt_array p, krt_array u, krt_array o64, krt_array ou, krt_array osh)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -406,12 +406,12 @@ static const krt_param floatops__params[] = {
 };
 KRT_EXTERN_C const krt_kernel floatops__kernel = {
     "floatops", "e2e_arith.kern", 5, floatops__params,
-    floatops__cpu, (const void *)floatops__cuda,
+    floatops__cpu, (const void *)floatops,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int floatops(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out, krt_array f, krt_array out32)
+KRT_EXTERN_C int floatops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out, krt_array f, krt_array out32)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,15 +13,27 @@ extern "C" {
 #endif
 
 /* kernel intops: void(int64[:], int64[:], int64[:, :]) */
-int intops(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out);
+int intops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out);
+static inline int intops(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+{
+    return intops__launch(cfg, a, b, out);
+}
 extern const krt_kernel intops__kernel;
 
 /* kernel widen: void(int32[:], uint32[:], int64[:], uint64[:], uint64[:]) */
-int widen(krt_launch_cfg cfg, krt_array p, krt_array u, krt_array o64, krt_array ou, krt_array osh);
+int widen__launch(krt_launch_cfg cfg, krt_array p, krt_array u, krt_array o64, krt_array ou, krt_array osh);
+static inline int widen(krt_launch_cfg cfg, krt_array p, krt_array u, krt_array o64, krt_array ou, krt_array osh)
+{
+    return widen__launch(cfg, p, u, o64, ou, osh);
+}
 extern const krt_kernel widen__kernel;
 
 /* kernel floatops: void(float64[:], float64[:], float64[:, :], float32[:], float32[:, :]) */
-int floatops(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out, krt_array f, krt_array out32);
+int floatops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out, krt_array f, krt_array out32);
+static inline int floatops(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out, krt_array f, krt_array out32)
+{
+    return floatops__launch(cfg, a, b, out, f, out32);
+}
 extern const krt_kernel floatops__kernel;
 
 extern const krt_module krt_module_e2e_arith;

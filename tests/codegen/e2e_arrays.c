@@ -101,7 +101,7 @@ KRT_EXTERN_C const krt_kernel add2__kernel = {
     0
 };
 
-KRT_EXTERN_C int add2(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array c)
+KRT_EXTERN_C int add2__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array c)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -127,7 +127,7 @@ KRT_EXTERN_C const krt_kernel scale3__kernel = {
     0
 };
 
-KRT_EXTERN_C int scale3(krt_launch_cfg cfg, krt_array a, krt_array out)
+KRT_EXTERN_C int scale3__launch(krt_launch_cfg cfg, krt_array a, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -33,7 +33,7 @@ KRT_FN KRT_MAYBE_UNUSED krt_tup_i64_i64_i64 krt_tup_i64_i64_i64_make(int64_t f0,
 /* ---- CUDA ---- */
 
 #line 7 "e2e_arrays.kern"
-__global__ void add2__cuda(krt_view a, krt_view b, krt_view c)
+KRT_EXTERN_C __global__ void add2(krt_view a, krt_view b, krt_view c)
 {
     int64_t i = 0;
     int64_t j = 0;
@@ -49,7 +49,7 @@ __global__ void add2__cuda(krt_view a, krt_view b, krt_view c)
 }
 
 #line 14 "e2e_arrays.kern"
-__global__ void scale3__cuda(krt_view a, krt_view out)
+KRT_EXTERN_C __global__ void scale3(krt_view a, krt_view out)
 {
     int64_t x = 0;
     int64_t y = 0;
@@ -142,12 +142,12 @@ static const krt_param add2__params[] = {
 };
 KRT_EXTERN_C const krt_kernel add2__kernel = {
     "add2", "e2e_arrays.kern", 3, add2__params,
-    add2__cpu, (const void *)add2__cuda,
+    add2__cpu, (const void *)add2,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int add2(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array c)
+KRT_EXTERN_C int add2__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array c)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -168,12 +168,12 @@ static const krt_param scale3__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scale3__kernel = {
     "scale3", "e2e_arrays.kern", 2, scale3__params,
-    scale3__cpu, (const void *)scale3__cuda,
+    scale3__cpu, (const void *)scale3,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int scale3(krt_launch_cfg cfg, krt_array a, krt_array out)
+KRT_EXTERN_C int scale3__launch(krt_launch_cfg cfg, krt_array a, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,11 +13,19 @@ extern "C" {
 #endif
 
 /* kernel add2: void(float32[:, :], float32[:, :], float32[:, ::1]) */
-int add2(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array c);
+int add2__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array c);
+static inline int add2(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array c)
+{
+    return add2__launch(cfg, a, b, c);
+}
 extern const krt_kernel add2__kernel;
 
 /* kernel scale3: void(float64[:, :, :], float64[:, :, ::1]) */
-int scale3(krt_launch_cfg cfg, krt_array a, krt_array out);
+int scale3__launch(krt_launch_cfg cfg, krt_array a, krt_array out);
+static inline int scale3(krt_launch_cfg cfg, krt_array a, krt_array out)
+{
+    return scale3__launch(cfg, a, out);
+}
 extern const krt_kernel scale3__kernel;
 
 extern const krt_module krt_module_e2e_arrays;

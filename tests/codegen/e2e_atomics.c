@@ -133,7 +133,7 @@ KRT_EXTERN_C const krt_kernel hammer__kernel = {
     0
 };
 
-KRT_EXTERN_C int hammer(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array f32, krt_array f64, krt_array vals)
+KRT_EXTERN_C int hammer__launch(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array f32, krt_array f64, krt_array vals)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -172,7 +172,7 @@ KRT_EXTERN_C const krt_kernel tickets__kernel = {
     0
 };
 
-KRT_EXTERN_C int tickets(krt_launch_cfg cfg, krt_array counter, krt_array ticket, krt_array hist)
+KRT_EXTERN_C int tickets__launch(krt_launch_cfg cfg, krt_array counter, krt_array ticket, krt_array hist)
 {
     krt_view krt_v0;
     krt_view krt_v1;

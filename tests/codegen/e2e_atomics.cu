@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 7 "e2e_atomics.kern"
-__global__ void hammer__cuda(krt_view i32, krt_view u32, krt_view i64, krt_view u64, krt_view f32, krt_view f64, krt_view vals)
+KRT_EXTERN_C __global__ void hammer(krt_view i32, krt_view u32, krt_view i64, krt_view u64, krt_view f32, krt_view f64, krt_view vals)
 {
     int64_t i = 0;
     int32_t v = 0;
@@ -85,7 +85,7 @@ __global__ void hammer__cuda(krt_view i32, krt_view u32, krt_view i64, krt_view 
 }
 
 #line 43 "e2e_atomics.kern"
-__global__ void tickets__cuda(krt_view counter, krt_view ticket, krt_view hist)
+KRT_EXTERN_C __global__ void tickets(krt_view counter, krt_view ticket, krt_view hist)
 {
     int64_t i = 0;
 #line 44 "e2e_atomics.kern"
@@ -222,12 +222,12 @@ static const krt_param hammer__params[] = {
 };
 KRT_EXTERN_C const krt_kernel hammer__kernel = {
     "hammer", "e2e_atomics.kern", 7, hammer__params,
-    hammer__cpu, (const void *)hammer__cuda,
+    hammer__cpu, (const void *)hammer,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int hammer(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array f32, krt_array f64, krt_array vals)
+KRT_EXTERN_C int hammer__launch(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array f32, krt_array f64, krt_array vals)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -261,12 +261,12 @@ static const krt_param tickets__params[] = {
 };
 KRT_EXTERN_C const krt_kernel tickets__kernel = {
     "tickets", "e2e_atomics.kern", 3, tickets__params,
-    tickets__cpu, (const void *)tickets__cuda,
+    tickets__cpu, (const void *)tickets,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int tickets(krt_launch_cfg cfg, krt_array counter, krt_array ticket, krt_array hist)
+KRT_EXTERN_C int tickets__launch(krt_launch_cfg cfg, krt_array counter, krt_array ticket, krt_array hist)
 {
     krt_view krt_v0;
     krt_view krt_v1;

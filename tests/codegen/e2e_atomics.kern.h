@@ -13,11 +13,19 @@ extern "C" {
 #endif
 
 /* kernel hammer: void(int32[:], uint32[:], int64[:], uint64[:], float32[:], float64[:], int32[:]) */
-int hammer(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array f32, krt_array f64, krt_array vals);
+int hammer__launch(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array f32, krt_array f64, krt_array vals);
+static inline int hammer(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array f32, krt_array f64, krt_array vals)
+{
+    return hammer__launch(cfg, i32, u32, i64, u64, f32, f64, vals);
+}
 extern const krt_kernel hammer__kernel;
 
 /* kernel tickets: void(int64[:], int64[:], int32[:, :]) */
-int tickets(krt_launch_cfg cfg, krt_array counter, krt_array ticket, krt_array hist);
+int tickets__launch(krt_launch_cfg cfg, krt_array counter, krt_array ticket, krt_array hist);
+static inline int tickets(krt_launch_cfg cfg, krt_array counter, krt_array ticket, krt_array hist)
+{
+    return tickets__launch(cfg, counter, ticket, hist);
+}
 extern const krt_kernel tickets__kernel;
 
 extern const krt_module krt_module_e2e_atomics;

@@ -247,7 +247,7 @@ KRT_EXTERN_C const krt_kernel bits__kernel = {
     0
 };
 
-KRT_EXTERN_C int bits(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array vals)
+KRT_EXTERN_C int bits__launch(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array vals)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -281,7 +281,7 @@ KRT_EXTERN_C const krt_kernel incdec__kernel = {
     0
 };
 
-KRT_EXTERN_C int incdec(krt_launch_cfg cfg, krt_array u32, krt_array u64, krt_array olds, uint32_t limit)
+KRT_EXTERN_C int incdec__launch(krt_launch_cfg cfg, krt_array u32, krt_array u64, krt_array olds, uint32_t limit)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -310,7 +310,7 @@ KRT_EXTERN_C const krt_kernel exch_cas__kernel = {
     0
 };
 
-KRT_EXTERN_C int exch_cas(krt_launch_cfg cfg, krt_array slot, krt_array winner, krt_array owner, krt_array cell)
+KRT_EXTERN_C int exch_cas__launch(krt_launch_cfg cfg, krt_array slot, krt_array winner, krt_array owner, krt_array cell)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -341,7 +341,7 @@ KRT_EXTERN_C const krt_kernel nans__kernel = {
     0
 };
 
-KRT_EXTERN_C int nans(krt_launch_cfg cfg, krt_array f32, krt_array f64, krt_array vals, krt_array i32)
+KRT_EXTERN_C int nans__launch(krt_launch_cfg cfg, krt_array f32, krt_array f64, krt_array vals, krt_array i32)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -370,7 +370,7 @@ KRT_EXTERN_C const krt_kernel shared_atomics__kernel = {
     0
 };
 
-KRT_EXTERN_C int shared_atomics(krt_launch_cfg cfg, krt_array vals, krt_array out)
+KRT_EXTERN_C int shared_atomics__launch(krt_launch_cfg cfg, krt_array vals, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

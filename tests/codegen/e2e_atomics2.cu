@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 9 "e2e_atomics2.kern"
-__global__ void bits__cuda(krt_view i32, krt_view u32, krt_view i64, krt_view u64, krt_view vals)
+KRT_EXTERN_C __global__ void bits(krt_view i32, krt_view u32, krt_view i64, krt_view u64, krt_view vals)
 {
     int64_t i = 0;
     int32_t v = 0;
@@ -55,7 +55,7 @@ __global__ void bits__cuda(krt_view i32, krt_view u32, krt_view i64, krt_view u6
 }
 
 #line 31 "e2e_atomics2.kern"
-__global__ void incdec__cuda(krt_view u32, krt_view u64, krt_view olds, uint32_t limit)
+KRT_EXTERN_C __global__ void incdec(krt_view u32, krt_view u64, krt_view olds, uint32_t limit)
 {
     int64_t i = 0;
 #line 32 "e2e_atomics2.kern"
@@ -74,7 +74,7 @@ __global__ void incdec__cuda(krt_view u32, krt_view u64, krt_view olds, uint32_t
 }
 
 #line 41 "e2e_atomics2.kern"
-__global__ void exch_cas__cuda(krt_view slot, krt_view winner, krt_view owner, krt_view cell)
+KRT_EXTERN_C __global__ void exch_cas(krt_view slot, krt_view winner, krt_view owner, krt_view cell)
 {
     int64_t i = 0;
     int64_t old = 0;
@@ -100,7 +100,7 @@ __global__ void exch_cas__cuda(krt_view slot, krt_view winner, krt_view owner, k
 }
 
 #line 54 "e2e_atomics2.kern"
-__global__ void nans__cuda(krt_view f32, krt_view f64, krt_view vals, krt_view i32)
+KRT_EXTERN_C __global__ void nans(krt_view f32, krt_view f64, krt_view vals, krt_view i32)
 {
     int64_t i = 0;
     float v = 0;
@@ -137,7 +137,7 @@ __global__ void nans__cuda(krt_view f32, krt_view f64, krt_view vals, krt_view i
 }
 
 #line 72 "e2e_atomics2.kern"
-__global__ void shared_atomics__cuda(krt_view vals, krt_view out)
+KRT_EXTERN_C __global__ void shared_atomics(krt_view vals, krt_view out)
 {
     __shared__ int32_t s[4];
     int32_t t = 0;
@@ -407,12 +407,12 @@ static const krt_param bits__params[] = {
 };
 KRT_EXTERN_C const krt_kernel bits__kernel = {
     "bits", "e2e_atomics2.kern", 5, bits__params,
-    bits__cpu, (const void *)bits__cuda,
+    bits__cpu, (const void *)bits,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int bits(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array vals)
+KRT_EXTERN_C int bits__launch(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array vals)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -441,12 +441,12 @@ static const krt_param incdec__params[] = {
 };
 KRT_EXTERN_C const krt_kernel incdec__kernel = {
     "incdec", "e2e_atomics2.kern", 4, incdec__params,
-    incdec__cpu, (const void *)incdec__cuda,
+    incdec__cpu, (const void *)incdec,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int incdec(krt_launch_cfg cfg, krt_array u32, krt_array u64, krt_array olds, uint32_t limit)
+KRT_EXTERN_C int incdec__launch(krt_launch_cfg cfg, krt_array u32, krt_array u64, krt_array olds, uint32_t limit)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -470,12 +470,12 @@ static const krt_param exch_cas__params[] = {
 };
 KRT_EXTERN_C const krt_kernel exch_cas__kernel = {
     "exch_cas", "e2e_atomics2.kern", 4, exch_cas__params,
-    exch_cas__cpu, (const void *)exch_cas__cuda,
+    exch_cas__cpu, (const void *)exch_cas,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int exch_cas(krt_launch_cfg cfg, krt_array slot, krt_array winner, krt_array owner, krt_array cell)
+KRT_EXTERN_C int exch_cas__launch(krt_launch_cfg cfg, krt_array slot, krt_array winner, krt_array owner, krt_array cell)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -501,12 +501,12 @@ static const krt_param nans__params[] = {
 };
 KRT_EXTERN_C const krt_kernel nans__kernel = {
     "nans", "e2e_atomics2.kern", 4, nans__params,
-    nans__cpu, (const void *)nans__cuda,
+    nans__cpu, (const void *)nans,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int nans(krt_launch_cfg cfg, krt_array f32, krt_array f64, krt_array vals, krt_array i32)
+KRT_EXTERN_C int nans__launch(krt_launch_cfg cfg, krt_array f32, krt_array f64, krt_array vals, krt_array i32)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -530,12 +530,12 @@ static const krt_param shared_atomics__params[] = {
 };
 KRT_EXTERN_C const krt_kernel shared_atomics__kernel = {
     "shared_atomics", "e2e_atomics2.kern", 2, shared_atomics__params,
-    shared_atomics__cpu, (const void *)shared_atomics__cuda,
+    shared_atomics__cpu, (const void *)shared_atomics,
     sizeof(struct shared_atomics__shared), sizeof(struct shared_atomics__frame),
     0
 };
 
-KRT_EXTERN_C int shared_atomics(krt_launch_cfg cfg, krt_array vals, krt_array out)
+KRT_EXTERN_C int shared_atomics__launch(krt_launch_cfg cfg, krt_array vals, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,23 +13,43 @@ extern "C" {
 #endif
 
 /* kernel bits: void(int32[:], uint32[:], int64[:], uint64[:], int32[:]) */
-int bits(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array vals);
+int bits__launch(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array vals);
+static inline int bits(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array vals)
+{
+    return bits__launch(cfg, i32, u32, i64, u64, vals);
+}
 extern const krt_kernel bits__kernel;
 
 /* kernel incdec: void(uint32[:], uint64[:, :], int32[:], uint32) */
-int incdec(krt_launch_cfg cfg, krt_array u32, krt_array u64, krt_array olds, uint32_t limit);
+int incdec__launch(krt_launch_cfg cfg, krt_array u32, krt_array u64, krt_array olds, uint32_t limit);
+static inline int incdec(krt_launch_cfg cfg, krt_array u32, krt_array u64, krt_array olds, uint32_t limit)
+{
+    return incdec__launch(cfg, u32, u64, olds, limit);
+}
 extern const krt_kernel incdec__kernel;
 
 /* kernel exch_cas: void(int64[:], int32[:], int32[:], int32[:]) */
-int exch_cas(krt_launch_cfg cfg, krt_array slot, krt_array winner, krt_array owner, krt_array cell);
+int exch_cas__launch(krt_launch_cfg cfg, krt_array slot, krt_array winner, krt_array owner, krt_array cell);
+static inline int exch_cas(krt_launch_cfg cfg, krt_array slot, krt_array winner, krt_array owner, krt_array cell)
+{
+    return exch_cas__launch(cfg, slot, winner, owner, cell);
+}
 extern const krt_kernel exch_cas__kernel;
 
 /* kernel nans: void(float32[:], float64[:], float32[:], int32[:]) */
-int nans(krt_launch_cfg cfg, krt_array f32, krt_array f64, krt_array vals, krt_array i32);
+int nans__launch(krt_launch_cfg cfg, krt_array f32, krt_array f64, krt_array vals, krt_array i32);
+static inline int nans(krt_launch_cfg cfg, krt_array f32, krt_array f64, krt_array vals, krt_array i32)
+{
+    return nans__launch(cfg, f32, f64, vals, i32);
+}
 extern const krt_kernel nans__kernel;
 
 /* kernel shared_atomics: void(int32[:], int32[:]) */
-int shared_atomics(krt_launch_cfg cfg, krt_array vals, krt_array out);
+int shared_atomics__launch(krt_launch_cfg cfg, krt_array vals, krt_array out);
+static inline int shared_atomics(krt_launch_cfg cfg, krt_array vals, krt_array out)
+{
+    return shared_atomics__launch(cfg, vals, out);
+}
 extern const krt_kernel shared_atomics__kernel;
 
 extern const krt_module krt_module_e2e_atomics2;

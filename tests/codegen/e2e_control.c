@@ -183,7 +183,7 @@ KRT_EXTERN_C const krt_kernel flags__kernel = {
     0
 };
 
-KRT_EXTERN_C int flags(krt_launch_cfg cfg, krt_array x, uint8_t neg, int64_t n)
+KRT_EXTERN_C int flags__launch(krt_launch_cfg cfg, krt_array x, uint8_t neg, int64_t n)
 {
     krt_view krt_v0;
     void *krt_argv[3];

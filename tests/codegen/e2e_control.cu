@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 9 "e2e_control.kern"
-__global__ void flags__cuda(krt_view x, bool neg, int64_t n)
+KRT_EXTERN_C __global__ void flags(krt_view x, bool neg, int64_t n)
 {
     int64_t i = 0;
     __shared__ float s[64];
@@ -238,12 +238,12 @@ static const krt_param flags__params[] = {
 };
 KRT_EXTERN_C const krt_kernel flags__kernel = {
     "flags", "e2e_control.kern", 3, flags__params,
-    flags__cpu, (const void *)flags__cuda,
+    flags__cpu, (const void *)flags,
     sizeof(struct flags__shared), sizeof(struct flags__frame),
     0
 };
 
-KRT_EXTERN_C int flags(krt_launch_cfg cfg, krt_array x, uint8_t neg, int64_t n)
+KRT_EXTERN_C int flags__launch(krt_launch_cfg cfg, krt_array x, uint8_t neg, int64_t n)
 {
     krt_view krt_v0;
     void *krt_argv[3];

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel flags: void(float32[:], boolean, int64) */
-int flags(krt_launch_cfg cfg, krt_array x, uint8_t neg, int64_t n);
+int flags__launch(krt_launch_cfg cfg, krt_array x, uint8_t neg, int64_t n);
+static inline int flags(krt_launch_cfg cfg, krt_array x, uint8_t neg, int64_t n)
+{
+    return flags__launch(cfg, x, neg, n);
+}
 extern const krt_kernel flags__kernel;
 
 extern const krt_module krt_module_e2e_control;

@@ -127,7 +127,7 @@ KRT_EXTERN_C const krt_kernel poke__kernel = {
     0
 };
 
-KRT_EXTERN_C int poke(krt_launch_cfg cfg, krt_array a, int64_t i, int64_t j)
+KRT_EXTERN_C int poke__launch(krt_launch_cfg cfg, krt_array a, int64_t i, int64_t j)
 {
     krt_view krt_v0;
     void *krt_argv[3];
@@ -149,7 +149,7 @@ KRT_EXTERN_C const krt_kernel checked__kernel = {
     0
 };
 
-KRT_EXTERN_C int checked(krt_launch_cfg cfg, krt_array x, int32_t n)
+KRT_EXTERN_C int checked__launch(krt_launch_cfg cfg, krt_array x, int32_t n)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -171,7 +171,7 @@ KRT_EXTERN_C const krt_kernel through_device__kernel = {
     0
 };
 
-KRT_EXTERN_C int through_device(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t k)
+KRT_EXTERN_C int through_device__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t k)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -10,7 +10,7 @@
 /* ---- CUDA ---- */
 
 #line 8 "e2e_debug.kern"
-__global__ void poke__cuda(krt_view a, int64_t i, int64_t j)
+KRT_EXTERN_C __global__ void poke(krt_view a, int64_t i, int64_t j)
 {
 #line 9 "e2e_debug.kern"
     if (((int64_t)blockIdx.x * blockDim.x + threadIdx.x) == 0) {
@@ -20,7 +20,7 @@ __global__ void poke__cuda(krt_view a, int64_t i, int64_t j)
 }
 
 #line 14 "e2e_debug.kern"
-__global__ void checked__cuda(krt_view x, int32_t n)
+KRT_EXTERN_C __global__ void checked(krt_view x, int32_t n)
 {
     __shared__ double s[8];
     int32_t loc[4];
@@ -49,7 +49,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t get(krt_view a, int64_t k)
 }
 
 #line 31 "e2e_debug.kern"
-__global__ void through_device__cuda(krt_view a, krt_view out, int64_t k)
+KRT_EXTERN_C __global__ void through_device(krt_view a, krt_view out, int64_t k)
 {
     int64_t i = 0;
 #line 32 "e2e_debug.kern"
@@ -178,12 +178,12 @@ static const krt_param poke__params[] = {
 };
 KRT_EXTERN_C const krt_kernel poke__kernel = {
     "poke", "e2e_debug.kern", 3, poke__params,
-    poke__cpu, (const void *)poke__cuda,
+    poke__cpu, (const void *)poke,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int poke(krt_launch_cfg cfg, krt_array a, int64_t i, int64_t j)
+KRT_EXTERN_C int poke__launch(krt_launch_cfg cfg, krt_array a, int64_t i, int64_t j)
 {
     krt_view krt_v0;
     void *krt_argv[3];
@@ -200,12 +200,12 @@ static const krt_param checked__params[] = {
 };
 KRT_EXTERN_C const krt_kernel checked__kernel = {
     "checked", "e2e_debug.kern", 2, checked__params,
-    checked__cpu, (const void *)checked__cuda,
+    checked__cpu, (const void *)checked,
     sizeof(struct checked__shared), sizeof(struct checked__frame),
     0
 };
 
-KRT_EXTERN_C int checked(krt_launch_cfg cfg, krt_array x, int32_t n)
+KRT_EXTERN_C int checked__launch(krt_launch_cfg cfg, krt_array x, int32_t n)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -222,12 +222,12 @@ static const krt_param through_device__params[] = {
 };
 KRT_EXTERN_C const krt_kernel through_device__kernel = {
     "through_device", "e2e_debug.kern", 3, through_device__params,
-    through_device__cpu, (const void *)through_device__cuda,
+    through_device__cpu, (const void *)through_device,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int through_device(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t k)
+KRT_EXTERN_C int through_device__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t k)
 {
     krt_view krt_v0;
     krt_view krt_v1;

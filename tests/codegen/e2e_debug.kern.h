@@ -13,15 +13,27 @@ extern "C" {
 #endif
 
 /* kernel poke: void(int32[:, ::1], int64, int64) */
-int poke(krt_launch_cfg cfg, krt_array a, int64_t i, int64_t j);
+int poke__launch(krt_launch_cfg cfg, krt_array a, int64_t i, int64_t j);
+static inline int poke(krt_launch_cfg cfg, krt_array a, int64_t i, int64_t j)
+{
+    return poke__launch(cfg, a, i, j);
+}
 extern const krt_kernel poke__kernel;
 
 /* kernel checked: void(float64[:], int32) */
-int checked(krt_launch_cfg cfg, krt_array x, int32_t n);
+int checked__launch(krt_launch_cfg cfg, krt_array x, int32_t n);
+static inline int checked(krt_launch_cfg cfg, krt_array x, int32_t n)
+{
+    return checked__launch(cfg, x, n);
+}
 extern const krt_kernel checked__kernel;
 
 /* kernel through_device: void(int64[:], int64[:], int64) */
-int through_device(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t k);
+int through_device__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t k);
+static inline int through_device(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t k)
+{
+    return through_device__launch(cfg, a, out, k);
+}
 extern const krt_kernel through_device__kernel;
 
 extern const krt_module krt_module_e2e_debug;

@@ -348,7 +348,7 @@ KRT_EXTERN_C const krt_kernel count_blocks__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_blocks(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int count_blocks__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -371,7 +371,7 @@ KRT_EXTERN_C const krt_kernel totals__kernel = {
     0
 };
 
-KRT_EXTERN_C int totals(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int totals__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -394,7 +394,7 @@ KRT_EXTERN_C const krt_kernel no_barrier__kernel = {
     0
 };
 
-KRT_EXTERN_C int no_barrier(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int no_barrier__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

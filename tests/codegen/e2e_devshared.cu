@@ -54,7 +54,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t own_and_via(int64_t v)
 }
 
 #line 40 "e2e_devshared.kern"
-__global__ void count_blocks__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void count_blocks(krt_view x, krt_view out)
 {
     int32_t t = 0;
     int64_t i = 0;
@@ -117,7 +117,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t block_total(int64_t v)
 }
 
 #line 72 "e2e_devshared.kern"
-__global__ void totals__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void totals(krt_view x, krt_view out)
 {
     int64_t i = 0;
     int64_t v = 0;
@@ -188,7 +188,7 @@ static __device__ inline KRT_MAYBE_UNUSED double scratch(double v)
 }
 
 #line 100 "e2e_devshared.kern"
-__global__ void no_barrier__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void no_barrier(krt_view x, krt_view out)
 {
     int64_t i = 0;
 #line 101 "e2e_devshared.kern"
@@ -538,12 +538,12 @@ static const krt_param count_blocks__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_blocks__kernel = {
     "count_blocks", "e2e_devshared.kern", 2, count_blocks__params,
-    count_blocks__cpu, (const void *)count_blocks__cuda,
+    count_blocks__cpu, (const void *)count_blocks,
     sizeof(struct count_blocks__shared), sizeof(struct count_blocks__frame),
     0
 };
 
-KRT_EXTERN_C int count_blocks(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int count_blocks__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -561,12 +561,12 @@ static const krt_param totals__params[] = {
 };
 KRT_EXTERN_C const krt_kernel totals__kernel = {
     "totals", "e2e_devshared.kern", 2, totals__params,
-    totals__cpu, (const void *)totals__cuda,
+    totals__cpu, (const void *)totals,
     sizeof(struct totals__shared), sizeof(struct totals__frame),
     0
 };
 
-KRT_EXTERN_C int totals(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int totals__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -584,12 +584,12 @@ static const krt_param no_barrier__params[] = {
 };
 KRT_EXTERN_C const krt_kernel no_barrier__kernel = {
     "no_barrier", "e2e_devshared.kern", 2, no_barrier__params,
-    no_barrier__cpu, (const void *)no_barrier__cuda,
+    no_barrier__cpu, (const void *)no_barrier,
     sizeof(struct no_barrier__shared), 0,
     0
 };
 
-KRT_EXTERN_C int no_barrier(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int no_barrier__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

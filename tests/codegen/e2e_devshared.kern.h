@@ -13,15 +13,27 @@ extern "C" {
 #endif
 
 /* kernel count_blocks: void(int64[:], int64[:]) */
-int count_blocks(krt_launch_cfg cfg, krt_array x, krt_array out);
+int count_blocks__launch(krt_launch_cfg cfg, krt_array x, krt_array out);
+static inline int count_blocks(krt_launch_cfg cfg, krt_array x, krt_array out)
+{
+    return count_blocks__launch(cfg, x, out);
+}
 extern const krt_kernel count_blocks__kernel;
 
 /* kernel totals: void(int64[:], int64[:]) */
-int totals(krt_launch_cfg cfg, krt_array x, krt_array out);
+int totals__launch(krt_launch_cfg cfg, krt_array x, krt_array out);
+static inline int totals(krt_launch_cfg cfg, krt_array x, krt_array out)
+{
+    return totals__launch(cfg, x, out);
+}
 extern const krt_kernel totals__kernel;
 
 /* kernel no_barrier: void(float64[:], float64[:]) */
-int no_barrier(krt_launch_cfg cfg, krt_array x, krt_array out);
+int no_barrier__launch(krt_launch_cfg cfg, krt_array x, krt_array out);
+static inline int no_barrier(krt_launch_cfg cfg, krt_array x, krt_array out)
+{
+    return no_barrier__launch(cfg, x, out);
+}
 extern const krt_kernel no_barrier__kernel;
 
 extern const krt_module krt_module_e2e_devshared;

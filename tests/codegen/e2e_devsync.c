@@ -809,7 +809,7 @@ KRT_EXTERN_C const krt_kernel reduce__kernel = {
     0
 };
 
-KRT_EXTERN_C int reduce(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int reduce__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -833,7 +833,7 @@ KRT_EXTERN_C const krt_kernel shuffle__kernel = {
     0
 };
 
-KRT_EXTERN_C int shuffle(krt_launch_cfg cfg, krt_array a, krt_array out, krt_array counts)
+KRT_EXTERN_C int shuffle__launch(krt_launch_cfg cfg, krt_array a, krt_array out, krt_array counts)
 {
     krt_view krt_v0;
     krt_view krt_v1;

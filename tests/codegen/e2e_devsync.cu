@@ -62,7 +62,7 @@ static __device__ inline KRT_MAYBE_UNUSED float block_sum(float v, krt_view sm)
 }
 
 #line 37 "e2e_devsync.kern"
-__global__ void reduce__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void reduce(krt_view x, krt_view out)
 {
     __shared__ float sm[32];
     int64_t i = 0;
@@ -146,7 +146,7 @@ static __device__ inline KRT_MAYBE_UNUSED void fence(krt_view a, int64_t i)
 }
 
 #line 71 "e2e_devsync.kern"
-__global__ void shuffle__cuda(krt_view a, krt_view out, krt_view counts)
+KRT_EXTERN_C __global__ void shuffle(krt_view a, krt_view out, krt_view counts)
 {
     int32_t t = 0;
     int64_t i = 0;
@@ -974,12 +974,12 @@ static const krt_param reduce__params[] = {
 };
 KRT_EXTERN_C const krt_kernel reduce__kernel = {
     "reduce", "e2e_devsync.kern", 2, reduce__params,
-    reduce__cpu, (const void *)reduce__cuda,
+    reduce__cpu, (const void *)reduce,
     sizeof(struct reduce__shared), sizeof(struct reduce__frame),
     0
 };
 
-KRT_EXTERN_C int reduce(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int reduce__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -998,12 +998,12 @@ static const krt_param shuffle__params[] = {
 };
 KRT_EXTERN_C const krt_kernel shuffle__kernel = {
     "shuffle", "e2e_devsync.kern", 3, shuffle__params,
-    shuffle__cpu, (const void *)shuffle__cuda,
+    shuffle__cpu, (const void *)shuffle,
     sizeof(struct shuffle__shared), sizeof(struct shuffle__frame),
     0
 };
 
-KRT_EXTERN_C int shuffle(krt_launch_cfg cfg, krt_array a, krt_array out, krt_array counts)
+KRT_EXTERN_C int shuffle__launch(krt_launch_cfg cfg, krt_array a, krt_array out, krt_array counts)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,11 +13,19 @@ extern "C" {
 #endif
 
 /* kernel reduce: void(float32[::1], float32[::1]) */
-int reduce(krt_launch_cfg cfg, krt_array x, krt_array out);
+int reduce__launch(krt_launch_cfg cfg, krt_array x, krt_array out);
+static inline int reduce(krt_launch_cfg cfg, krt_array x, krt_array out)
+{
+    return reduce__launch(cfg, x, out);
+}
 extern const krt_kernel reduce__kernel;
 
 /* kernel shuffle: void(int32[::1], int32[::1], int32[::1]) */
-int shuffle(krt_launch_cfg cfg, krt_array a, krt_array out, krt_array counts);
+int shuffle__launch(krt_launch_cfg cfg, krt_array a, krt_array out, krt_array counts);
+static inline int shuffle(krt_launch_cfg cfg, krt_array a, krt_array out, krt_array counts)
+{
+    return shuffle__launch(cfg, a, out, counts);
+}
 extern const krt_kernel shuffle__kernel;
 
 extern const krt_module krt_module_e2e_devsync;

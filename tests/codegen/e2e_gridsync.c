@@ -337,7 +337,7 @@ KRT_EXTERN_C const krt_kernel jacobi__kernel = {
     1
 };
 
-KRT_EXTERN_C int jacobi(krt_launch_cfg cfg, krt_array a, krt_array b, int32_t iters)
+KRT_EXTERN_C int jacobi__launch(krt_launch_cfg cfg, krt_array a, krt_array b, int32_t iters)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -362,7 +362,7 @@ KRT_EXTERN_C const krt_kernel grid_scan__kernel = {
     1
 };
 
-KRT_EXTERN_C int grid_scan(krt_launch_cfg cfg, krt_array x, krt_array partial, krt_array out)
+KRT_EXTERN_C int grid_scan__launch(krt_launch_cfg cfg, krt_array x, krt_array partial, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -62,7 +62,7 @@ static __device__ inline KRT_MAYBE_UNUSED void relax(krt_view a, krt_view b, int
 }
 
 #line 25 "e2e_gridsync.kern"
-__global__ void jacobi__cuda(krt_view a, krt_view b, int32_t iters)
+KRT_EXTERN_C __global__ void jacobi(krt_view a, krt_view b, int32_t iters)
 {
     int64_t start = 0;
     int64_t stride = 0;
@@ -87,7 +87,7 @@ __global__ void jacobi__cuda(krt_view a, krt_view b, int32_t iters)
 }
 
 #line 33 "e2e_gridsync.kern"
-__global__ void grid_scan__cuda(krt_view x, krt_view partial, krt_view out)
+KRT_EXTERN_C __global__ void grid_scan(krt_view x, krt_view partial, krt_view out)
 {
     __shared__ int64_t sm[64];
     int32_t t = 0;
@@ -474,12 +474,12 @@ static const krt_param jacobi__params[] = {
 };
 KRT_EXTERN_C const krt_kernel jacobi__kernel = {
     "jacobi", "e2e_gridsync.kern", 3, jacobi__params,
-    jacobi__cpu, (const void *)jacobi__cuda,
+    jacobi__cpu, (const void *)jacobi,
     0, sizeof(struct jacobi__frame),
     1
 };
 
-KRT_EXTERN_C int jacobi(krt_launch_cfg cfg, krt_array a, krt_array b, int32_t iters)
+KRT_EXTERN_C int jacobi__launch(krt_launch_cfg cfg, krt_array a, krt_array b, int32_t iters)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -499,12 +499,12 @@ static const krt_param grid_scan__params[] = {
 };
 KRT_EXTERN_C const krt_kernel grid_scan__kernel = {
     "grid_scan", "e2e_gridsync.kern", 3, grid_scan__params,
-    grid_scan__cpu, (const void *)grid_scan__cuda,
+    grid_scan__cpu, (const void *)grid_scan,
     sizeof(struct grid_scan__shared), sizeof(struct grid_scan__frame),
     1
 };
 
-KRT_EXTERN_C int grid_scan(krt_launch_cfg cfg, krt_array x, krt_array partial, krt_array out)
+KRT_EXTERN_C int grid_scan__launch(krt_launch_cfg cfg, krt_array x, krt_array partial, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

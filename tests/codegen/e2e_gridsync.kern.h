@@ -13,11 +13,19 @@ extern "C" {
 #endif
 
 /* kernel jacobi: void(float64[::1], float64[::1], int32) */
-int jacobi(krt_launch_cfg cfg, krt_array a, krt_array b, int32_t iters);
+int jacobi__launch(krt_launch_cfg cfg, krt_array a, krt_array b, int32_t iters);
+static inline int jacobi(krt_launch_cfg cfg, krt_array a, krt_array b, int32_t iters)
+{
+    return jacobi__launch(cfg, a, b, iters);
+}
 extern const krt_kernel jacobi__kernel;
 
 /* kernel grid_scan: void(int64[::1], int64[::1], int64[::1]) */
-int grid_scan(krt_launch_cfg cfg, krt_array x, krt_array partial, krt_array out);
+int grid_scan__launch(krt_launch_cfg cfg, krt_array x, krt_array partial, krt_array out);
+static inline int grid_scan(krt_launch_cfg cfg, krt_array x, krt_array partial, krt_array out)
+{
+    return grid_scan__launch(cfg, x, partial, out);
+}
 extern const krt_kernel grid_scan__kernel;
 
 extern const krt_module krt_module_e2e_gridsync;

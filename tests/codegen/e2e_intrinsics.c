@@ -292,7 +292,7 @@ KRT_EXTERN_C const krt_kernel bitops__kernel = {
     0
 };
 
-KRT_EXTERN_C int bitops(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int bitops__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -316,7 +316,7 @@ KRT_EXTERN_C const krt_kernel mathops__kernel = {
     0
 };
 
-KRT_EXTERN_C int mathops(krt_launch_cfg cfg, krt_array x, krt_array out, krt_array out32)
+KRT_EXTERN_C int mathops__launch(krt_launch_cfg cfg, krt_array x, krt_array out, krt_array out32)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -343,7 +343,7 @@ KRT_EXTERN_C const krt_kernel tables__kernel = {
     0
 };
 
-KRT_EXTERN_C int tables(krt_launch_cfg cfg, krt_array idx, krt_array out, krt_array shp)
+KRT_EXTERN_C int tables__launch(krt_launch_cfg cfg, krt_array idx, krt_array out, krt_array shp)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -370,7 +370,7 @@ KRT_EXTERN_C const krt_kernel say__kernel = {
     0
 };
 
-KRT_EXTERN_C int say(krt_launch_cfg cfg, int32_t n, double x, uint8_t flag)
+KRT_EXTERN_C int say__launch(krt_launch_cfg cfg, int32_t n, double x, uint8_t flag)
 {
     void *krt_argv[3];
     krt_argv[0] = &n;

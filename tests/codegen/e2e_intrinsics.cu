@@ -45,7 +45,7 @@ static __constant__ KRT_MAYBE_UNUSED int64_t tables__t[8] = {3, 1, 4, 1, 5, 9, 2
 static __constant__ KRT_MAYBE_UNUSED double tables__g[2][2] = {{1.5, 2.5}, {(-0.5), 4.0}};
 
 #line 13 "e2e_intrinsics.kern"
-__global__ void bitops__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void bitops(krt_view x, krt_view out)
 {
     int64_t i = 0;
     int64_t v = 0;
@@ -89,7 +89,7 @@ __global__ void bitops__cuda(krt_view x, krt_view out)
 }
 
 #line 50 "e2e_intrinsics.kern"
-__global__ void mathops__cuda(krt_view x, krt_view out, krt_view out32)
+KRT_EXTERN_C __global__ void mathops(krt_view x, krt_view out, krt_view out32)
 {
     int64_t i = 0;
     double v = 0;
@@ -195,7 +195,7 @@ static __device__ inline KRT_MAYBE_UNUSED krt_tup_i64_i64 stats(krt_view a)
 }
 
 #line 76 "e2e_intrinsics.kern"
-__global__ void tables__cuda(krt_view idx, krt_view out, krt_view shp)
+KRT_EXTERN_C __global__ void tables(krt_view idx, krt_view out, krt_view shp)
 {
     int64_t i = 0;
     int64_t k = 0;
@@ -243,7 +243,7 @@ __global__ void tables__cuda(krt_view idx, krt_view out, krt_view shp)
 }
 
 #line 94 "e2e_intrinsics.kern"
-__global__ void say__cuda(int32_t n, double x, uint8_t flag)
+KRT_EXTERN_C __global__ void say(int32_t n, double x, uint8_t flag)
 {
 #line 95 "e2e_intrinsics.kern"
     if (((int64_t)blockIdx.x * blockDim.x + threadIdx.x) == 0) {
@@ -500,12 +500,12 @@ static const krt_param bitops__params[] = {
 };
 KRT_EXTERN_C const krt_kernel bitops__kernel = {
     "bitops", "e2e_intrinsics.kern", 2, bitops__params,
-    bitops__cpu, (const void *)bitops__cuda,
+    bitops__cpu, (const void *)bitops,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int bitops(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int bitops__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -524,12 +524,12 @@ static const krt_param mathops__params[] = {
 };
 KRT_EXTERN_C const krt_kernel mathops__kernel = {
     "mathops", "e2e_intrinsics.kern", 3, mathops__params,
-    mathops__cpu, (const void *)mathops__cuda,
+    mathops__cpu, (const void *)mathops,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int mathops(krt_launch_cfg cfg, krt_array x, krt_array out, krt_array out32)
+KRT_EXTERN_C int mathops__launch(krt_launch_cfg cfg, krt_array x, krt_array out, krt_array out32)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -551,12 +551,12 @@ static const krt_param tables__params[] = {
 };
 KRT_EXTERN_C const krt_kernel tables__kernel = {
     "tables", "e2e_intrinsics.kern", 3, tables__params,
-    tables__cpu, (const void *)tables__cuda,
+    tables__cpu, (const void *)tables,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int tables(krt_launch_cfg cfg, krt_array idx, krt_array out, krt_array shp)
+KRT_EXTERN_C int tables__launch(krt_launch_cfg cfg, krt_array idx, krt_array out, krt_array shp)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -578,12 +578,12 @@ static const krt_param say__params[] = {
 };
 KRT_EXTERN_C const krt_kernel say__kernel = {
     "say", "e2e_intrinsics.kern", 3, say__params,
-    say__cpu, (const void *)say__cuda,
+    say__cpu, (const void *)say,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int say(krt_launch_cfg cfg, int32_t n, double x, uint8_t flag)
+KRT_EXTERN_C int say__launch(krt_launch_cfg cfg, int32_t n, double x, uint8_t flag)
 {
     void *krt_argv[3];
     krt_argv[0] = &n;

@@ -13,19 +13,35 @@ extern "C" {
 #endif
 
 /* kernel bitops: void(int64[:], int64[:, :]) */
-int bitops(krt_launch_cfg cfg, krt_array x, krt_array out);
+int bitops__launch(krt_launch_cfg cfg, krt_array x, krt_array out);
+static inline int bitops(krt_launch_cfg cfg, krt_array x, krt_array out)
+{
+    return bitops__launch(cfg, x, out);
+}
 extern const krt_kernel bitops__kernel;
 
 /* kernel mathops: void(float64[:], float64[:, :], float32[:, :]) */
-int mathops(krt_launch_cfg cfg, krt_array x, krt_array out, krt_array out32);
+int mathops__launch(krt_launch_cfg cfg, krt_array x, krt_array out, krt_array out32);
+static inline int mathops(krt_launch_cfg cfg, krt_array x, krt_array out, krt_array out32)
+{
+    return mathops__launch(cfg, x, out, out32);
+}
 extern const krt_kernel mathops__kernel;
 
 /* kernel tables: void(int64[:], float64[:], int64[:, ::1]) */
-int tables(krt_launch_cfg cfg, krt_array idx, krt_array out, krt_array shp);
+int tables__launch(krt_launch_cfg cfg, krt_array idx, krt_array out, krt_array shp);
+static inline int tables(krt_launch_cfg cfg, krt_array idx, krt_array out, krt_array shp)
+{
+    return tables__launch(cfg, idx, out, shp);
+}
 extern const krt_kernel tables__kernel;
 
 /* kernel say: void(int32, float64, uint8) */
-int say(krt_launch_cfg cfg, int32_t n, double x, uint8_t flag);
+int say__launch(krt_launch_cfg cfg, int32_t n, double x, uint8_t flag);
+static inline int say(krt_launch_cfg cfg, int32_t n, double x, uint8_t flag)
+{
+    return say__launch(cfg, n, x, flag);
+}
 extern const krt_kernel say__kernel;
 
 extern const krt_module krt_module_e2e_intrinsics;

@@ -145,7 +145,7 @@ KRT_EXTERN_C const krt_kernel axpb__kernel = {
     0
 };
 
-KRT_EXTERN_C int axpb(krt_launch_cfg cfg, krt_array x, float b)
+KRT_EXTERN_C int axpb__launch(krt_launch_cfg cfg, krt_array x, float b)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -166,7 +166,7 @@ KRT_EXTERN_C const krt_kernel axpb__a1f8_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int axpb__a1f8_f8(krt_launch_cfg cfg, krt_array x, double b)
+KRT_EXTERN_C int axpb__a1f8_f8__launch(krt_launch_cfg cfg, krt_array x, double b)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -187,7 +187,7 @@ KRT_EXTERN_C const krt_kernel shadow__kernel = {
     0
 };
 
-KRT_EXTERN_C int shadow(krt_launch_cfg cfg, krt_array out, int32_t n)
+KRT_EXTERN_C int shadow__launch(krt_launch_cfg cfg, krt_array out, int32_t n)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -208,7 +208,7 @@ KRT_EXTERN_C const krt_kernel tuple_local__kernel = {
     0
 };
 
-KRT_EXTERN_C int tuple_local(krt_launch_cfg cfg, krt_array out, uint8_t flip)
+KRT_EXTERN_C int tuple_local__launch(krt_launch_cfg cfg, krt_array out, uint8_t flip)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -229,7 +229,7 @@ KRT_EXTERN_C const krt_kernel fast__kernel = {
     0
 };
 
-KRT_EXTERN_C int fast(krt_launch_cfg cfg, krt_array x)
+KRT_EXTERN_C int fast__launch(krt_launch_cfg cfg, krt_array x)
 {
     krt_view krt_v0;
     void *krt_argv[1];

@@ -13,23 +13,44 @@ extern "C" {
 #endif
 
 /* kernel axpb: void(float32[:], float32) */
-int axpb(krt_launch_cfg cfg, krt_array x, float b);
+int axpb__launch(krt_launch_cfg cfg, krt_array x, float b);
+static inline int axpb(krt_launch_cfg cfg, krt_array x, float b)
+{
+    return axpb__launch(cfg, x, b);
+}
 extern const krt_kernel axpb__kernel;
 
 /* kernel axpb: void(float64[:], float64) */
-int axpb__a1f8_f8(krt_launch_cfg cfg, krt_array x, double b);
+/* (launched as axpb__a1f8_f8: the name axpb is taken in C or by kernc) */
+int axpb__a1f8_f8__launch(krt_launch_cfg cfg, krt_array x, double b);
+static inline int axpb__a1f8_f8(krt_launch_cfg cfg, krt_array x, double b)
+{
+    return axpb__a1f8_f8__launch(cfg, x, b);
+}
 extern const krt_kernel axpb__a1f8_f8__kernel;
 
 /* kernel shadow: void(int32[:], int32) */
-int shadow(krt_launch_cfg cfg, krt_array out, int32_t n);
+int shadow__launch(krt_launch_cfg cfg, krt_array out, int32_t n);
+static inline int shadow(krt_launch_cfg cfg, krt_array out, int32_t n)
+{
+    return shadow__launch(cfg, out, n);
+}
 extern const krt_kernel shadow__kernel;
 
 /* kernel tuple_local: void(int32[:, :], boolean) */
-int tuple_local(krt_launch_cfg cfg, krt_array out, uint8_t flip);
+int tuple_local__launch(krt_launch_cfg cfg, krt_array out, uint8_t flip);
+static inline int tuple_local(krt_launch_cfg cfg, krt_array out, uint8_t flip)
+{
+    return tuple_local__launch(cfg, out, flip);
+}
 extern const krt_kernel tuple_local__kernel;
 
 /* kernel fast: void(float32[::1]) */
-int fast(krt_launch_cfg cfg, krt_array x);
+int fast__launch(krt_launch_cfg cfg, krt_array x);
+static inline int fast(krt_launch_cfg cfg, krt_array x)
+{
+    return fast__launch(cfg, x);
+}
 extern const krt_kernel fast__kernel;
 
 extern const krt_module krt_module_e2e_options;

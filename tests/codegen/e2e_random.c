@@ -131,7 +131,7 @@ KRT_EXTERN_C const krt_kernel draws__kernel = {
     0
 };
 
-KRT_EXTERN_C int draws(krt_launch_cfg cfg, krt_array states, int32_t which, krt_array out)
+KRT_EXTERN_C int draws__launch(krt_launch_cfg cfg, krt_array states, int32_t which, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -155,7 +155,7 @@ KRT_EXTERN_C const krt_kernel mixed__kernel = {
     0
 };
 
-KRT_EXTERN_C int mixed(krt_launch_cfg cfg, krt_array states, krt_array out)
+KRT_EXTERN_C int mixed__launch(krt_launch_cfg cfg, krt_array states, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 12 "e2e_random.kern"
-__global__ void draws__cuda(krt_view states, int32_t which, krt_view out)
+KRT_EXTERN_C __global__ void draws(krt_view states, int32_t which, krt_view out)
 {
     int64_t i = 0;
     int64_t j = 0;
@@ -55,7 +55,7 @@ static __device__ inline KRT_MAYBE_UNUSED bool coin(krt_view states, int64_t i)
 }
 
 #line 33 "e2e_random.kern"
-__global__ void mixed__cuda(krt_view states, krt_view out)
+KRT_EXTERN_C __global__ void mixed(krt_view states, krt_view out)
 {
     int64_t i = 0;
     int64_t n = 0;
@@ -224,12 +224,12 @@ static const krt_param draws__params[] = {
 };
 KRT_EXTERN_C const krt_kernel draws__kernel = {
     "draws", "e2e_random.kern", 3, draws__params,
-    draws__cpu, (const void *)draws__cuda,
+    draws__cpu, (const void *)draws,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int draws(krt_launch_cfg cfg, krt_array states, int32_t which, krt_array out)
+KRT_EXTERN_C int draws__launch(krt_launch_cfg cfg, krt_array states, int32_t which, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -248,12 +248,12 @@ static const krt_param mixed__params[] = {
 };
 KRT_EXTERN_C const krt_kernel mixed__kernel = {
     "mixed", "e2e_random.kern", 2, mixed__params,
-    mixed__cpu, (const void *)mixed__cuda,
+    mixed__cpu, (const void *)mixed,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int mixed(krt_launch_cfg cfg, krt_array states, krt_array out)
+KRT_EXTERN_C int mixed__launch(krt_launch_cfg cfg, krt_array states, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,11 +13,19 @@ extern "C" {
 #endif
 
 /* kernel draws: void(xoroshiro128p_type[::1], int32, float64[:, ::1]) */
-int draws(krt_launch_cfg cfg, krt_array states, int32_t which, krt_array out);
+int draws__launch(krt_launch_cfg cfg, krt_array states, int32_t which, krt_array out);
+static inline int draws(krt_launch_cfg cfg, krt_array states, int32_t which, krt_array out)
+{
+    return draws__launch(cfg, states, which, out);
+}
 extern const krt_kernel draws__kernel;
 
 /* kernel mixed: void(xoroshiro128p_type[:], int64[::1]) */
-int mixed(krt_launch_cfg cfg, krt_array states, krt_array out);
+int mixed__launch(krt_launch_cfg cfg, krt_array states, krt_array out);
+static inline int mixed(krt_launch_cfg cfg, krt_array states, krt_array out)
+{
+    return mixed__launch(cfg, states, out);
+}
 extern const krt_kernel mixed__kernel;
 
 extern const krt_module krt_module_e2e_random;

@@ -480,7 +480,7 @@ KRT_EXTERN_C const krt_kernel count__kernel = {
     0
 };
 
-KRT_EXTERN_C int count(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -503,7 +503,7 @@ KRT_EXTERN_C const krt_kernel count_unsigned__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_unsigned(krt_launch_cfg cfg, krt_array out, uint32_t step)
+KRT_EXTERN_C int count_unsigned__launch(krt_launch_cfg cfg, krt_array out, uint32_t step)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -524,7 +524,7 @@ KRT_EXTERN_C const krt_kernel count_sync__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_sync(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_sync__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -547,7 +547,7 @@ KRT_EXTERN_C const krt_kernel count_block__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_block(krt_launch_cfg cfg, krt_array out, int64_t step)
+KRT_EXTERN_C int count_block__launch(krt_launch_cfg cfg, krt_array out, int64_t step)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -568,7 +568,7 @@ KRT_EXTERN_C const krt_kernel count_inlined__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_inlined(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_inlined__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -591,7 +591,7 @@ KRT_EXTERN_C const krt_kernel count_device__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_device(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_device__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -614,7 +614,7 @@ KRT_EXTERN_C const krt_kernel count_debug__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_debug(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_debug__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -10,7 +10,7 @@
 /* ---- CUDA ---- */
 
 #line 13 "e2e_range_step.kern"
-__global__ void count__cuda(krt_view out, krt_view steps)
+KRT_EXTERN_C __global__ void count(krt_view out, krt_view steps)
 {
     int64_t i = 0;
     int64_t n = 0;
@@ -45,7 +45,7 @@ __global__ void count__cuda(krt_view out, krt_view steps)
 }
 
 #line 24 "e2e_range_step.kern"
-__global__ void count_unsigned__cuda(krt_view out, uint32_t step)
+KRT_EXTERN_C __global__ void count_unsigned(krt_view out, uint32_t step)
 {
     int64_t i = 0;
     int64_t n = 0;
@@ -78,7 +78,7 @@ __global__ void count_unsigned__cuda(krt_view out, uint32_t step)
 }
 
 #line 34 "e2e_range_step.kern"
-__global__ void count_sync__cuda(krt_view out, krt_view steps)
+KRT_EXTERN_C __global__ void count_sync(krt_view out, krt_view steps)
 {
     int32_t t = 0;
     __shared__ int64_t s[64];
@@ -117,7 +117,7 @@ __global__ void count_sync__cuda(krt_view out, krt_view steps)
 }
 
 #line 48 "e2e_range_step.kern"
-__global__ void count_block__cuda(krt_view out, int64_t step)
+KRT_EXTERN_C __global__ void count_block(krt_view out, int64_t step)
 {
     int32_t t = 0;
     __shared__ int64_t s[64];
@@ -187,7 +187,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t trips_sync(int64_t a, int64_t 
 }
 
 #line 72 "e2e_range_step.kern"
-__global__ void count_inlined__cuda(krt_view out, krt_view steps)
+KRT_EXTERN_C __global__ void count_inlined(krt_view out, krt_view steps)
 {
     int32_t t = 0;
     int64_t n = 0;
@@ -228,7 +228,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t trips(int64_t a, int64_t b, in
 }
 
 #line 87 "e2e_range_step.kern"
-__global__ void count_device__cuda(krt_view out, krt_view steps)
+KRT_EXTERN_C __global__ void count_device(krt_view out, krt_view steps)
 {
     int64_t i = 0;
 #line 88 "e2e_range_step.kern"
@@ -241,7 +241,7 @@ __global__ void count_device__cuda(krt_view out, krt_view steps)
 }
 
 #line 94 "e2e_range_step.kern"
-__global__ void count_debug__cuda(krt_view out, krt_view steps)
+KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
 {
     int64_t i = 0;
     int64_t n = 0;
@@ -744,12 +744,12 @@ static const krt_param count__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count__kernel = {
     "count", "e2e_range_step.kern", 2, count__params,
-    count__cpu, (const void *)count__cuda,
+    count__cpu, (const void *)count,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -767,12 +767,12 @@ static const krt_param count_unsigned__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_unsigned__kernel = {
     "count_unsigned", "e2e_range_step.kern", 2, count_unsigned__params,
-    count_unsigned__cpu, (const void *)count_unsigned__cuda,
+    count_unsigned__cpu, (const void *)count_unsigned,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count_unsigned(krt_launch_cfg cfg, krt_array out, uint32_t step)
+KRT_EXTERN_C int count_unsigned__launch(krt_launch_cfg cfg, krt_array out, uint32_t step)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -788,12 +788,12 @@ static const krt_param count_sync__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_sync__kernel = {
     "count_sync", "e2e_range_step.kern", 2, count_sync__params,
-    count_sync__cpu, (const void *)count_sync__cuda,
+    count_sync__cpu, (const void *)count_sync,
     sizeof(struct count_sync__shared), sizeof(struct count_sync__frame),
     0
 };
 
-KRT_EXTERN_C int count_sync(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_sync__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -811,12 +811,12 @@ static const krt_param count_block__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_block__kernel = {
     "count_block", "e2e_range_step.kern", 2, count_block__params,
-    count_block__cpu, (const void *)count_block__cuda,
+    count_block__cpu, (const void *)count_block,
     sizeof(struct count_block__shared), sizeof(struct count_block__frame),
     0
 };
 
-KRT_EXTERN_C int count_block(krt_launch_cfg cfg, krt_array out, int64_t step)
+KRT_EXTERN_C int count_block__launch(krt_launch_cfg cfg, krt_array out, int64_t step)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -832,12 +832,12 @@ static const krt_param count_inlined__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_inlined__kernel = {
     "count_inlined", "e2e_range_step.kern", 2, count_inlined__params,
-    count_inlined__cpu, (const void *)count_inlined__cuda,
+    count_inlined__cpu, (const void *)count_inlined,
     0, sizeof(struct count_inlined__frame),
     0
 };
 
-KRT_EXTERN_C int count_inlined(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_inlined__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -855,12 +855,12 @@ static const krt_param count_device__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_device__kernel = {
     "count_device", "e2e_range_step.kern", 2, count_device__params,
-    count_device__cpu, (const void *)count_device__cuda,
+    count_device__cpu, (const void *)count_device,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count_device(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_device__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -878,12 +878,12 @@ static const krt_param count_debug__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_debug__kernel = {
     "count_debug", "e2e_range_step.kern", 2, count_debug__params,
-    count_debug__cpu, (const void *)count_debug__cuda,
+    count_debug__cpu, (const void *)count_debug,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count_debug(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_debug__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;

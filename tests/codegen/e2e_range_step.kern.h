@@ -13,31 +13,59 @@ extern "C" {
 #endif
 
 /* kernel count: void(int64[:], int64[:]) */
-int count(krt_launch_cfg cfg, krt_array out, krt_array steps);
+int count__launch(krt_launch_cfg cfg, krt_array out, krt_array steps);
+static inline int count(krt_launch_cfg cfg, krt_array out, krt_array steps)
+{
+    return count__launch(cfg, out, steps);
+}
 extern const krt_kernel count__kernel;
 
 /* kernel count_unsigned: void(int64[:], uint32) */
-int count_unsigned(krt_launch_cfg cfg, krt_array out, uint32_t step);
+int count_unsigned__launch(krt_launch_cfg cfg, krt_array out, uint32_t step);
+static inline int count_unsigned(krt_launch_cfg cfg, krt_array out, uint32_t step)
+{
+    return count_unsigned__launch(cfg, out, step);
+}
 extern const krt_kernel count_unsigned__kernel;
 
 /* kernel count_sync: void(int64[:], int64[:]) */
-int count_sync(krt_launch_cfg cfg, krt_array out, krt_array steps);
+int count_sync__launch(krt_launch_cfg cfg, krt_array out, krt_array steps);
+static inline int count_sync(krt_launch_cfg cfg, krt_array out, krt_array steps)
+{
+    return count_sync__launch(cfg, out, steps);
+}
 extern const krt_kernel count_sync__kernel;
 
 /* kernel count_block: void(int64[:], int64) */
-int count_block(krt_launch_cfg cfg, krt_array out, int64_t step);
+int count_block__launch(krt_launch_cfg cfg, krt_array out, int64_t step);
+static inline int count_block(krt_launch_cfg cfg, krt_array out, int64_t step)
+{
+    return count_block__launch(cfg, out, step);
+}
 extern const krt_kernel count_block__kernel;
 
 /* kernel count_inlined: void(int64[:], int64[:]) */
-int count_inlined(krt_launch_cfg cfg, krt_array out, krt_array steps);
+int count_inlined__launch(krt_launch_cfg cfg, krt_array out, krt_array steps);
+static inline int count_inlined(krt_launch_cfg cfg, krt_array out, krt_array steps)
+{
+    return count_inlined__launch(cfg, out, steps);
+}
 extern const krt_kernel count_inlined__kernel;
 
 /* kernel count_device: void(int64[:], int64[:]) */
-int count_device(krt_launch_cfg cfg, krt_array out, krt_array steps);
+int count_device__launch(krt_launch_cfg cfg, krt_array out, krt_array steps);
+static inline int count_device(krt_launch_cfg cfg, krt_array out, krt_array steps)
+{
+    return count_device__launch(cfg, out, steps);
+}
 extern const krt_kernel count_device__kernel;
 
 /* kernel count_debug: void(int64[:], int64[:]) */
-int count_debug(krt_launch_cfg cfg, krt_array out, krt_array steps);
+int count_debug__launch(krt_launch_cfg cfg, krt_array out, krt_array steps);
+static inline int count_debug(krt_launch_cfg cfg, krt_array out, krt_array steps)
+{
+    return count_debug__launch(cfg, out, steps);
+}
 extern const krt_kernel count_debug__kernel;
 
 extern const krt_module krt_module_e2e_range_step;

@@ -399,7 +399,7 @@ KRT_EXTERN_C const krt_kernel block_sum__kernel = {
     0
 };
 
-KRT_EXTERN_C int block_sum(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -423,7 +423,7 @@ KRT_EXTERN_C const krt_kernel scan__kernel = {
     0
 };
 
-KRT_EXTERN_C int scan(krt_launch_cfg cfg, krt_array x, krt_array out, int32_t n)
+KRT_EXTERN_C int scan__launch(krt_launch_cfg cfg, krt_array x, krt_array out, int32_t n)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -446,7 +446,7 @@ KRT_EXTERN_C const krt_kernel mirror3__kernel = {
     0
 };
 
-KRT_EXTERN_C int mirror3(krt_launch_cfg cfg, krt_array out)
+KRT_EXTERN_C int mirror3__launch(krt_launch_cfg cfg, krt_array out)
 {
     krt_view krt_v0;
     void *krt_argv[1];
@@ -466,7 +466,7 @@ KRT_EXTERN_C const krt_kernel dyn_local__kernel = {
     0
 };
 
-KRT_EXTERN_C int dyn_local(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int dyn_local__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -17,7 +17,7 @@ static __device__ inline KRT_MAYBE_UNUSED float combine(float a, float b)
 }
 
 #line 16 "e2e_shared.kern"
-__global__ void block_sum__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void block_sum(krt_view x, krt_view out)
 {
     __shared__ float s[1024];
     int32_t tid = 0;
@@ -66,7 +66,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t combine__i8_i8(int64_t a, int6
 }
 
 #line 36 "e2e_shared.kern"
-__global__ void scan__cuda(krt_view x, krt_view out, int32_t n)
+KRT_EXTERN_C __global__ void scan(krt_view x, krt_view out, int32_t n)
 {
     __shared__ int64_t sh[256];
     int32_t t = 0;
@@ -117,7 +117,7 @@ __global__ void scan__cuda(krt_view x, krt_view out, int32_t n)
 }
 
 #line 56 "e2e_shared.kern"
-__global__ void mirror3__cuda(krt_view out)
+KRT_EXTERN_C __global__ void mirror3(krt_view out)
 {
     __shared__ int32_t s[4][8][32];
     int32_t x = 0;
@@ -147,7 +147,7 @@ __global__ void mirror3__cuda(krt_view out)
 }
 
 #line 70 "e2e_shared.kern"
-__global__ void dyn_local__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void dyn_local(krt_view x, krt_view out)
 {
     double *d = (double *)krt_dynshared;
     double tmp[4];
@@ -586,12 +586,12 @@ static const krt_param block_sum__params[] = {
 };
 KRT_EXTERN_C const krt_kernel block_sum__kernel = {
     "block_sum", "e2e_shared.kern", 2, block_sum__params,
-    block_sum__cpu, (const void *)block_sum__cuda,
+    block_sum__cpu, (const void *)block_sum,
     sizeof(struct block_sum__shared), sizeof(struct block_sum__frame),
     0
 };
 
-KRT_EXTERN_C int block_sum(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -610,12 +610,12 @@ static const krt_param scan__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scan__kernel = {
     "scan", "e2e_shared.kern", 3, scan__params,
-    scan__cpu, (const void *)scan__cuda,
+    scan__cpu, (const void *)scan,
     sizeof(struct scan__shared), sizeof(struct scan__frame),
     0
 };
 
-KRT_EXTERN_C int scan(krt_launch_cfg cfg, krt_array x, krt_array out, int32_t n)
+KRT_EXTERN_C int scan__launch(krt_launch_cfg cfg, krt_array x, krt_array out, int32_t n)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -633,12 +633,12 @@ static const krt_param mirror3__params[] = {
 };
 KRT_EXTERN_C const krt_kernel mirror3__kernel = {
     "mirror3", "e2e_shared.kern", 1, mirror3__params,
-    mirror3__cpu, (const void *)mirror3__cuda,
+    mirror3__cpu, (const void *)mirror3,
     sizeof(struct mirror3__shared), sizeof(struct mirror3__frame),
     0
 };
 
-KRT_EXTERN_C int mirror3(krt_launch_cfg cfg, krt_array out)
+KRT_EXTERN_C int mirror3__launch(krt_launch_cfg cfg, krt_array out)
 {
     krt_view krt_v0;
     void *krt_argv[1];
@@ -653,12 +653,12 @@ static const krt_param dyn_local__params[] = {
 };
 KRT_EXTERN_C const krt_kernel dyn_local__kernel = {
     "dyn_local", "e2e_shared.kern", 2, dyn_local__params,
-    dyn_local__cpu, (const void *)dyn_local__cuda,
+    dyn_local__cpu, (const void *)dyn_local,
     0, sizeof(struct dyn_local__frame),
     0
 };
 
-KRT_EXTERN_C int dyn_local(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int dyn_local__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

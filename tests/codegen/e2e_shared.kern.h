@@ -13,19 +13,35 @@ extern "C" {
 #endif
 
 /* kernel block_sum: void(float32[::1], float32[::1]) */
-int block_sum(krt_launch_cfg cfg, krt_array x, krt_array out);
+int block_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out);
+static inline int block_sum(krt_launch_cfg cfg, krt_array x, krt_array out)
+{
+    return block_sum__launch(cfg, x, out);
+}
 extern const krt_kernel block_sum__kernel;
 
 /* kernel scan: void(int64[:], int64[:], int32) */
-int scan(krt_launch_cfg cfg, krt_array x, krt_array out, int32_t n);
+int scan__launch(krt_launch_cfg cfg, krt_array x, krt_array out, int32_t n);
+static inline int scan(krt_launch_cfg cfg, krt_array x, krt_array out, int32_t n)
+{
+    return scan__launch(cfg, x, out, n);
+}
 extern const krt_kernel scan__kernel;
 
 /* kernel mirror3: void(int32[:, :, ::1]) */
-int mirror3(krt_launch_cfg cfg, krt_array out);
+int mirror3__launch(krt_launch_cfg cfg, krt_array out);
+static inline int mirror3(krt_launch_cfg cfg, krt_array out)
+{
+    return mirror3__launch(cfg, out);
+}
 extern const krt_kernel mirror3__kernel;
 
 /* kernel dyn_local: void(float64[:], float64[:]) */
-int dyn_local(krt_launch_cfg cfg, krt_array x, krt_array out);
+int dyn_local__launch(krt_launch_cfg cfg, krt_array x, krt_array out);
+static inline int dyn_local(krt_launch_cfg cfg, krt_array x, krt_array out)
+{
+    return dyn_local__launch(cfg, x, out);
+}
 extern const krt_kernel dyn_local__kernel;
 
 extern const krt_module krt_module_e2e_shared;

@@ -751,7 +751,7 @@ KRT_EXTERN_C const krt_kernel warp_sum__kernel = {
     0
 };
 
-KRT_EXTERN_C int warp_sum(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int warp_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -774,7 +774,7 @@ KRT_EXTERN_C const krt_kernel ballot_count__kernel = {
     0
 };
 
-KRT_EXTERN_C int ballot_count(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int ballot_count__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -798,7 +798,7 @@ KRT_EXTERN_C const krt_kernel match_keys__kernel = {
     0
 };
 
-KRT_EXTERN_C int match_keys(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout)
+KRT_EXTERN_C int match_keys__launch(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -824,7 +824,7 @@ KRT_EXTERN_C const krt_kernel divergent__kernel = {
     0
 };
 
-KRT_EXTERN_C int divergent(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int divergent__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -847,7 +847,7 @@ KRT_EXTERN_C const krt_kernel block_votes__kernel = {
     0
 };
 
-KRT_EXTERN_C int block_votes(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

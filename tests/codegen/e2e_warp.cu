@@ -20,7 +20,7 @@ KRT_FN KRT_MAYBE_UNUSED krt_tup_i32_b krt_tup_i32_b_make(int32_t f0, bool f1)
 /* ---- CUDA ---- */
 
 #line 11 "e2e_warp.kern"
-__global__ void warp_sum__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void warp_sum(krt_view x, krt_view out)
 {
     int64_t i = 0;
     float v = 0;
@@ -49,7 +49,7 @@ __global__ void warp_sum__cuda(krt_view x, krt_view out)
 }
 
 #line 23 "e2e_warp.kern"
-__global__ void ballot_count__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void ballot_count(krt_view x, krt_view out)
 {
     int64_t i = 0;
     int32_t b = 0;
@@ -68,7 +68,7 @@ __global__ void ballot_count__cuda(krt_view x, krt_view out)
 }
 
 #line 32 "e2e_warp.kern"
-__global__ void match_keys__cuda(krt_view keys, krt_view anyout, krt_view allout)
+KRT_EXTERN_C __global__ void match_keys(krt_view keys, krt_view anyout, krt_view allout)
 {
     int64_t i = 0;
     int32_t m = 0;
@@ -94,7 +94,7 @@ __global__ void match_keys__cuda(krt_view keys, krt_view anyout, krt_view allout
 }
 
 #line 41 "e2e_warp.kern"
-__global__ void divergent__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void divergent(krt_view x, krt_view out)
 {
     int64_t i = 0;
     int32_t lane = 0;
@@ -143,7 +143,7 @@ __global__ void divergent__cuda(krt_view x, krt_view out)
 }
 
 #line 62 "e2e_warp.kern"
-__global__ void block_votes__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void block_votes(krt_view x, krt_view out)
 {
     int32_t t = 0;
     int32_t c = 0;
@@ -897,12 +897,12 @@ static const krt_param warp_sum__params[] = {
 };
 KRT_EXTERN_C const krt_kernel warp_sum__kernel = {
     "warp_sum", "e2e_warp.kern", 2, warp_sum__params,
-    warp_sum__cpu, (const void *)warp_sum__cuda,
+    warp_sum__cpu, (const void *)warp_sum,
     0, sizeof(struct warp_sum__frame),
     0
 };
 
-KRT_EXTERN_C int warp_sum(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int warp_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -920,12 +920,12 @@ static const krt_param ballot_count__params[] = {
 };
 KRT_EXTERN_C const krt_kernel ballot_count__kernel = {
     "ballot_count", "e2e_warp.kern", 2, ballot_count__params,
-    ballot_count__cpu, (const void *)ballot_count__cuda,
+    ballot_count__cpu, (const void *)ballot_count,
     0, sizeof(struct ballot_count__frame),
     0
 };
 
-KRT_EXTERN_C int ballot_count(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int ballot_count__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -944,12 +944,12 @@ static const krt_param match_keys__params[] = {
 };
 KRT_EXTERN_C const krt_kernel match_keys__kernel = {
     "match_keys", "e2e_warp.kern", 3, match_keys__params,
-    match_keys__cpu, (const void *)match_keys__cuda,
+    match_keys__cpu, (const void *)match_keys,
     0, sizeof(struct match_keys__frame),
     0
 };
 
-KRT_EXTERN_C int match_keys(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout)
+KRT_EXTERN_C int match_keys__launch(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -970,12 +970,12 @@ static const krt_param divergent__params[] = {
 };
 KRT_EXTERN_C const krt_kernel divergent__kernel = {
     "divergent", "e2e_warp.kern", 2, divergent__params,
-    divergent__cpu, (const void *)divergent__cuda,
+    divergent__cpu, (const void *)divergent,
     0, sizeof(struct divergent__frame),
     0
 };
 
-KRT_EXTERN_C int divergent(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int divergent__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -993,12 +993,12 @@ static const krt_param block_votes__params[] = {
 };
 KRT_EXTERN_C const krt_kernel block_votes__kernel = {
     "block_votes", "e2e_warp.kern", 2, block_votes__params,
-    block_votes__cpu, (const void *)block_votes__cuda,
+    block_votes__cpu, (const void *)block_votes,
     0, sizeof(struct block_votes__frame),
     0
 };
 
-KRT_EXTERN_C int block_votes(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

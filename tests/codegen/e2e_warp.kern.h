@@ -13,23 +13,43 @@ extern "C" {
 #endif
 
 /* kernel warp_sum: void(float32[::1], float32[::1]) */
-int warp_sum(krt_launch_cfg cfg, krt_array x, krt_array out);
+int warp_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out);
+static inline int warp_sum(krt_launch_cfg cfg, krt_array x, krt_array out)
+{
+    return warp_sum__launch(cfg, x, out);
+}
 extern const krt_kernel warp_sum__kernel;
 
 /* kernel ballot_count: void(int32[::1], int32[::1]) */
-int ballot_count(krt_launch_cfg cfg, krt_array x, krt_array out);
+int ballot_count__launch(krt_launch_cfg cfg, krt_array x, krt_array out);
+static inline int ballot_count(krt_launch_cfg cfg, krt_array x, krt_array out)
+{
+    return ballot_count__launch(cfg, x, out);
+}
 extern const krt_kernel ballot_count__kernel;
 
 /* kernel match_keys: void(int64[::1], int32[::1], int32[::1]) */
-int match_keys(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout);
+int match_keys__launch(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout);
+static inline int match_keys(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout)
+{
+    return match_keys__launch(cfg, keys, anyout, allout);
+}
 extern const krt_kernel match_keys__kernel;
 
 /* kernel divergent: void(int32[::1], int64[::1]) */
-int divergent(krt_launch_cfg cfg, krt_array x, krt_array out);
+int divergent__launch(krt_launch_cfg cfg, krt_array x, krt_array out);
+static inline int divergent(krt_launch_cfg cfg, krt_array x, krt_array out)
+{
+    return divergent__launch(cfg, x, out);
+}
 extern const krt_kernel divergent__kernel;
 
 /* kernel block_votes: void(int32[::1], int32[::1]) */
-int block_votes(krt_launch_cfg cfg, krt_array x, krt_array out);
+int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array out);
+static inline int block_votes(krt_launch_cfg cfg, krt_array x, krt_array out)
+{
+    return block_votes__launch(cfg, x, out);
+}
 extern const krt_kernel block_votes__kernel;
 
 extern const krt_module krt_module_e2e_warp;

@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 8 "forall.kern"
-__global__ void affine__cuda(krt_view x, krt_view out, double a, double b)
+KRT_EXTERN_C __global__ void affine(krt_view x, krt_view out, double a, double b)
 {
     int64_t i = 0;
 #line 9 "forall.kern"
@@ -21,7 +21,7 @@ __global__ void affine__cuda(krt_view x, krt_view out, double a, double b)
 }
 
 #line 17 "forall.kern"
-__global__ void count_threads__cuda(krt_view count)
+KRT_EXTERN_C __global__ void count_threads(krt_view count)
 {
 #line 18 "forall.kern"
     (void)krt_atomic_add_i64(&((int64_t *)count.data)[0], 1);
@@ -70,12 +70,12 @@ static const krt_param affine__params[] = {
 };
 KRT_EXTERN_C const krt_kernel affine__kernel = {
     "affine", "forall.kern", 4, affine__params,
-    affine__cpu, (const void *)affine__cuda,
+    affine__cpu, (const void *)affine,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int affine(krt_launch_cfg cfg, krt_array x, krt_array out, double a, double b)
+KRT_EXTERN_C int affine__launch(krt_launch_cfg cfg, krt_array x, krt_array out, double a, double b)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -94,12 +94,12 @@ static const krt_param count_threads__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_threads__kernel = {
     "count_threads", "forall.kern", 1, count_threads__params,
-    count_threads__cpu, (const void *)count_threads__cuda,
+    count_threads__cpu, (const void *)count_threads,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count_threads(krt_launch_cfg cfg, krt_array count)
+KRT_EXTERN_C int count_threads__launch(krt_launch_cfg cfg, krt_array count)
 {
     krt_view krt_v0;
     void *krt_argv[1];

@@ -13,11 +13,19 @@ extern "C" {
 #endif
 
 /* kernel affine: void(float64[::1], float64[::1], float64, float64) */
-int affine(krt_launch_cfg cfg, krt_array x, krt_array out, double a, double b);
+int affine__launch(krt_launch_cfg cfg, krt_array x, krt_array out, double a, double b);
+static inline int affine(krt_launch_cfg cfg, krt_array x, krt_array out, double a, double b)
+{
+    return affine__launch(cfg, x, out, a, b);
+}
 extern const krt_kernel affine__kernel;
 
 /* kernel count_threads: void(int64[::1]) */
-int count_threads(krt_launch_cfg cfg, krt_array count);
+int count_threads__launch(krt_launch_cfg cfg, krt_array count);
+static inline int count_threads(krt_launch_cfg cfg, krt_array count)
+{
+    return count_threads__launch(cfg, count);
+}
 extern const krt_kernel count_threads__kernel;
 
 extern const krt_module krt_module_forall;

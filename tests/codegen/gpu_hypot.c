@@ -167,7 +167,7 @@ KRT_EXTERN_C const krt_kernel gpu_hypot__vec_f4__kernel = {
     0
 };
 
-KRT_EXTERN_C int gpu_hypot__vec_f4(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int gpu_hypot__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -202,7 +202,7 @@ KRT_EXTERN_C const krt_kernel gpu_hypot__vec_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int gpu_hypot__vec_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int gpu_hypot__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;

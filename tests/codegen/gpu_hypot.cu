@@ -22,7 +22,7 @@ static __device__ inline KRT_MAYBE_UNUSED double gpu_hypot__f8_f8(double x, doub
 }
 
 #line 7 "gpu_hypot.kern"
-__global__ void gpu_hypot__vec_f4__cuda(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void gpu_hypot__vec_f4(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -73,7 +73,7 @@ __global__ void gpu_hypot__vec_f4__cuda(krt_view krt_u_a0_, float krt_u_s0_, krt
 }
 
 #line 7 "gpu_hypot.kern"
-__global__ void gpu_hypot__vec_f8__cuda(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void gpu_hypot__vec_f8(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -280,12 +280,12 @@ static const krt_param gpu_hypot__vec_f4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel gpu_hypot__vec_f4__kernel = {
     "gpu_hypot__vec_f4", "gpu_hypot.kern", 7, gpu_hypot__vec_f4__params,
-    gpu_hypot__vec_f4__cpu, (const void *)gpu_hypot__vec_f4__cuda,
+    gpu_hypot__vec_f4__cpu, (const void *)gpu_hypot__vec_f4,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int gpu_hypot__vec_f4(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int gpu_hypot__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -315,12 +315,12 @@ static const krt_param gpu_hypot__vec_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel gpu_hypot__vec_f8__kernel = {
     "gpu_hypot__vec_f8", "gpu_hypot.kern", 7, gpu_hypot__vec_f8__params,
-    gpu_hypot__vec_f8__cpu, (const void *)gpu_hypot__vec_f8__cuda,
+    gpu_hypot__vec_f8__cpu, (const void *)gpu_hypot__vec_f8,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int gpu_hypot__vec_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int gpu_hypot__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;

@@ -13,11 +13,19 @@ extern "C" {
 #endif
 
 /* kernel gpu_hypot__vec_f4: void(float32[:, :, :, :], float32, float32[:, :, :, :], float32, float32[:, :, :, :], int64, int64) */
-int gpu_hypot__vec_f4(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_);
+int gpu_hypot__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_);
+static inline int gpu_hypot__vec_f4(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    return gpu_hypot__vec_f4__launch(cfg, krt_u_a0_, krt_u_s0_, krt_u_a1_, krt_u_s1_, krt_u_out_, krt_u_mask_, krt_u_n_);
+}
 extern const krt_kernel gpu_hypot__vec_f4__kernel;
 
 /* kernel gpu_hypot__vec_f8: void(float64[:, :, :, :], float64, float64[:, :, :, :], float64, float64[:, :, :, :], int64, int64) */
-int gpu_hypot__vec_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_);
+int gpu_hypot__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_);
+static inline int gpu_hypot__vec_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    return gpu_hypot__vec_f8__launch(cfg, krt_u_a0_, krt_u_s0_, krt_u_a1_, krt_u_s1_, krt_u_out_, krt_u_mask_, krt_u_n_);
+}
 extern const krt_kernel gpu_hypot__vec_f8__kernel;
 
 extern const krt_module krt_module_gpu_hypot;

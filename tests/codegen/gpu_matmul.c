@@ -118,7 +118,7 @@ KRT_EXTERN_C const krt_kernel gpu_matmul__guv_f4__kernel = {
     0
 };
 
-KRT_EXTERN_C int gpu_matmul__guv_f4(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int gpu_matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 5 "gpu_matmul.kern"
-__global__ void gpu_matmul__guv_f4__cuda(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void gpu_matmul__guv_f4(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -201,12 +201,12 @@ static const krt_param gpu_matmul__guv_f4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel gpu_matmul__guv_f4__kernel = {
     "gpu_matmul__guv_f4", "gpu_matmul.kern", 5, gpu_matmul__guv_f4__params,
-    gpu_matmul__guv_f4__cpu, (const void *)gpu_matmul__guv_f4__cuda,
+    gpu_matmul__guv_f4__cpu, (const void *)gpu_matmul__guv_f4,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int gpu_matmul__guv_f4(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int gpu_matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;

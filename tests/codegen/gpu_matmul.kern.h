@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel gpu_matmul__guv_f4: void(float32[:, :, :, :], float32[:, :, :, :], float32[:, :, :, :], int64, int64) */
-int gpu_matmul__guv_f4(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_);
+int gpu_matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_);
+static inline int gpu_matmul__guv_f4(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    return gpu_matmul__guv_f4__launch(cfg, A, B, C, krt_u_mask_, krt_u_n_);
+}
 extern const krt_kernel gpu_matmul__guv_f4__kernel;
 
 extern const krt_module krt_module_gpu_matmul;

@@ -57,7 +57,7 @@ KRT_EXTERN_C const krt_kernel axpy2d__kernel = {
     0
 };
 
-KRT_EXTERN_C int axpy2d(krt_launch_cfg cfg, krt_array out, krt_array a, krt_array b, double alpha)
+KRT_EXTERN_C int axpy2d__launch(krt_launch_cfg cfg, krt_array out, krt_array a, krt_array b, double alpha)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -20,7 +20,7 @@ KRT_FN KRT_MAYBE_UNUSED krt_tup_i64_i64 krt_tup_i64_i64_make(int64_t f0, int64_t
 /* ---- CUDA ---- */
 
 #line 6 "grid2d.kern"
-__global__ void axpy2d__cuda(krt_view out, krt_view a, krt_view b, double alpha)
+KRT_EXTERN_C __global__ void axpy2d(krt_view out, krt_view a, krt_view b, double alpha)
 {
     int64_t row = 0;
     int64_t col = 0;
@@ -70,12 +70,12 @@ static const krt_param axpy2d__params[] = {
 };
 KRT_EXTERN_C const krt_kernel axpy2d__kernel = {
     "axpy2d", "grid2d.kern", 4, axpy2d__params,
-    axpy2d__cpu, (const void *)axpy2d__cuda,
+    axpy2d__cpu, (const void *)axpy2d,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int axpy2d(krt_launch_cfg cfg, krt_array out, krt_array a, krt_array b, double alpha)
+KRT_EXTERN_C int axpy2d__launch(krt_launch_cfg cfg, krt_array out, krt_array a, krt_array b, double alpha)
 {
     krt_view krt_v0;
     krt_view krt_v1;

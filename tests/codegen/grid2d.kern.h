@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel axpy2d: void(float64[:, :], float64[:, :], float64[:, :], float64) */
-int axpy2d(krt_launch_cfg cfg, krt_array out, krt_array a, krt_array b, double alpha);
+int axpy2d__launch(krt_launch_cfg cfg, krt_array out, krt_array a, krt_array b, double alpha);
+static inline int axpy2d(krt_launch_cfg cfg, krt_array out, krt_array a, krt_array b, double alpha)
+{
+    return axpy2d__launch(cfg, out, a, b, alpha);
+}
 extern const krt_kernel axpy2d__kernel;
 
 extern const krt_module krt_module_grid2d;

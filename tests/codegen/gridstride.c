@@ -55,7 +55,7 @@ KRT_EXTERN_C const krt_kernel saxpy_stride__kernel = {
     0
 };
 
-KRT_EXTERN_C int saxpy_stride(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
+KRT_EXTERN_C int saxpy_stride__launch(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
 {
     krt_view krt_v0;
     krt_view krt_v1;

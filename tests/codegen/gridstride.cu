@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 7 "gridstride.kern"
-__global__ void saxpy_stride__cuda(krt_view x, krt_view y, float a)
+KRT_EXTERN_C __global__ void saxpy_stride(krt_view x, krt_view y, float a)
 {
     int64_t start = 0;
     int64_t stride = 0;
@@ -79,12 +79,12 @@ static const krt_param saxpy_stride__params[] = {
 };
 KRT_EXTERN_C const krt_kernel saxpy_stride__kernel = {
     "saxpy_stride", "gridstride.kern", 3, saxpy_stride__params,
-    saxpy_stride__cpu, (const void *)saxpy_stride__cuda,
+    saxpy_stride__cpu, (const void *)saxpy_stride,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int saxpy_stride(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
+KRT_EXTERN_C int saxpy_stride__launch(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel saxpy_stride: void(float32[:], float32[:], float32) */
-int saxpy_stride(krt_launch_cfg cfg, krt_array x, krt_array y, float a);
+int saxpy_stride__launch(krt_launch_cfg cfg, krt_array x, krt_array y, float a);
+static inline int saxpy_stride(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
+{
+    return saxpy_stride__launch(cfg, x, y, a);
+}
 extern const krt_kernel saxpy_stride__kernel;
 
 extern const krt_module krt_module_gridstride;

@@ -171,7 +171,7 @@ KRT_EXTERN_C const krt_kernel diffuse__kernel = {
     1
 };
 
-KRT_EXTERN_C int diffuse(krt_launch_cfg cfg, krt_array u, krt_array tmp, int32_t steps, double alpha)
+KRT_EXTERN_C int diffuse__launch(krt_launch_cfg cfg, krt_array u, krt_array tmp, int32_t steps, double alpha)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -10,7 +10,7 @@
 #include <cooperative_groups.h>
 
 #line 11 "gridsync.kern"
-__global__ void diffuse__cuda(krt_view u, krt_view tmp, int32_t steps, double alpha)
+KRT_EXTERN_C __global__ void diffuse(krt_view u, krt_view tmp, int32_t steps, double alpha)
 {
     int64_t start = 0;
     int64_t stride = 0;
@@ -238,12 +238,12 @@ static const krt_param diffuse__params[] = {
 };
 KRT_EXTERN_C const krt_kernel diffuse__kernel = {
     "diffuse", "gridsync.kern", 4, diffuse__params,
-    diffuse__cpu, (const void *)diffuse__cuda,
+    diffuse__cpu, (const void *)diffuse,
     0, sizeof(struct diffuse__frame),
     1
 };
 
-KRT_EXTERN_C int diffuse(krt_launch_cfg cfg, krt_array u, krt_array tmp, int32_t steps, double alpha)
+KRT_EXTERN_C int diffuse__launch(krt_launch_cfg cfg, krt_array u, krt_array tmp, int32_t steps, double alpha)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel diffuse: void(float64[::1], float64[::1], int32, float64) */
-int diffuse(krt_launch_cfg cfg, krt_array u, krt_array tmp, int32_t steps, double alpha);
+int diffuse__launch(krt_launch_cfg cfg, krt_array u, krt_array tmp, int32_t steps, double alpha);
+static inline int diffuse(krt_launch_cfg cfg, krt_array u, krt_array tmp, int32_t steps, double alpha)
+{
+    return diffuse__launch(cfg, u, tmp, steps, alpha);
+}
 extern const krt_kernel diffuse__kernel;
 
 extern const krt_module krt_module_gridsync;

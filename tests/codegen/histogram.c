@@ -43,7 +43,7 @@ KRT_EXTERN_C const krt_kernel histogram__kernel = {
     0
 };
 
-KRT_EXTERN_C int histogram(krt_launch_cfg cfg, krt_array values, krt_array bins)
+KRT_EXTERN_C int histogram__launch(krt_launch_cfg cfg, krt_array values, krt_array bins)
 {
     krt_view krt_v0;
     krt_view krt_v1;

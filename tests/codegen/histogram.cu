@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 9 "histogram.kern"
-__global__ void histogram__cuda(krt_view values, krt_view bins)
+KRT_EXTERN_C __global__ void histogram(krt_view values, krt_view bins)
 {
     int64_t i = 0;
     int64_t stride = 0;
@@ -58,12 +58,12 @@ static const krt_param histogram__params[] = {
 };
 KRT_EXTERN_C const krt_kernel histogram__kernel = {
     "histogram", "histogram.kern", 2, histogram__params,
-    histogram__cpu, (const void *)histogram__cuda,
+    histogram__cpu, (const void *)histogram,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int histogram(krt_launch_cfg cfg, krt_array values, krt_array bins)
+KRT_EXTERN_C int histogram__launch(krt_launch_cfg cfg, krt_array values, krt_array bins)
 {
     krt_view krt_v0;
     krt_view krt_v1;

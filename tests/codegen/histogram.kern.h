@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel histogram: void(int32[:], int32[:]) */
-int histogram(krt_launch_cfg cfg, krt_array values, krt_array bins);
+int histogram__launch(krt_launch_cfg cfg, krt_array values, krt_array bins);
+static inline int histogram(krt_launch_cfg cfg, krt_array values, krt_array bins)
+{
+    return histogram__launch(cfg, values, bins);
+}
 extern const krt_kernel histogram__kernel;
 
 extern const krt_module krt_module_histogram;

@@ -92,7 +92,7 @@ KRT_EXTERN_C const krt_kernel sort_rows__kernel = {
     0
 };
 
-KRT_EXTERN_C int sort_rows(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int sort_rows__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

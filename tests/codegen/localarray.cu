@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 9 "localarray.kern"
-__global__ void sort_rows__cuda(krt_view inp, krt_view out)
+KRT_EXTERN_C __global__ void sort_rows(krt_view inp, krt_view out)
 {
     int64_t i = 0;
     float v[8];
@@ -155,12 +155,12 @@ static const krt_param sort_rows__params[] = {
 };
 KRT_EXTERN_C const krt_kernel sort_rows__kernel = {
     "sort_rows", "localarray.kern", 2, sort_rows__params,
-    sort_rows__cpu, (const void *)sort_rows__cuda,
+    sort_rows__cpu, (const void *)sort_rows,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int sort_rows(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int sort_rows__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

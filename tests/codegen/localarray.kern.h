@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel sort_rows: void(float32[:, :], float32[:, :]) */
-int sort_rows(krt_launch_cfg cfg, krt_array inp, krt_array out);
+int sort_rows__launch(krt_launch_cfg cfg, krt_array inp, krt_array out);
+static inline int sort_rows(krt_launch_cfg cfg, krt_array inp, krt_array out)
+{
+    return sort_rows__launch(cfg, inp, out);
+}
 extern const krt_kernel sort_rows__kernel;
 
 extern const krt_module krt_module_localarray;

@@ -177,7 +177,7 @@ KRT_EXTERN_C const krt_kernel fast_matmul__kernel = {
     0
 };
 
-KRT_EXTERN_C int fast_matmul(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C)
+KRT_EXTERN_C int fast_matmul__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -20,7 +20,7 @@ KRT_FN KRT_MAYBE_UNUSED krt_tup_i64_i64 krt_tup_i64_i64_make(int64_t f0, int64_t
 /* ---- CUDA ---- */
 
 #line 10 "matmul.kern"
-__global__ void fast_matmul__cuda(krt_view A, krt_view B, krt_view C)
+KRT_EXTERN_C __global__ void fast_matmul(krt_view A, krt_view B, krt_view C)
 {
     __shared__ float sA[16][16];
     __shared__ float sB[16][16];
@@ -246,12 +246,12 @@ static const krt_param fast_matmul__params[] = {
 };
 KRT_EXTERN_C const krt_kernel fast_matmul__kernel = {
     "fast_matmul", "matmul.kern", 3, fast_matmul__params,
-    fast_matmul__cpu, (const void *)fast_matmul__cuda,
+    fast_matmul__cpu, (const void *)fast_matmul,
     sizeof(struct fast_matmul__shared), sizeof(struct fast_matmul__frame),
     0
 };
 
-KRT_EXTERN_C int fast_matmul(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C)
+KRT_EXTERN_C int fast_matmul__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel fast_matmul: void(float32[:, :], float32[:, :], float32[:, :]) */
-int fast_matmul(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C);
+int fast_matmul__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C);
+static inline int fast_matmul(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C)
+{
+    return fast_matmul__launch(cfg, A, B, C);
+}
 extern const krt_kernel fast_matmul__kernel;
 
 extern const krt_module krt_module_matmul;

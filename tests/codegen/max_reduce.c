@@ -3402,7 +3402,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i1__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i1(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3430,7 +3430,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i2__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i2(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3458,7 +3458,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i4__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i4(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3486,7 +3486,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i8__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i8(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3514,7 +3514,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_u1__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u1(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3542,7 +3542,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_u2__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u2(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3570,7 +3570,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_u4__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u4(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3598,7 +3598,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_u8__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u8(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3626,7 +3626,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_f4__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_f4(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_f4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3654,7 +3654,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_f8(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_f8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -15,7 +15,7 @@ static __device__ inline KRT_MAYBE_UNUSED int8_t max_reduce(int8_t a, int8_t b)
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_i1(krt_view arr, krt_view partials, int8_t init, bool use_init)
 {
     __shared__ int8_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -183,7 +183,7 @@ static __device__ inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2(int16_t a, i
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials, int16_t init, bool use_init)
 {
     __shared__ int16_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -351,7 +351,7 @@ static __device__ inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4(int32_t a, i
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials, int32_t init, bool use_init)
 {
     __shared__ int32_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -519,7 +519,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8(int64_t a, i
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials, int64_t init, bool use_init)
 {
     __shared__ int64_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -687,7 +687,7 @@ static __device__ inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1(uint8_t a, u
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials, uint8_t init, bool use_init)
 {
     __shared__ uint8_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -855,7 +855,7 @@ static __device__ inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2(uint16_t a,
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials, uint16_t init, bool use_init)
 {
     __shared__ uint16_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -1023,7 +1023,7 @@ static __device__ inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4(uint32_t a,
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials, uint32_t init, bool use_init)
 {
     __shared__ uint32_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -1191,7 +1191,7 @@ static __device__ inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8(uint64_t a,
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials, uint64_t init, bool use_init)
 {
     __shared__ uint64_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -1359,7 +1359,7 @@ static __device__ inline KRT_MAYBE_UNUSED float max_reduce__f4_f4(float a, float
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials, float init, bool use_init)
 {
     __shared__ float krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -1527,7 +1527,7 @@ static __device__ inline KRT_MAYBE_UNUSED double max_reduce__f8_f8(double a, dou
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials, double init, bool use_init)
 {
     __shared__ double krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -5079,12 +5079,12 @@ static const krt_param max_reduce__red_i1__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_i1__kernel = {
     "max_reduce__red_i1", "max_reduce.kern", 4, max_reduce__red_i1__params,
-    max_reduce__red_i1__cpu, (const void *)max_reduce__red_i1__cuda,
+    max_reduce__red_i1__cpu, (const void *)max_reduce__red_i1,
     sizeof(struct max_reduce__red_i1__shared), sizeof(struct max_reduce__red_i1__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i1(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5107,12 +5107,12 @@ static const krt_param max_reduce__red_i2__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_i2__kernel = {
     "max_reduce__red_i2", "max_reduce.kern", 4, max_reduce__red_i2__params,
-    max_reduce__red_i2__cpu, (const void *)max_reduce__red_i2__cuda,
+    max_reduce__red_i2__cpu, (const void *)max_reduce__red_i2,
     sizeof(struct max_reduce__red_i2__shared), sizeof(struct max_reduce__red_i2__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i2(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5135,12 +5135,12 @@ static const krt_param max_reduce__red_i4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_i4__kernel = {
     "max_reduce__red_i4", "max_reduce.kern", 4, max_reduce__red_i4__params,
-    max_reduce__red_i4__cpu, (const void *)max_reduce__red_i4__cuda,
+    max_reduce__red_i4__cpu, (const void *)max_reduce__red_i4,
     sizeof(struct max_reduce__red_i4__shared), sizeof(struct max_reduce__red_i4__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i4(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5163,12 +5163,12 @@ static const krt_param max_reduce__red_i8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_i8__kernel = {
     "max_reduce__red_i8", "max_reduce.kern", 4, max_reduce__red_i8__params,
-    max_reduce__red_i8__cpu, (const void *)max_reduce__red_i8__cuda,
+    max_reduce__red_i8__cpu, (const void *)max_reduce__red_i8,
     sizeof(struct max_reduce__red_i8__shared), sizeof(struct max_reduce__red_i8__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i8(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5191,12 +5191,12 @@ static const krt_param max_reduce__red_u1__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_u1__kernel = {
     "max_reduce__red_u1", "max_reduce.kern", 4, max_reduce__red_u1__params,
-    max_reduce__red_u1__cpu, (const void *)max_reduce__red_u1__cuda,
+    max_reduce__red_u1__cpu, (const void *)max_reduce__red_u1,
     sizeof(struct max_reduce__red_u1__shared), sizeof(struct max_reduce__red_u1__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u1(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5219,12 +5219,12 @@ static const krt_param max_reduce__red_u2__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_u2__kernel = {
     "max_reduce__red_u2", "max_reduce.kern", 4, max_reduce__red_u2__params,
-    max_reduce__red_u2__cpu, (const void *)max_reduce__red_u2__cuda,
+    max_reduce__red_u2__cpu, (const void *)max_reduce__red_u2,
     sizeof(struct max_reduce__red_u2__shared), sizeof(struct max_reduce__red_u2__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u2(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5247,12 +5247,12 @@ static const krt_param max_reduce__red_u4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_u4__kernel = {
     "max_reduce__red_u4", "max_reduce.kern", 4, max_reduce__red_u4__params,
-    max_reduce__red_u4__cpu, (const void *)max_reduce__red_u4__cuda,
+    max_reduce__red_u4__cpu, (const void *)max_reduce__red_u4,
     sizeof(struct max_reduce__red_u4__shared), sizeof(struct max_reduce__red_u4__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u4(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5275,12 +5275,12 @@ static const krt_param max_reduce__red_u8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_u8__kernel = {
     "max_reduce__red_u8", "max_reduce.kern", 4, max_reduce__red_u8__params,
-    max_reduce__red_u8__cpu, (const void *)max_reduce__red_u8__cuda,
+    max_reduce__red_u8__cpu, (const void *)max_reduce__red_u8,
     sizeof(struct max_reduce__red_u8__shared), sizeof(struct max_reduce__red_u8__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u8(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5303,12 +5303,12 @@ static const krt_param max_reduce__red_f4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_f4__kernel = {
     "max_reduce__red_f4", "max_reduce.kern", 4, max_reduce__red_f4__params,
-    max_reduce__red_f4__cpu, (const void *)max_reduce__red_f4__cuda,
+    max_reduce__red_f4__cpu, (const void *)max_reduce__red_f4,
     sizeof(struct max_reduce__red_f4__shared), sizeof(struct max_reduce__red_f4__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_f4(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_f4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5331,12 +5331,12 @@ static const krt_param max_reduce__red_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_f8__kernel = {
     "max_reduce__red_f8", "max_reduce.kern", 4, max_reduce__red_f8__params,
-    max_reduce__red_f8__cpu, (const void *)max_reduce__red_f8__cuda,
+    max_reduce__red_f8__cpu, (const void *)max_reduce__red_f8,
     sizeof(struct max_reduce__red_f8__shared), sizeof(struct max_reduce__red_f8__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_f8(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_f8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;

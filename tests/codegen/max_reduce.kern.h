@@ -13,43 +13,83 @@ extern "C" {
 #endif
 
 /* kernel max_reduce__red_i1: void(int8[:], int8[:], int8, boolean) */
-int max_reduce__red_i1(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init);
+int max_reduce__red_i1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init);
+static inline int max_reduce__red_i1(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
+{
+    return max_reduce__red_i1__launch(cfg, arr, partials, init, use_init);
+}
 extern const krt_kernel max_reduce__red_i1__kernel;
 
 /* kernel max_reduce__red_i2: void(int16[:], int16[:], int16, boolean) */
-int max_reduce__red_i2(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init);
+int max_reduce__red_i2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init);
+static inline int max_reduce__red_i2(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init)
+{
+    return max_reduce__red_i2__launch(cfg, arr, partials, init, use_init);
+}
 extern const krt_kernel max_reduce__red_i2__kernel;
 
 /* kernel max_reduce__red_i4: void(int32[:], int32[:], int32, boolean) */
-int max_reduce__red_i4(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init);
+int max_reduce__red_i4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init);
+static inline int max_reduce__red_i4(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init)
+{
+    return max_reduce__red_i4__launch(cfg, arr, partials, init, use_init);
+}
 extern const krt_kernel max_reduce__red_i4__kernel;
 
 /* kernel max_reduce__red_i8: void(int64[:], int64[:], int64, boolean) */
-int max_reduce__red_i8(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init);
+int max_reduce__red_i8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init);
+static inline int max_reduce__red_i8(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init)
+{
+    return max_reduce__red_i8__launch(cfg, arr, partials, init, use_init);
+}
 extern const krt_kernel max_reduce__red_i8__kernel;
 
 /* kernel max_reduce__red_u1: void(uint8[:], uint8[:], uint8, boolean) */
-int max_reduce__red_u1(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init);
+int max_reduce__red_u1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init);
+static inline int max_reduce__red_u1(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init)
+{
+    return max_reduce__red_u1__launch(cfg, arr, partials, init, use_init);
+}
 extern const krt_kernel max_reduce__red_u1__kernel;
 
 /* kernel max_reduce__red_u2: void(uint16[:], uint16[:], uint16, boolean) */
-int max_reduce__red_u2(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init);
+int max_reduce__red_u2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init);
+static inline int max_reduce__red_u2(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init)
+{
+    return max_reduce__red_u2__launch(cfg, arr, partials, init, use_init);
+}
 extern const krt_kernel max_reduce__red_u2__kernel;
 
 /* kernel max_reduce__red_u4: void(uint32[:], uint32[:], uint32, boolean) */
-int max_reduce__red_u4(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init);
+int max_reduce__red_u4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init);
+static inline int max_reduce__red_u4(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init)
+{
+    return max_reduce__red_u4__launch(cfg, arr, partials, init, use_init);
+}
 extern const krt_kernel max_reduce__red_u4__kernel;
 
 /* kernel max_reduce__red_u8: void(uint64[:], uint64[:], uint64, boolean) */
-int max_reduce__red_u8(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init);
+int max_reduce__red_u8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init);
+static inline int max_reduce__red_u8(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init)
+{
+    return max_reduce__red_u8__launch(cfg, arr, partials, init, use_init);
+}
 extern const krt_kernel max_reduce__red_u8__kernel;
 
 /* kernel max_reduce__red_f4: void(float32[:], float32[:], float32, boolean) */
-int max_reduce__red_f4(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init);
+int max_reduce__red_f4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init);
+static inline int max_reduce__red_f4(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init)
+{
+    return max_reduce__red_f4__launch(cfg, arr, partials, init, use_init);
+}
 extern const krt_kernel max_reduce__red_f4__kernel;
 
 /* kernel max_reduce__red_f8: void(float64[:], float64[:], float64, boolean) */
-int max_reduce__red_f8(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init);
+int max_reduce__red_f8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init);
+static inline int max_reduce__red_f8(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init)
+{
+    return max_reduce__red_f8__launch(cfg, arr, partials, init, use_init);
+}
 extern const krt_kernel max_reduce__red_f8__kernel;
 
 extern const krt_module krt_module_max_reduce;

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel count_inside: void(xoroshiro128p_type[::1], int64, int64[::1]) */
-int count_inside(krt_launch_cfg cfg, krt_array states, int64_t samples, krt_array hits);
+int count_inside__launch(krt_launch_cfg cfg, krt_array states, int64_t samples, krt_array hits);
+static inline int count_inside(krt_launch_cfg cfg, krt_array states, int64_t samples, krt_array hits)
+{
+    return count_inside__launch(cfg, states, samples, hits);
+}
 extern const krt_kernel count_inside__kernel;
 
 extern const krt_module krt_module_montecarlo_pi;

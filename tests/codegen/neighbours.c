@@ -87,7 +87,7 @@ KRT_EXTERN_C const krt_kernel neighbour_sum__kernel = {
     0
 };
 
-KRT_EXTERN_C int neighbour_sum(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int neighbour_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 10 "neighbours.kern"
-__global__ void neighbour_sum__cuda(krt_view inp, krt_view out)
+KRT_EXTERN_C __global__ void neighbour_sum(krt_view inp, krt_view out)
 {
     __shared__ int32_t tile[128];
     int32_t tx = 0;
@@ -124,12 +124,12 @@ static const krt_param neighbour_sum__params[] = {
 };
 KRT_EXTERN_C const krt_kernel neighbour_sum__kernel = {
     "neighbour_sum", "neighbours.kern", 2, neighbour_sum__params,
-    neighbour_sum__cpu, (const void *)neighbour_sum__cuda,
+    neighbour_sum__cpu, (const void *)neighbour_sum,
     sizeof(struct neighbour_sum__shared), sizeof(struct neighbour_sum__frame),
     0
 };
 
-KRT_EXTERN_C int neighbour_sum(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int neighbour_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel neighbour_sum: void(int32[:], int32[:]) */
-int neighbour_sum(krt_launch_cfg cfg, krt_array inp, krt_array out);
+int neighbour_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array out);
+static inline int neighbour_sum(krt_launch_cfg cfg, krt_array inp, krt_array out)
+{
+    return neighbour_sum__launch(cfg, inp, out);
+}
 extern const krt_kernel neighbour_sum__kernel;
 
 extern const krt_module krt_module_neighbours;

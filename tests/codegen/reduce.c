@@ -133,7 +133,7 @@ KRT_EXTERN_C const krt_kernel block_sum__kernel = {
     0
 };
 
-KRT_EXTERN_C int block_sum(krt_launch_cfg cfg, krt_array inp, krt_array partial)
+KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array partial)
 {
     krt_view krt_v0;
     krt_view krt_v1;

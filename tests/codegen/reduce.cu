@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 10 "reduce.kern"
-__global__ void block_sum__cuda(krt_view inp, krt_view partial)
+KRT_EXTERN_C __global__ void block_sum(krt_view inp, krt_view partial)
 {
     __shared__ float s[256];
     int32_t tx = 0;
@@ -179,12 +179,12 @@ static const krt_param block_sum__params[] = {
 };
 KRT_EXTERN_C const krt_kernel block_sum__kernel = {
     "block_sum", "reduce.kern", 2, block_sum__params,
-    block_sum__cpu, (const void *)block_sum__cuda,
+    block_sum__cpu, (const void *)block_sum,
     sizeof(struct block_sum__shared), sizeof(struct block_sum__frame),
     0
 };
 
-KRT_EXTERN_C int block_sum(krt_launch_cfg cfg, krt_array inp, krt_array partial)
+KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array partial)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel block_sum: void(float32[:], float32[:]) */
-int block_sum(krt_launch_cfg cfg, krt_array inp, krt_array partial);
+int block_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array partial);
+static inline int block_sum(krt_launch_cfg cfg, krt_array inp, krt_array partial)
+{
+    return block_sum__launch(cfg, inp, partial);
+}
 extern const krt_kernel block_sum__kernel;
 
 extern const krt_module krt_module_reduce;

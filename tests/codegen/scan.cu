@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 10 "scan.kern"
-__global__ void block_scan__cuda(krt_view inp, krt_view out)
+KRT_EXTERN_C __global__ void block_scan(krt_view inp, krt_view out)
 {
     __shared__ int32_t temp[256];
     int32_t tx = 0;
@@ -184,12 +184,12 @@ static const krt_param block_scan__params[] = {
 };
 KRT_EXTERN_C const krt_kernel block_scan__kernel = {
     "block_scan", "scan.kern", 2, block_scan__params,
-    block_scan__cpu, (const void *)block_scan__cuda,
+    block_scan__cpu, (const void *)block_scan,
     sizeof(struct block_scan__shared), sizeof(struct block_scan__frame),
     0
 };
 
-KRT_EXTERN_C int block_scan(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int block_scan__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -155,7 +155,7 @@ KRT_EXTERN_C const krt_kernel block_scan__kernel = {
     0
 };
 
-KRT_EXTERN_C int block_scan(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int block_scan__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel block_scan: void(int32[:], int32[:]) */
-int block_scan(krt_launch_cfg cfg, krt_array inp, krt_array out);
+int block_scan__launch(krt_launch_cfg cfg, krt_array inp, krt_array out);
+static inline int block_scan(krt_launch_cfg cfg, krt_array inp, krt_array out)
+{
+    return block_scan__launch(cfg, inp, out);
+}
 extern const krt_kernel block_scan__kernel;
 
 extern const krt_module krt_module_scan_g;

@@ -112,7 +112,7 @@ KRT_EXTERN_C const krt_kernel stencil1d__kernel = {
     0
 };
 
-KRT_EXTERN_C int stencil1d(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

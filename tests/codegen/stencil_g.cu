@@ -10,7 +10,7 @@
 /* ---- CUDA ---- */
 
 #line 13 "stencil_g.kern"
-__global__ void stencil1d__cuda(krt_view inp, krt_view out)
+KRT_EXTERN_C __global__ void stencil1d(krt_view inp, krt_view out)
 {
     __shared__ float tile[134];
     int32_t tx = 0;
@@ -181,12 +181,12 @@ static const krt_param stencil1d__params[] = {
 };
 KRT_EXTERN_C const krt_kernel stencil1d__kernel = {
     "stencil1d", "stencil_g.kern", 2, stencil1d__params,
-    stencil1d__cpu, (const void *)stencil1d__cuda,
+    stencil1d__cpu, (const void *)stencil1d,
     sizeof(struct stencil1d__shared), sizeof(struct stencil1d__frame),
     0
 };
 
-KRT_EXTERN_C int stencil1d(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

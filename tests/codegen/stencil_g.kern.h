@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel stencil1d: void(float32[:], float32[:]) */
-int stencil1d(krt_launch_cfg cfg, krt_array inp, krt_array out);
+int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array out);
+static inline int stencil1d(krt_launch_cfg cfg, krt_array inp, krt_array out)
+{
+    return stencil1d__launch(cfg, inp, out);
+}
 extern const krt_kernel stencil1d__kernel;
 
 extern const krt_module krt_module_stencil_g;

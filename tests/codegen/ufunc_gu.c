@@ -359,7 +359,7 @@ KRT_EXTERN_C const krt_kernel matmul__guv_f4__kernel = {
     0
 };
 
-KRT_EXTERN_C int matmul__guv_f4(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -390,7 +390,7 @@ KRT_EXTERN_C const krt_kernel matmul__guv_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int matmul__guv_f8(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int matmul__guv_f8__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -422,7 +422,7 @@ KRT_EXTERN_C const krt_kernel scaled_sum__guv_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int scaled_sum__guv_f8(krt_launch_cfg cfg, krt_array a, krt_array krt_u_a1_, double krt_u_s1_, krt_array res, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scaled_sum__guv_f8__launch(krt_launch_cfg cfg, krt_array a, krt_array krt_u_a1_, double krt_u_s1_, krt_array res, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -453,7 +453,7 @@ KRT_EXTERN_C const krt_kernel cumsum__guv_i4__kernel = {
     0
 };
 
-KRT_EXTERN_C int cumsum__guv_i4(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int cumsum__guv_i4__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;

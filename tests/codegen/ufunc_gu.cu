@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 5 "ufunc_gu.kern"
-__global__ void matmul__guv_f4__cuda(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void matmul__guv_f4(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -97,7 +97,7 @@ __global__ void matmul__guv_f4__cuda(krt_view A, krt_view B, krt_view C, int64_t
 }
 
 #line 5 "ufunc_gu.kern"
-__global__ void matmul__guv_f8__cuda(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void matmul__guv_f8(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -186,7 +186,7 @@ __global__ void matmul__guv_f8__cuda(krt_view A, krt_view B, krt_view C, int64_t
 }
 
 #line 18 "ufunc_gu.kern"
-__global__ void scaled_sum__guv_f8__cuda(krt_view a, krt_view krt_u_a1_, double krt_u_s1_, krt_view res, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void scaled_sum__guv_f8(krt_view a, krt_view krt_u_a1_, double krt_u_s1_, krt_view res, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -248,7 +248,7 @@ __global__ void scaled_sum__guv_f8__cuda(krt_view a, krt_view krt_u_a1_, double 
 }
 
 #line 25 "ufunc_gu.kern"
-__global__ void cumsum__guv_i4__cuda(krt_view a, krt_view out, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void cumsum__guv_i4(krt_view a, krt_view out, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -656,12 +656,12 @@ static const krt_param matmul__guv_f4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel matmul__guv_f4__kernel = {
     "matmul__guv_f4", "ufunc_gu.kern", 5, matmul__guv_f4__params,
-    matmul__guv_f4__cpu, (const void *)matmul__guv_f4__cuda,
+    matmul__guv_f4__cpu, (const void *)matmul__guv_f4,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int matmul__guv_f4(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -687,12 +687,12 @@ static const krt_param matmul__guv_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel matmul__guv_f8__kernel = {
     "matmul__guv_f8", "ufunc_gu.kern", 5, matmul__guv_f8__params,
-    matmul__guv_f8__cpu, (const void *)matmul__guv_f8__cuda,
+    matmul__guv_f8__cpu, (const void *)matmul__guv_f8,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int matmul__guv_f8(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int matmul__guv_f8__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -719,12 +719,12 @@ static const krt_param scaled_sum__guv_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scaled_sum__guv_f8__kernel = {
     "scaled_sum__guv_f8", "ufunc_gu.kern", 6, scaled_sum__guv_f8__params,
-    scaled_sum__guv_f8__cpu, (const void *)scaled_sum__guv_f8__cuda,
+    scaled_sum__guv_f8__cpu, (const void *)scaled_sum__guv_f8,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int scaled_sum__guv_f8(krt_launch_cfg cfg, krt_array a, krt_array krt_u_a1_, double krt_u_s1_, krt_array res, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scaled_sum__guv_f8__launch(krt_launch_cfg cfg, krt_array a, krt_array krt_u_a1_, double krt_u_s1_, krt_array res, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -750,12 +750,12 @@ static const krt_param cumsum__guv_i4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel cumsum__guv_i4__kernel = {
     "cumsum__guv_i4", "ufunc_gu.kern", 4, cumsum__guv_i4__params,
-    cumsum__guv_i4__cpu, (const void *)cumsum__guv_i4__cuda,
+    cumsum__guv_i4__cpu, (const void *)cumsum__guv_i4,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int cumsum__guv_i4(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int cumsum__guv_i4__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,19 +13,35 @@ extern "C" {
 #endif
 
 /* kernel matmul__guv_f4: void(float32[:, :, :, :], float32[:, :, :, :], float32[:, :, :, :], int64, int64) */
-int matmul__guv_f4(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_);
+int matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_);
+static inline int matmul__guv_f4(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    return matmul__guv_f4__launch(cfg, A, B, C, krt_u_mask_, krt_u_n_);
+}
 extern const krt_kernel matmul__guv_f4__kernel;
 
 /* kernel matmul__guv_f8: void(float64[:, :, :, :], float64[:, :, :, :], float64[:, :, :, :], int64, int64) */
-int matmul__guv_f8(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_);
+int matmul__guv_f8__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_);
+static inline int matmul__guv_f8(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    return matmul__guv_f8__launch(cfg, A, B, C, krt_u_mask_, krt_u_n_);
+}
 extern const krt_kernel matmul__guv_f8__kernel;
 
 /* kernel scaled_sum__guv_f8: void(float64[:, :, :, :], float64[:, :, :], float64, float64[:, :, :, :], int64, int64) */
-int scaled_sum__guv_f8(krt_launch_cfg cfg, krt_array a, krt_array krt_u_a1_, double krt_u_s1_, krt_array res, int64_t krt_u_mask_, int64_t krt_u_n_);
+int scaled_sum__guv_f8__launch(krt_launch_cfg cfg, krt_array a, krt_array krt_u_a1_, double krt_u_s1_, krt_array res, int64_t krt_u_mask_, int64_t krt_u_n_);
+static inline int scaled_sum__guv_f8(krt_launch_cfg cfg, krt_array a, krt_array krt_u_a1_, double krt_u_s1_, krt_array res, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    return scaled_sum__guv_f8__launch(cfg, a, krt_u_a1_, krt_u_s1_, res, krt_u_mask_, krt_u_n_);
+}
 extern const krt_kernel scaled_sum__guv_f8__kernel;
 
 /* kernel cumsum__guv_i4: void(int32[:, :, :, :], int32[:, :, :, :], int64, int64) */
-int cumsum__guv_i4(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t krt_u_mask_, int64_t krt_u_n_);
+int cumsum__guv_i4__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t krt_u_mask_, int64_t krt_u_n_);
+static inline int cumsum__guv_i4(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    return cumsum__guv_i4__launch(cfg, a, out, krt_u_mask_, krt_u_n_);
+}
 extern const krt_kernel cumsum__guv_i4__kernel;
 
 extern const krt_module krt_module_ufunc_gu;

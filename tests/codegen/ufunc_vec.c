@@ -324,7 +324,7 @@ KRT_EXTERN_C const krt_kernel hyp_kernel__kernel = {
     0
 };
 
-KRT_EXTERN_C int hyp_kernel(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int hyp_kernel__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -355,7 +355,7 @@ KRT_EXTERN_C const krt_kernel hyp__vec_f4__kernel = {
     0
 };
 
-KRT_EXTERN_C int hyp__vec_f4(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int hyp__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -390,7 +390,7 @@ KRT_EXTERN_C const krt_kernel hyp__vec_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int hyp__vec_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int hyp__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -425,7 +425,7 @@ KRT_EXTERN_C const krt_kernel scale__vec_f8_i4_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int scale__vec_f8_i4_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scale__vec_f8_i4_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -460,7 +460,7 @@ KRT_EXTERN_C const krt_kernel scale__vec_i8__kernel = {
     0
 };
 
-KRT_EXTERN_C int scale__vec_i8(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scale__vec_i8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;

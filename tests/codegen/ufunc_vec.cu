@@ -36,7 +36,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t scale__i8_i8(int64_t x, int64_
 }
 
 #line 15 "ufunc_vec.kern"
-__global__ void hyp_kernel__cuda(krt_view a, krt_view b, krt_view out)
+KRT_EXTERN_C __global__ void hyp_kernel(krt_view a, krt_view b, krt_view out)
 {
     int64_t i = 0;
 #line 16 "ufunc_vec.kern"
@@ -49,7 +49,7 @@ __global__ void hyp_kernel__cuda(krt_view a, krt_view b, krt_view out)
 }
 
 #line 6 "ufunc_vec.kern"
-__global__ void hyp__vec_f4__cuda(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void hyp__vec_f4(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -100,7 +100,7 @@ __global__ void hyp__vec_f4__cuda(krt_view krt_u_a0_, float krt_u_s0_, krt_view 
 }
 
 #line 6 "ufunc_vec.kern"
-__global__ void hyp__vec_f8__cuda(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void hyp__vec_f8(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -151,7 +151,7 @@ __global__ void hyp__vec_f8__cuda(krt_view krt_u_a0_, double krt_u_s0_, krt_view
 }
 
 #line 10 "ufunc_vec.kern"
-__global__ void scale__vec_f8_i4_f8__cuda(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, int32_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void scale__vec_f8_i4_f8(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, int32_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -202,7 +202,7 @@ __global__ void scale__vec_f8_i4_f8__cuda(krt_view krt_u_a0_, double krt_u_s0_, 
 }
 
 #line 10 "ufunc_vec.kern"
-__global__ void scale__vec_i8__cuda(krt_view krt_u_a0_, int64_t krt_u_s0_, krt_view krt_u_a1_, int64_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void scale__vec_i8(krt_view krt_u_a0_, int64_t krt_u_s0_, krt_view krt_u_a1_, int64_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -566,12 +566,12 @@ static const krt_param hyp_kernel__params[] = {
 };
 KRT_EXTERN_C const krt_kernel hyp_kernel__kernel = {
     "hyp_kernel", "ufunc_vec.kern", 3, hyp_kernel__params,
-    hyp_kernel__cpu, (const void *)hyp_kernel__cuda,
+    hyp_kernel__cpu, (const void *)hyp_kernel,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int hyp_kernel(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int hyp_kernel__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -597,12 +597,12 @@ static const krt_param hyp__vec_f4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel hyp__vec_f4__kernel = {
     "hyp__vec_f4", "ufunc_vec.kern", 7, hyp__vec_f4__params,
-    hyp__vec_f4__cpu, (const void *)hyp__vec_f4__cuda,
+    hyp__vec_f4__cpu, (const void *)hyp__vec_f4,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int hyp__vec_f4(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int hyp__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -632,12 +632,12 @@ static const krt_param hyp__vec_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel hyp__vec_f8__kernel = {
     "hyp__vec_f8", "ufunc_vec.kern", 7, hyp__vec_f8__params,
-    hyp__vec_f8__cpu, (const void *)hyp__vec_f8__cuda,
+    hyp__vec_f8__cpu, (const void *)hyp__vec_f8,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int hyp__vec_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int hyp__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -667,12 +667,12 @@ static const krt_param scale__vec_f8_i4_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scale__vec_f8_i4_f8__kernel = {
     "scale__vec_f8_i4_f8", "ufunc_vec.kern", 7, scale__vec_f8_i4_f8__params,
-    scale__vec_f8_i4_f8__cpu, (const void *)scale__vec_f8_i4_f8__cuda,
+    scale__vec_f8_i4_f8__cpu, (const void *)scale__vec_f8_i4_f8,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int scale__vec_f8_i4_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scale__vec_f8_i4_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -702,12 +702,12 @@ static const krt_param scale__vec_i8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scale__vec_i8__kernel = {
     "scale__vec_i8", "ufunc_vec.kern", 7, scale__vec_i8__params,
-    scale__vec_i8__cpu, (const void *)scale__vec_i8__cuda,
+    scale__vec_i8__cpu, (const void *)scale__vec_i8,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int scale__vec_i8(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scale__vec_i8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;

@@ -13,23 +13,43 @@ extern "C" {
 #endif
 
 /* kernel hyp_kernel: void(float32[:], float32[:], float32[:]) */
-int hyp_kernel(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out);
+int hyp_kernel__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out);
+static inline int hyp_kernel(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+{
+    return hyp_kernel__launch(cfg, a, b, out);
+}
 extern const krt_kernel hyp_kernel__kernel;
 
 /* kernel hyp__vec_f4: void(float32[:, :, :, :], float32, float32[:, :, :, :], float32, float32[:, :, :, :], int64, int64) */
-int hyp__vec_f4(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_);
+int hyp__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_);
+static inline int hyp__vec_f4(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    return hyp__vec_f4__launch(cfg, krt_u_a0_, krt_u_s0_, krt_u_a1_, krt_u_s1_, krt_u_out_, krt_u_mask_, krt_u_n_);
+}
 extern const krt_kernel hyp__vec_f4__kernel;
 
 /* kernel hyp__vec_f8: void(float64[:, :, :, :], float64, float64[:, :, :, :], float64, float64[:, :, :, :], int64, int64) */
-int hyp__vec_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_);
+int hyp__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_);
+static inline int hyp__vec_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    return hyp__vec_f8__launch(cfg, krt_u_a0_, krt_u_s0_, krt_u_a1_, krt_u_s1_, krt_u_out_, krt_u_mask_, krt_u_n_);
+}
 extern const krt_kernel hyp__vec_f8__kernel;
 
 /* kernel scale__vec_f8_i4_f8: void(float64[:, :, :, :], float64, int32[:, :, :, :], int32, float64[:, :, :, :], int64, int64) */
-int scale__vec_f8_i4_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_);
+int scale__vec_f8_i4_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_);
+static inline int scale__vec_f8_i4_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    return scale__vec_f8_i4_f8__launch(cfg, krt_u_a0_, krt_u_s0_, krt_u_a1_, krt_u_s1_, krt_u_out_, krt_u_mask_, krt_u_n_);
+}
 extern const krt_kernel scale__vec_f8_i4_f8__kernel;
 
 /* kernel scale__vec_i8: void(int64[:, :, :, :], int64, int64[:, :, :, :], int64, int64[:, :, :, :], int64, int64) */
-int scale__vec_i8(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_);
+int scale__vec_i8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_);
+static inline int scale__vec_i8(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    return scale__vec_i8__launch(cfg, krt_u_a0_, krt_u_s0_, krt_u_a1_, krt_u_s1_, krt_u_out_, krt_u_mask_, krt_u_n_);
+}
 extern const krt_kernel scale__vec_i8__kernel;
 
 extern const krt_module krt_module_ufunc_vec;

@@ -58,7 +58,7 @@ KRT_EXTERN_C const krt_kernel vadd__kernel = {
     0
 };
 
-KRT_EXTERN_C int vadd(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int vadd__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -84,7 +84,7 @@ KRT_EXTERN_C const krt_kernel scale__kernel = {
     0
 };
 
-KRT_EXTERN_C int scale(krt_launch_cfg cfg, krt_array x, float factor)
+KRT_EXTERN_C int scale__launch(krt_launch_cfg cfg, krt_array x, float factor)
 {
     krt_view krt_v0;
     void *krt_argv[2];

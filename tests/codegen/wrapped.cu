@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 7 "wrapped.kern"
-__global__ void vadd__cuda(krt_view a, krt_view b, krt_view out)
+KRT_EXTERN_C __global__ void vadd(krt_view a, krt_view b, krt_view out)
 {
     int64_t i = 0;
 #line 8 "wrapped.kern"
@@ -21,7 +21,7 @@ __global__ void vadd__cuda(krt_view a, krt_view b, krt_view out)
 }
 
 #line 16 "wrapped.kern"
-__global__ void scale__cuda(krt_view x, float factor)
+KRT_EXTERN_C __global__ void scale(krt_view x, float factor)
 {
     int64_t i = 0;
 #line 17 "wrapped.kern"
@@ -81,12 +81,12 @@ static const krt_param vadd__params[] = {
 };
 KRT_EXTERN_C const krt_kernel vadd__kernel = {
     "vadd", "wrapped.kern", 3, vadd__params,
-    vadd__cpu, (const void *)vadd__cuda,
+    vadd__cpu, (const void *)vadd,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int vadd(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int vadd__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -107,12 +107,12 @@ static const krt_param scale__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scale__kernel = {
     "scale", "wrapped.kern", 2, scale__params,
-    scale__cpu, (const void *)scale__cuda,
+    scale__cpu, (const void *)scale,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int scale(krt_launch_cfg cfg, krt_array x, float factor)
+KRT_EXTERN_C int scale__launch(krt_launch_cfg cfg, krt_array x, float factor)
 {
     krt_view krt_v0;
     void *krt_argv[2];

@@ -13,11 +13,19 @@ extern "C" {
 #endif
 
 /* kernel vadd: void(float32[::1], float32[::1], float32[::1]) */
-int vadd(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out);
+int vadd__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out);
+static inline int vadd(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+{
+    return vadd__launch(cfg, a, b, out);
+}
 extern const krt_kernel vadd__kernel;
 
 /* kernel scale: void(float32[:], float32) */
-int scale(krt_launch_cfg cfg, krt_array x, float factor);
+int scale__launch(krt_launch_cfg cfg, krt_array x, float factor);
+static inline int scale(krt_launch_cfg cfg, krt_array x, float factor)
+{
+    return scale__launch(cfg, x, factor);
+}
 extern const krt_kernel scale__kernel;
 
 extern const krt_module krt_module_wrapped;
