@@ -151,6 +151,9 @@ KRT_F16_UN_(log2, hlog2, KRT_F16_H_(log2f(KRT_F16_F_(a))))
 KRT_F16_UN_(log10, hlog10, KRT_F16_H_(log10f(KRT_F16_F_(a))))
 KRT_F16_UN_(sin, hsin, KRT_F16_H_(sinf(KRT_F16_F_(a))))
 KRT_F16_UN_(cos, hcos, KRT_F16_H_(cosf(KRT_F16_F_(a))))
+/* math.tanh(float16): fp16.py's htanh, which CUDA 13.0's cuda_fp16.h
+ * lacks: tanhf rounded, on the GPU as well */
+KRT_FN krt_f16 krt_tanh_f16(krt_f16 a) { return KRT_F16_H_(tanhf(KRT_F16_F_(a))); }
 KRT_F16_UN_(ceil, hceil, KRT_F16_H_(ceilf(KRT_F16_F_(a))))
 KRT_F16_UN_(floor, hfloor, KRT_F16_H_(floorf(KRT_F16_F_(a))))
 KRT_F16_UN_(trunc, htrunc, KRT_F16_H_(truncf(KRT_F16_F_(a))))
