@@ -422,6 +422,8 @@ const char *unparen(const char *s)
 /* A condition, as the inside of if (...) / while (...). */
 const char *ex_cond(Emitter *E, Node *n)
 {
+    if (n->type && n->type->kind == TY_FLOAT16)   /* float16's truth: a helper */
+        return unparen(ex_as(E, n, ty_bool));
     return unparen(ex(E, n));
 }
 
@@ -1483,7 +1485,10 @@ const char *ex(Emitter *E, Node *n)
     case E_COMPARE:
         return ex_compare(E, n);
     case E_IFEXP:
-        return arena_printf("(%s ? %s : %s)", ex(E, n->cond), ex_as(E, n->lhs, n->type),
+        return arena_printf("(%s ? %s : %s)",
+                            n->cond->type && n->cond->type->kind == TY_FLOAT16
+                                ? ex_as(E, n->cond, ty_bool) : ex(E, n->cond),
+                            ex_as(E, n->lhs, n->type),
                             ex_as(E, n->rhs, n->type));
     case E_LET:
         /* the comma's sequence point: the value is bound before the body */
