@@ -41,7 +41,11 @@ KRT_FN krt_f16 krt_f16_from_f32(float f) { return (krt_f16)f; }
 KRT_FN krt_f16 krt_f16_from_f64(double d) { return (krt_f16)d; }
 #else
 typedef krt_half krt_f16;
+#if defined(__cplusplus)
+#define KRT_F16(value, bits) krt_f16_from_bits((uint16_t)(bits))
+#else
 #define KRT_F16(value, bits) ((krt_f16){(uint16_t)(bits)})
+#endif
 KRT_FN float krt_f16_to_f32(krt_f16 h) { return krt_half_to_float(h); }
 KRT_FN krt_f16 krt_f16_from_f32(float f) { return krt_half_from_float(f); }
 KRT_FN krt_f16 krt_f16_from_f64(double d) { return krt_half_from_double(d); }

@@ -1175,7 +1175,7 @@ static Node *lower_intrinsic(Ctx *c, Node *e, const ApiEntry *a, Node **v)
         /* numba: both values of one type, no conversion (Cuda_selp) */
         Type *t = v[1]->type;
         if (v[1]->type != v[2]->type || t->kind == TY_BOOL || t->kind == TY_INT8 ||
-            t->kind == TY_UINT8)
+            t->kind == TY_UINT8 || t->kind == TY_FLOAT16)
             return fail(c, e->loc, "cuda.selp() needs two values of one type among int16, "
                         "int32, int64, uint16, uint32, uint64, float32 and float64 (%s and "
                         "%s given)", ty_name(v[1]->type), ty_name(v[2]->type));
