@@ -1083,6 +1083,7 @@ static bool run_parse_dtype(const char *text, krt_dtype *out)
         {"u1", KRT_UINT8}, {"u2", KRT_UINT16}, {"u4", KRT_UINT32}, {"u8", KRT_UINT64},
         {"f4", KRT_FLOAT32}, {"f8", KRT_FLOAT64}, {"float", KRT_FLOAT64},
         {"double", KRT_FLOAT64}, {"single", KRT_FLOAT32}, {"int", KRT_INT64},
+        {"f2", KRT_FLOAT16}, {"half", KRT_FLOAT16},   /* float16 */
     };
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcmp(w, aliases[i].name) == 0) {
