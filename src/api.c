@@ -43,3 +43,19 @@ const ApiEntry *api_lookup(const char *path)
             return slots[h];
     return NULL;
 }
+
+void api_suggest(Suggest *s, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    for (int i = 0; i < API__COUNT; i++) {
+        const char *path = api_table[i].path, *rest;
+        if (n == 0)
+            rest = path;
+        else if (strncmp(path, prefix, n) == 0 && path[n] == '.')
+            rest = path + n + 1;
+        else
+            continue;
+        if (!strchr(rest, '.'))
+            suggest_add(s, rest);
+    }
+}

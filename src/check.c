@@ -202,10 +202,10 @@ static void check_barriers(Taint *t, Taint *g, const NodeList *body, bool ctrl, 
         switch (s->kind) {
         case S_BARRIER:
             if (ctrl)
-                warning_at(s->loc, "%s() under a condition that depends on the thread index",
+                warning_at(s->loc, W_DIVERGENT_BARRIER, "%s() under a condition that depends on the thread index",
                            barrier_name(s->api));
             else if (gctrl && s->api->rule == TR_GRID_SYNC)
-                warning_at(s->loc, "this_grid().sync() under a condition that depends on the "
+                warning_at(s->loc, W_DIVERGENT_BARRIER, "this_grid().sync() under a condition that depends on the "
                            "block index (every thread of the grid must reach it)");
             break;
         case S_IF: {
@@ -230,12 +230,12 @@ static void check_barriers(Taint *t, Taint *g, const NodeList *body, bool ctrl, 
         default:
             if (ctrl && (has_barrier_call(s->lhs, false, &call) ||
                          has_barrier_call(s->rhs, false, &call)))
-                warning_at(call->loc, "'%s' calls %s() and is called under a condition that "
+                warning_at(call->loc, W_DIVERGENT_BARRIER, "'%s' calls %s() and is called under a condition that "
                            "depends on the thread index", call->callee->name,
                            call->callee->has_grid_sync ? "this_grid().sync" : "syncthreads");
             else if (gctrl && (has_barrier_call(s->lhs, true, &call) ||
                                has_barrier_call(s->rhs, true, &call)))
-                warning_at(call->loc, "'%s' calls this_grid().sync() and is called under a "
+                warning_at(call->loc, W_DIVERGENT_BARRIER, "'%s' calls this_grid().sync() and is called under a "
                            "condition that depends on the block index (every thread of the "
                            "grid must reach it)", call->callee->name);
             break;

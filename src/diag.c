@@ -26,8 +26,18 @@
 #include <string.h>
 #include <unistd.h>
 
-bool diag_werror;
 bool diag_no_warnings;
+static bool diag_werror;                 /* -Werror */
+
+static const struct {
+    const char *name, *what;
+} warning_info[W__COUNT] = {
+#define X_(id, name, what) {name, what},
+    KERNC_WARNINGS(X_)
+#undef X_
+};
+static bool warning_off[W__COUNT];      /* -Wno-NAME */
+static signed char warning_error[W__COUNT];   /* -Werror=NAME 1, -Wno-error=NAME -1 */
 
 static const Source *diag_src;
 static int diag_errors, diag_warnings;
@@ -42,6 +52,22 @@ static bool diag_dropping;
 #define SGR_CARET "\33[32m\33[K"
 #define SGR_END "\33[m\33[K"
 
+/* The contexts pushed and not popped; deeper ones are counted, not kept. */
+enum { DIAG_CONTEXTS = 128 };
+static struct {
+    Loc loc;
+    const char *msg;
+} contexts[DIAG_CONTEXTS];
+static int ncontexts;
+
+/* The notes attached to the next error or warning. */
+enum { DIAG_ATTACHED = 8 };
+static struct {
+    Loc loc;
+    const char *msg;
+} attached[DIAG_ATTACHED];
+static int nattached;
+
 static void reported_reset(void);
 
 void diag_init(const Source *src)
@@ -50,6 +76,8 @@ void diag_init(const Source *src)
     diag_errors = 0;
     diag_warnings = 0;
     diag_dropping = false;
+    ncontexts = 0;
+    nattached = 0;
     reported_reset();
 }
 
@@ -99,6 +127,27 @@ static void put_colored(FILE *out, const char *sgr, const char *text)
         fprintf(out, "%s%s" SGR_END, sgr, text);
     else
         fputs(text, out);
+}
+
+const char *diag_option_hint(const char *usage, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    const char *word = eq ? arena_strndup(arg, (size_t)(eq - arg)) : arg;
+    Suggest sg;
+    suggest_init(&sg, word);
+    for (const char *p = usage; *p;) {
+        while (*p == ' ')
+            p++;
+        if (*p == '-') {
+            size_t n = strcspn(p, " \n,=[|");
+            suggest_add(&sg, arena_strndup(p, n));
+        }
+        p += strcspn(p, "\n");
+        p += *p == '\n';
+    }
+    if (!sg.best)
+        return "";
+    return arena_printf("; did you mean '%s%s'?", sg.best, eq ? eq : "");
 }
 
 void diag_cli_prefix(FILE *out, const char *prog)
@@ -193,7 +242,7 @@ static void show_source(Loc loc)
     fputc('\n', stderr);
 }
 
-static void report(const char *kind, Loc loc, const char *fmt, va_list ap)
+static void report_text(const char *kind, Loc loc, const char *msg, const char *tag)
 {
     const char *path = diag_src && diag_src->path ? diag_src->path : "<input>";
     fflush(stdout);
@@ -209,10 +258,60 @@ static void report(const char *kind, Loc loc, const char *fmt, va_list ap)
     put_colored(stderr, kind[0] == 'e' ? SGR_ERROR : kind[0] == 'w' ? SGR_WARNING : SGR_NOTE,
                 label);
     fputc(' ', stderr);
-    vfprintf(stderr, fmt, ap);
+    fputs(msg, stderr);
+    fputs(tag, stderr);
     fputc('\n', stderr);
     if (loc.first_line > 0)
         show_source(loc);
+}
+
+static void report(const char *kind, Loc loc, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    report_text(kind, loc, msg, "");
+}
+
+void diag_push_context(Loc loc, const char *fmt, ...)
+{
+    if (ncontexts < DIAG_CONTEXTS) {
+        char msg[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        contexts[ncontexts].loc = loc;
+        contexts[ncontexts].msg = arena_strdup(msg);
+    }
+    ncontexts++;
+}
+
+void diag_pop_context(void)
+{
+    if (ncontexts > 0)
+        ncontexts--;
+}
+
+void diag_attach_note(Loc loc, const char *fmt, ...)
+{
+    if (nattached == DIAG_ATTACHED)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    attached[nattached].loc = loc;
+    attached[nattached++].msg = arena_strdup(msg);
+}
+
+static void report_contexts(void)
+{
+    for (int i = 0; i < nattached; i++)
+        report_text("note", attached[i].loc, attached[i].msg, "");
+    nattached = 0;
+    for (int i = (ncontexts < DIAG_CONTEXTS ? ncontexts : DIAG_CONTEXTS) - 1; i >= 0; i--)
+        report_text("note", contexts[i].loc, contexts[i].msg, "");
 }
 
 void error_at(Loc loc, const char *fmt, ...)
@@ -223,22 +322,76 @@ void error_at(Loc loc, const char *fmt, ...)
     va_end(ap);
     diag_errors++;
     diag_dropping = false;
+    report_contexts();
 }
 
-void warning_at(Loc loc, const char *fmt, ...)
+void warning_at(Loc loc, Warn w, const char *fmt, ...)
 {
     va_list ap;
-    diag_dropping = diag_no_warnings;
-    if (diag_dropping)
+    diag_dropping = diag_no_warnings || warning_off[w];
+    if (diag_dropping) {
+        nattached = 0;
         return;
-    va_start(ap, fmt);
+    }
     /* -Werror: the same text, reported and counted as an error. */
-    report(diag_werror ? "error" : "warning", loc, fmt, ap);
+    bool as_error = warning_error[w] > 0 || (diag_werror && warning_error[w] == 0);
+    char msg[2048];
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (diag_werror)
+    char tag[96];
+    snprintf(tag, sizeof tag, " [-W%s%s]", as_error ? "error=" : "", warning_info[w].name);
+    report_text(as_error ? "error" : "warning", loc, msg, tag);
+    if (as_error)
         diag_errors++;
     else
         diag_warnings++;
+    report_contexts();
+}
+
+int diag_warning_option(const char *arg, const char **hint)
+{
+    *hint = "";
+    if (strncmp(arg, "-W", 2) != 0)
+        return 0;
+    const char *name = arg + 2;
+    if (strcmp(name, "error") == 0) {
+        diag_werror = true;
+        return 1;
+    }
+    if (strcmp(name, "all") == 0 || strcmp(name, "extra") == 0) {
+        for (int i = 0; i < W__COUNT; i++)
+            warning_off[i] = false;
+        return 1;
+    }
+    bool no = strncmp(name, "no-", 3) == 0;
+    if (no)
+        name += 3;
+    bool error = strncmp(name, "error=", 6) == 0;
+    if (error)
+        name += 6;
+    for (int i = 0; i < W__COUNT; i++)
+        if (strcmp(name, warning_info[i].name) == 0) {
+            if (error)
+                warning_error[i] = no ? -1 : 1;
+            else
+                warning_off[i] = no;
+            return 1;
+        }
+    Suggest sg;
+    suggest_init(&sg, name);
+    for (int i = 0; i < W__COUNT; i++)
+        suggest_add(&sg, warning_info[i].name);
+    if (sg.best)
+        *hint = arena_printf("; did you mean '-W%s%s%s'?", no ? "no-" : "", error ? "error=" : "",
+                             sg.best);
+    return -1;
+}
+
+void diag_list_warnings(FILE *out)
+{
+    for (int i = 0; i < W__COUNT; i++)
+        fprintf(out, "  -W%-21s %s\n", warning_info[i].name, warning_info[i].what);
 }
 
 void note_at(Loc loc, const char *fmt, ...)
@@ -314,6 +467,8 @@ void vsema_error(Loc loc, const char *fmt, va_list ap)
     vsnprintf(buf, sizeof buf, fmt, ap);
     if (!reported_seen(loc, buf))
         error_at(loc, "%s", buf);
+    else
+        nattached = 0;
 }
 
 void sema_error(Loc loc, const char *fmt, ...)

@@ -23,6 +23,15 @@ bool diag_parse_color(const char *word, DiagColor *out);
 void diag_set_color(DiagColor mode);
 bool diag_color_enabled(void);
 
+/* The warning options, as gcc's: -Werror (every warning an error), -Wall
+ * and -Wextra (every warning on: they all are by default), -WNAME,
+ * -Wno-NAME, -Werror=NAME, -Wno-error=NAME (NAME from KERNC_WARNINGS).
+ * Returns 1 when arg is one of them (applied), 0 when arg is no -W option,
+ * -1 when it names no warning (*hint is then "; did you mean ...?" or ""). */
+int diag_warning_option(const char *arg, const char **hint);
+/* The warnings and what they are about, for --help. */
+void diag_list_warnings(FILE *out);
+
 /* -w: warnings are neither printed nor counted (nor turned into errors by
  * -Werror), as gcc does; the notes that follow a dropped warning go too. */
 extern bool diag_no_warnings;
@@ -32,6 +41,12 @@ int warning_count(void);
 /* The closing count, as clang prints it: "2 errors generated.",
  * "1 warning and 1 error generated."; nothing when nothing was reported. */
 void diag_summary(void);
+
+/* "; did you mean '--header'?" for a misspelled option, from the options
+ * a usage text lists (the words that start its lines with '-'); "" when
+ * none is close.  The text before '=' of "--opt=value" is what is
+ * compared, and the suggestion keeps the value. */
+const char *diag_option_hint(const char *usage, const char *arg);
 
 /* "kernc: error: " in the colour of errors, for the drivers' own messages. */
 void diag_cli_prefix(FILE *out, const char *prog);

@@ -652,7 +652,7 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         if (E->c_target)
             error_at(E->cpu_fail_loc, "%s", E->cpu_fail_msg);
         else
-            warning_at(E->cpu_fail_loc, "%s; kernel '%s' will run on CUDA only", E->cpu_fail_msg,
+            warning_at(E->cpu_fail_loc, W_CUDA_ONLY, "%s; kernel '%s' will run on CUDA only", E->cpu_fail_msg,
                        f->name);
         return;
     }

@@ -370,8 +370,14 @@ static bool fold(Folder *F, Node *e, Val *out)
             *out = val_of_const(g->value);
             return true;
         }
-        if (!g && !api_lookup(e->name))
-            return fold_fail(F, e->loc, arena_printf("name '%s' is not defined", e->name));
+        if (!g && !api_lookup(e->name)) {
+            Suggest sg;
+            suggest_init(&sg, e->name);
+            sema_suggest_globals(&sg);
+            api_suggest(&sg, "");
+            return fold_fail(F, e->loc, arena_printf("name '%s' is not defined%s", e->name,
+                                                     suggest_hint(&sg)));
+        }
         return fold_fail(F, e->loc, arena_printf("'%s' is not a constant", e->name));
     }
     case E_ATTR: {

@@ -68,6 +68,24 @@ const char *path_base(const char *path);
 /* FNV-1a of the n bytes at s, for the translator's hash tables. */
 uint64_t str_hash(const char *s, size_t n);
 
+/* "Did you mean": the candidate closest to a misspelled word, by edit
+ * distance (insertions, deletions, substitutions and transpositions of
+ * adjacent characters; a change of case costs half), as CPython's
+ * NameError suggestions: a candidate qualifies when its distance is at most
+ * a sixth of both lengths plus three (so one-letter names get none), the
+ * first of the closest wins.  Use: Suggest s; suggest_init(&s, word); suggest_add(&s, cand)...;
+ * then suggest_best(&s) is the word to offer or NULL. */
+typedef struct Suggest {
+    const char *want;
+    const char *best;
+    int cost;                   /* twice the edit distance of best */
+} Suggest;
+void suggest_init(Suggest *s, const char *want);
+void suggest_add(Suggest *s, const char *cand);
+const char *suggest_best(const Suggest *s);
+/* "; did you mean 'x'?" (arena) for the best candidate, else "". */
+const char *suggest_hint(const Suggest *s);
+
 /* ------------------------------------------------------------------ */
 /* diag.c: diagnostics                                                 */
 /* ------------------------------------------------------------------ */
@@ -89,14 +107,35 @@ void diag_init(const Source *src);
 /* "file.kern:LINE:COL: error: msg", the source line, a caret under the
  * range.  Counted; translation stops after the pass that reported any. */
 void error_at(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void warning_at(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The warnings, one row each: W_<ID>, the name of its -W option, what it
+ * is about (kernc --help lists them).  Every warning is on by default;
+ * -Wno-NAME turns one off, -Werror=NAME makes one an error, and the
+ * message ends with its option as gcc's do ("[-Wdivergent-barrier]"). */
+#define KERNC_WARNINGS(X)                                                                     \
+    X(DIVERGENT_BARRIER, "divergent-barrier",                                                 \
+      "a barrier under a thread- or block-dependent condition")                               \
+    X(CUDA_ONLY, "cuda-only", "a kernel the CPU backend cannot run (CUDA only)")
+typedef enum Warn {
+#define X_(id, name, what) W_##id,
+    KERNC_WARNINGS(X_)
+#undef X_
+    W__COUNT
+} Warn;
+void warning_at(Loc loc, Warn w, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void note_at(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int error_count(void);
+/* A context for what is reported until it is popped: each error and
+ * warning is followed by "note: TEXT" at loc, the innermost context first
+ * (the specialisation of a device function an error is in, and its call). */
+void diag_push_context(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_pop_context(void);
+/* A note for the next error or warning only, printed right after it
+ * (before its contexts); dropped with it when sema_error has seen it. */
+void diag_attach_note(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* An error reported once per location and text (the semantic passes lower
  * a device function once per specialisation). */
 void sema_error(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void vsema_error(Loc loc, const char *fmt, va_list ap);
-extern bool diag_werror;                   /* -Werror: warnings count as errors */
 
 /* ------------------------------------------------------------------ */
 /* types.c: the types and numba's casting graph                      */
@@ -386,6 +425,9 @@ typedef struct ApiEntry {
 extern const ApiEntry api_table[API__COUNT];
 /* By hash: the translator stays linear in its input. */
 const ApiEntry *api_lookup(const char *path);   /* NULL if unknown */
+/* Offers s the last part of each row one dot below `prefix` ("cuda" ->
+ * "threadIdx", "atomic", ...); the rows without a dot for prefix "". */
+void api_suggest(Suggest *s, const char *prefix);
 static inline bool api_has(const ApiEntry *a, unsigned flags) { return a && (a->flags & flags); }
 static inline ApiId api_id(const ApiEntry *a) { return a ? a->id : API_NONE; }
 static inline bool api_id_has(ApiId id, unsigned flags)
@@ -859,6 +901,8 @@ struct Var {
     VarKind kind;
     Type *type;            /* the unified type */
     Loc loc;               /* first definition */
+    Loc type_loc;          /* the assignment that gave it its type, for notes
+                              (unset: loc) */
     int64_t shape[3];      /* arrays: constant shape (VAR_SHARED, VAR_LOCALARRAY) */
     int index;             /* position in Func.params or Func.locals */
     Node *init;            /* VAR_CONSTARRAY: E_TUPLE of every element, flat in
@@ -984,6 +1028,9 @@ typedef struct Global {
 void sema_names_reset(void);
 const Global *sema_global(const char *name);
 Global *sema_bind(GlobalKind kind, const char *name);
+/* Offers s every module-level name, and the scalar type names. */
+void sema_suggest_globals(Suggest *s);
+void sema_suggest_types(Suggest *s);
 /* The canonical API path of a name or attribute chain ("np.float32" ->
  * float32), skipping names that is_local says are the function's own;
  * NULL if it names no API entry or module. */

@@ -48,6 +48,10 @@ static const char usage_text[] =
     "                          'saxpy=void(float32[:], float32)'; repeatable\n"
     "  -g                      bounds checks and debug code (like debug=True)\n"
     "  -Werror                 make warnings errors\n"
+    "  -Werror=NAME            make warning NAME an error (-Wno-error=NAME: not)\n"
+    "  -Wno-NAME               do not report warning NAME (-WNAME: do; -Wall:\n"
+    "                          every warning, as by default); the warnings:\n";
+static const char usage_text2[] =
     "  -w                      do not report warnings\n"
     "  -fsyntax-only           check the file, write nothing\n"
     "  -fdiagnostics-color[=WHEN]\n"
@@ -334,9 +338,12 @@ int main(int argc, char **argv)
     diag_set_color(color);
 
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
+        const char *a = argv[i], *v, *hint;
+        int wopt;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage_text, stdout);
+            diag_list_warnings(stdout);
+            fputs(usage_text2, stdout);
             return 0;
         } else if (strcmp(a, "--version") == 0) {
             printf("kernc %s\n", PACKAGE_VERSION);
@@ -371,8 +378,11 @@ int main(int argc, char **argv)
             vec_push(&sigs, s);
         } else if (strcmp(a, "-g") == 0) {
             opt.debug = true;
-        } else if (strcmp(a, "-Werror") == 0) {
-            diag_werror = true;
+        } else if ((wopt = diag_warning_option(a, &hint)) != 0) {
+            if (wopt < 0) {
+                cli_error("unknown warning option '%s'%s", a, hint);
+                return 1;
+            }
         } else if (strcmp(a, "-w") == 0) {
             diag_no_warnings = true;
         } else if (strcmp(a, "-fsyntax-only") == 0) {
@@ -400,7 +410,7 @@ int main(int argc, char **argv)
                 return 1;
             }
         } else if (a[0] == '-' && a[1] != '\0') {
-            cli_error("unknown option '%s'", a);
+            cli_error("unknown option '%s'%s", a, diag_option_hint(arena_printf("%s%s", usage_text, usage_text2), a));
             fputs("Try 'kernc --help'.\n", stderr);
             return 1;
         } else if (opt.input) {

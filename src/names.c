@@ -54,6 +54,19 @@ Global *sema_bind(GlobalKind kind, const char *name)
     return g;
 }
 
+void sema_suggest_globals(Suggest *s)
+{
+    for (size_t i = 0; i < table_cap; i++)
+        if (table[i])
+            suggest_add(s, table[i]->name);
+}
+
+void sema_suggest_types(Suggest *s)
+{
+    for (int k = 0; k < TY_NSCALAR; k++)
+        suggest_add(s, ty_scalar_info[k].name);
+}
+
 /* Whether `name` is one of the space-separated words of `list`. */
 static bool is_word_of(const char *name, const char *list)
 {

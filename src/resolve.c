@@ -265,7 +265,14 @@ static void resolve_decorator(FuncDef *fd)
                 sema_error(kw->loc, "@cuda.jit option 'boundscheck' is not supported (numba "
                            "refuses it on CUDA); use debug=True or kernc -g");
             } else {
-                sema_error(kw->loc, "unknown @cuda.jit option '%s'", kw->name);
+                static const char *const options[] = {
+                    "device", "fastmath", "lineinfo", "debug", "cache", "opt", "inline",
+                    "max_registers", "link", "boundscheck", NULL};
+                Suggest sg;
+                suggest_init(&sg, kw->name);
+                for (int k = 0; options[k]; k++)
+                    suggest_add(&sg, options[k]);
+                sema_error(kw->loc, "unknown @cuda.jit option '%s'%s", kw->name, suggest_hint(&sg));
             }
         }
     }
@@ -319,6 +326,7 @@ PtrVec resolve_module(Node *module, const Options *opt)
         case S_FUNCDEF: {
             const Global *old = sema_global(s->name);
             if (old && old->kind == GLOBAL_FUNC) {
+                diag_attach_note(old->fn->def->loc, "'%s' was first defined here", s->name);
                 sema_error(s->loc, "redefinition of function '%s'", s->name);
                 break;
             }

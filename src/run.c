@@ -277,6 +277,14 @@ static int run_parse_args(int argc, char **argv, RunConfig *cfg)
         int id = run_option_of(arg, &value);
         if (id < 0) {
             free(pos);
+            Suggest sg;
+            const char *eq = strchr(arg, '=');
+            suggest_init(&sg, eq ? arena_strndup(arg, (size_t)(eq - arg)) : arg);
+            for (int k = 0; k < ROPT__COUNT; k++)
+                suggest_add(&sg, run_opts[k].spelling);
+            if (sg.best)
+                return run_error(RUN_USAGE, "unknown option '%s'; did you mean '%s'? (see kernc "
+                                 "run --help)", arg, sg.best);
             return run_error(RUN_USAGE, "unknown option '%s' (see kernc run --help)", arg);
         }
         if (run_opts[id].takes_value && value == NULL) {

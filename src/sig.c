@@ -97,7 +97,10 @@ static Type *sig_type(SigParser *P, bool allow_void)
     if (!t) {
         size_t save = P->pos;
         P->pos = start;
-        sig_error(P, "unknown type '%s'", name);
+        Suggest sg;
+        suggest_init(&sg, base);
+        sema_suggest_types(&sg);
+        sig_error(P, "unknown type '%s'%s", name, suggest_hint(&sg));
         P->pos = save;
         return NULL;
     }

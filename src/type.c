@@ -151,6 +151,7 @@ typedef struct Spec {
     int nargs;
     Ctx *ctx;
     bool inferring, finalizing, final_done;
+    bool failed;            /* its final pass reported errors */
 } Spec;
 
 static PtrVec all_specs;    /* Spec* */
@@ -204,6 +205,22 @@ static Var *lookup_var(Ctx *c, const char *name)
             return v;
     }
     return NULL;
+}
+
+/* What to add to "name 'x' is not defined": the import it lacks, else the
+ * closest local, module-level or built-in name. */
+static const char *name_hint(Ctx *c, const char *name)
+{
+    const char *hint = import_hint(name);
+    if (*hint)
+        return hint;
+    Suggest sg;
+    suggest_init(&sg, name);
+    for (int i = 0; i < c->vars.len; i++)
+        suggest_add(&sg, ((Var *)c->vars.items[i])->name);
+    sema_suggest_globals(&sg);
+    api_suggest(&sg, "");
+    return suggest_hint(&sg);
 }
 
 static bool ctx_is_local(void *ctx, const char *name)
@@ -276,18 +293,23 @@ static void bind(Ctx *c, Var *v, Type *t, Loc loc)
         return;
     if (!v->type) {
         v->type = t;
+        v->type_loc = loc;
         c->changed = true;
         return;
     }
     Type *u = ty_unify(v->type, t);
     if (!u) {
-        if (!c->quiet)
+        if (!c->quiet) {
+            diag_attach_note(v->type_loc.first_line ? v->type_loc : v->loc,
+                             "'%s' is %s from here", v->name, ty_name(v->type));
             sema_error(loc, "cannot unify %s and %s for '%s'", ty_name(v->type),
                        ty_name(t), v->name);
+        }
         return;
     }
     if (u != v->type) {
         v->type = u;
+        v->type_loc = loc;
         c->changed = true;
     }
 }
@@ -365,8 +387,12 @@ static Node *unknown_path(Ctx *c, Loc loc, const char *path)
     if (known) {
         const char *end = strchr(known + 1, '.');
         int len = end ? (int)(end - known - 1) : (int)strlen(known + 1);
-        return fail(c, loc, "'%.*s' has no attribute '%.*s'", (int)(known - path), path,
-                    len, known + 1);
+        const char *attr = arena_strndup(known + 1, (size_t)len);
+        Suggest sg;
+        suggest_init(&sg, attr);
+        api_suggest(&sg, arena_strndup(path, (size_t)(known - path)));
+        return fail(c, loc, "'%.*s' has no attribute '%s'%s", (int)(known - path), path, attr,
+                    suggest_hint(&sg));
     }
     return fail(c, loc, "'%s' is not supported", path);
 }
@@ -458,7 +484,7 @@ static Node *lower_name(Ctx *c, Node *e)
     }
     if (api_lookup(e->name) && !strchr(e->name, '.') && !*import_hint(e->name))
         return fail(c, e->loc, "'%s' cannot be used as a value", e->name);
-    return fail(c, e->loc, "name '%s' is not defined%s", e->name, import_hint(e->name));
+    return fail(c, e->loc, "name '%s' is not defined%s", e->name, name_hint(c, e->name));
 }
 
 /* ------------------------------------------------------------------ */
@@ -923,6 +949,18 @@ static Node *lower_index(Ctx *c, Node *e)
     return err ? err : n;
 }
 
+/* The closest of numba's array attributes to a misspelled one. */
+static const char *array_attr_hint(const char *name)
+{
+    static const char *const attrs[] = {"ndim", "size", "shape", "strides", "itemsize",
+                                        "nbytes", "dtype", "T", "real", "imag", NULL};
+    Suggest sg;
+    suggest_init(&sg, name);
+    for (int i = 0; attrs[i]; i++)
+        suggest_add(&sg, attrs[i]);
+    return suggest_hint(&sg);
+}
+
 static Node *lower_attr(Ctx *c, Node *e)
 {
     const char *p = expr_path(c, e);
@@ -959,7 +997,8 @@ static Node *lower_attr(Ctx *c, Node *e)
             tup->type = ty_tuple(el, t->ndim);
             return tup;
         }
-        return fail(c, e->loc, "array attribute '%s' is not supported", e->name);
+        return fail(c, e->loc, "array attribute '%s' is not supported%s", e->name,
+                    array_attr_hint(e->name));
     }
     return fail(c, e->loc, "a value of type %s has no attribute '%s'", ty_name(t), e->name);
 }
@@ -1489,6 +1528,8 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         return bad_node(e->loc, c->quiet ? NULL : ty_error);
     if (!s->f->ret)
         return bad_node(e->loc, NULL);
+    if (s->failed)   /* its errors are reported: no cascade at the call */
+        return bad_node(e->loc, c->quiet ? NULL : ty_error);
     if (s->f->ret == ty_void && !stmt)
         return fail(c, e->loc, "device function '%s' returns no value", fd->name);
     /* a call statement, or one to a function with barriers (the emitter
@@ -1553,7 +1594,7 @@ static Node *lx_call(Ctx *c, Node *e, bool stmt)
             return fail(c, e->lhs->loc, "'%s' is not callable", name);
         if (strcmp(name, "print") == 0)
             return fail(c, e->loc, "print() is not supported yet");
-        return fail(c, e->lhs->loc, "name '%s' is not defined", name);
+        return fail(c, e->lhs->loc, "name '%s' is not defined%s", name, name_hint(c, name));
     }
     if (e->lhs->kind == E_ATTR) {
         Node *base = lx(c, e->lhs->lhs);
@@ -1776,8 +1817,10 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
     const char *dp = expr_path(c, dtype);
     const ApiEntry *da = dp ? api_lookup(dp) : NULL;
     Type *elem = da && da->kind == AK_TYPE ? api_type(da) : NULL;
-    if (!elem && dtype->kind == E_NAME && *import_hint(dtype->name)) {
-        fail(c, dtype->loc, "name '%s' is not defined%s", dtype->name, import_hint(dtype->name));
+    if (!elem && dtype->kind == E_NAME &&
+        (*import_hint(dtype->name) ||
+         (!lookup_var(c, dtype->name) && !sema_global(dtype->name) && !da))) {
+        fail(c, dtype->loc, "name '%s' is not defined%s", dtype->name, name_hint(c, dtype->name));
         return;
     }
     if (!elem || !ty_is_scalar(elem)) {
@@ -2918,8 +2961,19 @@ static Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
         s = spec_new(fd, args, nargs);
         spec_infer(s, fd->nsigs ? fd->sigs[0].ret : NULL);
     }
-    if (!c->quiet && !s->final_done)
+    if (!c->quiet && !s->final_done) {
+        StrBuf b = {0};
+        for (int i = 0; i < nargs; i++)
+            sb_printf(&b, "%s%s", i ? ", " : "", ty_name(args[i]));
+        if (nargs)
+            diag_push_context(loc, "in '%s' typed for (%s), called here", fd->name, sb_take(&b));
+        else
+            diag_push_context(loc, "in '%s', called here", fd->name);
+        int before = error_count();
         spec_finalize(s);
+        s->failed = error_count() > before;
+        diag_pop_context();
+    }
     spec_depth--;
     return s;
 }
@@ -2927,10 +2981,18 @@ static Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
 /* A kernel for one signature, or an eagerly typed device function. */
 void type_kernel(FuncDef *fd, const Signature *sig, Loc loc)
 {
-    (void)loc;
     Spec *s = spec_new(fd, sig->params, sig->nparams);
     spec_infer(s, fd->is_kernel ? ty_void : sig->ret);
+    /* Of several signatures, say which one an error is in. */
+    if (fd->nsigs > 1) {
+        StrBuf b = {0};
+        for (int i = 0; i < sig->nparams; i++)
+            sb_printf(&b, "%s%s", i ? ", " : "", ty_name(sig->params[i]));
+        diag_push_context(loc, "in '%s' typed for its signature (%s)", fd->name, sb_take(&b));
+    }
     spec_finalize(s);
+    if (fd->nsigs > 1)
+        diag_pop_context();
 }
 
 void type_finish(Program *p)

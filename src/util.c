@@ -10,6 +10,7 @@
  */
 #include "kernc.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -206,4 +207,70 @@ uint64_t str_hash(const char *s, size_t n)
     for (size_t i = 0; i < n; i++)
         h = (h ^ (unsigned char)s[i]) * 1099511628211u;
     return h;
+}
+
+/* ------------------------------------------------------------------ */
+/* Suggestions                                                         */
+/* ------------------------------------------------------------------ */
+
+enum { SUGGEST_MAX = 64 };   /* longer words are not compared */
+
+/* Twice the optimal-string-alignment distance of a and b, a change of
+ * case costing 1 (half an edit); INT32_MAX when longer than SUGGEST_MAX. */
+static int edit_cost(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > SUGGEST_MAX || m > SUGGEST_MAX)
+        return INT32_MAX;
+    int d[SUGGEST_MAX + 1][SUGGEST_MAX + 1];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = 2 * (int)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = 2 * (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            int sub = a[i - 1] == b[j - 1] ? 0
+                      : tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]) ? 1
+                                                                                           : 2;
+            int v = d[i - 1][j - 1] + sub;
+            if (d[i - 1][j] + 2 < v)
+                v = d[i - 1][j] + 2;
+            if (d[i][j - 1] + 2 < v)
+                v = d[i][j - 1] + 2;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 2 < v)
+                v = d[i - 2][j - 2] + 2;
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+void suggest_init(Suggest *s, const char *want)
+{
+    s->want = want;
+    s->best = NULL;
+    s->cost = INT32_MAX;
+}
+
+void suggest_add(Suggest *s, const char *cand)
+{
+    if (!cand || !cand[0] || strcmp(cand, s->want) == 0)
+        return;
+    /* CPython's rule (suggestions.c): (n + m + 3) / 6 edits at most */
+    int cutoff = (int)((strlen(s->want) + strlen(cand) + 3) / 3);
+    int cost = edit_cost(s->want, cand);
+    if (cost <= cutoff && cost < s->cost) {
+        s->best = cand;
+        s->cost = cost;
+    }
+}
+
+const char *suggest_best(const Suggest *s)
+{
+    return s->best;
+}
+
+const char *suggest_hint(const Suggest *s)
+{
+    return s->best ? arena_printf("; did you mean '%s'?", s->best) : "";
 }

@@ -9,7 +9,9 @@
 # all outputs or none (a header path that is a directory leaves the .cu
 # alone); -fsyntax-only writes nothing.  Diagnostics: gcc's colours with
 # -fdiagnostics-color=always, auto on a pseudo-terminal (script(1)) and
-# not through a pipe or with NO_COLOR, clang's closing count, -w.
+# not through a pipe or with NO_COLOR, clang's closing count, -w, the
+# warning options (-Wno-NAME, -Werror=NAME, the [-WNAME] tags) and "did you
+# mean" for misspelled options.
 #
 # Environment: KERNC (the kernc binary), srcdir (default .).
 
@@ -26,7 +28,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/kernc-cli-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT INT TERM
 cd "$work" || exit 99
 
-echo "1..33"
+echo "1..43"
 n=0
 failed=0
 pass() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -179,6 +181,34 @@ check "-w wins over -Werror (as gcc)" sh -c "test $? -eq 0 && test ! -s err"
 "$KERNC" -w -o w.cu --header w.kern.h warn2.kern 2> err
 check "-w keeps the errors" \
     sh -c 'test "$(tail -n1 err)" = "1 error generated." && ! grep -q warning err'
+
+# ---- warning options: [-Wname] tags, -Wno-name, -Werror=name ----
+"$KERNC" -o w.cu --header w.kern.h warn.kern 2> err
+check "a warning names its option: [-Wdivergent-barrier]" \
+    grep -q 'warning: syncthreads() under .* \[-Wdivergent-barrier\]$' err
+"$KERNC" -Wno-divergent-barrier -o w.cu --header w.kern.h warn.kern 2> err
+check "-Wno-divergent-barrier: no warning, no count" sh -c "test $? -eq 0 && test ! -s err"
+"$KERNC" -Wno-divergent-barrier -Wdivergent-barrier -o w.cu --header w.kern.h warn.kern 2> err
+check "-Wdivergent-barrier after -Wno-...: the warning again" grep -q 'warning: syncthreads' err
+"$KERNC" -Werror=divergent-barrier -o w.cu --header w.kern.h warn.kern 2> err
+check "-Werror=divergent-barrier: an error, tagged [-Werror=divergent-barrier], exit 1" \
+    sh -c "test $? -eq 1 && grep -q 'error: syncthreads() .* \[-Werror=divergent-barrier\]$' err"
+"$KERNC" -Werror -Wno-error=divergent-barrier -o w.cu --header w.kern.h warn.kern 2> err
+check "-Werror -Wno-error=divergent-barrier: a warning again, exit 0" \
+    sh -c "test $? -eq 0 && grep -q 'warning: syncthreads' err"
+"$KERNC" -Wall -Wextra -o w.cu --header w.kern.h warn.kern 2> err
+check "-Wall and -Wextra are accepted" sh -c "test $? -eq 0 && grep -q 'warning: syncthreads' err"
+"$KERNC" -Wno-divergent-barier warn.kern 2> err
+check "an unknown warning is refused, with the closest one" \
+    sh -c "test $? -eq 1 && grep -q \"unknown warning option '-Wno-divergent-barier'; did you mean '-Wno-divergent-barrier'?\" err"
+"$KERNC" --heder x.h warn.kern 2> err
+check "an unknown option gets the closest one" \
+    grep -q "unknown option '--heder'; did you mean '--header'?" err
+"$KERNC" run warn.kern k --gird 1 2> err
+check "kernc run: an unknown option gets the closest one" \
+    grep -q "unknown option '--gird'; did you mean '--grid'?" err
+"$KERNC" --help > help.out
+check "--help lists the warnings" grep -q '^  -Wcuda-only ' help.out
 
 # ---- the manual page documents every option of --help ----
 man1=$(cd "$srcdir/doc" && pwd)/kernc.1
