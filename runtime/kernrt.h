@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include <kernrt_types.h>
+#include <kernrt_half.h>   /* krt_half: float16 as stored */
 
 #ifdef __cplusplus
 #define KRT_EXTERN_C extern "C"
@@ -109,8 +110,10 @@ typedef enum krt_dtype {
 #define KRT_DTYPE_ENUM_(e, code, ...) KRT_##e = code,
     KRT_SCALAR_TYPES(KRT_DTYPE_ENUM_)
 #undef KRT_DTYPE_ENUM_
-    KRT_XOROSHIRO128P = 11,              /* named KRT_XOROSHIRO128P_NAME */
-    KRT_DTYPE_COUNT = KRT_NSCALAR + 1    /* the codes are 0..KRT_DTYPE_COUNT-1 */
+    /* after the preassigned scalar codes 11..14 (float16, complex64,
+     * complex128, bfloat16) */
+    KRT_XOROSHIRO128P = 15,              /* named KRT_XOROSHIRO128P_NAME */
+    KRT_DTYPE_COUNT = 16                 /* the codes are 0..KRT_DTYPE_COUNT-1, some unused */
 } krt_dtype;
 
 #define KRT_XOROSHIRO128P_NAME "xoroshiro128p"

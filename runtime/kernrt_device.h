@@ -39,6 +39,14 @@
 #define KRT_FN static inline KRT_HD
 /* Helpers only the CPU versions of kernels call (they call the C library). */
 #define KRT_CPU_FN static inline
+/* float16 (kernrt_fp16.h); the HALF rows have no C arithmetic, so the
+ * per-class generators below make nothing for them. */
+#include <kernrt_fp16.h>
+#define KRT_INT_OPS_HALF(s, T, size, fsfx)
+#define KRT_FLOAT_OPS_HALF(s, T, size, fsfx)
+#define KRT_FLOAT_BITS_HALF(s, T, size, fsfx)
+#define KRT_FLOAT_MINMAX_HALF(s, T, size, fsfx)
+#define KRT_BIT_OPS_HALF(s, T, size, fsfx)
 /* Generated helpers a file may not call (nvcc warns about those). */
 #if defined(__GNUC__) || defined(__CUDACC__)
 #define KRT_MAYBE_UNUSED __attribute__((unused))

@@ -37,7 +37,8 @@
  *   stype    the C type it is stored as in arrays and passed as to the
  *            launchers (bool travels as uint8_t)
  *   size     bytes
- *   class    BOOL, SINT (signed integer), UINT (unsigned integer), FLOAT;
+ *   class    BOOL, SINT (signed integer), UINT (unsigned integer), FLOAT,
+ *            HALF (a 16-bit float, kernrt_fp16.h: no C arithmetic on it);
  *            code that depends on the kind of number dispatches on it
  *   rank     NumPy's order of the types for np.promote_types: the result
  *            is the first type, by rank, that both cast to safely
@@ -75,7 +76,10 @@
     X(A, FLOAT32, 9,  "float32", "float32", "f4 single",    "f4", "<f4", f32, float,    float,    4, FLOAT, 10, f, 9,  \
       "%f",   "(double)%s")                                                                                \
     X(A, FLOAT64, 10, "float64", "float64", "f8 double",    "f8", "<f8", f64, double,   double,   8, FLOAT, 11, , 17, \
-      "%f",   "(double)%s")
+      "%f",   "(double)%s")                                                                                \
+    /* float16 (kernrt_fp16.h): computed as krt_f16, stored as krt_half; every operation is a helper */   \
+    X(A, FLOAT16, 11, "float16", "float16", "f2 half",      "f2", "<f2", f16, krt_f16,  krt_half, 2, HALF,  9,  , 5,  \
+      "%f",   "krt_f16_to_f64(%s)")
 /* clang-format on */
 
 /* KRT_SCALAR_TABLE(X, A) calls X(A, ENUM, code, ...) for each row: A goes

@@ -127,7 +127,8 @@ static const char *const krt_dtype_names[KRT_DTYPE_COUNT] = {
 
 static int krt_dtype_valid(krt_dtype t)
 {
-    return (int)t >= 0 && (int)t < KRT_DTYPE_COUNT;
+    /* a code no row has yet (KRT_DTYPE_COUNT leaves room) has size 0 */
+    return (int)t >= 0 && (int)t < KRT_DTYPE_COUNT && krt_dtype_sizes[t] != 0;
 }
 
 size_t krt_dtype_size(krt_dtype t)

@@ -315,7 +315,7 @@ static const char *uf_proto(const UFunc *u, const UfSig *s)
     StrBuf b = {0};
     sb_printf(&b, "int %s(", s->host);
     if (u->kind == UF_REDUCE) {
-        const char *ct = ty_cname(s->ops[0].elem);
+        const char *ct = ty_info(s->ops[0].elem)->abi;   /* float16: krt_half */
         sb_printf(&b, "krt_array in, %s init, %s *result, krt_array *device_result, "
                   "krt_stream *stream)", ct, ct);
     } else {

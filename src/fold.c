@@ -318,7 +318,7 @@ static bool fold_cast(Folder *F, Node *e, const char *path, Val *out)
     if (t == ty_bool) {
         r->ival = isf ? f != 0 : k->ival != 0;
     } else if (ty_is_float(t)) {
-        r->fval = t == ty_float32 ? (double)(float)f : f;
+        r->fval = ty_round_float(t, f);
     } else if (isf) {
         if (!(f > -9223372036854775808.0 && f < 18446744073709551616.0))
             return fold_fail(F, e->loc, "constant out of range of the integer type");
@@ -600,7 +600,7 @@ static Node *array_elem(Node *k, Type *t)
     if (t == ty_bool) {
         r->ival = isf ? f != 0 : k->ival != 0;
     } else if (ty_is_float(t)) {
-        r->fval = t == ty_float32 ? (double)(float)f : f;
+        r->fval = ty_round_float(t, f);
     } else {
         if (isf && !(f > -9223372036854775808.0 && f < 18446744073709551616.0)) {
             sema_error(k->loc, "constant out of range of %s", ty_name(t));

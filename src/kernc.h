@@ -209,6 +209,8 @@ typedef enum ScalarClass {
     SC_SINT,       /* signed integers */
     SC_UINT,       /* unsigned integers */
     SC_FLOAT,
+    /* float16 (src/half.c) */
+    SC_HALF,       /* a 16-bit float: a float to typing, a helper for each operation */
 } ScalarClass;
 
 /* A row of kernrt_types.h, as the translator reads it. */
@@ -250,6 +252,10 @@ bool ty_is_scalar(const Type *t);
 bool ty_is_int(const Type *t);        /* signed or unsigned, not bool */
 bool ty_is_signed(const Type *t);
 bool ty_is_float(const Type *t);
+/* float16 (src/half.c) */
+bool ty_converts_safely(const Type *from, const Type *to);   /* numba: not unsafe */
+double ty_round_float(const Type *t, double v);   /* v rounded to float type t */
+#define ty_float16 (ty_scalar[TY_FLOAT16])
 int ty_size(const Type *t);           /* scalars */
 const ScalarInfo *ty_info(const Type *t);   /* NULL unless a scalar */
 const ScalarInfo *ty_info_of_dtype(int dtype);  /* NULL unless a scalar's krt_dtype */
@@ -402,6 +408,9 @@ typedef enum ApiRule {
     TR_VOID,            /* void: not callable */
     TR_VECTOR,          /* cuda.float32x4(...) (vecrec): scalars and smaller
                            vectors of the same base, n elements in all */
+    /* float16 (src/half.c) */
+    TR_FP16,            /* cuda.fp16: every operand to float16 -> float16 */
+    TR_FP16_PRED,       /* cuda.fp16 comparisons: two float16 -> bool */
     TR__COUNT
 } ApiRule;
 
@@ -424,6 +433,8 @@ typedef enum ApiEmit {
     EK_CAST,       /* a conversion of the one argument */
     EK_BUILTIN,    /* a Python builtin, written out by emit_expr.c */
     EK_VECTOR,     /* krt_make_<cuda type>(elements) (vecrec) */
+    /* float16 (src/half.c) */
+    EK_FP16,       /* spelling(a, ...), the operands as float16 */
 } ApiEmit;
 
 typedef struct ApiEntry {
@@ -1223,5 +1234,15 @@ void ufunc_type_all(const PtrVec *fdefs, int errors_before);
 
 /* run.c: `kernc run ...`; returns the process exit status. */
 int run_main(int argc, char **argv);
+
+/* ------------------------------------------------------------------ */
+/* half.c: float16                                                     */
+/* ------------------------------------------------------------------ */
+
+/* half.c: numba-cuda's float16 operator templates (+ - * / and the
+ * comparisons: both float16, or one float16 and the other converting to it
+ * safely) and fp16.py's math overloads (the helper's name, or NULL). */
+bool half_operator(Op op, const Type *a, const Type *b);
+const char *half_math_name(int api_id);
 
 #endif /* KERNC_H */

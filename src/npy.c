@@ -276,7 +276,7 @@ static int hdr_dtype(NpyHeader *h, const char *descr, NpyArray *a)
         return npy_fail(h->err, h->errlen,
                         "bad header: descr '%s' has no byte-order character", descr);
     for (int t = 0; t < KRT_DTYPE_COUNT; t++) {
-        if (strcmp(descr + 1, npy_types[t].descr + 1) != 0)
+        if (!npy_types[t].descr || strcmp(descr + 1, npy_types[t].descr + 1) != 0)
             continue;
         /* Void types ('|V16') take no byte order; wider numbers need one. */
         if (descr[1] == 'V' && order != '|')
@@ -291,7 +291,7 @@ static int hdr_dtype(NpyHeader *h, const char *descr, NpyArray *a)
     }
     char names[256] = "";
     for (int t = 0; t < KRT_DTYPE_COUNT; t++)
-        if (t != KRT_XOROSHIRO128P)
+        if (t != KRT_XOROSHIRO128P && npy_types[t].descr)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s, ",
                      npy_type_name((krt_dtype)t));
     return npy_fail(h->err, h->errlen,

@@ -68,13 +68,15 @@ static void buf_spaces(Buf *b, int n)
 
 static bool is_float(krt_dtype t)
 {
-    return t == KRT_FLOAT32 || t == KRT_FLOAT64;
+    return t == KRT_FLOAT32 || t == KRT_FLOAT64 || t == KRT_FLOAT16;
 }
 
 static double elem_double(const NpyArray *a, int64_t i)
 {
     if (a->dtype == KRT_FLOAT32)
         return ((const float *)a->data)[i];
+    if (a->dtype == KRT_FLOAT16)
+        return krt_half_to_double(((const krt_half *)a->data)[i]);
     return ((const double *)a->data)[i];
 }
 
@@ -105,12 +107,19 @@ static void elem_int_text(const NpyArray *a, int64_t i, char *out, size_t n)
 
 /* The shortest digits that read back as the same value of the element's
  * type (dragon4's "unique"), as "%.{p}e" text in buf; returns p. */
-static int shortest_e(double x, bool f32, char *buf, size_t n)
+static bool reads_back(const char *buf, double x, krt_dtype t)
+{
+    if (t == KRT_FLOAT16)   /* float16: the same binary16 value */
+        return krt_half_bits_from_double(strtod(buf, NULL)) == krt_half_bits_from_double(x);
+    return t == KRT_FLOAT32 ? strtof(buf, NULL) == (float)x : strtod(buf, NULL) == x;
+}
+
+static int shortest_e(double x, krt_dtype f32, char *buf, size_t n)
 {
     int p = 1;
     for (; p < 17; p++) {
         snprintf(buf, n, "%.*e", p - 1, x);
-        if (f32 ? strtof(buf, NULL) == (float)x : strtod(buf, NULL) == x)
+        if (reads_back(buf, x, f32))
             break;
     }
     if (p == 17)
@@ -120,7 +129,7 @@ static int shortest_e(double x, bool f32, char *buf, size_t n)
 
 /* Positional, unique, at most PRINT_PRECISION fractional digits, trailing
  * zeros trimmed but the point kept: "1.", "-0.25", "3.14159274". */
-static void positional(double x, bool f32, char *out, size_t n)
+static void positional(double x, krt_dtype f32, char *out, size_t n)
 {
     char e[64];
     int p = shortest_e(x, f32, e, sizeof e);
@@ -142,7 +151,7 @@ static void positional(double x, bool f32, char *out, size_t n)
 
 /* Scientific, unique, at most PRINT_PRECISION fractional digits: the
  * mantissa's integer and fractional digits and the exponent. */
-static void scientific(double x, bool f32, char *ip, char *fp, int *exp, size_t n)
+static void scientific(double x, krt_dtype f32, char *ip, char *fp, int *exp, size_t n)
 {
     char e[64];
     int p = shortest_e(x, f32, e, sizeof e);
@@ -227,7 +236,7 @@ static void fill_one(void *p, int64_t i)
         return;
     }
     double x = elem_double(c->a, i);
-    bool f32 = c->a->dtype == KRT_FLOAT32;
+    krt_dtype f32 = c->a->dtype;
     if (!isfinite(x)) {
         if (c->pass == 0) {
             c->any_nan = c->any_nan || isnan(x);
@@ -309,7 +318,7 @@ static void format_elem(const NpyArray *a, const Format *f, int64_t i, Buf *out)
         return;
     }
     double x = elem_double(a, i);
-    bool f32 = a->dtype == KRT_FLOAT32;
+    krt_dtype f32 = a->dtype;
     if (!isfinite(x)) {
         const char *s = isnan(x) ? "nan" : x < 0 ? "-inf" : "inf";
         buf_spaces(out, f->pad_left + f->pad_right + 1 - (int)strlen(s));

@@ -35,6 +35,7 @@ static void resolve_import(Node *s)
         else if (strcmp(mod, "numba") == 0) path = "numba";
         else if (strcmp(mod, "numba.cuda") == 0) path = as ? "cuda" : "numba";
         else if (strcmp(mod, "numba.cuda.random") == 0) path = as ? "cuda.random" : "numba";
+        else if (strcmp(mod, "numba.cuda.fp16") == 0) path = as ? "cuda.fp16" : "numba";
         else {
             sema_error(a->loc, "import of module '%s' is not supported", mod);
             continue;
@@ -73,6 +74,10 @@ static void resolve_fromimport(Node *s)
             if (api_lookup(p))
                 path = p;
 
+        } else if (strcmp(mod, "numba.cuda.fp16") == 0) {   /* float16 (half.c) */
+            const char *p = arena_printf("cuda.fp16.%s", name);
+            if (api_lookup(p))
+                path = p;
         } else if (strcmp(mod, "math") == 0) {
             const char *p = arena_printf("math.%s", name);
             if (api_lookup(p))

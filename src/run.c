@@ -970,7 +970,7 @@ static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunSca
             rc = run_error(RUN_USAGE, "%s: expected true or false, got '%s'", label.s, text);
         else
             out->b = words[w].value;
-    } else if (info->cls == SC_FLOAT) {
+    } else if (info->cls == SC_FLOAT || info->cls == SC_HALF) {
         /* Integer literals (also 0x10) are numbers too, as numba converts
          * an int argument to a float parameter. */
         uint64_t mag;
@@ -990,6 +990,11 @@ static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunSca
                            krt_dtype_name(p->dtype));
         else if (p->dtype == KRT_FLOAT32)
             out->f32 = (float)v;
+        else if (p->dtype == KRT_FLOAT16 && isfinite(v) &&
+                 (krt_half_bits_from_double(v) & 0x7fffu) == 0x7c00u)
+            rc = run_error(RUN_USAGE, "%s: %s is out of range for float16", label.s, text);
+        else if (p->dtype == KRT_FLOAT16)   /* float16: rounded to nearest even */
+            out->f16 = krt_half_from_double(v);
         else if (p->dtype == KRT_FLOAT64)
             out->f64 = v;
         else
@@ -1090,6 +1095,7 @@ static bool run_parse_dtype(const char *text, krt_dtype *out)
         {"u1", KRT_UINT8}, {"u2", KRT_UINT16}, {"u4", KRT_UINT32}, {"u8", KRT_UINT64},
         {"f4", KRT_FLOAT32}, {"f8", KRT_FLOAT64}, {"float", KRT_FLOAT64},
         {"double", KRT_FLOAT64}, {"single", KRT_FLOAT32}, {"int", KRT_INT64},
+        {"f2", KRT_FLOAT16}, {"half", KRT_FLOAT16},   /* float16 */
     };
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
         if (strcmp(w, aliases[i].name) == 0) {
@@ -1182,6 +1188,9 @@ static void run_store_index(NpyArray *a, size_t i, uint64_t v)
     void *p = (char *)a->data + i * (size_t)info->size;
     if (info->cls == SC_BOOL) {
         *(uint8_t *)p = v != 0;
+    } else if (info->cls == SC_HALF) {
+        krt_half h = krt_half_from_double((double)v);
+        memcpy(p, &h, sizeof h);
     } else if (info->cls == SC_FLOAT && info->size == 4) {
         float f = (float)v;
         memcpy(p, &f, sizeof f);
@@ -1832,8 +1841,9 @@ static void run_print_scalar(krt_dtype t, const RunScalar *v)
     if (!info)
         die("run_print_scalar: dtype %d", (int)t);
     switch (info->cls) {
-    case SC_FLOAT: {
-        double d = t == KRT_FLOAT32 ? (double)v->f32 : v->f64;
+    case SC_FLOAT: case SC_HALF: {
+        double d = t == KRT_FLOAT32 ? (double)v->f32
+                 : t == KRT_FLOAT16 ? krt_half_to_double(v->f16) : v->f64;
         if (isnan(d)) {
             puts("nan");
             return;
@@ -1847,7 +1857,8 @@ static void run_print_scalar(krt_dtype t, const RunScalar *v)
         int prec = 1;
         for (; prec < 17; prec++) {
             snprintf(buf, sizeof buf, "%.*e", prec - 1, d);
-            if (t == KRT_FLOAT32 ? strtof(buf, NULL) == v->f32 : strtod(buf, NULL) == d)
+            if (t == KRT_FLOAT16 ? krt_half_bits_from_double(strtod(buf, NULL)) == v->f16.bits
+                : t == KRT_FLOAT32 ? strtof(buf, NULL) == v->f32 : strtod(buf, NULL) == d)
                 break;
         }
         int exp = atoi(strchr(buf, 'e') + 1);

@@ -28,7 +28,7 @@ Node *tree_float(Loc loc, Type *t, double v)
 {
     Node *n = node_new(E_CONST, loc);
     n->type = t;
-    n->fval = t == ty_float32 ? (double)(float)v : v;
+    n->fval = ty_round_float(t, v);
     return n;
 }
 
@@ -59,7 +59,7 @@ Node *tree_assign(Loc loc, Node *target, Node *value)
 uint64_t tree_wrap_int(uint64_t v, const Type *t)
 {
     const ScalarInfo *info = ty_info(t);
-    if (!info || info->cls == SC_FLOAT || info->size >= 8)
+    if (!info || info->cls == SC_FLOAT || info->cls == SC_HALF || info->size >= 8)
         return v;
     if (info->cls == SC_BOOL)
         return v != 0;
@@ -84,6 +84,8 @@ Node *tree_const_convert(Node *k, Type *t)
                  : (double)k->ival;
         return tree_float(k->loc, t, v);
     }
+    if (from->kind == TY_FLOAT16)   /* cvt.rni at run time (kernrt_fp16.h) */
+        return NULL;
     if (ty_is_float(from)) {
         double v = trunc(k->fval);
         if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0))

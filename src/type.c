@@ -506,6 +506,14 @@ static Node *lower_binop(Ctx *c, Loc loc, Op op, Node *a, Node *b)
     if (!ty_is_scalar(a->type) || !ty_is_scalar(b->type))
         return fail(c, loc, "unsupported operand types for %s: %s and %s", op_spelling[op],
                     ty_name(a->type), ty_name(b->type));
+    if (half_operator(op, a->type, b->type)) {
+        /* float16 (src/half.c): numba-cuda's operator template first */
+        Node *hops[2] = {a, b};
+        Seq hq;
+        seq_operands(c, hops, 2, &hq);
+        return seq_wrap(tree_binop(loc, op, tree_cast(hops[0], ty_float16),
+                                   tree_cast(hops[1], ty_float16), ty_float16), &hq);
+    }
     Type *args[2] = {a->type, b->type};
     const Case *cases;
     int n;
@@ -611,6 +619,8 @@ static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
     Type *args[2] = {a->type, b->type};
     int k = ty_resolve_case(tr_cmp.cases, tr_cmp.n, args, 2, true);
     Type *t = ty_scalar[tr_cmp.cases[k].a[0]];
+    if (half_operator(op, a->type, b->type))   /* float16 (src/half.c) */
+        t = ty_float16;
     Node *ops[2] = {a, b};
     Seq q;
     seq_operands(c, ops, 2, &q);
@@ -1093,6 +1103,14 @@ static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
 
 static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
 {
+    if (e->args.len == 1 && v[0]->type == ty_float16 && half_math_name(a->id)) {
+        /* float16 (src/half.c): numba-cuda's fp16.py overloads */
+        Node *r = node_new(E_API, e->loc);
+        r->api = a;
+        r->type = ty_float16;
+        nl_push(&r->args, v[0]);
+        return r;
+    }
     const Case *cases = tr_rule_cases[a->rule].cases;
     int n = tr_rule_cases[a->rule].n;
     int nargs = e->args.len;
@@ -1208,7 +1226,7 @@ static Node *lower_intrinsic(Ctx *c, Node *e, const ApiEntry *a, Node **v)
         /* numba: both values of one type, no conversion (Cuda_selp) */
         Type *t = v[1]->type;
         if (v[1]->type != v[2]->type || t->kind == TY_BOOL || t->kind == TY_INT8 ||
-            t->kind == TY_UINT8)
+            t->kind == TY_UINT8 || t->kind == TY_FLOAT16)
             return fail(c, e->loc, "cuda.selp() needs two values of one type among int16, "
                         "int32, int64, uint16, uint32, uint64, float32 and float64 (%s and "
                         "%s given)", ty_name(v[1]->type), ty_name(v[2]->type));
@@ -1441,6 +1459,20 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     if (a->rule == TR_VECTOR)
         return lower_vector(c, e, a, v);
     switch (a->rule) {   /* rules of lowered arguments */
+    case TR_FP16: case TR_FP16_PRED: {   /* float16 (src/half.c): cuda.fp16 */
+        Seq q;
+        for (int i = 0; i < nargs; i++)
+            if (!ty_is_scalar(v[i]->type))
+                return fail(c, v[i]->loc, "%s() does not accept %s", a->path,
+                            ty_name(v[i]->type));
+        seq_operands(c, v, nargs, &q);
+        Node *r = node_new(E_API, e->loc);
+        r->api = a;
+        r->type = a->rule == TR_FP16 ? ty_float16 : ty_bool;
+        for (int i = 0; i < nargs; i++)
+            nl_push(&r->args, tree_cast(v[i], ty_float16));
+        return seq_wrap(r, &q);
+    }
     case TR_CAST: {   /* float32(x): a conversion */
         if (!ty_is_scalar(v[0]->type))
             return fail(c, v[0]->loc, "cannot convert %s to %s", ty_name(v[0]->type), a->path);
@@ -1462,6 +1494,11 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     r->api = a;
     switch (a->rule) {   /* the Python builtins */
     case TR_ABS: {
+        if (v[0]->type == ty_float16) {   /* float16 (src/half.c): __habs */
+            r->type = ty_float16;
+            nl_push(&r->args, v[0]);
+            return r;
+        }
         const CaseList *rc = &tr_rule_cases[TR_ABS];
         int k = ty_resolve_case(rc->cases, rc->n, &v[0]->type, 1, true);
         r->type = ty_scalar[rc->cases[k].ret];

@@ -118,7 +118,10 @@ bool ty_is_int(const Type *t)
     return ty_is_scalar(t) && (ty_info(t)->cls == SC_SINT || ty_info(t)->cls == SC_UINT);
 }
 bool ty_is_signed(const Type *t) { return ty_is_scalar(t) && ty_info(t)->cls == SC_SINT; }
-bool ty_is_float(const Type *t) { return ty_is_scalar(t) && ty_info(t)->cls == SC_FLOAT; }
+bool ty_is_float(const Type *t)
+{
+    return ty_is_scalar(t) && (ty_info(t)->cls == SC_FLOAT || ty_info(t)->cls == SC_HALF);
+}
 int ty_size(const Type *t) { return ty_is_scalar(t) ? ty_info(t)->size : 0; }
 const char *ty_cname(const Type *t) { return ty_is_scalar(t) ? ty_info(t)->cname : "void"; }
 int ty_dtype(const Type *t)
@@ -229,6 +232,10 @@ static unsigned char conv[NSCALAR][NSCALAR];
     X(CONV_UNSAFE, INT32, FLOAT32)                                           \
     X(CONV_SAFE, INT64, FLOAT64) X(CONV_SAFE, UINT64, FLOAT64)               \
     X(CONV_PROMOTE, FLOAT32, FLOAT64)
+/* numba-cuda 0.30's rules.py for float16 */
+#define HALF_CASTING_RULES(X)                                                \
+    X(CONV_SAFE, INT8, FLOAT16) X(CONV_UNSAFE, INT16, FLOAT16)               \
+    X(CONV_PROMOTE, FLOAT16, FLOAT32)
 
 static void conv_init(void)
 {
@@ -239,6 +246,7 @@ static void conv_init(void)
     conv[TY_##from][TY_##to] = k;                                            \
     conv[TY_##to][TY_##from] = CONV_UNSAFE;
     CASTING_RULES(X_)
+    HALF_CASTING_RULES(X_)
 #undef X_
     /* numba's TypeGraph propagates: a path costs its worst edge, and the
      * cheapest path wins. */
@@ -308,6 +316,24 @@ int ty_resolve_case(const Case *cases, int ncases, Type **args, int nargs,
     return best;
 }
 
+/* numba's can_convert(from, to) is exact, promote or safe (not unsafe):
+ * the float16 operators' test (numba-cuda's cuda_fp16.py). */
+bool ty_converts_safely(const Type *from, const Type *to)
+{
+    return ty_is_scalar(from) && ty_is_scalar(to) && conv[from->kind][to->kind] <= CONV_SAFE;
+}
+
+/* A float value rounded to the precision of float type t (float16 to
+ * nearest even, as NumPy and the GPU round). */
+double ty_round_float(const Type *t, double v)
+{
+    if (t && t->kind == TY_FLOAT32)
+        return (double)(float)v;
+    if (t && t->kind == TY_FLOAT16)
+        return (double)krt_half_bits_to_float(krt_half_bits_from_double(v));
+    return v;
+}
+
 /* np.can_cast(from, to, 'safe') between two numbers (NumPy's
  * _npy_can_cast_safely_table): an integer fits a wider one of the same
  * signedness, or a wider signed one; a float holds an integer narrower
@@ -322,8 +348,8 @@ static bool np_safe_cast(const Type *from, const Type *to)
         return f->cls == SC_SINT ? t->size >= f->size : f->cls == SC_UINT && t->size > f->size;
     case SC_UINT:
         return f->cls == SC_UINT && t->size >= f->size;
-    case SC_FLOAT:
-        if (f->cls == SC_FLOAT)
+    case SC_FLOAT: case SC_HALF:
+        if (f->cls == SC_FLOAT || f->cls == SC_HALF)
             return t->size >= f->size;
         return t->size > f->size || (f->size == 8 && t->size == 8);
     default:

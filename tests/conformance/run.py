@@ -754,7 +754,7 @@ def run_kernc(path, spec, values, params, argtys, work):
 
 def ulp_distance(a, b):
     """Distance in units of last place between same-dtype finite floats."""
-    ity = {4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    ity = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]   # 2: float16
     ia = a.view(ity).astype(object)
     ib = b.view(ity).astype(object)
     big = 1 << (8 * a.dtype.itemsize - 1)

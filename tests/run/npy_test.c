@@ -66,6 +66,8 @@ static void test_round_trip(void)
     static const int64_t shapes[][3] = {{7, 0, 0}, {3, 5, 0}, {2, 3, 4}};
     static const int ndims[] = {1, 2, 3};
     for (int t = 0; t < KRT_DTYPE_COUNT; t++) {
+        if (dtype_size[t] == 0)   /* a code no row has yet */
+            continue;
         for (int s = 0; s < 3; s++) {
             NpyArray a = {(krt_dtype)t, ndims[s], {0}, NULL, 0};
             int64_t n = 1;
@@ -249,8 +251,8 @@ static void test_errors(void)
                "Fortran-order arrays are not supported", "Fortran order refused");
     dict_fails("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }\n",
                "big-endian data ('>f4') is not supported", "big-endian refused");
-    dict_fails("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }\n",
-               "unsupported dtype '<f2'", "float16 refused");
+    dict_fails("{'descr': '<f16', 'fortran_order': False, 'shape': (2,), }\n",
+               "unsupported dtype '<f16'", "long double refused");
     dict_fails("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }\n",
                "unsupported dtype '<c8'", "complex refused");
     dict_fails("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (2,), }\n",
