@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include <kernrt_types.h>
+#include <kernrt_complex.h>   /* krt_c64, krt_c128 */
 
 #ifdef __cplusplus
 #define KRT_EXTERN_C extern "C"

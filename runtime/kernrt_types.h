@@ -37,7 +37,8 @@
  *   stype    the C type it is stored as in arrays and passed as to the
  *            launchers (bool travels as uint8_t)
  *   size     bytes
- *   class    BOOL, SINT (signed integer), UINT (unsigned integer), FLOAT;
+ *   class    BOOL, SINT (signed integer), UINT (unsigned integer), FLOAT,
+ *            COMPLEX (a pair of floats, kernrt_complex.h);
  *            code that depends on the kind of number dispatches on it
  *   rank     NumPy's order of the types for np.promote_types: the result
  *            is the first type, by rank, that both cast to safely
@@ -75,7 +76,12 @@
     X(A, FLOAT32, 9,  "float32", "float32", "f4 single",    "f4", "<f4", f32, float,    float,    4, FLOAT, 10, f, 9,  \
       "%f",   "(double)%s")                                                                                \
     X(A, FLOAT64, 10, "float64", "float64", "f8 double",    "f8", "<f8", f64, double,   double,   8, FLOAT, 11, , 17, \
-      "%f",   "(double)%s")
+      "%f",   "(double)%s")                                                                                \
+    /* complex (kernrt_complex.h): fsfx and digits are the parts' float; print() refuses them */          \
+    X(A, COMPLEX64,  12, "complex64",  "complex64",  "c8 csingle",           "c8",  "<c8",  c64,  krt_c64,  \
+      krt_c64,  8,  COMPLEX, 12, f, 9,  "", "")                                                            \
+    X(A, COMPLEX128, 13, "complex128", "complex128", "c16 cdouble complex_", "c16", "<c16", c128, krt_c128, \
+      krt_c128, 16, COMPLEX, 13, , 17, "", "")
 /* clang-format on */
 
 /* KRT_SCALAR_TABLE(X, A) calls X(A, ENUM, code, ...) for each row: A goes

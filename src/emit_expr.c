@@ -590,6 +590,8 @@ const char *conv(const char *s, const Type *from, const Type *to)
 {
     if (!to || !from || same_type(from, to) || !t_scalar(to) || !t_scalar(from))
         return s;
+    if (ty_is_complex(from) || ty_is_complex(to))
+        return conv_complex(s, from, to);
     if (to->kind == TY_BOOL)
         return arena_printf("(%s != 0)", s);
     if (t_float(from) && t_int(to))
@@ -1324,6 +1326,7 @@ static const char *ex_api(Emitter *E, Node *n)
         break;
     case EK_BUILTIN:
         return ex_builtin(E, n);
+    case EK_COMPLEX:   /* ex_complex printed those it knows */
     case EK_NONE:
         break;
     }
@@ -1387,6 +1390,9 @@ const char *ex(Emitter *E, Node *n)
         if (r)
             return r;
     }
+    const char *cx = ex_complex(E, n);   /* complex64/complex128 */
+    if (cx)
+        return cx;
     switch (n->kind) {
     case E_CONST:
         if (t_float(n->type))
@@ -1594,6 +1600,8 @@ const char *zero_of(const Type *t)
     }
     if (t && t->kind == TY_ARRAY)
         return "krt_view_make(NULL, 1, 0, 0, 0, 1)";
+    if (ty_is_complex(t))
+        return arena_printf("krt_cmake_%s(0, 0)", ty_info(t)->sfx);
     return t && t->kind == TY_BOOL ? "false" : "0";
 }
 

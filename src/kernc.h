@@ -155,6 +155,8 @@ typedef enum ScalarClass {
     SC_SINT,       /* signed integers */
     SC_UINT,       /* unsigned integers */
     SC_FLOAT,
+    /* complex (src/complex.c) */
+    SC_COMPLEX,    /* complex64, complex128: two floats (re, im) */
 } ScalarClass;
 
 /* A row of kernrt_types.h, as the translator reads it. */
@@ -336,6 +338,12 @@ typedef enum ApiRule {
     TR_PRINT,           /* a statement: S_PRINT */
     TR_CAST,            /* a type name called: a conversion */
     TR_VOID,            /* void: not callable */
+    /* complex (type.c's complex block) */
+    TR_COMPLEX,         /* complex(), the parts of a complex, abs of one */
+    TR_CMATH_UNARY,     /* cmathdecl.py: complex -> same complex [cases] */
+    TR_CMATH_PRED,      /* cmath.isnan/isinf/isfinite: complex -> bool [cases] */
+    TR_CMATH_OVERLOAD,  /* cmathimpl.py's @overloads: a complex argument only */
+    TR_CMATH_RECT,      /* cmath.rect(r, phi): two floats -> complex */
     TR__COUNT
 } ApiRule;
 
@@ -357,6 +365,8 @@ typedef enum ApiEmit {
     EK_CONST,      /* a floating-point literal */
     EK_CAST,       /* a conversion of the one argument */
     EK_BUILTIN,    /* a Python builtin, written out by emit_expr.c */
+    /* complex */
+    EK_COMPLEX,    /* spelling_SUFFIX(args) (emit_complex.c; the parts: .re/.im) */
 } ApiEmit;
 
 typedef struct ApiEntry {
@@ -392,6 +402,21 @@ typedef struct CaseList {
 extern const CaseList tr_binop, tr_truediv, tr_power, tr_shift, tr_bitlogic, tr_cmp,
     tr_round1, tr_round2, tr_range;
 extern const CaseList tr_rule_cases[TR__COUNT];
+
+/* complex.c: complex64 and complex128 (the class SC_COMPLEX); the first
+ * two are types.c's */
+bool ty_is_complex(const Type *t);
+Type *ty_complex_part(const Type *t);    /* complex64 -> float32, complex128 -> float64 */
+/* numba's operator templates with their complex cases, for an operation
+ * with a complex operand: + - * / ** (BinOp..., BinOpPower), == !=
+ * (UnorderedCmpOp), unary - + (UnaryOp), and cmathdecl.py's unary
+ * functions and predicates. */
+extern const CaseList tr_cx_arith, tr_cx_cmp, tr_cx_unary, tr_cx_pred;
+/* A constant converted to or from a complex type at translate time
+ * (tree_const_convert); NULL where numba has no such conversion. */
+struct Node *cx_const_convert(struct Node *k, Type *t);
+/* An imaginary literal (1j, 2.5J): an E_FLOAT whose text ends in j. */
+bool ast_is_imag(const struct Node *e);
 
 /* ------------------------------------------------------------------ */
 /* AST (ast.c): built by the parser, lowered in place by type.c        */
@@ -523,7 +548,8 @@ struct Node {
     const char *name;      /* E_NAME, E_ATTR attribute, S_FUNCDEF, N_PARAM, ... */
     const char *text;      /* literal source text, E_STR value, module names */
     uint64_t ival;         /* E_INT / E_CONST integers (two's complement bits) */
-    double fval;           /* E_FLOAT / E_CONST floats */
+    double fval;           /* E_FLOAT / E_CONST floats (complex: the real part) */
+    double fimag;          /* E_CONST of a complex type: the imaginary part */
     Node *lhs, *rhs, *cond;
     NodeList args;         /* call arguments, tuple elements, targets, ... */
     NodeList kwargs;       /* E_CALL: N_KWARG */
@@ -1121,5 +1147,9 @@ void ufunc_type_all(const PtrVec *fdefs, int errors_before);
 
 /* run.c: `kernc run ...`; returns the process exit status. */
 int run_main(int argc, char **argv);
+/* run_complex.c: a complex literal as Python's complex() reads a string
+ * (false if it is none), and Python's repr of a complex (f32: complex64). */
+bool run_complex_parse(const char *text, double *re, double *im);
+void run_complex_repr(char *out, size_t n, double re, double im, bool f32);
 
 #endif /* KERNC_H */

@@ -437,6 +437,9 @@ static void uf_reduce(UFunc *u, Node *d)
         Type *t = ty_scalar[k];
         if (ty_info(t)->cls == SC_BOOL || (ints && !ty_is_int(t)))
             continue;
+        if (ty_is_complex(t))   /* not yet: the kernels of every type would be
+                                   typed, and max/min/< refuse complex */
+            continue;
         UfSig g = {.nops = 1, .nloop = 1};
         g.ops = arena_alloc(sizeof *g.ops);
         g.ops[0] = (UfOp){.name = "arr", .type = ty_array(t, 1, false, SPACE_GLOBAL),
