@@ -1048,10 +1048,16 @@ static Node *lower_complex_call(Ctx *c, Node *e, const ApiEntry *a, Node **v, in
         case API_CM_PHASE:
             ret = part;
             break;
-        case API_CM_POLAR: {
+        case API_CM_POLAR: {   /* (hypot(re, im), atan2(im, re)): a tuple of two rows */
             Type *el[2] = {part, part};
-            ret = ty_tuple(el, 2);
-            break;
+            if (!tree_is_pure(v[0]))
+                return fail(c, v[0]->loc, "cmath.polar() of an expression with effects is not "
+                            "supported; assign it to a variable first");
+            Node *tup = node_new(E_TUPLE, e->loc), *z2 = node_clone(v[0]);
+            nl_push(&tup->args, cx_api(e->loc, API_CX_ABS, part, &v[0], 1));
+            nl_push(&tup->args, cx_api(e->loc, API_CM_PHASE, part, &z2, 1));
+            tup->type = ty_tuple(el, 2);
+            return tup;
         }
         default:
             break;
