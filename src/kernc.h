@@ -1148,8 +1148,7 @@ void ufunc_type_all(const PtrVec *fdefs, int errors_before);
 /* run.c: `kernc run ...`; returns the process exit status. */
 int run_main(int argc, char **argv);
 /* run_complex.c: a complex literal as Python's complex() reads a string
- * (false if it is none), and Python's repr of a complex (f32: complex64). */
+ * (false if it is none); its repr is npy.h's run_complex_repr. */
 bool run_complex_parse(const char *text, double *re, double *im);
-void run_complex_repr(char *out, size_t n, double re, double im, bool f32);
 
 #endif /* KERNC_H */

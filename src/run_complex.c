@@ -6,6 +6,7 @@
  * that read back as float32, as NumPy prints its scalars).
  */
 #include "kernc.h"
+#include "npy.h"
 
 #include <ctype.h>
 #include <math.h>
