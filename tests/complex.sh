@@ -1,0 +1,31 @@
+#!/bin/sh
+# tests/complex.sh - TAP tests of complex64/complex128 in `kernc run`:
+# complex literals on the command line, complex arrays made by the
+# generators, printed as Python's repr, written back as '<c8'/'<c16' .npy
+# files, and a bad literal refused with a usage error.
+#
+# Environment: KERNC (the kernc binary), srcdir (default .), KERNC_INCLUDEDIR.
+
+srcdir=${srcdir:-.}
+KERNC=${KERNC:-./kernc}
+KRT_BACKEND=${KRT_BACKEND:-cpu}
+export KRT_BACKEND
+kern=$srcdir/tests/complex/kernels.kern
+work=$(mktemp -d "${TMPDIR:-/tmp}/kernc-complex-test.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT INT TERM
+
+echo "1..5"
+n=0
+failed=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; sed 's/^/# /' "$work/out" | head -10; fi; }
+
+"$KERNC" run "$kern" scale --grid 1 --block 4 'arange(4)' '1+2j' --outdir "$work/o1" > "$work/out" 2>&1
+grep -q '(2+2j) (4+4j) (6+6j)' "$work/out"; ok $? "complex64: arange(4) * (1+2j) + i, printed as Python's repr"
+head -c 128 "$work/o1/arg0.npy" | grep -q "'<c8'"; ok $? "complex64 array written back as a '<c8' .npy file"
+"$KERNC" run "$kern" shift --grid 1 --block 4 'zeros(2)' '(0.5-1e20j)' > "$work/out" 2>&1
+grep -q '(0.5-1e+20j) (0.5-1e+20j)' "$work/out"; ok $? "complex128: a literal in Python's repr form, (0.5-1e+20j)"
+"$KERNC" run "$kern" shift --grid 1 --block 4 "$work/o1/arg0.npy" '3j' > "$work/out" 2>&1
+test $? -eq 1 && grep -q 'complex64' "$work/out"; ok $? "a complex64 .npy for a complex128 parameter is refused"
+"$KERNC" run "$kern" shift --grid 1 --block 4 'zeros(2)' '1+2k' > "$work/out" 2>&1
+test $? -eq 2 && grep -q 'expected a complex number' "$work/out"; ok $? "a bad complex literal is a usage error"
+exit $((failed != 0))
