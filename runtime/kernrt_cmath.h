@@ -241,12 +241,16 @@ KRT_FN krt_c128 krt_ctanh_f_(float x, float y)
     return krt_cmake_c128(tx * (1.0 + ty * ty) / denom, ((ty / denom) * cx) * cx);
 }
 
+/* f32: complex64 parts, for which numba computes the operations of two
+ * float32 operands in float32 (atan2f, sqrtf, a float32 product) */
+#define KRT_ATAN2_(f32, y, x) ((f32) ? (double)atan2f((float)(y), (float)(x)) : atan2(y, x))
+
 /* acos_impl (CPython's c_acos); THRES is FLT_MAX / 4 for both types */
-KRT_FN krt_c128 krt_cacos_d_(double x, double y)
+KRT_FN krt_c128 krt_cacos_d_(double x, double y, int f32)
 {
     krt_c128 s1, s2;
     if (fabs(x) > KRT_FLT_MAX_D / 4 || fabs(y) > KRT_FLT_MAX_D / 4)
-        return krt_cmake_c128(atan2(fabs(y), x),
+        return krt_cmake_c128(KRT_ATAN2_(f32, fabs(y), x),
                               copysign(log(hypot(x * 0.5, y * 0.5)) + KRT_LN_4, -y));
     s1 = krt_csqrt_d_(1.0 - x, -y, KRT_DBL_MAX_D);
     s2 = krt_csqrt_d_(1.0 + x, y, KRT_DBL_MAX_D);
@@ -254,23 +258,23 @@ KRT_FN krt_c128 krt_cacos_d_(double x, double y)
 }
 
 /* impl_cmath_acosh (CPython's c_acosh) */
-KRT_FN krt_c128 krt_cacosh_d_(double x, double y)
+KRT_FN krt_c128 krt_cacosh_d_(double x, double y, int f32)
 {
     krt_c128 s1, s2;
     if (fabs(x) > KRT_FLT_MAX_D / 4 || fabs(y) > KRT_FLT_MAX_D / 4)
-        return krt_cmake_c128(log(hypot(x * 0.5, y * 0.5)) + KRT_LN_4, atan2(y, x));
+        return krt_cmake_c128(log(hypot(x * 0.5, y * 0.5)) + KRT_LN_4, KRT_ATAN2_(f32, y, x));
     s1 = krt_csqrt_d_(x - 1.0, y, KRT_DBL_MAX_D);
     s2 = krt_csqrt_d_(x + 1.0, y, KRT_DBL_MAX_D);
     return krt_cmake_c128(asinh(s1.re * s2.re + s1.im * s2.im), 2.0 * atan2(s1.im, s2.re));
 }
 
 /* asinh_impl (CPython's c_asinh) */
-KRT_FN krt_c128 krt_casinh_d_(double x, double y)
+KRT_FN krt_c128 krt_casinh_d_(double x, double y, int f32)
 {
     krt_c128 s1, s2;
     if (fabs(x) > KRT_FLT_MAX_D / 4 || fabs(y) > KRT_FLT_MAX_D / 4)
         return krt_cmake_c128(copysign(log(hypot(x * 0.5, y * 0.5)) + KRT_LN_4, x),
-                              atan2(y, fabs(x)));
+                              KRT_ATAN2_(f32, y, fabs(x)));
     s1 = krt_csqrt_d_(1.0 + y, -x, KRT_DBL_MAX_D);
     s2 = krt_csqrt_d_(1.0 - y, x, KRT_DBL_MAX_D);
     return krt_cmake_c128(asinh(s1.re * s2.im - s2.re * s1.im),
@@ -278,7 +282,7 @@ KRT_FN krt_c128 krt_casinh_d_(double x, double y)
 }
 
 /* atanh_impl (CPython's c_atanh) */
-KRT_FN krt_c128 krt_catanh_d_(double x, double y)
+KRT_FN krt_c128 krt_catanh_d_(double x, double y, int f32)
 {
     const double large = 9.2233717485626802e+18;   /* sqrt(FLT_MAX / 4) */
     const double small = 1.0842021724855044e-19;   /* sqrt(FLT_MIN) */
@@ -304,11 +308,11 @@ KRT_FN krt_c128 krt_catanh_d_(double x, double y)
             re = HUGE_VAL;
             im = y;
         } else {
-            re = -log(sqrt(ay) / sqrt(hypot(ay, 2.0)));
+            re = -log((f32 ? (double)sqrtf((float)ay) : sqrt(ay)) / sqrt(hypot(ay, 2.0)));
             im = copysign(atan2(2.0, -ay) / 2, y);
         }
     } else {
-        sqay = ay * ay;
+        sqay = f32 ? (double)(float)(ay * ay) : ay * ay;
         zr1 = 1 - x;
         re = log1p(4.0 * x / (zr1 * zr1 + sqay)) * 0.25;
         im = -atan2(-2.0 * y, zr1 * (1 + x) - sqay) * 0.5;
@@ -320,7 +324,7 @@ KRT_FN krt_c128 krt_catanh_d_(double x, double y)
 
 /* Per type: the public helpers over the double forms above; log10 and
  * (c128: the identity) R rounds a complex128 result to the type */
-#define KRT_CMATH_WIDE_(s, C, R, MAXV, TANH)                                 \
+#define KRT_CMATH_WIDE_(s, C, R, MAXV, TANH, F32)                            \
     KRT_FN C krt_csqrt_##s(C z) { return R(krt_csqrt_d_(z.re, z.im, MAXV)); } \
     KRT_FN krt_c128 krt_ctanh_##s(C z) { return TANH(z.re, z.im); }         \
     KRT_FN C krt_ctan_##s(C z)                                               \
@@ -328,18 +332,18 @@ KRT_FN krt_c128 krt_catanh_d_(double x, double y)
         krt_c128 r = TANH(-z.im, z.re);                                      \
         return R(krt_cmake_c128(r.im, -r.re));                               \
     }                                                                        \
-    KRT_FN C krt_cacos_##s(C z) { return R(krt_cacos_d_(z.re, z.im)); }   \
-    KRT_FN krt_c128 krt_cacosh_##s(C z) { return krt_cacosh_d_(z.re, z.im); } \
-    KRT_FN C krt_casinh_##s(C z) { return R(krt_casinh_d_(z.re, z.im)); } \
+    KRT_FN C krt_cacos_##s(C z) { return R(krt_cacos_d_(z.re, z.im, F32)); }   \
+    KRT_FN krt_c128 krt_cacosh_##s(C z) { return krt_cacosh_d_(z.re, z.im, F32); } \
+    KRT_FN C krt_casinh_##s(C z) { return R(krt_casinh_d_(z.re, z.im, F32)); } \
     KRT_FN C krt_casin_##s(C z)                                              \
     {   /* asin_impl: -j asinh(z j) */                                      \
-        krt_c128 r = krt_casinh_d_(-z.im, z.re);                             \
+        krt_c128 r = krt_casinh_d_(-z.im, z.re, F32);                             \
         return R(krt_cmake_c128(r.im, -r.re));                               \
     }                                                                        \
-    KRT_FN C krt_catanh_##s(C z) { return R(krt_catanh_d_(z.re, z.im)); } \
+    KRT_FN C krt_catanh_##s(C z) { return R(krt_catanh_d_(z.re, z.im, F32)); } \
     KRT_FN C krt_catan_##s(C z)                                              \
     {   /* atan_impl: -j atanh(z j), with its odd case */                   \
-        krt_c128 r = krt_catanh_d_(-z.im, z.re);                             \
+        krt_c128 r = krt_catanh_d_(-z.im, z.re, F32);                             \
         if (isinf(z.re) && z.im != z.im)                                     \
             return R(krt_cmake_c128(r.im, r.re));                            \
         return R(krt_cmake_c128(r.im, -r.re));                               \
@@ -378,7 +382,7 @@ KRT_FN krt_c128 krt_catanh_d_(double x, double y)
 #define KRT_CPART_COS_c128 cos
 #define KRT_CPART_SIN_c128 sin
 #define KRT_C128_ID_(z) (z)
-KRT_CMATH_WIDE_(c64, krt_c64, krt_c64_of_c128, KRT_FLT_MAX_D, krt_ctanh_f_)
-KRT_CMATH_WIDE_(c128, krt_c128, KRT_C128_ID_, KRT_DBL_MAX_D, krt_ctanh_d_)
+KRT_CMATH_WIDE_(c64, krt_c64, krt_c64_of_c128, KRT_FLT_MAX_D, krt_ctanh_f_, 1)
+KRT_CMATH_WIDE_(c128, krt_c128, KRT_C128_ID_, KRT_DBL_MAX_D, krt_ctanh_d_, 0)
 
 #endif /* KERNRT_CMATH_H */

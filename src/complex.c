@@ -6,7 +6,8 @@
  * conversions, and imaginary literals.  The casting rules are types.c's
  * (float32 -> complex64 and float64 -> complex128 safe, with no way back;
  * complex64 -> complex128 a promotion), type.c's complex block types the
- * operations, emit_complex.c prints them through runtime/kernrt_cmath.h.
+ * operations, emit_expr.c's complex block prints them through
+ * runtime/kernrt_cmath.h.
  * ty_is_complex and ty_complex_part are types.c's.
  */
 #include "kernc.h"

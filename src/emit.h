@@ -106,10 +106,6 @@ const char *var_ref(Emitter *E, Var *v);
 const char *fmt_int(const Type *t, uint64_t bits);
 const char *fmt_float(const Type *t, double d);
 const char *conv(const char *s, const Type *from, const Type *to);
-/* emit_complex.c: complex64/complex128 expressions (NULL: not one) and
- * conversions with a complex side */
-const char *ex_complex(Emitter *E, Node *n);
-const char *conv_complex(const char *s, const Type *from, const Type *to);
 const char *ex_as(Emitter *E, Node *n, const Type *to);
 const char *array_value(Emitter *E, Node *n);
 const char *ex(Emitter *E, Node *n);

@@ -585,6 +585,9 @@ const char *fmt_float(const Type *t, double d)
     return arena_printf(d < 0 || (d == 0 && buf[0] == '-') ? "(%s%s)" : "%s%s", buf, info->fsfx);
 }
 
+static const char *conv_complex(const char *s, const Type *from, const Type *to);
+static const char *ex_complex(Emitter *E, Node *n);
+
 /* Conversion of C expression s from type `from` to type `to`. */
 const char *conv(const char *s, const Type *from, const Type *to)
 {
@@ -1379,6 +1382,126 @@ static const char *ex_call(Emitter *E, Node *n)
     }
     sb_putc(&b, ')');
     return sb_take(&b);
+}
+
+/* ------------------------------------------------------------------ */
+/* complex64 / complex128: constants, conversions, operators and the     */
+/* complex rows of api.def, each through a helper of                      */
+/* runtime/kernrt_cmath.h (krt_cmul_c64(a, b), ...) or a part of the      */
+/* struct of kernrt_complex.h (z.re, z.im); ex() asks ex_complex first,   */
+/* conv() asks conv_complex for a conversion with a complex side.         */
+/* ------------------------------------------------------------------ */
+
+static const char *cx_sfx(const Type *t) { return ty_info(t)->sfx; }
+
+/* A conversion from or to a complex type. */
+static const char *conv_complex(const char *s, const Type *from, const Type *to)
+{
+    if (from == to)
+        return s;
+    if (to->kind == TY_BOOL)
+        return arena_printf("krt_ctrue_%s(%s)", cx_sfx(from), s);
+    if (ty_is_complex(to) && ty_is_complex(from))
+        return arena_printf("krt_%s_of_%s(%s)", cx_sfx(to), cx_sfx(from), s);
+    if (ty_is_complex(to)) {
+        Type *part = ty_complex_part(to);
+        return arena_printf("krt_cmake_%s(%s, %s)", cx_sfx(to), unparen(conv(s, from, part)),
+                            fmt_float(part, 0));
+    }
+    return s;   /* complex -> real: type.c refuses it */
+}
+
+static const char *binop_name(Op op)
+{
+    switch (op) {
+    case OP_ADD: return "add";
+    case OP_SUB: return "sub";
+    case OP_MUL: return "mul";
+    case OP_DIV: return "div";
+    case OP_POW: return "pow";
+    default: return NULL;
+    }
+}
+
+static const char *ex_complex_api(Emitter *E, Node *n)
+{
+    const ApiEntry *a = n->api;
+    Node *x = n->args.len ? n->args.items[0] : NULL;
+    if (!x)
+        return NULL;
+    switch (a->id) {
+    case API_CX_REAL:
+        return arena_printf("(%s).re", ex(E, x));
+    case API_CX_IMAG:
+        return arena_printf("(%s).im", ex(E, x));
+    case API_B_COMPLEX: case API_CM_RECT: {
+        Type *part = ty_complex_part(n->type);
+        return arena_printf("%s_%s(%s, %s)", a->cuda, cx_sfx(n->type), unparen(ex_as(E, x, part)),
+                            unparen(ex_as(E, n->args.items[1], part)));
+    }
+    case API_CM_POLAR:
+        return NULL;   /* lowered to a tuple by type.c */
+    default:
+        break;
+    }
+    if (!a->cuda || !ty_is_complex(x->type))
+        return NULL;
+    return arena_printf("%s_%s(%s)", E->mode == MODE_CUDA ? a->cuda : a->cpu, cx_sfx(x->type),
+                        unparen(ex(E, x)));
+}
+
+static const char *ex_complex(Emitter *E, Node *n)
+{
+    switch (n->kind) {
+    case E_CONST:
+        if (!ty_is_complex(n->type))
+            return NULL;
+        return arena_printf("krt_cmake_%s(%s, %s)", cx_sfx(n->type),
+                            fmt_float(ty_complex_part(n->type), n->fval),
+                            fmt_float(ty_complex_part(n->type), n->fimag));
+    case E_BINOP: {
+        const char *name = binop_name(n->op);
+        if (!ty_is_complex(n->type))
+            return NULL;
+        if (!name) {
+            error_at(n->loc, "operator '%s' is not supported on %s", op_spelling[n->op],
+                     ty_name(n->type));
+            return "0";
+        }
+        return arena_printf("krt_c%s_%s(%s, %s)", name, cx_sfx(n->type),
+                            unparen(ex_as(E, n->lhs, n->type)), unparen(ex_as(E, n->rhs, n->type)));
+    }
+    case E_UNARY:
+        if (!ty_is_complex(n->type))
+            return NULL;
+        if (n->op == OP_NEG)
+            return arena_printf("krt_cneg_%s(%s)", cx_sfx(n->type), unparen(ex_as(E, n->lhs, n->type)));
+        if (n->op == OP_POS)
+            return ex_as(E, n->lhs, n->type);
+        error_at(n->loc, "unary '%s' is not supported on %s", op_spelling[n->op],
+                 ty_name(n->type));
+        return "0";
+    case E_COMPARE: {
+        if (n->args.len != 2)
+            return NULL;
+        Node *l = n->args.items[0], *r = n->args.items[1];
+        if (!ty_is_complex(l->type))
+            return NULL;
+        if (n->ops[0] != OP_EQ && n->ops[0] != OP_NE) {
+            error_at(n->loc, "'%s' is not supported on %s", op_spelling[n->ops[0]],
+                     ty_name(l->type));
+            return "false";
+        }
+        return arena_printf("krt_c%s_%s(%s, %s)", n->ops[0] == OP_EQ ? "eq" : "ne", cx_sfx(l->type),
+                            unparen(ex_as(E, l, l->type)), unparen(ex_as(E, r, l->type)));
+    }
+    case E_API:
+        if (n->api && n->api->emit == EK_COMPLEX)
+            return ex_complex_api(E, n);
+        return NULL;
+    default:
+        return NULL;
+    }
 }
 
 const char *ex(Emitter *E, Node *n)

@@ -366,7 +366,7 @@ typedef enum ApiEmit {
     EK_CAST,       /* a conversion of the one argument */
     EK_BUILTIN,    /* a Python builtin, written out by emit_expr.c */
     /* complex */
-    EK_COMPLEX,    /* spelling_SUFFIX(args) (emit_complex.c; the parts: .re/.im) */
+    EK_COMPLEX,    /* spelling_SUFFIX(args) (emit_expr.c; the parts: .re/.im) */
 } ApiEmit;
 
 typedef struct ApiEntry {
