@@ -30,8 +30,8 @@ KRT_FN krt_c128 krt_c128_of_c64(krt_c64 z) { return krt_cmake_c128(z.re, z.im); 
         F ac = a.re * b.re, bd = a.im * b.im, ad = a.re * b.im, bc = a.im * b.re; \
         return krt_cmake_##s(ac - bd, ad + bc);                              \
     }                                                                        \
-    /* CPython's _Py_c_quot, as complex_div_impl; a zero divisor (which     \
-     * numba raises ZeroDivisionError for) gives NaNs. */                   \
+    /* CPython's _Py_c_quot, as complex_div_impl; a zero divisor, for     \
+     * which numba raises ZeroDivisionError, is krt_cdivz's (below). */     \
     KRT_FN C krt_cdiv_##s(C a, C b)                                          \
     {                                                                        \
         F ratio, denom;                                                      \
@@ -166,6 +166,41 @@ KRT_FN krt_c128 krt_c128_of_c64(krt_c64 z) { return krt_cmake_c128(z.re, z.im); 
 
 KRT_CMATH_OPS_(c64, krt_c64, float, f)
 KRT_CMATH_OPS_(c128, krt_c128, double, )
+
+/* z / w where w may be 0: numba's complex_div raises ZeroDivisionError.
+ * Without debug the exception ends the thread (a kernel returns, a device
+ * function's error status makes its callers return): PTX exit on the GPU
+ * (krt_cdivz_dev).  With debug the launch reports the message
+ * (krt_cdivz_dbg: printed, then a trap).  On the CPU a helper cannot end
+ * the calling thread inside an expression, so the launch fails with
+ * KRT_EKERNEL and the message in both cases (krt_cdivz_cpu): loudly,
+ * never a silent difference from CUDA. */
+#define KRT_CDIVZ_(s, C)                                                     \
+    KRT_CPU_FN C krt_cdivz_cpu_##s(C a, C b, const krt_cpu_block *blk, const char *msg) \
+    {                                                                        \
+        if (b.re == 0 && b.im == 0)                                          \
+            krt_cpu_fail(blk, KRT_EKERNEL, msg);                             \
+        return krt_cdiv_##s(a, b);                                           \
+    }
+KRT_CDIVZ_(c64, krt_c64)
+KRT_CDIVZ_(c128, krt_c128)
+#if defined(__CUDACC__)
+#define KRT_CDIVZ_DEV_(s, C)                                                 \
+    static __device__ inline C krt_cdivz_dev_##s(C a, C b)                   \
+    {                                                                        \
+        if (b.re == 0 && b.im == 0)                                          \
+            krt_exit_thread_dev();                                           \
+        return krt_cdiv_##s(a, b);                                           \
+    }                                                                        \
+    static __device__ inline C krt_cdivz_dbg_##s(C a, C b, const char *msg)  \
+    {                                                                        \
+        if (b.re == 0 && b.im == 0)                                          \
+            krt_assert_fail_dev(msg);                                        \
+        return krt_cdiv_##s(a, b);                                           \
+    }
+KRT_CDIVZ_DEV_(c64, krt_c64)
+KRT_CDIVZ_DEV_(c128, krt_c128)
+#endif
 
 /* The functions whose numba code mixes float64 constants (and variables
  * that they widen) into the computation: numba computes them in float64

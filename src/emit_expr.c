@@ -1392,6 +1392,9 @@ static const char *ex_call(Emitter *E, Node *n)
 /* conv() asks conv_complex for a conversion with a complex side.         */
 /* ------------------------------------------------------------------ */
 
+static void c_text(StrBuf *b, const char *s, bool fmt);
+static void cx_c_text(StrBuf *b, const char *s) { c_text(b, s, false); }
+
 static const char *cx_sfx(const Type *t) { return ty_info(t)->sfx; }
 
 /* A conversion from or to a complex type. */
@@ -1468,8 +1471,25 @@ static const char *ex_complex(Emitter *E, Node *n)
                      ty_name(n->type));
             return "0";
         }
-        return arena_printf("krt_c%s_%s(%s, %s)", name, cx_sfx(n->type),
-                            unparen(ex_as(E, n->lhs, n->type)), unparen(ex_as(E, n->rhs, n->type)));
+        const char *l = unparen(ex_as(E, n->lhs, n->type)), *r = unparen(ex_as(E, n->rhs, n->type));
+        Node *k = n->rhs->kind == E_CAST ? n->rhs->lhs : n->rhs;
+        if (n->op == OP_DIV && !(k->kind == E_CONST && (k->fval != 0 || k->fimag != 0 ||
+                                                        (!t_float(k->type) && !ty_is_complex(k->type) &&
+                                                         k->ival != 0)))) {
+            /* a divisor that may be zero: numba raises ZeroDivisionError */
+            StrBuf m = {0};
+            cx_c_text(&m, path_base(E->path));
+            sb_printf(&m, ":%d: ZeroDivisionError: complex division by zero", n->loc.first_line);
+            const char *msg = sb_take(&m);
+            if (E->mode == MODE_CPU)
+                return arena_printf("krt_cdivz_cpu_%s(%s, %s, krt_b, \"%s%s\")", cx_sfx(n->type), l,
+                                    r, msg, E->debug ? "" : " (numba-cuda ends the thread; the CPU "
+                                    "backend cannot end it inside an expression, so the launch fails)");
+            if (E->debug)
+                return arena_printf("krt_cdivz_dbg_%s(%s, %s, \"%s\")", cx_sfx(n->type), l, r, msg);
+            return arena_printf("krt_cdivz_dev_%s(%s, %s)", cx_sfx(n->type), l, r);
+        }
+        return arena_printf("krt_c%s_%s(%s, %s)", name, cx_sfx(n->type), l, r);
     }
     case E_UNARY:
         if (!ty_is_complex(n->type))

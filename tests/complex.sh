@@ -2,7 +2,8 @@
 # tests/complex.sh - TAP tests of complex64/complex128 in `kernc run`:
 # complex literals on the command line, complex arrays made by the
 # generators, printed as Python's repr, written back as '<c8'/'<c16' .npy
-# files, and a bad literal refused with a usage error.
+# files, a bad literal refused with a usage error, and a complex division
+# by zero.
 #
 # Environment: KERNC (the kernc binary), srcdir (default .), KERNC_INCLUDEDIR.
 
@@ -14,7 +15,7 @@ kern=$srcdir/tests/complex/kernels.kern
 work=$(mktemp -d "${TMPDIR:-/tmp}/kernc-complex-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT INT TERM
 
-echo "1..5"
+echo "1..6"
 n=0
 failed=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; sed 's/^/# /' "$work/out" | head -10; fi; }
@@ -28,4 +29,7 @@ grep -q '(0.5-1e+20j) (0.5-1e+20j)' "$work/out"; ok $? "complex128: a literal in
 test $? -eq 1 && grep -q 'complex64' "$work/out"; ok $? "a complex64 .npy for a complex128 parameter is refused"
 "$KERNC" run "$kern" shift --grid 1 --block 4 'zeros(2)' '1+2k' > "$work/out" 2>&1
 test $? -eq 2 && grep -q 'expected a complex number' "$work/out"; ok $? "a bad complex literal is a usage error"
+"$KERNC" run "$kern" divide --grid 1 --block 4 'full(3, 1)' 'zeros(3)' > "$work/out" 2>&1
+test $? -eq 1 && grep -q 'kernels.kern:26: ZeroDivisionError: complex division by zero' "$work/out"
+ok $? "complex division by zero: numba's ZeroDivisionError fails the CPU launch"
 exit $((failed != 0))

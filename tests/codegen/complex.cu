@@ -19,7 +19,7 @@ __global__ void rotate__cuda(krt_view z, krt_view phase, krt_view out)
 #line 12 "complex.kern"
         w = krt_cexp_c128(krt_cmake_c128(0.0, (double)((float *)phase.data)[krt_wrap_index(i, phase.shape[0])]));
 #line 13 "complex.kern"
-        ((krt_c64 *)out.data)[krt_wrap_index(i, out.shape[0])] = krt_c64_of_c128(krt_cadd_c128(krt_cdiv_c128(krt_cmul_c128(krt_c128_of_c64(((krt_c64 *)z.data)[krt_wrap_index(i, z.shape[0])]), w), krt_cmake_c128(krt_cabs_c128(w), 0.0)), krt_cmul_c128(krt_c128_of_c64(krt_cconj_c64(((krt_c64 *)z.data)[krt_wrap_index(i, z.shape[0])])), krt_cmake_c128(0.0, 1.0))));
+        ((krt_c64 *)out.data)[krt_wrap_index(i, out.shape[0])] = krt_c64_of_c128(krt_cadd_c128(krt_cdivz_dev_c128(krt_cmul_c128(krt_c128_of_c64(((krt_c64 *)z.data)[krt_wrap_index(i, z.shape[0])]), w), krt_cmake_c128(krt_cabs_c128(w), 0.0)), krt_cmul_c128(krt_c128_of_c64(krt_cconj_c64(((krt_c64 *)z.data)[krt_wrap_index(i, z.shape[0])])), krt_cmake_c128(0.0, 1.0))));
     }
 }
 
@@ -42,7 +42,7 @@ static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "complex.kern"
             w = krt_cexp_c128(krt_cmake_c128(0.0, (double)((float *)phase.data)[krt_wrap_index(i, phase.shape[0])]));
 #line 13 "complex.kern"
-            ((krt_c64 *)out.data)[krt_wrap_index(i, out.shape[0])] = krt_c64_of_c128(krt_cadd_c128(krt_cdiv_c128(krt_cmul_c128(krt_c128_of_c64(((krt_c64 *)z.data)[krt_wrap_index(i, z.shape[0])]), w), krt_cmake_c128(krt_cabs_c128(w), 0.0)), krt_cmul_c128(krt_c128_of_c64(krt_cconj_c64(((krt_c64 *)z.data)[krt_wrap_index(i, z.shape[0])])), krt_cmake_c128(0.0, 1.0))));
+            ((krt_c64 *)out.data)[krt_wrap_index(i, out.shape[0])] = krt_c64_of_c128(krt_cadd_c128(krt_cdivz_cpu_c128(krt_cmul_c128(krt_c128_of_c64(((krt_c64 *)z.data)[krt_wrap_index(i, z.shape[0])]), w), krt_cmake_c128(krt_cabs_c128(w), 0.0), krt_b, "complex.kern:13: ZeroDivisionError: complex division by zero (numba-cuda ends the thread; the CPU backend cannot end it inside an expression, so the launch fails)"), krt_cmul_c128(krt_c128_of_c64(krt_cconj_c64(((krt_c64 *)z.data)[krt_wrap_index(i, z.shape[0])])), krt_cmake_c128(0.0, 1.0))));
         }
     }
 }
