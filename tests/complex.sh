@@ -30,6 +30,6 @@ test $? -eq 1 && grep -q 'complex64' "$work/out"; ok $? "a complex64 .npy for a 
 "$KERNC" run "$kern" shift --grid 1 --block 4 'zeros(2)' '1+2k' > "$work/out" 2>&1
 test $? -eq 2 && grep -q 'expected a complex number' "$work/out"; ok $? "a bad complex literal is a usage error"
 "$KERNC" run "$kern" divide --grid 1 --block 4 'full(3, 1)' 'zeros(3)' > "$work/out" 2>&1
-test $? -eq 1 && grep -q 'kernels.kern:26: ZeroDivisionError: complex division by zero' "$work/out"
+test $? -eq 1 && grep -q 'kernels.kern:23: ZeroDivisionError: complex division by zero' "$work/out"
 ok $? "complex division by zero: numba's ZeroDivisionError fails the CPU launch"
 exit $((failed != 0))
