@@ -2,8 +2,8 @@
 # tests/complex.sh - TAP tests of complex64/complex128 in `kernc run`:
 # complex literals on the command line, complex arrays made by the
 # generators, printed as Python's repr, written back as '<c8'/'<c16' .npy
-# files, a bad literal refused with a usage error, and a complex division
-# by zero.
+# files, a bad literal refused with a usage error, a complex division by
+# zero, cuda.reduce and @vectorize over complex.
 #
 # Environment: KERNC (the kernc binary), srcdir (default .), KERNC_INCLUDEDIR.
 
@@ -15,7 +15,7 @@ kern=$srcdir/tests/complex/kernels.kern
 work=$(mktemp -d "${TMPDIR:-/tmp}/kernc-complex-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT INT TERM
 
-echo "1..6"
+echo "1..9"
 n=0
 failed=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; sed 's/^/# /' "$work/out" | head -10; fi; }
@@ -32,4 +32,10 @@ test $? -eq 2 && grep -q 'expected a complex number' "$work/out"; ok $? "a bad c
 "$KERNC" run "$kern" divide --grid 1 --block 4 'full(3, 1)' 'zeros(3)' > "$work/out" 2>&1
 test $? -eq 1 && grep -q 'kernels.kern:23: ZeroDivisionError: complex division by zero' "$work/out"
 ok $? "complex division by zero: numba's ZeroDivisionError fails the CPU launch"
+"$KERNC" run "$kern" csum 'full(4, 0.5j, complex128)' '1+1j' > "$work/out" 2>&1
+grep -qx '(1+3j)' "$work/out"; ok $? "cuda.reduce over complex128 with a complex init: (1+3j)"
+"$KERNC" run "$kern" cmul 'full(3, 2, complex64)' '1+1j' 'zeros(3, complex64)' > "$work/out" 2>&1
+grep -q '(2+2j) (2+2j) (2+2j)' "$work/out"; ok $? "@vectorize over complex64 with a complex scalar"
+"$KERNC" run "$kern" cmul 'full(2, 1j, complex128)' 'full(2, 3, float64)' 'zeros(2, complex128)' > "$work/out" 2>&1
+grep -q '3j 3j' "$work/out"; ok $? "@vectorize: the complex128 x float64 signature chosen by the dtypes"
 exit $((failed != 0))
