@@ -30,6 +30,7 @@
 
 #include <kernrt_types.h>
 #include <kernrt_half.h>   /* krt_half: float16 as stored */
+#include <kernrt_complex.h>   /* krt_c64, krt_c128 */
 
 #ifdef __cplusplus
 #define KRT_EXTERN_C extern "C"
@@ -110,10 +111,8 @@ typedef enum krt_dtype {
 #define KRT_DTYPE_ENUM_(e, code, ...) KRT_##e = code,
     KRT_SCALAR_TYPES(KRT_DTYPE_ENUM_)
 #undef KRT_DTYPE_ENUM_
-    /* after the preassigned scalar codes 11..14 (float16, complex64,
-     * complex128, bfloat16) */
-    KRT_XOROSHIRO128P = 15,              /* named KRT_XOROSHIRO128P_NAME */
-    KRT_DTYPE_COUNT = 16                 /* the codes are 0..KRT_DTYPE_COUNT-1, some unused */
+    KRT_XOROSHIRO128P = 11,              /* named KRT_XOROSHIRO128P_NAME */
+    KRT_DTYPE_COUNT = KRT_NSCALAR + 1    /* the codes are 0..KRT_DTYPE_COUNT-1 */
 } krt_dtype;
 
 #define KRT_XOROSHIRO128P_NAME "xoroshiro128p"

@@ -179,6 +179,7 @@
 #define KRT_INT_OPS_SINT(s, T, size, fsfx) KRT_INT_SIGNED_(s, T, KRT_OPTYPE_##size, KRT_BITS_##size)
 #define KRT_INT_OPS_UINT(s, T, size, fsfx) KRT_INT_UNSIGNED_(s, T, KRT_OPTYPE_##size, KRT_BITS_##size)
 #define KRT_INT_OPS_FLOAT(s, T, size, fsfx)
+#define KRT_INT_OPS_COMPLEX(s, T, size, fsfx)   /* complex: kernrt_cmath.h */
 KRT_SCALAR_BY_CLASS(KRT_INT_OPS)
 
 /* Python's negative indices count from the end. */
@@ -251,6 +252,7 @@ KRT_FN int64_t krt_wrap_index(int64_t i, int64_t n) { return i < 0 ? i + n : i; 
 #define KRT_FLOAT_OPS_SINT(s, T, size, fsfx)
 #define KRT_FLOAT_OPS_UINT(s, T, size, fsfx)
 #define KRT_FLOAT_OPS_FLOAT(s, T, size, fsfx) KRT_FLOAT_OPS_(s, T, floor##fsfx, fmod##fsfx, pow##fsfx)
+#define KRT_FLOAT_OPS_COMPLEX(s, T, size, fsfx)   /* complex: kernrt_cmath.h */
 KRT_SCALAR_BY_CLASS(KRT_FLOAT_OPS)
 
 /* numba's round_ndigits scales by 10**nd as p1 * p2 (p2 = 1e22 past 22
@@ -372,6 +374,7 @@ static __device__ inline unsigned krt_dynamic_smem_bytes(void)
 #define KRT_FLOAT_BITS_FLOAT(s, T, size, fsfx)                               \
     KRT_FN KRT_UINT_OF_##size krt_##s##_bits(T x) { KRT_UINT_OF_##size u; memcpy(&u, &x, size); return u; } \
     KRT_FN T krt_bits_##s(KRT_UINT_OF_##size u) { T x; memcpy(&x, &u, size); return x; }
+#define KRT_FLOAT_BITS_COMPLEX(s, T, size, fsfx)   /* complex: kernrt_cmath.h */
 KRT_SCALAR_BY_CLASS(KRT_FLOAT_BITS)
 
 #if defined(__CUDA_ARCH__)
@@ -525,6 +528,7 @@ KRT_FN double krt_atomic_sub_f64(double *p, double v) { return krt_atomic_add_f6
 #define KRT_FLOAT_MINMAX_SINT(s, T, size, fsfx)
 #define KRT_FLOAT_MINMAX_UINT(s, T, size, fsfx)
 #define KRT_FLOAT_MINMAX_FLOAT(s, T, size, fsfx) KRT_FLOAT_MINMAX_ALL_(s, T, KRT_UINT_OF_##size)
+#define KRT_FLOAT_MINMAX_COMPLEX(s, T, size, fsfx)   /* complex: kernrt_cmath.h */
 KRT_SCALAR_BY_CLASS(KRT_FLOAT_MINMAX)
 #undef krt_cas_uint32_t
 #undef krt_cas_uint64_t
@@ -650,6 +654,7 @@ KRT_FN uint64_t krt_atomic_dec_u64(uint64_t *p, uint64_t v) { return krt_cas_dec
 #define KRT_BIT_OPS_2(s, T) KRT_BITS_SMALL_(s, T, KRT_UINT_OF_2, KRT_BITS_2)
 #define KRT_BIT_OPS_4(s, T) KRT_BITS_SMALL_(s, T, KRT_UINT_OF_4, KRT_BITS_4)
 #define KRT_BIT_OPS_8(s, T) KRT_BITS_64_(s, T)
+#define KRT_BIT_OPS_COMPLEX(s, T, size, fsfx)   /* complex: kernrt_cmath.h */
 KRT_SCALAR_BY_CLASS(KRT_BIT_OPS)
 
 KRT_FN uint32_t krt_brev_u32(uint32_t x)
@@ -871,5 +876,7 @@ KRT_FN float krt_fast_sqrtf(float x)
     return sqrtf(x);
 #endif
 }
+/* complex64 / complex128 (issue 8) */
+#include <kernrt_cmath.h>
 
 #endif /* KERNRT_DEVICE_H */

@@ -39,6 +39,7 @@
  *   size     bytes
  *   class    BOOL, SINT (signed integer), UINT (unsigned integer), FLOAT,
  *            HALF (a 16-bit float, kernrt_fp16.h: no C arithmetic on it);
+ *            COMPLEX (a pair of floats, kernrt_complex.h);
  *            code that depends on the kind of number dispatches on it
  *   rank     NumPy's order of the types for np.promote_types: the result
  *            is the first type, by rank, that both cast to safely
@@ -78,8 +79,13 @@
     X(A, FLOAT64, 10, "float64", "float64", "f8 double",    "f8", "<f8", f64, double,   double,   8, FLOAT, 11, , 17, \
       "%f",   "(double)%s")                                                                                \
     /* float16 (kernrt_fp16.h): computed as krt_f16, stored as krt_half; every operation is a helper */   \
-    X(A, FLOAT16, 11, "float16", "float16", "f2 half",      "f2", "<f2", f16, krt_f16,  krt_half, 2, HALF,  9,  , 5,  \
-      "%f",   "krt_f16_to_f64(%s)")
+    X(A, FLOAT16, 14, "float16", "float16", "f2 half",      "f2", "<f2", f16, krt_f16,  krt_half, 2, HALF,  9,  , 5,  \
+      "%f",   "krt_f16_to_f64(%s)")  \
+    /* complex (kernrt_complex.h): fsfx and digits are the parts' float; print() refuses them */          \
+    X(A, COMPLEX64,  12, "complex64",  "complex64",  "c8 csingle",           "c8",  "<c8",  c64,  krt_c64,  \
+      krt_c64,  8,  COMPLEX, 12, f, 9,  "", "")                                                            \
+    X(A, COMPLEX128, 13, "complex128", "complex128", "c16 cdouble complex_", "c16", "<c16", c128, krt_c128, \
+      krt_c128, 16, COMPLEX, 13, , 17, "", "")
 /* clang-format on */
 
 /* KRT_SCALAR_TABLE(X, A) calls X(A, ENUM, code, ...) for each row: A goes

@@ -35,7 +35,7 @@ int krt_host_scalar(krt_array *out, krt_dtype dtype, const void *value)
     if (out == NULL)
         return krt__error(KRT_EINVAL, "krt_host_scalar: out is NULL");
     memset(out, 0, sizeof *out);
-    if ((int)dtype < 0 || dtype >= KRT_XOROSHIRO128P)
+    if ((int)dtype < 0 || dtype == KRT_XOROSHIRO128P || dtype >= KRT_DTYPE_COUNT)
         return krt__error(KRT_EINVAL, "krt_host_scalar: invalid dtype %d", (int)dtype);
     if (value == NULL)
         return krt__error(KRT_EINVAL, "krt_host_scalar: value is NULL");
@@ -156,8 +156,56 @@ typedef union krt_ufunc_scalar {
  * anything nonzero is True).  A float that does not fit the integer type
  * (or NaN) has no defined result in C or NumPy: refused. */
 static int krt_ufunc_convert(krt_ufunc_scalar *out, krt_dtype to, const void *value,
+                             krt_dtype from, const char *who, const char *param);
+
+/* complex (issue 8): a real value becomes value + 0j (converted to float64
+ * first), complex ones convert part by part; a complex scalar for a real
+ * parameter is refused (NumPy would drop the imaginary part, warning). */
+static int krt_ufunc_convert_complex(krt_ufunc_scalar *out, krt_dtype to, const void *value,
+                                     krt_dtype from, const char *who, const char *param)
+{
+    double re = 0, im = 0;
+    if (from == KRT_COMPLEX64) {
+        krt_c64 z;
+        memcpy(&z, value, sizeof z);
+        re = z.re;
+        im = z.im;
+    } else if (from == KRT_COMPLEX128) {
+        krt_c128 z;
+        memcpy(&z, value, sizeof z);
+        re = z.re;
+        im = z.im;
+    } else {
+        krt_ufunc_scalar d;
+        int st = krt_ufunc_convert(&d, KRT_FLOAT64, value, from, who, param);
+        if (st != KRT_OK)
+            return st;
+        memcpy(&re, d.bytes, sizeof re);
+    }
+    memset(out, 0, sizeof *out);
+    if (to == KRT_COMPLEX64) {
+        krt_c64 z;
+        z.re = (float)re;
+        z.im = (float)im;
+        memcpy(out->bytes, &z, sizeof z);
+    } else if (to == KRT_COMPLEX128) {
+        krt_c128 z;
+        z.re = re;
+        z.im = im;
+        memcpy(out->bytes, &z, sizeof z);
+    } else {
+        return krt__error(KRT_EDTYPE, "%s: parameter '%s': a %s scalar cannot be converted "
+                          "to %s", who, param, krt_dtype_name(from), krt_dtype_name(to));
+    }
+    return KRT_OK;
+}
+
+static int krt_ufunc_convert(krt_ufunc_scalar *out, krt_dtype to, const void *value,
                              krt_dtype from, const char *who, const char *param)
 {
+    if (to == KRT_COMPLEX64 || to == KRT_COMPLEX128 || from == KRT_COMPLEX64 ||
+        from == KRT_COMPLEX128)
+        return krt_ufunc_convert_complex(out, to, value, from, who, param);
     int from_float = from == KRT_FLOAT32 || from == KRT_FLOAT64;
     int from_signed = from == KRT_INT8 || from == KRT_INT16 || from == KRT_INT32 ||
                       from == KRT_INT64;

@@ -550,6 +550,9 @@ const char *fmt_float(const Type *t, double d)
     return arena_printf(d < 0 || (d == 0 && buf[0] == '-') ? "(%s%s)" : "%s%s", buf, info->fsfx);
 }
 
+static const char *conv_complex(const char *s, const Type *from, const Type *to);
+static const char *ex_complex(Emitter *E, Node *n);
+
 /* Conversion of C expression s from type `from` to type `to`. */
 const char *conv(const char *s, const Type *from, const Type *to)
 {
@@ -565,6 +568,8 @@ const char *conv(const char *s, const Type *from, const Type *to)
             return arena_printf("krt_cvt_%s_f16(%s)", t_suffix(to), s);
         return arena_printf("krt_f16_to_%s(%s)", t_suffix(to), s);
     }
+    if (ty_is_complex(from) || ty_is_complex(to))
+        return conv_complex(s, from, to);
     if (to->kind == TY_BOOL)
         return arena_printf("(%s != 0)", s);
     if (t_float(from) && t_int(to))
@@ -1456,6 +1461,7 @@ static const char *ex_api(Emitter *E, Node *n)
         break;
     case EK_BUILTIN:
         return ex_builtin(E, n);
+    case EK_COMPLEX:   /* ex_complex printed those it knows */
     case EK_NONE:
         break;
     }
@@ -1510,6 +1516,146 @@ static const char *ex_call(Emitter *E, Node *n)
     return sb_take(&b);
 }
 
+/* ------------------------------------------------------------------ */
+/* complex64 / complex128: constants, conversions, operators and the     */
+/* complex rows of api.def, each through a helper of                      */
+/* runtime/kernrt_cmath.h (krt_cmul_c64(a, b), ...) or a part of the      */
+/* struct of kernrt_complex.h (z.re, z.im); ex() asks ex_complex first,   */
+/* conv() asks conv_complex for a conversion with a complex side.         */
+/* ------------------------------------------------------------------ */
+
+static void c_text(StrBuf *b, const char *s, bool fmt);
+static void cx_c_text(StrBuf *b, const char *s) { c_text(b, s, false); }
+
+static const char *cx_sfx(const Type *t) { return ty_info(t)->sfx; }
+
+/* A conversion from or to a complex type. */
+static const char *conv_complex(const char *s, const Type *from, const Type *to)
+{
+    if (from == to)
+        return s;
+    if (to->kind == TY_BOOL)
+        return arena_printf("krt_ctrue_%s(%s)", cx_sfx(from), s);
+    if (ty_is_complex(to) && ty_is_complex(from))
+        return arena_printf("krt_%s_of_%s(%s)", cx_sfx(to), cx_sfx(from), s);
+    if (ty_is_complex(to)) {
+        Type *part = ty_complex_part(to);
+        return arena_printf("krt_cmake_%s(%s, %s)", cx_sfx(to), unparen(conv(s, from, part)),
+                            fmt_float(part, 0));
+    }
+    return s;   /* complex -> real: type.c refuses it */
+}
+
+static const char *binop_name(Op op)
+{
+    switch (op) {
+    case OP_ADD: return "add";
+    case OP_SUB: return "sub";
+    case OP_MUL: return "mul";
+    case OP_DIV: return "div";
+    case OP_POW: return "pow";
+    default: return NULL;
+    }
+}
+
+static const char *ex_complex_api(Emitter *E, Node *n)
+{
+    const ApiEntry *a = n->api;
+    Node *x = n->args.len ? n->args.items[0] : NULL;
+    if (!x)
+        return NULL;
+    switch (a->id) {
+    case API_CX_REAL:
+        return arena_printf("(%s).re", ex(E, x));
+    case API_CX_IMAG:
+        return arena_printf("(%s).im", ex(E, x));
+    case API_B_COMPLEX: case API_CM_RECT: {
+        Type *part = ty_complex_part(n->type);
+        return arena_printf("%s_%s(%s, %s)", a->cuda, cx_sfx(n->type), unparen(ex_as(E, x, part)),
+                            unparen(ex_as(E, n->args.items[1], part)));
+    }
+    case API_CM_POLAR:
+        return NULL;   /* lowered to a tuple by type.c */
+    default:
+        break;
+    }
+    if (!a->cuda || !ty_is_complex(x->type))
+        return NULL;
+    return arena_printf("%s_%s(%s)", E->mode == MODE_CUDA ? a->cuda : a->cpu, cx_sfx(x->type),
+                        unparen(ex(E, x)));
+}
+
+static const char *ex_complex(Emitter *E, Node *n)
+{
+    switch (n->kind) {
+    case E_CONST:
+        if (!ty_is_complex(n->type))
+            return NULL;
+        return arena_printf("krt_cmake_%s(%s, %s)", cx_sfx(n->type),
+                            fmt_float(ty_complex_part(n->type), n->fval),
+                            fmt_float(ty_complex_part(n->type), n->fimag));
+    case E_BINOP: {
+        const char *name = binop_name(n->op);
+        if (!ty_is_complex(n->type))
+            return NULL;
+        if (!name) {
+            error_at(n->loc, "operator '%s' is not supported on %s", op_spelling[n->op],
+                     ty_name(n->type));
+            return "0";
+        }
+        const char *l = unparen(ex_as(E, n->lhs, n->type)), *r = unparen(ex_as(E, n->rhs, n->type));
+        Node *k = n->rhs->kind == E_CAST ? n->rhs->lhs : n->rhs;
+        if (n->op == OP_DIV && !(k->kind == E_CONST && (k->fval != 0 || k->fimag != 0 ||
+                                                        (!t_float(k->type) && !ty_is_complex(k->type) &&
+                                                         k->ival != 0)))) {
+            /* a divisor that may be zero: numba raises ZeroDivisionError */
+            StrBuf m = {0};
+            cx_c_text(&m, path_base(E->path));
+            sb_printf(&m, ":%d: ZeroDivisionError: complex division by zero", n->loc.first_line);
+            const char *msg = sb_take(&m);
+            if (E->mode == MODE_CPU)
+                return arena_printf("krt_cdivz_cpu_%s(%s, %s, krt_b, \"%s%s\")", cx_sfx(n->type), l,
+                                    r, msg, E->debug ? "" : " (numba-cuda ends the thread; the CPU "
+                                    "backend cannot end it inside an expression, so the launch fails)");
+            if (E->debug)
+                return arena_printf("krt_cdivz_dbg_%s(%s, %s, \"%s\")", cx_sfx(n->type), l, r, msg);
+            return arena_printf("krt_cdivz_dev_%s(%s, %s)", cx_sfx(n->type), l, r);
+        }
+        return arena_printf("krt_c%s_%s(%s, %s)", name, cx_sfx(n->type), l, r);
+    }
+    case E_UNARY:
+        if (!ty_is_complex(n->type))
+            return NULL;
+        if (n->op == OP_NEG)
+            return arena_printf("krt_cneg_%s(%s)", cx_sfx(n->type), unparen(ex_as(E, n->lhs, n->type)));
+        if (n->op == OP_POS)
+            return ex_as(E, n->lhs, n->type);
+        error_at(n->loc, "unary '%s' is not supported on %s", op_spelling[n->op],
+                 ty_name(n->type));
+        return "0";
+    case E_COMPARE: {
+        if (n->args.len != 2)
+            return NULL;
+        Node *l = n->args.items[0], *r = n->args.items[1];
+        if (!ty_is_complex(l->type))
+            return NULL;
+        if (n->ops[0] != OP_EQ && n->ops[0] != OP_NE) {
+            error_at(n->loc, "'%s' is not supported on %s", op_spelling[n->ops[0]],
+                     ty_name(l->type));
+            return "false";
+        }
+        return arena_printf("krt_c%s_%s(%s, %s)", n->ops[0] == OP_EQ ? "eq" : "ne", cx_sfx(l->type),
+                            unparen(ex_as(E, l, l->type)), unparen(ex_as(E, r, l->type)));
+    }
+    case E_API:
+        if (n->api && n->api->emit == EK_COMPLEX)
+            return ex_complex_api(E, n);
+        return NULL;
+    default:
+        return NULL;
+    }
+}
+
 const char *ex(Emitter *E, Node *n)
 {
     if (!n)
@@ -1519,6 +1665,9 @@ const char *ex(Emitter *E, Node *n)
         if (r)
             return r;
     }
+    const char *cx = ex_complex(E, n);   /* complex64/complex128 */
+    if (cx)
+        return cx;
     switch (n->kind) {
     case E_CONST:
         if (t_float(n->type))
@@ -1741,6 +1890,8 @@ const char *zero_of(const Type *t)
                             &"0, 0, 0, 0"[(4 - t->nelems) * 3]);
     if (t && t->kind == TY_FLOAT16)
         return "KRT_F16_ZERO";
+    if (ty_is_complex(t))
+        return arena_printf("krt_cmake_%s(0, 0)", ty_info(t)->sfx);
     return t && t->kind == TY_BOOL ? "false" : "0";
 }
 

@@ -352,6 +352,9 @@ static bool fold(Folder *F, Node *e, Val *out)
         out->i = (PyInt)e->ival;
         return true;
     case E_FLOAT:
+        if (ast_is_imag(e))
+            return fold_fail(F, e->loc, "complex constants are not supported in constant "
+                             "expressions; write them inside the kernel");
         out->kind = V_FLOAT;
         out->f = e->fval;
         return true;

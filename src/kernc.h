@@ -211,6 +211,8 @@ typedef enum ScalarClass {
     SC_FLOAT,
     /* float16 (src/half.c) */
     SC_HALF,       /* a 16-bit float: a float to typing, a helper for each operation */
+    /* complex (src/complex.c) */
+    SC_COMPLEX,    /* complex64, complex128: two floats (re, im) */
 } ScalarClass;
 
 /* A row of kernrt_types.h, as the translator reads it. */
@@ -411,6 +413,12 @@ typedef enum ApiRule {
     /* float16 (src/half.c) */
     TR_FP16,            /* cuda.fp16: every operand to float16 -> float16 */
     TR_FP16_PRED,       /* cuda.fp16 comparisons: two float16 -> bool */
+    /* complex (type.c's complex block) */
+    TR_COMPLEX,         /* complex(), the parts of a complex, abs of one */
+    TR_CMATH_UNARY,     /* cmathdecl.py: complex -> same complex [cases] */
+    TR_CMATH_PRED,      /* cmath.isnan/isinf/isfinite: complex -> bool [cases] */
+    TR_CMATH_OVERLOAD,  /* cmathimpl.py's @overloads: a complex argument only */
+    TR_CMATH_RECT,      /* cmath.rect(r, phi): two floats -> complex */
     TR__COUNT
 } ApiRule;
 
@@ -435,6 +443,8 @@ typedef enum ApiEmit {
     EK_VECTOR,     /* krt_make_<cuda type>(elements) (vecrec) */
     /* float16 (src/half.c) */
     EK_FP16,       /* spelling(a, ...), the operands as float16 */
+    /* complex */
+    EK_COMPLEX,    /* spelling_SUFFIX(args) (emit_expr.c; the parts: .re/.im) */
 } ApiEmit;
 
 typedef struct ApiEntry {
@@ -473,6 +483,21 @@ typedef struct CaseList {
 extern const CaseList tr_binop, tr_truediv, tr_power, tr_shift, tr_bitlogic, tr_cmp,
     tr_round1, tr_round2, tr_range;
 extern const CaseList tr_rule_cases[TR__COUNT];
+
+/* complex.c: complex64 and complex128 (the class SC_COMPLEX); the first
+ * two are types.c's */
+bool ty_is_complex(const Type *t);
+Type *ty_complex_part(const Type *t);    /* complex64 -> float32, complex128 -> float64 */
+/* numba's operator templates with their complex cases, for an operation
+ * with a complex operand: + - * / ** (BinOp..., BinOpPower), == !=
+ * (UnorderedCmpOp), unary - + (UnaryOp), and cmathdecl.py's unary
+ * functions and predicates. */
+extern const CaseList tr_cx_arith, tr_cx_cmp, tr_cx_unary, tr_cx_pred;
+/* A constant converted to or from a complex type at translate time
+ * (tree_const_convert); NULL where numba has no such conversion. */
+struct Node *cx_const_convert(struct Node *k, Type *t);
+/* An imaginary literal (1j, 2.5J): an E_FLOAT whose text ends in j. */
+bool ast_is_imag(const struct Node *e);
 
 /* ------------------------------------------------------------------ */
 /* AST (ast.c): built by the parser, lowered in place by type.c        */
@@ -604,7 +629,8 @@ struct Node {
     const char *name;      /* E_NAME, E_ATTR attribute, S_FUNCDEF, N_PARAM, ... */
     const char *text;      /* literal source text, E_STR value, module names */
     uint64_t ival;         /* E_INT / E_CONST integers (two's complement bits) */
-    double fval;           /* E_FLOAT / E_CONST floats */
+    double fval;           /* E_FLOAT / E_CONST floats (complex: the real part) */
+    double fimag;          /* E_CONST of a complex type: the imaginary part */
     Node *lhs, *rhs, *cond;
     NodeList args;         /* call arguments, tuple elements, targets, ... */
     NodeList kwargs;       /* E_CALL: N_KWARG */
@@ -1234,6 +1260,9 @@ void ufunc_type_all(const PtrVec *fdefs, int errors_before);
 
 /* run.c: `kernc run ...`; returns the process exit status. */
 int run_main(int argc, char **argv);
+/* run_complex.c: a complex literal as Python's complex() reads a string
+ * (false if it is none); its repr is npy.h's run_complex_repr. */
+bool run_complex_parse(const char *text, double *re, double *im);
 
 /* ------------------------------------------------------------------ */
 /* half.c: float16                                                     */

@@ -61,4 +61,8 @@ char *npy_str(const NpyArray *a, bool whole);
 /* Release the data of an array (a zeroed array is fine). */
 void npy_free(NpyArray *a);
 
+/* run_complex.c: Python's repr of a complex (f32: of complex64 parts),
+ * for kernc run's printing of scalars and arrays. */
+void run_complex_repr(char *out, size_t n, double re, double im, bool f32);
+
 #endif /* KERNC_NPY_H */

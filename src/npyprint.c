@@ -96,6 +96,12 @@ static void elem_int_text(const NpyArray *a, int64_t i, char *out, size_t n)
         snprintf(out, n, "%llu", (unsigned long long)((const uint64_t *)d)[i]);
         break;
     case KRT_BOOL: snprintf(out, n, "%s", ((const uint8_t *)d)[i] ? " True" : "False"); break;
+    case KRT_COMPLEX64:   /* complex: each element as Python's repr (run_complex.c) */
+        run_complex_repr(out, n, ((const float *)d)[2 * i], ((const float *)d)[2 * i + 1], true);
+        break;
+    case KRT_COMPLEX128:
+        run_complex_repr(out, n, ((const double *)d)[2 * i], ((const double *)d)[2 * i + 1], false);
+        break;
     default: {
         /* xoroshiro128p states: (s0, s1), as NumPy prints a record */
         const uint64_t *s = (const uint64_t *)d + 2 * i;

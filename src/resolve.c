@@ -31,6 +31,7 @@ static void resolve_import(Node *s)
         const char *mod = a->name, *as = a->text;
         const char *path = NULL;
         if (strcmp(mod, "math") == 0) path = "math";
+        else if (strcmp(mod, "cmath") == 0) path = "cmath";
         else if (strcmp(mod, "numpy") == 0) path = "np";
         else if (strcmp(mod, "numba") == 0) path = "numba";
         else if (strcmp(mod, "numba.cuda") == 0) path = as ? "cuda" : "numba";
@@ -78,8 +79,8 @@ static void resolve_fromimport(Node *s)
             const char *p = arena_printf("cuda.fp16.%s", name);
             if (api_lookup(p))
                 path = p;
-        } else if (strcmp(mod, "math") == 0) {
-            const char *p = arena_printf("math.%s", name);
+        } else if (strcmp(mod, "math") == 0 || strcmp(mod, "cmath") == 0) {
+            const char *p = arena_printf("%s.%s", mod, name);
             if (api_lookup(p))
                 path = p;
         } else {

@@ -970,6 +970,23 @@ static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunSca
             rc = run_error(RUN_USAGE, "%s: expected true or false, got '%s'", label.s, text);
         else
             out->b = words[w].value;
+    } else if (info->cls == SC_COMPLEX) {
+        /* 1+2j, (1+2j), 3j, 2.5: as Python's complex() reads them */
+        double re, im;
+        if (!run_complex_parse(text, &re, &im))
+            rc = run_error(RUN_USAGE, "%s: expected a complex number such as 1+2j, got '%s'",
+                           label.s, text);
+        else if (p->dtype == KRT_COMPLEX64 &&
+                 ((isfinite(re) && fabs(re) > FLT_MAX) || (isfinite(im) && fabs(im) > FLT_MAX)))
+            rc = run_error(RUN_USAGE, "%s: %s is out of range for %s", label.s, text,
+                           krt_dtype_name(p->dtype));
+        else if (p->dtype == KRT_COMPLEX64) {
+            out->c64.re = (float)re;
+            out->c64.im = (float)im;
+        } else {
+            out->c128.re = re;
+            out->c128.im = im;
+        }
     } else if (info->cls == SC_FLOAT || info->cls == SC_HALF) {
         /* Integer literals (also 0x10) are numbers too, as numba converts
          * an int argument to a float parameter. */
@@ -1191,6 +1208,10 @@ static void run_store_index(NpyArray *a, size_t i, uint64_t v)
     } else if (info->cls == SC_HALF) {
         krt_half h = krt_half_from_double((double)v);
         memcpy(p, &h, sizeof h);
+    } else if (info->cls == SC_COMPLEX) {   /* v + 0j */
+        double d[2] = {(double)v, 0};
+        float f[2] = {(float)v, 0};
+        memcpy(p, info->size == 8 ? (void *)f : (void *)d, (size_t)info->size);
     } else if (info->cls == SC_FLOAT && info->size == 4) {
         float f = (float)v;
         memcpy(p, &f, sizeof f);
@@ -1874,6 +1895,11 @@ static void run_print_scalar(krt_dtype t, const RunScalar *v)
     case SC_SINT: printf("%lld\n", (long long)(int64_t)run_load_int(v, info)); return;
     case SC_UINT: printf("%llu\n", (unsigned long long)run_load_int(v, info)); return;
     case SC_BOOL: printf("%u\n", v->b); return;
+    case SC_COMPLEX:
+        run_complex_repr(buf, sizeof buf, t == KRT_COMPLEX64 ? v->c64.re : v->c128.re,
+                         t == KRT_COMPLEX64 ? v->c64.im : v->c128.im, t == KRT_COMPLEX64);
+        puts(buf);
+        return;
     }
     die("run_print_scalar: no printer for %s", info->name);
 }

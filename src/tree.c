@@ -74,6 +74,8 @@ uint64_t tree_wrap_int(uint64_t v, const Type *t)
 Node *tree_const_convert(Node *k, Type *t)
 {
     Type *from = k->type;
+    if (ty_is_complex(t) || ty_is_complex(from))   /* complex.c */
+        return cx_const_convert(k, t);
     if (t->kind == TY_BOOL) {
         bool nz = ty_is_float(from) ? k->fval != 0 : k->ival != 0;
         return tree_int(k->loc, t, nz);

@@ -422,6 +422,11 @@ static Node *lower_path_value(Ctx *c, Loc loc, const char *path)
     case API_M_E: return tree_float(loc, ty_float64, 2.718281828459045);
     case API_M_INF: return tree_float(loc, ty_float64, INFINITY);
     case API_M_NAN: return tree_float(loc, ty_float64, NAN);
+    /* cmath's float constants */
+    case API_CM_PI: return tree_float(loc, ty_float64, 3.141592653589793);
+    case API_CM_E: return tree_float(loc, ty_float64, 2.718281828459045);
+    case API_CM_INF: return tree_float(loc, ty_float64, INFINITY);
+    case API_CM_NAN: return tree_float(loc, ty_float64, NAN);
     default: break;
     }
     Node *n = node_new(E_API, loc);
@@ -518,7 +523,13 @@ static Node *lower_binop(Ctx *c, Loc loc, Op op, Node *a, Node *b)
     const Case *cases;
     int n;
     bool unsafe = true;
-    switch (op) {
+    if (ty_is_complex(a->type) || ty_is_complex(b->type)) {
+        /* complex: numba's templates have complex cases for + - * / ** only */
+        if (op != OP_ADD && op != OP_SUB && op != OP_MUL && op != OP_DIV && op != OP_POW)
+            return fail(c, loc, "unsupported operand types for %s: %s and %s", op_spelling[op],
+                        ty_name(a->type), ty_name(b->type));
+        cases = tr_cx_arith.cases, n = tr_cx_arith.n;
+    } else switch (op) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_FLOORDIV: case OP_MOD:
         cases = tr_binop.cases, n = tr_binop.n;
         break;
@@ -575,11 +586,12 @@ static Node *lower_unary(Ctx *c, Node *e)
         ret = ty_bool;
         v = tree_cast(v, ty_bool);
     } else if (e->op == OP_INVERT) {
-        if (ty_is_float(t))
+        if (ty_is_float(t) || ty_is_complex(t))
             return fail(c, e->loc, "bad operand type for unary ~: %s", ty_name(t));
         ret = t->kind == TY_BOOL ? ty_bool : ty_is_signed(t) ? ty_int64 : ty_uint64;
     } else {   /* OP_NEG, OP_POS: UnaryOp's exact cases */
-        ret = ty_is_float(t) ? t : (ty_is_int(t) && !ty_is_signed(t)) ? ty_uint64 : ty_int64;
+        ret = ty_is_float(t) || ty_is_complex(t) ? t
+            : (ty_is_int(t) && !ty_is_signed(t)) ? ty_uint64 : ty_int64;
     }
     /* UnaryOp's cases take the operand as it is and return the 64-bit
      * type: numba negates and inverts an int8..int32 or uint8..uint32 at
@@ -592,7 +604,9 @@ static Node *lower_unary(Ctx *c, Node *e)
     /* -1 and -2.5 stay constants */
     if (v->kind == E_CONST && (e->op == OP_POS || (e->op == OP_NEG && v->type != ty_uint64))) {
         if (e->op == OP_NEG) {
-            if (ty_is_float(op_t))
+            if (ty_is_complex(op_t))
+                v->fimag = -v->fimag;
+            if (ty_is_float(op_t) || ty_is_complex(op_t))
                 v->fval = -v->fval;
             else
                 v->ival = tree_wrap_int((uint64_t)0 - v->ival, op_t);
@@ -617,8 +631,16 @@ static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
         return fail(c, loc, "'%s' is not supported between %s and %s", op_spelling[op],
                     ty_name(a->type), ty_name(b->type));
     Type *args[2] = {a->type, b->type};
-    int k = ty_resolve_case(tr_cmp.cases, tr_cmp.n, args, 2, true);
-    Type *t = ty_scalar[tr_cmp.cases[k].a[0]];
+    const CaseList *cl = &tr_cmp;
+    if (ty_is_complex(a->type) || ty_is_complex(b->type)) {
+        /* UnorderedCmpOp has complex cases, OrderedCmpOp none */
+        if (op != OP_EQ && op != OP_NE)
+            return fail(c, loc, "'%s' is not supported between %s and %s", op_spelling[op],
+                        ty_name(a->type), ty_name(b->type));
+        cl = &tr_cx_cmp;
+    }
+    int k = ty_resolve_case(cl->cases, cl->n, args, 2, true);
+    Type *t = ty_scalar[cl->cases[k].a[0]];
     if (half_operator(op, a->type, b->type))   /* float16 (src/half.c) */
         t = ty_float16;
     Node *ops[2] = {a, b};
@@ -761,6 +783,9 @@ static Node *lower_boolop(Ctx *c, Node *e)
     if (BAD(a) || BAD(b))
         return poison(e->loc, a, b);
     Type *t = ty_is_scalar(a->type) && ty_is_scalar(b->type) ? ty_unify(a->type, b->type) : NULL;
+    if (t && ty_is_complex(t))
+        return fail(c, e->loc, "'%s' on complex values is not supported yet; compare with 0 "
+                    "first", op_spelling[e->op]);
     if (!t)
         return fail(c, e->loc, "'%s' is not supported between %s and %s", op_spelling[e->op],
                     ty_name(a->type), ty_name(b->type));
@@ -783,6 +808,8 @@ static Node *lower_ifexp(Ctx *c, Node *e)
     Node *err;
     if (!check_scalar(c, cond, "a condition of type", &err))
         return err;
+    if (ty_is_complex(cond->type))   /* complex_as_bool */
+        cond = tree_cast(cond, ty_bool);
     Type *t = ty_unify(a->type, b->type);
     if (t && t->kind == TY_GRIDGROUP)
         return fail(c, e->loc, "a conditional expression cannot choose a GridGroup; use "
@@ -961,6 +988,176 @@ static const char *array_attr_hint(const char *name)
     return suggest_hint(&sg);
 }
 
+/* ------------------------------------------------------------------ */
+/* complex64 / complex128 (numba's Complex; complex.c has the cases)    */
+/* ------------------------------------------------------------------ */
+
+/* An E_API of one of the complex rows. */
+static Node *cx_api(Loc loc, ApiId id, Type *t, Node **args, int nargs)
+{
+    Node *r = node_new(E_API, loc);
+    r->api = &api_table[id];
+    r->type = t;
+    for (int i = 0; i < nargs; i++)
+        nl_push(&r->args, args[i]);
+    return r;
+}
+
+/* z.real, z.imag (NumberAttribute: the part's float; an int or float is its
+ * own real part, and its imaginary part is a zero of its type). */
+static Node *lower_complex_part(Ctx *c, Node *e, Node *base)
+{
+    bool real = strcmp(e->name, "real") == 0;
+    Type *t = base->type;
+    if (ty_is_complex(t))
+        return cx_api(e->loc, real ? API_CX_REAL : API_CX_IMAG, ty_complex_part(t), &base, 1);
+    if (t->kind == TY_BOOL)
+        return fail(c, e->loc, "a value of type boolean has no attribute '%s'", e->name);
+    if (real)
+        return base;
+    if (!tree_is_pure(base))
+        return fail(c, e->loc, "'.imag' of a real expression with effects is not supported; "
+                    "assign it to a variable first");
+    return ty_is_float(t) ? tree_float(e->loc, t, 0) : tree_int(e->loc, t, 0);
+}
+
+/* z.conjugate() (complex_conjugate_impl; a real number is its own). */
+static Node *lower_conjugate(Ctx *c, Node *e, Node *base)
+{
+    if (e->args.len || e->kwargs.len)
+        return fail(c, e->loc, "conjugate() takes no arguments");
+    if (base->type->kind == TY_BOOL)
+        return fail(c, e->lhs->loc, "method 'conjugate' of boolean is not supported");
+    if (!ty_is_complex(base->type))
+        return base;
+    return cx_api(e->loc, API_CX_CONJ, base->type, &base, 1);
+}
+
+/* A call of a complex row (complex(), cmath.*), or of any row with a
+ * complex argument: typed as numba-cuda types it, NULL when the ordinary
+ * rules apply. */
+static Node *lower_complex_call(Ctx *c, Node *e, const ApiEntry *a, Node **v, int nargs)
+{
+    bool any = false;
+    for (int i = 0; i < nargs; i++)
+        any = any || ty_is_complex(v[i]->type);
+    bool row = a->rule == TR_COMPLEX || a->rule == TR_CMATH_UNARY || a->rule == TR_CMATH_PRED ||
+               a->rule == TR_CMATH_OVERLOAD || a->rule == TR_CMATH_RECT;
+    if (!any && !row)
+        return NULL;
+    for (int i = 0; i < nargs; i++)
+        if (!ty_is_scalar(v[i]->type))
+            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
+    Type *c64 = ty_scalar[TY_COMPLEX64], *c128 = ty_scalar[TY_COMPLEX128];
+    Seq q;
+    switch (a->rule) {
+    case TR_COMPLEX: {   /* builtins.py Complex: complex64 only from float32 parts */
+        for (int i = 0; i < nargs; i++)
+            if (v[i]->type->kind == TY_BOOL)
+                return fail(c, v[i]->loc, "complex() only supports numbers, not boolean");
+        if (nargs == 1)
+            return tree_cast(v[0], v[0]->type == ty_float32 ? c64 : c128);
+        for (int i = 0; i < nargs; i++)
+            if (ty_is_complex(v[i]->type))
+                return fail(c, v[i]->loc, "complex(real, imag) takes real parts, not %s",
+                            ty_name(v[i]->type));
+        Type *t = v[0]->type == ty_float32 && v[1]->type == ty_float32 ? c64 : c128;
+        seq_operands(c, v, 2, &q);
+        for (int i = 0; i < 2; i++)
+            v[i] = tree_cast(v[i], ty_complex_part(t));
+        return seq_wrap(cx_api(e->loc, API_B_COMPLEX, t, v, 2), &q);
+    }
+    case TR_CMATH_UNARY: case TR_CMATH_PRED: {   /* cmathdecl.py */
+        const CaseList *cl = a->rule == TR_CMATH_PRED ? &tr_cx_pred
+                           : nargs == 2 ? &tr_cx_arith : &tr_cx_unary;
+        Type *args[2] = {v[0]->type, nargs > 1 ? v[1]->type : NULL};
+        int k = ty_resolve_case(cl->cases, cl->n, args, nargs, true);
+        if (k < 0 || v[0]->type->kind == TY_BOOL || (nargs > 1 && v[1]->type->kind == TY_BOOL))
+            return fail(c, e->loc, "%s() does not accept these argument types", a->path);
+        Type *t = ty_scalar[cl->cases[k].a[0]];
+        seq_operands(c, v, nargs, &q);
+        for (int i = 0; i < nargs; i++)
+            v[i] = tree_cast(v[i], t);
+        if (nargs == 2)   /* cmath.log(z, base) = log(z) / log(base) (log_base_impl) */
+            return seq_wrap(tree_binop(e->loc, OP_DIV, cx_api(e->loc, API_CM_LOG, t, &v[0], 1),
+                                       cx_api(e->loc, API_CM_LOG, t, &v[1], 1), t), &q);
+        return seq_wrap(cx_api(e->loc, a->id, ty_scalar[cl->cases[k].ret], v, 1), &q);
+    }
+    case TR_CMATH_OVERLOAD: {   /* cmathimpl.py's @overload: a complex only */
+        Type *t = v[0]->type;
+        if (!ty_is_complex(t))
+            return fail(c, v[0]->loc, "%s() does not accept %s (numba-cuda takes a complex "
+                        "argument only; convert with complex(x))", a->path, ty_name(t));
+        Type *ret = t, *part = ty_complex_part(t);
+        switch (a->id) {
+        case API_CM_LOG10: case API_CM_TANH: case API_CM_ACOSH:
+            ret = c128;   /* their float64 constants widen the result */
+            break;
+        case API_CM_PHASE:
+            ret = part;
+            break;
+        case API_CM_POLAR: {   /* (hypot(re, im), atan2(im, re)): a tuple of two rows */
+            Type *el[2] = {part, part};
+            if (!tree_is_pure(v[0]))
+                return fail(c, v[0]->loc, "cmath.polar() of an expression with effects is not "
+                            "supported; assign it to a variable first");
+            Node *tup = node_new(E_TUPLE, e->loc), *z2 = node_clone(v[0]);
+            nl_push(&tup->args, cx_api(e->loc, API_CX_ABS, part, &v[0], 1));
+            nl_push(&tup->args, cx_api(e->loc, API_CM_PHASE, part, &z2, 1));
+            tup->type = ty_tuple(el, 2);
+            return tup;
+        }
+        default:
+            break;
+        }
+        return cx_api(e->loc, a->id, ret, v, 1);
+    }
+    case TR_CMATH_RECT: {   /* impl_cmath_rect: two floats */
+        for (int i = 0; i < 2; i++)
+            if (!ty_is_float(v[i]->type))
+                return fail(c, v[i]->loc, "cmath.rect() takes floats, not %s",
+                            ty_name(v[i]->type));
+        Type *t = v[0]->type == ty_float32 && v[1]->type == ty_float32 ? c64 : c128;
+        seq_operands(c, v, 2, &q);
+        for (int i = 0; i < 2; i++)
+            v[i] = tree_cast(v[i], ty_complex_part(t));
+        return seq_wrap(cx_api(e->loc, a->id, t, v, 2), &q);
+    }
+    default:
+        break;
+    }
+    /* the other rows, with a complex argument */
+    switch (a->id) {
+    case API_B_ABS:   /* Abs: the part's float, hypot(re, im) */
+        return cx_api(e->loc, API_CX_ABS, ty_complex_part(v[0]->type), v, 1);
+    case API_B_BOOL: case API_B_POW:
+        return NULL;
+    case API_B_INT: case API_B_FLOAT:
+        return fail(c, e->loc, "%s() does not support complex (%s)", a->path,
+                    ty_name(v[0]->type));
+    case API_B_MIN: case API_B_MAX:
+        return fail(c, e->loc, "%s() of complex numbers is not supported (numba has no "
+                    "ordering of complex numbers)", a->path);
+    default:
+        break;
+    }
+    if (a->rule == TR_CAST) {
+        Type *to = api_type(a);
+        if (!ty_is_complex(to) && to->kind != TY_BOOL)
+            return fail(c, e->loc, "cannot convert %s to %s (numba has no conversion from "
+                        "complex to a real type; take .real or abs())", ty_name(v[0]->type),
+                        ty_name(to));
+        return NULL;
+    }
+    if (a->cls == AC_MATH)
+        return fail(c, e->loc, "%s() does not accept %s; the cmath module has the complex "
+                    "functions", a->path, ty_name(v[0]->type));
+    for (int i = 0; i < nargs; i++)
+        if (ty_is_complex(v[i]->type))
+            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
+    return NULL;
+}
+
 static Node *lower_attr(Ctx *c, Node *e)
 {
     const char *p = expr_path(c, e);
@@ -1012,6 +1209,8 @@ static Node *lower_attr(Ctx *c, Node *e)
         n->type = t->elem;
         return n;
     }
+    if (ty_is_scalar(t) && (strcmp(e->name, "real") == 0 || strcmp(e->name, "imag") == 0))
+        return lower_complex_part(c, e, base);
     return fail(c, e->loc, "a value of type %s has no attribute '%s'", ty_name(t), e->name);
 }
 
@@ -1458,6 +1657,9 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
         return poison(e->loc, bad, NULL);
     if (a->rule == TR_VECTOR)
         return lower_vector(c, e, a, v);
+    Node *cx = lower_complex_call(c, e, a, v, nargs);
+    if (cx)
+        return cx;
     switch (a->rule) {   /* rules of lowered arguments */
     case TR_FP16: case TR_FP16_PRED: {   /* float16 (src/half.c): cuda.fp16 */
         Seq q;
@@ -1689,6 +1891,8 @@ static Node *lx_call(Ctx *c, Node *e, bool stmt)
             return poison(e->loc, base, NULL);
         if (base->type == ty_gridgroup)
             return lower_grid_method(c, e, stmt);
+        if (ty_is_scalar(base->type) && strcmp(e->lhs->name, "conjugate") == 0)
+            return lower_conjugate(c, e, base);
         return fail(c, e->lhs->loc, "method '%s' of %s is not supported", e->lhs->name,
                     ty_name(base->type));
     }
@@ -1705,7 +1909,7 @@ static bool literal_only(const Node *e)
 {
     switch (e->kind) {
     case E_INT: case E_FLOAT: case E_BOOL:
-        return true;
+        return !ast_is_imag(e);   /* complex constants are typed as written */
     case E_UNARY:
         return literal_only(e->lhs);
     case E_BINOP:
@@ -1754,6 +1958,11 @@ static Node *lx(Ctx *c, Node *e)
         return tree_int(e->loc, e->ival > (uint64_t)INT64_MAX ? ty_uint64 : ty_int64,
                       (int64_t)e->ival);
     case E_FLOAT:
+        if (ast_is_imag(e)) {   /* 1j: a complex128 constant */
+            Node *k = tree_float(e->loc, ty_scalar[TY_COMPLEX128], 0);
+            k->fimag = e->fval;
+            return k;
+        }
         return tree_float(e->loc, ty_float64, e->fval);
     case E_BOOL:
         return tree_int(e->loc, ty_bool, e->ival != 0);
@@ -2134,6 +2343,10 @@ static void lower_print(Ctx *c, Node *call, NodeList *out)
             fail(c, v->loc, "print() of %s is not supported; print numbers and string literals",
                  ty_name(v->type));
             ok = false;
+        } else if (ty_is_complex(v->type)) {
+            fail(c, v->loc, "print() of %s is not supported (numba-cuda has no print for "
+                 "complex numbers); print z.real and z.imag", ty_name(v->type));
+            ok = false;
         } else {
             nl_push(&p->args, tree_cast(v, ty_is_float(v->type) ? ty_float64
                                          : ty_is_signed(v->type) ? ty_int64 : ty_uint64));
@@ -2392,6 +2605,8 @@ static Node *lower_cond(Ctx *c, Node *e)
     Node *v = lx(c, e);
     if (!BAD(v) && !ty_is_scalar(v->type))
         return fail(c, e->loc, "a condition must be a scalar, not %s", ty_name(v->type));
+    if (!BAD(v) && ty_is_complex(v->type))   /* complex_as_bool */
+        return tree_cast(v, ty_bool);
     return v;
 }
 

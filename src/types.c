@@ -122,6 +122,9 @@ bool ty_is_float(const Type *t)
 {
     return ty_is_scalar(t) && (ty_info(t)->cls == SC_FLOAT || ty_info(t)->cls == SC_HALF);
 }
+/* complex (complex.c has the rest) */
+bool ty_is_complex(const Type *t) { return ty_is_scalar(t) && ty_info(t)->cls == SC_COMPLEX; }
+Type *ty_complex_part(const Type *t) { return t->kind == TY_COMPLEX64 ? ty_float32 : ty_float64; }
 int ty_size(const Type *t) { return ty_is_scalar(t) ? ty_info(t)->size : 0; }
 const char *ty_cname(const Type *t) { return ty_is_scalar(t) ? ty_info(t)->cname : "void"; }
 int ty_dtype(const Type *t)
@@ -248,6 +251,12 @@ static void conv_init(void)
     CASTING_RULES(X_)
     HALF_CASTING_RULES(X_)
 #undef X_
+    /* complex: float32 -> complex64 and float64 -> complex128 are safe with
+     * no way back (tcr.safe); complex64 -> complex128 a promotion */
+    conv[TY_FLOAT32][TY_COMPLEX64] = CONV_SAFE;
+    conv[TY_FLOAT64][TY_COMPLEX128] = CONV_SAFE;
+    conv[TY_COMPLEX64][TY_COMPLEX128] = CONV_PROMOTE;
+    conv[TY_COMPLEX128][TY_COMPLEX64] = CONV_UNSAFE;
     /* numba's TypeGraph propagates: a path costs its worst edge, and the
      * cheapest path wins. */
     for (bool changed = true; changed;) {
@@ -343,6 +352,8 @@ static bool np_safe_cast(const Type *from, const Type *to)
     const ScalarInfo *f = ty_info(from), *t = ty_info(to);
     if (from == to || f->cls == SC_BOOL)
         return true;
+    if (f->cls == SC_COMPLEX && t->cls != SC_COMPLEX)
+        return false;   /* complex */
     switch (t->cls) {
     case SC_SINT:
         return f->cls == SC_SINT ? t->size >= f->size : f->cls == SC_UINT && t->size > f->size;
@@ -352,6 +363,10 @@ static bool np_safe_cast(const Type *from, const Type *to)
         if (f->cls == SC_FLOAT || f->cls == SC_HALF)
             return t->size >= f->size;
         return t->size > f->size || (f->size == 8 && t->size == 8);
+    case SC_COMPLEX:   /* a complex holds what its part's float holds */
+        if (f->cls == SC_COMPLEX)
+            return t->size >= f->size;
+        return np_safe_cast(from, ty_complex_part(to));
     default:
         return false;
     }

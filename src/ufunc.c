@@ -415,9 +415,34 @@ static bool uf_int_only(const Node *n)
     return node_walk(n, uf_int_op, NULL);
 }
 
+/* Does e use what a complex operand refuses (ordering, // %, calls such as
+ * min or abs, whose results are not the element type)?  Then cuda.reduce
+ * makes no complex kernels (numba-cuda's Reduce would fail to compile
+ * them). */
+static Visit uf_real_op(const Node *n, void *ctx)
+{
+    (void)ctx;
+    if (n->kind == E_CALL)
+        return VISIT_STOP;
+    if ((n->kind == E_BINOP || n->kind == S_AUGASSIGN) &&
+        (n->op == OP_FLOORDIV || n->op == OP_MOD))
+        return VISIT_STOP;
+    if (n->kind == E_COMPARE)
+        for (int i = 0; i + 1 < n->args.len; i++)
+            if (n->ops[i] != OP_EQ && n->ops[i] != OP_NE)
+                return VISIT_STOP;
+    return VISIT_CHILDREN;
+}
+
+static bool uf_real_only(const Node *n)
+{
+    return node_walk(n, uf_real_op, NULL);
+}
+
 /* @cuda.reduce on `def op(a, b)`: one kernel per element type that numba's
  * Reduce would compile for (every numeric type; integers only when the
- * operator uses bit operations, which refuse floats). */
+ * operator uses bit operations, which refuse floats; complex ones only when
+ * it uses nothing that refuses them). */
 static void uf_reduce(UFunc *u, Node *d)
 {
     FuncDef *fd = u->fd;
@@ -430,12 +455,16 @@ static void uf_reduce(UFunc *u, Node *d)
                    u->name, fd->def->params.len);
         return;
     }
-    bool ints = false;
-    for (int i = 0; i < fd->def->body.len; i++)
+    bool ints = false, reals = false;
+    for (int i = 0; i < fd->def->body.len; i++) {
         ints |= uf_int_only(fd->def->body.items[i]);
+        reals |= uf_real_only(fd->def->body.items[i]);
+    }
     for (int k = 0; k < TY_NSCALAR; k++) {
         Type *t = ty_scalar[k];
         if (ty_info(t)->cls == SC_BOOL || (ints && !ty_is_int(t)))
+            continue;
+        if (ty_is_complex(t) && reals)
             continue;
         UfSig g = {.nops = 1, .nloop = 1};
         g.ops = arena_alloc(sizeof *g.ops);

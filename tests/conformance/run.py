@@ -772,6 +772,13 @@ def mismatches(got, want, how):
         return "dtype %s, expected %s" % (got.dtype, want.dtype), []
     if how["sorted"]:
         got, want = np.sort(got, axis=None), np.sort(want, axis=None)
+    if got.dtype.kind == "c":
+        # complex: each part compared as a float, an element bad if either is
+        part = np.dtype("f%d" % (got.dtype.itemsize // 2))
+        g2 = np.ascontiguousarray(got).view(part).reshape(got.shape + (2,))
+        w2 = np.ascontiguousarray(want).view(part).reshape(want.shape + (2,))
+        err, bad = mismatches(g2, w2, dict(how, sorted=False))
+        return err, sorted({ix[:-1] for ix in bad})
     if got.dtype.kind != "f":
         bad = got != want
     else:

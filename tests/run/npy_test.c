@@ -253,8 +253,8 @@ static void test_errors(void)
                "big-endian data ('>f4') is not supported", "big-endian refused");
     dict_fails("{'descr': '<f16', 'fortran_order': False, 'shape': (2,), }\n",
                "unsupported dtype '<f16'", "long double refused");
-    dict_fails("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }\n",
-               "unsupported dtype '<c8'", "complex refused");
+    dict_fails("{'descr': '<c32', 'fortran_order': False, 'shape': (2,), }\n",
+               "unsupported dtype '<c32'", "complex256 refused");
     dict_fails("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (2,), }\n",
                "structured dtypes are not supported", "structured dtype refused");
     dict_fails("{'descr': '<V16', 'fortran_order': False, 'shape': (2,), }\n",
