@@ -22,7 +22,7 @@ const ApiEntry api_table[API__COUNT] = {
 /* Open addressing over a power of two at least twice the rows, built on
  * the first lookup: every path is looked up once per use in a kernel, so a
  * scan would make the translator quadratic in the size of its input. */
-#define API_SLOTS 512
+#define API_SLOTS 1024
 _Static_assert(API_SLOTS >= 2 * API__COUNT, "api.c: grow API_SLOTS");
 
 const ApiEntry *api_lookup(const char *path)
