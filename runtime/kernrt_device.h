@@ -342,6 +342,60 @@ KRT_FN krt_view krt_view_make(void *data, int ndim, int64_t n0, int64_t n1,
     return v;
 }
 
+/* issue 9: views.  a[start:stop:step] on dimension d of a view, Python's
+ * slice.indices() (numba's fix_slice): negative bounds count from the end,
+ * bounds clip, `has` bit 0 says start was given, bit 1 stop; the new
+ * length is ceil((stop - start) / step), 0 if negative.  A step of 0 gives
+ * an empty dimension. */
+KRT_FN krt_view krt_view_slice(krt_view v, int d, int64_t start, int64_t stop,
+                               int64_t step, int has)
+{
+    int64_t n = v.shape[d], len;
+    int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? n - 1 : n;
+    if (step == 0) {
+        v.shape[d] = 0;
+        return v;
+    }
+    if (!(has & 1))
+        start = step < 0 ? hi : lo;
+    else if (start < 0)
+        start = start + n < lo ? lo : start + n;
+    else if (start > hi)
+        start = hi;
+    if (!(has & 2))
+        stop = step < 0 ? lo : hi;
+    else if (stop < 0)
+        stop = stop + n < lo ? lo : stop + n;
+    else if (stop > hi)
+        stop = hi;
+    if (step > 0)
+        len = start < stop ? (stop - start - 1) / step + 1 : 0;
+    else
+        len = stop < start ? (start - stop - 1) / (-step) + 1 : 0;
+    if (len > 0)
+        v.data += start * v.strides[d];
+    v.shape[d] = len;
+    v.strides[d] *= step;
+    return v;
+}
+
+/* a[..., i, ...]: dimension d of a view taken at index i (negative counts
+ * from the end), the later dimensions moved down. */
+KRT_FN krt_view krt_view_index(krt_view v, int d, int64_t i)
+{
+    int k;
+    if (i < 0)
+        i += v.shape[d];
+    v.data += i * v.strides[d];
+    for (k = d; k + 1 < KRT_MAX_NDIM; k++) {
+        v.shape[k] = v.shape[k + 1];
+        v.strides[k] = v.strides[k + 1];
+    }
+    v.shape[KRT_MAX_NDIM - 1] = 0;
+    v.strides[KRT_MAX_NDIM - 1] = 0;
+    return v;
+}
+
 #if defined(__CUDACC__)
 /* Bytes of dynamic shared memory of this launch. */
 static __device__ inline unsigned krt_dynamic_smem_bytes(void)

@@ -756,6 +756,29 @@ const char *array_value(Emitter *E, Node *n)
                         var_ref(E, v), t->ndim, len[0], len[1], len[2], t_c(t->elem));
 }
 
+/* issue 9: a view, base[items]: a krt_view_slice / krt_view_index call per
+ * dimension given (kernrt_device.h), the last dimension innermost, so that
+ * the dimensions an integer drops are always after the one being cut. */
+static const char *ex_view(Emitter *E, Node *n)
+{
+    const char *s = array_value(E, n->lhs);
+    for (int k = n->args.len - 1; k >= 0; k--) {
+        Node *x = n->args.items[k];
+        if (x->kind != E_SLICE) {
+            s = arena_printf("krt_view_index(%s, %d, %s)", s, k, unparen(ex(E, x)));
+            continue;
+        }
+        if (!x->lhs && !x->rhs && !x->cond)
+            continue;   /* ':' */
+        s = arena_printf("krt_view_slice(%s, %d, %s, %s, %s, %d)", s, k,
+                         x->lhs ? unparen(ex(E, x->lhs)) : "0",
+                         x->rhs ? unparen(ex(E, x->rhs)) : "0",
+                         x->cond ? unparen(ex(E, x->cond)) : "1",
+                         (x->lhs ? 1 : 0) | (x->rhs ? 2 : 0));
+    }
+    return s;
+}
+
 static const char *ex_shape(Emitter *E, Node *arr, int k)
 {
     Var *v = arr->kind == E_VAR ? arr->var : NULL;
@@ -1404,6 +1427,8 @@ const char *ex(Emitter *E, Node *n)
         return elem_ref(E, n->lhs, n->args.items, n->args.len);
     case E_SHAPE:
         return ex_shape(E, n->lhs, (int)n->ival);
+    case E_VIEW:
+        return ex_view(E, n);
     case E_TUPLEGET: {
         Node *t = n->lhs;
         if (t->kind == E_API && t->api && t->api->rule == TR_GRID)
@@ -1748,6 +1773,10 @@ void emit_stmt(Emitter *E, Node *s)
     case S_ASSIGN: {
         if (s->args.len == 1) {
             Node *t = s->args.items[0];
+            if (t->type && t->type->kind == TY_ARRAY) {   /* a view variable */
+                outf(E, "%s = %s;", ex(E, t), unparen(array_value(E, s->rhs)));
+                return;
+            }
             outf(E, "%s = %s;", ex(E, t), unparen(ex_as(E, s->rhs, t->type)));
             return;
         }

@@ -432,6 +432,9 @@ extern const CaseList tr_rule_cases[TR__COUNT];
     X(E_TUPLEGET, "tuple element") /* lhs: tuple-typed expr; ival: index */  \
     X(E_LET, "bound temporary") /* var (hidden) = lhs, then the value of rhs;\
                                    type rhs's type; C: (var = lhs, rhs) */   \
+    /* issue 9: views */                                                    \
+    X(E_VIEW, "array view")     /* lhs: array expr; args: per dimension from \
+                                   the first, an int64 index or an E_SLICE */\
     /* ---- statements ---- */                                              \
     X(S_EXPR, "expression statement")  /* lhs */                             \
     X(S_ASSIGN, "assignment")          /* args: targets (a = b = v); rhs */  \

@@ -782,7 +782,7 @@ static bool const_int(Ctx *c, Node *e, int64_t *out)
  * `out`.  `atomic` names the atomic whose index this is (its own message).
  * NULL on success, else the poison node. */
 static Node *lower_indices(Ctx *c, Node *idx, int ndim, Loc whole, const char *atomic,
-                           NodeList *out)
+                           NodeList *out, Node *pre)
 {
     Node **items = NULL, **low = NULL;
     int nidx;
@@ -793,7 +793,7 @@ static Node *lower_indices(Ctx *c, Node *idx, int ndim, Loc whole, const char *a
             if (items[i]->kind == E_SLICE)
                 return fail(c, items[i]->loc, "array slicing is not supported yet");
     } else {
-        Node *v = lx(c, idx);
+        Node *v = pre ? pre : lx(c, idx);
         if (BAD(v))
             return poison(idx->loc, v, NULL);
         if (v->type->kind == TY_TUPLE) {
@@ -835,6 +835,151 @@ static Node *lower_indices(Ctx *c, Node *idx, int ndim, Loc whole, const char *a
         nl_push(out, tree_cast(v, ty_int64));
     }
     return bad ? poison(whole, bad, NULL) : NULL;
+}
+
+/* ---- Slicing and views (issue 9) ----
+ * a[lo:hi:step], a[i, :], a[:, j], a[1:3, ::2], a[..., 0] and a[i] of an
+ * n-D array (n > 1) are views: an E_VIEW over the array, of numba's type
+ * (arraydecl.py get_array_index_type): integer indices drop their
+ * dimension; a C array stays C only when every index before the last one
+ * given is an integer and the last is an integer or a slice without a
+ * step (a[1:] and b[i, :] are C, a[::2], a[1:3:1], b[:, j], b[0:2, :] are
+ * A); an ellipsis stands for the full slices it covers; an A array stays
+ * A.  The view keeps the memory space of its array. */
+
+/* One index of a subscript, lowered: an int64 (is_int), a slice whose
+ * lowered E_SLICE has int64 bounds or NULL (step: cond), or an ellipsis. */
+typedef struct ViewItem {
+    Node *n;
+    bool is_int, is_slice, is_ellipsis, has_step;
+} ViewItem;
+
+static bool view_bound(Ctx *c, Node *x, Node **out, Node **bad)
+{
+    *out = NULL;
+    if (!x || (x->kind == E_NONE && !x->text))
+        return true;
+    Node *v = lx(c, x);
+    if (BAD(v)) {
+        *bad = !*bad || v->type == ty_error ? v : *bad;
+        return false;
+    }
+    if (!ty_is_int(v->type) && v->type->kind != TY_BOOL) {
+        *bad = fail(c, x->loc, "slice indices must be integers, not %s", ty_name(v->type));
+        return false;
+    }
+    *out = tree_cast(v, ty_int64);
+    return true;
+}
+
+/* The view base[items] (nitems syntactic items, or the lowered values pre[]
+ * when pre is not NULL); an E_INDEX when every dimension gets an integer. */
+static Node *lower_view(Ctx *c, Node *e, Node *base, Node **items, Node **pre, int nitems)
+{
+    Type *at = base->type;
+    ViewItem *it = arena_alloc(sizeof *it * (size_t)(nitems ? nitems : 1));
+    Node *bad = NULL;
+    int nidx = 0, nint = 0, ellipsis = -1;
+    for (int i = 0; i < nitems; i++) {
+        Node *x = pre ? pre[i] : items[i];
+        if (!pre && x->kind == E_NONE && x->text && strcmp(x->text, "...") == 0) {
+            if (ellipsis >= 0)
+                return fail(c, x->loc, "only one ellipsis is allowed in array indices");
+            ellipsis = i;
+            it[i].is_ellipsis = true;
+            continue;
+        }
+        nidx++;
+        if (!pre && x->kind == E_NONE)
+            return fail(c, x->loc, "None (np.newaxis) in an array index is not supported");
+        if (!pre && x->kind == E_SLICE) {
+            Node *s = node_new(E_SLICE, x->loc);
+            bool ok = view_bound(c, x->lhs, &s->lhs, &bad);
+            ok &= view_bound(c, x->rhs, &s->rhs, &bad);
+            ok &= view_bound(c, x->cond, &s->cond, &bad);
+            if (ok && s->cond && s->cond->kind == E_CONST && s->cond->ival == 0)
+                bad = fail(c, x->cond->loc, "slice step cannot be zero");
+            s->type = ty_none;
+            it[i].n = s;
+            it[i].is_slice = true;
+            it[i].has_step = x->cond != NULL;
+            continue;
+        }
+        Node *v = pre ? x : lx(c, x);
+        if (BAD(v)) {
+            bad = !bad || v->type == ty_error ? v : bad;
+            continue;
+        }
+        if (!ty_is_int(v->type)) {
+            bad = fail(c, x->loc, "array index must be an integer or a slice, not %s",
+                       ty_name(v->type));
+            continue;
+        }
+        it[i].n = tree_cast(v, ty_int64);
+        it[i].is_int = true;
+        nint++;
+    }
+    if (bad)
+        return poison(e->loc, bad, NULL);
+    if (nidx > at->ndim)
+        return fail(c, e->rhs->loc, "too many indices for a %d-D array (%d given)", at->ndim,
+                    nidx);
+    int ndim = at->ndim - nint;
+    /* numba's layout: the indices before the ellipsis are the left ones */
+    bool contiguous = at->contiguous;
+    if (contiguous) {
+        int nleft = ellipsis >= 0 && nidx != at->ndim ? ellipsis : nitems;
+        bool right = false;
+        for (int i = nleft; i < nitems; i++)
+            right |= !it[i].is_ellipsis;
+        if (right)
+            contiguous = false;
+        int last = -1;
+        for (int i = 0; i < nleft; i++)
+            if (!it[i].is_ellipsis)
+                last = i;
+        for (int i = 0; i < nleft && contiguous; i++) {
+            if (it[i].is_ellipsis || it[i].is_int)
+                continue;
+            if (i != last || it[i].has_step)   /* a slice: innermost, no step */
+                contiguous = false;
+        }
+    }
+    /* the items per dimension, the ellipsis expanded to full slices */
+    Node *n = node_new(ndim == 0 ? E_INDEX : E_VIEW, e->loc);
+    n->lhs = base;
+    for (int i = 0; i < nitems; i++) {
+        if (!it[i].is_ellipsis) {
+            nl_push(&n->args, it[i].n);
+            continue;
+        }
+        for (int k = 0; k < at->ndim - nidx; k++) {
+            Node *s = node_new(E_SLICE, it[i].n ? it[i].n->loc : e->loc);
+            s->type = ty_none;
+            nl_push(&n->args, s);
+        }
+    }
+    if (ndim == 0) {   /* a[..., i] of a 1-D array: the element */
+        n->type = at->elem;
+        return n;
+    }
+    n->type = ty_array(at->elem, ndim, contiguous, at->space);
+    return n;
+}
+
+/* Does subscript idx of an ndim-D array make a view (syntactically)? */
+static bool is_view_subscript(const Node *idx, int ndim)
+{
+    if (idx->kind == E_SLICE || (idx->kind == E_NONE && idx->text))
+        return true;
+    if (idx->kind != E_TUPLE)
+        return false;
+    for (int i = 0; i < idx->args.len; i++) {
+        const Node *x = idx->args.items[i];
+        if (x->kind == E_SLICE || x->kind == E_NONE)
+            return true;
+    }
+    return idx->args.len < ndim;
 }
 
 static Node *lower_index(Ctx *c, Node *e)
@@ -906,10 +1051,33 @@ static Node *lower_index(Ctx *c, Node *e)
     if (base->type->elem == ty_rngstate)
         return fail(c, e->loc, "xoroshiro128p states can only be passed to xoroshiro128p_* "
                     "functions");
+    int ndim = base->type->ndim;
+    if (is_view_subscript(idx, ndim))
+        return lower_view(c, e, base, idx->kind == E_TUPLE ? idx->args.items : &idx, NULL,
+                          idx->kind == E_TUPLE ? idx->args.len : 1);
+    Node *pre = NULL;
+    if (idx->kind != E_TUPLE && ndim > 1) {
+        /* b[i] of a 2-D array is a row; b[t] with t a shorter tuple a view */
+        pre = lx(c, idx);
+        if (BAD(pre))
+            return poison(e->loc, pre, NULL);
+        if (pre->type->kind != TY_TUPLE)
+            return lower_view(c, e, base, NULL, &pre, 1);
+        if (pre->type->nelems < ndim) {
+            int k = pre->type->nelems;
+            if (!tree_is_pure(pre))
+                return fail(c, idx->loc, "an index tuple returned by a call is not supported; "
+                            "assign it to a variable first");
+            Node **v = arena_alloc(sizeof *v * (size_t)(k ? k : 1));
+            for (int i = 0; i < k; i++)
+                v[i] = tree_tupleget(i ? node_clone(pre) : pre, i);
+            return lower_view(c, e, base, NULL, v, k);
+        }
+    }
     Node *n = node_new(E_INDEX, e->loc);
     n->lhs = base;
     n->type = base->type->elem;
-    Node *err = lower_indices(c, idx, base->type->ndim, e->loc, NULL, &n->args);
+    Node *err = lower_indices(c, idx, ndim, e->loc, NULL, &n->args, pre);
     return err ? err : n;
 }
 
@@ -1027,7 +1195,7 @@ static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
         nl_push(&n->args, tree_int(e->loc, ty_int64, 0));
     } else {
         Node *err = lower_indices(c, e->args.items[1], ary->type->ndim, e->loc, a->path,
-                                  &n->args);
+                                  &n->args, NULL);
         if (err)
             return err;
     }
@@ -1998,12 +2166,17 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
                  var->kind == VAR_CONSTARRAY ? "constant" : "shared");
             return;
         }
-        if (v->type->kind == TY_ARRAY) {
-            fail(c, v->loc, "assigning an array to a variable is not supported yet");
-            return;
-        }
-        if (var->kind == VAR_PARAM && var->type && var->type->kind == TY_ARRAY) {
-            fail(c, target->loc, "array parameter '%s' cannot be reassigned", var->name);
+        if (v->type->kind == TY_ARRAY || (var->type && var->type->kind == TY_ARRAY)) {
+            /* issue 9: a variable holding a view (a slice, another array) */
+            if (v->type->kind != TY_ARRAY || v->type->elem == ty_rngstate) {
+                fail(c, v->loc, v->type->kind == TY_ARRAY ? "xoroshiro128p states cannot be "
+                     "stored in a variable" : "cannot unify %s and %s for '%s'",
+                     ty_name(var->type), ty_name(v->type), var->name);
+                return;
+            }
+            bind(c, var, v->type, target->loc);
+            if (!c->quiet && var->type && ty_unify(var->type, v->type) == var->type)
+                nl_push(out, tree_assign(target->loc, tree_var(target->loc, var), v));
             return;
         }
         if (v->type == ty_gridgroup) {   /* g = cuda.cg.this_grid(): typed, not stored */

@@ -366,6 +366,15 @@ Type *ty_unify(Type *a, Type *b)
         }
         return ty_tuple(el, a->nelems);
     }
+    /* issue 9: numba's Array.unify: one dtype and ndim, layout A unless
+     * both are C; views of different memory spaces are plain (global)
+     * views, but a constant one stays apart (it is read-only) */
+    if (a->kind == TY_ARRAY && b->kind == TY_ARRAY && a->elem == b->elem && a->ndim == b->ndim) {
+        if (a->space != b->space && (a->space == SPACE_CONST || b->space == SPACE_CONST))
+            return NULL;
+        return ty_array(a->elem, a->ndim, a->contiguous && b->contiguous,
+                        a->space == b->space ? a->space : SPACE_GLOBAL);
+    }
     return NULL;
 }
 
