@@ -1773,6 +1773,25 @@ void emit_stmt(Emitter *E, Node *s)
     case S_ASSIGN: {
         if (s->args.len == 1) {
             Node *t = s->args.items[0];
+            if (t->kind == E_VIEW) {   /* issue 9: a[lo:hi] = x, the value first */
+                const Type *el = t->type->elem;
+                int nd = t->type->ndim;
+                outf(E, "{");
+                E->indent++;
+                outf(E, "%s krt_fill_x = %s;", t_c(el), unparen(ex_as(E, s->rhs, el)));
+                outf(E, "krt_view krt_fill_v = %s;", ex_view(E, t));
+                StrBuf at = {0};
+                for (int k = 0; k < nd; k++) {
+                    outf(E, "for (int64_t krt_fill_i%d = 0; krt_fill_i%d < krt_fill_v.shape[%d]; "
+                         "krt_fill_i%d++)", k, k, k, k);
+                    sb_printf(&at, " + krt_fill_i%d * krt_fill_v.strides[%d]", k, k);
+                    E->indent++;
+                }
+                outf(E, "*(%s *)(krt_fill_v.data%s) = krt_fill_x;", t_c(el), sb_take(&at));
+                E->indent -= nd + 1;
+                outf(E, "}");
+                return;
+            }
             if (t->type && t->type->kind == TY_ARRAY) {   /* a view variable */
                 outf(E, "%s = %s;", ex(E, t), unparen(array_value(E, s->rhs)));
                 return;

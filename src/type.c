@@ -2169,7 +2169,7 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
         if (v->type->kind == TY_ARRAY || (var->type && var->type->kind == TY_ARRAY)) {
             /* issue 9: a variable holding a view (a slice, another array) */
             if (v->type->kind != TY_ARRAY || v->type->elem == ty_rngstate) {
-                fail(c, v->loc, v->type->kind == TY_ARRAY ? "xoroshiro128p states cannot be "
+                fail(c, target->loc, v->type->kind == TY_ARRAY ? "xoroshiro128p states cannot be "
                      "stored in a variable" : "cannot unify %s and %s for '%s'",
                      ty_name(var->type), ty_name(v->type), var->name);
                 return;
@@ -2205,6 +2205,22 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
         Node *t = lower_index(c, target);
         if (BAD(t) || BAD(v))
             return;
+        if (t->kind == E_VIEW) {   /* issue 9: a[lo:hi] = x fills the view */
+            if (t->type->space == SPACE_CONST) {
+                fail(c, target->loc, "a constant array is read-only");
+                return;
+            }
+            if (!ty_is_scalar(v->type)) {
+                fail(c, v->loc, v->type->kind == TY_ARRAY ?
+                     "assigning an array to a slice needs a temporary copy, which numba-cuda "
+                     "cannot make on the device (NRT); copy the elements in a loop" :
+                     "cannot store %s into an array slice", ty_name(v->type));
+                return;
+            }
+            if (!c->quiet)
+                nl_push(out, tree_assign(target->loc, t, tree_cast(v, t->type->elem)));
+            return;
+        }
         if (t->kind != E_INDEX) {
             fail(c, target->loc, "tuples are immutable");
             return;
