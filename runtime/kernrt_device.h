@@ -396,6 +396,15 @@ KRT_FN krt_view krt_view_index(krt_view v, int d, int64_t i)
     return v;
 }
 
+/* issue 9: the length of range(start, stop, step) (step != 0), for a
+ * range iterated inside enumerate() or zip(). */
+KRT_FN int64_t krt_range_len(int64_t start, int64_t stop, int64_t step)
+{
+    if (step > 0)
+        return start < stop ? (int64_t)(((uint64_t)stop - (uint64_t)start - 1) / (uint64_t)step) + 1 : 0;
+    return stop < start ? (int64_t)(((uint64_t)start - (uint64_t)stop - 1) / (0 - (uint64_t)step)) + 1 : 0;
+}
+
 #if defined(__CUDACC__)
 /* Bytes of dynamic shared memory of this launch. */
 static __device__ inline unsigned krt_dynamic_smem_bytes(void)

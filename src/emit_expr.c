@@ -790,6 +790,22 @@ static const char *ex_shape(Emitter *E, Node *arr, int k)
     return arena_printf(is_name(E, arr) ? "%s.shape[%d]" : "(%s).shape[%d]", a, k);
 }
 
+/* issue 9: a.strides[k] in bytes; C-contiguous strides for the arrays
+ * with a constant shape. */
+static const char *ex_stride(Emitter *E, Node *arr, int k)
+{
+    Var *v = arr->kind == E_VAR ? arr->var : NULL;
+    const Type *t = arr->type;
+    if (is_c_array(v) || (v && v->kind == VAR_DYNSHARED)) {
+        int64_t s = ty_size(t->elem);
+        for (int d = k + 1; d < t->ndim; d++)
+            s *= v->shape[d];
+        return arena_printf("((int64_t)%lld)", (long long)s);
+    }
+    const char *a = ex(E, arr);
+    return arena_printf(is_name(E, arr) ? "%s.strides[%d]" : "(%s).strides[%d]", a, k);
+}
+
 /* The type numba compares two different operand types in. */
 static const Type *compare_type(const Type *a, const Type *b)
 {
@@ -1429,6 +1445,8 @@ const char *ex(Emitter *E, Node *n)
         return ex_shape(E, n->lhs, (int)n->ival);
     case E_VIEW:
         return ex_view(E, n);
+    case E_STRIDE:
+        return ex_stride(E, n->lhs, (int)n->ival);
     case E_TUPLEGET: {
         Node *t = n->lhs;
         if (t->kind == E_API && t->api && t->api->rule == TR_GRID)

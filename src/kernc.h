@@ -336,6 +336,8 @@ typedef enum ApiRule {
     TR_PRINT,           /* a statement: S_PRINT */
     TR_CAST,            /* a type name called: a conversion */
     TR_VOID,            /* void: not callable */
+    /* issue 9 */
+    TR_ITER,            /* enumerate, zip, literal_unroll: for-loop iterables only */
     TR__COUNT
 } ApiRule;
 
@@ -435,6 +437,7 @@ extern const CaseList tr_rule_cases[TR__COUNT];
     /* issue 9: views */                                                    \
     X(E_VIEW, "array view")     /* lhs: array expr; args: per dimension from \
                                    the first, an int64 index or an E_SLICE */\
+    X(E_STRIDE, "array stride") /* lhs: array; ival: the dimension (bytes) */ \
     /* ---- statements ---- */                                              \
     X(S_EXPR, "expression statement")  /* lhs */                             \
     X(S_ASSIGN, "assignment")          /* args: targets (a = b = v); rhs */  \

@@ -64,6 +64,8 @@ static void resolve_fromimport(Node *s)
             else if (strcmp(mod, "numba") == 0 &&
                      (strcmp(name, "vectorize") == 0 || strcmp(name, "guvectorize") == 0))
                 path = name;
+            else if (strcmp(mod, "numba") == 0 && strcmp(name, "literal_unroll") == 0)
+                path = name;   /* issue 9 */
         } else if (strcmp(mod, "numba.cuda") == 0) {
             const char *p = arena_printf("cuda.%s", name);
             if (api_lookup(p) || strcmp(name, "jit") == 0)
@@ -73,6 +75,10 @@ static void resolve_fromimport(Node *s)
             if (api_lookup(p))
                 path = p;
 
+        } else if (strcmp(mod, "numba.cuda.misc.special") == 0 ||
+                   strcmp(mod, "numba.misc.special") == 0) {
+            if (strcmp(name, "literal_unroll") == 0)   /* issue 9: numba-cuda 0.30's home */
+                path = name;
         } else if (strcmp(mod, "math") == 0) {
             const char *p = arena_printf("math.%s", name);
             if (api_lookup(p))

@@ -1117,6 +1117,40 @@ static Node *lower_attr(Ctx *c, Node *e)
             tup->type = ty_tuple(el, t->ndim);
             return tup;
         }
+        /* issue 9: strides, itemsize, nbytes */
+        if (strcmp(e->name, "strides") == 0) {   /* UniTuple(int64, ndim), bytes */
+            Node *tup = node_new(E_TUPLE, e->loc);
+            Type *el[3] = {ty_int64, ty_int64, ty_int64};
+            for (int i = 0; i < t->ndim; i++) {
+                Node *s = node_new(E_STRIDE, e->loc);
+                s->lhs = i ? node_clone(base) : base;
+                s->ival = (uint64_t)i;
+                s->type = ty_int64;
+                nl_push(&tup->args, s);
+            }
+            tup->type = ty_tuple(el, t->ndim);
+            return tup;
+        }
+        if (t->elem == ty_rngstate && (strcmp(e->name, "itemsize") == 0 ||
+                                       strcmp(e->name, "nbytes") == 0))
+            return fail(c, e->loc, "xoroshiro128p states have no '%s' here", e->name);
+        if (strcmp(e->name, "itemsize") == 0)
+            return tree_int(e->loc, ty_int64, ty_size(t->elem));
+        if (strcmp(e->name, "nbytes") == 0) {
+            Node *r = tree_int(e->loc, ty_int64, ty_size(t->elem));
+            for (int i = 0; i < t->ndim; i++) {
+                Node *s = node_new(E_SHAPE, e->loc);
+                s->lhs = i ? node_clone(base) : base;
+                s->ival = (uint64_t)i;
+                s->type = ty_int64;
+                r = tree_binop(e->loc, OP_MUL, s, r, ty_int64);
+            }
+            return r;
+        }
+        if (strcmp(e->name, "copy") == 0 || strcmp(e->name, "flatten") == 0 ||
+            strcmp(e->name, "ravel") == 0 || strcmp(e->name, "imag") == 0)
+            return fail(c, e->loc, "array.%s allocates a new array, which numba-cuda cannot do "
+                        "on the device (NRT)", e->name);
         return fail(c, e->loc, "array attribute '%s' is not supported", e->name);
     }
     return fail(c, e->loc, "a value of type %s has no attribute '%s'", ty_name(t), e->name);
@@ -1401,6 +1435,8 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
                     "x = %s(shape, dtype)", a->path, a->path);
     case TR_RANGE:
         return fail(c, e->loc, "range() is only supported as the iterable of a for loop");
+    case TR_ITER:
+        return fail(c, e->loc, "%s() is only supported as the iterable of a for loop", a->path);
     case TR_PRINT:
         return fail(c, e->loc, "print() returns no value; call it as a statement");
     case TR_HOST:
@@ -2411,6 +2447,297 @@ static Node *lower_cond(Ctx *c, Node *e)
     return v;
 }
 
+/* ---- Iteration (issue 9) ----
+ * for x in a (an array: its elements, or the rows of an n-D one), for x in
+ * t (a homogeneous tuple), enumerate(it[, start]), zip(it, ...),
+ * literal_unroll(t) of a homogeneous tuple, nested as in
+ * `for i, (u, v) in enumerate(zip(x, y))`, and range() inside them: each
+ * iterable is evaluated once before the loop (arrays into hidden view
+ * variables, tuples into hidden tuple variables), then an S_FORRANGE runs
+ * a hidden int64 index over the shortest length and assigns the targets
+ * from it at the top of the body, so that break, continue and the last
+ * values are Python's. */
+typedef enum IterKind { IT_ARRAY, IT_TUPLE, IT_RANGE, IT_ENUM, IT_ZIP } IterKind;
+
+typedef struct Iter {
+    IterKind kind;
+    Loc loc;
+    Node *src;              /* IT_ARRAY / IT_TUPLE: the value, read-only (E_VAR) */
+    Node *start, *step;     /* IT_RANGE: stable int64 values; IT_ENUM: start */
+    Type *rtype;            /* IT_RANGE: the range's type */
+    Node *len;              /* int64 length */
+    struct Iter *kids[8];
+    int nkids;
+} Iter;
+
+/* a OP b of two int64s (a typed E_COMPARE) */
+static Node *iter_cmp(Loc loc, Op op, Node *a, Node *b)
+{
+    Node *cmp = node_new(E_COMPARE, loc);
+    cmp->ops = arena_alloc(sizeof *cmp->ops);
+    cmp->ops[0] = op;
+    cmp->type = ty_bool;
+    nl_push(&cmp->args, a);
+    nl_push(&cmp->args, b);
+    return cmp;
+}
+
+/* A value evaluated once before the loop: a stable node, or a hidden
+ * variable assigned in out. */
+static Node *iter_once(Ctx *c, Node *v, const char *what, NodeList *out)
+{
+    if (v->kind == E_CONST || (v->kind == E_VAR && v->var->kind != VAR_LOCAL &&
+                               v->var->kind != VAR_PARAM && v->var->kind != VAR_HIDDEN))
+        return v;
+    Var *t = hidden_var(c, what, v->type, v->loc);
+    if (!c->quiet)
+        nl_push(out, tree_assign(v->loc, tree_var(v->loc, t), v));
+    return tree_var(v->loc, t);
+}
+
+static Iter *lower_iterable(Ctx *c, Node *e, NodeList *out)
+{
+    Iter *r = arena_alloc(sizeof *r);
+    r->loc = e->loc;
+    const char *p = e->kind == E_CALL ? expr_path(c, e->lhs) : NULL;
+    if (p && (strcmp(p, "range") == 0 || strcmp(p, "enumerate") == 0 ||
+              strcmp(p, "zip") == 0 || strcmp(p, "literal_unroll") == 0)) {
+        int n = e->args.len;
+        if (e->kwargs.len) {
+            fail(c, ((Node *)e->kwargs.items[0])->loc, "%s() takes no keyword arguments here", p);
+            return NULL;
+        }
+        if (strcmp(p, "literal_unroll") == 0) {
+            if (n != 1) {
+                fail(c, e->loc, "literal_unroll() takes one argument");
+                return NULL;
+            }
+            Iter *k = lower_iterable(c, e->args.items[0], out);
+            if (k && k->kind != IT_TUPLE && k->kind != IT_ARRAY) {
+                fail(c, e->loc, "literal_unroll() takes a tuple or an array");
+                return NULL;
+            }
+            return k;
+        }
+        if (strcmp(p, "range") == 0) {
+            if (n < 1 || n > 3) {
+                fail(c, e->loc, "range() takes 1 to 3 positional arguments");
+                return NULL;
+            }
+            Node *v[3];
+            Type *types[3];
+            for (int i = 0; i < n; i++) {
+                v[i] = lx(c, e->args.items[i]);
+                if (BAD(v[i]))
+                    return NULL;
+                if (!ty_is_scalar(v[i]->type)) {
+                    fail(c, v[i]->loc, "range() arguments must be numbers, not %s",
+                         ty_name(v[i]->type));
+                    return NULL;
+                }
+                types[i] = v[i]->type;
+            }
+            int k = ty_resolve_case(tr_range.cases, tr_range.n, types, n, true);
+            r->kind = IT_RANGE;
+            r->rtype = ty_scalar[tr_range.cases[k].ret];
+            Node *start = n == 1 ? tree_int(e->loc, ty_int64, 0)
+                                 : tree_cast(tree_cast(v[0], r->rtype), ty_int64);
+            Node *stop = tree_cast(tree_cast(v[n == 1 ? 0 : 1], r->rtype), ty_int64);
+            Node *step = n == 3 ? tree_cast(tree_cast(v[2], r->rtype), ty_int64)
+                                : tree_int(e->loc, ty_int64, 1);
+            if (step->kind == E_CONST && step->ival == 0) {
+                fail(c, step->loc, "range() step must not be zero");
+                return NULL;
+            }
+            r->start = iter_once(c, start, "rstart", out);
+            Node *stopv = iter_once(c, stop, "rstop", out);
+            r->step = iter_once(c, step, "rstep", out);
+            /* len = max(0, ceil((stop - start) / step)): krt_range_len */
+            Node *len = node_new(E_API, e->loc);
+            len->api = &api_table[API_B_RANGE_LEN];
+            len->type = ty_int64;
+            nl_push(&len->args, node_clone(r->start));
+            nl_push(&len->args, stopv);
+            nl_push(&len->args, node_clone(r->step));
+            r->len = len;
+            return r;
+        }
+        bool en = strcmp(p, "enumerate") == 0;
+        if (en ? n < 1 || n > 2 : n < 1 || n > 8) {
+            fail(c, e->loc, en ? "enumerate() takes 1 or 2 arguments" :
+                 "zip() takes 1 to 8 iterables here");
+            return NULL;
+        }
+        r->kind = en ? IT_ENUM : IT_ZIP;
+        for (int i = 0; i < (en ? 1 : n); i++) {
+            r->kids[i] = lower_iterable(c, e->args.items[i], out);
+            if (!r->kids[i])
+                return NULL;
+        }
+        r->nkids = en ? 1 : n;
+        if (en) {
+            Node *st = n == 2 ? lx(c, e->args.items[1]) : tree_int(e->loc, ty_int64, 0);
+            if (BAD(st))
+                return NULL;
+            if (!ty_is_int(st->type)) {
+                fail(c, st->loc, "the start of enumerate() must be an integer, not %s",
+                     ty_name(st->type));
+                return NULL;
+            }
+            r->start = iter_once(c, tree_cast(st, ty_int64), "estart", out);
+            r->len = r->kids[0]->len;
+            return r;
+        }
+        r->len = r->kids[0]->len;
+        for (int i = 1; i < n; i++) {   /* the shortest */
+            Node *a = r->len, *b = r->kids[i]->len;
+            Node *m = node_new(E_IFEXP, e->loc);
+            m->cond = iter_cmp(e->loc, OP_LT, a, b);
+            m->lhs = node_clone(a);
+            m->rhs = node_clone(b);
+            m->type = ty_int64;
+            r->len = m;
+        }
+        Node *len = iter_once(c, r->len, "zlen", out);
+        r->len = len;
+        return r;
+    }
+    if (p && strcmp(p, "range") != 0 && api_lookup(p) && api_lookup(p)->kind == AK_CALL &&
+        !strchr(p, '.') && api_lookup(p)->cls == AC_BUILTIN) {
+        fail(c, e->loc, "%s() cannot be iterated over", p);
+        return NULL;
+    }
+    Node *v = lx(c, e);
+    if (BAD(v))
+        return NULL;
+    if (v->type->kind == TY_ARRAY) {
+        if (v->type->elem == ty_rngstate) {
+            fail(c, e->loc, "xoroshiro128p states cannot be iterated over");
+            return NULL;
+        }
+        r->kind = IT_ARRAY;
+        r->src = iter_once(c, v, "iter", out);
+        Node *len = node_new(E_SHAPE, e->loc);
+        len->lhs = node_clone(r->src);
+        len->type = ty_int64;
+        r->len = len;
+        return r;
+    }
+    if (v->type->kind == TY_TUPLE) {
+        Type *el = v->type->nelems ? v->type->elems[0] : NULL;
+        for (int i = 0; i < v->type->nelems; i++)
+            if (v->type->elems[i] != el) {
+                fail(c, e->loc, "cannot iterate over the heterogeneous tuple %s (numba-cuda "
+                     "iterates over tuples of one type only; literal_unroll() of such a tuple "
+                     "is not supported yet)", ty_name(v->type));
+                return NULL;
+            }
+        if (el && !ty_is_scalar(el)) {
+            fail(c, e->loc, "iterating over a tuple of %s is not supported", ty_name(el));
+            return NULL;
+        }
+        r->kind = IT_TUPLE;
+        r->src = iter_once(c, v, "titer", out);
+        r->len = tree_int(e->loc, ty_int64, v->type->nelems);
+        return r;
+    }
+    fail(c, e->loc, "a value of type %s cannot be iterated over", ty_name(v->type));
+    return NULL;
+}
+
+/* The value the iterable gives at index k (an E_VAR of int64): a node, or
+ * for enumerate/zip the list of the parts (*parts, *nparts). */
+static Node *iter_value(Iter *r, Node *k)
+{
+    switch (r->kind) {
+    case IT_ARRAY: {
+        Type *at = r->src->type;
+        if (at->ndim == 1) {
+            Node *n = node_new(E_INDEX, r->loc);
+            n->lhs = node_clone(r->src);
+            n->type = at->elem;
+            nl_push(&n->args, k);
+            return n;
+        }
+        Node *n = node_new(E_VIEW, r->loc);
+        n->lhs = node_clone(r->src);
+        nl_push(&n->args, k);
+        n->type = ty_array(at->elem, at->ndim - 1, at->contiguous, at->space);
+        return n;
+    }
+    case IT_TUPLE: {
+        int n = r->src->type->nelems;
+        Node *v = tree_tupleget(node_clone(r->src), n - 1);
+        for (int i = n - 2; i >= 0; i--) {
+            Node *m = node_new(E_IFEXP, r->loc);
+            m->cond = iter_cmp(r->loc, OP_EQ, node_clone(k), tree_int(r->loc, ty_int64, i));
+            m->lhs = tree_tupleget(node_clone(r->src), i);
+            m->rhs = v;
+            m->type = v->type;
+            v = m;
+        }
+        return v;
+    }
+    case IT_RANGE: {
+        Node *off = tree_binop(r->loc, OP_MUL, node_clone(k), node_clone(r->step), ty_int64);
+        Node *val = tree_binop(r->loc, OP_ADD, node_clone(r->start), off, ty_int64);
+        return tree_cast(val, r->rtype);
+    }
+    default:
+        return NULL;
+    }
+}
+
+/* Assign the targets of a for loop from the iterable's value at k. */
+static void iter_assign(Ctx *c, Node *target, Iter *r, Node *k, NodeList *out)
+{
+    if (r->kind == IT_ENUM || r->kind == IT_ZIP) {
+        int n = r->kind == IT_ENUM ? 2 : r->nkids;
+        if (target->kind != E_TUPLE && target->kind != E_LIST) {
+            fail(c, target->loc, "the target of a loop over %s must unpack its %d items here",
+                 r->kind == IT_ENUM ? "enumerate()" : "zip()", n);
+            return;
+        }
+        if (target->args.len != n) {
+            fail(c, target->loc, "cannot unpack %d values into %d variables", n,
+                 target->args.len);
+            return;
+        }
+        if (r->kind == IT_ENUM) {
+            Node *i = tree_binop(r->loc, OP_ADD, node_clone(r->start), node_clone(k), ty_int64);
+            assign_value(c, target->args.items[0], i, out);
+            iter_assign(c, target->args.items[1], r->kids[0], k, out);
+            return;
+        }
+        for (int i = 0; i < n; i++)
+            iter_assign(c, target->args.items[i], r->kids[i], k, out);
+        return;
+    }
+    assign_value(c, target, iter_value(r, node_clone(k)), out);
+}
+
+static void lower_for_iter(Ctx *c, Node *s, NodeList *out)
+{
+    Iter *r = lower_iterable(c, s->rhs, out);
+    Node *f = tree_stmt(S_FORRANGE, s->loc);
+    Var *k = hidden_var(c, "k", ty_int64, s->loc);
+    if (r)
+        iter_assign(c, s->lhs, r, tree_var(s->loc, k), &f->body);
+    c->loops++;
+    lblock(c, &s->body, &f->body);
+    c->loops--;
+    if (!r || c->quiet)
+        return;
+    f->var = k;
+    f->it = hidden_var(c, "it", ty_int64, s->loc);
+    f->stop = hidden_var(c, "stop", ty_int64, s->loc);
+    f->step = hidden_var(c, "step", ty_int64, s->loc);
+    nl_push(&f->args, tree_int(s->loc, ty_int64, 0));
+    nl_push(&f->args, node_clone(r->len));
+    nl_push(&f->args, tree_int(s->loc, ty_int64, 1));
+    nl_push(out, f);
+}
+
 static void lower_for(Ctx *c, Node *s, NodeList *out)
 {
     if (s->orelse.len) {
@@ -2419,8 +2746,8 @@ static void lower_for(Ctx *c, Node *s, NodeList *out)
     }
     Node *it = s->rhs;
     const char *p = it->kind == E_CALL ? expr_path(c, it->lhs) : NULL;
-    if (!p || strcmp(p, "range") != 0) {
-        fail(c, it->loc, "for loops are only supported over range(...)");
+    if (!p || strcmp(p, "range") != 0 || s->lhs->kind != E_NAME) {
+        lower_for_iter(c, s, out);
         return;
     }
     if (s->lhs->kind != E_NAME) {
