@@ -779,6 +779,25 @@ static const char *ex_view(Emitter *E, Node *n)
     return s;
 }
 
+/* issue 9: a.T / transpose, reshape, view(dtype) (kernrt_device.h) */
+static const char *ex_arrayop(Emitter *E, Node *n)
+{
+    const char *a = array_value(E, n->lhs);
+    const char *v[4] = {"0", "1", "2", "3"};   /* transpose: unused dimensions stay */
+    for (int i = 0; i < n->args.len && i < 4; i++)
+        v[i] = unparen(ex(E, n->args.items[i]));
+    switch ((int)n->ival) {
+    case AOP_TRANSPOSE:
+        return arena_printf("krt_view_transpose(%s, %s, %s, %s, %s)", a, v[0], v[1], v[2], v[3]);
+    case AOP_RESHAPE:
+        return arena_printf("krt_view_reshape(%s, %d, %d, %s, %s, %s, (int64_t)sizeof(%s))", a,
+                            n->lhs->type->ndim, n->args.len, v[0], v[1], v[2],
+                            t_c(n->type->elem));
+    default:
+        return arena_printf("krt_view_dtype(%s, %d, %s, %s)", a, n->type->ndim, v[0], v[1]);
+    }
+}
+
 static const char *ex_shape(Emitter *E, Node *arr, int k)
 {
     Var *v = arr->kind == E_VAR ? arr->var : NULL;
@@ -1447,6 +1466,8 @@ const char *ex(Emitter *E, Node *n)
         return ex_view(E, n);
     case E_STRIDE:
         return ex_stride(E, n->lhs, (int)n->ival);
+    case E_ARRAYOP:
+        return ex_arrayop(E, n);
     case E_TUPLEGET: {
         Node *t = n->lhs;
         if (t->kind == E_API && t->api && t->api->rule == TR_GRID)

@@ -139,6 +139,8 @@ struct Type {
     Type *elem;          /* scalar element type */
     int ndim;
     bool contiguous;     /* layout 'C' ([::1]) vs 'A' (strided) */
+    bool fortran;        /* issue 9: layout 'F' (a.T of a C array; contiguous
+                            is false, ndim >= 2) */
     MemSpace space;
     /* TY_TUPLE */
     Type **elems;
@@ -192,6 +194,8 @@ extern Type *ty_rngstate, *ty_gridgroup;   /* TY_RNGSTATE, TY_GRIDGROUP singleto
 void types_init(void);
 Type *ty_array(Type *elem, int ndim, bool contiguous, MemSpace space); /* interned */
 Type *ty_tuple(Type **elems, int n);                                   /* interned */
+/* issue 9: layout F (Fortran-contiguous), ndim >= 2; interned */
+Type *ty_array_f(Type *elem, int ndim, MemSpace space);
 bool ty_is_scalar(const Type *t);
 bool ty_is_int(const Type *t);        /* signed or unsigned, not bool */
 bool ty_is_signed(const Type *t);
@@ -438,6 +442,7 @@ extern const CaseList tr_rule_cases[TR__COUNT];
     X(E_VIEW, "array view")     /* lhs: array expr; args: per dimension from \
                                    the first, an int64 index or an E_SLICE */\
     X(E_STRIDE, "array stride") /* lhs: array; ival: the dimension (bytes) */ \
+    X(E_ARRAYOP, "array method") /* lhs: array; ival: AOP_*; args: int64s */ \
     /* ---- statements ---- */                                              \
     X(S_EXPR, "expression statement")  /* lhs */                             \
     X(S_ASSIGN, "assignment")          /* args: targets (a = b = v); rhs */  \
@@ -510,6 +515,14 @@ typedef enum Op {
 #undef X_
 } Op;
 extern const char *op_spelling[];          /* indexed by Op */
+
+/* issue 9: the view-making array methods of an E_ARRAYOP (ival):
+ * TRANSPOSE: args the permutation (E_CONSTs; a.T reverses), type the
+ * array's with layout C <-> F (A when permuted otherwise); RESHAPE: args
+ * the new shape (int64, one may be -1), C arrays only, type C; DTYPE
+ * (a.view(t)): args the old and new itemsize (E_CONSTs), the last
+ * dimension rescaled, the layout kept. */
+enum { AOP_TRANSPOSE, AOP_RESHAPE, AOP_DTYPE };
 
 typedef struct Node Node;
 typedef struct Var Var;

@@ -165,6 +165,7 @@ void type_reset(void)
 }
 
 static Node *lx(Ctx *c, Node *e);
+static Node *array_transpose(Loc loc, Node *base);
 static Node *lx_call(Ctx *c, Node *e, bool stmt);
 static void lblock(Ctx *c, NodeList *in, NodeList *out);
 static Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc);
@@ -963,6 +964,37 @@ static Node *lower_view(Ctx *c, Node *e, Node *base, Node **items, Node **pre, i
         n->type = at->elem;
         return n;
     }
+    if (at->fortran) {
+        /* F: integers on the right keep it; the indices after the
+         * ellipsis (all of them when every dimension is indexed), read
+         * from the last, must be integers but for the first one read,
+         * which may also be a slice without a step */
+        int nright;
+        bool fortran;
+        if (nidx == at->ndim) {
+            nright = nidx;
+            fortran = true;
+        } else if (ellipsis >= 0) {
+            nright = nitems - ellipsis - 1;
+            fortran = ellipsis == 0;
+        } else {
+            nright = 0;
+            fortran = nidx == 0;
+        }
+        int seen = 0;
+        for (int i = nitems - 1; i >= 0 && fortran && seen < nright; i--) {
+            if (it[i].is_ellipsis)
+                continue;
+            seen++;
+            if (it[i].is_int)
+                continue;
+            if (seen != nright || it[i].has_step)
+                fortran = false;
+        }
+        n->type = fortran ? ty_array_f(at->elem, ndim, at->space)
+                          : ty_array(at->elem, ndim, false, at->space);
+        return n;
+    }
     n->type = ty_array(at->elem, ndim, contiguous, at->space);
     return n;
 }
@@ -1117,7 +1149,9 @@ static Node *lower_attr(Ctx *c, Node *e)
             tup->type = ty_tuple(el, t->ndim);
             return tup;
         }
-        /* issue 9: strides, itemsize, nbytes */
+        /* issue 9: strides, itemsize, nbytes, T */
+        if (strcmp(e->name, "T") == 0)
+            return array_transpose(e->loc, base);
         if (strcmp(e->name, "strides") == 0) {   /* UniTuple(int64, ndim), bytes */
             Node *tup = node_new(E_TUPLE, e->loc);
             Type *el[3] = {ty_int64, ty_int64, ty_int64};
@@ -1698,6 +1732,103 @@ static Node *lower_grid_method(Ctx *c, Node *e, bool stmt)
     return n;
 }
 
+/* ---- Array methods (issue 9): a.T, a.transpose(), a.reshape(),
+ * a.view(dtype), as numba-cuda 0.30 types them (arraydecl.py) ---- */
+static Node *array_op(Loc loc, int op, Node *base, Type *t)
+{
+    Node *n = node_new(E_ARRAYOP, loc);
+    n->ival = (uint64_t)op;
+    n->lhs = base;
+    n->type = t;
+    return n;
+}
+
+/* a.T and a.transpose(): the axes reversed (C <-> F); 1-D: a itself */
+static Node *array_transpose(Loc loc, Node *base)
+{
+    Type *t = base->type;
+    if (t->ndim <= 1)
+        return base;
+    Type *r = t->contiguous ? ty_array_f(t->elem, t->ndim, t->space)
+              : t->fortran ? ty_array(t->elem, t->ndim, true, t->space)
+              : t;
+    Node *n = array_op(loc, AOP_TRANSPOSE, base, r);
+    for (int i = 0; i < t->ndim; i++)
+        nl_push(&n->args, tree_int(loc, ty_int64, t->ndim - 1 - i));
+    return n;
+}
+
+static Node *lower_array_method(Ctx *c, Node *e, Node *base)
+{
+    const char *m = e->lhs->name;
+    Type *t = base->type;
+    if (e->kwargs.len)
+        return fail(c, ((Node *)e->kwargs.items[0])->loc, "array.%s() takes no keyword "
+                    "arguments here", m);
+    if (t->elem == ty_rngstate)
+        return fail(c, e->loc, "xoroshiro128p states have no method '%s'", m);
+    int nargs = e->args.len;
+    Node **items = e->args.items;
+    if (nargs == 1 && ((Node *)items[0])->kind == E_TUPLE &&
+        (strcmp(m, "transpose") == 0 || strcmp(m, "reshape") == 0)) {
+        nargs = ((Node *)items[0])->args.len;   /* a.reshape((2, 3)) */
+        items = ((Node *)items[0])->args.items;
+    }
+    if (strcmp(m, "transpose") == 0) {
+        if (nargs == 0)
+            return array_transpose(e->loc, base);
+        /* numba-cuda 0.30 types transpose(axes) but cannot lower it
+         * (arrayobj.py permute_arrays builds a Python set) */
+        return fail(c, e->loc, "transpose() with axes cannot be compiled for the CUDA "
+                    "target (numba-cuda lowers only a.T and a.transpose())");
+    }
+    if (strcmp(m, "reshape") == 0) {
+        if (!t->contiguous)
+            return fail(c, e->loc, "reshape() supports contiguous (C) arrays only, not %s",
+                        ty_name(t));
+        if (nargs < 1 || nargs > 3)
+            return fail(c, e->loc, "reshape() to %d dimensions is not supported (1 to 3)",
+                        nargs);
+        Node *n = array_op(e->loc, AOP_RESHAPE, base, ty_array(t->elem, nargs, true, t->space));
+        for (int i = 0; i < nargs; i++) {
+            Node *v = lx(c, items[i]);
+            if (BAD(v))
+                return poison(e->loc, v, NULL);
+            if (!ty_is_int(v->type))
+                return fail(c, items[i]->loc, "the shape of reshape() must be integers, not %s",
+                            ty_name(v->type));
+            nl_push(&n->args, tree_cast(v, ty_int64));
+        }
+        return n;
+    }
+    if (strcmp(m, "view") == 0) {
+        if (nargs != 1)
+            return fail(c, e->loc, "array.view() takes one dtype");
+        const char *dp = expr_path(c, items[0]);
+        const ApiEntry *da = dp ? api_lookup(dp) : NULL;
+        Type *el = da && da->kind == AK_TYPE ? api_type(da) : NULL;
+        if (!el || !ty_is_scalar(el))
+            return fail(c, items[0]->loc, "the argument of array.view() must be a scalar type "
+                        "such as np.int32");
+        if (el == t->elem)
+            return base;
+        if (t->fortran && ty_size(el) != ty_size(t->elem))
+            return fail(c, e->loc, "view() with another itemsize of an F-layout array is not "
+                        "supported yet");
+        Type *r = t->fortran ? ty_array_f(el, t->ndim, t->space)
+                             : ty_array(el, t->ndim, t->contiguous, t->space);
+        Node *n = array_op(e->loc, AOP_DTYPE, base, r);
+        nl_push(&n->args, tree_int(e->loc, ty_int64, ty_size(t->elem)));
+        nl_push(&n->args, tree_int(e->loc, ty_int64, ty_size(el)));
+        return n;
+    }
+    if (strcmp(m, "copy") == 0 || strcmp(m, "flatten") == 0 || strcmp(m, "ravel") == 0 ||
+        strcmp(m, "astype") == 0)
+        return fail(c, e->loc, "array.%s() allocates a new array, which numba-cuda cannot do "
+                    "on the device (NRT)", m);
+    return fail(c, e->lhs->loc, "method '%s' of %s is not supported", m, ty_name(t));
+}
+
 static Node *lx_call(Ctx *c, Node *e, bool stmt)
 {
     const char *p = expr_path(c, e->lhs);
@@ -1728,6 +1859,8 @@ static Node *lx_call(Ctx *c, Node *e, bool stmt)
             return poison(e->loc, base, NULL);
         if (base->type == ty_gridgroup)
             return lower_grid_method(c, e, stmt);
+        if (base->type->kind == TY_ARRAY)
+            return lower_array_method(c, e, base);
         return fail(c, e->lhs->loc, "method '%s' of %s is not supported", e->lhs->name,
                     ty_name(base->type));
     }
