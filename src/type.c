@@ -576,10 +576,33 @@ static Node *lower_unary(Ctx *c, Node *e)
     return tree_cast(n, ret);
 }
 
+static Node *mk_and(Loc loc, Node *a, Node *b);
+
 static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
 {
     if (op == OP_IS || op == OP_ISNOT || op == OP_IN || op == OP_NOTIN)
         return fail(c, loc, "the '%s' operator is not supported", op_spelling[op]);
+    if ((op == OP_EQ || op == OP_NE) && a->type->kind == TY_TUPLE &&
+        b->type->kind == TY_TUPLE && tree_is_pure(a) && tree_is_pure(b)) {
+        /* issue 9: tuples compare element by element (different lengths:
+         * not equal) */
+        Node *r = tree_int(loc, ty_bool, a->type->nelems == b->type->nelems);
+        for (int i = 0; a->type->nelems == b->type->nelems && i < a->type->nelems; i++) {
+            Node *x = lower_cmp2(c, loc, OP_EQ, tree_tupleget(node_clone(a), i),
+                                 tree_tupleget(node_clone(b), i));
+            if (BAD(x))
+                return x;
+            r = i ? mk_and(loc, r, x) : x;
+        }
+        if (op == OP_NE) {
+            Node *n = node_new(E_UNARY, loc);
+            n->op = OP_NOT;
+            n->lhs = r;
+            n->type = ty_bool;
+            r = n;
+        }
+        return r;
+    }
     if (!ty_is_scalar(a->type) || !ty_is_scalar(b->type))
         return fail(c, loc, "'%s' is not supported between %s and %s", op_spelling[op],
                     ty_name(a->type), ty_name(b->type));
