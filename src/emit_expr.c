@@ -1326,6 +1326,22 @@ static const char *ex_api(Emitter *E, Node *n)
         return "0";
     case EK_ATOMIC:
         return ex_atomic(E, n);
+    case EK_CACHE: {   /* issue 9: cache-hint load / store */
+        Node *arr = n->args.len > 0 ? n->args.items[0] : NULL;
+        bool st = a->rule == TR_CACHE_ST;
+        int nix = n->args.len - 1 - (st ? 1 : 0);
+        if (!arr || !arr->type || arr->type->kind != TY_ARRAY || nix != arr->type->ndim)
+            break;
+        const char *p = elem_ref(E, arr, &n->args.items[1], nix);
+        const Type *et = arr->type->elem;
+        const char *spell = api_spelling(E, a);
+        if (!st)
+            return E->mode == MODE_CUDA ? arena_printf("%s(&%s)", spell, p) : p;
+        const char *v = ex_as(E, n->args.items[nix + 1], et);
+        if (E->mode == MODE_CUDA)
+            return arena_printf("%s(&%s, %s)", spell, p, unparen(v));
+        return arena_printf("(%s = %s)", p, unparen(v));
+    }
     case EK_TYPED:
         /* popc, clz, ffs: by the operand's type, an int32 result; brev by
          * its width */

@@ -342,6 +342,8 @@ typedef enum ApiRule {
     TR_VOID,            /* void: not callable */
     /* issue 9 */
     TR_ITER,            /* enumerate, zip, literal_unroll: for-loop iterables only */
+    TR_CACHE_LD,        /* cuda.ldca...(ary, idx) -> element (E_API: ary, indices) */
+    TR_CACHE_ST,        /* cuda.stcg...(ary, idx, v): a statement (ary, indices, v) */
     TR__COUNT
 } ApiRule;
 
@@ -363,6 +365,8 @@ typedef enum ApiEmit {
     EK_CONST,      /* a floating-point literal */
     EK_CAST,       /* a conversion of the one argument */
     EK_BUILTIN,    /* a Python builtin, written out by emit_expr.c */
+    EK_CACHE,      /* issue 9: CUDA: spelling(&element[, value]); CPU: a plain
+                      load or store */
 } ApiEmit;
 
 typedef struct ApiEntry {

@@ -1480,6 +1480,45 @@ static Node *lower_rng(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     return n;
 }
 
+/* issue 9: cuda.ldca(ary, i) .. ldcv, cuda.stcg(ary, i, v) .. stwt: on
+ * arrays of integers or floats, i an integer (1-D) or a tuple of ndim. */
+static Node *lower_cache_hint(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
+{
+    bool st = a->rule == TR_CACHE_ST;
+    if (e->kwargs.len)
+        return fail(c, ((Node *)e->kwargs.items[0])->loc, "%s() takes no keyword arguments",
+                    a->path);
+    if (st && !stmt)
+        return fail(c, e->loc, "%s() returns no value", a->path);
+    Node *ary = lx(c, e->args.items[0]);
+    Node *val = st ? lx(c, e->args.items[2]) : NULL;
+    if (BAD(ary) || (val && BAD(val)))
+        return poison(e->loc, ary, val);
+    if (ary->type->kind != TY_ARRAY)
+        return fail(c, ary->loc, "%s operates on arrays, not %s", a->path, ty_name(ary->type));
+    Type *el = ary->type->elem;
+    if (!ty_is_int(el) && !ty_is_float(el))
+        return fail(c, ary->loc, "%s requires an array of integers or floats, not %s", a->path,
+                    ty_name(el));
+    if (st && ary->type->space == SPACE_CONST)
+        return fail(c, ary->loc, "a constant array is read-only");
+    Node *n = node_new(E_API, e->loc);
+    n->api = a;
+    n->type = st ? ty_void : el;
+    nl_push(&n->args, ary);
+    Node *err = lower_indices(c, e->args.items[1], ary->type->ndim, e->loc, a->path, &n->args,
+                              NULL);
+    if (err)
+        return err;
+    if (st) {
+        if (!ty_is_scalar(val->type))
+            return fail(c, val->loc, "the value of %s must be a scalar, not %s", a->path,
+                        ty_name(val->type));
+        nl_push(&n->args, tree_cast(val, el));
+    }
+    return n;
+}
+
 /* A call of an API row, typed by the row's rule (api.def). */
 static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
 {
@@ -1494,6 +1533,9 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
         return fail(c, e->loc, "range() is only supported as the iterable of a for loop");
     case TR_ITER:
         return fail(c, e->loc, "%s() is only supported as the iterable of a for loop", a->path);
+    case TR_CACHE_LD:
+    case TR_CACHE_ST:
+        return lower_cache_hint(c, e, a, stmt);
     case TR_PRINT:
         return fail(c, e->loc, "print() returns no value; call it as a statement");
     case TR_HOST:
