@@ -252,6 +252,12 @@ static void resolve_decorator(FuncDef *fd)
                 } else if (opt_bool(kw, &b)) {
                     fd->opt.inline_ = b;
                 }
+            } else if (strcmp(kw->name, "forceinline") == 0) {   /* issue 9 */
+                if (opt_bool(kw, &b)) fd->opt.inline_ = fd->opt.inline_ || b;
+            } else if (strcmp(kw->name, "lto") == 0) {
+                /* issue 9: accepted; each .kern file is one C translation
+                 * unit, which nvcc and cc optimise whole already */
+                (void)opt_bool(kw, &b);
             } else if (strcmp(kw->name, "max_registers") == 0) {
                 Node *k = sema_fold(kw->lhs, false, NULL, NULL);
                 if (!k || !ty_is_int(k->type) || (int64_t)k->ival <= 0 ||

@@ -665,9 +665,39 @@ static Node *lower_chain(Ctx *c, Node *e, Node **v, const bool *bind, int i, Nod
  * call, an atomic, a random draw) is bound to a hidden variable by an
  * E_LET, and so is every operand before it that such an effect could
  * change. */
+/* issue 9: `x is None`, `x is not None`: kernc's values are never None
+ * (no Optional types), so the answer is known from the operands' shape:
+ * 1/0, or -1 when this is no such comparison.  numba prunes the branch
+ * of such a test on an argument too. */
+static int is_none_truth(const Node *e)
+{
+    if (e->kind != E_COMPARE || e->args.len != 2 ||
+        (e->ops[0] != OP_IS && e->ops[0] != OP_ISNOT))
+        return -1;
+    const Node *a = e->args.items[0], *b = e->args.items[1];
+    bool an = a->kind == E_NONE && !a->text, bn = b->kind == E_NONE && !b->text;
+    if (!an && !bn)
+        return -1;
+    bool same = an && bn;
+    return e->ops[0] == OP_IS ? same : !same;
+}
+
 static Node *lower_compare(Ctx *c, Node *e)
 {
     int n = e->args.len;
+    int none = is_none_truth(e);
+    if (none >= 0) {
+        Node *x = e->args.items[((Node *)e->args.items[0])->kind == E_NONE ? 1 : 0];
+        if (!(x->kind == E_NONE && !x->text)) {
+            Node *v = lx(c, x);
+            if (BAD(v))
+                return poison(e->loc, v, NULL);
+            if (!tree_is_pure(v))
+                return fail(c, x->loc, "'is None' of a call or an atomic is not supported; "
+                            "assign its value to a variable first");
+        }
+        return tree_int(e->loc, ty_bool, none);
+    }
     Node **v = arena_alloc(sizeof *v * (size_t)n);
     bool *bind = arena_alloc(sizeof *bind * (size_t)n);
     Node *bad = NULL;
@@ -731,6 +761,12 @@ static int const_truth(Ctx *c, Node *e)
     if (e->kind == E_IFEXP) {
         int k = const_truth(c, e->cond);
         return k < 0 ? -1 : const_truth(c, k ? e->lhs : e->rhs);
+    }
+    if (e->kind == E_COMPARE && is_none_truth(e) >= 0) {   /* issue 9: x is None */
+        const Node *x = e->args.items[((Node *)e->args.items[0])->kind == E_NONE ? 1 : 0];
+        if (x->kind == E_NAME || x->kind == E_NONE || x->kind == E_INT ||
+            x->kind == E_FLOAT || x->kind == E_BOOL)
+            return is_none_truth(e);
     }
     if (!const_shape(e))
         return -1;
