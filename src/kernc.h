@@ -850,6 +850,41 @@ bool tree_reads_memory(const Node *n);
  *
  */
 
+/*
+ * Views, iteration and tuple parameters (issue 9), in the typed tree:
+ *   E_VIEW    lhs: an array expr; args: from dimension 0, one item per
+ *             dimension cut (the later ones are taken whole): an int64
+ *             index (the dimension is dropped; negative wraps) or an
+ *             E_SLICE (type ty_none) whose lhs/rhs/cond are the int64
+ *             start/stop/step or NULL (Python's slice rules; a constant
+ *             step is never 0); type: the view, ty_array(elem, ndim,
+ *             C or A, the base's space) or ty_array_f (F) as numba types
+ *             it.  C: krt_view_slice / krt_view_index (kernrt_device.h).
+ *             Wherever an array expr is allowed (E_INDEX, E_SHAPE,
+ *             E_STRIDE, atomics, device-function arguments, S_ASSIGN).
+ *   E_STRIDE  lhs: array expr; ival: dimension; type int64 (bytes).
+ *   E_ARRAYOP lhs: array expr; ival: AOP_* (above); args: int64s; type
+ *             the view (a.T, a.reshape(...), a.view(dtype)).
+ *   E_API of TR_CACHE_LD (cuda.ldca..): args[0] the array, args[1..ndim]
+ *             int64 indices; type the element.  TR_CACHE_ST (cuda.stcg..):
+ *             then the value of the element type; type void, only as the
+ *             lhs of an S_EXPR.  B_RANGE_LEN: (start, stop, step) int64s ->
+ *             int64, the length of that range (krt_range_len).
+ *   S_ASSIGN  to an E_VAR of an array type (a VAR_LOCAL/VAR_PARAM/
+ *             VAR_HIDDEN holding a view, C krt_view): rhs any array expr of
+ *             the same element type and ndim (a shared/local/constant C
+ *             array is wrapped with krt_view_make).  To an E_VIEW: rhs a
+ *             scalar of the element type, stored into every element of
+ *             the view (a[lo:hi] = x).
+ *   for x in an array/tuple/enumerate()/zip(): an S_FORRANGE over a hidden
+ *             int64 index from 0 to the shortest length, whose body starts
+ *             with the S_ASSIGNs of the targets; the iterables are
+ *             evaluated once before it into hidden Vars.
+ *   Kernel parameters of TY_TUPLE type: the launcher takes the krt_tup_*
+ *             struct (the header declares it), the descriptor says
+ *             KRT_PARAM_TUPLE with the struct's size in ndim.
+ */
+
 /* ------------------------------------------------------------------ */
 /* Program after typing (resolve.c, type.c)                            */
 /* ------------------------------------------------------------------ */
