@@ -967,6 +967,8 @@ static int krt_cpu_enqueue_copy(krt_cpu_stream *s, void *dst,
 /* The bytes a launch argument occupies (CUDA copies them at launch). */
 static size_t krt_cpu_arg_size(const krt_param *p)
 {
+    if (p->kind == KRT_PARAM_TUPLE)
+        return p->ndim > 0 ? (size_t)p->ndim : 0;
     return p->kind == KRT_PARAM_ARRAY ? sizeof(krt_view)
                                       : krt_dtype_size(p->dtype);
 }

@@ -498,14 +498,15 @@ typedef struct krt_view {
 
 enum krt_param_kind {
     KRT_PARAM_SCALAR,
-    KRT_PARAM_ARRAY
+    KRT_PARAM_ARRAY,
+    KRT_PARAM_TUPLE                  /* a tuple: the generated krt_tup_* struct */
 };
 
 typedef struct krt_param {
     const char *name;                /* the .kern parameter name */
     int kind;                        /* krt_param_kind */
     krt_dtype dtype;                 /* scalar type or array element type */
-    int ndim;                        /* arrays */
+    int ndim;                        /* arrays; tuples: the bytes of the struct */
     int contiguous;                  /* arrays: 1 if the signature says [::1] */
 } krt_param;
 

@@ -353,6 +353,147 @@ KRT_FN krt_view krt_view_make(void *data, int ndim, int64_t n0, int64_t n1,
     return v;
 }
 
+/* issue 9: views.  a[start:stop:step] on dimension d of a view, Python's
+ * slice.indices() (numba's fix_slice): negative bounds count from the end,
+ * bounds clip, `has` bit 0 says start was given, bit 1 stop; the new
+ * length is ceil((stop - start) / step), 0 if negative.  A step of 0 gives
+ * an empty dimension. */
+KRT_FN krt_view krt_view_slice(krt_view v, int d, int64_t start, int64_t stop,
+                               int64_t step, int has)
+{
+    int64_t n = v.shape[d], len;
+    int64_t lo = step < 0 ? -1 : 0, hi = step < 0 ? n - 1 : n;
+    if (step == 0) {
+        v.shape[d] = 0;
+        return v;
+    }
+    if (!(has & 1))
+        start = step < 0 ? hi : lo;
+    else if (start < 0)
+        start = start + n < lo ? lo : start + n;
+    else if (start > hi)
+        start = hi;
+    if (!(has & 2))
+        stop = step < 0 ? lo : hi;
+    else if (stop < 0)
+        stop = stop + n < lo ? lo : stop + n;
+    else if (stop > hi)
+        stop = hi;
+    if (step > 0)
+        len = start < stop ? (stop - start - 1) / step + 1 : 0;
+    else
+        len = stop < start ? (start - stop - 1) / (-step) + 1 : 0;
+    if (len > 0)
+        v.data += start * v.strides[d];
+    v.shape[d] = len;
+    v.strides[d] *= step;
+    return v;
+}
+
+/* a[..., i, ...]: dimension d of a view taken at index i (negative counts
+ * from the end), the later dimensions moved down. */
+KRT_FN krt_view krt_view_index(krt_view v, int d, int64_t i)
+{
+    int k;
+    if (i < 0)
+        i += v.shape[d];
+    v.data += i * v.strides[d];
+    for (k = d; k + 1 < KRT_MAX_NDIM; k++) {
+        v.shape[k] = v.shape[k + 1];
+        v.strides[k] = v.strides[k + 1];
+    }
+    v.shape[KRT_MAX_NDIM - 1] = 0;
+    v.strides[KRT_MAX_NDIM - 1] = 0;
+    return v;
+}
+
+/* issue 9: a.T and a.transpose(axes): dimension k of the result is
+ * dimension p_k of v (unused ones 0 and the rest of the permutation). */
+KRT_FN krt_view krt_view_transpose(krt_view v, int p0, int p1, int p2, int p3)
+{
+    krt_view r = v;
+    int p[4];
+    int k;
+    p[0] = p0;
+    p[1] = p1;
+    p[2] = p2;
+    p[3] = p3;
+    for (k = 0; k < 4 && k < KRT_MAX_NDIM; k++) {
+        r.shape[k] = v.shape[p[k]];
+        r.strides[k] = v.strides[p[k]];
+    }
+    return r;
+}
+
+/* a.reshape(n0, n1, n2) of a C-contiguous view of ndim dimensions: one
+ * extent may be -1 (inferred); C strides.  A size that does not match
+ * (numba raises NotImplementedError) gives an empty view. */
+KRT_FN krt_view krt_view_reshape(krt_view v, int ndim, int nnew, int64_t n0,
+                                 int64_t n1, int64_t n2, int64_t itemsize)
+{
+    krt_view r;
+    int64_t size = 1, known = 1, n[3];
+    int k, infer = -1;
+    memset(&r, 0, sizeof r);
+    r.data = v.data;
+    n[0] = n0;
+    n[1] = n1;
+    n[2] = n2;
+    for (k = 0; k < ndim; k++)
+        size *= v.shape[k];
+    for (k = 0; k < nnew; k++) {
+        if (n[k] == -1 && infer < 0)
+            infer = k;
+        else
+            known *= n[k];
+    }
+    if (infer >= 0)
+        n[infer] = known > 0 && size % known == 0 ? size / known : -1;
+    for (k = 0; k < nnew; k++)
+        if (n[k] < 0)
+            return r;
+    known = 1;
+    for (k = 0; k < nnew; k++)
+        known *= n[k];
+    if (known != size)
+        return r;
+    for (k = nnew - 1; k >= 0; k--) {
+        r.shape[k] = n[k];
+        r.strides[k] = itemsize;
+        itemsize *= n[k];
+    }
+    return r;
+}
+
+/* a.view(dtype) of an ndim-D view whose elements are `from` bytes, now
+ * `to` bytes: the last dimension, which must be contiguous (its stride
+ * the old itemsize, or a single element) and hold a whole number of new
+ * elements, rescaled (numba's _change_dtype; where it raises ValueError
+ * the view is empty). */
+KRT_FN krt_view krt_view_dtype(krt_view v, int ndim, int64_t from, int64_t to)
+{
+    int d = ndim - 1;
+    int64_t bytes = v.shape[d] * from;
+    if (from == to)
+        return v;
+    if ((v.strides[d] != from && v.shape[d] > 1) || bytes % to != 0) {
+        memset(v.shape, 0, sizeof v.shape);
+        return v;
+    }
+    v.shape[d] = bytes / to;
+    v.strides[d] = to;
+    return v;
+}
+
+/* issue 9: the length of range(start, stop, step) (step != 0), for a
+ * range iterated inside enumerate() or zip(). */
+KRT_FN int64_t krt_range_len(int64_t start, int64_t stop, int64_t step)
+{
+    if (step > 0)
+        return start < stop ? (int64_t)(((uint64_t)stop - (uint64_t)start - 1) / (uint64_t)step) + 1 : 0;
+    return stop < start ? (int64_t)(((uint64_t)start - (uint64_t)stop - 1) / (0 - (uint64_t)step)) + 1 : 0;
+}
+
 #if defined(__CUDACC__)
 /* Bytes of dynamic shared memory of this launch. */
 static __device__ inline unsigned krt_dynamic_smem_bytes(void)

@@ -308,6 +308,7 @@ static void dump_node(FILE *out, const Node *n, int indent)
     case E_INT:
     case E_BOOL:
     case E_SHAPE:
+    case E_STRIDE:
     case E_TUPLEGET:
         fprintf(out, " ival=%llu", (unsigned long long)n->ival);
         break;

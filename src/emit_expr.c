@@ -818,6 +818,48 @@ const char *array_value(Emitter *E, Node *n)
                         var_ref(E, v), t->ndim, len[0], len[1], len[2], t_c(t->elem));
 }
 
+/* issue 9: a view, base[items]: a krt_view_slice / krt_view_index call per
+ * dimension given (kernrt_device.h), the last dimension innermost, so that
+ * the dimensions an integer drops are always after the one being cut. */
+static const char *ex_view(Emitter *E, Node *n)
+{
+    const char *s = array_value(E, n->lhs);
+    for (int k = n->args.len - 1; k >= 0; k--) {
+        Node *x = n->args.items[k];
+        if (x->kind != E_SLICE) {
+            s = arena_printf("krt_view_index(%s, %d, %s)", s, k, unparen(ex(E, x)));
+            continue;
+        }
+        if (!x->lhs && !x->rhs && !x->cond)
+            continue;   /* ':' */
+        s = arena_printf("krt_view_slice(%s, %d, %s, %s, %s, %d)", s, k,
+                         x->lhs ? unparen(ex(E, x->lhs)) : "0",
+                         x->rhs ? unparen(ex(E, x->rhs)) : "0",
+                         x->cond ? unparen(ex(E, x->cond)) : "1",
+                         (x->lhs ? 1 : 0) | (x->rhs ? 2 : 0));
+    }
+    return s;
+}
+
+/* issue 9: a.T / transpose, reshape, view(dtype) (kernrt_device.h) */
+static const char *ex_arrayop(Emitter *E, Node *n)
+{
+    const char *a = array_value(E, n->lhs);
+    const char *v[4] = {"0", "1", "2", "3"};   /* transpose: unused dimensions stay */
+    for (int i = 0; i < n->args.len && i < 4; i++)
+        v[i] = unparen(ex(E, n->args.items[i]));
+    switch ((int)n->ival) {
+    case AOP_TRANSPOSE:
+        return arena_printf("krt_view_transpose(%s, %s, %s, %s, %s)", a, v[0], v[1], v[2], v[3]);
+    case AOP_RESHAPE:
+        return arena_printf("krt_view_reshape(%s, %d, %d, %s, %s, %s, (int64_t)sizeof(%s))", a,
+                            n->lhs->type->ndim, n->args.len, v[0], v[1], v[2],
+                            t_c(n->type->elem));
+    default:
+        return arena_printf("krt_view_dtype(%s, %d, %s, %s)", a, n->type->ndim, v[0], v[1]);
+    }
+}
+
 static const char *ex_shape(Emitter *E, Node *arr, int k)
 {
     Var *v = arr->kind == E_VAR ? arr->var : NULL;
@@ -827,6 +869,22 @@ static const char *ex_shape(Emitter *E, Node *arr, int k)
         return dyn_len(E, arr->type->elem);
     const char *a = ex(E, arr);
     return arena_printf(is_name(E, arr) ? "%s.shape[%d]" : "(%s).shape[%d]", a, k);
+}
+
+/* issue 9: a.strides[k] in bytes; C-contiguous strides for the arrays
+ * with a constant shape. */
+static const char *ex_stride(Emitter *E, Node *arr, int k)
+{
+    Var *v = arr->kind == E_VAR ? arr->var : NULL;
+    const Type *t = arr->type;
+    if (is_c_array(v) || (v && v->kind == VAR_DYNSHARED)) {
+        int64_t s = ty_size(t->elem);
+        for (int d = k + 1; d < t->ndim; d++)
+            s *= v->shape[d];
+        return arena_printf("((int64_t)%lld)", (long long)s);
+    }
+    const char *a = ex(E, arr);
+    return arena_printf(is_name(E, arr) ? "%s.strides[%d]" : "(%s).strides[%d]", a, k);
 }
 
 /* The type numba compares two different operand types in. */
@@ -1389,6 +1447,22 @@ static const char *ex_api(Emitter *E, Node *n)
         return "0";
     case EK_ATOMIC:
         return ex_atomic(E, n);
+    case EK_CACHE: {   /* issue 9: cache-hint load / store */
+        Node *arr = n->args.len > 0 ? n->args.items[0] : NULL;
+        bool st = a->rule == TR_CACHE_ST;
+        int nix = n->args.len - 1 - (st ? 1 : 0);
+        if (!arr || !arr->type || arr->type->kind != TY_ARRAY || nix != arr->type->ndim)
+            break;
+        const char *p = elem_ref(E, arr, &n->args.items[1], nix);
+        const Type *et = arr->type->elem;
+        const char *spell = api_spelling(E, a);
+        if (!st)
+            return E->mode == MODE_CUDA ? arena_printf("%s(&%s)", spell, p) : p;
+        const char *v = ex_as(E, n->args.items[nix + 1], et);
+        if (E->mode == MODE_CUDA)
+            return arena_printf("%s(&%s, %s)", spell, p, unparen(v));
+        return arena_printf("(%s = %s)", p, unparen(v));
+    }
     case EK_TYPED:
         /* popc, clz, ffs: by the operand's type, an int32 result; brev by
          * its width */
@@ -1689,6 +1763,12 @@ const char *ex(Emitter *E, Node *n)
         return elem_ref(E, n->lhs, n->args.items, n->args.len);
     case E_SHAPE:
         return ex_shape(E, n->lhs, (int)n->ival);
+    case E_VIEW:
+        return ex_view(E, n);
+    case E_STRIDE:
+        return ex_stride(E, n->lhs, (int)n->ival);
+    case E_ARRAYOP:
+        return ex_arrayop(E, n);
     case E_TUPLEGET: {
         Node *t = n->lhs;
         if (t->kind == E_API && t->api && t->api->rule == TR_GRID)
@@ -2046,6 +2126,29 @@ void emit_stmt(Emitter *E, Node *s)
     case S_ASSIGN: {
         if (s->args.len == 1) {
             Node *t = s->args.items[0];
+            if (t->kind == E_VIEW) {   /* issue 9: a[lo:hi] = x, the value first */
+                const Type *el = t->type->elem;
+                int nd = t->type->ndim;
+                outf(E, "{");
+                E->indent++;
+                outf(E, "%s krt_fill_x = %s;", t_c(el), unparen(ex_as(E, s->rhs, el)));
+                outf(E, "krt_view krt_fill_v = %s;", ex_view(E, t));
+                StrBuf at = {0};
+                for (int k = 0; k < nd; k++) {
+                    outf(E, "for (int64_t krt_fill_i%d = 0; krt_fill_i%d < krt_fill_v.shape[%d]; "
+                         "krt_fill_i%d++)", k, k, k, k);
+                    sb_printf(&at, " + krt_fill_i%d * krt_fill_v.strides[%d]", k, k);
+                    E->indent++;
+                }
+                outf(E, "*(%s *)(krt_fill_v.data%s) = krt_fill_x;", t_c(el), sb_take(&at));
+                E->indent -= nd + 1;
+                outf(E, "}");
+                return;
+            }
+            if (t->type && t->type->kind == TY_ARRAY) {   /* a view variable */
+                outf(E, "%s = %s;", ex(E, t), unparen(array_value(E, s->rhs)));
+                return;
+            }
             outf(E, "%s = %s;", ex(E, t), unparen(ex_as(E, s->rhs, t->type)));
             return;
         }

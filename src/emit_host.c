@@ -123,6 +123,11 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
         for (int i = 0; i < f->nparams; i++) {
             const Type *t = f->params[i]->type;
             bool arr = t->kind == TY_ARRAY;
+            if (t->kind == TY_TUPLE) {   /* issue 9: ndim holds the struct's size */
+                outf(E, "    {\"%s\", KRT_PARAM_TUPLE, KRT_INT64, (int)sizeof(%s), 0},",
+                     c_string(f->params[i]->name), t_c(t));
+                continue;
+            }
             outf(E, "    {\"%s\", %s, %s, %d, %d},", c_string(f->params[i]->name),
                  arr ? "KRT_PARAM_ARRAY" : "KRT_PARAM_SCALAR", t_dtype(arr ? t->elem : t),
                  arr ? t->ndim : 0, arr && t->contiguous ? 1 : 0);
@@ -577,6 +582,34 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
     outf(&E, "extern \"C\" {");
     outf(&E, "#endif");
     outf(&E, "%s", "");
+    /* issue 9: the structs of tuple parameters, as the generated code has
+     * them; guarded, since the headers of two .kern files may both have one */
+    for (int i = 0; i < p->nfuncs; i++)
+        for (int k = 0; p->funcs[i]->is_kernel && k < p->funcs[i]->nparams; k++)
+            note_tuple(&E, p->funcs[i]->params[k]->type);
+    bool has_bool = false;
+    for (int i = 0; i < E.tuples.len; i++) {
+        Type *t = E.tuples.items[i];
+        for (int k = 0; k < t->nelems; k++)
+            has_bool |= t->elems[k]->kind == TY_BOOL;
+    }
+    if (has_bool) {
+        outf(&E, "#ifndef __cplusplus");
+        outf(&E, "#include <stdbool.h>");
+        outf(&E, "#endif");
+    }
+    for (int i = 0; i < E.tuples.len; i++) {
+        Type *t = E.tuples.items[i];
+        const char *n = tuple_cname(t);
+        outf(&E, "#ifndef KRT_DEFINED_%s", n);
+        outf(&E, "#define KRT_DEFINED_%s", n);
+        outf(&E, "typedef struct %s {", n);
+        for (int k = 0; k < t->nelems; k++)
+            outf(&E, "    %s f%d;", t_c(t->elems[k]), k);
+        outf(&E, "} %s;", n);
+        outf(&E, "#endif");
+        outf(&E, "%s", "");
+    }
     for (int i = 0; i < p->nfuncs; i++) {
         Func *f = p->funcs[i];
         if (!f->is_kernel)

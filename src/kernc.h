@@ -193,6 +193,8 @@ struct Type {
     Type *elem;          /* scalar element type */
     int ndim;
     bool contiguous;     /* layout 'C' ([::1]) vs 'A' (strided) */
+    bool fortran;        /* issue 9: layout 'F' (a.T of a C array; contiguous
+                            is false, ndim >= 2) */
     MemSpace space;
     /* TY_TUPLE */
     Type **elems;
@@ -250,6 +252,8 @@ extern Type *ty_rngstate, *ty_gridgroup;   /* TY_RNGSTATE, TY_GRIDGROUP singleto
 void types_init(void);
 Type *ty_array(Type *elem, int ndim, bool contiguous, MemSpace space); /* interned */
 Type *ty_tuple(Type **elems, int n);                                   /* interned */
+/* issue 9: layout F (Fortran-contiguous), ndim >= 2; interned */
+Type *ty_array_f(Type *elem, int ndim, MemSpace space);
 bool ty_is_scalar(const Type *t);
 bool ty_is_int(const Type *t);        /* signed or unsigned, not bool */
 bool ty_is_signed(const Type *t);
@@ -419,6 +423,10 @@ typedef enum ApiRule {
     TR_CMATH_PRED,      /* cmath.isnan/isinf/isfinite: complex -> bool [cases] */
     TR_CMATH_OVERLOAD,  /* cmathimpl.py's @overloads: a complex argument only */
     TR_CMATH_RECT,      /* cmath.rect(r, phi): two floats -> complex */
+    /* issue 9 */
+    TR_ITER,            /* enumerate, zip, literal_unroll: for-loop iterables only */
+    TR_CACHE_LD,        /* cuda.ldca...(ary, idx) -> element (E_API: ary, indices) */
+    TR_CACHE_ST,        /* cuda.stcg...(ary, idx, v): a statement (ary, indices, v) */
     TR__COUNT
 } ApiRule;
 
@@ -445,6 +453,8 @@ typedef enum ApiEmit {
     EK_FP16,       /* spelling(a, ...), the operands as float16 */
     /* complex */
     EK_COMPLEX,    /* spelling_SUFFIX(args) (emit_expr.c; the parts: .re/.im) */
+    EK_CACHE,      /* issue 9: CUDA: spelling(&element[, value]); CPU: a plain
+                      load or store */
 } ApiEmit;
 
 typedef struct ApiEntry {
@@ -538,6 +548,11 @@ bool ast_is_imag(const struct Node *e);
     X(E_TUPLEGET, "tuple element") /* lhs: tuple-typed expr; ival: index */  \
     X(E_LET, "bound temporary") /* var (hidden) = lhs, then the value of rhs;\
                                    type rhs's type; C: (var = lhs, rhs) */   \
+    /* issue 9: views */                                                    \
+    X(E_VIEW, "array view")     /* lhs: array expr; args: per dimension from \
+                                   the first, an int64 index or an E_SLICE */\
+    X(E_STRIDE, "array stride") /* lhs: array; ival: the dimension (bytes) */ \
+    X(E_ARRAYOP, "array method") /* lhs: array; ival: AOP_*; args: int64s */ \
     /* ---- statements ---- */                                              \
     X(S_EXPR, "expression statement")  /* lhs */                             \
     X(S_ASSIGN, "assignment")          /* args: targets (a = b = v); rhs */  \
@@ -610,6 +625,14 @@ typedef enum Op {
 #undef X_
 } Op;
 extern const char *op_spelling[];          /* indexed by Op */
+
+/* issue 9: the view-making array methods of an E_ARRAYOP (ival):
+ * TRANSPOSE: args the permutation (E_CONSTs; a.T reverses), type the
+ * array's with layout C <-> F (A when permuted otherwise); RESHAPE: args
+ * the new shape (int64, one may be -1), C arrays only, type C; DTYPE
+ * (a.view(t)): args the old and new itemsize (E_CONSTs), the last
+ * dimension rescaled, the layout kept. */
+enum { AOP_TRANSPOSE, AOP_RESHAPE, AOP_DTYPE };
 
 typedef struct Node Node;
 typedef struct Var Var;
@@ -938,6 +961,41 @@ bool tree_reads_memory(const Node *n);
  *   same user name, initialised by the body's first S_ASSIGN: emit_*.c must
  *   give the two distinct C names.  Hidden Vars are named krt_*.
  *
+ */
+
+/*
+ * Views, iteration and tuple parameters (issue 9), in the typed tree:
+ *   E_VIEW    lhs: an array expr; args: from dimension 0, one item per
+ *             dimension cut (the later ones are taken whole): an int64
+ *             index (the dimension is dropped; negative wraps) or an
+ *             E_SLICE (type ty_none) whose lhs/rhs/cond are the int64
+ *             start/stop/step or NULL (Python's slice rules; a constant
+ *             step is never 0); type: the view, ty_array(elem, ndim,
+ *             C or A, the base's space) or ty_array_f (F) as numba types
+ *             it.  C: krt_view_slice / krt_view_index (kernrt_device.h).
+ *             Wherever an array expr is allowed (E_INDEX, E_SHAPE,
+ *             E_STRIDE, atomics, device-function arguments, S_ASSIGN).
+ *   E_STRIDE  lhs: array expr; ival: dimension; type int64 (bytes).
+ *   E_ARRAYOP lhs: array expr; ival: AOP_* (above); args: int64s; type
+ *             the view (a.T, a.reshape(...), a.view(dtype)).
+ *   E_API of TR_CACHE_LD (cuda.ldca..): args[0] the array, args[1..ndim]
+ *             int64 indices; type the element.  TR_CACHE_ST (cuda.stcg..):
+ *             then the value of the element type; type void, only as the
+ *             lhs of an S_EXPR.  B_RANGE_LEN: (start, stop, step) int64s ->
+ *             int64, the length of that range (krt_range_len).
+ *   S_ASSIGN  to an E_VAR of an array type (a VAR_LOCAL/VAR_PARAM/
+ *             VAR_HIDDEN holding a view, C krt_view): rhs any array expr of
+ *             the same element type and ndim (a shared/local/constant C
+ *             array is wrapped with krt_view_make).  To an E_VIEW: rhs a
+ *             scalar of the element type, stored into every element of
+ *             the view (a[lo:hi] = x).
+ *   for x in an array/tuple/enumerate()/zip(): an S_FORRANGE over a hidden
+ *             int64 index from 0 to the shortest length, whose body starts
+ *             with the S_ASSIGNs of the targets; the iterables are
+ *             evaluated once before it into hidden Vars.
+ *   Kernel parameters of TY_TUPLE type: the launcher takes the krt_tup_*
+ *             struct (the header declares it), the descriptor says
+ *             KRT_PARAM_TUPLE with the struct's size in ndim.
  */
 
 /* ------------------------------------------------------------------ */

@@ -66,6 +66,8 @@ static void resolve_fromimport(Node *s)
             else if (strcmp(mod, "numba") == 0 &&
                      (strcmp(name, "vectorize") == 0 || strcmp(name, "guvectorize") == 0))
                 path = name;
+            else if (strcmp(mod, "numba") == 0 && strcmp(name, "literal_unroll") == 0)
+                path = name;   /* issue 9 */
         } else if (strcmp(mod, "numba.cuda") == 0) {
             const char *p = sema_vector_canon(arena_printf("cuda.%s", name));   /* vecrec */
             if (api_lookup(p) || strcmp(name, "jit") == 0)
@@ -75,6 +77,10 @@ static void resolve_fromimport(Node *s)
             if (api_lookup(p))
                 path = p;
 
+        } else if (strcmp(mod, "numba.cuda.misc.special") == 0 ||
+                   strcmp(mod, "numba.misc.special") == 0) {
+            if (strcmp(name, "literal_unroll") == 0)   /* issue 9: numba-cuda 0.30's home */
+                path = name;
         } else if (strcmp(mod, "numba.cuda.fp16") == 0) {   /* float16 (half.c) */
             const char *p = arena_printf("cuda.fp16.%s", name);
             if (api_lookup(p))
@@ -252,6 +258,12 @@ static void resolve_decorator(FuncDef *fd)
                 } else if (opt_bool(kw, &b)) {
                     fd->opt.inline_ = b;
                 }
+            } else if (strcmp(kw->name, "forceinline") == 0) {   /* issue 9 */
+                if (opt_bool(kw, &b)) fd->opt.inline_ = fd->opt.inline_ || b;
+            } else if (strcmp(kw->name, "lto") == 0) {
+                /* issue 9: accepted; each .kern file is one C translation
+                 * unit, which nvcc and cc optimise whole already */
+                (void)opt_bool(kw, &b);
             } else if (strcmp(kw->name, "max_registers") == 0) {
                 Node *k = sema_fold(kw->lhs, false, NULL, NULL);
                 if (!k || !ty_is_int(k->type) || (int64_t)k->ival <= 0 ||

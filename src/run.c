@@ -413,6 +413,7 @@ typedef struct RunArg {
     bool on_device;
     krt_view view;
     RunScalar scalar;
+    unsigned char *tuple;          /* issue 9: a tuple argument, as its C struct */
 } RunArg;
 
 typedef struct Run {
@@ -429,6 +430,68 @@ typedef struct Run {
     const krt_ufunc *ufunc;        /* the signature chosen */
     const char *nvcc_flags;        /* what the kernels' options ask of nvcc */
 } Run;
+
+/* issue 9: the types of the tuple parameters (a descriptor knows only
+ * their size), copied out of the translator's arena before it is freed:
+ * for kernel Func number K of the program (the module's descriptors are
+ * its kernel Funcs in program order), parameter I. */
+typedef struct RunTup {
+    char *name;                    /* numba's spelling, for messages */
+    int n;
+    int dtype[16];                 /* element j: a scalar dtype, or -1: sub[j] */
+    int size[16];
+    struct RunTup *sub[16];
+} RunTup;
+
+static RunTup ***run_tups;         /* [kernel][param], NULL where no tuple */
+static int run_ntups;
+static const krt_module *run_mod;
+
+static RunTup *run_tup_copy(const Type *t)
+{
+    RunTup *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return NULL;
+    r->name = strdup(ty_name(t));
+    r->n = t->nelems < 16 ? t->nelems : 16;
+    for (int j = 0; j < r->n; j++) {
+        const Type *e = t->elems[j];
+        r->dtype[j] = e->kind == TY_TUPLE ? -1 : ty_dtype(e);
+        r->size[j] = e->kind == TY_TUPLE ? 0 : ty_size(e);
+        r->sub[j] = e->kind == TY_TUPLE ? run_tup_copy(e) : NULL;
+    }
+    return r;
+}
+
+static void run_note_tuples(const Program *prog)
+{
+    int nk = 0;
+    for (int j = 0; j < prog->nfuncs; j++)
+        nk += prog->funcs[j]->is_kernel;
+    run_tups = calloc((size_t)nk + 1, sizeof *run_tups);
+    if (run_tups == NULL)
+        return;
+    run_ntups = nk;
+    nk = 0;
+    for (int j = 0; j < prog->nfuncs; j++) {
+        Func *f = prog->funcs[j];
+        if (!f->is_kernel)
+            continue;
+        RunTup **ps = calloc((size_t)f->nparams + 1, sizeof *ps);
+        for (int i = 0; ps && i < f->nparams; i++)
+            if (f->params[i]->type->kind == TY_TUPLE)
+                ps[i] = run_tup_copy(f->params[i]->type);
+        run_tups[nk++] = ps;
+    }
+}
+
+static RunTup *run_param_tuple_type(const krt_kernel *k, int i)
+{
+    for (int j = 0; run_mod && j < run_mod->nkernels && j < run_ntups; j++)
+        if (run_mod->kernels[j] == k)
+            return run_tups[j] ? run_tups[j][i] : NULL;
+    return NULL;
+}
 
 /* The files of the temporary directory, for the signal handler, which can
  * only unlink what it knows by name (opendir is not async-signal-safe). */
@@ -560,6 +623,7 @@ static int run_translate(Run *r, bool cuda, StrBuf *code)
     Program *prog = translate(&src, &opt);
     if (prog == NULL)
         return RUN_FAIL;
+    run_note_tuples(prog);
 
     /* An unknown kernel is reported before paying for a compilation. */
     const char **names = calloc((size_t)prog->nfuncs + 1, sizeof *names);
@@ -822,6 +886,7 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
     }
     run_remove_tmpdir(r);
     r->module = run_find_module(r);
+    run_mod = r->module;
     if (r->module == NULL)
         return run_error(RUN_FAIL, "the compiled code of %s has no kernel table", r->cfg.file);
     r->ufuncs = run_find_symbol(r, "krt_ufuncs_");
@@ -838,6 +903,10 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
  * kernrt's dtype names for two types). */
 static void run_param_type(StrBuf *b, const krt_param *p)
 {
+    if (p->kind == KRT_PARAM_TUPLE) {
+        sb_puts(b, "tuple");
+        return;
+    }
     const ScalarInfo *info = ty_info_of_dtype(p->dtype);
     sb_puts(b, info                            ? info->name
                : p->dtype == KRT_XOROSHIRO128P ? "xoroshiro128p_type"
@@ -863,8 +932,12 @@ static void run_signature(StrBuf *b, const krt_kernel *k)
 /* "argument 2 (a: float32)" */
 static void run_arg_label(StrBuf *b, const krt_kernel *k, int i)
 {
+    RunTup *t = k->params[i].kind == KRT_PARAM_TUPLE ? run_param_tuple_type(k, i) : NULL;
     sb_printf(b, "argument %d (%s: ", i, k->params[i].name);
-    run_param_type(b, &k->params[i]);
+    if (t)
+        sb_puts(b, t->name);
+    else
+        run_param_type(b, &k->params[i]);
     sb_putc(b, ')');
 }
 
@@ -1424,6 +1497,139 @@ static int run_check_array(Run *r, const krt_kernel *k, int i)
     return rc;
 }
 
+/* ---- issue 9: tuple arguments, `(1, 2.5)` or nested `(1, (2, 3.5))`,
+ * written into the launcher's C struct (krt_tup_*: the elements in order,
+ * each at its natural alignment) ---- */
+static void run_tuple_layout(const RunTup *t, size_t *size, size_t *align)
+{
+    size_t off = 0, al = 1;
+    for (int j = 0; j < t->n; j++) {
+        size_t sz, a;
+        if (t->sub[j])
+            run_tuple_layout(t->sub[j], &sz, &a);
+        else
+            sz = a = (size_t)t->size[j];
+        off = (off + a - 1) / a * a + sz;
+        al = a > al ? a : al;
+    }
+    *size = (off + al - 1) / al * al;
+    *align = al;
+}
+
+/* The elements of a tuple literal "(a, b, (c, d))": their texts, split at
+ * the top-level commas (a trailing one allowed: "(1,)"); -1 if it is not
+ * one. */
+static int run_tuple_items(char *text, char **items, int max)
+{
+    char *p = (char *)run_skip_space(text);
+    size_t n = strlen(p);
+    while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    if (n < 2 || p[0] != '(' || p[n - 1] != ')')
+        return -1;
+    p[n - 1] = '\0';
+    p++;
+    int count = 0, depth = 0;
+    char *start = p;
+    for (char *q = p;; q++) {
+        if (*q == '(')
+            depth++;
+        else if (*q == ')' && --depth < 0)
+            return -1;
+        else if ((*q == ',' && depth == 0) || *q == '\0') {
+            bool end = *q == '\0';
+            *q = '\0';
+            char *it = (char *)run_skip_space(start);
+            size_t l = strlen(it);
+            while (l > 0 && (it[l - 1] == ' ' || it[l - 1] == '\t'))
+                it[--l] = '\0';
+            if (*it) {
+                if (count == max)
+                    return -1;
+                items[count++] = it;
+            } else if (!end || count == 0) {
+                if (!(end && count == 0))
+                    return -1;   /* "(,)" or "(1,,2)" */
+            }
+            if (end)
+                break;
+            start = q + 1;
+        }
+    }
+    return depth == 0 ? count : -1;
+}
+
+static int run_parse_tuple(const krt_kernel *k, int i, const RunTup *t, char *text,
+                           unsigned char *buf, const char *label)
+{
+    char *items[16];
+    char *orig = strdup(text);
+    int n = run_tuple_items(text, items, 16);
+    if (n != t->n) {
+        int rc = run_error(RUN_USAGE, "%s: expected a tuple of %d value%s such as (%s), got '%s'",
+                           label, t->n, t->n == 1 ? "" : "s", t->n == 1 ? "1," : "1, 2",
+                           orig ? orig : text);
+        free(orig);
+        return rc;
+    }
+    free(orig);
+    size_t off = 0;
+    for (int j = 0; j < n; j++) {
+        size_t s, a;
+        if (t->sub[j])
+            run_tuple_layout(t->sub[j], &s, &a);
+        else
+            s = a = (size_t)t->size[j];
+        off = (off + a - 1) / a * a;
+        int rc;
+        if (t->sub[j]) {
+            rc = run_parse_tuple(k, i, t->sub[j], items[j], buf + off, label);
+        } else {
+            krt_param *ps = malloc(sizeof *ps * (size_t)k->nparams);
+            if (ps == NULL)
+                return run_error(RUN_FAIL, "out of memory");
+            memcpy(ps, k->params, sizeof *ps * (size_t)k->nparams);
+            ps[i].kind = KRT_PARAM_SCALAR;
+            ps[i].dtype = (krt_dtype)t->dtype[j];
+            krt_kernel ks = *k;
+            ks.params = ps;
+            RunScalar v;
+            memset(&v, 0, sizeof v);
+            rc = run_parse_scalar(&ks, i, items[j], &v);
+            free(ps);
+            memcpy(buf + off, &v, s);
+        }
+        if (rc != RUN_OK)
+            return rc;
+        off += s;
+    }
+    return RUN_OK;
+}
+
+static int run_bind_tuple(Run *r, const krt_kernel *k, int i)
+{
+    RunTup *t = run_param_tuple_type(k, i);
+    if (t == NULL)
+        die("run_bind_tuple: no type for tuple parameter %d of '%s'", i, k->name);
+    size_t size, align;
+    run_tuple_layout(t, &size, &align);
+    if ((int)size != k->params[i].ndim)
+        die("run_bind_tuple: layout of %s: %zu bytes, the struct has %d", t->name, size,
+            k->params[i].ndim);
+    RunArg *a = &r->args[i];
+    free(a->tuple);
+    a->tuple = calloc(1, size);
+    char *text = a->tuple ? strdup(r->cfg.args[i]) : NULL;
+    if (text == NULL)
+        return run_error(RUN_FAIL, "out of memory");
+    StrBuf label = {0};
+    run_arg_label(&label, k, i);
+    int rc = run_parse_tuple(k, i, t, text, a->tuple, label.s);
+    sb_free(&label);
+    free(text);
+    return rc;
+}
+
 /* Bind every ARG to kernel k; RUN_OK or the status of the first misfit. */
 static int run_bind(Run *r, const krt_kernel *k)
 {
@@ -1431,6 +1637,8 @@ static int run_bind(Run *r, const krt_kernel *k)
     for (int i = 0; i < k->nparams && rc == RUN_OK; i++) {
         if (k->params[i].kind == KRT_PARAM_ARRAY)
             rc = run_check_array(r, k, i);
+        else if (k->params[i].kind == KRT_PARAM_TUPLE)
+            rc = run_bind_tuple(r, k, i);
         else
             rc = run_parse_scalar(k, i, r->cfg.args[i], &r->args[i].scalar);
     }
@@ -1652,7 +1860,7 @@ static int run_launch(Run *r)
     for (int i = 0; i < k->nparams && rc == RUN_OK; i++) {
         RunArg *a = &r->args[i];
         if (k->params[i].kind != KRT_PARAM_ARRAY) {
-            argv[i] = &a->scalar;
+            argv[i] = k->params[i].kind == KRT_PARAM_TUPLE ? (void *)a->tuple : (void *)&a->scalar;
             continue;
         }
         rc = run_upload(a);

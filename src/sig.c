@@ -77,6 +77,81 @@ static bool sig_accept(SigParser *P, char ch)
     "array of states (xoroshiro128p_type[:])"
 #define RNG_NDIM_MSG "an array of xoroshiro128p states must be 1-D (xoroshiro128p_type[:])"
 
+static Type *sig_type(SigParser *P, bool allow_void);
+
+/* issue 9: numba's tuple types, as its str() and its constructors spell
+ * them: UniTuple(int64, 2), UniTuple(int64 x 2), Tuple(int64, float64),
+ * Tuple((int64, float64)); elements scalars or tuples. */
+static Type *sig_tuple(SigParser *P, bool uni, size_t start)
+{
+    Type *el[16];
+    int n = 0;
+    if (!sig_accept(P, '(')) {
+        sig_error(P, "expected '(' after %s", uni ? "UniTuple" : "Tuple");
+        return NULL;
+    }
+    if (uni) {
+        el[0] = sig_type(P, false);
+        if (!el[0])
+            return NULL;
+        sig_space(P);
+        if (P->s[P->pos] == 'x' && P->s[P->pos + 1] == ' ')
+            P->pos++;
+        else if (!sig_accept(P, ',')) {
+            sig_error(P, "expected ',' or 'x' in UniTuple(type, count)");
+            return NULL;
+        }
+        sig_space(P);
+        long cnt = 0;
+        size_t d0 = P->pos;
+        while (P->s[P->pos] >= '0' && P->s[P->pos] <= '9' && cnt < 100)
+            cnt = cnt * 10 + (P->s[P->pos++] - '0');
+        if (P->pos == d0 || cnt < 1 || cnt > 16) {
+            sig_error(P, "expected a count from 1 to 16 in UniTuple(type, count)");
+            return NULL;
+        }
+        n = (int)cnt;
+        for (int i = 1; i < n; i++)
+            el[i] = el[0];
+    } else {
+        bool inner = sig_accept(P, '(');
+        if (!(inner ? sig_accept(P, ')') : false)) {
+            do {
+                if (n == 16) {
+                    sig_error(P, "tuples of more than 16 elements are not supported");
+                    return NULL;
+                }
+                el[n] = sig_type(P, false);
+                if (!el[n])
+                    return NULL;
+                n++;
+            } while (sig_accept(P, ','));
+            if (inner && !sig_accept(P, ')')) {
+                sig_error(P, "expected ')'");
+                return NULL;
+            }
+        }
+    }
+    if (!sig_accept(P, ')')) {
+        sig_error(P, "expected ')'");
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        if (el[i]->kind != TY_TUPLE && !ty_is_scalar(el[i])) {
+            size_t save = P->pos;
+            P->pos = start;
+            sig_error(P, "tuples of %s are not supported", ty_name(el[i]));
+            P->pos = save;
+            return NULL;
+        }
+    if (n == 0) {
+        P->pos = start;
+        sig_error(P, "an empty tuple is not supported as a parameter");
+        return NULL;
+    }
+    return ty_tuple(el, n);
+}
+
 static Type *sig_type(SigParser *P, bool allow_void)
 {
     sig_space(P);
@@ -92,6 +167,8 @@ static Type *sig_type(SigParser *P, bool allow_void)
     }
     const char *name = arena_strndup(P->s + start, P->pos - start);
     const char *base = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
+    if (strcmp(base, "UniTuple") == 0 || strcmp(base, "Tuple") == 0)
+        return sig_tuple(P, base[0] == 'U', start);
     Type *t = strcmp(base, "xoroshiro128p_type") == 0 ? ty_rngstate
                                                       : sema_scalar_named(sema_type_alias(base));
     if (!t) {

@@ -166,6 +166,7 @@ void type_reset(void)
 }
 
 static Node *lx(Ctx *c, Node *e);
+static Node *array_transpose(Loc loc, Node *base);
 static Node *lx_call(Ctx *c, Node *e, bool stmt);
 static void lblock(Ctx *c, NodeList *in, NodeList *out);
 static Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc);
@@ -623,10 +624,33 @@ static Node *lower_unary(Ctx *c, Node *e)
     return tree_cast(n, ret);
 }
 
+static Node *mk_and(Loc loc, Node *a, Node *b);
+
 static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
 {
     if (op == OP_IS || op == OP_ISNOT || op == OP_IN || op == OP_NOTIN)
         return fail(c, loc, "the '%s' operator is not supported", op_spelling[op]);
+    if ((op == OP_EQ || op == OP_NE) && a->type->kind == TY_TUPLE &&
+        b->type->kind == TY_TUPLE && tree_is_pure(a) && tree_is_pure(b)) {
+        /* issue 9: tuples compare element by element (different lengths:
+         * not equal) */
+        Node *r = tree_int(loc, ty_bool, a->type->nelems == b->type->nelems);
+        for (int i = 0; a->type->nelems == b->type->nelems && i < a->type->nelems; i++) {
+            Node *x = lower_cmp2(c, loc, OP_EQ, tree_tupleget(node_clone(a), i),
+                                 tree_tupleget(node_clone(b), i));
+            if (BAD(x))
+                return x;
+            r = i ? mk_and(loc, r, x) : x;
+        }
+        if (op == OP_NE) {
+            Node *n = node_new(E_UNARY, loc);
+            n->op = OP_NOT;
+            n->lhs = r;
+            n->type = ty_bool;
+            r = n;
+        }
+        return r;
+    }
     if (!ty_is_scalar(a->type) || !ty_is_scalar(b->type))
         return fail(c, loc, "'%s' is not supported between %s and %s", op_spelling[op],
                     ty_name(a->type), ty_name(b->type));
@@ -699,9 +723,39 @@ static Node *lower_chain(Ctx *c, Node *e, Node **v, const bool *bind, int i, Nod
  * call, an atomic, a random draw) is bound to a hidden variable by an
  * E_LET, and so is every operand before it that such an effect could
  * change. */
+/* issue 9: `x is None`, `x is not None`: kernc's values are never None
+ * (no Optional types), so the answer is known from the operands' shape:
+ * 1/0, or -1 when this is no such comparison.  numba prunes the branch
+ * of such a test on an argument too. */
+static int is_none_truth(const Node *e)
+{
+    if (e->kind != E_COMPARE || e->args.len != 2 ||
+        (e->ops[0] != OP_IS && e->ops[0] != OP_ISNOT))
+        return -1;
+    const Node *a = e->args.items[0], *b = e->args.items[1];
+    bool an = a->kind == E_NONE && !a->text, bn = b->kind == E_NONE && !b->text;
+    if (!an && !bn)
+        return -1;
+    bool same = an && bn;
+    return e->ops[0] == OP_IS ? same : !same;
+}
+
 static Node *lower_compare(Ctx *c, Node *e)
 {
     int n = e->args.len;
+    int none = is_none_truth(e);
+    if (none >= 0) {
+        Node *x = e->args.items[((Node *)e->args.items[0])->kind == E_NONE ? 1 : 0];
+        if (!(x->kind == E_NONE && !x->text)) {
+            Node *v = lx(c, x);
+            if (BAD(v))
+                return poison(e->loc, v, NULL);
+            if (!tree_is_pure(v))
+                return fail(c, x->loc, "'is None' of a call or an atomic is not supported; "
+                            "assign its value to a variable first");
+        }
+        return tree_int(e->loc, ty_bool, none);
+    }
     Node **v = arena_alloc(sizeof *v * (size_t)n);
     bool *bind = arena_alloc(sizeof *bind * (size_t)n);
     Node *bad = NULL;
@@ -765,6 +819,12 @@ static int const_truth(Ctx *c, Node *e)
     if (e->kind == E_IFEXP) {
         int k = const_truth(c, e->cond);
         return k < 0 ? -1 : const_truth(c, k ? e->lhs : e->rhs);
+    }
+    if (e->kind == E_COMPARE && is_none_truth(e) >= 0) {   /* issue 9: x is None */
+        const Node *x = e->args.items[((Node *)e->args.items[0])->kind == E_NONE ? 1 : 0];
+        if (x->kind == E_NAME || x->kind == E_NONE || x->kind == E_INT ||
+            x->kind == E_FLOAT || x->kind == E_BOOL)
+            return is_none_truth(e);
     }
     if (!const_shape(e))
         return -1;
@@ -845,7 +905,7 @@ static bool const_int(Ctx *c, Node *e, int64_t *out)
  * `out`.  `atomic` names the atomic whose index this is (its own message).
  * NULL on success, else the poison node. */
 static Node *lower_indices(Ctx *c, Node *idx, int ndim, Loc whole, const char *atomic,
-                           NodeList *out)
+                           NodeList *out, Node *pre)
 {
     Node **items = NULL, **low = NULL;
     int nidx;
@@ -856,7 +916,7 @@ static Node *lower_indices(Ctx *c, Node *idx, int ndim, Loc whole, const char *a
             if (items[i]->kind == E_SLICE)
                 return fail(c, items[i]->loc, "array slicing is not supported yet");
     } else {
-        Node *v = lx(c, idx);
+        Node *v = pre ? pre : lx(c, idx);
         if (BAD(v))
             return poison(idx->loc, v, NULL);
         if (v->type->kind == TY_TUPLE) {
@@ -898,6 +958,182 @@ static Node *lower_indices(Ctx *c, Node *idx, int ndim, Loc whole, const char *a
         nl_push(out, tree_cast(v, ty_int64));
     }
     return bad ? poison(whole, bad, NULL) : NULL;
+}
+
+/* ---- Slicing and views (issue 9) ----
+ * a[lo:hi:step], a[i, :], a[:, j], a[1:3, ::2], a[..., 0] and a[i] of an
+ * n-D array (n > 1) are views: an E_VIEW over the array, of numba's type
+ * (arraydecl.py get_array_index_type): integer indices drop their
+ * dimension; a C array stays C only when every index before the last one
+ * given is an integer and the last is an integer or a slice without a
+ * step (a[1:] and b[i, :] are C, a[::2], a[1:3:1], b[:, j], b[0:2, :] are
+ * A); an ellipsis stands for the full slices it covers; an A array stays
+ * A.  The view keeps the memory space of its array. */
+
+/* One index of a subscript, lowered: an int64 (is_int), a slice whose
+ * lowered E_SLICE has int64 bounds or NULL (step: cond), or an ellipsis. */
+typedef struct ViewItem {
+    Node *n;
+    bool is_int, is_slice, is_ellipsis, has_step;
+} ViewItem;
+
+static bool view_bound(Ctx *c, Node *x, Node **out, Node **bad)
+{
+    *out = NULL;
+    if (!x || (x->kind == E_NONE && !x->text))
+        return true;
+    Node *v = lx(c, x);
+    if (BAD(v)) {
+        *bad = !*bad || v->type == ty_error ? v : *bad;
+        return false;
+    }
+    if (!ty_is_int(v->type) && v->type->kind != TY_BOOL) {
+        *bad = fail(c, x->loc, "slice indices must be integers, not %s", ty_name(v->type));
+        return false;
+    }
+    *out = tree_cast(v, ty_int64);
+    return true;
+}
+
+/* The view base[items] (nitems syntactic items, or the lowered values pre[]
+ * when pre is not NULL); an E_INDEX when every dimension gets an integer. */
+static Node *lower_view(Ctx *c, Node *e, Node *base, Node **items, Node **pre, int nitems)
+{
+    Type *at = base->type;
+    ViewItem *it = arena_alloc(sizeof *it * (size_t)(nitems ? nitems : 1));
+    Node *bad = NULL;
+    int nidx = 0, nint = 0, ellipsis = -1;
+    for (int i = 0; i < nitems; i++) {
+        Node *x = pre ? pre[i] : items[i];
+        if (!pre && x->kind == E_NONE && x->text && strcmp(x->text, "...") == 0) {
+            if (ellipsis >= 0)
+                return fail(c, x->loc, "only one ellipsis is allowed in array indices");
+            ellipsis = i;
+            it[i].is_ellipsis = true;
+            continue;
+        }
+        nidx++;
+        if (!pre && x->kind == E_NONE)
+            return fail(c, x->loc, "None (np.newaxis) in an array index is not supported");
+        if (!pre && x->kind == E_SLICE) {
+            Node *s = node_new(E_SLICE, x->loc);
+            bool ok = view_bound(c, x->lhs, &s->lhs, &bad);
+            ok &= view_bound(c, x->rhs, &s->rhs, &bad);
+            ok &= view_bound(c, x->cond, &s->cond, &bad);
+            if (ok && s->cond && s->cond->kind == E_CONST && s->cond->ival == 0)
+                bad = fail(c, x->cond->loc, "slice step cannot be zero");
+            s->type = ty_none;
+            it[i].n = s;
+            it[i].is_slice = true;
+            it[i].has_step = x->cond != NULL;
+            continue;
+        }
+        Node *v = pre ? x : lx(c, x);
+        if (BAD(v)) {
+            bad = !bad || v->type == ty_error ? v : bad;
+            continue;
+        }
+        if (!ty_is_int(v->type)) {
+            bad = fail(c, x->loc, "array index must be an integer or a slice, not %s",
+                       ty_name(v->type));
+            continue;
+        }
+        it[i].n = tree_cast(v, ty_int64);
+        it[i].is_int = true;
+        nint++;
+    }
+    if (bad)
+        return poison(e->loc, bad, NULL);
+    if (nidx > at->ndim)
+        return fail(c, e->rhs->loc, "too many indices for a %d-D array (%d given)", at->ndim,
+                    nidx);
+    int ndim = at->ndim - nint;
+    /* numba's layout: the indices before the ellipsis are the left ones */
+    bool contiguous = at->contiguous;
+    if (contiguous) {
+        int nleft = ellipsis >= 0 && nidx != at->ndim ? ellipsis : nitems;
+        bool right = false;
+        for (int i = nleft; i < nitems; i++)
+            right |= !it[i].is_ellipsis;
+        if (right)
+            contiguous = false;
+        int last = -1;
+        for (int i = 0; i < nleft; i++)
+            if (!it[i].is_ellipsis)
+                last = i;
+        for (int i = 0; i < nleft && contiguous; i++) {
+            if (it[i].is_ellipsis || it[i].is_int)
+                continue;
+            if (i != last || it[i].has_step)   /* a slice: innermost, no step */
+                contiguous = false;
+        }
+    }
+    /* the items per dimension, the ellipsis expanded to full slices */
+    Node *n = node_new(ndim == 0 ? E_INDEX : E_VIEW, e->loc);
+    n->lhs = base;
+    for (int i = 0; i < nitems; i++) {
+        if (!it[i].is_ellipsis) {
+            nl_push(&n->args, it[i].n);
+            continue;
+        }
+        for (int k = 0; k < at->ndim - nidx; k++) {
+            Node *s = node_new(E_SLICE, it[i].n ? it[i].n->loc : e->loc);
+            s->type = ty_none;
+            nl_push(&n->args, s);
+        }
+    }
+    if (ndim == 0) {   /* a[..., i] of a 1-D array: the element */
+        n->type = at->elem;
+        return n;
+    }
+    if (at->fortran) {
+        /* F: integers on the right keep it; the indices after the
+         * ellipsis (all of them when every dimension is indexed), read
+         * from the last, must be integers but for the first one read,
+         * which may also be a slice without a step */
+        int nright;
+        bool fortran;
+        if (nidx == at->ndim) {
+            nright = nidx;
+            fortran = true;
+        } else if (ellipsis >= 0) {
+            nright = nitems - ellipsis - 1;
+            fortran = ellipsis == 0;
+        } else {
+            nright = 0;
+            fortran = nidx == 0;
+        }
+        int seen = 0;
+        for (int i = nitems - 1; i >= 0 && fortran && seen < nright; i--) {
+            if (it[i].is_ellipsis)
+                continue;
+            seen++;
+            if (it[i].is_int)
+                continue;
+            if (seen != nright || it[i].has_step)
+                fortran = false;
+        }
+        n->type = fortran ? ty_array_f(at->elem, ndim, at->space)
+                          : ty_array(at->elem, ndim, false, at->space);
+        return n;
+    }
+    n->type = ty_array(at->elem, ndim, contiguous, at->space);
+    return n;
+}
+
+/* Does subscript idx of an ndim-D array make a view (syntactically)? */
+static bool is_view_subscript(const Node *idx, int ndim)
+{
+    if (idx->kind == E_SLICE || (idx->kind == E_NONE && idx->text))
+        return true;
+    if (idx->kind != E_TUPLE)
+        return false;
+    for (int i = 0; i < idx->args.len; i++) {
+        const Node *x = idx->args.items[i];
+        if (x->kind == E_SLICE || x->kind == E_NONE)
+            return true;
+    }
+    return idx->args.len < ndim;
 }
 
 static Node *lower_index(Ctx *c, Node *e)
@@ -969,10 +1205,33 @@ static Node *lower_index(Ctx *c, Node *e)
     if (base->type->elem == ty_rngstate)
         return fail(c, e->loc, "xoroshiro128p states can only be passed to xoroshiro128p_* "
                     "functions");
+    int ndim = base->type->ndim;
+    if (is_view_subscript(idx, ndim))
+        return lower_view(c, e, base, idx->kind == E_TUPLE ? idx->args.items : &idx, NULL,
+                          idx->kind == E_TUPLE ? idx->args.len : 1);
+    Node *pre = NULL;
+    if (idx->kind != E_TUPLE && ndim > 1) {
+        /* b[i] of a 2-D array is a row; b[t] with t a shorter tuple a view */
+        pre = lx(c, idx);
+        if (BAD(pre))
+            return poison(e->loc, pre, NULL);
+        if (pre->type->kind != TY_TUPLE)
+            return lower_view(c, e, base, NULL, &pre, 1);
+        if (pre->type->nelems < ndim) {
+            int k = pre->type->nelems;
+            if (!tree_is_pure(pre))
+                return fail(c, idx->loc, "an index tuple returned by a call is not supported; "
+                            "assign it to a variable first");
+            Node **v = arena_alloc(sizeof *v * (size_t)(k ? k : 1));
+            for (int i = 0; i < k; i++)
+                v[i] = tree_tupleget(i ? node_clone(pre) : pre, i);
+            return lower_view(c, e, base, NULL, v, k);
+        }
+    }
     Node *n = node_new(E_INDEX, e->loc);
     n->lhs = base;
     n->type = base->type->elem;
-    Node *err = lower_indices(c, idx, base->type->ndim, e->loc, NULL, &n->args);
+    Node *err = lower_indices(c, idx, ndim, e->loc, NULL, &n->args, pre);
     return err ? err : n;
 }
 
@@ -1194,6 +1453,42 @@ static Node *lower_attr(Ctx *c, Node *e)
             tup->type = ty_tuple(el, t->ndim);
             return tup;
         }
+        /* issue 9: strides, itemsize, nbytes, T */
+        if (strcmp(e->name, "T") == 0)
+            return array_transpose(e->loc, base);
+        if (strcmp(e->name, "strides") == 0) {   /* UniTuple(int64, ndim), bytes */
+            Node *tup = node_new(E_TUPLE, e->loc);
+            Type *el[3] = {ty_int64, ty_int64, ty_int64};
+            for (int i = 0; i < t->ndim; i++) {
+                Node *s = node_new(E_STRIDE, e->loc);
+                s->lhs = i ? node_clone(base) : base;
+                s->ival = (uint64_t)i;
+                s->type = ty_int64;
+                nl_push(&tup->args, s);
+            }
+            tup->type = ty_tuple(el, t->ndim);
+            return tup;
+        }
+        if (t->elem == ty_rngstate && (strcmp(e->name, "itemsize") == 0 ||
+                                       strcmp(e->name, "nbytes") == 0))
+            return fail(c, e->loc, "xoroshiro128p states have no '%s' here", e->name);
+        if (strcmp(e->name, "itemsize") == 0)
+            return tree_int(e->loc, ty_int64, ty_size(t->elem));
+        if (strcmp(e->name, "nbytes") == 0) {
+            Node *r = tree_int(e->loc, ty_int64, ty_size(t->elem));
+            for (int i = 0; i < t->ndim; i++) {
+                Node *s = node_new(E_SHAPE, e->loc);
+                s->lhs = i ? node_clone(base) : base;
+                s->ival = (uint64_t)i;
+                s->type = ty_int64;
+                r = tree_binop(e->loc, OP_MUL, s, r, ty_int64);
+            }
+            return r;
+        }
+        if (strcmp(e->name, "copy") == 0 || strcmp(e->name, "flatten") == 0 ||
+            strcmp(e->name, "ravel") == 0 || strcmp(e->name, "imag") == 0)
+            return fail(c, e->loc, "array.%s allocates a new array, which numba-cuda cannot do "
+                        "on the device (NRT)", e->name);
         return fail(c, e->loc, "array attribute '%s' is not supported%s", e->name,
                     array_attr_hint(e->name));
     }
@@ -1287,7 +1582,7 @@ static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
         nl_push(&n->args, tree_int(e->loc, ty_int64, 0));
     } else {
         Node *err = lower_indices(c, e->args.items[1], ary->type->ndim, e->loc, a->path,
-                                  &n->args);
+                                  &n->args, NULL);
         if (err)
             return err;
     }
@@ -1489,6 +1784,45 @@ static Node *lower_rng(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     return n;
 }
 
+/* issue 9: cuda.ldca(ary, i) .. ldcv, cuda.stcg(ary, i, v) .. stwt: on
+ * arrays of integers or floats, i an integer (1-D) or a tuple of ndim. */
+static Node *lower_cache_hint(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
+{
+    bool st = a->rule == TR_CACHE_ST;
+    if (e->kwargs.len)
+        return fail(c, ((Node *)e->kwargs.items[0])->loc, "%s() takes no keyword arguments",
+                    a->path);
+    if (st && !stmt)
+        return fail(c, e->loc, "%s() returns no value", a->path);
+    Node *ary = lx(c, e->args.items[0]);
+    Node *val = st ? lx(c, e->args.items[2]) : NULL;
+    if (BAD(ary) || (val && BAD(val)))
+        return poison(e->loc, ary, val);
+    if (ary->type->kind != TY_ARRAY)
+        return fail(c, ary->loc, "%s operates on arrays, not %s", a->path, ty_name(ary->type));
+    Type *el = ary->type->elem;
+    if (!ty_is_int(el) && !ty_is_float(el))
+        return fail(c, ary->loc, "%s requires an array of integers or floats, not %s", a->path,
+                    ty_name(el));
+    if (st && ary->type->space == SPACE_CONST)
+        return fail(c, ary->loc, "a constant array is read-only");
+    Node *n = node_new(E_API, e->loc);
+    n->api = a;
+    n->type = st ? ty_void : el;
+    nl_push(&n->args, ary);
+    Node *err = lower_indices(c, e->args.items[1], ary->type->ndim, e->loc, a->path, &n->args,
+                              NULL);
+    if (err)
+        return err;
+    if (st) {
+        if (!ty_is_scalar(val->type))
+            return fail(c, val->loc, "the value of %s must be a scalar, not %s", a->path,
+                        ty_name(val->type));
+        nl_push(&n->args, tree_cast(val, el));
+    }
+    return n;
+}
+
 /* A call of an API row, typed by the row's rule (api.def). */
 /* cuda.float32x4(...) (vecrec; numba-cuda vector_types.py): the candidates
  * are every sequence of scalars (converted to the base type, unsafely if
@@ -1573,6 +1907,11 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
                     "x = %s(shape, dtype)", a->path, a->path);
     case TR_RANGE:
         return fail(c, e->loc, "range() is only supported as the iterable of a for loop");
+    case TR_ITER:
+        return fail(c, e->loc, "%s() is only supported as the iterable of a for loop", a->path);
+    case TR_CACHE_LD:
+    case TR_CACHE_ST:
+        return lower_cache_hint(c, e, a, stmt);
     case TR_PRINT:
         return fail(c, e->loc, "print() returns no value; call it as a statement");
     case TR_HOST:
@@ -1861,6 +2200,103 @@ static Node *lower_grid_method(Ctx *c, Node *e, bool stmt)
     return n;
 }
 
+/* ---- Array methods (issue 9): a.T, a.transpose(), a.reshape(),
+ * a.view(dtype), as numba-cuda 0.30 types them (arraydecl.py) ---- */
+static Node *array_op(Loc loc, int op, Node *base, Type *t)
+{
+    Node *n = node_new(E_ARRAYOP, loc);
+    n->ival = (uint64_t)op;
+    n->lhs = base;
+    n->type = t;
+    return n;
+}
+
+/* a.T and a.transpose(): the axes reversed (C <-> F); 1-D: a itself */
+static Node *array_transpose(Loc loc, Node *base)
+{
+    Type *t = base->type;
+    if (t->ndim <= 1)
+        return base;
+    Type *r = t->contiguous ? ty_array_f(t->elem, t->ndim, t->space)
+              : t->fortran ? ty_array(t->elem, t->ndim, true, t->space)
+              : t;
+    Node *n = array_op(loc, AOP_TRANSPOSE, base, r);
+    for (int i = 0; i < t->ndim; i++)
+        nl_push(&n->args, tree_int(loc, ty_int64, t->ndim - 1 - i));
+    return n;
+}
+
+static Node *lower_array_method(Ctx *c, Node *e, Node *base)
+{
+    const char *m = e->lhs->name;
+    Type *t = base->type;
+    if (e->kwargs.len)
+        return fail(c, ((Node *)e->kwargs.items[0])->loc, "array.%s() takes no keyword "
+                    "arguments here", m);
+    if (t->elem == ty_rngstate)
+        return fail(c, e->loc, "xoroshiro128p states have no method '%s'", m);
+    int nargs = e->args.len;
+    Node **items = e->args.items;
+    if (nargs == 1 && ((Node *)items[0])->kind == E_TUPLE &&
+        (strcmp(m, "transpose") == 0 || strcmp(m, "reshape") == 0)) {
+        nargs = ((Node *)items[0])->args.len;   /* a.reshape((2, 3)) */
+        items = ((Node *)items[0])->args.items;
+    }
+    if (strcmp(m, "transpose") == 0) {
+        if (nargs == 0)
+            return array_transpose(e->loc, base);
+        /* numba-cuda 0.30 types transpose(axes) but cannot lower it
+         * (arrayobj.py permute_arrays builds a Python set) */
+        return fail(c, e->loc, "transpose() with axes cannot be compiled for the CUDA "
+                    "target (numba-cuda lowers only a.T and a.transpose())");
+    }
+    if (strcmp(m, "reshape") == 0) {
+        if (!t->contiguous)
+            return fail(c, e->loc, "reshape() supports contiguous (C) arrays only, not %s",
+                        ty_name(t));
+        if (nargs < 1 || nargs > 3)
+            return fail(c, e->loc, "reshape() to %d dimensions is not supported (1 to 3)",
+                        nargs);
+        Node *n = array_op(e->loc, AOP_RESHAPE, base, ty_array(t->elem, nargs, true, t->space));
+        for (int i = 0; i < nargs; i++) {
+            Node *v = lx(c, items[i]);
+            if (BAD(v))
+                return poison(e->loc, v, NULL);
+            if (!ty_is_int(v->type))
+                return fail(c, items[i]->loc, "the shape of reshape() must be integers, not %s",
+                            ty_name(v->type));
+            nl_push(&n->args, tree_cast(v, ty_int64));
+        }
+        return n;
+    }
+    if (strcmp(m, "view") == 0) {
+        if (nargs != 1)
+            return fail(c, e->loc, "array.view() takes one dtype");
+        const char *dp = expr_path(c, items[0]);
+        const ApiEntry *da = dp ? api_lookup(dp) : NULL;
+        Type *el = da && da->kind == AK_TYPE ? api_type(da) : NULL;
+        if (!el || !ty_is_scalar(el))
+            return fail(c, items[0]->loc, "the argument of array.view() must be a scalar type "
+                        "such as np.int32");
+        if (el == t->elem)
+            return base;
+        if (t->fortran && ty_size(el) != ty_size(t->elem))
+            return fail(c, e->loc, "view() with another itemsize of an F-layout array is not "
+                        "supported yet");
+        Type *r = t->fortran ? ty_array_f(el, t->ndim, t->space)
+                             : ty_array(el, t->ndim, t->contiguous, t->space);
+        Node *n = array_op(e->loc, AOP_DTYPE, base, r);
+        nl_push(&n->args, tree_int(e->loc, ty_int64, ty_size(t->elem)));
+        nl_push(&n->args, tree_int(e->loc, ty_int64, ty_size(el)));
+        return n;
+    }
+    if (strcmp(m, "copy") == 0 || strcmp(m, "flatten") == 0 || strcmp(m, "ravel") == 0 ||
+        strcmp(m, "astype") == 0)
+        return fail(c, e->loc, "array.%s() allocates a new array, which numba-cuda cannot do "
+                    "on the device (NRT)", m);
+    return fail(c, e->lhs->loc, "method '%s' of %s is not supported", m, ty_name(t));
+}
+
 static Node *lx_call(Ctx *c, Node *e, bool stmt)
 {
     const char *p = expr_path(c, e->lhs);
@@ -1893,6 +2329,8 @@ static Node *lx_call(Ctx *c, Node *e, bool stmt)
             return lower_grid_method(c, e, stmt);
         if (ty_is_scalar(base->type) && strcmp(e->lhs->name, "conjugate") == 0)
             return lower_conjugate(c, e, base);
+        if (base->type->kind == TY_ARRAY)
+            return lower_array_method(c, e, base);
         return fail(c, e->lhs->loc, "method '%s' of %s is not supported", e->lhs->name,
                     ty_name(base->type));
     }
@@ -2378,12 +2816,17 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
                  var->kind == VAR_CONSTARRAY ? "constant" : "shared");
             return;
         }
-        if (v->type->kind == TY_ARRAY) {
-            fail(c, v->loc, "assigning an array to a variable is not supported yet");
-            return;
-        }
-        if (var->kind == VAR_PARAM && var->type && var->type->kind == TY_ARRAY) {
-            fail(c, target->loc, "array parameter '%s' cannot be reassigned", var->name);
+        if (v->type->kind == TY_ARRAY || (var->type && var->type->kind == TY_ARRAY)) {
+            /* issue 9: a variable holding a view (a slice, another array) */
+            if (v->type->kind != TY_ARRAY || v->type->elem == ty_rngstate) {
+                fail(c, target->loc, v->type->kind == TY_ARRAY ? "xoroshiro128p states cannot be "
+                     "stored in a variable" : "cannot unify %s and %s for '%s'",
+                     ty_name(var->type), ty_name(v->type), var->name);
+                return;
+            }
+            bind(c, var, v->type, target->loc);
+            if (!c->quiet && var->type && ty_unify(var->type, v->type) == var->type)
+                nl_push(out, tree_assign(target->loc, tree_var(target->loc, var), v));
             return;
         }
         if (v->type == ty_gridgroup) {   /* g = cuda.cg.this_grid(): typed, not stored */
@@ -2412,6 +2855,22 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
         Node *t = lower_index(c, target);
         if (BAD(t) || BAD(v))
             return;
+        if (t->kind == E_VIEW) {   /* issue 9: a[lo:hi] = x fills the view */
+            if (t->type->space == SPACE_CONST) {
+                fail(c, target->loc, "a constant array is read-only");
+                return;
+            }
+            if (!ty_is_scalar(v->type)) {
+                fail(c, v->loc, v->type->kind == TY_ARRAY ?
+                     "assigning an array to a slice needs a temporary copy, which numba-cuda "
+                     "cannot make on the device (NRT); copy the elements in a loop" :
+                     "cannot store %s into an array slice", ty_name(v->type));
+                return;
+            }
+            if (!c->quiet)
+                nl_push(out, tree_assign(target->loc, t, tree_cast(v, t->type->elem)));
+            return;
+        }
         if (t->kind != E_INDEX) {
             fail(c, target->loc, "tuples are immutable");
             return;
@@ -2610,6 +3069,297 @@ static Node *lower_cond(Ctx *c, Node *e)
     return v;
 }
 
+/* ---- Iteration (issue 9) ----
+ * for x in a (an array: its elements, or the rows of an n-D one), for x in
+ * t (a homogeneous tuple), enumerate(it[, start]), zip(it, ...),
+ * literal_unroll(t) of a homogeneous tuple, nested as in
+ * `for i, (u, v) in enumerate(zip(x, y))`, and range() inside them: each
+ * iterable is evaluated once before the loop (arrays into hidden view
+ * variables, tuples into hidden tuple variables), then an S_FORRANGE runs
+ * a hidden int64 index over the shortest length and assigns the targets
+ * from it at the top of the body, so that break, continue and the last
+ * values are Python's. */
+typedef enum IterKind { IT_ARRAY, IT_TUPLE, IT_RANGE, IT_ENUM, IT_ZIP } IterKind;
+
+typedef struct Iter {
+    IterKind kind;
+    Loc loc;
+    Node *src;              /* IT_ARRAY / IT_TUPLE: the value, read-only (E_VAR) */
+    Node *start, *step;     /* IT_RANGE: stable int64 values; IT_ENUM: start */
+    Type *rtype;            /* IT_RANGE: the range's type */
+    Node *len;              /* int64 length */
+    struct Iter *kids[8];
+    int nkids;
+} Iter;
+
+/* a OP b of two int64s (a typed E_COMPARE) */
+static Node *iter_cmp(Loc loc, Op op, Node *a, Node *b)
+{
+    Node *cmp = node_new(E_COMPARE, loc);
+    cmp->ops = arena_alloc(sizeof *cmp->ops);
+    cmp->ops[0] = op;
+    cmp->type = ty_bool;
+    nl_push(&cmp->args, a);
+    nl_push(&cmp->args, b);
+    return cmp;
+}
+
+/* A value evaluated once before the loop: a stable node, or a hidden
+ * variable assigned in out. */
+static Node *iter_once(Ctx *c, Node *v, const char *what, NodeList *out)
+{
+    if (v->kind == E_CONST || (v->kind == E_VAR && v->var->kind != VAR_LOCAL &&
+                               v->var->kind != VAR_PARAM && v->var->kind != VAR_HIDDEN))
+        return v;
+    Var *t = hidden_var(c, what, v->type, v->loc);
+    if (!c->quiet)
+        nl_push(out, tree_assign(v->loc, tree_var(v->loc, t), v));
+    return tree_var(v->loc, t);
+}
+
+static Iter *lower_iterable(Ctx *c, Node *e, NodeList *out)
+{
+    Iter *r = arena_alloc(sizeof *r);
+    r->loc = e->loc;
+    const char *p = e->kind == E_CALL ? expr_path(c, e->lhs) : NULL;
+    if (p && (strcmp(p, "range") == 0 || strcmp(p, "enumerate") == 0 ||
+              strcmp(p, "zip") == 0 || strcmp(p, "literal_unroll") == 0)) {
+        int n = e->args.len;
+        if (e->kwargs.len) {
+            fail(c, ((Node *)e->kwargs.items[0])->loc, "%s() takes no keyword arguments here", p);
+            return NULL;
+        }
+        if (strcmp(p, "literal_unroll") == 0) {
+            if (n != 1) {
+                fail(c, e->loc, "literal_unroll() takes one argument");
+                return NULL;
+            }
+            Iter *k = lower_iterable(c, e->args.items[0], out);
+            if (k && k->kind != IT_TUPLE && k->kind != IT_ARRAY) {
+                fail(c, e->loc, "literal_unroll() takes a tuple or an array");
+                return NULL;
+            }
+            return k;
+        }
+        if (strcmp(p, "range") == 0) {
+            if (n < 1 || n > 3) {
+                fail(c, e->loc, "range() takes 1 to 3 positional arguments");
+                return NULL;
+            }
+            Node *v[3];
+            Type *types[3];
+            for (int i = 0; i < n; i++) {
+                v[i] = lx(c, e->args.items[i]);
+                if (BAD(v[i]))
+                    return NULL;
+                if (!ty_is_scalar(v[i]->type)) {
+                    fail(c, v[i]->loc, "range() arguments must be numbers, not %s",
+                         ty_name(v[i]->type));
+                    return NULL;
+                }
+                types[i] = v[i]->type;
+            }
+            int k = ty_resolve_case(tr_range.cases, tr_range.n, types, n, true);
+            r->kind = IT_RANGE;
+            r->rtype = ty_scalar[tr_range.cases[k].ret];
+            Node *start = n == 1 ? tree_int(e->loc, ty_int64, 0)
+                                 : tree_cast(tree_cast(v[0], r->rtype), ty_int64);
+            Node *stop = tree_cast(tree_cast(v[n == 1 ? 0 : 1], r->rtype), ty_int64);
+            Node *step = n == 3 ? tree_cast(tree_cast(v[2], r->rtype), ty_int64)
+                                : tree_int(e->loc, ty_int64, 1);
+            if (step->kind == E_CONST && step->ival == 0) {
+                fail(c, step->loc, "range() step must not be zero");
+                return NULL;
+            }
+            r->start = iter_once(c, start, "rstart", out);
+            Node *stopv = iter_once(c, stop, "rstop", out);
+            r->step = iter_once(c, step, "rstep", out);
+            /* len = max(0, ceil((stop - start) / step)): krt_range_len */
+            Node *len = node_new(E_API, e->loc);
+            len->api = &api_table[API_B_RANGE_LEN];
+            len->type = ty_int64;
+            nl_push(&len->args, node_clone(r->start));
+            nl_push(&len->args, stopv);
+            nl_push(&len->args, node_clone(r->step));
+            r->len = len;
+            return r;
+        }
+        bool en = strcmp(p, "enumerate") == 0;
+        if (en ? n < 1 || n > 2 : n < 1 || n > 8) {
+            fail(c, e->loc, en ? "enumerate() takes 1 or 2 arguments" :
+                 "zip() takes 1 to 8 iterables here");
+            return NULL;
+        }
+        r->kind = en ? IT_ENUM : IT_ZIP;
+        for (int i = 0; i < (en ? 1 : n); i++) {
+            r->kids[i] = lower_iterable(c, e->args.items[i], out);
+            if (!r->kids[i])
+                return NULL;
+        }
+        r->nkids = en ? 1 : n;
+        if (en) {
+            Node *st = n == 2 ? lx(c, e->args.items[1]) : tree_int(e->loc, ty_int64, 0);
+            if (BAD(st))
+                return NULL;
+            if (!ty_is_int(st->type)) {
+                fail(c, st->loc, "the start of enumerate() must be an integer, not %s",
+                     ty_name(st->type));
+                return NULL;
+            }
+            r->start = iter_once(c, tree_cast(st, ty_int64), "estart", out);
+            r->len = r->kids[0]->len;
+            return r;
+        }
+        r->len = r->kids[0]->len;
+        for (int i = 1; i < n; i++) {   /* the shortest */
+            Node *a = r->len, *b = r->kids[i]->len;
+            Node *m = node_new(E_IFEXP, e->loc);
+            m->cond = iter_cmp(e->loc, OP_LT, a, b);
+            m->lhs = node_clone(a);
+            m->rhs = node_clone(b);
+            m->type = ty_int64;
+            r->len = m;
+        }
+        Node *len = iter_once(c, r->len, "zlen", out);
+        r->len = len;
+        return r;
+    }
+    if (p && strcmp(p, "range") != 0 && api_lookup(p) && api_lookup(p)->kind == AK_CALL &&
+        !strchr(p, '.') && api_lookup(p)->cls == AC_BUILTIN) {
+        fail(c, e->loc, "%s() cannot be iterated over", p);
+        return NULL;
+    }
+    Node *v = lx(c, e);
+    if (BAD(v))
+        return NULL;
+    if (v->type->kind == TY_ARRAY) {
+        if (v->type->elem == ty_rngstate) {
+            fail(c, e->loc, "xoroshiro128p states cannot be iterated over");
+            return NULL;
+        }
+        r->kind = IT_ARRAY;
+        r->src = iter_once(c, v, "iter", out);
+        Node *len = node_new(E_SHAPE, e->loc);
+        len->lhs = node_clone(r->src);
+        len->type = ty_int64;
+        r->len = len;
+        return r;
+    }
+    if (v->type->kind == TY_TUPLE) {
+        Type *el = v->type->nelems ? v->type->elems[0] : NULL;
+        for (int i = 0; i < v->type->nelems; i++)
+            if (v->type->elems[i] != el) {
+                fail(c, e->loc, "cannot iterate over the heterogeneous tuple %s (numba-cuda "
+                     "iterates over tuples of one type only; literal_unroll() of such a tuple "
+                     "is not supported yet)", ty_name(v->type));
+                return NULL;
+            }
+        if (el && !ty_is_scalar(el)) {
+            fail(c, e->loc, "iterating over a tuple of %s is not supported", ty_name(el));
+            return NULL;
+        }
+        r->kind = IT_TUPLE;
+        r->src = iter_once(c, v, "titer", out);
+        r->len = tree_int(e->loc, ty_int64, v->type->nelems);
+        return r;
+    }
+    fail(c, e->loc, "a value of type %s cannot be iterated over", ty_name(v->type));
+    return NULL;
+}
+
+/* The value the iterable gives at index k (an E_VAR of int64): a node, or
+ * for enumerate/zip the list of the parts (*parts, *nparts). */
+static Node *iter_value(Iter *r, Node *k)
+{
+    switch (r->kind) {
+    case IT_ARRAY: {
+        Type *at = r->src->type;
+        if (at->ndim == 1) {
+            Node *n = node_new(E_INDEX, r->loc);
+            n->lhs = node_clone(r->src);
+            n->type = at->elem;
+            nl_push(&n->args, k);
+            return n;
+        }
+        Node *n = node_new(E_VIEW, r->loc);
+        n->lhs = node_clone(r->src);
+        nl_push(&n->args, k);
+        n->type = ty_array(at->elem, at->ndim - 1, at->contiguous, at->space);
+        return n;
+    }
+    case IT_TUPLE: {
+        int n = r->src->type->nelems;
+        Node *v = tree_tupleget(node_clone(r->src), n - 1);
+        for (int i = n - 2; i >= 0; i--) {
+            Node *m = node_new(E_IFEXP, r->loc);
+            m->cond = iter_cmp(r->loc, OP_EQ, node_clone(k), tree_int(r->loc, ty_int64, i));
+            m->lhs = tree_tupleget(node_clone(r->src), i);
+            m->rhs = v;
+            m->type = v->type;
+            v = m;
+        }
+        return v;
+    }
+    case IT_RANGE: {
+        Node *off = tree_binop(r->loc, OP_MUL, node_clone(k), node_clone(r->step), ty_int64);
+        Node *val = tree_binop(r->loc, OP_ADD, node_clone(r->start), off, ty_int64);
+        return tree_cast(val, r->rtype);
+    }
+    default:
+        return NULL;
+    }
+}
+
+/* Assign the targets of a for loop from the iterable's value at k. */
+static void iter_assign(Ctx *c, Node *target, Iter *r, Node *k, NodeList *out)
+{
+    if (r->kind == IT_ENUM || r->kind == IT_ZIP) {
+        int n = r->kind == IT_ENUM ? 2 : r->nkids;
+        if (target->kind != E_TUPLE && target->kind != E_LIST) {
+            fail(c, target->loc, "the target of a loop over %s must unpack its %d items here",
+                 r->kind == IT_ENUM ? "enumerate()" : "zip()", n);
+            return;
+        }
+        if (target->args.len != n) {
+            fail(c, target->loc, "cannot unpack %d values into %d variables", n,
+                 target->args.len);
+            return;
+        }
+        if (r->kind == IT_ENUM) {
+            Node *i = tree_binop(r->loc, OP_ADD, node_clone(r->start), node_clone(k), ty_int64);
+            assign_value(c, target->args.items[0], i, out);
+            iter_assign(c, target->args.items[1], r->kids[0], k, out);
+            return;
+        }
+        for (int i = 0; i < n; i++)
+            iter_assign(c, target->args.items[i], r->kids[i], k, out);
+        return;
+    }
+    assign_value(c, target, iter_value(r, node_clone(k)), out);
+}
+
+static void lower_for_iter(Ctx *c, Node *s, NodeList *out)
+{
+    Iter *r = lower_iterable(c, s->rhs, out);
+    Node *f = tree_stmt(S_FORRANGE, s->loc);
+    Var *k = hidden_var(c, "k", ty_int64, s->loc);
+    if (r)
+        iter_assign(c, s->lhs, r, tree_var(s->loc, k), &f->body);
+    c->loops++;
+    lblock(c, &s->body, &f->body);
+    c->loops--;
+    if (!r || c->quiet)
+        return;
+    f->var = k;
+    f->it = hidden_var(c, "it", ty_int64, s->loc);
+    f->stop = hidden_var(c, "stop", ty_int64, s->loc);
+    f->step = hidden_var(c, "step", ty_int64, s->loc);
+    nl_push(&f->args, tree_int(s->loc, ty_int64, 0));
+    nl_push(&f->args, node_clone(r->len));
+    nl_push(&f->args, tree_int(s->loc, ty_int64, 1));
+    nl_push(out, f);
+}
+
 static void lower_for(Ctx *c, Node *s, NodeList *out)
 {
     if (s->orelse.len) {
@@ -2618,8 +3368,8 @@ static void lower_for(Ctx *c, Node *s, NodeList *out)
     }
     Node *it = s->rhs;
     const char *p = it->kind == E_CALL ? expr_path(c, it->lhs) : NULL;
-    if (!p || strcmp(p, "range") != 0) {
-        fail(c, it->loc, "for loops are only supported over range(...)");
+    if (!p || strcmp(p, "range") != 0 || s->lhs->kind != E_NAME) {
+        lower_for_iter(c, s, out);
         return;
     }
     if (s->lhs->kind != E_NAME) {

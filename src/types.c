@@ -79,13 +79,31 @@ Type *ty_array(Type *elem, int ndim, bool contiguous, MemSpace space)
     for (int i = 0; i < interned.len; i++) {
         Type *t = interned.items[i];
         if (t->kind == TY_ARRAY && t->elem == elem && t->ndim == ndim &&
-            t->contiguous == contiguous && t->space == space)
+            t->contiguous == contiguous && t->space == space && !t->fortran)
             return t;
     }
     Type *t = new_type(TY_ARRAY);
     t->elem = elem;
     t->ndim = ndim;
     t->contiguous = contiguous;
+    t->space = space;
+    vec_push(&interned, t);
+    return t;
+}
+
+/* issue 9: the F layout */
+Type *ty_array_f(Type *elem, int ndim, MemSpace space)
+{
+    for (int i = 0; i < interned.len; i++) {
+        Type *t = interned.items[i];
+        if (t->kind == TY_ARRAY && t->elem == elem && t->ndim == ndim && t->fortran &&
+            t->space == space)
+            return t;
+    }
+    Type *t = new_type(TY_ARRAY);
+    t->elem = elem;
+    t->ndim = ndim;
+    t->fortran = true;
     t->space = space;
     vec_push(&interned, t);
     return t;
@@ -171,7 +189,8 @@ const char *ty_name(const Type *t)
         StrBuf b = {0};
         sb_printf(&b, "%s[", ty_name(t->elem));
         for (int i = 0; i < t->ndim; i++)
-            sb_puts(&b, i + 1 < t->ndim ? ":, " : (t->contiguous ? "::1" : ":"));
+            sb_puts(&b, t->fortran ? (i == 0 ? "::1" : ", :") :
+                        i + 1 < t->ndim ? ":, " : (t->contiguous ? "::1" : ":"));
         sb_putc(&b, ']');
         return sb_take(&b);
     }
@@ -204,7 +223,7 @@ const char *ty_code(const Type *t)
         return "xr";
     if (t->kind == TY_ARRAY)
         return arena_printf("a%d%s%s%s", t->ndim, ty_code(t->elem),
-                            t->contiguous ? "c" : "",
+                            t->contiguous ? "c" : t->fortran ? "f" : "",
                             t->space == SPACE_SHARED ? "s" :
                             t->space == SPACE_LOCAL ? "l" :
                             t->space == SPACE_CONST ? "k" : "");
@@ -410,6 +429,17 @@ Type *ty_unify(Type *a, Type *b)
                 return NULL;
         }
         return ty_tuple(el, a->nelems);
+    }
+    /* issue 9: numba's Array.unify: one dtype and ndim, layout A unless
+     * both are C; views of different memory spaces are plain (global)
+     * views, but a constant one stays apart (it is read-only) */
+    if (a->kind == TY_ARRAY && b->kind == TY_ARRAY && a->elem == b->elem && a->ndim == b->ndim) {
+        if (a->space != b->space && (a->space == SPACE_CONST || b->space == SPACE_CONST))
+            return NULL;
+        MemSpace sp = a->space == b->space ? a->space : SPACE_GLOBAL;
+        if (a->fortran && b->fortran)
+            return ty_array_f(a->elem, a->ndim, sp);
+        return ty_array(a->elem, a->ndim, a->contiguous && b->contiguous, sp);
     }
     return NULL;
 }

@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 mkdir "$work/tmp"
 kern=$srcdir/tests/run/kernels.kern
 
-echo "1..74"
+echo "1..78"
 n=0
 failed=0
 
@@ -301,6 +301,18 @@ refused "rand() of integers" 2 "rand() makes float32 or float64 arrays, not int3
 refused "full() with a bad value" 2 "expected a number, got 'x'" "$kern" saxpy 'full(4, x)' y.npy 1
 refused "--repeat 0" 2 "--repeat: expected a count from 1 to 1000000, got '0'" \
     "$kern" saxpy x.npy y.npy 1 --repeat 0
+# issue 9: tuple literals for tuple parameters (the launcher's C structs)
+tkern=$srcdir/tests/run/tuples.kern
+krun "$tkern" tk 'zeros(2)' '(3, 4)' '(1, 2.5, (3, 0.25))' --outdir tup
+check "tuple literals, nested and of mixed types" $npytool check tup/arg0.npy f8 2 list:43,303.75
+refused "a tuple literal of the wrong length" 2 \
+    "argument 1 (t: UniTuple(int64, 2)): expected a tuple of 2 values such as (1, 2), got '(3, 4, 5)'" \
+    "$tkern" tk 'zeros(2)' '(3, 4, 5)' '(1, 2.5, (3, 0.25))'
+refused "a float in an integer tuple" 2 "expected an integer, got the float literal '4.5'" \
+    "$tkern" tk 'zeros(2)' '(3, 4.5)' '(1, 2.5, (3, 0.25))'
+refused "a scalar for a tuple parameter" 2 "expected a tuple of 3 values such as (1, 2), got '7'" \
+    "$tkern" tk 'zeros(2)' '(3, 4)' 7
+
 # --backend cuda: runs where there is a device, else a clear error (never a crash).
 krun_got "$kern" saxpy 'arange(1000)' 'full(1000, 1)' 2.5 --grid 4 --block 256 --backend cuda \
     --outdir gc

@@ -377,12 +377,21 @@ def make_inputs(spec, params, sigs):
             "; ".join(", ".join(map(str, tys)) for tys in sigs)))
     for name, ty in zip(params, argtys):
         if not isinstance(ty, nbtypes.Array):
-            values[name] = ns[name] = np_dtype(ty).type(values[name])
+            values[name] = ns[name] = cast_scalar(ty, values[name])
     return values, ns, argtys
 
 
+def cast_scalar(ty, v):
+    """A scalar, or a (nested) tuple of them, as the signature types it."""
+    if isinstance(ty, nbtypes.BaseTuple):
+        return tuple(cast_scalar(t, e) for t, e in zip(ty.types, v))
+    return np_dtype(ty).type(v)
+
+
 def literal(v):
-    """A scalar as `kernc run` reads it."""
+    """A scalar (or a tuple of them) as `kernc run` reads it."""
+    if isinstance(v, tuple):
+        return "(" + ", ".join(literal(e) for e in v) + ("," if len(v) == 1 else "") + ")"
     if isinstance(v, np.bool_):
         return "true" if v else "false"
     if isinstance(v, np.integer):
