@@ -19,7 +19,7 @@ KRT_FN KRT_MAYBE_UNUSED krt_tup_f64_f64 krt_tup_f64_f64_make(double f0, double f
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
-#line 11 "np_ufunc.kern"
+#line 14 "np_ufunc.kern"
 static void np_ufunc__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
@@ -47,36 +47,36 @@ static void np_ufunc__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_step11 = 0;
         (void)f;
         (void)w;
-#line 12 "np_ufunc.kern"
+#line 15 "np_ufunc.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-#line 13 "np_ufunc.kern"
-        if (i < x.shape[0]) {
-#line 14 "np_ufunc.kern"
-            ((float *)x.data)[krt_wrap_index(i, x.shape[0])] = (krt_seq2 = sinf(((float *)x.data)[krt_wrap_index(i, x.shape[0])]), krt_seq2 + (krt_np1 = ((float *)x.data)[krt_wrap_index(i, x.shape[0])], (isnan(krt_np1) != 0) ? krt_np1 : ((krt_np1 >= 0.5f) ? krt_np1 : 0.5f)));
-#line 15 "np_ufunc.kern"
-            krt_tup3 = (krt_tmp0 = modf((((double)exp2f(((float *)x.data)[krt_wrap_index(i, x.shape[0])])) * 3.1415926535897931), &krt_tmp1), krt_tup_f64_f64_make(krt_tmp0, krt_tmp1));
-#line 15 "np_ufunc.kern"
-            f = krt_tup3.f0;
-#line 15 "np_ufunc.kern"
-            w = krt_tup3.f1;
 #line 16 "np_ufunc.kern"
+        if (i < x.shape[0]) {
+#line 17 "np_ufunc.kern"
+            ((float *)x.data)[krt_wrap_index(i, x.shape[0])] = (krt_seq2 = sinf(((float *)x.data)[krt_wrap_index(i, x.shape[0])]), krt_seq2 + (krt_np1 = ((float *)x.data)[krt_wrap_index(i, x.shape[0])], (isnan(krt_np1) != 0) ? krt_np1 : ((krt_np1 >= 0.5f) ? krt_np1 : 0.5f)));
+#line 18 "np_ufunc.kern"
+            krt_tup3 = (krt_tmp0 = modf((((double)exp2f(((float *)x.data)[krt_wrap_index(i, x.shape[0])])) * 3.1415926535897931), &krt_tmp1), krt_tup_f64_f64_make(krt_tmp0, krt_tmp1));
+#line 18 "np_ufunc.kern"
+            f = krt_tup3.f0;
+#line 18 "np_ufunc.kern"
+            w = krt_tup3.f1;
+#line 19 "np_ufunc.kern"
             ((int32_t *)n.data)[krt_wrap_index(i, n.shape[0])] = (int32_t)krt_add_i64(((int64_t)krt_popc_i32(((int32_t *)n.data)[krt_wrap_index(i, n.shape[0])])), krt_shl_i64(((int64_t)((int32_t *)n.data)[krt_wrap_index(i, n.shape[0])]), 2));
         }
-#line 17 "np_ufunc.kern"
+#line 20 "np_ufunc.kern"
         if (i == 0) {
-#line 18 "np_ufunc.kern"
+#line 21 "np_ufunc.kern"
             krt_it5 = 0;
             krt_stop6 = out.shape[0];
             krt_step7 = 1;
             for (; krt_it5 < krt_stop6; krt_it5 += krt_step7) {
                 krt_i4 = krt_it5;
-#line 18 "np_ufunc.kern"
+#line 21 "np_ufunc.kern"
                 krt_it9 = 0;
                 krt_stop10 = out.shape[1];
                 krt_step11 = 1;
                 for (; krt_it9 < krt_stop10; krt_it9 += krt_step11) {
                     krt_i8 = krt_it9;
-#line 18 "np_ufunc.kern"
+#line 21 "np_ufunc.kern"
                     ((double *)out.data)[krt_wrap_index(krt_i4, out.shape[0]) * out.shape[1] + krt_wrap_index(krt_i8, out.shape[1])] = atan2(((double *)a.data)[krt_wrap_index(((a.shape[0] > 1) ? krt_i4 : 0), a.shape[0]) * a.shape[1] + krt_wrap_index(((a.shape[1] > 1) ? krt_i8 : 0), a.shape[1])], ((double *)b.data)[krt_wrap_index(((b.shape[0] > 1) ? krt_i8 : 0), b.shape[0])]);
                 }
             }
