@@ -1226,6 +1226,18 @@ static const char *ex_math(Emitter *E, Node *n)
                             ex_as(E, x, ft), e, tuple_cname(tt), conv(m, ft, tt->elems[0]),
                             conv(e, ty_scalar[TY_INT32], tt->elems[1]));
     }
+    case TR_MATH_MODF: {
+        /* npk: (fractional part, integral part), both of the float type */
+        const Type *tt = n->type;
+        if (!tt || tt->kind != TY_TUPLE || tt->nelems != 2) {
+            error_at(n->loc, "math.modf: expected a (float, float) result");
+            return "0";
+        }
+        const char *fr = new_tmp(E, (Type *)ft), *ip = new_tmp(E, (Type *)ft);
+        return arena_printf("(%s = %s%s(%s, &%s), %s_make(%s, %s))", fr, spell, f,
+                            ex_as(E, x, ft), ip, tuple_cname(tt), conv(fr, ft, tt->elems[0]),
+                            conv(ip, ft, tt->elems[1]));
+    }
     default:
         if (a->id == API_M_LOG && n->args.len == 2)
             return arena_printf("(%s%s(%s) / %s%s(%s))", spell, f, ex_as(E, x, ft), spell, f,
@@ -1518,7 +1530,12 @@ static const char *ex_api(Emitter *E, Node *n)
         case API_M_E: return fmt_float(t, 2.71828182845904523536);
         case API_M_INF: return fmt_float(t, HUGE_VAL);
         case API_M_NAN: return fmt_float(t, NAN);
-        default: break;
+        default: {
+            double v;   /* npk: np.pi, np.nan, math.tau, ... */
+            if (npu_const_value(a->id, &v))
+                return fmt_float(t, v);
+            break;
+        }
         }
         break;
     case EK_VECTOR: {   /* vecrec: krt_make_float4(x, y, z, w) */

@@ -389,6 +389,10 @@ static bool fold(Folder *F, Node *e, Val *out)
         if (p && strcmp(p, "math.e") == 0) { out->kind = V_FLOAT; out->f = 2.718281828459045; return true; }
         if (p && strcmp(p, "math.inf") == 0) { out->kind = V_FLOAT; out->f = INFINITY; return true; }
         if (p && strcmp(p, "math.nan") == 0) { out->kind = V_FLOAT; out->f = NAN; return true; }
+        if (p && npu_const_value(api_id(api_lookup(p)), &out->f)) {   /* npk: np.pi, ... */
+            out->kind = V_FLOAT;
+            return true;
+        }
         return fold_fail(F, e->loc, "not a compile-time constant");
     }
     case E_UNARY: {

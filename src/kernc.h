@@ -334,6 +334,7 @@ typedef enum ApiClass {
     AC_BUILTIN,    /* abs, min, max, int, float, bool, round, pow, range, len, print */
     AC_TYPE,       /* type names: calling one converts */
     AC_VECTOR,     /* vector types (vecrec): cuda.float32x4(...) constructs one */
+    AC_NUMPY,      /* npk: NumPy ufuncs and constants (np.sin, np.pi) */
 } ApiClass;
 
 /* What a row does beyond its value (bits of ApiEntry.flags). */
@@ -427,6 +428,9 @@ typedef enum ApiRule {
     TR_ITER,            /* enumerate, zip, literal_unroll: for-loop iterables only */
     TR_CACHE_LD,        /* cuda.ldca...(ary, idx) -> element (E_API: ary, indices) */
     TR_CACHE_ST,        /* cuda.stcg...(ary, idx, v): a statement (ary, indices, v) */
+    /* ---- npk: NumPy in kernels, the rest of numba-cuda's math ---- */
+    TR_NP_UFUNC,        /* np.sin(x), np.maximum(a, b, out): npufunc.c */
+    TR_MATH_MODF,       /* math.modf: float -> (frac, int) of that float [cases] */
     TR__COUNT
 } ApiRule;
 
@@ -1315,6 +1319,30 @@ typedef struct UFunc {
 void ufunc_decorator(FuncDef *fd, Node *d);
 Node *ufunc_reduce_lambda(const char *name, Node *call);
 void ufunc_type_all(const PtrVec *fdefs, int errors_before);
+
+/* ---- npk: NumPy ufuncs inside kernels (npufunc.c) ----
+ * npu_find: the ufunc of an "np.NAME" path (aliases included), or NULL.
+ * npu_missing_message: the error for a NumPy ufunc numba-cuda has no CUDA
+ * loops for (np.add, np.sqrt), or NULL.  npu_resolve: numba's loop choice
+ * for scalar input types in[nin] and the element types of the explicit
+ * output arrays out[nout] (nout 0 or 1): the loop's input types and output
+ * type; false when no loop fits.  npu_element: the loop's element
+ * operation on x[nin] (pure operands, which it may read more than once,
+ * converted here to loop_in), of type res (the loop's output type). */
+typedef struct NpUfunc NpUfunc;
+const NpUfunc *npu_find(const char *path);
+int npu_nin(const NpUfunc *u);
+const char *npu_missing_message(const char *path);
+bool npu_resolve(const NpUfunc *u, Type *const *in, Type *const *out, int nout,
+                 Type **loop_in, Type **loop_out);
+Node *npu_element(const NpUfunc *u, Loc loc, Node **x, Type *const *loop_in, Type *res);
+/* Whether npu_element reads an operand more than once for this loop
+ * (maximum and its kind, int64-uint64 comparisons): type.c then reads
+ * each operand into a hidden variable first, for readable code. */
+bool npu_rereads(const NpUfunc *u, Type *const *loop_in);
+/* The float64 value of a constant row of the npk blocks (np.pi, np.nan,
+ * math.tau, ...); false for the other rows. */
+bool npu_const_value(ApiId id, double *v);
 
 /* run.c: `kernc run ...`; returns the process exit status. */
 int run_main(int argc, char **argv);

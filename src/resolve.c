@@ -68,10 +68,14 @@ static void resolve_fromimport(Node *s)
                 path = name;
             else if (strcmp(mod, "numba") == 0 && strcmp(name, "literal_unroll") == 0)
                 path = name;   /* issue 9 */
+            else if (strcmp(mod, "numpy") == 0 && api_lookup(arena_printf("np.%s", name)))
+                path = arena_printf("np.%s", name);   /* npk: from numpy import sin, pi */
         } else if (strcmp(mod, "numba.cuda") == 0) {
             const char *p = sema_vector_canon(arena_printf("cuda.%s", name));   /* vecrec */
             if (api_lookup(p) || strcmp(name, "jit") == 0)
                 path = p;
+            else if (sema_type_alias(name))   /* npk: numba-cuda 0.30's numba.cuda.types */
+                path = sema_type_alias(name);
         } else if (strcmp(mod, "numba.cuda.random") == 0) {
             const char *p = arena_printf("cuda.random.%s", name);
             if (api_lookup(p))

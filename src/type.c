@@ -362,8 +362,8 @@ static const char *expr_path(Ctx *c, const Node *e)
 static const char *const later_api[] = {
     "cuda.fp16", "cuda.reduce", "cuda.mapped_array",
     "cuda.device_array", "cuda.to_device", "cuda.pinned_array",
-    "math.modf", "math.remainder", "math.exp2", "math.isclose", "math.factorial",
-    "math.gcd", "math.comb", "math.perm", "math.tau", NULL};
+    "math.isclose", "math.factorial",
+    "math.gcd", "math.comb", "math.perm", NULL};
 
 static Node *unknown_path(Ctx *c, Loc loc, const char *path)
 {
@@ -372,6 +372,9 @@ static Node *unknown_path(Ctx *c, Loc loc, const char *path)
         if (strncmp(path, later_api[i], n) == 0 && (path[n] == 0 || path[n] == '.'))
             return fail(c, loc, "'%s' is not supported yet", path);
     }
+    const char *npmsg = npu_missing_message(path);   /* npk: np.add, np.sqrt */
+    if (npmsg)
+        return fail(c, loc, "%s", npmsg);
     if (strncmp(path, "np.", 3) == 0)   /* np.zeros, np.sum, ...: not numba.cuda */
         return fail(c, loc, "'%s' is not supported in kernels (NumPy functions that allocate "
                     "or reduce are not available on the device; use cuda.local.array, "
@@ -428,7 +431,12 @@ static Node *lower_path_value(Ctx *c, Loc loc, const char *path)
     case API_CM_E: return tree_float(loc, ty_float64, 2.718281828459045);
     case API_CM_INF: return tree_float(loc, ty_float64, INFINITY);
     case API_CM_NAN: return tree_float(loc, ty_float64, NAN);
-    default: break;
+    default: {
+        double v;   /* npk: np.pi, np.nan, math.tau, ... */
+        if (npu_const_value(a->id, &v))
+            return tree_float(loc, ty_float64, v);
+        break;
+    }
     }
     Node *n = node_new(E_API, loc);
     n->api = a;
@@ -1622,6 +1630,10 @@ static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
         Type *el[2] = {ret, ty_int32};
         ret = ty_tuple(el, 2);
     }
+    if (a->rule == TR_MATH_MODF) {   /* npk: (fractional, integral): UniTuple(float, 2) */
+        Type *el[2] = {ret, ret};
+        ret = ty_tuple(el, 2);
+    }
     if (a->rule == TR_MATH_SCALE) {
         /* numba: x * (pi / 180) in the result's precision (mathimpl.py) */
         double f = a->id == API_M_RADIANS ? 3.141592653589793 / 180.0 : 180.0 / 3.141592653589793;
@@ -1896,6 +1908,202 @@ static Node *lower_vector(Ctx *c, Node *e, const ApiEntry *a, Node **v)
     return r;
 }
 
+/* ---- npk: NumPy ufuncs (npufunc.c: the loops and element operations) ---- */
+
+static const char *np_type_list(Type *const *t, int n)
+{
+    StrBuf b = {0};
+    for (int i = 0; i < n; i++)
+        sb_printf(&b, "%s%s", i ? ", " : "", ty_name(t[i]));
+    return sb_take(&b);
+}
+
+/* Each operand the element operation may read twice is made safe to: one
+ * with an effect (and, when there is one, every operand not stable) is
+ * evaluated once, in order, into a hidden variable bound by an E_LET
+ * around the result; so is every one not stable where the operation reads
+ * its operands more than once (np.maximum(a[i], b[i])). */
+static Node *np_element(Ctx *c, const NpUfunc *u, Loc loc, Node **v, Type *const *li,
+                        Type *lo)
+{
+    int nin = npu_nin(u);
+    bool any_impure = npu_rereads(u, li);
+    for (int i = 0; i < nin; i++)
+        any_impure |= !tree_is_pure(v[i]);
+    Var *lets[2] = {NULL, NULL};
+    Node *vals[2] = {NULL, NULL}, *x[2];
+    for (int i = 0; i < nin; i++) {
+        x[i] = v[i];
+        if (!tree_is_pure(v[i]) || (any_impure && !tree_is_stable(v[i]))) {
+            lets[i] = hidden_var(c, "np", v[i]->type, v[i]->loc);
+            vals[i] = v[i];
+            x[i] = tree_var(v[i]->loc, lets[i]);
+        }
+    }
+    Node *r = npu_element(u, loc, x, li, lo);
+    for (int i = nin - 1; i >= 0; i--)
+        if (lets[i])
+            r = tree_let(loc, lets[i], vals[i], r);
+    return r;
+}
+
+/* np.sin(x), np.maximum(x, y) on scalars: the value of the loop numba
+ * chooses for their types. */
+static Node *lower_np_ufunc(Ctx *c, Node *e, const ApiEntry *a)
+{
+    const NpUfunc *u = npu_find(a->path);
+    int nin = npu_nin(u);
+    if (e->kwargs.len)
+        return fail(c, ((Node *)e->kwargs.items[0])->loc,
+                    "keyword arguments of %s() are not supported", a->path);
+    if (e->args.len > nin)
+        return fail(c, e->loc, "%s() with an output array writes the array and returns it; "
+                    "call it as a statement: %s(..., out)", a->path, a->path);
+    Node *v[2], *bad;
+    if (!lower_args(c, e, v, &bad))
+        return poison(e->loc, bad, NULL);
+    Type *in[2], *li[2], *lo;
+    for (int i = 0; i < nin; i++) {
+        if (v[i]->type->kind == TY_ARRAY)
+            return fail(c, v[i]->loc, "%s() of an array makes a new array, which kernels "
+                        "cannot allocate; pass the output array: %s(..., out)", a->path,
+                        a->path);
+        if (!ty_is_scalar(v[i]->type))
+            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
+        in[i] = v[i]->type;
+    }
+    if (!npu_resolve(u, in, NULL, 0, li, &lo))
+        return fail(c, e->loc, "%s() does not accept (%s)", a->path, np_type_list(in, nin));
+    return np_element(c, u, e->loc, v, li, lo);
+}
+
+static Node *np_shape(Node *arr, int d)
+{
+    Node *n = node_new(E_SHAPE, arr->loc);
+    n->lhs = node_clone(arr);
+    n->ival = (uint64_t)d;
+    n->type = ty_int64;
+    return n;
+}
+
+/* np.sin(a, out), np.add-like np.maximum(a, 2.0, out): numba's
+ * numpy_ufunc_kernel.  A loop nest over out's shape (C order); an input
+ * array is aligned with out's trailing dimensions and read at the loop's
+ * index along each dimension of its own longer than 1, at 0 along the
+ * others (numba does not check the shapes further: debug=True's bounds
+ * checks do); a scalar input is evaluated once, before the loop; each
+ * element is converted to out's type as it is stored. */
+static void lower_np_ufunc_out(Ctx *c, Node *e, const ApiEntry *a, NodeList *out)
+{
+    const NpUfunc *u = npu_find(a->path);
+    int nin = npu_nin(u);
+    Node *err;
+    if (!check_arity(c, e, a, &err))
+        return;
+    if (e->kwargs.len) {
+        fail(c, ((Node *)e->kwargs.items[0])->loc, "keyword arguments of %s() are not "
+             "supported", a->path);
+        return;
+    }
+    Node *v[3], *bad;
+    if (!lower_args(c, e, v, &bad))
+        return;
+    Node *o = v[nin];
+    if (o->type->kind != TY_ARRAY) {
+        fail(c, o->loc, "the output of %s() must be an array, not %s", a->path,
+             ty_name(o->type));
+        return;
+    }
+    if (o->type->space == SPACE_CONST) {
+        fail(c, o->loc, "the output of %s() cannot be a constant array", a->path);
+        return;
+    }
+    int nd = o->type->ndim;
+    Type *in[2], *li[2], *lo, *oe = o->type->elem;
+    for (int i = 0; i <= nin; i++) {
+        Type *t = v[i]->type;
+        if (t->kind == TY_ARRAY && (t->elem == ty_rngstate || v[i]->kind != E_VAR)) {
+            fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(t));
+            return;
+        }
+        if (i == nin)
+            break;
+        if (t->kind == TY_ARRAY && t->ndim > nd) {
+            fail(c, v[i]->loc, "%s(): a %d-D input cannot be broadcast onto a %d-D output",
+                 a->path, t->ndim, nd);
+            return;
+        }
+        if (t->kind != TY_ARRAY && !ty_is_scalar(t)) {
+            fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(t));
+            return;
+        }
+        in[i] = t->kind == TY_ARRAY ? t->elem : t;
+    }
+    if (!npu_resolve(u, in, &oe, 1, li, &lo)) {
+        fail(c, e->loc, "%s() has no loop for inputs (%s) and an output of %s", a->path,
+             np_type_list(in, nin), ty_name(oe));
+        return;
+    }
+    if (c->quiet)
+        return;
+    Loc loc = e->loc;
+    for (int i = 0; i < nin; i++) {
+        if (v[i]->type->kind == TY_ARRAY || tree_is_stable(v[i]))
+            continue;
+        Var *t = hidden_var(c, "np", v[i]->type, v[i]->loc);
+        nl_push(out, tree_assign(loc, tree_var(loc, t), v[i]));
+        v[i] = tree_var(loc, t);
+    }
+    Var *iv[8];
+    NodeList *body = out;
+    for (int d = 0; d < nd; d++) {
+        Node *f = tree_stmt(S_FORRANGE, loc);
+        iv[d] = hidden_var(c, "i", ty_int64, loc);
+        f->var = iv[d];
+        f->it = hidden_var(c, "it", ty_int64, loc);
+        f->stop = hidden_var(c, "stop", ty_int64, loc);
+        f->step = hidden_var(c, "step", ty_int64, loc);
+        nl_push(&f->args, tree_int(loc, ty_int64, 0));
+        nl_push(&f->args, np_shape(o, d));
+        nl_push(&f->args, tree_int(loc, ty_int64, 1));
+        nl_push(body, f);
+        body = &f->body;
+    }
+    Node *x[2];
+    for (int i = 0; i < nin; i++) {
+        Type *t = v[i]->type;
+        if (t->kind != TY_ARRAY) {
+            x[i] = v[i];
+            continue;
+        }
+        Node *ix = node_new(E_INDEX, loc);
+        ix->lhs = node_clone(v[i]);
+        ix->type = t->elem;
+        for (int j = 0; j < t->ndim; j++) {
+            Node *id = tree_var(loc, iv[nd - t->ndim + j]);
+            Node *gt = node_new(E_COMPARE, loc);
+            nl_push(&gt->args, np_shape(v[i], j));
+            nl_push(&gt->args, tree_int(loc, ty_int64, 1));
+            gt->ops = arena_alloc(sizeof *gt->ops);
+            gt->ops[0] = OP_GT;
+            gt->type = ty_bool;
+            Node *sel = node_new(E_IFEXP, loc);
+            sel->cond = gt;
+            sel->lhs = id;
+            sel->rhs = tree_int(loc, ty_int64, 0);
+            sel->type = ty_int64;
+            nl_push(&ix->args, sel);
+        }
+        x[i] = ix;
+    }
+    Node *target = node_new(E_INDEX, loc);
+    target->lhs = node_clone(o);
+    target->type = oe;
+    for (int d = 0; d < nd; d++)
+        nl_push(&target->args, tree_var(loc, iv[d]));
+    nl_push(body, tree_assign(loc, target, tree_cast(np_element(c, u, loc, x, li, lo), oe)));
+}
+
 static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
 {
     int nargs = e->args.len;
@@ -1939,6 +2147,8 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     switch (a->rule) {   /* rules that lower their own arguments */
     case TR_CONST_ARRAY:
         return lower_const_array_like(c, e);
+    case TR_NP_UFUNC:   /* npk */
+        return lower_np_ufunc(c, e, a);
     case TR_FENCE: case TR_NANOSLEEP: {
         if (!stmt)
             return fail(c, e->loc, "%s() returns no value", a->path);
@@ -2021,6 +2231,7 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     }
     case TR_MATH_UNARY: case TR_MATH_ATAN2: case TR_MATH_BINARY: case TR_MATH_POW:
     case TR_MATH_LDEXP: case TR_MATH_PRED: case TR_MATH_FREXP: case TR_MATH_SCALE:
+    case TR_MATH_MODF:
         return lower_math(c, e, a, v);
     case TR_LANEMASK: case TR_SELP: case TR_POPC: case TR_BREV: case TR_FFS: case TR_FMA:
     case TR_FLOAT1:
@@ -2297,6 +2508,19 @@ static Node *lower_array_method(Ctx *c, Node *e, Node *base)
     return fail(c, e->lhs->loc, "method '%s' of %s is not supported", m, ty_name(t));
 }
 
+/* npk: x.bit_count() of an integer: numba-cuda's overload (intrinsics.py)
+ * is cuda.popc(x), of x's own type. */
+static Node *lower_bit_count(Ctx *c, Node *e, Node *x)
+{
+    if (e->args.len || e->kwargs.len)
+        return fail(c, e->loc, "bit_count() takes no arguments");
+    Node *r = node_new(E_API, e->loc);
+    r->api = &api_table[API_POPC];
+    r->type = x->type;
+    nl_push(&r->args, x);
+    return r;
+}
+
 static Node *lx_call(Ctx *c, Node *e, bool stmt)
 {
     const char *p = expr_path(c, e->lhs);
@@ -2331,6 +2555,8 @@ static Node *lx_call(Ctx *c, Node *e, bool stmt)
             return lower_conjugate(c, e, base);
         if (base->type->kind == TY_ARRAY)
             return lower_array_method(c, e, base);
+        if (ty_is_int(base->type) && strcmp(e->lhs->name, "bit_count") == 0)
+            return lower_bit_count(c, e, base);   /* npk */
         return fail(c, e->lhs->loc, "method '%s' of %s is not supported", e->lhs->name,
                     ty_name(base->type));
     }
@@ -3636,6 +3862,10 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
         }
         if (a && a->rule == TR_PRINT) {
             lower_print(c, e, out);
+            return;
+        }
+        if (a && a->rule == TR_NP_UFUNC && e->args.len > npu_nin(npu_find(a->path))) {
+            lower_np_ufunc_out(c, e, a, out);   /* npk: np.sin(a, out) */
             return;
         }
         Node *v = e->kind == E_CALL ? lx_call(c, e, true) : lx(c, e);

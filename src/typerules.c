@@ -81,6 +81,9 @@ static const Case cases_warp_value[] = {C1(INT32, INT32), C1(INT64, INT64),
                                         C1(FLOAT32, FLOAT32), C1(FLOAT64, FLOAT64)};
 static const Case cases_math_pred[] = {C1(BOOL, INT64), C1(BOOL, UINT64), C1(BOOL, FLOAT32),
                                        C1(BOOL, FLOAT64)};
+/* npk: cudamath.py Math_modf (float64 first: int16 -> float64); the result
+ * is UniTuple(that float, 2) */
+static const Case cases_math_modf[] = {C1(FLOAT64, FLOAT64), C1(FLOAT32, FLOAT32)};
 /* builtins.py Range: the range type is the case's result. */
 static const Case cases_range[] = {
     C1(INT32, INT32), C2(INT32, INT32, INT32), C3(INT32, INT32, INT32, INT32),
@@ -112,4 +115,5 @@ const CaseList tr_rule_cases[TR__COUNT] = {
     [TR_MATH_FREXP] = LIST(cases_float1),
     [TR_MATH_SCALE] = LIST(cases_math_unary),
     [TR_ABS] = LIST(cases_abs),
+    [TR_MATH_MODF] = LIST(cases_math_modf),   /* npk */
 };

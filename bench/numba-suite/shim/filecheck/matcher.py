@@ -1,0 +1,3 @@
+class Matcher:
+    def __init__(self, *a, **k):
+        raise RuntimeError("filecheck is not installed")
