@@ -186,47 +186,42 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 74 "e2e_atomics2.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 75 "e2e_atomics2.kern"
-        if (((int64_t)krt_f->t) < 4) {
+        if (((int64_t)t) < 4) {
 #line 76 "e2e_atomics2.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 4)] = 0;
+            krt_s->s[krt_wrap_index(((int64_t)t), 4)] = 0;
         }
+        krt_f->t = t;
     }
 #line 77 "e2e_atomics2.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t v KRT_MAYBE_UNUSED = 0;
 #line 78 "e2e_atomics2.kern"
-        krt_f->v = *(int32_t *)(vals.data + krt_wrap_index(((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x), vals.shape[0]) * vals.strides[0]);
+        v = *(int32_t *)(vals.data + krt_wrap_index(((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x), vals.shape[0]) * vals.strides[0]);
 #line 79 "e2e_atomics2.kern"
-        (void)krt_atomic_add_i32(&krt_s->s[0], krt_f->v);
+        (void)krt_atomic_add_i32(&krt_s->s[0], v);
 #line 80 "e2e_atomics2.kern"
-        (void)krt_atomic_max_i32(&krt_s->s[1], krt_f->v);
+        (void)krt_atomic_max_i32(&krt_s->s[1], v);
 #line 81 "e2e_atomics2.kern"
-        (void)krt_atomic_or_i32(&krt_s->s[2], krt_f->v);
+        (void)krt_atomic_or_i32(&krt_s->s[2], v);
 #line 82 "e2e_atomics2.kern"
-        (void)krt_atomic_xor_i32(&krt_s->s[3], krt_f->v);
+        (void)krt_atomic_xor_i32(&krt_s->s[3], v);
     }
 #line 83 "e2e_atomics2.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 84 "e2e_atomics2.kern"
-        if (((int64_t)krt_f->t) < 4) {
+        if (((int64_t)t) < 4) {
 #line 85 "e2e_atomics2.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)krt_f->t)), out.shape[0]) * out.strides[0]) = krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 4)];
+            *(int32_t *)(out.data + krt_wrap_index(krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)), out.shape[0]) * out.strides[0]) = krt_s->s[krt_wrap_index(((int64_t)t), 4)];
         }
     }
 }

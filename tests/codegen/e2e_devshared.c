@@ -90,41 +90,40 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 41 "e2e_devshared.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 42 "e2e_devshared.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 43 "e2e_devshared.kern"
-        if (((int64_t)krt_f->t) == 0) {
+        if (((int64_t)t) == 0) {
 #line 44 "e2e_devshared.kern"
             (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 0, 0);
         }
+        krt_f->t = t;
+        krt_f->i = i;
     }
 #line 45 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 46 "e2e_devshared.kern"
-        if (krt_f->i < x.shape[0]) {
+        if (i < x.shape[0]) {
 #line 47 "e2e_devshared.kern"
-            if (krt_mod_i64(((int64_t)krt_f->t), 3) == 0) {
+            if (krt_mod_i64(((int64_t)t), 3) == 0) {
 #line 48 "e2e_devshared.kern"
-                (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
+                (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
 #line 49 "e2e_devshared.kern"
-            } else if (krt_mod_i64(((int64_t)krt_f->t), 3) == 1) {
+            } else if (krt_mod_i64(((int64_t)t), 3) == 1) {
 #line 50 "e2e_devshared.kern"
-                (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
+                (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
             } else {
 #line 52 "e2e_devshared.kern"
-                (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
+                (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
             }
         }
     }
@@ -132,10 +131,9 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 54 "e2e_devshared.kern"
-        if (((int64_t)krt_f->t) == 0) {
+        if (((int64_t)t) == 0) {
 #line 55 "e2e_devshared.kern"
             *(int64_t *)(out.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0]) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
         }
@@ -171,32 +169,31 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 73 "e2e_devshared.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 74 "e2e_devshared.kern"
-        krt_f->v = 0;
+        v = 0;
 #line 75 "e2e_devshared.kern"
-        if (krt_f->i < x.shape[0]) {
+        if (i < x.shape[0]) {
 #line 76 "e2e_devshared.kern"
-            krt_f->v = *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
+            v = *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]);
         }
+        krt_f->i = i;
+        krt_f->v = v;
     }
 #line 77 "e2e_devshared.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 77 "e2e_devshared.kern"
-        krt_f->block_total__v = krt_f->v;
+        krt_f->block_total__v = v;
         krt_f->krt_ret0 = 0;
     }
     /* device function block_total, inlined */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
 #line 61 "e2e_devshared.kern"
         if (((int64_t)((int32_t)krt_tid.x)) == 0) {
 #line 62 "e2e_devshared.kern"
@@ -207,28 +204,26 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t block_total__v KRT_MAYBE_UNUSED = krt_f->block_total__v;
 #line 64 "e2e_devshared.kern"
-        (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, krt_f->block_total__v);
+        (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, block_total__v);
     }
 #line 65 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t block_total__r KRT_MAYBE_UNUSED = krt_f->block_total__r;
 #line 66 "e2e_devshared.kern"
-        krt_f->block_total__r = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+        block_total__r = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+        krt_f->block_total__r = block_total__r;
     }
 #line 67 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t block_total__r KRT_MAYBE_UNUSED = krt_f->block_total__r;
 #line 68 "e2e_devshared.kern"
-        krt_f->krt_ret0 = krt_f->block_total__r;
+        krt_f->krt_ret0 = block_total__r;
         krt_f->krt_state = KRT_BREAK(1);
         goto krt_skip6;
     krt_skip6:;
@@ -240,19 +235,20 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t r KRT_MAYBE_UNUSED = krt_f->r;
+        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 77 "e2e_devshared.kern"
-        krt_f->r = krt_f->krt_ret0;
+        r = krt_f->krt_ret0;
+        krt_f->r = r;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t r KRT_MAYBE_UNUSED = krt_f->r;
 #line 78 "e2e_devshared.kern"
-        if (krt_f->i < x.shape[0]) {
+        if (i < x.shape[0]) {
 #line 79 "e2e_devshared.kern"
-            *(int64_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->r;
+            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = r;
         }
     }
 }

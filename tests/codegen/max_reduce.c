@@ -64,93 +64,94 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i1__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -160,24 +161,31 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int8_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -187,68 +195,71 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
                 *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int8_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(int8_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -258,24 +269,32 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int8_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -285,20 +304,27 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
                 }
             }
         }
@@ -306,39 +332,40 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -402,93 +429,94 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i2__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -498,24 +526,31 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int16_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -525,68 +560,71 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
                 *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int16_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(int16_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -596,24 +634,32 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int16_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -623,20 +669,27 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
                 }
             }
         }
@@ -644,39 +697,40 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -740,93 +794,94 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -836,24 +891,31 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int32_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -863,68 +925,71 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
                 *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int32_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(int32_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -934,24 +999,32 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int32_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -961,20 +1034,27 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
                 }
             }
         }
@@ -982,39 +1062,40 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -1078,93 +1159,94 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -1174,24 +1256,31 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1201,68 +1290,71 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
                 *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int64_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(int64_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -1272,24 +1364,32 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1299,20 +1399,27 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
                 }
             }
         }
@@ -1320,39 +1427,40 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -1416,93 +1524,94 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u1__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -1512,24 +1621,31 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint8_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1539,68 +1655,71 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
                 *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint8_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(uint8_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -1610,24 +1729,32 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint8_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1637,20 +1764,27 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
                 }
             }
         }
@@ -1658,39 +1792,40 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -1754,93 +1889,94 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u2__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -1850,24 +1986,31 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint16_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1877,68 +2020,71 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
                 *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint16_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(uint16_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -1948,24 +2094,32 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint16_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1975,20 +2129,27 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
                 }
             }
         }
@@ -1996,39 +2157,40 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2092,93 +2254,94 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2188,24 +2351,31 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint32_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2215,68 +2385,71 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
                 *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint32_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(uint32_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2286,24 +2459,32 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint32_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2313,20 +2494,27 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
                 }
             }
         }
@@ -2334,39 +2522,40 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2430,93 +2619,94 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2526,24 +2716,31 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint64_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2553,68 +2750,71 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
                 *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint64_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(uint64_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2624,24 +2824,32 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint64_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2651,20 +2859,27 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
                 }
             }
         }
@@ -2672,39 +2887,40 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2768,93 +2984,94 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_f4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2864,24 +3081,31 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                float krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2891,68 +3115,71 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
                 *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            float krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(float *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(float *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2962,24 +3189,32 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                float krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2989,20 +3224,27 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
                 }
             }
         }
@@ -3010,39 +3252,40 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            float krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -3106,93 +3349,94 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_f8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -3202,24 +3446,31 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                double krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3229,68 +3480,71 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
                 *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            double krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(double *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(double *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -3300,24 +3554,32 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                double krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3327,20 +3589,27 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
                 }
             }
         }
@@ -3348,39 +3617,40 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            double krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
