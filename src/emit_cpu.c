@@ -199,7 +199,14 @@ static void cpu_dsh_member(Emitter *E, const Func *h)
     die("shared arrays of '%s' not in the kernel's shared struct", h->name);
 }
 
-const EmitCpuHooks emit_cpu_hooks = {cpu_var_ref, cpu_bound, cpu_exit_state, cpu_dsh_member};
+/* An index expression that is never negative (no krt_wrap_index). */
+static bool cpu_index_nonneg(const Emitter *E, const Node *n)
+{
+    return E->cpu_vars && cpu_nonneg(E->cpu_vars, n);
+}
+
+const EmitCpuHooks emit_cpu_hooks = {cpu_var_ref, cpu_bound, cpu_exit_state, cpu_dsh_member,
+                                     cpu_index_nonneg};
 
 static void print_item(Emitter *E, const CpuItem *it);
 static void print_list(Emitter *E, const CpuList *l);
@@ -403,7 +410,8 @@ static void print_warp(Emitter *E, const CpuBlock *b)
     outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
     if (b->uniform) {
         /* no thread can have left or be masked: every lane is active */
-        outf(E, "krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;");
+        if (!b->full_shfl)
+            outf(E, "krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;");
         if (vote) {
             outf(E, "krt_bal = 0;");
             outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++)");
@@ -440,7 +448,11 @@ static void print_warp(Emitter *E, const CpuBlock *b)
                           : ea == API_SHFL_DOWN_SYNC ? "(int64_t)krt_l + (int64_t)(uint32_t)krt_f->%s"
                                                : "(int64_t)(krt_l ^ (uint32_t)krt_f->%s)";
         outf(E, "krt_src = %s;", arena_printf(src, A));
-        outf(E, "if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !(%s >> krt_src & 1u))", part);
+        if (b->full_shfl)
+            /* every lane active, all in the mask: any lane of the warp */
+            outf(E, "if (krt_src < 0 || krt_src >= (int64_t)krt_wn)");
+        else
+            outf(E, "if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !(%s >> krt_src & 1u))", part);
         outf(E, "    krt_src = krt_l;");
         res = arena_printf("krt_fr[krt_w + krt_src].%s", V);
         rt = val->type;
@@ -665,7 +677,9 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         /* One thread loop; locals are plain C locals of the loop body. */
         const CpuBlock *r = K->body.items[0];
         enter_block(E, r);
-        outf(E, "KRT_FOR_EACH_THREAD(krt_b) {");
+        /* (any order is right without a barrier: the one that walks the
+         * arrays sequentially, see lower_cpu's prefers_y_inner) */
+        outf(E, K->y_inner ? "KRT_FOR_EACH_THREAD_YX(krt_b) {" : "KRT_FOR_EACH_THREAD(krt_b) {");
         E->indent++;
         if (E->debug) {
             outf(E, "if (*krt_b->error != KRT_OK)");
@@ -803,9 +817,23 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     }
 
     emit_lineno(E, f->def->loc);
-    outf(E, "static void %s__cpu(const krt_cpu_block *krt_b, void **krt_args)", name);
-    outf(E, "{");
-    E->indent = 1;
+    if (K->y_inner) {
+        /* blocks may run in any order: y fastest, so that consecutive
+         * blocks continue along the rows the threads walk (a bijection of
+         * the block indices the runtime hands out) */
+        outf(E, "static void %s__cpu(const krt_cpu_block *krt_b0, void **krt_args)", name);
+        outf(E, "{");
+        E->indent = 1;
+        outf(E, "krt_cpu_block krt_bb = *krt_b0;");
+        outf(E, "const unsigned krt_lin = krt_b0->block_idx.y * krt_b0->grid_dim.x + krt_b0->block_idx.x;");
+        outf(E, "krt_bb.block_idx.y = krt_lin %% krt_b0->grid_dim.y;");
+        outf(E, "krt_bb.block_idx.x = krt_lin / krt_b0->grid_dim.y;");
+        outf(E, "const krt_cpu_block *const krt_b = &krt_bb;");
+    } else {
+        outf(E, "static void %s__cpu(const krt_cpu_block *krt_b, void **krt_args)", name);
+        outf(E, "{");
+        E->indent = 1;
+    }
     for (int i = 0; i < f->nparams; i++) {
         Var *v = f->params[i];
         const char *c = K->param_copied[i] ? arena_printf("krt_arg_%s", v->cname) : v->cname;
@@ -838,7 +866,8 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     if (K->uses_warp) {
         outf(E, "const unsigned krt_nt = krt_cpu_nthreads(krt_b);");
         outf(E, "unsigned krt_w, krt_wn, krt_l;");
-        outf(E, "uint32_t krt_act;");
+        if (K->uses_act)
+            outf(E, "uint32_t krt_act;");
         if (K->uses_bal)
             outf(E, "uint32_t krt_bal;");
         if (K->uses_src)

@@ -650,7 +650,7 @@ static const char *index_expr(Emitter *E, Node *i, const char *len)
         return arena_printf("krt_wrap_index(%lld, %s)", (long long)v, len);
     }
     const char *s = ex(E, i);
-    if (t_signed(i->type))
+    if (t_signed(i->type) && !(E->mode == MODE_CPU && E->cpu_hooks && E->cpu_hooks->nonneg(E, i)))
         return arena_printf("krt_wrap_index(%s, %s)", s, len);
     return arena_printf("(int64_t)%s", s);
 }

@@ -342,6 +342,156 @@ static bool is_uniform_stmt(const Lower *L, const Node *s)
     return t && t->kind == E_VAR && uni_local(L->K->fn, t->var) && L->K->uni[t->var->index];
 }
 
+/* ---- non-negative integers ----
+ * An index that can never be negative needs no krt_wrap_index.  No
+ * arithmetic is trusted (it could wrap); widening conversions are. */
+
+static int nn_bits(const Type *t)
+{
+    return ty_size(t) * 8;
+}
+
+bool cpu_nonneg(const CpuFunc *cf, const Node *n)
+{
+    if (!n || !n->type || !t_int(n->type))
+        return false;
+    switch (n->kind) {
+    case E_CONST:
+        return t_unsigned(n->type) || (int64_t)n->ival >= 0;
+    case E_CAST: {
+        const Type *from = n->lhs ? n->lhs->type : NULL;
+        if (!from || !t_int(from))
+            return false;
+        if (nn_bits(n->type) < nn_bits(from) ||
+            (t_unsigned(from) && t_signed(n->type) && nn_bits(n->type) == nn_bits(from)))
+            return false;   /* may truncate or wrap */
+        return t_unsigned(from) ? nn_bits(n->type) > nn_bits(from) || t_unsigned(n->type)
+                                : cpu_nonneg(cf, n->lhs);
+    }
+    case E_VAR: {
+        const Var *v = n->var;
+        const Func *f = cf ? cf->fn : NULL;
+        return f && cf->local_nonneg && v && v->kind != VAR_PARAM && v->index >= 0 &&
+               v->index < f->nlocals && f->locals[v->index] == v && cf->local_nonneg[v->index];
+    }
+    case E_BINOP: {
+        /* Python's % takes the divisor's sign; // of a non-negative
+         * number by a positive one and & with a non-negative one cannot be
+         * negative either */
+        int64_t d;
+        const Node *r = strip_casts(n->rhs);
+        bool pos = r && r->kind == E_CONST && t_int(r->type) &&
+                   (t_unsigned(r->type) ? r->ival != 0 : (d = (int64_t)r->ival) > 0);
+        if (n->op == OP_MOD)
+            return pos;
+        if (n->op == OP_FLOORDIV)
+            return pos && cpu_nonneg(cf, n->lhs);
+        if (n->op == OP_BITAND)
+            return cpu_nonneg(cf, n->lhs) || cpu_nonneg(cf, n->rhs);
+        return false;
+    }
+    case E_TUPLEGET: {
+        const Node *g = strip_casts(n->lhs);
+        return g && g->kind == E_API && (api_id(g->api) == API_GRID || api_id(g->api) == API_GRIDSIZE);
+    }
+    case E_API:
+        switch (api_id(n->api)) {
+        case API_TID_X: case API_TID_Y: case API_TID_Z: case API_BID_X: case API_BID_Y:
+        case API_BID_Z: case API_BDIM_X: case API_BDIM_Y: case API_BDIM_Z: case API_GDIM_X:
+        case API_GDIM_Y: case API_GDIM_Z: case API_GRID: case API_GRIDSIZE: case API_LANEID:
+        case API_WARPSIZE:
+            return true;
+        default:
+            return false;
+        }
+    default:
+        return false;
+    }
+}
+
+typedef struct NonNeg {
+    CpuFunc *cf;
+    bool changed;
+} NonNeg;
+
+static void nn_kill(NonNeg *N, const Var *v)
+{
+    const Func *f = N->cf->fn;
+    if (v && v->kind != VAR_PARAM && v->index >= 0 && v->index < f->nlocals &&
+        f->locals[v->index] == v && N->cf->local_nonneg[v->index]) {
+        N->cf->local_nonneg[v->index] = false;
+        N->changed = true;
+    }
+}
+
+static Visit nn_defs(const Node *n, void *ctx)
+{
+    NonNeg *N = ctx;
+    int64_t step;
+    switch (n->kind) {
+    case S_ASSIGN:
+        for (int i = 0; i < n->args.len; i++) {
+            const Node *t = n->args.items[i];
+            if (t->kind == E_VAR) {
+                if (!cpu_nonneg(N->cf, n->rhs))
+                    nn_kill(N, t->var);
+            } else if (t->kind == E_TUPLE) {
+                for (int k = 0; k < t->args.len; k++)
+                    if (t->args.items[k]->kind == E_VAR)
+                        nn_kill(N, t->args.items[k]->var);
+            }
+        }
+        break;
+    case S_AUGASSIGN:
+        if (n->lhs && n->lhs->kind == E_VAR)
+            nn_kill(N, n->lhs->var);
+        break;
+    case S_FORRANGE:
+        nn_kill(N, n->it);
+        nn_kill(N, n->stop);
+        nn_kill(N, n->step);
+        /* the variable takes the iterator's values below stop only */
+        /* (a step of 0 ends the thread before the loop) */
+        if (!(n->args.len > 0 && (n->args.len == 1 || cpu_nonneg(N->cf, n->args.items[0])) &&
+              (n->args.len < 3 ? true
+                               : range_step_known(n, &step) ? step > 0
+                                                            : cpu_nonneg(N->cf, n->args.items[2]))))
+            nn_kill(N, n->var);
+        break;
+    case E_LET:
+        nn_kill(N, n->var);
+        break;
+    case S_WARPOP:
+        if (n->lhs && n->lhs->kind == E_VAR)
+            nn_kill(N, n->lhs->var);
+        break;
+    case S_BARRIER:
+        if (n->rhs && n->rhs->kind == E_VAR)
+            nn_kill(N, n->rhs->var);
+        break;
+    default:
+        break;
+    }
+    return VISIT_CHILDREN;
+}
+
+static void find_nonneg(CpuFunc *cf)
+{
+    const Func *f = cf->fn;
+    cf->local_nonneg = arena_alloc(sizeof(bool) * (size_t)(f->nlocals + 1));
+    for (int i = 0; i < f->nlocals; i++) {
+        const Var *v = f->locals[i];
+        cf->local_nonneg[i] = (v->kind == VAR_LOCAL || v->kind == VAR_HIDDEN) && v->type &&
+                              t_int(v->type);
+    }
+    NonNeg N = {cf, false};
+    do {
+        N.changed = false;
+        for (int i = 0; i < f->def->body.len; i++)
+            node_walk(f->def->body.items[i], nn_defs, &N);
+    } while (N.changed);
+}
+
 /* ---- frame variables cached in a region's C locals ---- */
 
 static void cache_var(CpuBlock *r, const Var *v, bool store)
@@ -956,6 +1106,13 @@ static void lower_warpop(Lower *L, CpuList *into, const Node *s)
     b->ea = ea;
     b->slot = k;
     b->uniform = L->all_active;   /* every lane of every warp is active */
+    const Node *mk = s->args.len > 0 ? strip_casts(s->args.items[0]) : NULL;
+    b->full_shfl = b->uniform && mk && mk->kind == E_CONST &&
+                   (uint32_t)mk->ival == 0xffffffffu &&
+                   (ea == API_SHFL_SYNC || ea == API_SHFL_UP_SYNC || ea == API_SHFL_DOWN_SYNC ||
+                    ea == API_SHFL_XOR_SYNC);
+    if (!b->full_shfl)
+        L->K->uses_act = true;
     list_push(into, b);
     b->head = region_new(L, NULL, s, true);
     item_add(b->head, CI_WARP_STORE, s)->slot = k;
@@ -1278,6 +1435,71 @@ static void lower_block_stmt(Lower *L, CpuList *into, const Node *s)
                           "is not supported on the CPU backend yet");
 }
 
+/* ---- the order of the threads of a barrier-free kernel ----
+ * Threads without a barrier may run in any order.  A kernel that indexes
+ * the last dimension of its arrays by the y component of the thread index
+ * (row, col = cuda.grid(2), as numba's documentation writes it) and never
+ * by the x component walks memory sequentially with y innermost. */
+
+typedef struct Order {
+    PtrVec xs, ys;           /* variables holding the x / y thread component */
+    int x_last, y_last;      /* array indices whose last index is x / y */
+} Order;
+
+/* 0: x, 1: y, -1: neither */
+static int order_comp(const Order *O, const Node *n)
+{
+    n = strip_casts(n);
+    if (!n)
+        return -1;
+    if (n->kind == E_VAR)
+        return vec_contains(&O->xs, n->var) ? 0 : vec_contains(&O->ys, n->var) ? 1 : -1;
+    if (n->kind == E_API)
+        return api_id(n->api) == API_TID_X ? 0 : api_id(n->api) == API_TID_Y ? 1 : -1;
+    if (n->kind == E_TUPLEGET && n->ival <= 1) {
+        const Node *g = strip_casts(n->lhs);
+        if (g && g->kind == E_API && api_id(g->api) == API_GRID)
+            return (int)n->ival;
+    }
+    return -1;
+}
+
+static Visit order_defs(const Node *n, void *ctx)
+{
+    Order *O = ctx;
+    if (n->kind == S_ASSIGN && n->args.len == 1 && n->args.items[0]->kind == E_VAR) {
+        int k = order_comp(O, n->rhs);
+        if (k >= 0)
+            vec_push(k ? &O->ys : &O->xs, n->args.items[0]->var);
+    }
+    return VISIT_CHILDREN;
+}
+
+static Visit order_uses(const Node *n, void *ctx)
+{
+    Order *O = ctx;
+    if (n->kind == E_INDEX && n->args.len >= 2) {
+        int k = order_comp(O, n->args.items[n->args.len - 1]);
+        if (k == 0)
+            O->x_last++;
+        else if (k == 1)
+            O->y_last++;
+    }
+    return VISIT_CHILDREN;
+}
+
+static bool prefers_y_inner(const Func *f)
+{
+    Order O = {0};
+    for (int i = 0; i < f->def->body.len; i++)
+        node_walk(f->def->body.items[i], order_defs, &O);
+    if (O.ys.len == 0)
+        return false;
+    for (int i = 0; i < f->def->body.len; i++)
+        node_walk(f->def->body.items[i], order_uses, &O);
+    return O.y_last > 0 && O.x_last == 0;
+}
+
 /* Does any item read a thread's krt_state (else nothing sets it up)? */
 static bool list_reads_state(const CpuList *l);
 
@@ -1364,6 +1586,7 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
         }
     }
     K->vars = kv;
+    find_nonneg(kv);
 
     /* Block-uniform locals live once per block (not in a cooperative
      * kernel, which returns at each grid sync). */
@@ -1382,6 +1605,7 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
         K->uses_state = list_reads_state(&K->body);
     } else {
         /* one thread loop over the whole body; its exits go to krt_next */
+        K->y_inner = prefers_y_inner(f);
         CpuBlock *r = block_new(&L, CB_REGION, NULL);
         list_push(&K->body, r);
         for (int i = 0; i < f->def->body.len; i++)

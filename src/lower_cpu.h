@@ -52,6 +52,7 @@ typedef struct CpuFunc {
     CpuHome *local_home;
     int *param_refs, *local_refs;  /* how many regions (or warp results)
                                       use each frame variable */
+    bool *local_nonneg;      /* integer locals never negative (NULL: none) */
 } CpuFunc;
 
 /* An inlined call's result, standing for the call in the rest of its
@@ -197,6 +198,9 @@ typedef struct CpuBlock {
     /* CB_IF, CB_LOOP: the condition (range bounds) is block-uniform and
      * the body has no exit: the block runs it as plain C, no thread state */
     bool uniform;
+    /* CB_WARP: a shuffle with the full constant mask that every lane
+     * reaches (uniform): any lane of the warp is a valid source */
+    bool full_shfl;
 } CpuBlock;
 
 /* An extra member of the frame or of the shared struct. */
@@ -226,9 +230,16 @@ typedef struct CpuKernel {
     int nresume;             /* grid syncs: resume points 1..nresume */
     bool uses_go, uses_red, uses_warp, uses_bal, uses_src;
     bool uses_state;         /* some item reads a thread's krt_state */
+    bool uses_act;           /* some warp operation needs krt_act */
     bool has_exit;           /* a thread can leave early (return, break...) */
+    bool y_inner;            /* not split: run the threads y innermost */
     bool *uni;               /* by local index: block-uniform (NULL: none) */
 } CpuKernel;
+
+/* lower_cpu.c: is integer expression n never negative (so an index needs
+ * no wrapping)?  Constants, thread and block indices and sizes, and the
+ * locals of cf that only ever hold such values. */
+bool cpu_nonneg(const CpuFunc *cf, const Node *n);
 
 /* lower_cpu.c: the block-level form of kernel f (never NULL). */
 CpuKernel *lower_cpu_kernel(Func *f, const Options *opt);

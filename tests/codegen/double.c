@@ -19,7 +19,7 @@ static void double_it__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 9 "double.kern"
         if (i < a.shape[0]) {
 #line 10 "double.kern"
-            *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]) = (float)(((double)*(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0])) * 2.0);
+            *(float *)(a.data + (int64_t)i * a.strides[0]) = (float)(((double)*(float *)(a.data + (int64_t)i * a.strides[0])) * 2.0);
         }
     }
 }

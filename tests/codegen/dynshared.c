@@ -37,7 +37,7 @@ static void reverse_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 11 "dynshared.kern"
             i = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)n)), ((int64_t)tx));
 #line 12 "dynshared.kern"
-            buf[krt_wrap_index(((int64_t)tx), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))] = *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]);
+            buf[(int64_t)((int64_t)tx)] = *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]);
             krt_f->tx = tx;
             krt_f->i = i;
         }

@@ -27,7 +27,7 @@ static void bits__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 11 "e2e_atomics2.kern"
         if (i < vals.shape[0]) {
 #line 12 "e2e_atomics2.kern"
-            v = *(int32_t *)(vals.data + krt_wrap_index(i, vals.shape[0]) * vals.strides[0]);
+            v = *(int32_t *)(vals.data + (int64_t)i * vals.strides[0]);
 #line 13 "e2e_atomics2.kern"
             (void)krt_atomic_and_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), ((int32_t)(((int64_t)v) | 2146435072)));
 #line 14 "e2e_atomics2.kern"
@@ -77,7 +77,7 @@ static void incdec__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 33 "e2e_atomics2.kern"
         if (i < olds.shape[0]) {
 #line 34 "e2e_atomics2.kern"
-            *(int32_t *)(olds.data + krt_wrap_index(i, olds.shape[0]) * olds.strides[0]) = (int32_t)krt_atomic_inc_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), limit);
+            *(int32_t *)(olds.data + (int64_t)i * olds.strides[0]) = (int32_t)krt_atomic_inc_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), limit);
 #line 35 "e2e_atomics2.kern"
             (void)krt_atomic_dec_u32(&*(uint32_t *)(u32.data + 1 * u32.strides[0]), limit);
 #line 36 "e2e_atomics2.kern"
@@ -107,9 +107,9 @@ static void exch_cas__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 44 "e2e_atomics2.kern"
             old = krt_atomic_exch_i64(&*(int64_t *)(slot.data + 0 * slot.strides[0]), i);
 #line 45 "e2e_atomics2.kern"
-            *(int32_t *)(winner.data + krt_wrap_index(i, winner.shape[0]) * winner.strides[0]) = (int32_t)old;
+            *(int32_t *)(winner.data + (int64_t)i * winner.strides[0]) = (int32_t)old;
 #line 47 "e2e_atomics2.kern"
-            got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + krt_wrap_index(krt_mod_i64(i, 8), owner.shape[0]) * owner.strides[0]), (-1), ((int32_t)i));
+            got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + (int64_t)krt_mod_i64(i, 8) * owner.strides[0]), (-1), ((int32_t)i));
 #line 48 "e2e_atomics2.kern"
             if (((int64_t)got) == (-1)) {
 #line 49 "e2e_atomics2.kern"
@@ -138,7 +138,7 @@ static void nans__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 56 "e2e_atomics2.kern"
         if (i < vals.shape[0]) {
 #line 57 "e2e_atomics2.kern"
-            v = *(float *)(vals.data + krt_wrap_index(i, vals.shape[0]) * vals.strides[0]);
+            v = *(float *)(vals.data + (int64_t)i * vals.strides[0]);
 #line 58 "e2e_atomics2.kern"
             (void)krt_atomic_nanmax_f32(&*(float *)(f32.data + 0 * f32.strides[0]), v);
 #line 59 "e2e_atomics2.kern"
@@ -193,7 +193,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 75 "e2e_atomics2.kern"
         if (((int64_t)t) < 4) {
 #line 76 "e2e_atomics2.kern"
-            krt_s->s[krt_wrap_index(((int64_t)t), 4)] = 0;
+            krt_s->s[(int64_t)((int64_t)t)] = 0;
         }
         krt_f->t = t;
     }
@@ -203,7 +203,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t v KRT_MAYBE_UNUSED = 0;
 #line 78 "e2e_atomics2.kern"
-        v = *(int32_t *)(vals.data + krt_wrap_index(((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x), vals.shape[0]) * vals.strides[0]);
+        v = *(int32_t *)(vals.data + (int64_t)((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x) * vals.strides[0]);
 #line 79 "e2e_atomics2.kern"
         (void)krt_atomic_add_i32(&krt_s->s[0], v);
 #line 80 "e2e_atomics2.kern"
@@ -221,7 +221,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 84 "e2e_atomics2.kern"
         if (((int64_t)t) < 4) {
 #line 85 "e2e_atomics2.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)), out.shape[0]) * out.strides[0]) = krt_s->s[krt_wrap_index(((int64_t)t), 4)];
+            *(int32_t *)(out.data + krt_wrap_index(krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)), out.shape[0]) * out.strides[0]) = krt_s->s[(int64_t)((int64_t)t)];
         }
     }
 }

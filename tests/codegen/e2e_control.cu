@@ -105,7 +105,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "e2e_control.kern"
         t = (int32_t)krt_tid.x;
 #line 13 "e2e_control.kern"
-        krt_s->s[krt_wrap_index(((int64_t)t), 64)] = 0.0f;
+        krt_s->s[(int64_t)((int64_t)t)] = 0.0f;
         krt_f->i = i;
         krt_f->t = t;
     }
@@ -151,7 +151,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 goto krt_skip3;
             }
 #line 21 "e2e_control.kern"
-            krt_s->s[krt_wrap_index(((int64_t)t), 64)] = (float)(((double)krt_s->s[krt_wrap_index(((int64_t)t), 64)]) + 1.0);
+            krt_s->s[(int64_t)((int64_t)t)] = (float)(((double)krt_s->s[(int64_t)((int64_t)t)]) + 1.0);
         krt_skip3:;
             krt_f->n = n;
         }
@@ -182,14 +182,14 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             int32_t t KRT_MAYBE_UNUSED = krt_f->t;
             float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 27 "e2e_control.kern"
-            krt_s->s[krt_wrap_index(((int64_t)t), 64)] = krt_s->s[krt_wrap_index(((int64_t)t), 64)] + (v * 100.0f);
+            krt_s->s[(int64_t)((int64_t)t)] = krt_s->s[(int64_t)((int64_t)t)] + (v * 100.0f);
         }
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 29 "e2e_control.kern"
-            krt_s->s[krt_wrap_index(((int64_t)t), 64)] = (float)(((double)krt_s->s[krt_wrap_index(((int64_t)t), 64)]) - 1.0);
+            krt_s->s[(int64_t)((int64_t)t)] = (float)(((double)krt_s->s[(int64_t)((int64_t)t)]) - 1.0);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -200,9 +200,9 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 30 "e2e_control.kern"
         if (i < x.shape[0]) {
 #line 31 "e2e_control.kern"
-            p = *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]);
+            p = *(float *)(x.data + (int64_t)i * x.strides[0]);
 #line 32 "e2e_control.kern"
-            *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[krt_wrap_index(((int64_t)t), 64)] + p);
+            *(float *)(x.data + (int64_t)i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)((int64_t)t)] + p);
         }
     }
 }

@@ -311,14 +311,14 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 47 "e2e_devshared.kern"
             if (krt_mod_i64(((int64_t)t), 3) == 0) {
 #line 48 "e2e_devshared.kern"
-                (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
+                (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + (int64_t)i * x.strides[0]));
 #line 49 "e2e_devshared.kern"
             } else if (krt_mod_i64(((int64_t)t), 3) == 1) {
 #line 50 "e2e_devshared.kern"
-                (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
+                (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + (int64_t)i * x.strides[0]));
             } else {
 #line 52 "e2e_devshared.kern"
-                (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
+                (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + (int64_t)i * x.strides[0]));
             }
         }
     }
@@ -330,7 +330,7 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 54 "e2e_devshared.kern"
         if (((int64_t)t) == 0) {
 #line 55 "e2e_devshared.kern"
-            *(int64_t *)(out.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0]) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+            *(int64_t *)(out.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
         }
     }
 }
@@ -373,7 +373,7 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 75 "e2e_devshared.kern"
         if (i < x.shape[0]) {
 #line 76 "e2e_devshared.kern"
-            v = *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]);
+            v = *(int64_t *)(x.data + (int64_t)i * x.strides[0]);
         }
         krt_f->i = i;
         krt_f->v = v;
@@ -443,7 +443,7 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 78 "e2e_devshared.kern"
         if (i < x.shape[0]) {
 #line 79 "e2e_devshared.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = r;
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = r;
         }
     }
 }
@@ -521,7 +521,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 102 "e2e_devshared.kern"
         if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
+            *(double *)(out.data + (int64_t)i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + (int64_t)i * x.strides[0]));
         }
     }
 }

@@ -63,7 +63,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 39 "e2e_devsync.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 40 "e2e_devsync.kern"
-        v = (i < x.shape[0]) ? ((float *)x.data)[krt_wrap_index(i, x.shape[0])] : 0.0f;
+        v = (i < x.shape[0]) ? ((float *)x.data)[(int64_t)i] : 0.0f;
         krt_f->v = v;
     }
 #line 41 "e2e_devsync.kern"
@@ -386,7 +386,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 42 "e2e_devsync.kern"
         if (((int64_t)((int32_t)krt_tid.x)) == 0) {
 #line 43 "e2e_devsync.kern"
-            ((float *)out.data)[krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0])] = s;
+            ((float *)out.data)[(int64_t)((int64_t)((int32_t)krt_b->block_idx.x))] = s;
         }
     }
 }
@@ -459,7 +459,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
         int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 74 "e2e_devsync.kern"
-        krt_f->rotate__x = ((int32_t *)a.data)[krt_wrap_index(i, a.shape[0])];
+        krt_f->rotate__x = ((int32_t *)a.data)[(int64_t)i];
         krt_f->rotate__t = t;
         krt_f->krt_ret0 = 0;
     }
@@ -546,7 +546,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
         int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 74 "e2e_devsync.kern"
-        ((int32_t *)out.data)[krt_wrap_index(i, out.shape[0])] = (int32_t)krt_add_i64(((int64_t)krt_f->krt_ret1), 1);
+        ((int32_t *)out.data)[(int64_t)i] = (int32_t)krt_add_i64(((int64_t)krt_f->krt_ret1), 1);
     }
 #line 75 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -554,7 +554,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
         int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 75 "e2e_devsync.kern"
-        krt_f->rotate__x = ((int32_t *)a.data)[krt_wrap_index(i, a.shape[0])];
+        krt_f->rotate__x = ((int32_t *)a.data)[(int64_t)i];
         krt_f->rotate__t = t;
         krt_f->krt_ret2 = 0;
     }
@@ -599,7 +599,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 75 "e2e_devsync.kern"
         if (((int64_t)krt_f->krt_ret2) > 50) {
 #line 76 "e2e_devsync.kern"
-            ((int32_t *)out.data)[krt_wrap_index(i, out.shape[0])] = (int32_t)krt_add_i64(((int64_t)((int32_t *)out.data)[krt_wrap_index(i, out.shape[0])]), 1000);
+            ((int32_t *)out.data)[(int64_t)i] = (int32_t)krt_add_i64(((int64_t)((int32_t *)out.data)[(int64_t)i]), 1000);
         }
     }
 #line 77 "e2e_devsync.kern"
@@ -624,7 +624,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 78 "e2e_devsync.kern"
-            krt_f->warp_sum__i4__v = ((int32_t *)a.data)[krt_wrap_index(i, a.shape[0])];
+            krt_f->warp_sum__i4__v = ((int32_t *)a.data)[(int64_t)i];
             krt_f->krt_ret3 = 0;
         }
         /* device function warp_sum, inlined */
@@ -763,7 +763,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 81 "e2e_devsync.kern"
-        krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[krt_wrap_index(i, a.shape[0])]), 50);
+        krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[(int64_t)i]), 50);
         krt_f->krt_ret4 = 0;
     }
     /* device function count_positive, inlined */

@@ -405,7 +405,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 37 "e2e_gridsync.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 38 "e2e_gridsync.kern"
-        krt_s->sm[krt_wrap_index(((int64_t)t), 64)] = (i < x.shape[0]) ? ((int64_t *)x.data)[krt_wrap_index(i, x.shape[0])] : 0;
+        krt_s->sm[(int64_t)((int64_t)t)] = (i < x.shape[0]) ? ((int64_t *)x.data)[(int64_t)i] : 0;
         krt_f->t = t;
         krt_f->i = i;
     }
@@ -457,7 +457,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 44 "e2e_gridsync.kern"
-            krt_s->sm[krt_wrap_index(((int64_t)t), 64)] = krt_add_i64(krt_s->sm[krt_wrap_index(((int64_t)t), 64)], v);
+            krt_s->sm[(int64_t)((int64_t)t)] = krt_add_i64(krt_s->sm[(int64_t)((int64_t)t)], v);
         }
 #line 45 "e2e_gridsync.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -482,7 +482,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 47 "e2e_gridsync.kern"
         if (((int64_t)t) == krt_sub_i64(64, 1)) {
 #line 48 "e2e_gridsync.kern"
-            ((int64_t *)partial.data)[krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partial.shape[0])] = krt_s->sm[krt_wrap_index(((int64_t)t), 64)];
+            ((int64_t *)partial.data)[(int64_t)((int64_t)((int32_t)krt_b->block_idx.x))] = krt_s->sm[(int64_t)((int64_t)t)];
         }
     }
 #line 49 "e2e_gridsync.kern"
@@ -508,12 +508,12 @@ case 1:;
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             b = krt_it1;
 #line 52 "e2e_gridsync.kern"
-            off = krt_add_i64(off, ((int64_t *)partial.data)[krt_wrap_index(((int64_t)b), partial.shape[0])]);
+            off = krt_add_i64(off, ((int64_t *)partial.data)[(int64_t)((int64_t)b)]);
         }
 #line 53 "e2e_gridsync.kern"
         if (i < x.shape[0]) {
 #line 54 "e2e_gridsync.kern"
-            ((int64_t *)out.data)[krt_wrap_index(i, out.shape[0])] = krt_add_i64(krt_s->sm[krt_wrap_index(((int64_t)t), 64)], off);
+            ((int64_t *)out.data)[(int64_t)i] = krt_add_i64(krt_s->sm[(int64_t)((int64_t)t)], off);
         }
     }
     }

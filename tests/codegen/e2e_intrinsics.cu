@@ -271,29 +271,29 @@ static void bitops__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 15 "e2e_intrinsics.kern"
         if (i < x.shape[0]) {
 #line 16 "e2e_intrinsics.kern"
-            v = *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]);
+            v = *(int64_t *)(x.data + (int64_t)i * x.strides[0]);
 #line 17 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 0 * out.strides[1]) = (int64_t)krt_popc_i64(v);
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 0 * out.strides[1]) = (int64_t)krt_popc_i64(v);
 #line 18 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 1 * out.strides[1]) = (int64_t)((int8_t)krt_popc_i8(((int8_t)v)));
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 1 * out.strides[1]) = (int64_t)((int8_t)krt_popc_i8(((int8_t)v)));
 #line 19 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 2 * out.strides[1]) = (int64_t)((uint16_t)krt_popc_u16(((uint16_t)v)));
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 2 * out.strides[1]) = (int64_t)((uint16_t)krt_popc_u16(((uint16_t)v)));
 #line 20 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 3 * out.strides[1]) = (int64_t)krt_clz_i64(v);
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 3 * out.strides[1]) = (int64_t)krt_clz_i64(v);
 #line 21 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 4 * out.strides[1]) = (int64_t)krt_clz_i32(((int32_t)v));
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 4 * out.strides[1]) = (int64_t)krt_clz_i32(((int32_t)v));
 #line 22 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 5 * out.strides[1]) = (int64_t)((uint8_t)krt_clz_u8(((uint8_t)v)));
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 5 * out.strides[1]) = (int64_t)((uint8_t)krt_clz_u8(((uint8_t)v)));
 #line 23 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 6 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i64(v));
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 6 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i64(v));
 #line 24 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 7 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i32(((int32_t)v)));
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 7 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i32(((int32_t)v)));
 #line 25 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 8 * out.strides[1]) = (int64_t)krt_brev_u32((uint32_t)((uint32_t)v));
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 8 * out.strides[1]) = (int64_t)krt_brev_u32((uint32_t)((uint32_t)v));
 #line 26 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 9 * out.strides[1]) = (int64_t)krt_brev_u64((uint64_t)((uint64_t)v));
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 9 * out.strides[1]) = (int64_t)krt_brev_u64((uint64_t)((uint64_t)v));
 #line 27 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 10 * out.strides[1]) = (v > 0) ? v : krt_neg_i64(v);
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 10 * out.strides[1]) = (v > 0) ? v : krt_neg_i64(v);
 #line 28 "e2e_intrinsics.kern"
             krt_nanosleep((uint32_t)10u);
 #line 29 "e2e_intrinsics.kern"
@@ -332,7 +332,7 @@ static void mathops__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 52 "e2e_intrinsics.kern"
         if (i < x.shape[0]) {
 #line 53 "e2e_intrinsics.kern"
-            v = *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]);
+            v = *(double *)(x.data + (int64_t)i * x.strides[0]);
 #line 54 "e2e_intrinsics.kern"
             krt_tup1 = (krt_tmp0 = frexp(v, (int *)&krt_tmp1), krt_tup_f64_i32_make(krt_tmp0, krt_tmp1));
 #line 54 "e2e_intrinsics.kern"
@@ -340,37 +340,37 @@ static void mathops__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 54 "e2e_intrinsics.kern"
             e = krt_tup1.f1;
 #line 55 "e2e_intrinsics.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 0 * out.strides[1]) = m;
+            *(double *)(out.data + (int64_t)i * out.strides[0] + 0 * out.strides[1]) = m;
 #line 56 "e2e_intrinsics.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 1 * out.strides[1]) = (double)e;
+            *(double *)(out.data + (int64_t)i * out.strides[0] + 1 * out.strides[1]) = (double)e;
 #line 57 "e2e_intrinsics.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 2 * out.strides[1]) = ldexp(m, (int)e);
+            *(double *)(out.data + (int64_t)i * out.strides[0] + 2 * out.strides[1]) = ldexp(m, (int)e);
 #line 58 "e2e_intrinsics.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 3 * out.strides[1]) = tgamma((fabs(v) + 0.5));
+            *(double *)(out.data + (int64_t)i * out.strides[0] + 3 * out.strides[1]) = tgamma((fabs(v) + 0.5));
 #line 59 "e2e_intrinsics.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 4 * out.strides[1]) = lgamma((fabs(v) + 0.5));
+            *(double *)(out.data + (int64_t)i * out.strides[0] + 4 * out.strides[1]) = lgamma((fabs(v) + 0.5));
 #line 60 "e2e_intrinsics.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 5 * out.strides[1]) = erf(v);
+            *(double *)(out.data + (int64_t)i * out.strides[0] + 5 * out.strides[1]) = erf(v);
 #line 61 "e2e_intrinsics.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 6 * out.strides[1]) = erfc(v);
+            *(double *)(out.data + (int64_t)i * out.strides[0] + 6 * out.strides[1]) = erfc(v);
 #line 62 "e2e_intrinsics.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 7 * out.strides[1]) = (double)krt_cvt_i64_f64(rint((v * 2.5)));
+            *(double *)(out.data + (int64_t)i * out.strides[0] + 7 * out.strides[1]) = (double)krt_cvt_i64_f64(rint((v * 2.5)));
 #line 63 "e2e_intrinsics.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 8 * out.strides[1]) = krt_round_ndigits_f64(v, 1);
+            *(double *)(out.data + (int64_t)i * out.strides[0] + 8 * out.strides[1]) = krt_round_ndigits_f64(v, 1);
 #line 64 "e2e_intrinsics.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 9 * out.strides[1]) = fma(v, 3.0, 1.0);
+            *(double *)(out.data + (int64_t)i * out.strides[0] + 9 * out.strides[1]) = fma(v, 3.0, 1.0);
 #line 65 "e2e_intrinsics.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 10 * out.strides[1]) = cbrt(v);
+            *(double *)(out.data + (int64_t)i * out.strides[0] + 10 * out.strides[1]) = cbrt(v);
 #line 66 "e2e_intrinsics.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 11 * out.strides[1]) = hypot(v, 2.0) + atan2(v, 2.0);
+            *(double *)(out.data + (int64_t)i * out.strides[0] + 11 * out.strides[1]) = hypot(v, 2.0) + atan2(v, 2.0);
 #line 67 "e2e_intrinsics.kern"
             f = (float)v;
 #line 68 "e2e_intrinsics.kern"
-            *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 0 * out32.strides[1]) = fmaf(f, 3.0f, 1.0f);
+            *(float *)(out32.data + (int64_t)i * out32.strides[0] + 0 * out32.strides[1]) = fmaf(f, 3.0f, 1.0f);
 #line 69 "e2e_intrinsics.kern"
-            *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 1 * out32.strides[1]) = cbrtf(f);
+            *(float *)(out32.data + (int64_t)i * out32.strides[0] + 1 * out32.strides[1]) = cbrtf(f);
 #line 70 "e2e_intrinsics.kern"
-            *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 2 * out32.strides[1]) = sqrtf(fabsf(f)) + expf((f / 8.0f));
+            *(float *)(out32.data + (int64_t)i * out32.strides[0] + 2 * out32.strides[1]) = sqrtf(fabsf(f)) + expf((f / 8.0f));
 #line 71 "e2e_intrinsics.kern"
             krt_tup2 = (krt_tmp2 = frexpf(f, (int *)&krt_tmp3), krt_tup_f32_i32_make(krt_tmp2, krt_tmp3));
 #line 71 "e2e_intrinsics.kern"
@@ -378,7 +378,7 @@ static void mathops__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 71 "e2e_intrinsics.kern"
             fe = krt_tup2.f1;
 #line 72 "e2e_intrinsics.kern"
-            *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 3 * out32.strides[1]) = fm * ((float)fe);
+            *(float *)(out32.data + (int64_t)i * out32.strides[0] + 3 * out32.strides[1]) = fm * ((float)fe);
         }
     }
 }
@@ -444,7 +444,7 @@ static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 80 "e2e_intrinsics.kern"
         if (i < idx.shape[0]) {
 #line 81 "e2e_intrinsics.kern"
-            k = *(int64_t *)(idx.data + krt_wrap_index(i, idx.shape[0]) * idx.strides[0]);
+            k = *(int64_t *)(idx.data + (int64_t)i * idx.strides[0]);
 #line 82 "e2e_intrinsics.kern"
             krt_tup1 = divmod___cpu(krt_b, krt_tid, k, 3);
 #line 82 "e2e_intrinsics.kern"
@@ -452,7 +452,7 @@ static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 82 "e2e_intrinsics.kern"
             r = krt_tup1.f1;
 #line 83 "e2e_intrinsics.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = (((((double)tables__t_cpu[krt_wrap_index(krt_mod_i64(k, 8), 8)]) * 100.0) + tables__g_cpu[krt_wrap_index(krt_mod_i64(k, 2), 2)][krt_wrap_index(krt_mod_i64(krt_floordiv_i64(k, 2), 2), 2)]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
+            *(double *)(out.data + (int64_t)i * out.strides[0]) = (((((double)tables__t_cpu[(int64_t)krt_mod_i64(k, 8)]) * 100.0) + tables__g_cpu[(int64_t)krt_mod_i64(k, 2)][(int64_t)krt_mod_i64(krt_floordiv_i64(k, 2), 2)]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
 #line 84 "e2e_intrinsics.kern"
             krt_tup2 = stats__cpu(krt_b, krt_tid, idx);
 #line 84 "e2e_intrinsics.kern"

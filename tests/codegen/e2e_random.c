@@ -36,18 +36,18 @@ static void draws__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "e2e_random.kern"
             if (((int64_t)which) == 0) {
 #line 18 "e2e_random.kern"
-                ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = (double)krt_xoroshiro128p_uniform_float32(states, i);
+                ((double *)out.data)[(int64_t)i * out.shape[1] + (int64_t)j] = (double)krt_xoroshiro128p_uniform_float32(states, i);
 #line 19 "e2e_random.kern"
             } else if (((int64_t)which) == 1) {
 #line 20 "e2e_random.kern"
-                ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = krt_xoroshiro128p_uniform_float64(states, i);
+                ((double *)out.data)[(int64_t)i * out.shape[1] + (int64_t)j] = krt_xoroshiro128p_uniform_float64(states, i);
 #line 21 "e2e_random.kern"
             } else if (((int64_t)which) == 2) {
 #line 22 "e2e_random.kern"
-                ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = (double)krt_xoroshiro128p_normal_float32(states, i);
+                ((double *)out.data)[(int64_t)i * out.shape[1] + (int64_t)j] = (double)krt_xoroshiro128p_normal_float32(states, i);
             } else {
 #line 24 "e2e_random.kern"
-                ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = krt_xoroshiro128p_normal_float64(states, i);
+                ((double *)out.data)[(int64_t)i * out.shape[1] + (int64_t)j] = krt_xoroshiro128p_normal_float64(states, i);
             }
         }
     krt_next:;

@@ -26,13 +26,13 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 15 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 16 "e2e_range_step.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = -2;
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = -2;
 #line 17 "e2e_range_step.kern"
             n = 0;
 #line 18 "e2e_range_step.kern"
             krt_it1 = 0;
             krt_stop2 = 10;
-            krt_step3 = *(int64_t *)(steps.data + krt_wrap_index(i, steps.shape[0]) * steps.strides[0]);
+            krt_step3 = *(int64_t *)(steps.data + (int64_t)i * steps.strides[0]);
             if (krt_step3 == 0) {
                 goto krt_next;
             }
@@ -42,7 +42,7 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 20 "e2e_range_step.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = n;
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -81,7 +81,7 @@ static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 30 "e2e_range_step.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = n;
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -120,7 +120,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 35 "e2e_range_step.kern"
         t = (int32_t)krt_tid.x;
 #line 37 "e2e_range_step.kern"
-        krt_s->s[krt_wrap_index(((int64_t)t), 64)] = -1;
+        krt_s->s[(int64_t)((int64_t)t)] = -1;
         krt_f->t = t;
     }
 #line 38 "e2e_range_step.kern"
@@ -138,7 +138,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 40 "e2e_range_step.kern"
         krt_it1 = 0;
         krt_stop2 = 10;
-        krt_step3 = *(int64_t *)(steps.data + krt_wrap_index(((int64_t)t), steps.shape[0]) * steps.strides[0]);
+        krt_step3 = *(int64_t *)(steps.data + (int64_t)((int64_t)t) * steps.strides[0]);
         if (krt_step3 == 0) {
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip2;
@@ -149,7 +149,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
             n = krt_add_i64(n, 1);
         }
 #line 42 "e2e_range_step.kern"
-        krt_s->s[krt_wrap_index(((int64_t)t), 64)] = n;
+        krt_s->s[(int64_t)((int64_t)t)] = n;
     krt_skip2:;
         krt_f->n = n;
     }
@@ -162,7 +162,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 44 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(((int64_t)t), out.shape[0]) * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
+        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
     }
 }
 
@@ -200,7 +200,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 49 "e2e_range_step.kern"
         t = (int32_t)krt_tid.x;
 #line 51 "e2e_range_step.kern"
-        krt_s->s[krt_wrap_index(((int64_t)t), 64)] = 0;
+        krt_s->s[(int64_t)((int64_t)t)] = 0;
         krt_f->t = t;
     }
 #line 52 "e2e_range_step.kern"
@@ -259,7 +259,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 55 "e2e_range_step.kern"
-            krt_s->s[krt_wrap_index(((int64_t)t), 64)] = krt_add_i64(krt_s->s[krt_wrap_index(((int64_t)t), 64)], k);
+            krt_s->s[(int64_t)((int64_t)t)] = krt_add_i64(krt_s->s[(int64_t)((int64_t)t)], k);
         }
 #line 56 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -299,7 +299,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 59 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(((int64_t)t), out.shape[0]) * out.strides[0]) = acc;
+        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = acc;
     }
 }
 
@@ -344,7 +344,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_range_step.kern"
         krt_f->trips_sync__a = 0;
         krt_f->trips_sync__b = 6;
-        krt_f->trips_sync__s = *(int64_t *)(steps.data + krt_wrap_index(((int64_t)t), steps.shape[0]) * steps.strides[0]);
+        krt_f->trips_sync__s = *(int64_t *)(steps.data + (int64_t)((int64_t)t) * steps.strides[0]);
         krt_f->krt_ret0 = 0;
     }
     /* device function trips_sync, inlined */
@@ -411,7 +411,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(((int64_t)t), out.shape[0]) * out.strides[0]) = n;
+        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = n;
     }
 }
 
@@ -458,7 +458,7 @@ static void count_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 89 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 90 "e2e_range_step.kern"
-            *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + krt_wrap_index(i, steps.shape[0]) * steps.strides[0]));
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + (int64_t)i * steps.strides[0]));
         }
     }
 }

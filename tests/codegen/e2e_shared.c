@@ -48,10 +48,10 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 20 "e2e_shared.kern"
         if (i < x.shape[0]) {
 #line 21 "e2e_shared.kern"
-            krt_s->s[krt_wrap_index(((int64_t)tid), 1024)] = ((float *)x.data)[krt_wrap_index(i, x.shape[0])];
+            krt_s->s[(int64_t)((int64_t)tid)] = ((float *)x.data)[(int64_t)i];
         } else {
 #line 23 "e2e_shared.kern"
-            krt_s->s[krt_wrap_index(((int64_t)tid), 1024)] = 0.0f;
+            krt_s->s[(int64_t)((int64_t)tid)] = 0.0f;
         }
         krt_f->tid = tid;
     }
@@ -67,7 +67,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 27 "e2e_shared.kern"
             if (((int64_t)tid) < step) {
 #line 28 "e2e_shared.kern"
-                krt_s->s[krt_wrap_index(((int64_t)tid), 1024)] = combine__cpu(krt_b, krt_tid, krt_s->s[krt_wrap_index(((int64_t)tid), 1024)], krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)tid), step), 1024)]);
+                krt_s->s[(int64_t)((int64_t)tid)] = combine__cpu(krt_b, krt_tid, krt_s->s[(int64_t)((int64_t)tid)], krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)tid), step), 1024)]);
             }
         }
 #line 29 "e2e_shared.kern"
@@ -81,7 +81,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 31 "e2e_shared.kern"
         if (((int64_t)tid) == 0) {
 #line 32 "e2e_shared.kern"
-            ((float *)out.data)[krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0])] = krt_s->s[0];
+            ((float *)out.data)[(int64_t)((int64_t)((int32_t)krt_b->block_idx.x))] = krt_s->s[0];
         }
     }
 }
@@ -141,7 +141,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             goto krt_skip1;
         }
 #line 42 "e2e_shared.kern"
-        krt_s->sh[krt_wrap_index(((int64_t)t), 256)] = *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]);
+        krt_s->sh[(int64_t)((int64_t)t)] = *(int64_t *)(x.data + (int64_t)i * x.strides[0]);
     krt_skip1:;
         krt_f->t = t;
         krt_f->i = i;
@@ -196,7 +196,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 45 "e2e_shared.kern"
             off = krt_shl_i64(1, d);
 #line 46 "e2e_shared.kern"
-            v = krt_s->sh[krt_wrap_index(((int64_t)t), 256)];
+            v = krt_s->sh[(int64_t)((int64_t)t)];
 #line 47 "e2e_shared.kern"
             if (((int64_t)t) >= off) {
 #line 48 "e2e_shared.kern"
@@ -214,7 +214,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 50 "e2e_shared.kern"
-            krt_s->sh[krt_wrap_index(((int64_t)t), 256)] = v;
+            krt_s->sh[(int64_t)((int64_t)t)] = v;
         }
 #line 51 "e2e_shared.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -242,7 +242,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 52 "e2e_shared.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = krt_s->sh[krt_wrap_index(((int64_t)t), 256)];
+        *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = krt_s->sh[(int64_t)((int64_t)t)];
     }
 }
 
@@ -294,7 +294,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 63 "e2e_shared.kern"
             bz = (int32_t)krt_b->block_dim.z;
 #line 64 "e2e_shared.kern"
-            krt_s->s[krt_wrap_index(((int64_t)z), 4)][krt_wrap_index(((int64_t)y), 8)][krt_wrap_index(((int64_t)x), 32)] = (int32_t)krt_add_i64(krt_add_i64(krt_mul_i64(krt_add_i64(krt_mul_i64(((int64_t)z), ((int64_t)by)), ((int64_t)y)), ((int64_t)bx)), ((int64_t)x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
+            krt_s->s[(int64_t)((int64_t)z)][(int64_t)((int64_t)y)][(int64_t)((int64_t)x)] = (int32_t)krt_add_i64(krt_add_i64(krt_mul_i64(krt_add_i64(krt_mul_i64(((int64_t)z), ((int64_t)by)), ((int64_t)y)), ((int64_t)bx)), ((int64_t)x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
             krt_f->x = x;
             krt_f->y = y;
             krt_f->z = z;
@@ -308,7 +308,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t y KRT_MAYBE_UNUSED = krt_f->y;
         int32_t x KRT_MAYBE_UNUSED = krt_f->x;
 #line 66 "e2e_shared.kern"
-        ((int32_t *)out.data)[(krt_wrap_index(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)bz)), ((int64_t)z)), out.shape[0]) * out.shape[1] + krt_wrap_index(((int64_t)y), out.shape[1])) * out.shape[2] + krt_wrap_index(((int64_t)x), out.shape[2])] = krt_s->s[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)bz), 1), ((int64_t)z)), 4)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)by), 1), ((int64_t)y)), 8)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)bx), 1), ((int64_t)x)), 32)];
+        ((int32_t *)out.data)[(krt_wrap_index(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)bz)), ((int64_t)z)), out.shape[0]) * out.shape[1] + (int64_t)((int64_t)y)) * out.shape[2] + (int64_t)((int64_t)x)] = krt_s->s[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)bz), 1), ((int64_t)z)), 4)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)by), 1), ((int64_t)y)), 8)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)bx), 1), ((int64_t)x)), 32)];
     }
 }
 
@@ -347,7 +347,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_shared.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 75 "e2e_shared.kern"
-        d[krt_wrap_index(((int64_t)t), (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))] = (i < x.shape[0]) ? *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) : 0.0;
+        d[(int64_t)((int64_t)t)] = (i < x.shape[0]) ? *(double *)(x.data + (int64_t)i * x.strides[0]) : 0.0;
         krt_f->t = t;
         krt_f->i = i;
     }
@@ -382,7 +382,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                 k = krt_it1;
 #line 78 "e2e_shared.kern"
-                krt_f->tmp[krt_wrap_index(k, 4)] = d[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), k), ((int64_t)((int32_t)krt_b->block_dim.x))), (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
+                krt_f->tmp[(int64_t)k] = d[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), k), ((int64_t)((int32_t)krt_b->block_dim.x))), (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
             }
 #line 79 "e2e_shared.kern"
             acc = 0.0;
@@ -393,12 +393,12 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
-                acc = acc + (krt_f->tmp[krt_wrap_index(k_2, 4)] * ((double)krt_add_i64(k_2, 1)));
+                acc = acc + (krt_f->tmp[(int64_t)k_2] * ((double)krt_add_i64(k_2, 1)));
             }
 #line 82 "e2e_shared.kern"
             if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
-                *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
+                *(double *)(out.data + (int64_t)i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
             }
         }
     }

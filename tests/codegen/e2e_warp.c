@@ -40,7 +40,6 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     unsigned krt_w, krt_wn, krt_l;
-    uint32_t krt_act;
     int64_t krt_src;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -50,7 +49,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "e2e_warp.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 13 "e2e_warp.kern"
-        v = (i < x.shape[0]) ? ((float *)x.data)[krt_wrap_index(i, x.shape[0])] : 0.0f;
+        v = (i < x.shape[0]) ? ((float *)x.data)[(int64_t)i] : 0.0f;
         krt_f->i = i;
         krt_f->v = v;
     }
@@ -69,11 +68,10 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
             krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
             for (krt_l = 0; krt_l < krt_wn; krt_l++) {
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_src = (int64_t)krt_l + (int64_t)(uint32_t)krt_f->krt_warp0_arg;
-                if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & krt_f->krt_warp0_mask) >> krt_src & 1u))
+                if (krt_src < 0 || krt_src >= (int64_t)krt_wn)
                     krt_src = krt_l;
                 krt_f->krt_w1 = krt_fr[krt_w + krt_src].krt_warp0_val;
             }
@@ -96,7 +94,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "e2e_warp.kern"
         if (((int64_t)krt_cpu_laneid(krt_b, krt_tid)) == 0) {
 #line 19 "e2e_warp.kern"
-            ((float *)out.data)[krt_wrap_index(krt_floordiv_i64(i, 32), out.shape[0])] = v;
+            ((float *)out.data)[(int64_t)krt_floordiv_i64(i, 32)] = v;
         }
     }
 }
@@ -136,7 +134,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 25 "e2e_warp.kern"
         krt_f->krt_warp0_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp0_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])]) > 0);
+        krt_f->krt_warp0_val = (((int64_t)((int32_t *)x.data)[(int64_t)i]) > 0);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -204,7 +202,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 34 "e2e_warp.kern"
         krt_f->krt_warp0_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp0_val = ((int64_t *)keys.data)[krt_wrap_index(i, keys.shape[0])];
+        krt_f->krt_warp0_val = ((int64_t *)keys.data)[(int64_t)i];
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -224,7 +222,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t m KRT_MAYBE_UNUSED = krt_f->m;
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 35 "e2e_warp.kern"
-        ((int32_t *)anyout.data)[krt_wrap_index(i, anyout.shape[0])] = m;
+        ((int32_t *)anyout.data)[(int64_t)i] = m;
     }
 #line 36 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -232,7 +230,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 36 "e2e_warp.kern"
         krt_f->krt_warp1_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp1_val = krt_floordiv_i64(((int64_t *)keys.data)[krt_wrap_index(i, keys.shape[0])], 1000);
+        krt_f->krt_warp1_val = krt_floordiv_i64(((int64_t *)keys.data)[(int64_t)i], 1000);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -258,7 +256,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 36 "e2e_warp.kern"
         same = krt_w1.f1;
 #line 37 "e2e_warp.kern"
-        ((int32_t *)allout.data)[krt_wrap_index(i, allout.shape[0])] = (int32_t)(same ? ((int64_t)mask) : 7);
+        ((int32_t *)allout.data)[(int64_t)i] = (int32_t)(same ? ((int64_t)mask) : 7);
     }
 }
 
@@ -347,7 +345,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 continue;
 #line 46 "e2e_warp.kern"
             krt_f->krt_warp0_mask = (uint32_t)65535u;
-            krt_f->krt_warp0_val = ((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])];
+            krt_f->krt_warp0_val = ((int32_t *)x.data)[(int64_t)i];
             krt_f->krt_warp0_arg = (int64_t)1;
         }
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
@@ -431,7 +429,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 continue;
 #line 50 "e2e_warp.kern"
             krt_f->krt_warp3_mask = (uint32_t)4294901760u;
-            krt_f->krt_warp3_val = ((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])];
+            krt_f->krt_warp3_val = ((int32_t *)x.data)[(int64_t)i];
             krt_f->krt_warp3_arg = (int64_t)31;
         }
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
@@ -474,16 +472,15 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 53 "e2e_warp.kern"
         krt_f->krt_warp4_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp4_val = krt_mul_i64(((int64_t)((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])]), 2);
+        krt_f->krt_warp4_val = krt_mul_i64(((int64_t)((int32_t *)x.data)[(int64_t)i]), 2);
         krt_f->krt_warp4_arg = (int64_t)3;
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
             krt_f = &krt_fr[krt_w + krt_l];
             krt_src = (int64_t)krt_l - (int64_t)(uint32_t)krt_f->krt_warp4_arg;
-            if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & krt_f->krt_warp4_mask) >> krt_src & 1u))
+            if (krt_src < 0 || krt_src >= (int64_t)krt_wn)
                 krt_src = krt_l;
             krt_f->up = krt_fr[krt_w + krt_src].krt_warp4_val;
         }
@@ -501,7 +498,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 55 "e2e_warp.kern"
         krt_f->krt_warp5_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp5_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])]) >= 0);
+        krt_f->krt_warp5_val = (((int64_t)((int32_t *)x.data)[(int64_t)i]) >= 0);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -520,7 +517,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 56 "e2e_warp.kern"
         krt_f->krt_warp6_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp6_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])]) > 5);
+        krt_f->krt_warp6_val = (((int64_t)((int32_t *)x.data)[(int64_t)i]) > 5);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -539,7 +536,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 57 "e2e_warp.kern"
         krt_f->krt_warp7_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp7_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(i, x.shape[0])]) > 5);
+        krt_f->krt_warp7_val = (((int64_t)((int32_t *)x.data)[(int64_t)i]) > 5);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -595,7 +592,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 64 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)t), x.shape[0])]) > 0))) != 0;
+        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[(int64_t)((int64_t)t)]) > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -611,7 +608,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 65 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)t), x.shape[0])]) > 0))) != 0;
+        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[(int64_t)((int64_t)t)]) > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -627,7 +624,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 66 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)t), x.shape[0])]) > 100))) != 0;
+        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[(int64_t)((int64_t)t)]) > 100))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {

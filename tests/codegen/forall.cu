@@ -44,7 +44,7 @@ static void affine__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 10 "forall.kern"
         if (i < x.shape[0]) {
 #line 11 "forall.kern"
-            ((double *)out.data)[krt_wrap_index(i, out.shape[0])] = (a * ((double *)x.data)[krt_wrap_index(i, x.shape[0])]) + b;
+            ((double *)out.data)[(int64_t)i] = (a * ((double *)x.data)[(int64_t)i]) + b;
         }
     }
 }

@@ -122,10 +122,10 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "gridsync.kern"
                 if ((k == 0) || (k == krt_sub_i64(n, 1))) {
 #line 19 "gridsync.kern"
-                    ((double *)tmp.data)[krt_wrap_index(k, tmp.shape[0])] = ((double *)u.data)[krt_wrap_index(k, u.shape[0])];
+                    ((double *)tmp.data)[(int64_t)k] = ((double *)u.data)[(int64_t)k];
                 } else {
 #line 21 "gridsync.kern"
-                    ((double *)tmp.data)[krt_wrap_index(k, tmp.shape[0])] = ((double *)u.data)[krt_wrap_index(k, u.shape[0])] + (alpha * ((((double *)u.data)[krt_wrap_index(krt_sub_i64(k, 1), u.shape[0])] - (2.0 * ((double *)u.data)[krt_wrap_index(k, u.shape[0])])) + ((double *)u.data)[krt_wrap_index(krt_add_i64(k, 1), u.shape[0])]));
+                    ((double *)tmp.data)[(int64_t)k] = ((double *)u.data)[(int64_t)k] + (alpha * ((((double *)u.data)[krt_wrap_index(krt_sub_i64(k, 1), u.shape[0])] - (2.0 * ((double *)u.data)[(int64_t)k])) + ((double *)u.data)[krt_wrap_index(krt_add_i64(k, 1), u.shape[0])]));
                 }
             }
         krt_skip4:;
@@ -161,7 +161,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
             for (; (krt_step6 > 0 ? krt_it4 < krt_stop5 : krt_it4 > krt_stop5); krt_it4 += krt_step6) {
                 k_2 = krt_it4;
 #line 24 "gridsync.kern"
-                ((double *)u.data)[krt_wrap_index(k_2, u.shape[0])] = ((double *)tmp.data)[krt_wrap_index(k_2, tmp.shape[0])];
+                ((double *)u.data)[(int64_t)k_2] = ((double *)tmp.data)[(int64_t)k_2];
             }
         krt_skip5:;
             krt_f->k_2 = k_2;

@@ -23,7 +23,7 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "histogram.kern"
         while (i < values.shape[0]) {
 #line 13 "histogram.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + krt_wrap_index(krt_mod_i64(((int64_t)*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0])), 16), bins.shape[0]) * bins.strides[0]), 1);
+            (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (int64_t)krt_mod_i64(((int64_t)*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0])), 16) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
             i = krt_add_i64(i, stride);
         }

@@ -169,18 +169,18 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
             int64_t y KRT_MAYBE_UNUSED = krt_f->y;
             int64_t x KRT_MAYBE_UNUSED = krt_f->x;
 #line 23 "matmul.kern"
-            krt_s->sA[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(((int64_t)tx), 16)] = 0.0f;
+            krt_s->sA[(int64_t)((int64_t)ty)][(int64_t)((int64_t)tx)] = 0.0f;
 #line 24 "matmul.kern"
-            krt_s->sB[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(((int64_t)tx), 16)] = 0.0f;
+            krt_s->sB[(int64_t)((int64_t)ty)][(int64_t)((int64_t)tx)] = 0.0f;
 #line 25 "matmul.kern"
             if ((y < A.shape[0]) && (krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)) < A.shape[1])) {
 #line 26 "matmul.kern"
-                krt_s->sA[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(((int64_t)tx), 16)] = *(float *)(A.data + krt_wrap_index(y, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)), A.shape[1]) * A.strides[1]);
+                krt_s->sA[(int64_t)((int64_t)ty)][(int64_t)((int64_t)tx)] = *(float *)(A.data + (int64_t)y * A.strides[0] + krt_wrap_index(krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)), A.shape[1]) * A.strides[1]);
             }
 #line 27 "matmul.kern"
             if ((x < B.shape[1]) && (krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)) < B.shape[0])) {
 #line 28 "matmul.kern"
-                krt_s->sB[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(((int64_t)tx), 16)] = *(float *)(B.data + krt_wrap_index(krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)), B.shape[0]) * B.strides[0] + krt_wrap_index(x, B.shape[1]) * B.strides[1]);
+                krt_s->sB[(int64_t)((int64_t)ty)][(int64_t)((int64_t)tx)] = *(float *)(B.data + krt_wrap_index(krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)), B.shape[0]) * B.strides[0] + (int64_t)x * B.strides[1]);
             }
         }
 #line 31 "matmul.kern"
@@ -206,7 +206,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                     j = krt_it1;
 #line 34 "matmul.kern"
-                    tmp = tmp + (krt_s->sA[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(j, 16)] * krt_s->sB[krt_wrap_index(j, 16)][krt_wrap_index(((int64_t)tx), 16)]);
+                    tmp = tmp + (krt_s->sA[(int64_t)((int64_t)ty)][(int64_t)j] * krt_s->sB[(int64_t)j][(int64_t)((int64_t)tx)]);
                 }
                 krt_f->tmp = tmp;
             }
@@ -222,7 +222,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 38 "matmul.kern"
         if ((y < C.shape[0]) && (x < C.shape[1])) {
 #line 39 "matmul.kern"
-            *(float *)(C.data + krt_wrap_index(y, C.shape[0]) * C.strides[0] + krt_wrap_index(x, C.shape[1]) * C.strides[1]) = tmp;
+            *(float *)(C.data + (int64_t)y * C.strides[0] + (int64_t)x * C.strides[1]) = tmp;
         }
     }
 }

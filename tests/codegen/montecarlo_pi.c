@@ -50,7 +50,7 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
 #line 21 "montecarlo_pi.kern"
-        ((int64_t *)hits.data)[krt_wrap_index(i, hits.shape[0])] = inside;
+        ((int64_t *)hits.data)[(int64_t)i] = inside;
     krt_next:;
     }
 }

@@ -81,10 +81,10 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "neighbours.kern"
         if (i < inp.shape[0]) {
 #line 15 "neighbours.kern"
-            krt_s->tile[krt_wrap_index(((int64_t)tx), 128)] = *(int32_t *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
+            krt_s->tile[(int64_t)((int64_t)tx)] = *(int32_t *)(inp.data + (int64_t)i * inp.strides[0]);
         } else {
 #line 17 "neighbours.kern"
-            krt_s->tile[krt_wrap_index(((int64_t)tx), 128)] = 0;
+            krt_s->tile[(int64_t)((int64_t)tx)] = 0;
         }
         krt_f->tx = tx;
         krt_f->i = i;
@@ -99,7 +99,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 20 "neighbours.kern"
         if (i < inp.shape[0]) {
 #line 21 "neighbours.kern"
-            s = (int64_t)krt_s->tile[krt_wrap_index(((int64_t)tx), 128)];
+            s = (int64_t)krt_s->tile[(int64_t)((int64_t)tx)];
 #line 22 "neighbours.kern"
             if (((int64_t)tx) > 0) {
 #line 23 "neighbours.kern"
@@ -111,7 +111,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 s = krt_add_i64(s, ((int64_t)krt_s->tile[krt_wrap_index(krt_add_i64(((int64_t)tx), 1), 128)]));
             }
 #line 26 "neighbours.kern"
-            *(int32_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = (int32_t)s;
+            *(int32_t *)(out.data + (int64_t)i * out.strides[0]) = (int32_t)s;
         }
     }
 }

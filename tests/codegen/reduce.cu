@@ -105,7 +105,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 i = krt_add_i64(i, stride);
             }
 #line 19 "reduce.kern"
-            krt_s->s[krt_wrap_index(((int64_t)tx), 256)] = acc;
+            krt_s->s[(int64_t)((int64_t)tx)] = acc;
             krt_f->tx = tx;
         }
     }
@@ -121,7 +121,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 23 "reduce.kern"
             if (((int64_t)tx) < step) {
 #line 24 "reduce.kern"
-                krt_s->s[krt_wrap_index(((int64_t)tx), 256)] = krt_s->s[krt_wrap_index(((int64_t)tx), 256)] + krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)tx), step), 256)];
+                krt_s->s[(int64_t)((int64_t)tx)] = krt_s->s[(int64_t)((int64_t)tx)] + krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)tx), step), 256)];
             }
         }
 #line 25 "reduce.kern"
@@ -135,7 +135,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 27 "reduce.kern"
         if (((int64_t)tx) == 0) {
 #line 28 "reduce.kern"
-            *(float *)(partial.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partial.shape[0]) * partial.strides[0]) = krt_s->s[0];
+            *(float *)(partial.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partial.strides[0]) = krt_s->s[0];
         }
     }
 }

@@ -91,10 +91,10 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "scan.kern"
         if (i < inp.shape[0]) {
 #line 15 "scan.kern"
-            krt_s->temp[krt_wrap_index(((int64_t)tx), 256)] = *(int32_t *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
+            krt_s->temp[(int64_t)((int64_t)tx)] = *(int32_t *)(inp.data + (int64_t)i * inp.strides[0]);
         } else {
 #line 17 "scan.kern"
-            krt_s->temp[krt_wrap_index(((int64_t)tx), 256)] = 0;
+            krt_s->temp[(int64_t)((int64_t)tx)] = 0;
         }
         krt_f->tx = tx;
         krt_f->i = i;
@@ -125,7 +125,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
             int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 25 "scan.kern"
-            krt_s->temp[krt_wrap_index(((int64_t)tx), 256)] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[krt_wrap_index(((int64_t)tx), 256)]), v);
+            krt_s->temp[(int64_t)((int64_t)tx)] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)((int64_t)tx)]), v);
         }
 #line 26 "scan.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -139,7 +139,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 28 "scan.kern"
         if (i < inp.shape[0]) {
 #line 29 "scan.kern"
-            *(int32_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = krt_s->temp[krt_wrap_index(((int64_t)tx), 256)];
+            *(int32_t *)(out.data + (int64_t)i * out.strides[0]) = krt_s->temp[(int64_t)((int64_t)tx)];
         }
     }
 }

@@ -116,7 +116,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "stencil.kern"
             if (i < n) {
 #line 18 "stencil.kern"
-                krt_s->tile[krt_wrap_index(krt_add_i64(((int64_t)tx), 3), 134)] = *(float *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
+                krt_s->tile[krt_wrap_index(krt_add_i64(((int64_t)tx), 3), 134)] = *(float *)(inp.data + (int64_t)i * inp.strides[0]);
             } else {
 #line 20 "stencil.kern"
                 krt_s->tile[krt_wrap_index(krt_add_i64(((int64_t)tx), 3), 134)] = 0.0f;
@@ -126,10 +126,10 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 23 "stencil.kern"
                 if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-                    krt_s->tile[krt_wrap_index(((int64_t)tx), 134)] = *(float *)(inp.data + krt_wrap_index(krt_sub_i64(i, 3), inp.shape[0]) * inp.strides[0]);
+                    krt_s->tile[(int64_t)((int64_t)tx)] = *(float *)(inp.data + krt_wrap_index(krt_sub_i64(i, 3), inp.shape[0]) * inp.strides[0]);
                 } else {
 #line 26 "stencil.kern"
-                    krt_s->tile[krt_wrap_index(((int64_t)tx), 134)] = 0.0f;
+                    krt_s->tile[(int64_t)((int64_t)tx)] = 0.0f;
                 }
 #line 27 "stencil.kern"
                 if (krt_add_i64(i, 128) < n) {
@@ -169,7 +169,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 s = s + krt_s->tile[krt_wrap_index(krt_add_i64(krt_add_i64(((int64_t)tx), 3), k), 134)];
             }
 #line 36 "stencil.kern"
-            *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = s;
+            *(float *)(out.data + (int64_t)i * out.strides[0]) = s;
         }
     }
 }

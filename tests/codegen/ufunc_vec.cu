@@ -304,7 +304,7 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "ufunc_vec.kern"
         if (i < out.shape[0]) {
 #line 18 "ufunc_vec.kern"
-            *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]), *(float *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0]));
+            *(float *)(out.data + (int64_t)i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + (int64_t)i * a.strides[0]), *(float *)(b.data + (int64_t)i * b.strides[0]));
         }
     }
 }
