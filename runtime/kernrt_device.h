@@ -986,6 +986,12 @@ KRT_CPU_FN void krt_assert_fail_cpu(const krt_cpu_block *b, krt_dim3 t, const ch
     for (krt_tid.z = 0; krt_tid.z < (b)->block_dim.z; krt_tid.z++)           \
         for (krt_tid.y = 0; krt_tid.y < (b)->block_dim.y; krt_tid.y++)       \
             for (krt_tid.x = 0; krt_tid.x < (b)->block_dim.x; krt_tid.x++)
+/* issue 10 (cpuperf): a barrier-free kernel whose arrays' last index is
+ * the y thread component runs its threads y innermost */
+#define KRT_FOR_EACH_THREAD_YX(b)                                            \
+    for (krt_tid.z = 0; krt_tid.z < (b)->block_dim.z; krt_tid.z++)           \
+        for (krt_tid.x = 0; krt_tid.x < (b)->block_dim.x; krt_tid.x++)       \
+            for (krt_tid.y = 0; krt_tid.y < (b)->block_dim.y; krt_tid.y++)
 #define KRT_FOR_EACH_THREAD_T(b)                                             \
     for (krt_t = 0, krt_tid.z = 0; krt_tid.z < (b)->block_dim.z; krt_tid.z++) \
         for (krt_tid.y = 0; krt_tid.y < (b)->block_dim.y; krt_tid.y++)       \

@@ -1560,10 +1560,18 @@ int krt_check_array(const krt_kernel *k, int param, const krt_array *a,
     if (out == NULL)
         return krt__error(KRT_EINVAL, "krt_check_array: out is NULL");
     memset(out, 0, sizeof *out);
-    snprintf(what, sizeof what, "krt_launch: kernel '%s': parameter '%s'",
-             k->name, p->name);
-    KRT_TRY(krt_backend_get(&b, what));
-    KRT_TRY(krt_check_launchable(a, what, b));
+    /* issue 10: the message names the parameter; it is formatted only
+     * where a check fails (the checks are repeated with it then), not on
+     * every launch */
+    if (krt_backend_get(&b, "krt_launch") != KRT_OK ||
+        krt_check_launchable(a, "krt_launch", b) != KRT_OK ||
+        a->dtype != p->dtype || a->ndim != p->ndim ||
+        (p->contiguous && !krt_array_is_contiguous(a))) {
+        snprintf(what, sizeof what, "krt_launch: kernel '%s': parameter '%s'",
+                 k->name, p->name);
+        KRT_TRY(krt_backend_get(&b, what));
+        KRT_TRY(krt_check_launchable(a, what, b));
+    }
     if (a->dtype != p->dtype || a->ndim != p->ndim) {
         krt_describe(want, sizeof want, p->dtype, p->ndim);
         krt_describe(got, sizeof got, a->dtype, a->ndim);

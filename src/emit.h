@@ -156,6 +156,8 @@ typedef struct EmitCpuHooks {
     const char *(*bound)(const Emitter *E, const Node *n);
     const char *(*exit_state)(Emitter *E, const Node *s);
     void (*dsh_member)(Emitter *E, const Func *h);
+    bool (*nonneg)(const Emitter *E, const Node *n);   /* issue 10: an index
+                                                           that needs no wrap */
 } EmitCpuHooks;
 extern const EmitCpuHooks emit_cpu_hooks;
 

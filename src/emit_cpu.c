@@ -141,6 +141,10 @@ static const char *cpu_var_ref(Emitter *E, const Var *v)
     case CPU_HOME_C: case CPU_HOME_BLOCK:
         return c;
     case CPU_HOME_FRAME:
+        /* cached in a C local of the region being printed? */
+        for (int k = 0; E->cpu_region && k < E->cpu_region->ncache; k++)
+            if (E->cpu_region->cache[k] == v)
+                return field;
         return arena_printf("krt_f->%s", field);
     case CPU_HOME_SHARED:
         E->used_s = true;
@@ -195,10 +199,24 @@ static void cpu_dsh_member(Emitter *E, const Func *h)
     die("shared arrays of '%s' not in the kernel's shared struct", h->name);
 }
 
-const EmitCpuHooks emit_cpu_hooks = {cpu_var_ref, cpu_bound, cpu_exit_state, cpu_dsh_member};
+/* An index expression that is never negative (no krt_wrap_index). */
+static bool cpu_index_nonneg(const Emitter *E, const Node *n)
+{
+    return E->cpu_vars && cpu_nonneg(E->cpu_vars, n);
+}
+
+const EmitCpuHooks emit_cpu_hooks = {cpu_var_ref, cpu_bound, cpu_exit_state, cpu_dsh_member,
+                                     cpu_index_nonneg};
 
 static void print_item(Emitter *E, const CpuItem *it);
 static void print_list(Emitter *E, const CpuList *l);
+
+/* The C local caching frame variable v in region r: the frame field's name. */
+static const char *cached_name(const CpuBlock *r, const Var *v)
+{
+    const char *c = v->cname ? v->cname : v->name;
+    return r->ctx->inlined ? arena_printf("%s__%s", fn_cname(r->ctx->fn), c) : c;
+}
 
 /* A region: one loop over the threads (those still running, if its first
  * item says so). */
@@ -206,12 +224,35 @@ static void print_region(Emitter *E, const CpuBlock *r)
 {
     enter_block(E, r);
     emit_lineno(E, r->line);
+    /* a uniform variable the threads assign: each starts from its value
+     * on entry, and all end with the same one */
+    if (r->uvars.len > 0) {
+        outf(E, "{");
+        E->indent++;
+        for (int i = 0; i < r->uvars.len; i++) {
+            const Var *v = r->uvars.items[i];
+            outf(E, "const %s krt_in_%s = %s;", t_c(v->type), v->cname, v->cname);
+        }
+    }
     outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
     E->indent++;
     outf(E, "krt_f = &krt_fr[krt_t];");
+    for (int i = 0; i < r->uvars.len; i++) {
+        const Var *v = r->uvars.items[i];
+        outf(E, "%s = krt_in_%s;", v->cname, v->cname);
+    }
     if (E->debug) {
         outf(E, "if (*krt_b->error != KRT_OK)");
         outf(E, "    return;");
+    }
+    /* the frame variables it uses, in C locals for the thread's run */
+    for (int i = 0; i < r->ncache; i++) {
+        const Var *v = r->cache[i];
+        const char *name = cached_name(r, v);
+        if (r->cache_load[i])
+            outf(E, "%s %s KRT_MAYBE_UNUSED = krt_f->%s;", t_c(v->type), name, name);
+        else
+            outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), name, zero_of(v->type));
     }
     E->thread_loop = true;
     E->exit_label = r->label;
@@ -225,8 +266,15 @@ static void print_region(Emitter *E, const CpuBlock *r)
         outf(E, "krt_skip%d:;", E->exit_label);
         E->indent++;
     }
+    for (int i = 0; i < r->ncache; i++)
+        if (r->cache_store[i])
+            outf(E, "krt_f->%s = %s;", cached_name(r, r->cache[i]), cached_name(r, r->cache[i]));
     E->indent--;
     outf(E, "}");
+    if (r->uvars.len > 0) {
+        E->indent--;
+        outf(E, "}");
+    }
     E->thread_loop = false;
     E->cpu_region = NULL;
 }
@@ -360,21 +408,34 @@ static void print_warp(Emitter *E, const CpuBlock *b)
     outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
     E->indent++;
     outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
-    outf(E, "krt_act = 0;");
-    if (vote)
-        outf(E, "krt_bal = 0;");
-    outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++) {");
-    outf(E, "    if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)");
-    outf(E, "        continue;");
-    outf(E, "    krt_act |= 1u << krt_l;");
-    if (vote)
-        outf(E, "    krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].%s != 0) << krt_l;", V);
-    outf(E, "}");
+    if (b->uniform) {
+        /* no thread can have left or be masked: every lane is active */
+        if (!b->full_shfl)
+            outf(E, "krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;");
+        if (vote) {
+            outf(E, "krt_bal = 0;");
+            outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++)");
+            outf(E, "    krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].%s != 0) << krt_l;", V);
+        }
+    } else {
+        outf(E, "krt_act = 0;");
+        if (vote)
+            outf(E, "krt_bal = 0;");
+        outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++) {");
+        outf(E, "    if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)");
+        outf(E, "        continue;");
+        outf(E, "    krt_act |= 1u << krt_l;");
+        if (vote)
+            outf(E, "    krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].%s != 0) << krt_l;", V);
+        outf(E, "}");
+    }
     outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++) {");
     E->indent++;
     outf(E, "krt_f = &krt_fr[krt_w + krt_l];");
-    outf(E, "if (!(krt_act >> krt_l & 1u))");
-    outf(E, "    continue;");
+    if (!b->uniform) {
+        outf(E, "if (!(krt_act >> krt_l & 1u))");
+        outf(E, "    continue;");
+    }
     const char *part = arena_printf("(krt_act & krt_f->%s)", M);
     const char *res = NULL;
     const Type *rt = ty_uint32;
@@ -387,7 +448,11 @@ static void print_warp(Emitter *E, const CpuBlock *b)
                           : ea == API_SHFL_DOWN_SYNC ? "(int64_t)krt_l + (int64_t)(uint32_t)krt_f->%s"
                                                : "(int64_t)(krt_l ^ (uint32_t)krt_f->%s)";
         outf(E, "krt_src = %s;", arena_printf(src, A));
-        outf(E, "if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !(%s >> krt_src & 1u))", part);
+        if (b->full_shfl)
+            /* every lane active, all in the mask: any lane of the warp */
+            outf(E, "if (krt_src < 0 || krt_src >= (int64_t)krt_wn)");
+        else
+            outf(E, "if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !(%s >> krt_src & 1u))", part);
         outf(E, "    krt_src = krt_l;");
         res = arena_printf("krt_fr[krt_w + krt_src].%s", V);
         rt = val->type;
@@ -455,6 +520,21 @@ static void print_block(Emitter *E, const CpuBlock *b)
     emit_lineno(E, b->line);
     switch (b->kind) {
     case CB_IF:
+        if (b->uniform) {
+            Node *s = tree(b->stmt);
+            outf(E, "if (%s) {", ex_cond(E, s->cond));
+            E->indent++;
+            print_list(E, &b->body);
+            E->indent--;
+            if (b->orelse.len > 0) {
+                outf(E, "} else {");
+                E->indent++;
+                print_list(E, &b->orelse);
+                E->indent--;
+            }
+            outf(E, "}");
+            return;
+        }
         outf(E, "%s = 0;", b->go);
         if (b->other)
             outf(E, "%s = 0;", b->other);
@@ -473,6 +553,28 @@ static void print_block(Emitter *E, const CpuBlock *b)
         }
         return;
     case CB_LOOP:
+        if (b->uniform) {
+            Node *s = tree(b->stmt);
+            if (s->kind == S_FORRANGE) {
+                Type *vt = s->var ? s->var->type : ty_scalar[TY_INT64];
+                Type *it_t = s->it->type;
+                const char *i = var_ref(E, s->it), *stop = var_ref(E, s->stop),
+                           *step = var_ref(E, s->step);
+                emit_range_init(E, s, i, stop, step, it_t);
+                outf(E, "for (; %s; %s += %s) {", range_cond(s, i, stop, step, it_t), i, step);
+                E->indent++;
+                if (s->var)
+                    outf(E, "%s = %s;", var_ref(E, s->var), conv(i, it_t, vt));
+            } else {
+                outf(E, "while (%s) {", ex_cond(E, s->cond));
+                E->indent++;
+            }
+            print_list(E, &b->body);
+            enter_block(E, b);
+            E->indent--;
+            outf(E, "}");
+            return;
+        }
         outf(E, "for (;;) {");
         E->indent++;
         outf(E, "krt_go = 0;");
@@ -523,6 +625,11 @@ static void print_block(Emitter *E, const CpuBlock *b)
     case CB_FAIL:
         cpu_unsupported(E, b->fail_loc, b->fail_msg);
         return;
+    case CB_UNIFORM:
+        /* a block-uniform variable: once for the block (emit_stmt gives
+         * its #line) */
+        emit_stmt(E, tree(b->stmt));
+        return;
     case CB_REGION:
         break;
     }
@@ -570,7 +677,9 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         /* One thread loop; locals are plain C locals of the loop body. */
         const CpuBlock *r = K->body.items[0];
         enter_block(E, r);
-        outf(E, "KRT_FOR_EACH_THREAD(krt_b) {");
+        /* (any order is right without a barrier: the one that walks the
+         * arrays sequentially, see lower_cpu's prefers_y_inner) */
+        outf(E, K->y_inner ? "KRT_FOR_EACH_THREAD_YX(krt_b) {" : "KRT_FOR_EACH_THREAD(krt_b) {");
         E->indent++;
         if (E->debug) {
             outf(E, "if (*krt_b->error != KRT_OK)");
@@ -626,13 +735,20 @@ void emit_cpu_kernel(Emitter *E, Func *f)
             outf(E, "    return;");
             outf(E, "case 0:");
         }
-        /* Frames start running; assigned parameters become per-thread. */
-        outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
-        outf(E, "    krt_fr[krt_t].krt_state = KRT_RUNNING;");
+        /* Frames start running (where anything tests the state);
+         * assigned parameters become per-thread. */
+        bool copies = false;
         for (int i = 0; i < f->nparams; i++)
-            if (K->vars->param_home[i] == CPU_HOME_FRAME)
-                outf(E, "    krt_fr[krt_t].%s = krt_arg_%s;", f->params[i]->cname, f->params[i]->cname);
-        outf(E, "}");
+            copies |= K->vars->param_home[i] == CPU_HOME_FRAME;
+        if (K->uses_state || copies) {
+            outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
+            if (K->uses_state)
+                outf(E, "    krt_fr[krt_t].krt_state = KRT_RUNNING;");
+            for (int i = 0; i < f->nparams; i++)
+                if (K->vars->param_home[i] == CPU_HOME_FRAME)
+                    outf(E, "    krt_fr[krt_t].%s = krt_arg_%s;", f->params[i]->cname, f->params[i]->cname);
+            outf(E, "}");
+        }
         print_list(E, &K->body);
         if (K->coop)
             outf(E, "}");
@@ -701,9 +817,23 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     }
 
     emit_lineno(E, f->def->loc);
-    outf(E, "static void %s__cpu(const krt_cpu_block *krt_b, void **krt_args)", name);
-    outf(E, "{");
-    E->indent = 1;
+    if (K->y_inner) {
+        /* blocks may run in any order: y fastest, so that consecutive
+         * blocks continue along the rows the threads walk (a bijection of
+         * the block indices the runtime hands out) */
+        outf(E, "static void %s__cpu(const krt_cpu_block *krt_b0, void **krt_args)", name);
+        outf(E, "{");
+        E->indent = 1;
+        outf(E, "krt_cpu_block krt_bb = *krt_b0;");
+        outf(E, "const unsigned krt_lin = krt_b0->block_idx.y * krt_b0->grid_dim.x + krt_b0->block_idx.x;");
+        outf(E, "krt_bb.block_idx.y = krt_lin %% krt_b0->grid_dim.y;");
+        outf(E, "krt_bb.block_idx.x = krt_lin / krt_b0->grid_dim.y;");
+        outf(E, "const krt_cpu_block *const krt_b = &krt_bb;");
+    } else {
+        outf(E, "static void %s__cpu(const krt_cpu_block *krt_b, void **krt_args)", name);
+        outf(E, "{");
+        E->indent = 1;
+    }
     for (int i = 0; i < f->nparams; i++) {
         Var *v = f->params[i];
         const char *c = K->param_copied[i] ? arena_printf("krt_arg_%s", v->cname) : v->cname;
@@ -736,7 +866,8 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     if (K->uses_warp) {
         outf(E, "const unsigned krt_nt = krt_cpu_nthreads(krt_b);");
         outf(E, "unsigned krt_w, krt_wn, krt_l;");
-        outf(E, "uint32_t krt_act;");
+        if (K->uses_act)
+            outf(E, "uint32_t krt_act;");
         if (K->uses_bal)
             outf(E, "uint32_t krt_bal;");
         if (K->uses_src)

@@ -709,7 +709,7 @@ static const char *index_expr(Emitter *E, Node *i, const char *len)
     if (r_nonneg(i))
         return t_signed(i->type) ? ex(E, i) : arena_printf("(int64_t)%s", ex(E, i));
     const char *s = ex(E, i);
-    if (t_signed(i->type))
+    if (t_signed(i->type) && !(E->mode == MODE_CPU && E->cpu_hooks && E->cpu_hooks->nonneg(E, i)))
         return arena_printf("krt_wrap_index(%s, %s)", s, len);
     return arena_printf("(int64_t)%s", s);
 }

@@ -38,6 +38,8 @@ typedef struct Lower {
     int nlabels, nwarp, ncalls;
     PtrVec inl_funcs;        /* CpuFunc of callees inlined already */
     PtrVec dsh_members;      /* functions with a krt_dsh_ member */
+    bool all_active;         /* no thread can be out of the running here */
+    int nret;                /* exits that end a thread for good so far */
 } Lower;
 
 /* ---- growable arrays in the arena ---- */
@@ -70,8 +72,10 @@ static CpuItem *item_add(CpuBlock *r, CpuItemKind kind, const Node *stmt)
     return it;
 }
 
-static void exit_add(CpuBlock *r, const Node *stmt, CpuState state, int depth)
+static void exit_add(Lower *L, CpuBlock *r, const Node *stmt, CpuState state, int depth)
 {
+    if (state == CPU_RETURNED)
+        L->nret++;
     r->exits = grow(r->exits, r->nexits, &r->exits_cap, sizeof *r->exits);
     r->exits[r->nexits++] = (CpuExit){stmt, state, depth};
 }
@@ -88,6 +92,622 @@ static bool vec_contains(const PtrVec *v, const void *p)
         if (v->items[i] == p)
             return true;
     return false;
+}
+
+/* ---- uniformity (issue 10) ----
+ * A local variable is block-uniform when every assignment of it stores a
+ * value equal for all threads of the block (constants, block indices and
+ * sizes, grid sizes, parameters the kernel never assigns, other uniform
+ * variables, and pure arithmetic of those) under control flow that is
+ * itself uniform; with a return, break or continue anywhere in the kernel
+ * a thread can skip an assignment, so then only assignments at the top
+ * level of the kernel's body count.  Reading a variable before any
+ * assignment gives 0 in every thread, which is uniform too.  The greatest
+ * solution is found by removing candidates until nothing changes.  Such a
+ * variable lives once per block (CPU_HOME_BLOCK); block-level ifs and
+ * loops whose condition is uniform (and whose body no thread can leave
+ * early) run as plain C, with no thread state; a uniform assignment
+ * directly at block level runs once. */
+
+typedef struct Uni {
+    const Func *f;
+    const bool *param_copied;
+    bool *uni;               /* by local index: still a candidate */
+    bool has_exit;           /* return, break, continue or a zero-step check */
+    bool changed;
+} Uni;
+
+static bool uni_local(const Func *f, const Var *v)
+{
+    return v && (v->kind == VAR_LOCAL || v->kind == VAR_HIDDEN) && v->index >= 0 &&
+           v->index < f->nlocals && f->locals[v->index] == v && v->type &&
+           v->type->kind != TY_ARRAY;
+}
+
+static const Node *strip_casts(const Node *n)
+{
+    while (n && n->kind == E_CAST)
+        n = n->lhs;
+    return n;
+}
+
+static bool uni_expr(const Uni *U, const Node *n)
+{
+    if (!n)
+        return true;
+    switch (n->kind) {
+    case E_CONST:
+        return true;
+    case E_VAR: {
+        const Var *v = n->var;
+        if (!v)
+            return false;
+        if (v->kind == VAR_PARAM)
+            return v->index >= 0 && v->index < U->f->nparams && U->f->params[v->index] == v &&
+                   !U->param_copied[v->index];
+        return uni_local(U->f, v) && U->uni[v->index];
+    }
+    case E_CAST: case E_UNARY: case E_TUPLEGET:
+        return uni_expr(U, n->lhs);
+    case E_SHAPE:
+        return n->lhs && n->lhs->kind == E_VAR && uni_expr(U, n->lhs);
+    case E_BINOP: {
+        if (n->op == OP_DIV || n->op == OP_FLOORDIV || n->op == OP_MOD || n->op == OP_POW) {
+            /* no division that could fail where no thread divides */
+            const Node *d = strip_casts(n->rhs);
+            if (!d || d->kind != E_CONST || (d->ival == 0 && d->fval == 0))
+                return false;
+        }
+        return uni_expr(U, n->lhs) && uni_expr(U, n->rhs);
+    }
+    case E_BOOLOP:
+        return uni_expr(U, n->lhs) && uni_expr(U, n->rhs);
+    case E_IFEXP:
+        return uni_expr(U, n->cond) && uni_expr(U, n->lhs) && uni_expr(U, n->rhs);
+    case E_COMPARE:
+        for (int i = 0; i < n->args.len; i++)
+            if (!uni_expr(U, n->args.items[i]))
+                return false;
+        return true;
+    case E_API:
+        switch (api_id(n->api)) {
+        case API_BID_X: case API_BID_Y: case API_BID_Z: case API_BDIM_X: case API_BDIM_Y:
+        case API_BDIM_Z: case API_GDIM_X: case API_GDIM_Y: case API_GDIM_Z: case API_GRIDSIZE:
+        case API_WARPSIZE:
+            for (int i = 0; i < n->args.len; i++)
+                if (!uni_expr(U, n->args.items[i]))
+                    return false;
+            return true;
+        default:
+            return false;
+        }
+    default:
+        return false;
+    }
+}
+
+static void uni_kill(Uni *U, const Var *v)
+{
+    if (uni_local(U->f, v) && U->uni[v->index]) {
+        U->uni[v->index] = false;
+        U->changed = true;
+    }
+}
+
+/* Variables bound by E_LET, and anything assigned inside an expression. */
+static Visit uni_let(const Node *n, void *ctx)
+{
+    if (n->kind == E_LET && n->var)
+        uni_kill(ctx, n->var);
+    return VISIT_CHILDREN;
+}
+
+static Visit uni_exit(const Node *n, void *ctx)
+{
+    bool *has = ctx;
+    int64_t step;
+    if (n->kind == S_RETURN || n->kind == S_BREAK || n->kind == S_CONTINUE ||
+        (n->kind == S_FORRANGE && !range_step_known(n, &step))) {
+        *has = true;
+        return VISIT_STOP;
+    }
+    return VISIT_CHILDREN;
+}
+
+static bool has_exit(const Node *n)
+{
+    bool has = false;
+    node_walk(n, uni_exit, &has);
+    return has;
+}
+
+static bool list_has_exit(const NodeList *l)
+{
+    for (int i = 0; i < l->len; i++)
+        if (has_exit(l->items[i]))
+            return true;
+    return false;
+}
+
+/* One pass over statement list l; ok: the control reaching it is uniform
+ * (and, with exits in the kernel, at its top level). */
+static void uni_stmts(Uni *U, const NodeList *l, bool ok);
+
+static void uni_stmt(Uni *U, const Node *s, bool ok)
+{
+    node_walk(s, uni_let, U);
+    switch (s->kind) {
+    case S_ASSIGN: {
+        bool single = s->args.len == 1 && s->args.items[0]->kind == E_VAR;
+        for (int i = 0; i < s->args.len; i++) {
+            const Node *t = s->args.items[i];
+            if (t->kind == E_VAR) {
+                if (!ok || !single || !uni_expr(U, s->rhs))
+                    uni_kill(U, t->var);
+            } else if (t->kind == E_TUPLE) {
+                for (int k = 0; k < t->args.len; k++)
+                    if (t->args.items[k]->kind == E_VAR)
+                        uni_kill(U, t->args.items[k]->var);
+            }
+        }
+        return;
+    }
+    case S_AUGASSIGN:
+        if (s->lhs && s->lhs->kind == E_VAR) {
+            Node fake = *s;
+            fake.kind = E_BINOP;
+            if (!ok || !uni_expr(U, s->lhs) || !uni_expr(U, &fake))
+                uni_kill(U, s->lhs->var);
+        }
+        return;
+    case S_IF:
+        uni_stmts(U, &s->body, ok && !U->has_exit && uni_expr(U, s->cond));
+        uni_stmts(U, &s->orelse, ok && !U->has_exit && uni_expr(U, s->cond));
+        return;
+    case S_WHILE:
+        uni_stmts(U, &s->body, ok && !U->has_exit && uni_expr(U, s->cond));
+        return;
+    case S_FORRANGE: {
+        bool b = ok && !U->has_exit;
+        for (int i = 0; i < s->args.len; i++)
+            b = b && uni_expr(U, s->args.items[i]);
+        if (!b) {
+            uni_kill(U, s->var);
+            uni_kill(U, s->it);
+            uni_kill(U, s->stop);
+            uni_kill(U, s->step);
+        }
+        uni_stmts(U, &s->body, b);
+        return;
+    }
+    case S_WARPOP:
+        if (s->lhs && s->lhs->kind == E_VAR)
+            uni_kill(U, s->lhs->var);
+        return;
+    case S_BARRIER:
+        if (s->rhs && s->rhs->kind == E_VAR)
+            uni_kill(U, s->rhs->var);
+        return;
+    default:
+        return;
+    }
+}
+
+static void uni_stmts(Uni *U, const NodeList *l, bool ok)
+{
+    for (int i = 0; i < l->len; i++)
+        uni_stmt(U, l->items[i], ok);
+}
+
+/* The uniform locals of kernel f: their homes become CPU_HOME_BLOCK. */
+static void find_uniform(CpuKernel *K, const Func *f)
+{
+    Uni U = {0};
+    U.f = f;
+    U.param_copied = K->param_copied;
+    U.uni = arena_alloc(sizeof(bool) * (size_t)(f->nlocals + 1));
+    for (int i = 0; i < f->nlocals; i++)
+        U.uni[i] = uni_local(f, f->locals[i]);
+    U.has_exit = list_has_exit(&f->def->body);
+    K->has_exit = U.has_exit;
+    do {
+        U.changed = false;
+        uni_stmts(&U, &f->def->body, true);
+    } while (U.changed);
+    K->uni = U.uni;
+    for (int i = 0; i < f->nlocals; i++)
+        if (U.uni[i])
+            K->vars->local_home[i] = CPU_HOME_BLOCK;
+}
+
+/* Is expression n block-uniform (after find_uniform)? */
+static bool is_uniform(const Lower *L, const Node *n)
+{
+    if (!L->K->uni || L->ctx != L->K->vars)
+        return false;
+    Uni U = {0};
+    U.f = L->K->fn;
+    U.param_copied = L->K->param_copied;
+    U.uni = L->K->uni;
+    return uni_expr(&U, n);
+}
+
+/* A statement run once by the block: an assignment of a uniform variable. */
+static bool is_uniform_stmt(const Lower *L, const Node *s)
+{
+    if (!L->K->uni || L->ctx != L->K->vars || L->binds)
+        return false;
+    const Node *t = s->kind == S_ASSIGN && s->args.len == 1 ? s->args.items[0]
+                    : s->kind == S_AUGASSIGN ? s->lhs : NULL;
+    return t && t->kind == E_VAR && uni_local(L->K->fn, t->var) && L->K->uni[t->var->index];
+}
+
+/* ---- non-negative integers ----
+ * An index that can never be negative needs no krt_wrap_index.  No
+ * arithmetic is trusted (it could wrap); widening conversions are. */
+
+static int nn_bits(const Type *t)
+{
+    return ty_size(t) * 8;
+}
+
+bool cpu_nonneg(const CpuFunc *cf, const Node *n)
+{
+    if (!n || !n->type || !t_int(n->type))
+        return false;
+    switch (n->kind) {
+    case E_CONST:
+        return t_unsigned(n->type) || (int64_t)n->ival >= 0;
+    case E_CAST: {
+        const Type *from = n->lhs ? n->lhs->type : NULL;
+        if (!from || !t_int(from))
+            return false;
+        if (nn_bits(n->type) < nn_bits(from) ||
+            (t_unsigned(from) && t_signed(n->type) && nn_bits(n->type) == nn_bits(from)))
+            return false;   /* may truncate or wrap */
+        return t_unsigned(from) ? nn_bits(n->type) > nn_bits(from) || t_unsigned(n->type)
+                                : cpu_nonneg(cf, n->lhs);
+    }
+    case E_VAR: {
+        const Var *v = n->var;
+        const Func *f = cf ? cf->fn : NULL;
+        return f && cf->local_nonneg && v && v->kind != VAR_PARAM && v->index >= 0 &&
+               v->index < f->nlocals && f->locals[v->index] == v && cf->local_nonneg[v->index];
+    }
+    case E_BINOP: {
+        /* Python's % takes the divisor's sign; // of a non-negative
+         * number by a positive one and & with a non-negative one cannot be
+         * negative either */
+        int64_t d;
+        const Node *r = strip_casts(n->rhs);
+        bool pos = r && r->kind == E_CONST && t_int(r->type) &&
+                   (t_unsigned(r->type) ? r->ival != 0 : (d = (int64_t)r->ival) > 0);
+        if (n->op == OP_MOD)
+            return pos;
+        if (n->op == OP_FLOORDIV)
+            return pos && cpu_nonneg(cf, n->lhs);
+        if (n->op == OP_BITAND)
+            return cpu_nonneg(cf, n->lhs) || cpu_nonneg(cf, n->rhs);
+        return false;
+    }
+    case E_TUPLEGET: {
+        const Node *g = strip_casts(n->lhs);
+        return g && g->kind == E_API && (api_id(g->api) == API_GRID || api_id(g->api) == API_GRIDSIZE);
+    }
+    case E_API:
+        switch (api_id(n->api)) {
+        case API_TID_X: case API_TID_Y: case API_TID_Z: case API_BID_X: case API_BID_Y:
+        case API_BID_Z: case API_BDIM_X: case API_BDIM_Y: case API_BDIM_Z: case API_GDIM_X:
+        case API_GDIM_Y: case API_GDIM_Z: case API_GRID: case API_GRIDSIZE: case API_LANEID:
+        case API_WARPSIZE:
+            return true;
+        default:
+            return false;
+        }
+    default:
+        return false;
+    }
+}
+
+typedef struct NonNeg {
+    CpuFunc *cf;
+    bool changed;
+} NonNeg;
+
+static void nn_kill(NonNeg *N, const Var *v)
+{
+    const Func *f = N->cf->fn;
+    if (v && v->kind != VAR_PARAM && v->index >= 0 && v->index < f->nlocals &&
+        f->locals[v->index] == v && N->cf->local_nonneg[v->index]) {
+        N->cf->local_nonneg[v->index] = false;
+        N->changed = true;
+    }
+}
+
+static Visit nn_defs(const Node *n, void *ctx)
+{
+    NonNeg *N = ctx;
+    int64_t step;
+    switch (n->kind) {
+    case S_ASSIGN:
+        for (int i = 0; i < n->args.len; i++) {
+            const Node *t = n->args.items[i];
+            if (t->kind == E_VAR) {
+                if (!cpu_nonneg(N->cf, n->rhs))
+                    nn_kill(N, t->var);
+            } else if (t->kind == E_TUPLE) {
+                for (int k = 0; k < t->args.len; k++)
+                    if (t->args.items[k]->kind == E_VAR)
+                        nn_kill(N, t->args.items[k]->var);
+            }
+        }
+        break;
+    case S_AUGASSIGN:
+        if (n->lhs && n->lhs->kind == E_VAR)
+            nn_kill(N, n->lhs->var);
+        break;
+    case S_FORRANGE:
+        nn_kill(N, n->it);
+        nn_kill(N, n->stop);
+        nn_kill(N, n->step);
+        /* the variable takes the iterator's values below stop only */
+        /* (a step of 0 ends the thread before the loop) */
+        if (!(n->args.len > 0 && (n->args.len == 1 || cpu_nonneg(N->cf, n->args.items[0])) &&
+              (n->args.len < 3 ? true
+                               : range_step_known(n, &step) ? step > 0
+                                                            : cpu_nonneg(N->cf, n->args.items[2]))))
+            nn_kill(N, n->var);
+        break;
+    case E_LET:
+        nn_kill(N, n->var);
+        break;
+    case S_WARPOP:
+        if (n->lhs && n->lhs->kind == E_VAR)
+            nn_kill(N, n->lhs->var);
+        break;
+    case S_BARRIER:
+        if (n->rhs && n->rhs->kind == E_VAR)
+            nn_kill(N, n->rhs->var);
+        break;
+    default:
+        break;
+    }
+    return VISIT_CHILDREN;
+}
+
+static void find_nonneg(CpuFunc *cf)
+{
+    const Func *f = cf->fn;
+    cf->local_nonneg = arena_alloc(sizeof(bool) * (size_t)(f->nlocals + 1));
+    for (int i = 0; i < f->nlocals; i++) {
+        const Var *v = f->locals[i];
+        cf->local_nonneg[i] = (v->kind == VAR_LOCAL || v->kind == VAR_HIDDEN) && v->type &&
+                              t_int(v->type);
+    }
+    NonNeg N = {cf, false};
+    do {
+        N.changed = false;
+        for (int i = 0; i < f->def->body.len; i++)
+            node_walk(f->def->body.items[i], nn_defs, &N);
+    } while (N.changed);
+}
+
+/* ---- frame variables cached in a region's C locals ---- */
+
+static void cache_var(CpuBlock *r, const Var *v, bool store)
+{
+    const CpuFunc *cf = r->ctx;
+    const Func *f = cf->fn;
+    CpuHome h;
+    if (!v || !v->type || v->type->kind == TY_ARRAY)
+        return;
+    if (v->kind == VAR_PARAM) {
+        if (v->index < 0 || v->index >= f->nparams || f->params[v->index] != v)
+            return;
+        h = cf->param_home[v->index];
+    } else {
+        if (v->index < 0 || v->index >= f->nlocals || f->locals[v->index] != v)
+            return;
+        h = cf->local_home[v->index];
+    }
+    if (h == CPU_HOME_BLOCK && store && !vec_contains(&r->uvars, v))
+        vec_push(&r->uvars, (void *)v);
+    if (h != CPU_HOME_FRAME)
+        return;
+    for (int i = 0; i < r->ncache; i++)
+        if (r->cache[i] == v) {
+            r->cache_store[i] |= store;
+            return;
+        }
+    if (r->ncache == r->cache_cap) {
+        int ncap = r->cache_cap ? 2 * r->cache_cap : 8;
+        const Var **nv = arena_alloc(sizeof *nv * (size_t)ncap);
+        bool *ns = arena_alloc(sizeof *ns * (size_t)ncap);
+        if (r->ncache) {
+            memcpy(nv, r->cache, sizeof *nv * (size_t)r->ncache);
+            memcpy(ns, r->cache_store, sizeof *ns * (size_t)r->ncache);
+        }
+        r->cache = nv;
+        r->cache_store = ns;
+        r->cache_cap = ncap;
+    }
+    r->cache[r->ncache] = v;
+    r->cache_store[r->ncache++] = store;
+}
+
+/* Every variable under n (read or written: written ones are marked by
+ * cache_stmt; store says n is itself a target). */
+static Visit cache_use(const Node *n, void *ctx)
+{
+    CpuBlock *r = ctx;
+    if (n->kind == E_VAR)
+        cache_var(r, n->var, false);
+    if (n->kind == E_LET)
+        cache_var(r, n->var, true);
+    if (n->kind == S_FORRANGE) {
+        cache_var(r, n->var, true);
+        cache_var(r, n->it, true);
+        cache_var(r, n->stop, true);
+        cache_var(r, n->step, true);
+    }
+    return VISIT_CHILDREN;
+}
+
+static Visit cache_targets(const Node *n, void *ctx)
+{
+    CpuBlock *r = ctx;
+    if (n->kind == S_ASSIGN)
+        for (int i = 0; i < n->args.len; i++) {
+            const Node *t = n->args.items[i];
+            if (t->kind == E_VAR)
+                cache_var(r, t->var, true);
+            else if (t->kind == E_TUPLE)
+                for (int k = 0; k < t->args.len; k++)
+                    if (t->args.items[k]->kind == E_VAR)
+                        cache_var(r, t->args.items[k]->var, true);
+        }
+    if (n->kind == S_AUGASSIGN && n->lhs && n->lhs->kind == E_VAR)
+        cache_var(r, n->lhs->var, true);
+    if ((n->kind == S_WARPOP || n->kind == S_BARRIER) && n->lhs && n->lhs->kind == E_VAR)
+        cache_var(r, n->lhs->var, true);
+    if (n->kind == S_BARRIER && n->rhs && n->rhs->kind == E_VAR)
+        cache_var(r, n->rhs->var, true);
+    return VISIT_CHILDREN;
+}
+
+static void cache_region(CpuBlock *r)
+{
+    for (int i = 0; i < r->nitems; i++) {
+        const CpuItem *it = &r->items[i];
+        const Node *s = it->stmt;
+        if (!s)
+            continue;
+        switch (it->kind) {
+        case CI_SKIP: case CI_RESET: case CI_ELSE_SWAP:
+            break;
+        case CI_STMT:
+            node_walk(s, cache_targets, r);
+            node_walk(s, cache_use, r);
+            break;
+        case CI_IF_TEST:
+            node_walk(s->cond, cache_use, r);
+            break;
+        case CI_LOOP_TEST:
+            if (s->kind == S_FORRANGE) {
+                cache_var(r, s->it, false);
+                cache_var(r, s->stop, false);
+                cache_var(r, s->step, false);
+                cache_var(r, s->var, true);
+            } else {
+                node_walk(s->cond, cache_use, r);
+            }
+            break;
+        case CI_RANGE_INIT:
+            for (int k = 0; k < s->args.len; k++)
+                node_walk(s->args.items[k], cache_use, r);
+            cache_var(r, s->it, true);
+            cache_var(r, s->stop, true);
+            cache_var(r, s->step, true);
+            break;
+        case CI_RANGE_NEXT:
+            cache_var(r, s->it, true);
+            cache_var(r, s->step, false);
+            break;
+        case CI_RED_ADD:
+            node_walk(s->lhs, cache_use, r);
+            break;
+        case CI_RED_RESULT:
+            node_walk(s->rhs, cache_use, r);
+            if (s->rhs && s->rhs->kind == E_VAR)
+                cache_var(r, s->rhs->var, true);
+            break;
+        case CI_WARP_STORE:
+            for (int k = 0; k < s->args.len && k < 3; k++)
+                node_walk(s->args.items[k], cache_use, r);
+            break;
+        case CI_INLINE_ARGS:
+            for (int k = 0; k < s->args.len; k++)
+                node_walk(s->args.items[k], cache_use, r);
+            break;
+        }
+    }
+}
+
+static int *var_refs(const CpuFunc *cf, const Var *v)
+{
+    const Func *f = cf->fn;
+    if (!cf->param_refs)
+        return NULL;
+    if (v->kind == VAR_PARAM)
+        return v->index >= 0 && v->index < f->nparams && f->params[v->index] == v
+                   ? &cf->param_refs[v->index] : NULL;
+    return v->index >= 0 && v->index < f->nlocals && f->locals[v->index] == v
+               ? &cf->local_refs[v->index] : NULL;
+}
+
+static void refs_alloc(CpuFunc *cf)
+{
+    if (cf->param_refs)
+        return;
+    cf->param_refs = arena_alloc(sizeof(int) * (size_t)(cf->fn->nparams + 1));
+    cf->local_refs = arena_alloc(sizeof(int) * (size_t)(cf->fn->nlocals + 1));
+}
+
+static void cache_list(CpuList *l, bool in_loop, int pass);
+
+/* pass 0: cache sets and use counts; pass 1: which cached variables need
+ * their frame field at all */
+static void cache_block(CpuBlock *b, bool in_loop, int pass)
+{
+    if (!b)
+        return;
+    if (b->kind == CB_REGION) {
+        if (pass == 0) {
+            refs_alloc((CpuFunc *)b->ctx);
+            b->in_loop = in_loop;
+            cache_region(b);
+            b->cache_load = arena_alloc(sizeof(bool) * (size_t)(b->ncache + 1));
+            for (int i = 0; i < b->ncache; i++) {
+                int *n = var_refs(b->ctx, b->cache[i]);
+                if (n)
+                    ++*n;
+            }
+        } else {
+            for (int i = 0; i < b->ncache; i++) {
+                int *n = var_refs(b->ctx, b->cache[i]);
+                bool alone = n && *n == 1 && !b->in_loop;
+                b->cache_load[i] = !alone;
+                if (alone)
+                    b->cache_store[i] = false;
+            }
+        }
+        return;
+    }
+    if (b->kind == CB_WARP && pass == 0 && b->stmt->lhs && b->stmt->lhs->kind == E_VAR) {
+        /* the result is written by the warp's loop, not by a region */
+        refs_alloc((CpuFunc *)b->ctx);
+        int *n = var_refs(b->ctx, b->stmt->lhs->var);
+        if (n)
+            *n += 2;
+    }
+    if (b->kind == CB_INLINE && pass == 0) {
+        /* the caller's region stores the callee's parameters */
+        CpuFunc *cf = (CpuFunc *)b->callee_ctx;
+        refs_alloc(cf);
+        for (int i = 0; i < cf->fn->nparams; i++)
+            cf->param_refs[i] += 2;
+    }
+    bool loop = in_loop || b->kind == CB_LOOP;
+    cache_block(b->head, loop, pass);
+    cache_block(b->next, loop, pass);
+    cache_list(&b->body, loop, pass);
+    cache_list(&b->orelse, in_loop, pass);
+}
+
+static void cache_list(CpuList *l, bool in_loop, int pass)
+{
+    for (int i = 0; i < l->len; i++)
+        cache_block(l->items[i], in_loop, pass);
 }
 
 /* ---- blocks ---- */
@@ -108,7 +728,7 @@ static CpuBlock *region_new(Lower *L, CpuList *into, const Node *stmt, bool guar
 {
     CpuBlock *r = block_new(L, CB_REGION, stmt);
     r->label = ++L->nlabels;
-    if (guard)
+    if (guard && !L->all_active)
         item_add(r, CI_SKIP, stmt);
     if (into)
         list_push(into, r);
@@ -206,16 +826,16 @@ static void note_exits(Lower *L, CpuBlock *r, const Node *s, int cloops)
     switch (s->kind) {
     case S_RETURN:
         if (L->ctx->inlined)
-            exit_add(r, s, CPU_BREAK, L->inl->depth);
+            exit_add(L, r, s, CPU_BREAK, L->inl->depth);
         else
-            exit_add(r, s, CPU_RETURNED, 0);
+            exit_add(L, r, s, CPU_RETURNED, 0);
         return;
     case S_BREAK: case S_CONTINUE:
         if (cloops > 0)
             return;
         if (!L->K->split || L->bloop == 0)
             die("'%s' outside a loop", s->kind == S_BREAK ? "break" : "continue");
-        exit_add(r, s, s->kind == S_BREAK ? CPU_BREAK : CPU_CONTINUE, L->bloop);
+        exit_add(L, r, s, s->kind == S_BREAK ? CPU_BREAK : CPU_CONTINUE, L->bloop);
         return;
     case S_IF:
         for (int i = 0; i < s->body.len; i++)
@@ -225,7 +845,7 @@ static void note_exits(Lower *L, CpuBlock *r, const Node *s, int cloops)
         return;
     case S_FORRANGE:
         if (!range_step_known(s, &step) && !L->ctx->debug)
-            exit_add(r, s, CPU_RETURNED, 0);   /* range() arg 3 is zero */
+            exit_add(L, r, s, CPU_RETURNED, 0);   /* range() arg 3 is zero */
         /* fallthrough */
     case S_WHILE:
         for (int i = 0; i < s->body.len; i++)
@@ -246,6 +866,14 @@ static void region_stmt(Lower *L, CpuBlock *r, const Node *s)
 
 static void lower_block_stmt(Lower *L, CpuList *into, const Node *s);
 
+/* A uniform assignment, run once by the block. */
+static void uniform_stmt(Lower *L, CpuList *into, const Node *s)
+{
+    CpuBlock *b = block_new(L, CB_UNIFORM, s);
+    list_push(into, b);
+    note_calls(L, s);
+}
+
 /* A statement list at block level: runs of barrier-free statements become
  * regions, statements holding a barrier block-level code. */
 static void lower_block_list(Lower *L, CpuList *into, const NodeList *l)
@@ -261,11 +889,29 @@ static void lower_block_list(Lower *L, CpuList *into, const NodeList *l)
         bool any = false;
         while (j < l->len && !reaches_barrier(L, l->items[j]))
             any |= !stmt_is_empty(l->items[j++]);
-        if (any) {
-            CpuBlock *r = region_new(L, into, l->items[i], true);
-            for (int k = i; k < j; k++)
-                region_stmt(L, r, l->items[k]);
+        if (!any) {
+            i = j;
+            continue;
         }
+        /* uniform assignments leading or ending the run: once, by the block */
+        int a = i, e = j;
+        while (a < e && (stmt_is_empty(l->items[a]) || is_uniform_stmt(L, l->items[a])))
+            a++;
+        while (e > a && (stmt_is_empty(l->items[e - 1]) || is_uniform_stmt(L, l->items[e - 1])))
+            e--;
+        for (int k = i; k < a; k++)
+            if (!stmt_is_empty(l->items[k]))
+                uniform_stmt(L, into, l->items[k]);
+        if (a < e) {
+            CpuBlock *r = region_new(L, into, l->items[a], true);
+            for (int k = a; k < e; k++)
+                region_stmt(L, r, l->items[k]);
+            if (r->nexits)
+                L->all_active = false;
+        }
+        for (int k = e; k < j; k++)
+            if (!stmt_is_empty(l->items[k]))
+                uniform_stmt(L, into, l->items[k]);
         i = j;
     }
 }
@@ -279,16 +925,49 @@ static void reset_region(Lower *L, CpuList *into, const Node *s, CpuState state,
     it->depth = depth;
 }
 
-/* Block-level loop s (while or range): runs while any thread stays. */
+/* Is block-level loop s uniform: the same trip count for every thread,
+ * and no thread leaves its body early? */
+static bool loop_uniform(const Lower *L, const Node *s)
+{
+    if (list_has_exit(&s->body))
+        return false;
+    if (s->kind == S_WHILE)
+        return !L->K->has_exit && is_uniform(L, s->cond);
+    int64_t step;
+    if (!range_step_known(s, &step))
+        return false;
+    for (int i = 0; i < s->args.len; i++)
+        if (!is_uniform(L, s->args.items[i]))
+            return false;
+    const Var *vs[4] = {s->var, s->it, s->stop, s->step};
+    for (int i = 0; i < 4; i++)
+        if (vs[i] && (!L->K->uni || !uni_local(L->K->fn, vs[i]) || !L->K->uni[vs[i]->index]))
+            return false;
+    return true;
+}
+
+/* Block-level loop s (while or range): runs while any thread stays; a
+ * uniform one runs as a plain C loop of the block. */
 static void lower_block_loop(Lower *L, CpuList *into, const Node *s)
 {
     int d = ++L->bloop;
     bool range = s->kind == S_FORRANGE;
-    L->K->uses_go = true;
+    bool saved = L->all_active;
+    int nret = L->nret;
     CpuBlock *b = block_new(L, CB_LOOP, s);
     b->line = s->loc;
     b->depth = d;
     list_push(into, b);
+    if (loop_uniform(L, s)) {
+        b->uniform = true;
+        if (!range)
+            note_calls(L, s->cond);
+        lower_block_list(L, &b->body, &s->body);
+        L->all_active = saved && L->nret == nret;
+        L->bloop--;
+        return;
+    }
+    L->K->uses_go = true;
     b->head = region_new(L, NULL, s, false);
     if (!range) {   /* while: a thread that continued is running again */
         CpuItem *it = item_add(b->head, CI_RESET, s);
@@ -299,6 +978,7 @@ static void lower_block_loop(Lower *L, CpuList *into, const Node *s)
     item_add(b->head, CI_LOOP_TEST, s)->depth = d;
     if (!range)
         note_calls(L, s->cond);
+    L->all_active = false;
     lower_block_list(L, &b->body, &s->body);
     if (range) {
         b->next = region_new(L, NULL, s, false);
@@ -309,6 +989,7 @@ static void lower_block_loop(Lower *L, CpuList *into, const Node *s)
         item_add(b->next, CI_RANGE_NEXT, s);
     }
     reset_region(L, into, s, CPU_BREAK, d);
+    L->all_active = saved && L->nret == nret;
     L->bloop--;
 }
 
@@ -327,8 +1008,24 @@ static const char *new_bvar(Lower *L)
  * branch no thread takes is skipped. */
 static void lower_block_if(Lower *L, CpuList *into, const Node *s)
 {
-    int k = ++L->bif;
     bool has_else = s->orelse.len > 0;
+    bool saved = L->all_active;
+    int nret = L->nret;
+    if (is_uniform(L, s->cond)) {
+        /* the same branch for every thread: plain C at block level */
+        CpuBlock *b = block_new(L, CB_IF, s);
+        b->line = s->loc;
+        b->uniform = true;
+        list_push(into, b);
+        note_calls(L, s->cond);
+        lower_block_list(L, &b->body, &s->body);
+        bool after_then = L->all_active;
+        L->all_active = saved;
+        lower_block_list(L, &b->orelse, &s->orelse);
+        L->all_active = after_then && L->all_active && L->nret == nret;
+        return;
+    }
+    int k = ++L->bif;
     CpuBlock *b = block_new(L, CB_IF, s);
     b->line = s->loc;
     b->depth = k;
@@ -341,6 +1038,7 @@ static void lower_block_if(Lower *L, CpuList *into, const Node *s)
     it->go = b->go;
     it->other = b->other;
     note_calls(L, s->cond);
+    L->all_active = false;
     lower_block_list(L, &b->body, &s->body);
     if (has_else) {
         CpuBlock *sw = region_new(L, &b->orelse, s, false);
@@ -348,6 +1046,7 @@ static void lower_block_if(Lower *L, CpuList *into, const Node *s)
         lower_block_list(L, &b->orelse, &s->orelse);
     }
     reset_region(L, into, s, CPU_MASKED, k);
+    L->all_active = saved && L->nret == nret;
     L->bif--;
 }
 
@@ -406,6 +1105,14 @@ static void lower_warpop(Lower *L, CpuList *into, const Node *s)
     b->line = s->loc;
     b->ea = ea;
     b->slot = k;
+    b->uniform = L->all_active;   /* every lane of every warp is active */
+    const Node *mk = s->args.len > 0 ? strip_casts(s->args.items[0]) : NULL;
+    b->full_shfl = b->uniform && mk && mk->kind == E_CONST &&
+                   (uint32_t)mk->ival == 0xffffffffu &&
+                   (ea == API_SHFL_SYNC || ea == API_SHFL_UP_SYNC || ea == API_SHFL_DOWN_SYNC ||
+                    ea == API_SHFL_XOR_SYNC);
+    if (!b->full_shfl)
+        L->K->uses_act = true;
     list_push(into, b);
     b->head = region_new(L, NULL, s, true);
     item_add(b->head, CI_WARP_STORE, s)->slot = k;
@@ -590,8 +1297,11 @@ static CpuBlock *lower_inline(Lower *L, CpuList *into, const Node *s, const Node
     L->inl = b;
     b->depth = ++L->bloop;
     L->binds = NULL;   /* the callee's own tree: no call of it is bound */
+    bool saved = L->all_active;
+    int nret = L->nret;
     lower_block_list(L, &b->body, &g->def->body);
     reset_region(L, &b->body, c, CPU_BREAK, b->depth);
+    L->all_active = saved && L->nret == nret;
     L->bloop--;
     L->ctx = ctx;
     L->inl = inl;
@@ -643,6 +1353,8 @@ static bool lower_split_calls(Lower *L, CpuList *into, const Node *s)
     } else if (!stmt_is_empty(s)) {
         CpuBlock *r = region_new(L, into, s, true);
         region_stmt(L, r, s);
+        if (r->nexits)
+            L->all_active = false;
     }
     L->binds = binds;
     return true;
@@ -700,12 +1412,17 @@ static void lower_block_stmt(Lower *L, CpuList *into, const Node *s)
     case S_FORRANGE: {
         if (!s->it || !s->stop || !s->step)
             die("a range loop without its hidden variables");
-        /* the bounds, per thread, then the loop */
-        CpuBlock *r = region_new(L, into, s, true);
-        r->line = s->loc;
-        item_add(r, CI_RANGE_INIT, s);
-        if (!range_step_known(s, &(int64_t){0}) && !L->ctx->debug)
-            exit_add(r, s, CPU_RETURNED, 0);
+        /* the bounds, per thread, then the loop (a uniform loop sets its
+         * bounds itself, once) */
+        if (!loop_uniform(L, s)) {
+            CpuBlock *r = region_new(L, into, s, true);
+            r->line = s->loc;
+            item_add(r, CI_RANGE_INIT, s);
+            if (!range_step_known(s, &(int64_t){0}) && !L->ctx->debug)
+                exit_add(L, r, s, CPU_RETURNED, 0);
+            if (r->nexits)
+                L->all_active = false;
+        }
         for (int i = 0; i < s->args.len && i < 3; i++)
             note_calls(L, s->args.items[i]);
         lower_block_loop(L, into, s);
@@ -716,6 +1433,99 @@ static void lower_block_stmt(Lower *L, CpuList *into, const Node *s)
     }
     fail(L, into, s->loc, "a barrier or warp operation inside a device function or an expression "
                           "is not supported on the CPU backend yet");
+}
+
+/* ---- the order of the threads of a barrier-free kernel ----
+ * Threads without a barrier may run in any order.  A kernel that indexes
+ * the last dimension of its arrays by the y component of the thread index
+ * (row, col = cuda.grid(2), as numba's documentation writes it) and never
+ * by the x component walks memory sequentially with y innermost. */
+
+typedef struct Order {
+    PtrVec xs, ys;           /* variables holding the x / y thread component */
+    int x_last, y_last;      /* array indices whose last index is x / y */
+} Order;
+
+/* 0: x, 1: y, -1: neither */
+static int order_comp(const Order *O, const Node *n)
+{
+    n = strip_casts(n);
+    if (!n)
+        return -1;
+    if (n->kind == E_VAR)
+        return vec_contains(&O->xs, n->var) ? 0 : vec_contains(&O->ys, n->var) ? 1 : -1;
+    if (n->kind == E_API)
+        return api_id(n->api) == API_TID_X ? 0 : api_id(n->api) == API_TID_Y ? 1 : -1;
+    if (n->kind == E_TUPLEGET && n->ival <= 1) {
+        const Node *g = strip_casts(n->lhs);
+        if (g && g->kind == E_API && api_id(g->api) == API_GRID)
+            return (int)n->ival;
+    }
+    return -1;
+}
+
+static Visit order_defs(const Node *n, void *ctx)
+{
+    Order *O = ctx;
+    if (n->kind == S_ASSIGN && n->args.len == 1 && n->args.items[0]->kind == E_VAR) {
+        int k = order_comp(O, n->rhs);
+        if (k >= 0)
+            vec_push(k ? &O->ys : &O->xs, n->args.items[0]->var);
+    }
+    return VISIT_CHILDREN;
+}
+
+static Visit order_uses(const Node *n, void *ctx)
+{
+    Order *O = ctx;
+    if (n->kind == E_INDEX && n->args.len >= 2) {
+        int k = order_comp(O, n->args.items[n->args.len - 1]);
+        if (k == 0)
+            O->x_last++;
+        else if (k == 1)
+            O->y_last++;
+    }
+    return VISIT_CHILDREN;
+}
+
+static bool prefers_y_inner(const Func *f)
+{
+    Order O = {0};
+    for (int i = 0; i < f->def->body.len; i++)
+        node_walk(f->def->body.items[i], order_defs, &O);
+    if (O.ys.len == 0)
+        return false;
+    for (int i = 0; i < f->def->body.len; i++)
+        node_walk(f->def->body.items[i], order_uses, &O);
+    return O.y_last > 0 && O.x_last == 0;
+}
+
+/* Does any item read a thread's krt_state (else nothing sets it up)? */
+static bool list_reads_state(const CpuList *l);
+
+static bool block_reads_state(const CpuBlock *b)
+{
+    if (!b)
+        return false;
+    if (b->kind == CB_REGION) {
+        for (int i = 0; i < b->nitems; i++)
+            if (b->items[i].kind == CI_SKIP || b->items[i].kind == CI_RESET ||
+                b->items[i].kind == CI_ELSE_SWAP)
+                return true;
+        return false;
+    }
+    if (b->kind == CB_WARP && !b->uniform)
+        return true;
+    return block_reads_state(b->head) || block_reads_state(b->next) ||
+           list_reads_state(&b->body) || list_reads_state(&b->orelse);
+}
+
+static bool list_reads_state(const CpuList *l)
+{
+    for (int i = 0; i < l->len; i++)
+        if (block_reads_state(l->items[i]))
+            return true;
+    return false;
 }
 
 /* ---- the kernel ---- */
@@ -776,15 +1586,26 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
         }
     }
     K->vars = kv;
+    find_nonneg(kv);
+
+    /* Block-uniform locals live once per block (not in a cooperative
+     * kernel, which returns at each grid sync). */
+    if (K->split && !K->coop)
+        find_uniform(K, f);
 
     Lower L = {0};
     L.K = K;
     L.opt = opt;
     L.ctx = kv;
+    L.all_active = true;
     if (K->split) {
         lower_block_list(&L, &K->body, &f->def->body);
+        cache_list(&K->body, false, 0);
+        cache_list(&K->body, false, 1);
+        K->uses_state = list_reads_state(&K->body);
     } else {
         /* one thread loop over the whole body; its exits go to krt_next */
+        K->y_inner = prefers_y_inner(f);
         CpuBlock *r = block_new(&L, CB_REGION, NULL);
         list_push(&K->body, r);
         for (int i = 0; i < f->def->body.len; i++)

@@ -31,10 +31,10 @@ typedef enum CpuHome {
                             dynamic shared array's local pointer */
     CPU_HOME_FRAME,      /* a field of the per-thread frame: krt_f->NAME */
     CPU_HOME_BLOCK,      /* once per block, a C local of the function
-                            declared before the first region (not assigned
-                            today: for a uniformity analysis; in a
-                            cooperative kernel such a value does not
-                            survive a grid sync, which returns) */
+                            declared before the first region: a
+                            block-uniform variable (lower_cpu's uniformity
+                            analysis; never in a cooperative kernel, where
+                            such a value would not survive a grid sync) */
     CPU_HOME_SHARED,     /* a member of the block's shared struct: krt_s->NAME */
     CPU_HOME_DYNSHARED,  /* an inlined callee's dynamic shared array: the
                             block's dynamic region, cast */
@@ -50,6 +50,9 @@ typedef struct CpuFunc {
     bool debug;              /* debug=True or -g: checked accesses */
     CpuHome *param_home;     /* by Var.index */
     CpuHome *local_home;
+    int *param_refs, *local_refs;  /* how many regions (or warp results)
+                                      use each frame variable */
+    bool *local_nonneg;      /* integer locals never negative (NULL: none) */
 } CpuFunc;
 
 /* An inlined call's result, standing for the call in the rest of its
@@ -121,6 +124,8 @@ typedef enum CpuBlockKind {
     CB_GRIDSYNC,     /* grid sync: return, resume point `slot` */
     CB_INLINE,       /* inlined call of a device function that synchronises */
     CB_FAIL,         /* what the CPU backend cannot run: loc, msg */
+    CB_UNIFORM,      /* stmt: an assignment of a block-uniform variable,
+                        run once by the block */
 } CpuBlockKind;
 
 typedef enum CpuSync {
@@ -177,6 +182,25 @@ typedef struct CpuBlock {
     /* CB_FAIL */
     Loc fail_loc;
     const char *fail_msg;
+
+    /* CB_REGION: the frame variables its items use, cached in C locals of
+     * the thread loop: loaded at the top, stored back at the end when the
+     * region writes them (cache_store) */
+    const Var **cache;
+    bool *cache_store;
+    bool *cache_load;        /* false: no other region uses it, no loop
+                                repeats this one: a plain C local from 0 */
+    int ncache, cache_cap;
+    bool in_loop;            /* inside a block-level loop */
+    /* block-uniform variables the region assigns per thread: each thread
+     * starts from the value they had on entry (PtrVec of Var) */
+    PtrVec uvars;
+    /* CB_IF, CB_LOOP: the condition (range bounds) is block-uniform and
+     * the body has no exit: the block runs it as plain C, no thread state */
+    bool uniform;
+    /* CB_WARP: a shuffle with the full constant mask that every lane
+     * reaches (uniform): any lane of the warp is a valid source */
+    bool full_shfl;
 } CpuBlock;
 
 /* An extra member of the frame or of the shared struct. */
@@ -205,7 +229,17 @@ typedef struct CpuKernel {
     int nbvars;              /* block-level flags krt_brN */
     int nresume;             /* grid syncs: resume points 1..nresume */
     bool uses_go, uses_red, uses_warp, uses_bal, uses_src;
+    bool uses_state;         /* some item reads a thread's krt_state */
+    bool uses_act;           /* some warp operation needs krt_act */
+    bool has_exit;           /* a thread can leave early (return, break...) */
+    bool y_inner;            /* not split: run the threads y innermost */
+    bool *uni;               /* by local index: block-uniform (NULL: none) */
 } CpuKernel;
+
+/* lower_cpu.c: is integer expression n never negative (so an index needs
+ * no wrapping)?  Constants, thread and block indices and sizes, and the
+ * locals of cf that only ever hold such values. */
+bool cpu_nonneg(const CpuFunc *cf, const Node *n);
 
 /* lower_cpu.c: the block-level form of kernel f (never NULL). */
 CpuKernel *lower_cpu_kernel(Func *f, const Options *opt);

@@ -26,13 +26,13 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 15 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 16 "e2e_range_step.kern"
-            *(int64_t *)(out.data + i * out.strides[0]) = -2;
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = -2;
 #line 17 "e2e_range_step.kern"
             n = 0;
 #line 18 "e2e_range_step.kern"
             krt_it1 = 0;
             krt_stop2 = 10;
-            krt_step3 = *(int64_t *)(steps.data + i * steps.strides[0]);
+            krt_step3 = *(int64_t *)(steps.data + (int64_t)i * steps.strides[0]);
             if (krt_step3 == 0) {
                 goto krt_next;
             }
@@ -42,7 +42,7 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 20 "e2e_range_step.kern"
-            *(int64_t *)(out.data + i * out.strides[0]) = n;
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -81,7 +81,7 @@ static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 30 "e2e_range_step.kern"
-            *(int64_t *)(out.data + i * out.strides[0]) = n;
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -116,46 +116,53 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 35 "e2e_range_step.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 37 "e2e_range_step.kern"
-        krt_s->s[krt_f->t] = -1;
+        krt_s->s[(int64_t)((int64_t)t)] = -1;
+        krt_f->t = t;
     }
 #line 38 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t n KRT_MAYBE_UNUSED = krt_f->n;
+        int64_t k KRT_MAYBE_UNUSED = 0;
+        int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+        int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+        int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 39 "e2e_range_step.kern"
-        krt_f->n = 0;
+        n = 0;
 #line 40 "e2e_range_step.kern"
-        krt_f->krt_it1 = 0;
-        krt_f->krt_stop2 = 10;
-        krt_f->krt_step3 = *(int64_t *)(steps.data + krt_f->t * steps.strides[0]);
-        if (krt_f->krt_step3 == 0) {
+        krt_it1 = 0;
+        krt_stop2 = 10;
+        krt_step3 = *(int64_t *)(steps.data + (int64_t)((int64_t)t) * steps.strides[0]);
+        if (krt_step3 == 0) {
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip2;
         }
-        for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-            krt_f->k = krt_f->krt_it1;
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            k = krt_it1;
 #line 41 "e2e_range_step.kern"
-            krt_f->n = krt_add_i64(krt_f->n, 1);
+            n = krt_add_i64(n, 1);
         }
 #line 42 "e2e_range_step.kern"
-        krt_s->s[krt_f->t] = krt_f->n;
+        krt_s->s[(int64_t)((int64_t)t)] = n;
     krt_skip2:;
+        krt_f->n = n;
     }
 #line 43 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+        int64_t n KRT_MAYBE_UNUSED = krt_f->n;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 44 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_add_i64(krt_mul_i64(krt_f->n, 100), krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
+        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
     }
 }
 
@@ -189,78 +196,95 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 49 "e2e_range_step.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 51 "e2e_range_step.kern"
-        krt_s->s[krt_f->t] = 0;
+        krt_s->s[(int64_t)((int64_t)t)] = 0;
+        krt_f->t = t;
     }
 #line 52 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
 #line 53 "e2e_range_step.kern"
-        krt_f->acc = 0;
+        acc = 0;
+        krt_f->acc = acc;
     }
 #line 54 "e2e_range_step.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-        krt_f->krt_it1 = 0;
-        krt_f->krt_stop2 = 8;
-        krt_f->krt_step3 = step;
-        if (krt_f->krt_step3 == 0) {
+        int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
+        int64_t krt_stop2 KRT_MAYBE_UNUSED = krt_f->krt_stop2;
+        int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
+        krt_it1 = 0;
+        krt_stop2 = 8;
+        krt_step3 = step;
+        if (krt_step3 == 0) {
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip3;
         }
     krt_skip3:;
+        krt_f->krt_it1 = krt_it1;
+        krt_f->krt_stop2 = krt_stop2;
+        krt_f->krt_step3 = krt_step3;
     }
 #line 54 "e2e_range_step.kern"
     for (;;) {
         krt_go = 0;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = krt_f->krt_stop2;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
+            int64_t k KRT_MAYBE_UNUSED = krt_f->k;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 54 "e2e_range_step.kern"
-            if ((krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2)) {
-                krt_f->k = krt_f->krt_it1;
+            if ((krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2)) {
+                k = krt_it1;
                 krt_go = 1;
             } else {
                 krt_f->krt_state = KRT_BREAK(1);
             }
+            krt_f->k = k;
         }
         if (!krt_go)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int64_t k KRT_MAYBE_UNUSED = krt_f->k;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 55 "e2e_range_step.kern"
-            krt_s->s[krt_f->t] = krt_add_i64(krt_s->s[krt_f->t], krt_f->k);
+            krt_s->s[(int64_t)((int64_t)t)] = krt_add_i64(krt_s->s[(int64_t)((int64_t)t)], k);
         }
 #line 56 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
+            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 57 "e2e_range_step.kern"
-            krt_f->acc = krt_add_i64(krt_f->acc, krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
+            acc = krt_add_i64(acc, krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
+            krt_f->acc = acc;
         }
 #line 58 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
             if (krt_f->krt_state == KRT_CONTINUE(1))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
-            krt_f->krt_it1 += krt_f->krt_step3;
+            krt_it1 += krt_step3;
+            krt_f->krt_it1 = krt_it1;
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -270,10 +294,12 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+        int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 59 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_f->acc;
+        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = acc;
     }
 }
 
@@ -306,52 +332,59 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 73 "e2e_range_step.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
+        krt_f->t = t;
     }
 #line 74 "e2e_range_step.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 74 "e2e_range_step.kern"
         krt_f->trips_sync__a = 0;
         krt_f->trips_sync__b = 6;
-        krt_f->trips_sync__s = *(int64_t *)(steps.data + krt_f->t * steps.strides[0]);
+        krt_f->trips_sync__s = *(int64_t *)(steps.data + (int64_t)((int64_t)t) * steps.strides[0]);
         krt_f->krt_ret0 = 0;
     }
     /* device function trips_sync, inlined */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t trips_sync__n KRT_MAYBE_UNUSED = krt_f->trips_sync__n;
+        int64_t trips_sync__k KRT_MAYBE_UNUSED = 0;
+        int64_t trips_sync__krt_it1 KRT_MAYBE_UNUSED = 0;
+        int64_t trips_sync__krt_stop2 KRT_MAYBE_UNUSED = 0;
+        int64_t trips_sync__krt_step3 KRT_MAYBE_UNUSED = 0;
+        int64_t trips_sync__a KRT_MAYBE_UNUSED = krt_f->trips_sync__a;
+        int64_t trips_sync__b KRT_MAYBE_UNUSED = krt_f->trips_sync__b;
+        int64_t trips_sync__s KRT_MAYBE_UNUSED = krt_f->trips_sync__s;
 #line 64 "e2e_range_step.kern"
-        krt_f->trips_sync__n = 0;
+        trips_sync__n = 0;
 #line 65 "e2e_range_step.kern"
-        krt_f->trips_sync__krt_it1 = krt_f->trips_sync__a;
-        krt_f->trips_sync__krt_stop2 = krt_f->trips_sync__b;
-        krt_f->trips_sync__krt_step3 = krt_f->trips_sync__s;
-        if (krt_f->trips_sync__krt_step3 == 0) {
+        trips_sync__krt_it1 = trips_sync__a;
+        trips_sync__krt_stop2 = trips_sync__b;
+        trips_sync__krt_step3 = trips_sync__s;
+        if (trips_sync__krt_step3 == 0) {
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip3;
         }
-        for (; (krt_f->trips_sync__krt_step3 > 0 ? krt_f->trips_sync__krt_it1 < krt_f->trips_sync__krt_stop2 : krt_f->trips_sync__krt_it1 > krt_f->trips_sync__krt_stop2); krt_f->trips_sync__krt_it1 += krt_f->trips_sync__krt_step3) {
-            krt_f->trips_sync__k = krt_f->trips_sync__krt_it1;
+        for (; (trips_sync__krt_step3 > 0 ? trips_sync__krt_it1 < trips_sync__krt_stop2 : trips_sync__krt_it1 > trips_sync__krt_stop2); trips_sync__krt_it1 += trips_sync__krt_step3) {
+            trips_sync__k = trips_sync__krt_it1;
 #line 66 "e2e_range_step.kern"
-            krt_f->trips_sync__n = krt_add_i64(krt_f->trips_sync__n, 1);
+            trips_sync__n = krt_add_i64(trips_sync__n, 1);
         }
     krt_skip3:;
+        krt_f->trips_sync__n = trips_sync__n;
     }
 #line 67 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+        int64_t trips_sync__n KRT_MAYBE_UNUSED = krt_f->trips_sync__n;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 68 "e2e_range_step.kern"
-        krt_f->krt_ret0 = krt_f->trips_sync__n;
+        krt_f->krt_ret0 = trips_sync__n;
         krt_f->krt_state = KRT_BREAK(1);
         goto krt_skip4;
     krt_skip4:;
@@ -363,17 +396,22 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+        int64_t n KRT_MAYBE_UNUSED = krt_f->n;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 74 "e2e_range_step.kern"
-        krt_f->n = krt_f->krt_ret0;
+        n = krt_f->krt_ret0;
+        krt_f->n = n;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+        int64_t n KRT_MAYBE_UNUSED = krt_f->n;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_f->n;
+        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = n;
     }
 }
 
@@ -420,7 +458,7 @@ static void count_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 89 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 90 "e2e_range_step.kern"
-            *(int64_t *)(out.data + i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + i * steps.strides[0]));
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + (int64_t)i * steps.strides[0]));
         }
     }
 }
@@ -480,7 +518,7 @@ KRT_EXTERN_C const krt_kernel count__kernel = {
     0
 };
 
-KRT_EXTERN_C int count__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -503,7 +541,7 @@ KRT_EXTERN_C const krt_kernel count_unsigned__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_unsigned__launch(krt_launch_cfg cfg, krt_array out, uint32_t step)
+KRT_EXTERN_C int count_unsigned(krt_launch_cfg cfg, krt_array out, uint32_t step)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -524,7 +562,7 @@ KRT_EXTERN_C const krt_kernel count_sync__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_sync__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_sync(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -547,7 +585,7 @@ KRT_EXTERN_C const krt_kernel count_block__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_block__launch(krt_launch_cfg cfg, krt_array out, int64_t step)
+KRT_EXTERN_C int count_block(krt_launch_cfg cfg, krt_array out, int64_t step)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -568,7 +606,7 @@ KRT_EXTERN_C const krt_kernel count_inlined__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_inlined__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_inlined(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -591,7 +629,7 @@ KRT_EXTERN_C const krt_kernel count_device__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_device__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_device(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -614,7 +652,7 @@ KRT_EXTERN_C const krt_kernel count_debug__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_debug__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_debug(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -10,7 +10,7 @@
 /* ---- CUDA ---- */
 
 #line 13 "e2e_range_step.kern"
-KRT_EXTERN_C __global__ void count(krt_view out, krt_view steps)
+__global__ void count__cuda(krt_view out, krt_view steps)
 {
     int64_t i = 0;
     int64_t n = 0;
@@ -24,13 +24,13 @@ KRT_EXTERN_C __global__ void count(krt_view out, krt_view steps)
 #line 15 "e2e_range_step.kern"
     if (i < out.shape[0]) {
 #line 16 "e2e_range_step.kern"
-        *(int64_t *)(out.data + i * out.strides[0]) = -2;
+        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = -2;
 #line 17 "e2e_range_step.kern"
         n = 0;
 #line 18 "e2e_range_step.kern"
         krt_it1 = 0;
         krt_stop2 = 10;
-        krt_step3 = *(int64_t *)(steps.data + i * steps.strides[0]);
+        krt_step3 = *(int64_t *)(steps.data + krt_wrap_index(i, steps.shape[0]) * steps.strides[0]);
         if (krt_step3 == 0) {
             return;
         }
@@ -40,12 +40,12 @@ KRT_EXTERN_C __global__ void count(krt_view out, krt_view steps)
             n = krt_add_i64(n, 1);
         }
 #line 20 "e2e_range_step.kern"
-        *(int64_t *)(out.data + i * out.strides[0]) = n;
+        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = n;
     }
 }
 
 #line 24 "e2e_range_step.kern"
-KRT_EXTERN_C __global__ void count_unsigned(krt_view out, uint32_t step)
+__global__ void count_unsigned__cuda(krt_view out, uint32_t step)
 {
     int64_t i = 0;
     int64_t n = 0;
@@ -73,12 +73,12 @@ KRT_EXTERN_C __global__ void count_unsigned(krt_view out, uint32_t step)
             n = krt_add_i64(n, 1);
         }
 #line 30 "e2e_range_step.kern"
-        *(int64_t *)(out.data + i * out.strides[0]) = n;
+        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = n;
     }
 }
 
 #line 34 "e2e_range_step.kern"
-KRT_EXTERN_C __global__ void count_sync(krt_view out, krt_view steps)
+__global__ void count_sync__cuda(krt_view out, krt_view steps)
 {
     int32_t t = 0;
     __shared__ int64_t s[64];
@@ -91,7 +91,7 @@ KRT_EXTERN_C __global__ void count_sync(krt_view out, krt_view steps)
 #line 35 "e2e_range_step.kern"
     t = (int32_t)threadIdx.x;
 #line 37 "e2e_range_step.kern"
-    s[t] = -1;
+    s[krt_wrap_index(((int64_t)t), 64)] = -1;
 #line 38 "e2e_range_step.kern"
     __syncthreads();
 #line 39 "e2e_range_step.kern"
@@ -99,7 +99,7 @@ KRT_EXTERN_C __global__ void count_sync(krt_view out, krt_view steps)
 #line 40 "e2e_range_step.kern"
     krt_it1 = 0;
     krt_stop2 = 10;
-    krt_step3 = *(int64_t *)(steps.data + t * steps.strides[0]);
+    krt_step3 = *(int64_t *)(steps.data + krt_wrap_index(((int64_t)t), steps.shape[0]) * steps.strides[0]);
     if (krt_step3 == 0) {
         return;
     }
@@ -109,15 +109,15 @@ KRT_EXTERN_C __global__ void count_sync(krt_view out, krt_view steps)
         n = krt_add_i64(n, 1);
     }
 #line 42 "e2e_range_step.kern"
-    s[t] = n;
+    s[krt_wrap_index(((int64_t)t), 64)] = n;
 #line 43 "e2e_range_step.kern"
     __syncthreads();
 #line 44 "e2e_range_step.kern"
-    *(int64_t *)(out.data + t * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))]);
+    *(int64_t *)(out.data + krt_wrap_index(((int64_t)t), out.shape[0]) * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)blockDim.x))), 64)]);
 }
 
 #line 48 "e2e_range_step.kern"
-KRT_EXTERN_C __global__ void count_block(krt_view out, int64_t step)
+__global__ void count_block__cuda(krt_view out, int64_t step)
 {
     int32_t t = 0;
     __shared__ int64_t s[64];
@@ -129,7 +129,7 @@ KRT_EXTERN_C __global__ void count_block(krt_view out, int64_t step)
 #line 49 "e2e_range_step.kern"
     t = (int32_t)threadIdx.x;
 #line 51 "e2e_range_step.kern"
-    s[t] = 0;
+    s[krt_wrap_index(((int64_t)t), 64)] = 0;
 #line 52 "e2e_range_step.kern"
     __syncthreads();
 #line 53 "e2e_range_step.kern"
@@ -144,16 +144,16 @@ KRT_EXTERN_C __global__ void count_block(krt_view out, int64_t step)
     for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
         k = krt_it1;
 #line 55 "e2e_range_step.kern"
-        s[t] = krt_add_i64(s[t], k);
+        s[krt_wrap_index(((int64_t)t), 64)] = krt_add_i64(s[krt_wrap_index(((int64_t)t), 64)], k);
 #line 56 "e2e_range_step.kern"
         __syncthreads();
 #line 57 "e2e_range_step.kern"
-        acc = krt_add_i64(acc, s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))]);
+        acc = krt_add_i64(acc, s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)blockDim.x))), 64)]);
 #line 58 "e2e_range_step.kern"
         __syncthreads();
     }
 #line 59 "e2e_range_step.kern"
-    *(int64_t *)(out.data + t * out.strides[0]) = acc;
+    *(int64_t *)(out.data + krt_wrap_index(((int64_t)t), out.shape[0]) * out.strides[0]) = acc;
 }
 
 #line 63 "e2e_range_step.kern"
@@ -187,16 +187,16 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t trips_sync(int64_t a, int64_t 
 }
 
 #line 72 "e2e_range_step.kern"
-KRT_EXTERN_C __global__ void count_inlined(krt_view out, krt_view steps)
+__global__ void count_inlined__cuda(krt_view out, krt_view steps)
 {
     int32_t t = 0;
     int64_t n = 0;
 #line 73 "e2e_range_step.kern"
     t = (int32_t)threadIdx.x;
 #line 74 "e2e_range_step.kern"
-    n = trips_sync(0, 6, *(int64_t *)(steps.data + t * steps.strides[0]));
+    n = trips_sync(0, 6, *(int64_t *)(steps.data + krt_wrap_index(((int64_t)t), steps.shape[0]) * steps.strides[0]));
 #line 75 "e2e_range_step.kern"
-    *(int64_t *)(out.data + t * out.strides[0]) = n;
+    *(int64_t *)(out.data + krt_wrap_index(((int64_t)t), out.shape[0]) * out.strides[0]) = n;
 }
 
 #line 79 "e2e_range_step.kern"
@@ -228,7 +228,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t trips(int64_t a, int64_t b, in
 }
 
 #line 87 "e2e_range_step.kern"
-KRT_EXTERN_C __global__ void count_device(krt_view out, krt_view steps)
+__global__ void count_device__cuda(krt_view out, krt_view steps)
 {
     int64_t i = 0;
 #line 88 "e2e_range_step.kern"
@@ -236,12 +236,12 @@ KRT_EXTERN_C __global__ void count_device(krt_view out, krt_view steps)
 #line 89 "e2e_range_step.kern"
     if (i < out.shape[0]) {
 #line 90 "e2e_range_step.kern"
-        *(int64_t *)(out.data + i * out.strides[0]) = trips(0, 10, *(int64_t *)(steps.data + i * steps.strides[0]));
+        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = trips(0, 10, *(int64_t *)(steps.data + krt_wrap_index(i, steps.shape[0]) * steps.strides[0]));
     }
 }
 
 #line 94 "e2e_range_step.kern"
-KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
+__global__ void count_debug__cuda(krt_view out, krt_view steps)
 {
     int64_t i = 0;
     int64_t n = 0;
@@ -295,13 +295,13 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 15 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 16 "e2e_range_step.kern"
-            *(int64_t *)(out.data + i * out.strides[0]) = -2;
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = -2;
 #line 17 "e2e_range_step.kern"
             n = 0;
 #line 18 "e2e_range_step.kern"
             krt_it1 = 0;
             krt_stop2 = 10;
-            krt_step3 = *(int64_t *)(steps.data + i * steps.strides[0]);
+            krt_step3 = *(int64_t *)(steps.data + (int64_t)i * steps.strides[0]);
             if (krt_step3 == 0) {
                 goto krt_next;
             }
@@ -311,7 +311,7 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 20 "e2e_range_step.kern"
-            *(int64_t *)(out.data + i * out.strides[0]) = n;
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -350,7 +350,7 @@ static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 30 "e2e_range_step.kern"
-            *(int64_t *)(out.data + i * out.strides[0]) = n;
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -385,46 +385,53 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 35 "e2e_range_step.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 37 "e2e_range_step.kern"
-        krt_s->s[krt_f->t] = -1;
+        krt_s->s[(int64_t)((int64_t)t)] = -1;
+        krt_f->t = t;
     }
 #line 38 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t n KRT_MAYBE_UNUSED = krt_f->n;
+        int64_t k KRT_MAYBE_UNUSED = 0;
+        int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+        int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+        int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 39 "e2e_range_step.kern"
-        krt_f->n = 0;
+        n = 0;
 #line 40 "e2e_range_step.kern"
-        krt_f->krt_it1 = 0;
-        krt_f->krt_stop2 = 10;
-        krt_f->krt_step3 = *(int64_t *)(steps.data + krt_f->t * steps.strides[0]);
-        if (krt_f->krt_step3 == 0) {
+        krt_it1 = 0;
+        krt_stop2 = 10;
+        krt_step3 = *(int64_t *)(steps.data + (int64_t)((int64_t)t) * steps.strides[0]);
+        if (krt_step3 == 0) {
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip2;
         }
-        for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-            krt_f->k = krt_f->krt_it1;
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            k = krt_it1;
 #line 41 "e2e_range_step.kern"
-            krt_f->n = krt_add_i64(krt_f->n, 1);
+            n = krt_add_i64(n, 1);
         }
 #line 42 "e2e_range_step.kern"
-        krt_s->s[krt_f->t] = krt_f->n;
+        krt_s->s[(int64_t)((int64_t)t)] = n;
     krt_skip2:;
+        krt_f->n = n;
     }
 #line 43 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+        int64_t n KRT_MAYBE_UNUSED = krt_f->n;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 44 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_add_i64(krt_mul_i64(krt_f->n, 100), krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
+        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
     }
 }
 
@@ -458,78 +465,95 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 49 "e2e_range_step.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 51 "e2e_range_step.kern"
-        krt_s->s[krt_f->t] = 0;
+        krt_s->s[(int64_t)((int64_t)t)] = 0;
+        krt_f->t = t;
     }
 #line 52 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
 #line 53 "e2e_range_step.kern"
-        krt_f->acc = 0;
+        acc = 0;
+        krt_f->acc = acc;
     }
 #line 54 "e2e_range_step.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-        krt_f->krt_it1 = 0;
-        krt_f->krt_stop2 = 8;
-        krt_f->krt_step3 = step;
-        if (krt_f->krt_step3 == 0) {
+        int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
+        int64_t krt_stop2 KRT_MAYBE_UNUSED = krt_f->krt_stop2;
+        int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
+        krt_it1 = 0;
+        krt_stop2 = 8;
+        krt_step3 = step;
+        if (krt_step3 == 0) {
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip3;
         }
     krt_skip3:;
+        krt_f->krt_it1 = krt_it1;
+        krt_f->krt_stop2 = krt_stop2;
+        krt_f->krt_step3 = krt_step3;
     }
 #line 54 "e2e_range_step.kern"
     for (;;) {
         krt_go = 0;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = krt_f->krt_stop2;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
+            int64_t k KRT_MAYBE_UNUSED = krt_f->k;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 54 "e2e_range_step.kern"
-            if ((krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2)) {
-                krt_f->k = krt_f->krt_it1;
+            if ((krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2)) {
+                k = krt_it1;
                 krt_go = 1;
             } else {
                 krt_f->krt_state = KRT_BREAK(1);
             }
+            krt_f->k = k;
         }
         if (!krt_go)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int64_t k KRT_MAYBE_UNUSED = krt_f->k;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 55 "e2e_range_step.kern"
-            krt_s->s[krt_f->t] = krt_add_i64(krt_s->s[krt_f->t], krt_f->k);
+            krt_s->s[(int64_t)((int64_t)t)] = krt_add_i64(krt_s->s[(int64_t)((int64_t)t)], k);
         }
 #line 56 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
+            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 57 "e2e_range_step.kern"
-            krt_f->acc = krt_add_i64(krt_f->acc, krt_s->s[(int32_t)((uint32_t)(krt_f->t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
+            acc = krt_add_i64(acc, krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
+            krt_f->acc = acc;
         }
 #line 58 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
             if (krt_f->krt_state == KRT_CONTINUE(1))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
-            krt_f->krt_it1 += krt_f->krt_step3;
+            krt_it1 += krt_step3;
+            krt_f->krt_it1 = krt_it1;
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -539,10 +563,12 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+        int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 59 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_f->acc;
+        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = acc;
     }
 }
 
@@ -575,52 +601,59 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 73 "e2e_range_step.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
+        krt_f->t = t;
     }
 #line 74 "e2e_range_step.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 74 "e2e_range_step.kern"
         krt_f->trips_sync__a = 0;
         krt_f->trips_sync__b = 6;
-        krt_f->trips_sync__s = *(int64_t *)(steps.data + krt_f->t * steps.strides[0]);
+        krt_f->trips_sync__s = *(int64_t *)(steps.data + (int64_t)((int64_t)t) * steps.strides[0]);
         krt_f->krt_ret0 = 0;
     }
     /* device function trips_sync, inlined */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t trips_sync__n KRT_MAYBE_UNUSED = krt_f->trips_sync__n;
+        int64_t trips_sync__k KRT_MAYBE_UNUSED = 0;
+        int64_t trips_sync__krt_it1 KRT_MAYBE_UNUSED = 0;
+        int64_t trips_sync__krt_stop2 KRT_MAYBE_UNUSED = 0;
+        int64_t trips_sync__krt_step3 KRT_MAYBE_UNUSED = 0;
+        int64_t trips_sync__a KRT_MAYBE_UNUSED = krt_f->trips_sync__a;
+        int64_t trips_sync__b KRT_MAYBE_UNUSED = krt_f->trips_sync__b;
+        int64_t trips_sync__s KRT_MAYBE_UNUSED = krt_f->trips_sync__s;
 #line 64 "e2e_range_step.kern"
-        krt_f->trips_sync__n = 0;
+        trips_sync__n = 0;
 #line 65 "e2e_range_step.kern"
-        krt_f->trips_sync__krt_it1 = krt_f->trips_sync__a;
-        krt_f->trips_sync__krt_stop2 = krt_f->trips_sync__b;
-        krt_f->trips_sync__krt_step3 = krt_f->trips_sync__s;
-        if (krt_f->trips_sync__krt_step3 == 0) {
+        trips_sync__krt_it1 = trips_sync__a;
+        trips_sync__krt_stop2 = trips_sync__b;
+        trips_sync__krt_step3 = trips_sync__s;
+        if (trips_sync__krt_step3 == 0) {
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip3;
         }
-        for (; (krt_f->trips_sync__krt_step3 > 0 ? krt_f->trips_sync__krt_it1 < krt_f->trips_sync__krt_stop2 : krt_f->trips_sync__krt_it1 > krt_f->trips_sync__krt_stop2); krt_f->trips_sync__krt_it1 += krt_f->trips_sync__krt_step3) {
-            krt_f->trips_sync__k = krt_f->trips_sync__krt_it1;
+        for (; (trips_sync__krt_step3 > 0 ? trips_sync__krt_it1 < trips_sync__krt_stop2 : trips_sync__krt_it1 > trips_sync__krt_stop2); trips_sync__krt_it1 += trips_sync__krt_step3) {
+            trips_sync__k = trips_sync__krt_it1;
 #line 66 "e2e_range_step.kern"
-            krt_f->trips_sync__n = krt_add_i64(krt_f->trips_sync__n, 1);
+            trips_sync__n = krt_add_i64(trips_sync__n, 1);
         }
     krt_skip3:;
+        krt_f->trips_sync__n = trips_sync__n;
     }
 #line 67 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+        int64_t trips_sync__n KRT_MAYBE_UNUSED = krt_f->trips_sync__n;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 68 "e2e_range_step.kern"
-        krt_f->krt_ret0 = krt_f->trips_sync__n;
+        krt_f->krt_ret0 = trips_sync__n;
         krt_f->krt_state = KRT_BREAK(1);
         goto krt_skip4;
     krt_skip4:;
@@ -632,17 +665,22 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+        int64_t n KRT_MAYBE_UNUSED = krt_f->n;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 74 "e2e_range_step.kern"
-        krt_f->n = krt_f->krt_ret0;
+        n = krt_f->krt_ret0;
+        krt_f->n = n;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+        int64_t n KRT_MAYBE_UNUSED = krt_f->n;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_f->t * out.strides[0]) = krt_f->n;
+        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = n;
     }
 }
 
@@ -689,7 +727,7 @@ static void count_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 89 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 90 "e2e_range_step.kern"
-            *(int64_t *)(out.data + i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + i * steps.strides[0]));
+            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + (int64_t)i * steps.strides[0]));
         }
     }
 }
@@ -744,12 +782,12 @@ static const krt_param count__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count__kernel = {
     "count", "e2e_range_step.kern", 2, count__params,
-    count__cpu, (const void *)count,
+    count__cpu, (const void *)count__cuda,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -767,12 +805,12 @@ static const krt_param count_unsigned__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_unsigned__kernel = {
     "count_unsigned", "e2e_range_step.kern", 2, count_unsigned__params,
-    count_unsigned__cpu, (const void *)count_unsigned,
+    count_unsigned__cpu, (const void *)count_unsigned__cuda,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count_unsigned__launch(krt_launch_cfg cfg, krt_array out, uint32_t step)
+KRT_EXTERN_C int count_unsigned(krt_launch_cfg cfg, krt_array out, uint32_t step)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -788,12 +826,12 @@ static const krt_param count_sync__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_sync__kernel = {
     "count_sync", "e2e_range_step.kern", 2, count_sync__params,
-    count_sync__cpu, (const void *)count_sync,
+    count_sync__cpu, (const void *)count_sync__cuda,
     sizeof(struct count_sync__shared), sizeof(struct count_sync__frame),
     0
 };
 
-KRT_EXTERN_C int count_sync__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_sync(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -811,12 +849,12 @@ static const krt_param count_block__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_block__kernel = {
     "count_block", "e2e_range_step.kern", 2, count_block__params,
-    count_block__cpu, (const void *)count_block,
+    count_block__cpu, (const void *)count_block__cuda,
     sizeof(struct count_block__shared), sizeof(struct count_block__frame),
     0
 };
 
-KRT_EXTERN_C int count_block__launch(krt_launch_cfg cfg, krt_array out, int64_t step)
+KRT_EXTERN_C int count_block(krt_launch_cfg cfg, krt_array out, int64_t step)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -832,12 +870,12 @@ static const krt_param count_inlined__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_inlined__kernel = {
     "count_inlined", "e2e_range_step.kern", 2, count_inlined__params,
-    count_inlined__cpu, (const void *)count_inlined,
+    count_inlined__cpu, (const void *)count_inlined__cuda,
     0, sizeof(struct count_inlined__frame),
     0
 };
 
-KRT_EXTERN_C int count_inlined__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_inlined(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -855,12 +893,12 @@ static const krt_param count_device__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_device__kernel = {
     "count_device", "e2e_range_step.kern", 2, count_device__params,
-    count_device__cpu, (const void *)count_device,
+    count_device__cpu, (const void *)count_device__cuda,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count_device__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_device(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -878,12 +916,12 @@ static const krt_param count_debug__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_debug__kernel = {
     "count_debug", "e2e_range_step.kern", 2, count_debug__params,
-    count_debug__cpu, (const void *)count_debug,
+    count_debug__cpu, (const void *)count_debug__cuda,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count_debug__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_debug(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -86,7 +86,7 @@ static void gpu_matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             for (; krt_it6 < krt_stop7; krt_it6 += krt_step8) {
                 j = krt_it6;
 #line 12 "gpu_matmul.kern"
-                *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = 0.0f;
+                *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + (int64_t)i * C.strides[2] + (int64_t)j * C.strides[3]) = 0.0f;
 #line 13 "gpu_matmul.kern"
                 krt_it3 = 0;
                 krt_stop4 = n;
@@ -94,7 +94,7 @@ static void gpu_matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                     k = krt_it3;
 #line 14 "gpu_matmul.kern"
-                    *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) + (*(float *)(A.data + krt_u_l0_ * A.strides[0] + krt_u_l1_ * A.strides[1] + i * A.strides[2] + k * A.strides[3]) * *(float *)(B.data + krt_u_l0_ * B.strides[0] + krt_u_l1_ * B.strides[1] + k * B.strides[2] + j * B.strides[3]));
+                    *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + (int64_t)i * C.strides[2] + (int64_t)j * C.strides[3]) = *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + (int64_t)i * C.strides[2] + (int64_t)j * C.strides[3]) + (*(float *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + (int64_t)i * A.strides[2] + (int64_t)k * A.strides[3]) * *(float *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + (int64_t)k * B.strides[2] + (int64_t)j * B.strides[3]));
                 }
             }
         }
@@ -118,7 +118,7 @@ KRT_EXTERN_C const krt_kernel gpu_matmul__guv_f4__kernel = {
     0
 };
 
-KRT_EXTERN_C int gpu_matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int gpu_matmul__guv_f4(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;

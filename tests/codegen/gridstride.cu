@@ -64,7 +64,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
             i = krt_it1;
 #line 11 "gridstride.kern"
-            *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]) = (a * *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0])) + *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]);
+            *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
         }
     krt_next:;
     }

@@ -44,7 +44,7 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             j = krt_it1;
 #line 15 "localarray.kern"
-            v[(int32_t)j] = *(float *)(inp.data + i * inp.strides[0] + (int32_t)j * inp.strides[1]);
+            v[(int64_t)j] = *(float *)(inp.data + (int64_t)i * inp.strides[0] + (int64_t)j * inp.strides[1]);
         }
 #line 16 "localarray.kern"
         krt_it4 = 1;
@@ -53,18 +53,18 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
             j_2 = krt_it4;
 #line 17 "localarray.kern"
-            key = v[(int32_t)j_2];
+            key = v[(int64_t)j_2];
 #line 18 "localarray.kern"
-            k = (int64_t)((int32_t)j_2 - 1);
+            k = krt_sub_i64(j_2, 1);
 #line 19 "localarray.kern"
-            while (((int32_t)k >= 0) && (v[(int32_t)k] > key)) {
+            while ((k >= 0) && (v[krt_wrap_index(k, 8)] > key)) {
 #line 20 "localarray.kern"
-                v[(int32_t)k + 1] = v[(int32_t)k];
+                v[krt_wrap_index(krt_add_i64(k, 1), 8)] = v[krt_wrap_index(k, 8)];
 #line 21 "localarray.kern"
-                k = (int64_t)((int32_t)k - 1);
+                k = krt_sub_i64(k, 1);
             }
 #line 22 "localarray.kern"
-            v[(int32_t)k + 1] = key;
+            v[krt_wrap_index(krt_add_i64(k, 1), 8)] = key;
         }
 #line 23 "localarray.kern"
         krt_it7 = 0;
@@ -73,7 +73,7 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
             j_3 = krt_it7;
 #line 24 "localarray.kern"
-            *(float *)(out.data + i * out.strides[0] + (int32_t)j_3 * out.strides[1]) = v[(int32_t)j_3];
+            *(float *)(out.data + (int64_t)i * out.strides[0] + (int64_t)j_3 * out.strides[1]) = v[(int64_t)j_3];
         }
     krt_next:;
     }
@@ -92,7 +92,7 @@ KRT_EXTERN_C const krt_kernel sort_rows__kernel = {
     0
 };
 
-KRT_EXTERN_C int sort_rows__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int sort_rows(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

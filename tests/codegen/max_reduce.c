@@ -64,93 +64,94 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i1__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int8_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -160,24 +161,31 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int8_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -187,68 +195,71 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int8_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(int8_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -258,24 +269,32 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int8_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -285,20 +304,27 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -306,39 +332,40 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -402,93 +429,94 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i2__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int16_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -498,24 +526,31 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int16_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -525,68 +560,71 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int16_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(int16_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -596,24 +634,32 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int16_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -623,20 +669,27 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -644,39 +697,40 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -740,93 +794,94 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int32_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -836,24 +891,31 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int32_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -863,68 +925,71 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int32_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(int32_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -934,24 +999,32 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int32_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -961,20 +1034,27 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -982,39 +1062,40 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -1078,93 +1159,94 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int64_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -1174,24 +1256,31 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1201,68 +1290,71 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int64_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(int64_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -1272,24 +1364,32 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1299,20 +1399,27 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -1320,39 +1427,40 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -1416,93 +1524,94 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u1__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint8_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -1512,24 +1621,31 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint8_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1539,68 +1655,71 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint8_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(uint8_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -1610,24 +1729,32 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint8_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1637,20 +1764,27 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -1658,39 +1792,40 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -1754,93 +1889,94 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u2__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint16_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -1850,24 +1986,31 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint16_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1877,68 +2020,71 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint16_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(uint16_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -1948,24 +2094,32 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint16_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1975,20 +2129,27 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -1996,39 +2157,40 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2092,93 +2254,94 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint32_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2188,24 +2351,31 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint32_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2215,68 +2385,71 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint32_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(uint32_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2286,24 +2459,32 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint32_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2313,20 +2494,27 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -2334,39 +2522,40 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2430,93 +2619,94 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint64_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2526,24 +2716,31 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint64_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2553,68 +2750,71 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint64_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(uint64_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2624,24 +2824,32 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint64_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2651,20 +2859,27 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -2672,39 +2887,40 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2768,93 +2984,94 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_f4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(float *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2864,24 +3081,31 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                float krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2891,68 +3115,71 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(float *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            float krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(float *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(float *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2962,24 +3189,32 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                float krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2989,20 +3224,27 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -3010,39 +3252,40 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            float krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(float *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -3106,93 +3349,94 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_f8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(double *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -3202,24 +3446,31 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                double krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3229,68 +3480,71 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(double *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            double krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(double *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(double *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -3300,24 +3554,32 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                double krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3327,20 +3589,27 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -3348,379 +3617,42 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            double krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(double *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
-        }
-    }
-}
-
-#line 5 "max_reduce.kern"
-static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
-{
-    (void)krt_b;
-    (void)krt_tid;
-#line 6 "max_reduce.kern"
-    return krt_max_f16(a, b);
-}
-
-struct max_reduce__red_f2__shared {
-    krt_f16 krt_u_sm_[4][33];
-};
-
-struct max_reduce__red_f2__frame {
-    int krt_state;
-    int32_t krt_u_tid_;
-    int64_t krt_u_warpid_;
-    int64_t krt_u_laneid_;
-    int64_t krt_u_start_;
-    int64_t krt_u_step_;
-    krt_f16 krt_u_tmp_;
-    int64_t krt_u_i_;
-    int64_t krt_u_width_;
-    krt_f16 krt_u_old_;
-    int64_t krt_u_size_;
-    krt_f16 krt_u_value_;
-    bool krt_u_full_;
-    int64_t krt_u_width_2_;
-    krt_f16 krt_u_old_2_;
-    int64_t krt_u_base_;
-    int64_t krt_u_i_2_;
-    int64_t krt_u_nwarps_;
-    krt_f16 krt_u_result_;
-    int64_t krt_u_i_3_;
-    int64_t krt_it1;
-    int64_t krt_stop2;
-    int64_t krt_step3;
-    int64_t krt_it4;
-    int64_t krt_stop5;
-    int64_t krt_step6;
-    int64_t krt_it7;
-    int64_t krt_stop8;
-    int64_t krt_step9;
-};
-
-#line 4 "max_reduce.kern"
-static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
-{
-    const krt_view arr = *(const krt_view *)krt_args[0];
-    const krt_view partials = *(const krt_view *)krt_args[1];
-    const krt_f16 init = *(const krt_f16 *)krt_args[2];
-    const bool use_init = *(const uint8_t *)krt_args[3] != 0;
-    struct max_reduce__red_f2__shared *krt_s = (struct max_reduce__red_f2__shared *)krt_b->shared;
-    struct max_reduce__red_f2__frame *krt_fr = (struct max_reduce__red_f2__frame *)krt_b->frame;
-    struct max_reduce__red_f2__frame *krt_f;
-    unsigned krt_t;
-    int krt_go;
-    int krt_br0;
-    int krt_br1;
-    krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
-    }
-#line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(krt_f16 *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
-            }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip3:;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
-                }
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(krt_f16 *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    }
-    if (krt_br1) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(krt_f16 *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
-                }
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(krt_f16 *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
-#line 4 "max_reduce.kern"
-            *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
 }
@@ -3740,7 +3672,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i1__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i1(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3768,7 +3700,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i2__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i2(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3796,7 +3728,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i4__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i4(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3824,7 +3756,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i8__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i8(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3852,7 +3784,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_u1__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u1(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3880,7 +3812,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_u2__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u2(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3908,7 +3840,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_u4__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u4(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3936,7 +3868,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_u8__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u8(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3964,7 +3896,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_f4__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_f4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_f4(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -3992,7 +3924,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_f8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_f8(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -4007,34 +3939,6 @@ KRT_EXTERN_C int max_reduce__red_f8__launch(krt_launch_cfg cfg, krt_array arr, k
     return krt_launch(&max_reduce__red_f8__kernel, cfg, krt_argv);
 }
 
-static const krt_param max_reduce__red_f2__params[] = {
-    {"arr", KRT_PARAM_ARRAY, KRT_FLOAT16, 1, 0},
-    {"partials", KRT_PARAM_ARRAY, KRT_FLOAT16, 1, 0},
-    {"init", KRT_PARAM_SCALAR, KRT_FLOAT16, 0, 0},
-    {"use_init", KRT_PARAM_SCALAR, KRT_BOOL, 0, 0},
-};
-KRT_EXTERN_C const krt_kernel max_reduce__red_f2__kernel = {
-    "max_reduce__red_f2", "max_reduce.kern", 4, max_reduce__red_f2__params,
-    max_reduce__red_f2__cpu, NULL,
-    sizeof(struct max_reduce__red_f2__shared), sizeof(struct max_reduce__red_f2__frame),
-    0
-};
-
-KRT_EXTERN_C int max_reduce__red_f2(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_half init, uint8_t use_init)
-{
-    krt_view krt_v0;
-    krt_view krt_v1;
-    void *krt_argv[4];
-    KRT_TRY(krt_check_array(&max_reduce__red_f2__kernel, 0, &arr, &krt_v0));
-    krt_argv[0] = &krt_v0;
-    KRT_TRY(krt_check_array(&max_reduce__red_f2__kernel, 1, &partials, &krt_v1));
-    krt_argv[1] = &krt_v1;
-    krt_argv[2] = &init;
-    use_init = (uint8_t)(use_init != 0);
-    krt_argv[3] = &use_init;
-    return krt_launch(&max_reduce__red_f2__kernel, cfg, krt_argv);
-}
-
 static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_i1__kernel,
     &max_reduce__red_i2__kernel,
@@ -4046,10 +3950,9 @@ static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_u8__kernel,
     &max_reduce__red_f4__kernel,
     &max_reduce__red_f8__kernel,
-    &max_reduce__red_f2__kernel,
 };
 KRT_EXTERN_C const krt_module krt_module_max_reduce = {
-    "max_reduce.kern", 11, krt_kernels_max_reduce
+    "max_reduce.kern", 10, krt_kernels_max_reduce
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -4203,21 +4106,6 @@ KRT_EXTERN_C int max_reduce_f8(krt_array in, double init, double *result, krt_ar
     return krt_reduce_call(&max_reduce_f8__ufunc, in, &init, result, device_result, stream);
 }
 
-/* cuda.reduce max_reduce: float16[:] */
-static const krt_ufunc_operand max_reduce_f2__operands[] = {
-    {"arr", KRT_FLOAT16, 0, 0, 0, 1, {0, 0, 0, 0}},
-};
-static const krt_ufunc max_reduce_f2__ufunc = {
-    "max_reduce", "max_reduce_f2", "float16[:]", KRT_UFUNC_REDUCE,
-    &max_reduce__red_f2__kernel, 1, 1, 0, max_reduce_f2__operands,
-    0, NULL
-};
-
-KRT_EXTERN_C int max_reduce_f2(krt_array in, krt_half init, krt_half *result, krt_array *device_result, krt_stream *stream)
-{
-    return krt_reduce_call(&max_reduce_f2__ufunc, in, &init, result, device_result, stream);
-}
-
 static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_i1__ufunc,
     &max_reduce_i2__ufunc,
@@ -4229,8 +4117,7 @@ static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_u8__ufunc,
     &max_reduce_f4__ufunc,
     &max_reduce_f8__ufunc,
-    &max_reduce_f2__ufunc,
 };
 KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_max_reduce = {
-    "max_reduce.kern", 11, krt_ufunc_list_max_reduce
+    "max_reduce.kern", 10, krt_ufunc_list_max_reduce
 };

@@ -15,7 +15,7 @@ static __device__ inline KRT_MAYBE_UNUSED int8_t max_reduce(int8_t a, int8_t b)
 }
 
 #line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_i1(krt_view arr, krt_view partials, int8_t init, bool use_init)
+__global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t init, bool use_init)
 {
     __shared__ int8_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -49,17 +49,17 @@ KRT_EXTERN_C __global__ void max_reduce__red_i1(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
+    if (((int64_t)((int32_t)blockDim.x)) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+        krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -75,7 +75,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i1(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -85,38 +85,38 @@ KRT_EXTERN_C __global__ void max_reduce__red_i1(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
+            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
         }
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
+        if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            *(int8_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(int8_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+        krt_u_value_ = *(int8_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -124,19 +124,19 @@ KRT_EXTERN_C __global__ void max_reduce__red_i1(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
+            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -144,15 +144,15 @@ KRT_EXTERN_C __global__ void max_reduce__red_i1(krt_view arr, krt_view partials,
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -162,14 +162,14 @@ KRT_EXTERN_C __global__ void max_reduce__red_i1(krt_view arr, krt_view partials,
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                krt_u_result_ = max_reduce(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
             }
 #line 4 "max_reduce.kern"
-            *(int8_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+            *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
 #line 4 "max_reduce.kern"
         *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce(*(int8_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -183,7 +183,7 @@ static __device__ inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2(int16_t a, i
 }
 
 #line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials, int16_t init, bool use_init)
+__global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_t init, bool use_init)
 {
     __shared__ int16_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -217,17 +217,17 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
+    if (((int64_t)((int32_t)blockDim.x)) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+        krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -243,7 +243,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -253,38 +253,38 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i2_i2(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
+            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
         }
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
+        if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__i2_i2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__i2_i2(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            *(int16_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__i2_i2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i2_i2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(int16_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+        krt_u_value_ = *(int16_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -292,19 +292,19 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i2_i2(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
+            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -312,15 +312,15 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__i2_i2(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -330,14 +330,14 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__i2_i2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                krt_u_result_ = max_reduce__i2_i2(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
             }
 #line 4 "max_reduce.kern"
-            *(int16_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+            *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
 #line 4 "max_reduce.kern"
         *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2(*(int16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -351,7 +351,7 @@ static __device__ inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4(int32_t a, i
 }
 
 #line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials, int32_t init, bool use_init)
+__global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_t init, bool use_init)
 {
     __shared__ int32_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -385,17 +385,17 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
+    if (((int64_t)((int32_t)blockDim.x)) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+        krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -411,7 +411,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -421,38 +421,38 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i4_i4(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
+            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
         }
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
+        if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__i4_i4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__i4_i4(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            *(int32_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__i4_i4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i4_i4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(int32_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+        krt_u_value_ = *(int32_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -460,19 +460,19 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i4_i4(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
+            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -480,15 +480,15 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__i4_i4(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -498,14 +498,14 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__i4_i4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                krt_u_result_ = max_reduce__i4_i4(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
             }
 #line 4 "max_reduce.kern"
-            *(int32_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+            *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
 #line 4 "max_reduce.kern"
         *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4(*(int32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -519,7 +519,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8(int64_t a, i
 }
 
 #line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials, int64_t init, bool use_init)
+__global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_t init, bool use_init)
 {
     __shared__ int64_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -553,17 +553,17 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
+    if (((int64_t)((int32_t)blockDim.x)) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+        krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -579,7 +579,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -589,38 +589,38 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i8_i8(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
+            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
         }
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
+        if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__i8_i8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__i8_i8(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            *(int64_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__i8_i8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i8_i8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(int64_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+        krt_u_value_ = *(int64_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -628,19 +628,19 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i8_i8(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
+            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -648,15 +648,15 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__i8_i8(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -666,14 +666,14 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__i8_i8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                krt_u_result_ = max_reduce__i8_i8(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
             }
 #line 4 "max_reduce.kern"
-            *(int64_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+            *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
 #line 4 "max_reduce.kern"
         *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8(*(int64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -687,7 +687,7 @@ static __device__ inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1(uint8_t a, u
 }
 
 #line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials, uint8_t init, bool use_init)
+__global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_t init, bool use_init)
 {
     __shared__ uint8_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -721,17 +721,17 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
+    if (((int64_t)((int32_t)blockDim.x)) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+        krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -747,7 +747,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -757,38 +757,38 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u1_u1(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
+            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
         }
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
+        if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__u1_u1(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u1_u1(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            *(uint8_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__u1_u1(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u1_u1(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint8_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+        krt_u_value_ = *(uint8_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -796,19 +796,19 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u1_u1(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
+            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -816,15 +816,15 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u1_u1(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -834,14 +834,14 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u1_u1(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                krt_u_result_ = max_reduce__u1_u1(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
             }
 #line 4 "max_reduce.kern"
-            *(uint8_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+            *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
 #line 4 "max_reduce.kern"
         *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1(*(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -855,7 +855,7 @@ static __device__ inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2(uint16_t a,
 }
 
 #line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials, uint16_t init, bool use_init)
+__global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16_t init, bool use_init)
 {
     __shared__ uint16_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -889,17 +889,17 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
+    if (((int64_t)((int32_t)blockDim.x)) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+        krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -915,7 +915,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -925,38 +925,38 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u2_u2(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
+            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
         }
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
+        if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__u2_u2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u2_u2(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            *(uint16_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__u2_u2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u2_u2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint16_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+        krt_u_value_ = *(uint16_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -964,19 +964,19 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u2_u2(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
+            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -984,15 +984,15 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u2_u2(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1002,14 +1002,14 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u2_u2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                krt_u_result_ = max_reduce__u2_u2(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
             }
 #line 4 "max_reduce.kern"
-            *(uint16_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+            *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
 #line 4 "max_reduce.kern"
         *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2(*(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -1023,7 +1023,7 @@ static __device__ inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4(uint32_t a,
 }
 
 #line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials, uint32_t init, bool use_init)
+__global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32_t init, bool use_init)
 {
     __shared__ uint32_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -1057,17 +1057,17 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
+    if (((int64_t)((int32_t)blockDim.x)) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+        krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -1083,7 +1083,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -1093,38 +1093,38 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u4_u4(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
+            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
         }
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
+        if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__u4_u4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u4_u4(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            *(uint32_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__u4_u4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u4_u4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint32_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+        krt_u_value_ = *(uint32_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -1132,19 +1132,19 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u4_u4(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
+            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -1152,15 +1152,15 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u4_u4(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1170,14 +1170,14 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u4_u4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                krt_u_result_ = max_reduce__u4_u4(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
             }
 #line 4 "max_reduce.kern"
-            *(uint32_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+            *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
 #line 4 "max_reduce.kern"
         *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4(*(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -1191,7 +1191,7 @@ static __device__ inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8(uint64_t a,
 }
 
 #line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials, uint64_t init, bool use_init)
+__global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64_t init, bool use_init)
 {
     __shared__ uint64_t krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -1225,17 +1225,17 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
+    if (((int64_t)((int32_t)blockDim.x)) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+        krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -1251,7 +1251,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -1261,38 +1261,38 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u8_u8(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
+            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
         }
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
+        if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__u8_u8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u8_u8(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            *(uint64_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__u8_u8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u8_u8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint64_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+        krt_u_value_ = *(uint64_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -1300,19 +1300,19 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u8_u8(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
+            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -1320,15 +1320,15 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u8_u8(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1338,14 +1338,14 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u8_u8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                krt_u_result_ = max_reduce__u8_u8(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
             }
 #line 4 "max_reduce.kern"
-            *(uint64_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+            *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
 #line 4 "max_reduce.kern"
         *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8(*(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -1359,7 +1359,7 @@ static __device__ inline KRT_MAYBE_UNUSED float max_reduce__f4_f4(float a, float
 }
 
 #line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials, float init, bool use_init)
+__global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float init, bool use_init)
 {
     __shared__ float krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -1393,17 +1393,17 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
+    if (((int64_t)((int32_t)blockDim.x)) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(float *)(arr.data + krt_u_start_ * arr.strides[0]);
+        krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -1419,7 +1419,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -1429,38 +1429,38 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f4_f4(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
+            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
         }
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
+        if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__f4_f4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__f4_f4(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            *(float *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__f4_f4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f4_f4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(float *)(arr.data + krt_u_tid_ * arr.strides[0]);
+        krt_u_value_ = *(float *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -1468,19 +1468,19 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f4_f4(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
+            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -1488,15 +1488,15 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__f4_f4(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
+        if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1506,14 +1506,14 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__f4_f4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                krt_u_result_ = max_reduce__f4_f4(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
             }
 #line 4 "max_reduce.kern"
-            *(float *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+            *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
 #line 4 "max_reduce.kern"
         *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4(*(float *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -1527,7 +1527,7 @@ static __device__ inline KRT_MAYBE_UNUSED double max_reduce__f8_f8(double a, dou
 }
 
 #line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials, double init, bool use_init)
+__global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double init, bool use_init)
 {
     __shared__ double krt_u_sm_[4][33];
     int32_t krt_u_tid_ = 0;
@@ -1561,17 +1561,17 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
+    if (((int64_t)((int32_t)blockDim.x)) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(double *)(arr.data + krt_u_start_ * arr.strides[0]);
+        krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -1583,174 +1583,6 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
             krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
             krt_u_tmp_ = max_reduce__f8_f8(krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_width_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__f8_f8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            *(double *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__f8_f8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
-        }
-    } else {
-#line 4 "max_reduce.kern"
-        krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-        krt_u_value_ = *(double *)(arr.data + krt_u_tid_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
-#line 4 "max_reduce.kern"
-        krt_u_width_2_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_2_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
-#line 4 "max_reduce.kern"
-            krt_it4 = 1;
-            krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-            krt_step6 = 1;
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
-#line 4 "max_reduce.kern"
-            krt_u_result_ = krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-            krt_it7 = 1;
-            krt_stop8 = krt_u_nwarps_;
-            krt_step9 = 1;
-            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__f8_f8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
-            }
-#line 4 "max_reduce.kern"
-            *(double *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
-        }
-    }
-#line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
-#line 4 "max_reduce.kern"
-        *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8(*(double *)(partials.data + 0 * partials.strides[0]), init);
-    }
-}
-
-#line 5 "max_reduce.kern"
-static __device__ inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2(krt_f16 a, krt_f16 b)
-{
-#line 6 "max_reduce.kern"
-    return krt_max_f16(a, b);
-}
-
-#line 4 "max_reduce.kern"
-__global__ void max_reduce__red_f2__cuda(krt_view arr, krt_view partials, krt_f16 init, bool use_init)
-{
-    __shared__ krt_f16 krt_u_sm_[4][33];
-    int32_t krt_u_tid_ = 0;
-    int64_t krt_u_warpid_ = 0;
-    int64_t krt_u_laneid_ = 0;
-    int64_t krt_u_start_ = 0;
-    int64_t krt_u_step_ = 0;
-    krt_f16 krt_u_tmp_ = KRT_F16_ZERO;
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_width_ = 0;
-    krt_f16 krt_u_old_ = KRT_F16_ZERO;
-    int64_t krt_u_size_ = 0;
-    krt_f16 krt_u_value_ = KRT_F16_ZERO;
-    bool krt_u_full_ = false;
-    int64_t krt_u_width_2_ = 0;
-    krt_f16 krt_u_old_2_ = KRT_F16_ZERO;
-    int64_t krt_u_base_ = 0;
-    int64_t krt_u_i_2_ = 0;
-    int64_t krt_u_nwarps_ = 0;
-    krt_f16 krt_u_result_ = KRT_F16_ZERO;
-    int64_t krt_u_i_3_ = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-    int64_t krt_step6 = 0;
-    int64_t krt_it7 = 0;
-    int64_t krt_stop8 = 0;
-    int64_t krt_step9 = 0;
-#line 4 "max_reduce.kern"
-    krt_u_tid_ = (int32_t)threadIdx.x;
-#line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
-#line 4 "max_reduce.kern"
-        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
-#line 4 "max_reduce.kern"
-        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
-#line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-        krt_stop2 = arr.shape[0];
-        krt_step3 = krt_u_step_;
-        if (krt_step3 == 0) {
-            return;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = max_reduce__f2_f2(krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
@@ -1767,7 +1599,7 @@ __global__ void max_reduce__red_f2__cuda(krt_view arr, krt_view partials, krt_f1
 #line 4 "max_reduce.kern"
                 krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f2_f2(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f8_f8(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
@@ -1777,20 +1609,20 @@ __global__ void max_reduce__red_f2__cuda(krt_view arr, krt_view partials, krt_f1
 #line 4 "max_reduce.kern"
         if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__f2_f2(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__f8_f8(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
         if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-            *(krt_f16 *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f2_f2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f8_f8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(krt_f16 *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(double *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
 #line 4 "max_reduce.kern"
@@ -1806,7 +1638,7 @@ __global__ void max_reduce__red_f2__cuda(krt_view arr, krt_view partials, krt_f1
 #line 4 "max_reduce.kern"
                 krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f2_f2(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f8_f8(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
@@ -1824,7 +1656,7 @@ __global__ void max_reduce__red_f2__cuda(krt_view arr, krt_view partials, krt_f1
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__f2_f2(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__f8_f8(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -1842,16 +1674,16 @@ __global__ void max_reduce__red_f2__cuda(krt_view arr, krt_view partials, krt_f1
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__f2_f2(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__f8_f8(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
             }
 #line 4 "max_reduce.kern"
-            *(krt_f16 *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
     if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
 #line 4 "max_reduce.kern"
-        *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2(*(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
+        *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8(*(double *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
 
@@ -1914,93 +1746,94 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i1__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int8_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2010,24 +1843,31 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int8_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2037,68 +1877,71 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int8_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(int8_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2108,24 +1951,32 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int8_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2135,20 +1986,27 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -2156,39 +2014,40 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2252,93 +2111,94 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i2__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int16_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2348,24 +2208,31 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int16_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2375,68 +2242,71 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int16_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(int16_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2446,24 +2316,32 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int16_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2473,20 +2351,27 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -2494,39 +2379,40 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2590,93 +2476,94 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int32_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2686,24 +2573,31 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int32_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2713,68 +2607,71 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int32_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(int32_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -2784,24 +2681,32 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int32_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2811,20 +2716,27 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -2832,39 +2744,40 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -2928,93 +2841,94 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int64_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -3024,24 +2938,31 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3051,68 +2972,71 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int64_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(int64_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -3122,24 +3046,32 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3149,20 +3081,27 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -3170,39 +3109,40 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -3266,93 +3206,94 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u1__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint8_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -3362,24 +3303,31 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint8_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3389,68 +3337,71 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint8_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(uint8_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -3460,24 +3411,32 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint8_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3487,20 +3446,27 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -3508,39 +3474,40 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -3604,93 +3571,94 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u2__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint16_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -3700,24 +3668,31 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint16_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3727,68 +3702,71 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint16_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(uint16_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -3798,24 +3776,32 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint16_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3825,20 +3811,27 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -3846,39 +3839,40 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -3942,93 +3936,94 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint32_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -4038,24 +4033,31 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint32_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4065,68 +4067,71 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint32_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(uint32_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -4136,24 +4141,32 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint32_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4163,20 +4176,27 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -4184,39 +4204,40 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -4280,93 +4301,94 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint64_t *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -4376,24 +4398,31 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint64_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4403,68 +4432,71 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint64_t *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(uint64_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -4474,24 +4506,32 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint64_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4501,20 +4541,27 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -4522,39 +4569,40 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -4618,93 +4666,94 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_f4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(float *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -4714,24 +4763,31 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                float krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4741,68 +4797,71 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(float *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            float krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(float *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(float *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -4812,24 +4871,32 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                float krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4839,20 +4906,27 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -4860,39 +4934,40 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            float krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(float *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
@@ -4956,93 +5031,94 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_f8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = (int64_t)(krt_f->krt_u_tid_ >> 5);
+        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = (int64_t)(krt_f->krt_u_tid_ & 31);
+        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int32_t)krt_b->block_dim.x) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(double *)(arr.data + krt_f->krt_u_start_ * arr.strides[0]);
+            krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
+        krt_skip2:;
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -5052,24 +5128,31 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                double krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_f->krt_u_width_ >> 1;
+                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+                krt_f->krt_u_width_ = krt_u_width_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -5079,68 +5162,71 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ < 2) {
+            if (((int64_t)krt_u_tid_) < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_f->krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_f->krt_u_tid_][0], krt_s->krt_u_sm_[krt_f->krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(double *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            double krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(double *)(arr.data + krt_f->krt_u_tid_ * arr.strides[0]);
+            krt_u_value_ = *(double *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = ((int64_t)(((int32_t)krt_f->krt_u_warpid_ + 1) * 32)) < krt_f->krt_u_size_;
+            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(1);
@@ -5150,24 +5236,32 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                double krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][(int32_t)krt_f->krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_f->krt_u_width_2_ >> 1;
+                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -5177,20 +5271,27 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && ((int32_t)krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = (int64_t)((int32_t)krt_f->krt_u_warpid_ * 32);
+                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_warpid_][krt_f->krt_u_i_2_]);
+                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
                 }
             }
         }
@@ -5198,379 +5299,42 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            double krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (krt_f->krt_u_tid_ == 0) {
+            if (((int64_t)krt_u_tid_) == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_f->krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(double *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (krt_f->krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
-        }
-    }
-}
-
-#line 5 "max_reduce.kern"
-static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
-{
-    (void)krt_b;
-    (void)krt_tid;
-#line 6 "max_reduce.kern"
-    return krt_max_f16(a, b);
-}
-
-struct max_reduce__red_f2__shared {
-    krt_f16 krt_u_sm_[4][33];
-};
-
-struct max_reduce__red_f2__frame {
-    int krt_state;
-    int32_t krt_u_tid_;
-    int64_t krt_u_warpid_;
-    int64_t krt_u_laneid_;
-    int64_t krt_u_start_;
-    int64_t krt_u_step_;
-    krt_f16 krt_u_tmp_;
-    int64_t krt_u_i_;
-    int64_t krt_u_width_;
-    krt_f16 krt_u_old_;
-    int64_t krt_u_size_;
-    krt_f16 krt_u_value_;
-    bool krt_u_full_;
-    int64_t krt_u_width_2_;
-    krt_f16 krt_u_old_2_;
-    int64_t krt_u_base_;
-    int64_t krt_u_i_2_;
-    int64_t krt_u_nwarps_;
-    krt_f16 krt_u_result_;
-    int64_t krt_u_i_3_;
-    int64_t krt_it1;
-    int64_t krt_stop2;
-    int64_t krt_step3;
-    int64_t krt_it4;
-    int64_t krt_stop5;
-    int64_t krt_step6;
-    int64_t krt_it7;
-    int64_t krt_stop8;
-    int64_t krt_step9;
-};
-
-#line 4 "max_reduce.kern"
-static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
-{
-    const krt_view arr = *(const krt_view *)krt_args[0];
-    const krt_view partials = *(const krt_view *)krt_args[1];
-    const krt_f16 init = *(const krt_f16 *)krt_args[2];
-    const bool use_init = *(const uint8_t *)krt_args[3] != 0;
-    struct max_reduce__red_f2__shared *krt_s = (struct max_reduce__red_f2__shared *)krt_b->shared;
-    struct max_reduce__red_f2__frame *krt_fr = (struct max_reduce__red_f2__frame *)krt_b->frame;
-    struct max_reduce__red_f2__frame *krt_f;
-    unsigned krt_t;
-    int krt_go;
-    int krt_br0;
-    int krt_br1;
-    krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
-    }
-#line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(krt_f16 *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-            if (krt_f->krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
-            }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip3:;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
-                }
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(krt_f16 *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    }
-    if (krt_br1) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(krt_f16 *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
-                }
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(krt_f16 *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
-#line 4 "max_reduce.kern"
-            *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
 }
@@ -5585,12 +5349,12 @@ static const krt_param max_reduce__red_i1__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_i1__kernel = {
     "max_reduce__red_i1", "max_reduce.kern", 4, max_reduce__red_i1__params,
-    max_reduce__red_i1__cpu, (const void *)max_reduce__red_i1,
+    max_reduce__red_i1__cpu, (const void *)max_reduce__red_i1__cuda,
     sizeof(struct max_reduce__red_i1__shared), sizeof(struct max_reduce__red_i1__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i1(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5613,12 +5377,12 @@ static const krt_param max_reduce__red_i2__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_i2__kernel = {
     "max_reduce__red_i2", "max_reduce.kern", 4, max_reduce__red_i2__params,
-    max_reduce__red_i2__cpu, (const void *)max_reduce__red_i2,
+    max_reduce__red_i2__cpu, (const void *)max_reduce__red_i2__cuda,
     sizeof(struct max_reduce__red_i2__shared), sizeof(struct max_reduce__red_i2__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i2(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5641,12 +5405,12 @@ static const krt_param max_reduce__red_i4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_i4__kernel = {
     "max_reduce__red_i4", "max_reduce.kern", 4, max_reduce__red_i4__params,
-    max_reduce__red_i4__cpu, (const void *)max_reduce__red_i4,
+    max_reduce__red_i4__cpu, (const void *)max_reduce__red_i4__cuda,
     sizeof(struct max_reduce__red_i4__shared), sizeof(struct max_reduce__red_i4__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i4(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5669,12 +5433,12 @@ static const krt_param max_reduce__red_i8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_i8__kernel = {
     "max_reduce__red_i8", "max_reduce.kern", 4, max_reduce__red_i8__params,
-    max_reduce__red_i8__cpu, (const void *)max_reduce__red_i8,
+    max_reduce__red_i8__cpu, (const void *)max_reduce__red_i8__cuda,
     sizeof(struct max_reduce__red_i8__shared), sizeof(struct max_reduce__red_i8__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i8(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5697,12 +5461,12 @@ static const krt_param max_reduce__red_u1__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_u1__kernel = {
     "max_reduce__red_u1", "max_reduce.kern", 4, max_reduce__red_u1__params,
-    max_reduce__red_u1__cpu, (const void *)max_reduce__red_u1,
+    max_reduce__red_u1__cpu, (const void *)max_reduce__red_u1__cuda,
     sizeof(struct max_reduce__red_u1__shared), sizeof(struct max_reduce__red_u1__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u1(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5725,12 +5489,12 @@ static const krt_param max_reduce__red_u2__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_u2__kernel = {
     "max_reduce__red_u2", "max_reduce.kern", 4, max_reduce__red_u2__params,
-    max_reduce__red_u2__cpu, (const void *)max_reduce__red_u2,
+    max_reduce__red_u2__cpu, (const void *)max_reduce__red_u2__cuda,
     sizeof(struct max_reduce__red_u2__shared), sizeof(struct max_reduce__red_u2__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u2(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5753,12 +5517,12 @@ static const krt_param max_reduce__red_u4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_u4__kernel = {
     "max_reduce__red_u4", "max_reduce.kern", 4, max_reduce__red_u4__params,
-    max_reduce__red_u4__cpu, (const void *)max_reduce__red_u4,
+    max_reduce__red_u4__cpu, (const void *)max_reduce__red_u4__cuda,
     sizeof(struct max_reduce__red_u4__shared), sizeof(struct max_reduce__red_u4__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u4(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5781,12 +5545,12 @@ static const krt_param max_reduce__red_u8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_u8__kernel = {
     "max_reduce__red_u8", "max_reduce.kern", 4, max_reduce__red_u8__params,
-    max_reduce__red_u8__cpu, (const void *)max_reduce__red_u8,
+    max_reduce__red_u8__cpu, (const void *)max_reduce__red_u8__cuda,
     sizeof(struct max_reduce__red_u8__shared), sizeof(struct max_reduce__red_u8__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u8(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5809,12 +5573,12 @@ static const krt_param max_reduce__red_f4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_f4__kernel = {
     "max_reduce__red_f4", "max_reduce.kern", 4, max_reduce__red_f4__params,
-    max_reduce__red_f4__cpu, (const void *)max_reduce__red_f4,
+    max_reduce__red_f4__cpu, (const void *)max_reduce__red_f4__cuda,
     sizeof(struct max_reduce__red_f4__shared), sizeof(struct max_reduce__red_f4__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_f4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_f4(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5837,12 +5601,12 @@ static const krt_param max_reduce__red_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_f8__kernel = {
     "max_reduce__red_f8", "max_reduce.kern", 4, max_reduce__red_f8__params,
-    max_reduce__red_f8__cpu, (const void *)max_reduce__red_f8,
+    max_reduce__red_f8__cpu, (const void *)max_reduce__red_f8__cuda,
     sizeof(struct max_reduce__red_f8__shared), sizeof(struct max_reduce__red_f8__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_f8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_f8(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5857,34 +5621,6 @@ KRT_EXTERN_C int max_reduce__red_f8__launch(krt_launch_cfg cfg, krt_array arr, k
     return krt_launch(&max_reduce__red_f8__kernel, cfg, krt_argv);
 }
 
-static const krt_param max_reduce__red_f2__params[] = {
-    {"arr", KRT_PARAM_ARRAY, KRT_FLOAT16, 1, 0},
-    {"partials", KRT_PARAM_ARRAY, KRT_FLOAT16, 1, 0},
-    {"init", KRT_PARAM_SCALAR, KRT_FLOAT16, 0, 0},
-    {"use_init", KRT_PARAM_SCALAR, KRT_BOOL, 0, 0},
-};
-KRT_EXTERN_C const krt_kernel max_reduce__red_f2__kernel = {
-    "max_reduce__red_f2", "max_reduce.kern", 4, max_reduce__red_f2__params,
-    max_reduce__red_f2__cpu, (const void *)max_reduce__red_f2__cuda,
-    sizeof(struct max_reduce__red_f2__shared), sizeof(struct max_reduce__red_f2__frame),
-    0
-};
-
-KRT_EXTERN_C int max_reduce__red_f2(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_half init, uint8_t use_init)
-{
-    krt_view krt_v0;
-    krt_view krt_v1;
-    void *krt_argv[4];
-    KRT_TRY(krt_check_array(&max_reduce__red_f2__kernel, 0, &arr, &krt_v0));
-    krt_argv[0] = &krt_v0;
-    KRT_TRY(krt_check_array(&max_reduce__red_f2__kernel, 1, &partials, &krt_v1));
-    krt_argv[1] = &krt_v1;
-    krt_argv[2] = &init;
-    use_init = (uint8_t)(use_init != 0);
-    krt_argv[3] = &use_init;
-    return krt_launch(&max_reduce__red_f2__kernel, cfg, krt_argv);
-}
-
 static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_i1__kernel,
     &max_reduce__red_i2__kernel,
@@ -5896,10 +5632,9 @@ static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_u8__kernel,
     &max_reduce__red_f4__kernel,
     &max_reduce__red_f8__kernel,
-    &max_reduce__red_f2__kernel,
 };
 KRT_EXTERN_C const krt_module krt_module_max_reduce = {
-    "max_reduce.kern", 11, krt_kernels_max_reduce
+    "max_reduce.kern", 10, krt_kernels_max_reduce
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -6053,21 +5788,6 @@ KRT_EXTERN_C int max_reduce_f8(krt_array in, double init, double *result, krt_ar
     return krt_reduce_call(&max_reduce_f8__ufunc, in, &init, result, device_result, stream);
 }
 
-/* cuda.reduce max_reduce: float16[:] */
-static const krt_ufunc_operand max_reduce_f2__operands[] = {
-    {"arr", KRT_FLOAT16, 0, 0, 0, 1, {0, 0, 0, 0}},
-};
-static const krt_ufunc max_reduce_f2__ufunc = {
-    "max_reduce", "max_reduce_f2", "float16[:]", KRT_UFUNC_REDUCE,
-    &max_reduce__red_f2__kernel, 1, 1, 0, max_reduce_f2__operands,
-    0, NULL
-};
-
-KRT_EXTERN_C int max_reduce_f2(krt_array in, krt_half init, krt_half *result, krt_array *device_result, krt_stream *stream)
-{
-    return krt_reduce_call(&max_reduce_f2__ufunc, in, &init, result, device_result, stream);
-}
-
 static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_i1__ufunc,
     &max_reduce_i2__ufunc,
@@ -6079,8 +5799,7 @@ static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_u8__ufunc,
     &max_reduce_f4__ufunc,
     &max_reduce_f8__ufunc,
-    &max_reduce_f2__ufunc,
 };
 KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_max_reduce = {
-    "max_reduce.kern", 11, krt_ufunc_list_max_reduce
+    "max_reduce.kern", 10, krt_ufunc_list_max_reduce
 };

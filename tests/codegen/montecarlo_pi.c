@@ -50,7 +50,7 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
 #line 21 "montecarlo_pi.kern"
-        ((int64_t *)hits.data)[i] = inside;
+        ((int64_t *)hits.data)[(int64_t)i] = inside;
     krt_next:;
     }
 }
@@ -69,7 +69,7 @@ KRT_EXTERN_C const krt_kernel count_inside__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_inside__launch(krt_launch_cfg cfg, krt_array states, int64_t samples, krt_array hits)
+KRT_EXTERN_C int count_inside(krt_launch_cfg cfg, krt_array states, int64_t samples, krt_array hits)
 {
     krt_view krt_v0;
     krt_view krt_v2;

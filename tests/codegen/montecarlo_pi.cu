@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 11 "montecarlo_pi.kern"
-KRT_EXTERN_C __global__ void count_inside(krt_view states, int64_t samples, krt_view hits)
+__global__ void count_inside__cuda(krt_view states, int64_t samples, krt_view hits)
 {
     int64_t i = 0;
     int64_t inside = 0;
@@ -45,7 +45,7 @@ KRT_EXTERN_C __global__ void count_inside(krt_view states, int64_t samples, krt_
         }
     }
 #line 21 "montecarlo_pi.kern"
-    ((int64_t *)hits.data)[i] = inside;
+    ((int64_t *)hits.data)[krt_wrap_index(i, hits.shape[0])] = inside;
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
@@ -93,7 +93,7 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
 #line 21 "montecarlo_pi.kern"
-        ((int64_t *)hits.data)[i] = inside;
+        ((int64_t *)hits.data)[(int64_t)i] = inside;
     krt_next:;
     }
 }
@@ -107,12 +107,12 @@ static const krt_param count_inside__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_inside__kernel = {
     "count_inside", "montecarlo_pi.kern", 3, count_inside__params,
-    count_inside__cpu, (const void *)count_inside,
+    count_inside__cpu, (const void *)count_inside__cuda,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count_inside__launch(krt_launch_cfg cfg, krt_array states, int64_t samples, krt_array hits)
+KRT_EXTERN_C int count_inside(krt_launch_cfg cfg, krt_array states, int64_t samples, krt_array hits)
 {
     krt_view krt_v0;
     krt_view krt_v2;

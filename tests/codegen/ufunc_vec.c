@@ -57,7 +57,7 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "ufunc_vec.kern"
         if (i < out.shape[0]) {
 #line 18 "ufunc_vec.kern"
-            *(float *)(out.data + i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
+            *(float *)(out.data + (int64_t)i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + (int64_t)i * a.strides[0]), *(float *)(b.data + (int64_t)i * b.strides[0]));
         }
     }
 }
@@ -119,7 +119,7 @@ static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 6 "ufunc_vec.kern"
-        *(float *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
+        *(float *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = hyp__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -181,7 +181,7 @@ static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 6 "ufunc_vec.kern"
-        *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp__f8_f8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
+        *(double *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = hyp__f8_f8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -243,7 +243,7 @@ static void scale__vec_f8_i4_f8__cpu(const krt_cpu_block *krt_b, void **krt_args
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 10 "ufunc_vec.kern"
-        *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
+        *(double *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = scale__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -305,7 +305,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 10 "ufunc_vec.kern"
-        *(int64_t *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale__i8_i8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
+        *(int64_t *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = scale__i8_i8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -324,7 +324,7 @@ KRT_EXTERN_C const krt_kernel hyp_kernel__kernel = {
     0
 };
 
-KRT_EXTERN_C int hyp_kernel__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int hyp_kernel(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -355,7 +355,7 @@ KRT_EXTERN_C const krt_kernel hyp__vec_f4__kernel = {
     0
 };
 
-KRT_EXTERN_C int hyp__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int hyp__vec_f4(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -390,7 +390,7 @@ KRT_EXTERN_C const krt_kernel hyp__vec_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int hyp__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int hyp__vec_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -425,7 +425,7 @@ KRT_EXTERN_C const krt_kernel scale__vec_f8_i4_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int scale__vec_f8_i4_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scale__vec_f8_i4_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -460,7 +460,7 @@ KRT_EXTERN_C const krt_kernel scale__vec_i8__kernel = {
     0
 };
 
-KRT_EXTERN_C int scale__vec_i8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scale__vec_i8(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;

@@ -36,7 +36,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t scale__i8_i8(int64_t x, int64_
 }
 
 #line 15 "ufunc_vec.kern"
-KRT_EXTERN_C __global__ void hyp_kernel(krt_view a, krt_view b, krt_view out)
+__global__ void hyp_kernel__cuda(krt_view a, krt_view b, krt_view out)
 {
     int64_t i = 0;
 #line 16 "ufunc_vec.kern"
@@ -44,12 +44,12 @@ KRT_EXTERN_C __global__ void hyp_kernel(krt_view a, krt_view b, krt_view out)
 #line 17 "ufunc_vec.kern"
     if (i < out.shape[0]) {
 #line 18 "ufunc_vec.kern"
-        *(float *)(out.data + i * out.strides[0]) = hyp(*(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
+        *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = hyp(*(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]), *(float *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0]));
     }
 }
 
 #line 6 "ufunc_vec.kern"
-KRT_EXTERN_C __global__ void hyp__vec_f4(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+__global__ void hyp__vec_f4__cuda(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -96,11 +96,11 @@ KRT_EXTERN_C __global__ void hyp__vec_f4(krt_view krt_u_a0_, float krt_u_s0_, kr
         krt_u_l0_ = krt_u_r_4_;
     }
 #line 6 "ufunc_vec.kern"
-    *(float *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
+    *(float *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = hyp(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
 }
 
 #line 6 "ufunc_vec.kern"
-KRT_EXTERN_C __global__ void hyp__vec_f8(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+__global__ void hyp__vec_f8__cuda(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -147,11 +147,11 @@ KRT_EXTERN_C __global__ void hyp__vec_f8(krt_view krt_u_a0_, double krt_u_s0_, k
         krt_u_l0_ = krt_u_r_4_;
     }
 #line 6 "ufunc_vec.kern"
-    *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp__f8_f8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
+    *(double *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = hyp__f8_f8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
 }
 
 #line 10 "ufunc_vec.kern"
-KRT_EXTERN_C __global__ void scale__vec_f8_i4_f8(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, int32_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+__global__ void scale__vec_f8_i4_f8__cuda(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, int32_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -198,11 +198,11 @@ KRT_EXTERN_C __global__ void scale__vec_f8_i4_f8(krt_view krt_u_a0_, double krt_
         krt_u_l0_ = krt_u_r_4_;
     }
 #line 10 "ufunc_vec.kern"
-    *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
+    *(double *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = scale(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
 }
 
 #line 10 "ufunc_vec.kern"
-KRT_EXTERN_C __global__ void scale__vec_i8(krt_view krt_u_a0_, int64_t krt_u_s0_, krt_view krt_u_a1_, int64_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+__global__ void scale__vec_i8__cuda(krt_view krt_u_a0_, int64_t krt_u_s0_, krt_view krt_u_a1_, int64_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -249,7 +249,7 @@ KRT_EXTERN_C __global__ void scale__vec_i8(krt_view krt_u_a0_, int64_t krt_u_s0_
         krt_u_l0_ = krt_u_r_4_;
     }
 #line 10 "ufunc_vec.kern"
-    *(int64_t *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale__i8_i8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
+    *(int64_t *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = scale__i8_i8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
@@ -304,7 +304,7 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "ufunc_vec.kern"
         if (i < out.shape[0]) {
 #line 18 "ufunc_vec.kern"
-            *(float *)(out.data + i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
+            *(float *)(out.data + (int64_t)i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + (int64_t)i * a.strides[0]), *(float *)(b.data + (int64_t)i * b.strides[0]));
         }
     }
 }
@@ -366,7 +366,7 @@ static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 6 "ufunc_vec.kern"
-        *(float *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
+        *(float *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = hyp__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -428,7 +428,7 @@ static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 6 "ufunc_vec.kern"
-        *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp__f8_f8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
+        *(double *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = hyp__f8_f8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -490,7 +490,7 @@ static void scale__vec_f8_i4_f8__cpu(const krt_cpu_block *krt_b, void **krt_args
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 10 "ufunc_vec.kern"
-        *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
+        *(double *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = scale__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -552,7 +552,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 10 "ufunc_vec.kern"
-        *(int64_t *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale__i8_i8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
+        *(int64_t *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = scale__i8_i8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -566,12 +566,12 @@ static const krt_param hyp_kernel__params[] = {
 };
 KRT_EXTERN_C const krt_kernel hyp_kernel__kernel = {
     "hyp_kernel", "ufunc_vec.kern", 3, hyp_kernel__params,
-    hyp_kernel__cpu, (const void *)hyp_kernel,
+    hyp_kernel__cpu, (const void *)hyp_kernel__cuda,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int hyp_kernel__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int hyp_kernel(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -597,12 +597,12 @@ static const krt_param hyp__vec_f4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel hyp__vec_f4__kernel = {
     "hyp__vec_f4", "ufunc_vec.kern", 7, hyp__vec_f4__params,
-    hyp__vec_f4__cpu, (const void *)hyp__vec_f4,
+    hyp__vec_f4__cpu, (const void *)hyp__vec_f4__cuda,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int hyp__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int hyp__vec_f4(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -632,12 +632,12 @@ static const krt_param hyp__vec_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel hyp__vec_f8__kernel = {
     "hyp__vec_f8", "ufunc_vec.kern", 7, hyp__vec_f8__params,
-    hyp__vec_f8__cpu, (const void *)hyp__vec_f8,
+    hyp__vec_f8__cpu, (const void *)hyp__vec_f8__cuda,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int hyp__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int hyp__vec_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -667,12 +667,12 @@ static const krt_param scale__vec_f8_i4_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scale__vec_f8_i4_f8__kernel = {
     "scale__vec_f8_i4_f8", "ufunc_vec.kern", 7, scale__vec_f8_i4_f8__params,
-    scale__vec_f8_i4_f8__cpu, (const void *)scale__vec_f8_i4_f8,
+    scale__vec_f8_i4_f8__cpu, (const void *)scale__vec_f8_i4_f8__cuda,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int scale__vec_f8_i4_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scale__vec_f8_i4_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -702,12 +702,12 @@ static const krt_param scale__vec_i8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scale__vec_i8__kernel = {
     "scale__vec_i8", "ufunc_vec.kern", 7, scale__vec_i8__params,
-    scale__vec_i8__cpu, (const void *)scale__vec_i8,
+    scale__vec_i8__cpu, (const void *)scale__vec_i8__cuda,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int scale__vec_i8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scale__vec_i8(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;

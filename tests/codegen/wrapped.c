@@ -21,7 +21,7 @@ static void vadd__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 9 "wrapped.kern"
         if (i < out.shape[0]) {
 #line 10 "wrapped.kern"
-            ((float *)out.data)[i] = ((float *)a.data)[i] + ((float *)b.data)[i];
+            ((float *)out.data)[(int64_t)i] = ((float *)a.data)[(int64_t)i] + ((float *)b.data)[(int64_t)i];
         }
     }
 }
@@ -39,7 +39,7 @@ static void scale__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "wrapped.kern"
         if (i < x.shape[0]) {
 #line 19 "wrapped.kern"
-            *(float *)(x.data + i * x.strides[0]) = *(float *)(x.data + i * x.strides[0]) * factor;
+            *(float *)(x.data + (int64_t)i * x.strides[0]) = *(float *)(x.data + (int64_t)i * x.strides[0]) * factor;
         }
     }
 }
@@ -58,7 +58,7 @@ KRT_EXTERN_C const krt_kernel vadd__kernel = {
     0
 };
 
-KRT_EXTERN_C int vadd__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int vadd(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -84,7 +84,7 @@ KRT_EXTERN_C const krt_kernel scale__kernel = {
     0
 };
 
-KRT_EXTERN_C int scale__launch(krt_launch_cfg cfg, krt_array x, float factor)
+KRT_EXTERN_C int scale(krt_launch_cfg cfg, krt_array x, float factor)
 {
     krt_view krt_v0;
     void *krt_argv[2];

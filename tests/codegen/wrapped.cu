@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 7 "wrapped.kern"
-KRT_EXTERN_C __global__ void vadd(krt_view a, krt_view b, krt_view out)
+__global__ void vadd__cuda(krt_view a, krt_view b, krt_view out)
 {
     int64_t i = 0;
 #line 8 "wrapped.kern"
@@ -16,12 +16,12 @@ KRT_EXTERN_C __global__ void vadd(krt_view a, krt_view b, krt_view out)
 #line 9 "wrapped.kern"
     if (i < out.shape[0]) {
 #line 10 "wrapped.kern"
-        ((float *)out.data)[i] = ((float *)a.data)[i] + ((float *)b.data)[i];
+        ((float *)out.data)[krt_wrap_index(i, out.shape[0])] = ((float *)a.data)[krt_wrap_index(i, a.shape[0])] + ((float *)b.data)[krt_wrap_index(i, b.shape[0])];
     }
 }
 
 #line 16 "wrapped.kern"
-KRT_EXTERN_C __global__ void scale(krt_view x, float factor)
+__global__ void scale__cuda(krt_view x, float factor)
 {
     int64_t i = 0;
 #line 17 "wrapped.kern"
@@ -29,7 +29,7 @@ KRT_EXTERN_C __global__ void scale(krt_view x, float factor)
 #line 18 "wrapped.kern"
     if (i < x.shape[0]) {
 #line 19 "wrapped.kern"
-        *(float *)(x.data + i * x.strides[0]) = *(float *)(x.data + i * x.strides[0]) * factor;
+        *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) * factor;
     }
 }
 
@@ -49,7 +49,7 @@ static void vadd__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 9 "wrapped.kern"
         if (i < out.shape[0]) {
 #line 10 "wrapped.kern"
-            ((float *)out.data)[i] = ((float *)a.data)[i] + ((float *)b.data)[i];
+            ((float *)out.data)[(int64_t)i] = ((float *)a.data)[(int64_t)i] + ((float *)b.data)[(int64_t)i];
         }
     }
 }
@@ -67,7 +67,7 @@ static void scale__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "wrapped.kern"
         if (i < x.shape[0]) {
 #line 19 "wrapped.kern"
-            *(float *)(x.data + i * x.strides[0]) = *(float *)(x.data + i * x.strides[0]) * factor;
+            *(float *)(x.data + (int64_t)i * x.strides[0]) = *(float *)(x.data + (int64_t)i * x.strides[0]) * factor;
         }
     }
 }
@@ -81,12 +81,12 @@ static const krt_param vadd__params[] = {
 };
 KRT_EXTERN_C const krt_kernel vadd__kernel = {
     "vadd", "wrapped.kern", 3, vadd__params,
-    vadd__cpu, (const void *)vadd,
+    vadd__cpu, (const void *)vadd__cuda,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int vadd__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int vadd(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -107,12 +107,12 @@ static const krt_param scale__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scale__kernel = {
     "scale", "wrapped.kern", 2, scale__params,
-    scale__cpu, (const void *)scale,
+    scale__cpu, (const void *)scale__cuda,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int scale__launch(krt_launch_cfg cfg, krt_array x, float factor)
+KRT_EXTERN_C int scale(krt_launch_cfg cfg, krt_array x, float factor)
 {
     krt_view krt_v0;
     void *krt_argv[2];
