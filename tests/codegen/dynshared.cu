@@ -28,6 +28,7 @@ __global__ void reverse_blocks__cuda(krt_view a)
     __syncthreads();
 #line 14 "dynshared.kern"
     *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]) = buf[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)n), 1), ((int64_t)tx)), (int64_t)(krt_dynamic_smem_bytes() / sizeof(float)))];
+#line 32 "dynshared.cu"
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
@@ -48,6 +49,7 @@ static void reverse_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct reverse_blocks__frame *krt_f;
     unsigned krt_t;
     krt_dim3 krt_tid;
+#line 53 "dynshared.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
@@ -67,11 +69,13 @@ static void reverse_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 13 "dynshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 73 "dynshared.cu"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 14 "dynshared.kern"
         *(float *)(a.data + krt_wrap_index(krt_f->i, a.shape[0]) * a.strides[0]) = buf[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->n), 1), ((int64_t)krt_f->tx)), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))];
+#line 79 "dynshared.cu"
     }
 }
 

@@ -177,6 +177,7 @@ static void floatops__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 3 * out32.strides[1]) = krt_powi_f32(v, 3);
 #line 72 "e2e_arith.kern"
         *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 4 * out32.strides[1]) = krt_mod_f32(v, (-0.75f));
+#line 181 "e2e_arith.c"
     krt_next:;
     }
 }

@@ -60,6 +60,7 @@ static void scale3__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
+#line 64 "e2e_arrays.c"
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t x = 0;
         int64_t y = 0;
@@ -83,6 +84,7 @@ static void scale3__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((z < out.shape[0]) && (y < out.shape[1])) && (x < out.shape[2])) {
 #line 18 "e2e_arrays.kern"
             ((double *)out.data)[(krt_wrap_index(z, out.shape[0]) * out.shape[1] + krt_wrap_index(y, out.shape[1])) * out.shape[2] + krt_wrap_index(x, out.shape[2])] = (((*(double *)(a.data + krt_wrap_index(z, a.shape[0]) * a.strides[0] + krt_wrap_index(y, a.shape[1]) * a.strides[1] + krt_wrap_index(x, a.shape[2]) * a.strides[2]) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + krt_wrap_index(z, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + 0 * a.strides[2]) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
+#line 88 "e2e_arrays.c"
         }
     }
 }

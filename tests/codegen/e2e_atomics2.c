@@ -165,6 +165,7 @@ static void nans__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 169 "e2e_atomics2.c"
 struct shared_atomics__shared {
     int32_t s[4];
 };
@@ -190,6 +191,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+#line 195 "e2e_atomics2.c"
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 74 "e2e_atomics2.kern"
@@ -221,12 +223,14 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+#line 227 "e2e_atomics2.c"
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 84 "e2e_atomics2.kern"
         if (((int64_t)krt_f->t) < 4) {
 #line 85 "e2e_atomics2.kern"
             *(int32_t *)(out.data + krt_wrap_index(krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)krt_f->t)), out.shape[0]) * out.strides[0]) = krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 4)];
+#line 234 "e2e_atomics2.c"
         }
     }
 }

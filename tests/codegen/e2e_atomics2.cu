@@ -167,6 +167,7 @@ __global__ void shared_atomics__cuda(krt_view vals, krt_view out)
     if (((int64_t)t) < 4) {
 #line 85 "e2e_atomics2.kern"
         *(int32_t *)(out.data + krt_wrap_index(krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)blockIdx.x))), ((int64_t)t)), out.shape[0]) * out.strides[0]) = s[krt_wrap_index(((int64_t)t), 4)];
+#line 171 "e2e_atomics2.cu"
     }
 }
 
@@ -330,6 +331,7 @@ static void nans__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 335 "e2e_atomics2.cu"
 struct shared_atomics__shared {
     int32_t s[4];
 };
@@ -355,6 +357,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+#line 361 "e2e_atomics2.cu"
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 74 "e2e_atomics2.kern"
@@ -386,12 +389,14 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+#line 393 "e2e_atomics2.cu"
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 84 "e2e_atomics2.kern"
         if (((int64_t)krt_f->t) < 4) {
 #line 85 "e2e_atomics2.kern"
             *(int32_t *)(out.data + krt_wrap_index(krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)krt_f->t)), out.shape[0]) * out.strides[0]) = krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 4)];
+#line 400 "e2e_atomics2.cu"
         }
     }
 }

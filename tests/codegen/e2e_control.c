@@ -137,6 +137,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 141 "e2e_control.c"
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
             else if (krt_f->krt_state == KRT_MASKED(1))
@@ -151,6 +152,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 156 "e2e_control.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_MASKED(1))
             krt_f->krt_state = KRT_RUNNING;
@@ -165,6 +167,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->p = *(float *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
 #line 32 "e2e_control.kern"
             *(float *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]) = neg ? (-(krt_f->p * 2.0f)) : (krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] + krt_f->p);
+#line 171 "e2e_control.c"
         }
     }
 }

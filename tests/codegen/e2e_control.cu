@@ -62,6 +62,7 @@ __global__ void flags__cuda(krt_view x, bool neg, int64_t n)
         p = *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]);
 #line 32 "e2e_control.kern"
         *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = neg ? (-(p * 2.0f)) : (s[krt_wrap_index(((int64_t)t), 64)] + p);
+#line 66 "e2e_control.cu"
     }
 }
 
@@ -197,6 +198,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 202 "e2e_control.cu"
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
             else if (krt_f->krt_state == KRT_MASKED(1))
@@ -211,6 +213,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 217 "e2e_control.cu"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_MASKED(1))
             krt_f->krt_state = KRT_RUNNING;
@@ -225,6 +228,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->p = *(float *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
 #line 32 "e2e_control.kern"
             *(float *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]) = neg ? (-(krt_f->p * 2.0f)) : (krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] + krt_f->p);
+#line 232 "e2e_control.cu"
         }
     }
 }

@@ -47,6 +47,7 @@ static inline KRT_MAYBE_UNUSED int64_t via__cpu(const krt_cpu_block *krt_b, krt_
     return counter__cpu(krt_b, krt_tid, krt_dsh_counter, 1, v);
 }
 
+#line 51 "e2e_devshared.c"
 struct own_and_via__dshared {
     int64_t mine[64];
 };
@@ -68,6 +69,7 @@ static inline KRT_MAYBE_UNUSED int64_t own_and_via__cpu(const krt_cpu_block *krt
     return via__cpu(krt_b, krt_tid, krt_dsh_counter, krt_sub_i64((*(int64_t *)krt_cpu_pick(krt_b, (void *)&krt_dsh_own_and_via->mine[krt_ck_cpu(((int64_t)t), 64, 0, "e2e_devshared.kern", 36, krt_b, krt_tid)], &krt_sinkv)), v));
 }
 
+#line 73 "e2e_devshared.c"
 struct count_blocks__shared {
     struct counter__dshared krt_dsh_counter;
     struct own_and_via__dshared krt_dsh_own_and_via;
@@ -142,6 +144,7 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 148 "e2e_devshared.c"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
@@ -282,6 +285,7 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     return acc;
 }
 
+#line 289 "e2e_devshared.c"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -312,6 +316,7 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
+#line 320 "e2e_devshared.c"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
@@ -321,6 +326,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
+#line 330 "e2e_devshared.c"
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -331,6 +337,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
             *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
+#line 341 "e2e_devshared.c"
         }
     }
 }

@@ -197,6 +197,7 @@ __global__ void no_barrier__cuda(krt_view x, krt_view out)
     if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
         *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = scratch(*(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
+#line 201 "e2e_devshared.cu"
     }
 }
 
@@ -242,6 +243,7 @@ static inline KRT_MAYBE_UNUSED int64_t via__cpu(const krt_cpu_block *krt_b, krt_
     return counter__cpu(krt_b, krt_tid, krt_dsh_counter, 1, v);
 }
 
+#line 247 "e2e_devshared.cu"
 struct own_and_via__dshared {
     int64_t mine[64];
 };
@@ -263,6 +265,7 @@ static inline KRT_MAYBE_UNUSED int64_t own_and_via__cpu(const krt_cpu_block *krt
     return via__cpu(krt_b, krt_tid, krt_dsh_counter, krt_sub_i64((*(int64_t *)krt_cpu_pick(krt_b, (void *)&krt_dsh_own_and_via->mine[krt_ck_cpu(((int64_t)t), 64, 0, "e2e_devshared.kern", 36, krt_b, krt_tid)], &krt_sinkv)), v));
 }
 
+#line 269 "e2e_devshared.cu"
 struct count_blocks__shared {
     struct counter__dshared krt_dsh_counter;
     struct own_and_via__dshared krt_dsh_own_and_via;
@@ -337,6 +340,7 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 344 "e2e_devshared.cu"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
@@ -477,6 +481,7 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     return acc;
 }
 
+#line 485 "e2e_devshared.cu"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -507,6 +512,7 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
+#line 516 "e2e_devshared.cu"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
@@ -516,6 +522,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
+#line 526 "e2e_devshared.cu"
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -526,6 +533,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
             *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
+#line 537 "e2e_devshared.cu"
         }
     }
 }

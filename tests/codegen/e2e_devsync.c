@@ -365,6 +365,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 369 "e2e_devsync.c"
 struct shuffle__shared {
     int32_t rotate__buf[128];
 };
@@ -407,6 +408,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int krt_go;
     int krt_br0;
     int krt_br1;
+#line 412 "e2e_devsync.c"
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     unsigned krt_w, krt_wn, krt_l;
     uint32_t krt_act;
@@ -534,6 +536,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
+#line 540 "e2e_devsync.c"
             continue;
 #line 49 "e2e_devsync.kern"
         krt_s->rotate__buf[krt_wrap_index(((int64_t)krt_f->rotate__t), 128)] = krt_f->rotate__x;
@@ -588,6 +591,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
+#line 595 "e2e_devsync.c"
     }
     if (krt_br0) {
 #line 78 "e2e_devsync.kern"
@@ -601,6 +605,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         /* device function warp_sum, inlined */
         KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 609 "e2e_devsync.c"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -695,6 +700,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 704 "e2e_devsync.c"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
@@ -709,6 +715,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)counts.data)[krt_wrap_index(krt_mul_i64(2, krt_f->i), counts.shape[0])] = -5;
         }
     }
+#line 719 "e2e_devsync.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_MASKED(1))
@@ -717,11 +724,13 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 81 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+#line 728 "e2e_devsync.c"
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 81 "e2e_devsync.kern"
         krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])]), 50);
         krt_f->krt_ret4 = 0;
+#line 734 "e2e_devsync.c"
     }
     /* device function count_positive, inlined */
 #line 58 "e2e_devsync.kern"
@@ -772,11 +781,13 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 #line 82 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 785 "e2e_devsync.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 82 "e2e_devsync.kern"
         krt_f->fence__a = a;
+#line 791 "e2e_devsync.c"
         krt_f->fence__i = krt_f->i;
     }
     /* device function fence, inlined */
@@ -796,6 +807,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 811 "e2e_devsync.c"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param reduce__params[] = {

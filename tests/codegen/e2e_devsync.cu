@@ -173,6 +173,7 @@ __global__ void shuffle__cuda(krt_view a, krt_view out, krt_view counts)
     ((int32_t *)counts.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(2, i), 1), counts.shape[0])] = (int32_t)count_positive(krt_sub_i64(((int64_t)((int32_t *)a.data)[krt_wrap_index(i, a.shape[0])]), 50));
 #line 82 "e2e_devsync.kern"
     fence(a, i);
+#line 177 "e2e_devsync.cu"
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
@@ -535,6 +536,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 540 "e2e_devsync.cu"
 struct shuffle__shared {
     int32_t rotate__buf[128];
 };
@@ -577,6 +579,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int krt_go;
     int krt_br0;
     int krt_br1;
+#line 583 "e2e_devsync.cu"
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     unsigned krt_w, krt_wn, krt_l;
     uint32_t krt_act;
@@ -704,6 +707,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
+#line 711 "e2e_devsync.cu"
             continue;
 #line 49 "e2e_devsync.kern"
         krt_s->rotate__buf[krt_wrap_index(((int64_t)krt_f->rotate__t), 128)] = krt_f->rotate__x;
@@ -758,6 +762,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
+#line 766 "e2e_devsync.cu"
     }
     if (krt_br0) {
 #line 78 "e2e_devsync.kern"
@@ -771,6 +776,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         /* device function warp_sum, inlined */
         KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 780 "e2e_devsync.cu"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -865,6 +871,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 875 "e2e_devsync.cu"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
@@ -879,6 +886,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)counts.data)[krt_wrap_index(krt_mul_i64(2, krt_f->i), counts.shape[0])] = -5;
         }
     }
+#line 890 "e2e_devsync.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_MASKED(1))
@@ -887,11 +895,13 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 81 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+#line 899 "e2e_devsync.cu"
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 81 "e2e_devsync.kern"
         krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])]), 50);
         krt_f->krt_ret4 = 0;
+#line 905 "e2e_devsync.cu"
     }
     /* device function count_positive, inlined */
 #line 58 "e2e_devsync.kern"
@@ -942,11 +952,13 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 #line 82 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 956 "e2e_devsync.cu"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 82 "e2e_devsync.kern"
         krt_f->fence__a = a;
+#line 962 "e2e_devsync.cu"
         krt_f->fence__i = krt_f->i;
     }
     /* device function fence, inlined */
@@ -966,6 +978,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 982 "e2e_devsync.cu"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param reduce__params[] = {

@@ -176,6 +176,7 @@ static void jacobi__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 180 "e2e_gridsync.c"
 struct grid_scan__shared {
     int64_t sm[64];
 };
@@ -216,6 +217,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 221 "e2e_gridsync.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -285,6 +287,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 291 "e2e_gridsync.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -298,6 +301,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* this_grid().sync(): every block of the grid reaches this point */
     *krt_b->resume = 1;
     return;
+#line 305 "e2e_gridsync.c"
 case 1:;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -310,6 +314,7 @@ case 1:;
         krt_f->krt_stop2 = ((int32_t)krt_b->block_idx.x);
         krt_f->krt_step3 = 1;
         for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
+#line 318 "e2e_gridsync.c"
             krt_f->b = krt_f->krt_it1;
 #line 52 "e2e_gridsync.kern"
             krt_f->off = krt_add_i64(krt_f->off, ((int64_t *)partial.data)[krt_wrap_index(((int64_t)krt_f->b), partial.shape[0])]);
@@ -318,6 +323,7 @@ case 1:;
         if (krt_f->i < x.shape[0]) {
 #line 54 "e2e_gridsync.kern"
             ((int64_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])] = krt_add_i64(krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)], krt_f->off);
+#line 327 "e2e_gridsync.c"
         }
     }
     }

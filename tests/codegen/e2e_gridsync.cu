@@ -136,6 +136,7 @@ __global__ void grid_scan__cuda(krt_view x, krt_view partial, krt_view out)
     krt_stop2 = ((int32_t)blockIdx.x);
     krt_step3 = 1;
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+#line 140 "e2e_gridsync.cu"
         b = krt_it1;
 #line 52 "e2e_gridsync.kern"
         off = krt_add_i64(off, ((int64_t *)partial.data)[krt_wrap_index(((int64_t)b), partial.shape[0])]);
@@ -144,6 +145,7 @@ __global__ void grid_scan__cuda(krt_view x, krt_view partial, krt_view out)
     if (i < x.shape[0]) {
 #line 54 "e2e_gridsync.kern"
         ((int64_t *)out.data)[krt_wrap_index(i, out.shape[0])] = krt_add_i64(sm[krt_wrap_index(((int64_t)t), 64)], off);
+#line 149 "e2e_gridsync.cu"
     }
 }
 
@@ -318,6 +320,7 @@ static void jacobi__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 324 "e2e_gridsync.cu"
 struct grid_scan__shared {
     int64_t sm[64];
 };
@@ -358,6 +361,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 365 "e2e_gridsync.cu"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -427,6 +431,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 435 "e2e_gridsync.cu"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -440,6 +445,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* this_grid().sync(): every block of the grid reaches this point */
     *krt_b->resume = 1;
     return;
+#line 449 "e2e_gridsync.cu"
 case 1:;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -452,6 +458,7 @@ case 1:;
         krt_f->krt_stop2 = ((int32_t)krt_b->block_idx.x);
         krt_f->krt_step3 = 1;
         for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
+#line 462 "e2e_gridsync.cu"
             krt_f->b = krt_f->krt_it1;
 #line 52 "e2e_gridsync.kern"
             krt_f->off = krt_add_i64(krt_f->off, ((int64_t *)partial.data)[krt_wrap_index(((int64_t)krt_f->b), partial.shape[0])]);
@@ -460,6 +467,7 @@ case 1:;
         if (krt_f->i < x.shape[0]) {
 #line 54 "e2e_gridsync.kern"
             ((int64_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])] = krt_add_i64(krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)], krt_f->off);
+#line 471 "e2e_gridsync.cu"
         }
     }
     }

@@ -120,6 +120,7 @@ static void fast__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     krt_dim3 krt_tid;
+#line 124 "e2e_options.c"
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
 #line 40 "e2e_options.kern"
@@ -128,6 +129,7 @@ static void fast__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < x.shape[0]) {
 #line 42 "e2e_options.kern"
             ((float *)x.data)[krt_wrap_index(i, x.shape[0])] = (float)((((double)expf(((float *)x.data)[krt_wrap_index(i, x.shape[0])])) / ((double)x.shape[0])) + ((double)(sinf(((float *)x.data)[krt_wrap_index(i, x.shape[0])]) / 3.0f)));
+#line 133 "e2e_options.c"
         }
     }
 }

@@ -103,6 +103,7 @@ __global__ void fast__cuda(krt_view x)
     if (i < x.shape[0]) {
 #line 42 "e2e_options.kern"
         ((float *)x.data)[krt_wrap_index(i, x.shape[0])] = (float)((((double)__expf(((float *)x.data)[krt_wrap_index(i, x.shape[0])])) / ((double)x.shape[0])) + ((double)__fdividef(__sinf(((float *)x.data)[krt_wrap_index(i, x.shape[0])]), 3.0f)));
+#line 107 "e2e_options.cu"
     }
 }
 
@@ -209,6 +210,7 @@ static void fast__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     krt_dim3 krt_tid;
+#line 214 "e2e_options.cu"
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
 #line 40 "e2e_options.kern"
@@ -217,6 +219,7 @@ static void fast__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < x.shape[0]) {
 #line 42 "e2e_options.kern"
             ((float *)x.data)[krt_wrap_index(i, x.shape[0])] = (float)((((double)expf(((float *)x.data)[krt_wrap_index(i, x.shape[0])])) / ((double)x.shape[0])) + ((double)(sinf(((float *)x.data)[krt_wrap_index(i, x.shape[0])]) / 3.0f)));
+#line 223 "e2e_options.cu"
         }
     }
 }

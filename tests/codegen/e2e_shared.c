@@ -16,6 +16,7 @@ static inline KRT_MAYBE_UNUSED float combine__cpu(const krt_cpu_block *krt_b, kr
     return a + b;
 }
 
+#line 20 "e2e_shared.c"
 struct block_sum__shared {
     float s[1024];
 };
@@ -131,6 +132,7 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
+#line 136 "e2e_shared.c"
 struct scan__shared {
     int64_t sh[256];
 };
@@ -256,6 +258,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 262 "e2e_shared.c"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
@@ -312,6 +315,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 319 "e2e_shared.c"
 struct dyn_local__frame {
     int krt_state;
     double tmp[4];
@@ -343,6 +347,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+#line 351 "e2e_shared.c"
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 73 "e2e_shared.kern"
@@ -374,6 +379,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f->krt_stop5 = 4;
         krt_f->krt_step6 = 1;
         for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+#line 383 "e2e_shared.c"
             krt_f->k_2 = krt_f->krt_it4;
 #line 81 "e2e_shared.kern"
             krt_f->acc = krt_f->acc + (krt_f->tmp[krt_wrap_index(krt_f->k_2, 4)] * ((double)krt_add_i64(krt_f->k_2, 1)));
@@ -382,6 +388,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
             *(double *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
+#line 392 "e2e_shared.c"
         }
     }
 }

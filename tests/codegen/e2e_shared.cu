@@ -161,6 +161,7 @@ __global__ void dyn_local__cuda(krt_view x, krt_view out)
     int64_t krt_step3 = 0;
     int64_t krt_it4 = 0;
     int64_t krt_stop5 = 0;
+#line 165 "e2e_shared.cu"
     int64_t krt_step6 = 0;
 #line 73 "e2e_shared.kern"
     t = (int32_t)threadIdx.x;
@@ -186,6 +187,7 @@ __global__ void dyn_local__cuda(krt_view x, krt_view out)
     krt_stop5 = 4;
     krt_step6 = 1;
     for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+#line 191 "e2e_shared.cu"
         k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
         acc = acc + (tmp[krt_wrap_index(k_2, 4)] * ((double)krt_add_i64(k_2, 1)));
@@ -194,6 +196,7 @@ __global__ void dyn_local__cuda(krt_view x, krt_view out)
     if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
         *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_dynamic_smem_bytes() / sizeof(double)))];
+#line 200 "e2e_shared.cu"
     }
 }
 
@@ -208,6 +211,7 @@ static inline KRT_MAYBE_UNUSED float combine__cpu(const krt_cpu_block *krt_b, kr
     return a + b;
 }
 
+#line 215 "e2e_shared.cu"
 struct block_sum__shared {
     float s[1024];
 };
@@ -323,6 +327,7 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
+#line 331 "e2e_shared.cu"
 struct scan__shared {
     int64_t sh[256];
 };
@@ -448,6 +453,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 457 "e2e_shared.cu"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
@@ -504,6 +510,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 514 "e2e_shared.cu"
 struct dyn_local__frame {
     int krt_state;
     double tmp[4];
@@ -535,6 +542,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+#line 546 "e2e_shared.cu"
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 73 "e2e_shared.kern"
@@ -566,6 +574,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f->krt_stop5 = 4;
         krt_f->krt_step6 = 1;
         for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+#line 578 "e2e_shared.cu"
             krt_f->k_2 = krt_f->krt_it4;
 #line 81 "e2e_shared.kern"
             krt_f->acc = krt_f->acc + (krt_f->tmp[krt_wrap_index(krt_f->k_2, 4)] * ((double)krt_add_i64(krt_f->k_2, 1)));
@@ -574,6 +583,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
             *(double *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
+#line 587 "e2e_shared.cu"
         }
     }
 }

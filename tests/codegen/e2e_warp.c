@@ -131,6 +131,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 135 "e2e_warp.c"
 struct ballot_count__frame {
     int krt_state;
     int64_t i;
@@ -203,6 +204,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 208 "e2e_warp.c"
 struct match_keys__frame {
     int krt_state;
     int64_t i;
@@ -319,6 +321,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 325 "e2e_warp.c"
 struct divergent__frame {
     int krt_state;
     int64_t i;
@@ -453,6 +456,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
             else if (krt_f->krt_state == KRT_MASKED(1))
+#line 460 "e2e_warp.c"
                 krt_f->krt_state = KRT_RUNNING;
         }
 #line 49 "e2e_warp.kern"
@@ -505,6 +509,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_src = krt_l;
                 krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
             }
+#line 513 "e2e_warp.c"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -545,6 +550,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 continue;
             krt_src = (int64_t)krt_l - (int64_t)(uint32_t)krt_f->krt_warp4_arg;
             if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & krt_f->krt_warp4_mask) >> krt_src & 1u))
+#line 554 "e2e_warp.c"
                 krt_src = krt_l;
             krt_f->up = krt_fr[krt_w + krt_src].krt_warp4_val;
         }
@@ -578,6 +584,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
             krt_f = &krt_fr[krt_w + krt_l];
             if (!(krt_act >> krt_l & 1u))
+#line 588 "e2e_warp.c"
                 continue;
             krt_f->al = ((krt_act & krt_f->krt_warp5_mask) & ~krt_bal) == 0;
         }
@@ -603,6 +610,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
             krt_f = &krt_fr[krt_w + krt_l];
+#line 614 "e2e_warp.c"
             if (!(krt_act >> krt_l & 1u))
                 continue;
             krt_f->an = ((krt_act & krt_f->krt_warp6_mask) & krt_bal) != 0;
@@ -628,6 +636,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp7_val != 0) << krt_l;
         }
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+#line 640 "e2e_warp.c"
             krt_f = &krt_fr[krt_w + krt_l];
             if (!(krt_act >> krt_l & 1u))
                 continue;
@@ -643,6 +652,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 656 "e2e_warp.c"
 struct block_votes__frame {
     int krt_state;
     int32_t t;
@@ -661,6 +671,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
+#line 675 "e2e_warp.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
@@ -686,6 +697,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
+#line 701 "e2e_warp.c"
         krt_f->c = (int32_t)krt_red;
     }
 #line 65 "e2e_warp.kern"
@@ -702,6 +714,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
+#line 718 "e2e_warp.c"
             continue;
         krt_f->a = (int32_t)(krt_red == krt_nred);
     }
@@ -711,6 +724,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
+#line 728 "e2e_warp.c"
             continue;
 #line 66 "e2e_warp.kern"
         krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)krt_f->t), x.shape[0])]) > 100))) != 0;
@@ -718,6 +732,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+#line 736 "e2e_warp.c"
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
         krt_f->o = (int32_t)(krt_red != 0);
@@ -734,6 +749,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1), out.shape[0])] = krt_f->a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2), out.shape[0])] = krt_f->o;
+#line 753 "e2e_warp.c"
         }
     }
 }

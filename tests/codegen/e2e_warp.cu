@@ -165,6 +165,7 @@ __global__ void block_votes__cuda(krt_view x, krt_view out)
         ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)blockIdx.x))), 1), out.shape[0])] = a;
 #line 70 "e2e_warp.kern"
         ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)blockIdx.x))), 2), out.shape[0])] = o;
+#line 169 "e2e_warp.cu"
     }
 }
 
@@ -282,6 +283,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 287 "e2e_warp.cu"
 struct ballot_count__frame {
     int krt_state;
     int64_t i;
@@ -354,6 +356,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 360 "e2e_warp.cu"
 struct match_keys__frame {
     int krt_state;
     int64_t i;
@@ -470,6 +473,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 477 "e2e_warp.cu"
 struct divergent__frame {
     int krt_state;
     int64_t i;
@@ -604,6 +608,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
             else if (krt_f->krt_state == KRT_MASKED(1))
+#line 612 "e2e_warp.cu"
                 krt_f->krt_state = KRT_RUNNING;
         }
 #line 49 "e2e_warp.kern"
@@ -656,6 +661,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_src = krt_l;
                 krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
             }
+#line 665 "e2e_warp.cu"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -696,6 +702,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 continue;
             krt_src = (int64_t)krt_l - (int64_t)(uint32_t)krt_f->krt_warp4_arg;
             if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & krt_f->krt_warp4_mask) >> krt_src & 1u))
+#line 706 "e2e_warp.cu"
                 krt_src = krt_l;
             krt_f->up = krt_fr[krt_w + krt_src].krt_warp4_val;
         }
@@ -729,6 +736,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
             krt_f = &krt_fr[krt_w + krt_l];
             if (!(krt_act >> krt_l & 1u))
+#line 740 "e2e_warp.cu"
                 continue;
             krt_f->al = ((krt_act & krt_f->krt_warp5_mask) & ~krt_bal) == 0;
         }
@@ -754,6 +762,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
             krt_f = &krt_fr[krt_w + krt_l];
+#line 766 "e2e_warp.cu"
             if (!(krt_act >> krt_l & 1u))
                 continue;
             krt_f->an = ((krt_act & krt_f->krt_warp6_mask) & krt_bal) != 0;
@@ -779,6 +788,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp7_val != 0) << krt_l;
         }
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+#line 792 "e2e_warp.cu"
             krt_f = &krt_fr[krt_w + krt_l];
             if (!(krt_act >> krt_l & 1u))
                 continue;
@@ -794,6 +804,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 808 "e2e_warp.cu"
 struct block_votes__frame {
     int krt_state;
     int32_t t;
@@ -812,6 +823,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
+#line 827 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
@@ -837,6 +849,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
+#line 853 "e2e_warp.cu"
         krt_f->c = (int32_t)krt_red;
     }
 #line 65 "e2e_warp.kern"
@@ -853,6 +866,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
+#line 870 "e2e_warp.cu"
             continue;
         krt_f->a = (int32_t)(krt_red == krt_nred);
     }
@@ -862,6 +876,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
+#line 880 "e2e_warp.cu"
             continue;
 #line 66 "e2e_warp.kern"
         krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)krt_f->t), x.shape[0])]) > 100))) != 0;
@@ -869,6 +884,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+#line 888 "e2e_warp.cu"
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
         krt_f->o = (int32_t)(krt_red != 0);
@@ -885,6 +901,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1), out.shape[0])] = krt_f->a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2), out.shape[0])] = krt_f->o;
+#line 905 "e2e_warp.cu"
         }
     }
 }

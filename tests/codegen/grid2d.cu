@@ -32,6 +32,7 @@ __global__ void axpy2d__cuda(krt_view out, krt_view a, krt_view b, double alpha)
     if ((row < out.shape[0]) && (col < out.shape[1])) {
 #line 9 "grid2d.kern"
         *(double *)(out.data + krt_wrap_index(row, out.shape[0]) * out.strides[0] + krt_wrap_index(col, out.shape[1]) * out.strides[1]) = (alpha * *(double *)(a.data + krt_wrap_index(row, a.shape[0]) * a.strides[0] + krt_wrap_index(col, a.shape[1]) * a.strides[1])) + *(double *)(b.data + krt_wrap_index(row, b.shape[0]) * b.strides[0] + krt_wrap_index(col, b.shape[1]) * b.strides[1]);
+#line 36 "grid2d.cu"
     }
 }
 
@@ -42,6 +43,7 @@ static void axpy2d__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view a = *(const krt_view *)krt_args[1];
+#line 47 "grid2d.cu"
     const krt_view b = *(const krt_view *)krt_args[2];
     const double alpha = *(const double *)krt_args[3];
     krt_dim3 krt_tid;
@@ -56,6 +58,7 @@ static void axpy2d__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if ((row < out.shape[0]) && (col < out.shape[1])) {
 #line 9 "grid2d.kern"
             *(double *)(out.data + krt_wrap_index(row, out.shape[0]) * out.strides[0] + krt_wrap_index(col, out.shape[1]) * out.strides[1]) = (alpha * *(double *)(a.data + krt_wrap_index(row, a.shape[0]) * a.strides[0] + krt_wrap_index(col, a.shape[1]) * a.strides[1])) + *(double *)(b.data + krt_wrap_index(row, b.shape[0]) * b.strides[0] + krt_wrap_index(col, b.shape[1]) * b.strides[1]);
+#line 62 "grid2d.cu"
         }
     }
 }

@@ -13,6 +13,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
     const float a = *(const float *)krt_args[2];
+#line 17 "gridstride.c"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t start = 0;
@@ -28,6 +29,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 10 "gridstride.kern"
         krt_it1 = start;
         krt_stop2 = x.shape[0];
+#line 33 "gridstride.c"
         krt_step3 = stride;
         if (krt_step3 == 0) {
             goto krt_next;
@@ -36,6 +38,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
             i = krt_it1;
 #line 11 "gridstride.kern"
             *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]) = (a * *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0])) + *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]);
+#line 42 "gridstride.c"
         }
     krt_next:;
     }

@@ -42,6 +42,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
     *krt_b->resume = 0;
     switch (krt_rp) {
     default:
+#line 46 "gridsync.c"
         krt_cpu_fail(krt_b, KRT_EINTERNAL, "bad resume point");
         return;
     case 0:
@@ -86,6 +87,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (!krt_go)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 91 "gridsync.c"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -115,6 +117,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *krt_b->resume = 1;
         return;
     case 1:;
+#line 121 "gridsync.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state != KRT_RUNNING)
@@ -123,6 +126,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it4 = krt_f->start;
             krt_f->krt_stop5 = krt_f->n;
             krt_f->krt_step6 = krt_f->stride;
+#line 130 "gridsync.c"
             if (krt_f->krt_step6 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip5;
@@ -132,10 +136,12 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 24 "gridsync.kern"
                 ((double *)u.data)[krt_wrap_index(krt_f->k_2, u.shape[0])] = ((double *)tmp.data)[krt_wrap_index(krt_f->k_2, tmp.shape[0])];
             }
+#line 140 "gridsync.c"
         krt_skip5:;
         }
 #line 25 "gridsync.kern"
         /* this_grid().sync(): every block of the grid reaches this point */
+#line 145 "gridsync.c"
         *krt_b->resume = 2;
         return;
     case 2:;

@@ -25,6 +25,7 @@ __global__ void diffuse__cuda(krt_view u, krt_view tmp, int32_t steps, double al
     int64_t krt_stop5 = 0;
     int64_t krt_step6 = 0;
     int32_t krt_it7 = 0;
+#line 29 "gridsync.cu"
     int32_t krt_stop8 = 0;
     int32_t krt_step9 = 0;
     (void)s;
@@ -64,6 +65,7 @@ __global__ void diffuse__cuda(krt_view u, krt_view tmp, int32_t steps, double al
         krt_it4 = start;
         krt_stop5 = n;
         krt_step6 = stride;
+#line 69 "gridsync.cu"
         if (krt_step6 == 0) {
             return;
         }
@@ -74,6 +76,7 @@ __global__ void diffuse__cuda(krt_view u, krt_view tmp, int32_t steps, double al
         }
 #line 25 "gridsync.kern"
         cooperative_groups::this_grid().sync();
+#line 80 "gridsync.cu"
     }
 }
 
@@ -114,6 +117,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
     *krt_b->resume = 0;
     switch (krt_rp) {
     default:
+#line 121 "gridsync.cu"
         krt_cpu_fail(krt_b, KRT_EINTERNAL, "bad resume point");
         return;
     case 0:
@@ -158,6 +162,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (!krt_go)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 166 "gridsync.cu"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -187,6 +192,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *krt_b->resume = 1;
         return;
     case 1:;
+#line 196 "gridsync.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state != KRT_RUNNING)
@@ -195,6 +201,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it4 = krt_f->start;
             krt_f->krt_stop5 = krt_f->n;
             krt_f->krt_step6 = krt_f->stride;
+#line 205 "gridsync.cu"
             if (krt_f->krt_step6 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip5;
@@ -204,10 +211,12 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 24 "gridsync.kern"
                 ((double *)u.data)[krt_wrap_index(krt_f->k_2, u.shape[0])] = ((double *)tmp.data)[krt_wrap_index(krt_f->k_2, tmp.shape[0])];
             }
+#line 215 "gridsync.cu"
         krt_skip5:;
         }
 #line 25 "gridsync.kern"
         /* this_grid().sync(): every block of the grid reaches this point */
+#line 220 "gridsync.cu"
         *krt_b->resume = 2;
         return;
     case 2:;

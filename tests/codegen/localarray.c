@@ -24,6 +24,7 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_it1 = 0;
         int64_t krt_stop2 = 0;
         int64_t krt_step3 = 0;
+#line 28 "localarray.c"
         int64_t krt_it4 = 0;
         int64_t krt_stop5 = 0;
         int64_t krt_step6 = 0;
@@ -69,11 +70,13 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 23 "localarray.kern"
         krt_it7 = 0;
         krt_stop8 = 8;
+#line 74 "localarray.c"
         krt_step9 = 1;
         for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
             j_3 = krt_it7;
 #line 24 "localarray.kern"
             *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + krt_wrap_index(j_3, out.shape[1]) * out.strides[1]) = v[krt_wrap_index(j_3, 8)];
+#line 80 "localarray.c"
         }
     krt_next:;
     }

@@ -139,6 +139,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 143 "matmul.c"
             if (krt_f->krt_state == KRT_CONTINUE(1))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
@@ -159,6 +160,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if ((krt_f->y < C.shape[0]) && (krt_f->x < C.shape[1])) {
 #line 39 "matmul.kern"
             *(float *)(C.data + krt_wrap_index(krt_f->y, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_f->x, C.shape[1]) * C.strides[1]) = krt_f->tmp;
+#line 164 "matmul.c"
         }
     }
 }

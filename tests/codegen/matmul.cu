@@ -88,6 +88,7 @@ __global__ void fast_matmul__cuda(krt_view A, krt_view B, krt_view C)
     if ((y < C.shape[0]) && (x < C.shape[1])) {
 #line 39 "matmul.kern"
         *(float *)(C.data + krt_wrap_index(y, C.shape[0]) * C.strides[0] + krt_wrap_index(x, C.shape[1]) * C.strides[1]) = tmp;
+#line 92 "matmul.cu"
     }
 }
 
@@ -213,6 +214,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 218 "matmul.cu"
             if (krt_f->krt_state == KRT_CONTINUE(1))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
@@ -233,6 +235,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if ((krt_f->y < C.shape[0]) && (krt_f->x < C.shape[1])) {
 #line 39 "matmul.kern"
             *(float *)(C.data + krt_wrap_index(krt_f->y, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_f->x, C.shape[1]) * C.strides[1]) = krt_f->tmp;
+#line 239 "matmul.cu"
         }
     }
 }

@@ -10,10 +10,12 @@
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int8_t max_reduce__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int8_t a, int8_t b)
 {
+#line 14 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i8(a, b);
+#line 19 "max_reduce.c"
 }
 
 struct max_reduce__red_i1__shared {
@@ -56,6 +58,7 @@ struct max_reduce__red_i1__frame {
 static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 62 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int8_t init = *(const int8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -85,6 +88,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br0 = 0;
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 92 "max_reduce.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -92,6 +96,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
             krt_br0 = 1;
         } else {
+#line 100 "max_reduce.c"
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
@@ -111,6 +116,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
             krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 120 "max_reduce.c"
             if (krt_f->krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip3;
@@ -121,11 +127,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip3:;
+#line 131 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 137 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -135,6 +143,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 147 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -144,6 +153,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 157 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -153,6 +163,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_) {
                     krt_go = 1;
                 } else {
+#line 167 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -174,12 +185,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 189 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
             }
         }
+#line 196 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -199,6 +212,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 216 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -207,6 +221,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
+#line 225 "max_reduce.c"
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -231,6 +246,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 250 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -242,6 +258,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 262 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -251,6 +268,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_2_) {
                     krt_go = 1;
                 } else {
+#line 272 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -272,12 +290,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 294 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
             }
         }
+#line 301 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -295,17 +315,20 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
                 krt_f->krt_step6 = 1;
+#line 319 "max_reduce.c"
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
                 }
             }
+#line 326 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 332 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -318,6 +341,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it7 = 1;
                 krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
                 krt_f->krt_step9 = 1;
+#line 345 "max_reduce.c"
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
@@ -327,6 +351,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
+#line 355 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -343,15 +368,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 372 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
+#line 378 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
+#line 383 "max_reduce.c"
 }
 
 struct max_reduce__red_i2__shared {
@@ -394,6 +422,7 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 426 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int16_t init = *(const int16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -423,6 +452,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br0 = 0;
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 456 "max_reduce.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -430,6 +460,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
             krt_br0 = 1;
         } else {
+#line 464 "max_reduce.c"
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
@@ -449,6 +480,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
             krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 484 "max_reduce.c"
             if (krt_f->krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip3;
@@ -459,11 +491,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip3:;
+#line 495 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 501 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -473,6 +507,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 511 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -482,6 +517,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 521 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -491,6 +527,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_) {
                     krt_go = 1;
                 } else {
+#line 531 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -512,12 +549,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 553 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
             }
         }
+#line 560 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -537,6 +576,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 580 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -545,6 +585,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
+#line 589 "max_reduce.c"
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -569,6 +610,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 614 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -580,6 +622,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 626 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -589,6 +632,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_2_) {
                     krt_go = 1;
                 } else {
+#line 636 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -610,12 +654,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 658 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
             }
         }
+#line 665 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -633,17 +679,20 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
                 krt_f->krt_step6 = 1;
+#line 683 "max_reduce.c"
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
                 }
             }
+#line 690 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 696 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -656,6 +705,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it7 = 1;
                 krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
                 krt_f->krt_step9 = 1;
+#line 709 "max_reduce.c"
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
@@ -665,6 +715,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
+#line 719 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -681,15 +732,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 736 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
+#line 742 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
+#line 747 "max_reduce.c"
 }
 
 struct max_reduce__red_i4__shared {
@@ -732,6 +786,7 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 790 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int32_t init = *(const int32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -761,6 +816,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br0 = 0;
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 820 "max_reduce.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -768,6 +824,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
             krt_br0 = 1;
         } else {
+#line 828 "max_reduce.c"
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
@@ -787,6 +844,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
             krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 848 "max_reduce.c"
             if (krt_f->krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip3;
@@ -797,11 +855,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip3:;
+#line 859 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 865 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -811,6 +871,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 875 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -820,6 +881,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 885 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -829,6 +891,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_) {
                     krt_go = 1;
                 } else {
+#line 895 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -850,12 +913,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 917 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
             }
         }
+#line 924 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -875,6 +940,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 944 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -883,6 +949,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
+#line 953 "max_reduce.c"
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -907,6 +974,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 978 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -918,6 +986,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 990 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -927,6 +996,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_2_) {
                     krt_go = 1;
                 } else {
+#line 1000 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -948,12 +1018,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 1022 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
             }
         }
+#line 1029 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -971,17 +1043,20 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
                 krt_f->krt_step6 = 1;
+#line 1047 "max_reduce.c"
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
                 }
             }
+#line 1054 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 1060 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -994,6 +1069,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it7 = 1;
                 krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
                 krt_f->krt_step9 = 1;
+#line 1073 "max_reduce.c"
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
@@ -1003,6 +1079,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
+#line 1083 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -1019,15 +1096,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 1100 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
+#line 1106 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
+#line 1111 "max_reduce.c"
 }
 
 struct max_reduce__red_i8__shared {
@@ -1070,6 +1150,7 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 1154 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int64_t init = *(const int64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -1099,6 +1180,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br0 = 0;
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1184 "max_reduce.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -1106,6 +1188,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
             krt_br0 = 1;
         } else {
+#line 1192 "max_reduce.c"
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
@@ -1125,6 +1208,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
             krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 1212 "max_reduce.c"
             if (krt_f->krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip3;
@@ -1135,11 +1219,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip3:;
+#line 1223 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 1229 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1149,6 +1235,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 1239 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1158,6 +1245,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1249 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -1167,6 +1255,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_) {
                     krt_go = 1;
                 } else {
+#line 1259 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1188,12 +1277,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 1281 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
             }
         }
+#line 1288 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -1213,6 +1304,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 1308 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1221,6 +1313,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
+#line 1317 "max_reduce.c"
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1245,6 +1338,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 1342 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1256,6 +1350,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1354 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -1265,6 +1360,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_2_) {
                     krt_go = 1;
                 } else {
+#line 1364 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1286,12 +1382,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 1386 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
             }
         }
+#line 1393 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -1309,17 +1407,20 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
                 krt_f->krt_step6 = 1;
+#line 1411 "max_reduce.c"
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
                 }
             }
+#line 1418 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 1424 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1332,6 +1433,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it7 = 1;
                 krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
                 krt_f->krt_step9 = 1;
+#line 1437 "max_reduce.c"
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
@@ -1341,6 +1443,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
+#line 1447 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -1357,15 +1460,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 1464 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
+#line 1470 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
+#line 1475 "max_reduce.c"
 }
 
 struct max_reduce__red_u1__shared {
@@ -1408,6 +1514,7 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 1518 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint8_t init = *(const uint8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -1437,6 +1544,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br0 = 0;
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1548 "max_reduce.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -1444,6 +1552,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
             krt_br0 = 1;
         } else {
+#line 1556 "max_reduce.c"
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
@@ -1463,6 +1572,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
             krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 1576 "max_reduce.c"
             if (krt_f->krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip3;
@@ -1473,11 +1583,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip3:;
+#line 1587 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 1593 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1487,6 +1599,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 1603 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1496,6 +1609,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1613 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -1505,6 +1619,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_) {
                     krt_go = 1;
                 } else {
+#line 1623 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1526,12 +1641,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 1645 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
             }
         }
+#line 1652 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -1551,6 +1668,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 1672 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1559,6 +1677,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
+#line 1681 "max_reduce.c"
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1583,6 +1702,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 1706 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1594,6 +1714,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1718 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -1603,6 +1724,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_2_) {
                     krt_go = 1;
                 } else {
+#line 1728 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1624,12 +1746,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 1750 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
             }
         }
+#line 1757 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -1647,17 +1771,20 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
                 krt_f->krt_step6 = 1;
+#line 1775 "max_reduce.c"
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
                 }
             }
+#line 1782 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 1788 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1670,6 +1797,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it7 = 1;
                 krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
                 krt_f->krt_step9 = 1;
+#line 1801 "max_reduce.c"
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
@@ -1679,6 +1807,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
+#line 1811 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -1695,15 +1824,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 1828 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
+#line 1834 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
+#line 1839 "max_reduce.c"
 }
 
 struct max_reduce__red_u2__shared {
@@ -1746,6 +1878,7 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 1882 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint16_t init = *(const uint16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -1775,6 +1908,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br0 = 0;
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1912 "max_reduce.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -1782,6 +1916,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
             krt_br0 = 1;
         } else {
+#line 1920 "max_reduce.c"
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
@@ -1801,6 +1936,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
             krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 1940 "max_reduce.c"
             if (krt_f->krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip3;
@@ -1811,11 +1947,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip3:;
+#line 1951 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 1957 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1825,6 +1963,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 1967 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1834,6 +1973,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1977 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -1843,6 +1983,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_) {
                     krt_go = 1;
                 } else {
+#line 1987 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1864,12 +2005,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 2009 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
             }
         }
+#line 2016 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -1889,6 +2032,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 2036 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1897,6 +2041,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
+#line 2045 "max_reduce.c"
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1921,6 +2066,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 2070 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -1932,6 +2078,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2082 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -1941,6 +2088,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_2_) {
                     krt_go = 1;
                 } else {
+#line 2092 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1962,12 +2110,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 2114 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
             }
         }
+#line 2121 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -1985,17 +2135,20 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
                 krt_f->krt_step6 = 1;
+#line 2139 "max_reduce.c"
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
                 }
             }
+#line 2146 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 2152 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2008,6 +2161,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it7 = 1;
                 krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
                 krt_f->krt_step9 = 1;
+#line 2165 "max_reduce.c"
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
@@ -2017,6 +2171,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
+#line 2175 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2033,15 +2188,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 2192 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
+#line 2198 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
+#line 2203 "max_reduce.c"
 }
 
 struct max_reduce__red_u4__shared {
@@ -2084,6 +2242,7 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 2246 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint32_t init = *(const uint32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2113,6 +2272,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br0 = 0;
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2276 "max_reduce.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -2120,6 +2280,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
             krt_br0 = 1;
         } else {
+#line 2284 "max_reduce.c"
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
@@ -2139,6 +2300,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
             krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 2304 "max_reduce.c"
             if (krt_f->krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip3;
@@ -2149,11 +2311,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip3:;
+#line 2315 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 2321 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2163,6 +2327,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 2331 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2172,6 +2337,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2341 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -2181,6 +2347,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_) {
                     krt_go = 1;
                 } else {
+#line 2351 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2202,12 +2369,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 2373 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
             }
         }
+#line 2380 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -2227,6 +2396,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 2400 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2235,6 +2405,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
+#line 2409 "max_reduce.c"
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2259,6 +2430,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 2434 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2270,6 +2442,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2446 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -2279,6 +2452,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_2_) {
                     krt_go = 1;
                 } else {
+#line 2456 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2300,12 +2474,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 2478 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
             }
         }
+#line 2485 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -2323,17 +2499,20 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
                 krt_f->krt_step6 = 1;
+#line 2503 "max_reduce.c"
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
                 }
             }
+#line 2510 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 2516 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2346,6 +2525,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it7 = 1;
                 krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
                 krt_f->krt_step9 = 1;
+#line 2529 "max_reduce.c"
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
@@ -2355,6 +2535,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
+#line 2539 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2371,15 +2552,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 2556 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
+#line 2562 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
+#line 2567 "max_reduce.c"
 }
 
 struct max_reduce__red_u8__shared {
@@ -2422,6 +2606,7 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 2610 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint64_t init = *(const uint64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2451,6 +2636,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br0 = 0;
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2640 "max_reduce.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -2458,6 +2644,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
             krt_br0 = 1;
         } else {
+#line 2648 "max_reduce.c"
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
@@ -2477,6 +2664,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
             krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 2668 "max_reduce.c"
             if (krt_f->krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip3;
@@ -2487,11 +2675,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip3:;
+#line 2679 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 2685 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2501,6 +2691,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 2695 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2510,6 +2701,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2705 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -2519,6 +2711,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_) {
                     krt_go = 1;
                 } else {
+#line 2715 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2540,12 +2733,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 2737 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
             }
         }
+#line 2744 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -2565,6 +2760,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 2764 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2573,6 +2769,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
+#line 2773 "max_reduce.c"
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2597,6 +2794,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 2798 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2608,6 +2806,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2810 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -2617,6 +2816,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_2_) {
                     krt_go = 1;
                 } else {
+#line 2820 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2638,12 +2838,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 2842 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
             }
         }
+#line 2849 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -2661,17 +2863,20 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
                 krt_f->krt_step6 = 1;
+#line 2867 "max_reduce.c"
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
                 }
             }
+#line 2874 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 2880 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2684,6 +2889,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it7 = 1;
                 krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
                 krt_f->krt_step9 = 1;
+#line 2893 "max_reduce.c"
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
@@ -2693,6 +2899,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
+#line 2903 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2709,15 +2916,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 2920 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
+#line 2926 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
+#line 2931 "max_reduce.c"
 }
 
 struct max_reduce__red_f4__shared {
@@ -2760,6 +2970,7 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 2974 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const float init = *(const float *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2789,6 +3000,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br0 = 0;
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3004 "max_reduce.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -2796,6 +3008,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
             krt_br0 = 1;
         } else {
+#line 3012 "max_reduce.c"
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
@@ -2815,6 +3028,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
             krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 3032 "max_reduce.c"
             if (krt_f->krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip3;
@@ -2825,11 +3039,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip3:;
+#line 3043 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 3049 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2839,6 +3055,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 3059 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2848,6 +3065,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3069 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -2857,6 +3075,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_) {
                     krt_go = 1;
                 } else {
+#line 3079 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2878,12 +3097,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 3101 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
             }
         }
+#line 3108 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -2903,6 +3124,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 3128 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2911,6 +3133,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
+#line 3137 "max_reduce.c"
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2935,6 +3158,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 3162 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2946,6 +3170,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3174 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -2955,6 +3180,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_2_) {
                     krt_go = 1;
                 } else {
+#line 3184 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2976,12 +3202,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 3206 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
             }
         }
+#line 3213 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -2999,17 +3227,20 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
                 krt_f->krt_step6 = 1;
+#line 3231 "max_reduce.c"
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
                 }
             }
+#line 3238 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 3244 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3022,6 +3253,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it7 = 1;
                 krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
                 krt_f->krt_step9 = 1;
+#line 3257 "max_reduce.c"
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
@@ -3031,6 +3263,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
+#line 3267 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3047,15 +3280,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 3284 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
+#line 3290 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
+#line 3295 "max_reduce.c"
 }
 
 struct max_reduce__red_f8__shared {
@@ -3098,6 +3334,7 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 3338 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const double init = *(const double *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3127,6 +3364,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br0 = 0;
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3368 "max_reduce.c"
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
@@ -3134,6 +3372,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
             krt_br0 = 1;
         } else {
+#line 3376 "max_reduce.c"
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
@@ -3153,6 +3392,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
             krt_f->krt_stop2 = arr.shape[0];
             krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 3396 "max_reduce.c"
             if (krt_f->krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip3;
@@ -3163,11 +3403,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip3:;
+#line 3407 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 3413 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3177,6 +3419,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 3423 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3186,6 +3429,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3433 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -3195,6 +3439,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_) {
                     krt_go = 1;
                 } else {
+#line 3443 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3216,12 +3461,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 3465 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
             }
         }
+#line 3472 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -3241,6 +3488,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 3492 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3249,6 +3497,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
+#line 3501 "max_reduce.c"
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3273,6 +3522,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 3526 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3284,6 +3534,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3538 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
@@ -3293,6 +3544,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_f->krt_u_width_2_) {
                     krt_go = 1;
                 } else {
+#line 3548 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3314,12 +3566,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+#line 3570 "max_reduce.c"
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
                 krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
             }
         }
+#line 3577 "max_reduce.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -3337,17 +3591,20 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it4 = 1;
                 krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
                 krt_f->krt_step6 = 1;
+#line 3595 "max_reduce.c"
                 for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
                     krt_f->krt_u_i_2_ = krt_f->krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
                 }
             }
+#line 3602 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 3608 "max_reduce.c"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3360,6 +3617,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->krt_it7 = 1;
                 krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
                 krt_f->krt_step9 = 1;
+#line 3621 "max_reduce.c"
                 for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
                     krt_f->krt_u_i_3_ = krt_f->krt_it7;
 #line 4 "max_reduce.kern"
@@ -3369,6 +3627,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
             }
         }
+#line 3631 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3385,6 +3644,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 3648 "max_reduce.c"
 }
 
 /* ---- kernel descriptors and launchers ---- */

@@ -70,6 +70,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 26 "neighbours.kern"
             *(int32_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = (int32_t)krt_f->s;
+#line 74 "neighbours.c"
         }
     }
 }

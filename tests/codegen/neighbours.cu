@@ -44,6 +44,7 @@ __global__ void neighbour_sum__cuda(krt_view inp, krt_view out)
         }
 #line 26 "neighbours.kern"
         *(int32_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = (int32_t)s;
+#line 48 "neighbours.cu"
     }
 }
 
@@ -112,6 +113,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 26 "neighbours.kern"
             *(int32_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = (int32_t)krt_f->s;
+#line 117 "neighbours.cu"
         }
     }
 }

@@ -73,6 +73,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state == KRT_CONTINUE(1))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
+#line 77 "reduce.c"
                 continue;
 #line 22 "reduce.kern"
             if (krt_f->step > 0) {
@@ -82,6 +83,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
         if (!krt_go)
+#line 87 "reduce.c"
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -98,11 +100,13 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state != KRT_RUNNING)
+#line 104 "reduce.c"
                 continue;
 #line 26 "reduce.kern"
             krt_f->step = krt_floordiv_i64(krt_f->step, 2);
         }
     }
+#line 110 "reduce.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_BREAK(1))
@@ -116,6 +120,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)krt_f->tx) == 0) {
 #line 28 "reduce.kern"
             *(float *)(partial.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partial.shape[0]) * partial.strides[0]) = krt_s->s[0];
+#line 124 "reduce.c"
         }
     }
 }

@@ -53,6 +53,7 @@ __global__ void block_sum__cuda(krt_view inp, krt_view partial)
     if (((int64_t)tx) == 0) {
 #line 28 "reduce.kern"
         *(float *)(partial.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partial.shape[0]) * partial.strides[0]) = s[0];
+#line 57 "reduce.cu"
     }
 }
 
@@ -124,6 +125,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state == KRT_CONTINUE(1))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
+#line 129 "reduce.cu"
                 continue;
 #line 22 "reduce.kern"
             if (krt_f->step > 0) {
@@ -133,6 +135,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
         if (!krt_go)
+#line 139 "reduce.cu"
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -149,11 +152,13 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state != KRT_RUNNING)
+#line 156 "reduce.cu"
                 continue;
 #line 26 "reduce.kern"
             krt_f->step = krt_floordiv_i64(krt_f->step, 2);
         }
     }
+#line 162 "reduce.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_BREAK(1))
@@ -167,6 +172,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)krt_f->tx) == 0) {
 #line 28 "reduce.kern"
             *(float *)(partial.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partial.shape[0]) * partial.strides[0]) = krt_s->s[0];
+#line 176 "reduce.cu"
         }
     }
 }

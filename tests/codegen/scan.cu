@@ -53,6 +53,7 @@ __global__ void block_scan__cuda(krt_view inp, krt_view out)
     if (i < inp.shape[0]) {
 #line 29 "scan.kern"
         *(int32_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = temp[krt_wrap_index(((int64_t)tx), 256)];
+#line 57 "scan.cu"
     }
 }
 
@@ -130,6 +131,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 135 "scan.cu"
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 21 "scan.kern"
@@ -154,11 +156,13 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state != KRT_RUNNING)
+#line 160 "scan.cu"
                 continue;
 #line 27 "scan.kern"
             krt_f->offset = krt_mul_i64(krt_f->offset, 2);
         }
     }
+#line 166 "scan.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_BREAK(1))
@@ -172,6 +176,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->i < inp.shape[0]) {
 #line 29 "scan.kern"
             *(int32_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)];
+#line 180 "scan.cu"
         }
     }
 }

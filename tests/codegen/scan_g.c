@@ -86,6 +86,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 90 "scan_g.c"
             if (*krt_b->error != KRT_OK)
                 return;
             if (krt_f->krt_state != KRT_RUNNING)
@@ -105,6 +106,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (*krt_b->error != KRT_OK)
                 return;
             if (krt_f->krt_state != KRT_RUNNING)
+#line 110 "scan_g.c"
                 continue;
 #line 26 "scan_g.kern"
             (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)krt_f->tx), 256, 0, "scan_g.kern", 26, krt_b, krt_tid)], &krt_sinkv)) = (int32_t)krt_add_i64(((int64_t)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)krt_f->tx), 256, 0, "scan_g.kern", 26, krt_b, krt_tid)], &krt_sinkv))), krt_f->v);
@@ -114,6 +116,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (*krt_b->error != KRT_OK)
+#line 120 "scan_g.c"
                 return;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -121,6 +124,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->offset = krt_mul_i64(krt_f->offset, 2);
         }
     }
+#line 128 "scan_g.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (*krt_b->error != KRT_OK)
@@ -138,6 +142,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->i < inp.shape[0]) {
 #line 30 "scan_g.kern"
             (*(int32_t *)krt_cpu_pick(krt_b, (void *)&*(int32_t *)(out.data + krt_ck_cpu(krt_f->i, out.shape[0], 0, "scan_g.kern", 30, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = *(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)krt_f->tx), 256, 0, "scan_g.kern", 30, krt_b, krt_tid)], &krt_sinkv);
+#line 146 "scan_g.c"
         }
     }
 }

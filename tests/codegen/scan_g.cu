@@ -55,6 +55,7 @@ __global__ void block_scan__cuda(krt_view inp, krt_view out)
     if (i < inp.shape[0]) {
 #line 30 "scan_g.kern"
         *(int32_t *)(out.data + krt_ck_dev(i, out.shape[0], 0, "scan_g.kern", 30) * out.strides[0]) = temp[krt_ck_dev(((int64_t)tx), 256, 0, "scan_g.kern", 30)];
+#line 59 "scan_g.cu"
     }
 }
 
@@ -139,6 +140,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+#line 144 "scan_g.cu"
             if (*krt_b->error != KRT_OK)
                 return;
             if (krt_f->krt_state != KRT_RUNNING)
@@ -158,6 +160,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (*krt_b->error != KRT_OK)
                 return;
             if (krt_f->krt_state != KRT_RUNNING)
+#line 164 "scan_g.cu"
                 continue;
 #line 26 "scan_g.kern"
             (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)krt_f->tx), 256, 0, "scan_g.kern", 26, krt_b, krt_tid)], &krt_sinkv)) = (int32_t)krt_add_i64(((int64_t)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)krt_f->tx), 256, 0, "scan_g.kern", 26, krt_b, krt_tid)], &krt_sinkv))), krt_f->v);
@@ -167,6 +170,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (*krt_b->error != KRT_OK)
+#line 174 "scan_g.cu"
                 return;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -174,6 +178,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->offset = krt_mul_i64(krt_f->offset, 2);
         }
     }
+#line 182 "scan_g.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (*krt_b->error != KRT_OK)
@@ -191,6 +196,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->i < inp.shape[0]) {
 #line 30 "scan_g.kern"
             (*(int32_t *)krt_cpu_pick(krt_b, (void *)&*(int32_t *)(out.data + krt_ck_cpu(krt_f->i, out.shape[0], 0, "scan_g.kern", 30, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = *(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)krt_f->tx), 256, 0, "scan_g.kern", 30, krt_b, krt_tid)], &krt_sinkv);
+#line 200 "scan_g.cu"
         }
     }
 }

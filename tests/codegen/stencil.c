@@ -88,6 +88,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = (-3);
             krt_f->krt_stop2 = krt_add_i64(3, 1);
             krt_f->krt_step3 = 1;
+#line 92 "stencil.c"
             for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
                 krt_f->k = krt_f->krt_it1;
 #line 35 "stencil.kern"
@@ -95,6 +96,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 36 "stencil.kern"
             *(float *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->s;
+#line 100 "stencil.c"
         }
     }
 }

@@ -62,6 +62,7 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
         krt_it1 = (-3);
         krt_stop2 = krt_add_i64(3, 1);
         krt_step3 = 1;
+#line 66 "stencil.cu"
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             k = krt_it1;
 #line 35 "stencil.kern"
@@ -69,6 +70,7 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
         }
 #line 36 "stencil.kern"
         *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = s;
+#line 74 "stencil.cu"
     }
 }
 
@@ -155,6 +157,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = (-3);
             krt_f->krt_stop2 = krt_add_i64(3, 1);
             krt_f->krt_step3 = 1;
+#line 161 "stencil.cu"
             for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
                 krt_f->k = krt_f->krt_it1;
 #line 35 "stencil.kern"
@@ -162,6 +165,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 36 "stencil.kern"
             *(float *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->s;
+#line 169 "stencil.cu"
         }
     }
 }

@@ -84,6 +84,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (*krt_b->error != KRT_OK)
             return;
         if (krt_f->krt_state != KRT_RUNNING)
+#line 88 "stencil_g.c"
             continue;
 #line 33 "stencil_g.kern"
         if (krt_f->i < krt_f->n) {
@@ -93,6 +94,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = (-3);
             krt_f->krt_stop2 = krt_add_i64(3, 1);
             krt_f->krt_step3 = 1;
+#line 98 "stencil_g.c"
             for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
                 krt_f->k = krt_f->krt_it1;
 #line 36 "stencil_g.kern"
@@ -100,6 +102,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 37 "stencil_g.kern"
             (*(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(out.data + krt_ck_cpu(krt_f->i, out.shape[0], 0, "stencil_g.kern", 37, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = krt_f->s;
+#line 106 "stencil_g.c"
         }
     }
 }

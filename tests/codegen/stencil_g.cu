@@ -64,6 +64,7 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
         krt_it1 = (-3);
         krt_stop2 = krt_add_i64(3, 1);
         krt_step3 = 1;
+#line 68 "stencil_g.cu"
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             k = krt_it1;
 #line 36 "stencil_g.kern"
@@ -71,6 +72,7 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
         }
 #line 37 "stencil_g.kern"
         *(float *)(out.data + krt_ck_dev(i, out.shape[0], 0, "stencil_g.kern", 37) * out.strides[0]) = s;
+#line 76 "stencil_g.cu"
     }
 }
 
@@ -153,6 +155,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (*krt_b->error != KRT_OK)
             return;
         if (krt_f->krt_state != KRT_RUNNING)
+#line 159 "stencil_g.cu"
             continue;
 #line 33 "stencil_g.kern"
         if (krt_f->i < krt_f->n) {
@@ -162,6 +165,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_it1 = (-3);
             krt_f->krt_stop2 = krt_add_i64(3, 1);
             krt_f->krt_step3 = 1;
+#line 169 "stencil_g.cu"
             for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
                 krt_f->k = krt_f->krt_it1;
 #line 36 "stencil_g.kern"
@@ -169,6 +173,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 37 "stencil_g.kern"
             (*(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(out.data + krt_ck_cpu(krt_f->i, out.shape[0], 0, "stencil_g.kern", 37, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = krt_f->s;
+#line 177 "stencil_g.cu"
         }
     }
 }

@@ -34,6 +34,7 @@ static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_t2 = 0;
         int64_t krt_it3 = 0;
         int64_t krt_stop4 = 0;
+#line 38 "ufunc_gu.c"
         int64_t krt_step5 = 0;
         int64_t krt_it6 = 0;
         int64_t krt_stop7 = 0;
@@ -132,6 +133,7 @@ static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_t2 = 0;
         int64_t krt_it3 = 0;
         int64_t krt_stop4 = 0;
+#line 137 "ufunc_gu.c"
         int64_t krt_step5 = 0;
         int64_t krt_it6 = 0;
         int64_t krt_stop7 = 0;
@@ -217,6 +219,7 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
         int64_t krt_u_l1_ = 0;
+#line 223 "ufunc_gu.c"
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_r_ = 0;
         int64_t krt_u_r_2_ = 0;
@@ -282,6 +285,7 @@ static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[2];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[3];
+#line 289 "ufunc_gu.c"
     krt_dim3 krt_tid;
     (void)krt_u_mask_;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -332,12 +336,14 @@ static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_it1 = 0;
         krt_stop2 = a.shape[3];
         krt_step3 = 1;
+#line 340 "ufunc_gu.c"
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             i = krt_it1;
 #line 29 "ufunc_gu.kern"
             acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + krt_wrap_index(i, a.shape[3]) * a.strides[3])));
 #line 30 "ufunc_gu.kern"
             *(int32_t *)(out.data + krt_wrap_index(krt_u_l0_, out.shape[0]) * out.strides[0] + krt_wrap_index(krt_u_l1_, out.shape[1]) * out.strides[1] + krt_wrap_index(krt_u_l2_, out.shape[2]) * out.strides[2] + krt_wrap_index(i, out.shape[3]) * out.strides[3]) = (int32_t)acc;
+#line 347 "ufunc_gu.c"
         }
     krt_next:;
     }

@@ -31,6 +31,7 @@ static void scale__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const float factor = *(const float *)krt_args[1];
+#line 35 "wrapped.c"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
@@ -40,6 +41,7 @@ static void scale__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < x.shape[0]) {
 #line 19 "wrapped.kern"
             *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) * factor;
+#line 45 "wrapped.c"
         }
     }
 }
