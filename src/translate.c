@@ -12,6 +12,9 @@
  */
 #include "kernc.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* Resolve and type a parsed module: the Program, or NULL after errors. */
 static Program *analyze(Node *module, const Options *opt)
 {
@@ -85,11 +88,80 @@ Program *translate(Source *src, const Options *opt)
     Program *prog = analyze(module, opt);
     if (!prog || error_count() > 0)
         return NULL;
+    prog->src = src;
     check_program(prog, opt);
     if (error_count() > 0)
         return NULL;
     range_program(prog);
     return prog;
+}
+
+/* s as the characters of a C string literal. */
+static const char *c_string_literal(const char *s)
+{
+    StrBuf b = {0};
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            sb_printf(&b, "\\%c", c);
+        else if (c < 0x20 || c == 0x7f)
+            sb_printf(&b, "\\%03o", c);
+        else
+            sb_putc(&b, (char)c);
+    }
+    return sb_take(&b);
+}
+
+/* The lines of a text (a last line without a newline counts). */
+static int count_lines(const char *s, size_t n)
+{
+    int lines = 0;
+    for (size_t i = 0; i < n; i++)
+        lines += s[i] == '\n';
+    return lines + (n > 0 && s[n - 1] != '\n');
+}
+
+/* #line on every line of the generated code: the emitters put one before
+ * each line that comes from a .kern line; the lines after it (the rest of
+ * that statement, closing braces, code kernc adds there) inherit it, as C
+ * says.  Here the code kernc adds between functions (descriptors,
+ * launchers, tables: every line at the top level that no directive
+ * precedes) and any line whose inherited number would lie past the end of
+ * the .kern file get a directive back to the generated file's own line, so
+ * no compiler or debugger message names a .kern line that is not there. */
+static void own_line_directives(StrBuf *code, int src_lines, const char *out_name)
+{
+    StrBuf b = {0};
+    const char *s = code->s, *end = code->s + code->len;
+    int out_line = 0;           /* lines written to b */
+    bool mapped = false;        /* the next line belongs to a .kern line */
+    bool after_directive = false;
+    long cur = 0;               /* the .kern line of the next line */
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        size_t len = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
+        if (len >= 6 && strncmp(s, "#line ", 6) == 0) {
+            mapped = true;
+            after_directive = true;
+            cur = strtol(s + 6, NULL, 10);
+        } else {
+            bool top = len > 1 && !strchr(" \t{}#", s[0]);
+            if (mapped && !after_directive && (top || cur > src_lines)) {
+                /* the directive is line out_line + 1; the line after it is ours */
+                sb_printf(&b, "#line %d \"%s\"\n", out_line + 2, out_name);
+                out_line++;
+                mapped = false;
+            }
+            after_directive = false;
+            cur++;
+        }
+        for (size_t i = 0; i < len; i++)
+            sb_putc(&b, s[i]);
+        out_line++;
+        s += len;
+    }
+    sb_free(code);
+    *code = b;
 }
 
 bool translate_emit(Program *p, const Options *opt, StrBuf *code, StrBuf *header)
@@ -98,6 +170,10 @@ bool translate_emit(Program *p, const Options *opt, StrBuf *code, StrBuf *header
         emit_c(code, p, opt);
     else if (code)
         emit_cuda(code, p, opt);
+    if (code && p->src) {
+        const char *out = !opt->output || strcmp(opt->output, "-") == 0 ? "<stdout>" : opt->output;
+        own_line_directives(code, count_lines(p->src->text, p->src->len), c_string_literal(out));
+    }
     if (header)
         emit_header(header, p, opt);
     return error_count() == 0;

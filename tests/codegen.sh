@@ -3,8 +3,9 @@
 # tests/codegen/NAME.kern is translated for both targets; the CUDA C
 # (NAME.cu), the C of the CPU backend (NAME.c) and the launcher header
 # (NAME.kern.h) must equal the files of those names beside it, byte for
-# byte.  Three TAP tests per file.  kernc runs in tests/codegen so that
-# the #line directives name plain NAME.kern.
+# byte; and every line of the .cu and .c carries a right #line (a line of
+# the .kern that exists, or the generated file's own line).  Four TAP tests
+# per file.
 #
 # Extra options for one test can be given in its first line:
 #   # kernc-options: -g
@@ -36,19 +37,22 @@ if [ ! -f "$1" ]; then
     echo "1..0 # SKIP no tests in $dir"
     exit 0
 fi
-[ $regen = no ] && echo "1..$(($# * 3))"
+[ $regen = no ] && echo "1..$(($# * 4))"
 n=0
 for kern in "$@"; do
     name=$(basename "$kern" .kern)
     opts=$(sed -n '1s/^# kernc-options: *//p' "$kern")
     # Both targets write the same header; the CUDA run's is the one kept.
+    # kernc runs beside a copy of the .kern, so that the #line directives
+    # name plain NAME.kern and NAME.cu / NAME.c.
+    cp "$kern" "$work/$name.kern"
     # shellcheck disable=SC2086
-    (cd "$dir" && "$KERNC" $opts -o "$work/$name.cu" --header "$work/$name.kern.h" \
+    (cd "$work" && "$KERNC" $opts -o "$name.cu" --header "$name.kern.h" \
         "$name.kern") > "$work/$name.err1" 2>&1
     s1=$?
     # shellcheck disable=SC2086
-    (cd "$dir" && "$KERNC" $opts --target c -o "$work/$name.c" \
-        --header "$work/$name.c.kern.h" "$name.kern") > "$work/$name.err2" 2>&1
+    (cd "$work" && "$KERNC" $opts --target c -o "$name.c" \
+        --header "$name.c.kern.h" "$name.kern") > "$work/$name.err2" 2>&1
     s2=$?
     for ext in cu c kern.h; do
         n=$((n + 1))
@@ -74,6 +78,27 @@ for kern in "$@"; do
             diff -u "$dir/$name.$ext" "$work/$name.$ext" | head -40 | sed 's/^/# /'
         fi
     done
+    # Every line of the code has a #line that is right: a .kern line that
+    # exists (inherited numbers included), or the generated file's own.
+    if [ $regen = no ]; then
+        n=$((n + 1))
+        kl=$(wc -l < "$kern")
+        bad=
+        for ext in cu c; do
+            [ -f "$work/$name.$ext" ] || continue
+            bad=$bad$(awk -v kern="$name.kern" -v own="$name.$ext" -v kl="$kl" '
+                /^#line / { file = $3; gsub(/"/, "", file); cur = $2; next }
+                file == kern && cur > kl { print own ":" NR ": inherits " kern ":" cur; exit }
+                file == own && cur != NR { print own ":" NR ": is numbered " cur; exit }
+                file != "" && file != kern && file != own { print own ":" NR ": names " file; exit }
+                { if (file != "") cur++ }' "$work/$name.$ext")
+        done
+        if [ -z "$bad" ]; then
+            echo "ok $n - $name: #line directives"
+        else
+            echo "not ok $n - $name: #line directives # $bad"
+        fi
+    fi
     if [ $regen = no ] && [ $s1 = 0 ] && [ $s2 = 0 ] &&
         ! cmp -s "$work/$name.kern.h" "$work/$name.c.kern.h"; then
         echo "# note: $name: the headers of the two targets differ"

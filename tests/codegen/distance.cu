@@ -30,6 +30,7 @@ __global__ void distances__cuda(krt_view xs, krt_view ys, float px, float py, kr
     if (i < out.shape[0]) {
 #line 19 "distance.kern"
         *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = dist(*(float *)(xs.data + krt_wrap_index(i, xs.shape[0]) * xs.strides[0]), *(float *)(ys.data + krt_wrap_index(i, ys.shape[0]) * ys.strides[0]), px, py);
+#line 34 "distance.cu"
     }
 }
 
@@ -55,6 +56,7 @@ static void distances__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view xs = *(const krt_view *)krt_args[0];
     const krt_view ys = *(const krt_view *)krt_args[1];
+#line 60 "distance.cu"
     const float px = *(const float *)krt_args[2];
     const float py = *(const float *)krt_args[3];
     const krt_view out = *(const krt_view *)krt_args[4];
@@ -66,7 +68,8 @@ static void distances__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "distance.kern"
         if (i < out.shape[0]) {
 #line 19 "distance.kern"
-            *(float *)(out.data + (int64_t)i * out.strides[0]) = dist__cpu(krt_b, krt_tid, *(float *)(xs.data + (int64_t)i * xs.strides[0]), *(float *)(ys.data + (int64_t)i * ys.strides[0]), px, py);
+            *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = dist__cpu(krt_b, krt_tid, *(float *)(xs.data + krt_wrap_index(i, xs.shape[0]) * xs.strides[0]), *(float *)(ys.data + krt_wrap_index(i, ys.shape[0]) * ys.strides[0]), px, py);
+#line 73 "distance.cu"
         }
     }
 }

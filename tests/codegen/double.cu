@@ -17,6 +17,7 @@ __global__ void double_it__cuda(krt_view a)
     if (i < a.shape[0]) {
 #line 10 "double.kern"
         *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]) = (float)(((double)*(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0])) * 2.0);
+#line 21 "double.cu"
     }
 }
 
@@ -28,13 +29,15 @@ static void double_it__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view a = *(const krt_view *)krt_args[0];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
+#line 33 "double.cu"
         int64_t i = 0;
 #line 7 "double.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 9 "double.kern"
         if (i < a.shape[0]) {
 #line 10 "double.kern"
-            *(float *)(a.data + (int64_t)i * a.strides[0]) = (float)(((double)*(float *)(a.data + (int64_t)i * a.strides[0])) * 2.0);
+            *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]) = (float)(((double)*(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0])) * 2.0);
+#line 41 "double.cu"
         }
     }
 }

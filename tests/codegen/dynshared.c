@@ -10,6 +10,7 @@
 struct reverse_blocks__frame {
     int krt_state;
     int32_t tx;
+    int32_t n;
     int64_t i;
 };
 
@@ -18,38 +19,37 @@ static void reverse_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view a = *(const krt_view *)krt_args[0];
     float *buf = (float *)krt_b->dyn_shared;
-    int32_t n = 0;
     struct reverse_blocks__frame *krt_fr = (struct reverse_blocks__frame *)krt_b->frame;
     struct reverse_blocks__frame *krt_f;
     unsigned krt_t;
     krt_dim3 krt_tid;
-    {
-        const int32_t krt_in_n = n;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            n = krt_in_n;
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+#line 27 "dynshared.c"
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_fr[krt_t].krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 9 "dynshared.kern"
-            tx = (int32_t)krt_tid.x;
+        krt_f->tx = (int32_t)krt_tid.x;
 #line 10 "dynshared.kern"
-            n = (int32_t)krt_b->block_dim.x;
+        krt_f->n = (int32_t)krt_b->block_dim.x;
 #line 11 "dynshared.kern"
-            i = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)n)), ((int64_t)tx));
+        krt_f->i = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)krt_f->n)), ((int64_t)krt_f->tx));
 #line 12 "dynshared.kern"
-            buf[(int64_t)((int64_t)tx)] = *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]);
-            krt_f->tx = tx;
-            krt_f->i = i;
-        }
+        buf[krt_wrap_index(((int64_t)krt_f->tx), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))] = *(float *)(a.data + krt_wrap_index(krt_f->i, a.shape[0]) * a.strides[0]);
     }
 #line 13 "dynshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 47 "dynshared.c"
         krt_f = &krt_fr[krt_t];
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 14 "dynshared.kern"
-        *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]) = buf[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)n), 1), ((int64_t)tx)), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))];
+        *(float *)(a.data + krt_wrap_index(krt_f->i, a.shape[0]) * a.strides[0]) = buf[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->n), 1), ((int64_t)krt_f->tx)), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))];
+#line 53 "dynshared.c"
     }
 }
 

@@ -96,6 +96,7 @@ __global__ void tickets__cuda(krt_view counter, krt_view ticket, krt_view hist)
         *(int64_t *)(ticket.data + krt_wrap_index(i, ticket.shape[0]) * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
 #line 47 "e2e_atomics.kern"
         (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + krt_wrap_index(krt_mod_i64(i, 4), hist.shape[0]) * hist.strides[0] + krt_wrap_index(krt_mod_i64(i, 3), hist.shape[1]) * hist.strides[1]), 1);
+#line 100 "e2e_atomics.cu"
     }
 }
 
@@ -125,7 +126,7 @@ static void hammer__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 9 "e2e_atomics.kern"
         if (i < vals.shape[0]) {
 #line 10 "e2e_atomics.kern"
-            v = *(int32_t *)(vals.data + (int64_t)i * vals.strides[0]);
+            v = *(int32_t *)(vals.data + krt_wrap_index(i, vals.shape[0]) * vals.strides[0]);
 #line 11 "e2e_atomics.kern"
             (void)krt_atomic_add_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), v);
 #line 12 "e2e_atomics.kern"
@@ -194,6 +195,7 @@ static void tickets__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view counter = *(const krt_view *)krt_args[0];
     const krt_view ticket = *(const krt_view *)krt_args[1];
     const krt_view hist = *(const krt_view *)krt_args[2];
+#line 199 "e2e_atomics.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
@@ -202,9 +204,10 @@ static void tickets__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 45 "e2e_atomics.kern"
         if (i < ticket.shape[0]) {
 #line 46 "e2e_atomics.kern"
-            *(int64_t *)(ticket.data + (int64_t)i * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
+            *(int64_t *)(ticket.data + krt_wrap_index(i, ticket.shape[0]) * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
 #line 47 "e2e_atomics.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (int64_t)krt_mod_i64(i, 4) * hist.strides[0] + (int64_t)krt_mod_i64(i, 3) * hist.strides[1]), 1);
+            (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + krt_wrap_index(krt_mod_i64(i, 4), hist.shape[0]) * hist.strides[0] + krt_wrap_index(krt_mod_i64(i, 3), hist.shape[1]) * hist.strides[1]), 1);
+#line 211 "e2e_atomics.cu"
         }
     }
 }

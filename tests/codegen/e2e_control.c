@@ -31,6 +31,8 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct flags__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
@@ -38,16 +40,14 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 10 "e2e_control.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "e2e_control.kern"
-        t = (int32_t)krt_tid.x;
+        krt_f->t = (int32_t)krt_tid.x;
 #line 13 "e2e_control.kern"
-        krt_s->s[(int64_t)((int64_t)t)] = 0.0f;
-        krt_f->i = i;
-        krt_f->t = t;
+        krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = 0.0f;
     }
 #line 14 "e2e_control.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -56,13 +56,12 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_go = 0;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t n KRT_MAYBE_UNUSED = krt_f->n;
             if (krt_f->krt_state == KRT_CONTINUE(1))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 15 "e2e_control.kern"
-            if (n > 0) {
+            if (krt_f->n > 0) {
                 krt_go = 1;
             } else {
                 krt_f->krt_state = KRT_BREAK(1);
@@ -72,28 +71,25 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t n KRT_MAYBE_UNUSED = krt_f->n;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 16 "e2e_control.kern"
-            n = krt_sub_i64(n, 1);
+            krt_f->n = krt_sub_i64(krt_f->n, 1);
 #line 17 "e2e_control.kern"
-            if (n == 3) {
+            if (krt_f->n == 3) {
 #line 18 "e2e_control.kern"
                 krt_f->krt_state = KRT_CONTINUE(1);
                 goto krt_skip3;
             }
 #line 19 "e2e_control.kern"
-            if (n == 1) {
+            if (krt_f->n == 1) {
 #line 20 "e2e_control.kern"
                 krt_f->krt_state = KRT_BREAK(1);
                 goto krt_skip3;
             }
 #line 21 "e2e_control.kern"
-            krt_s->s[(int64_t)((int64_t)t)] = (float)(((double)krt_s->s[(int64_t)((int64_t)t)]) + 1.0);
+            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = (float)(((double)krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)]) + 1.0);
         krt_skip3:;
-            krt_f->n = n;
         }
 #line 22 "e2e_control.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -104,45 +100,74 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_state = KRT_RUNNING;
     }
 #line 23 "e2e_control.kern"
-    if (krt_mod_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 2) == 1) {
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 23 "e2e_control.kern"
+        if (krt_mod_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 2) == 1) {
+            krt_br0 = 1;
+        } else {
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
 #line 24 "e2e_control.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            float v KRT_MAYBE_UNUSED = krt_f->v;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 25 "e2e_control.kern"
-            v = krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)];
-            krt_f->v = v;
+            krt_f->v = krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)];
         }
 #line 26 "e2e_control.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-            float v KRT_MAYBE_UNUSED = krt_f->v;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 27 "e2e_control.kern"
-            krt_s->s[(int64_t)((int64_t)t)] = krt_s->s[(int64_t)((int64_t)t)] + (v * 100.0f);
+            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] + (krt_f->v * 100.0f);
         }
-    } else {
+    }
+    if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+#line 141 "e2e_control.c"
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 29 "e2e_control.kern"
-            krt_s->s[(int64_t)((int64_t)t)] = (float)(((double)krt_s->s[(int64_t)((int64_t)t)]) - 1.0);
+            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = (float)(((double)krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)]) - 1.0);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 156 "e2e_control.c"
         krt_f = &krt_fr[krt_t];
-        float p KRT_MAYBE_UNUSED = 0;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 30 "e2e_control.kern"
-        if (i < x.shape[0]) {
+        if (krt_f->i < x.shape[0]) {
 #line 31 "e2e_control.kern"
-            p = *(float *)(x.data + (int64_t)i * x.strides[0]);
+            krt_f->p = *(float *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
 #line 32 "e2e_control.kern"
-            *(float *)(x.data + (int64_t)i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)((int64_t)t)] + p);
+            *(float *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]) = neg ? (-(krt_f->p * 2.0f)) : (krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] + krt_f->p);
+#line 171 "e2e_control.c"
         }
     }
 }

@@ -26,6 +26,7 @@ static void poke__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 30 "e2e_debug.c"
 struct checked__shared {
     double s[8];
 };
@@ -92,6 +93,7 @@ static void through_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
+#line 101 "e2e_debug.c"
     const int64_t k = *(const int64_t *)krt_args[2];
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
@@ -105,6 +107,7 @@ static void through_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < out.shape[0]) {
 #line 34 "e2e_debug.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_debug.kern", 34, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = get__cpu(krt_b, krt_tid, a, krt_add_i64(k, i));
+#line 115 "e2e_debug.c"
         }
     }
 }

@@ -58,6 +58,7 @@ __global__ void through_device__cuda(krt_view a, krt_view out, int64_t k)
     if (i < out.shape[0]) {
 #line 34 "e2e_debug.kern"
         *(int64_t *)(out.data + krt_ck_dev(i, out.shape[0], 0, "e2e_debug.kern", 34) * out.strides[0]) = get(a, krt_add_i64(k, i));
+#line 62 "e2e_debug.cu"
     }
 }
 
@@ -82,6 +83,7 @@ static void poke__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 87 "e2e_debug.cu"
 struct checked__shared {
     double s[8];
 };
@@ -148,6 +150,7 @@ static void through_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
+#line 158 "e2e_debug.cu"
     const int64_t k = *(const int64_t *)krt_args[2];
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
@@ -161,6 +164,7 @@ static void through_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < out.shape[0]) {
 #line 34 "e2e_debug.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_debug.kern", 34, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = get__cpu(krt_b, krt_tid, a, krt_add_i64(k, i));
+#line 172 "e2e_debug.cu"
         }
     }
 }

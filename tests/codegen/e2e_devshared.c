@@ -47,6 +47,7 @@ static inline KRT_MAYBE_UNUSED int64_t via__cpu(const krt_cpu_block *krt_b, krt_
     return counter__cpu(krt_b, krt_tid, krt_dsh_counter, 1, v);
 }
 
+#line 51 "e2e_devshared.c"
 struct own_and_via__dshared {
     int64_t mine[64];
 };
@@ -68,6 +69,7 @@ static inline KRT_MAYBE_UNUSED int64_t own_and_via__cpu(const krt_cpu_block *krt
     return via__cpu(krt_b, krt_tid, krt_dsh_counter, krt_sub_i64((*(int64_t *)krt_cpu_pick(krt_b, (void *)&krt_dsh_own_and_via->mine[krt_ck_cpu(((int64_t)t), 64, 0, "e2e_devshared.kern", 36, krt_b, krt_tid)], &krt_sinkv)), v));
 }
 
+#line 73 "e2e_devshared.c"
 struct count_blocks__shared {
     struct counter__dshared krt_dsh_counter;
     struct own_and_via__dshared krt_dsh_own_and_via;
@@ -90,40 +92,41 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_fr[krt_t].krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 41 "e2e_devshared.kern"
-        t = (int32_t)krt_tid.x;
+        krt_f->t = (int32_t)krt_tid.x;
 #line 42 "e2e_devshared.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 43 "e2e_devshared.kern"
-        if (((int64_t)t) == 0) {
+        if (((int64_t)krt_f->t) == 0) {
 #line 44 "e2e_devshared.kern"
             (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 0, 0);
         }
-        krt_f->t = t;
-        krt_f->i = i;
     }
 #line 45 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 46 "e2e_devshared.kern"
-        if (i < x.shape[0]) {
+        if (krt_f->i < x.shape[0]) {
 #line 47 "e2e_devshared.kern"
-            if (krt_mod_i64(((int64_t)t), 3) == 0) {
+            if (krt_mod_i64(((int64_t)krt_f->t), 3) == 0) {
 #line 48 "e2e_devshared.kern"
-                (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + (int64_t)i * x.strides[0]));
+                (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
 #line 49 "e2e_devshared.kern"
-            } else if (krt_mod_i64(((int64_t)t), 3) == 1) {
+            } else if (krt_mod_i64(((int64_t)krt_f->t), 3) == 1) {
 #line 50 "e2e_devshared.kern"
-                (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + (int64_t)i * x.strides[0]));
+                (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
             } else {
 #line 52 "e2e_devshared.kern"
-                (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + (int64_t)i * x.strides[0]));
+                (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
             }
         }
     }
@@ -131,15 +134,17 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 54 "e2e_devshared.kern"
-        if (((int64_t)t) == 0) {
+        if (((int64_t)krt_f->t) == 0) {
 #line 55 "e2e_devshared.kern"
-            *(int64_t *)(out.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+            *(int64_t *)(out.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0]) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
         }
     }
 }
 
+#line 148 "e2e_devshared.c"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
@@ -169,31 +174,32 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 73 "e2e_devshared.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 74 "e2e_devshared.kern"
-        v = 0;
+        krt_f->v = 0;
 #line 75 "e2e_devshared.kern"
-        if (i < x.shape[0]) {
+        if (krt_f->i < x.shape[0]) {
 #line 76 "e2e_devshared.kern"
-            v = *(int64_t *)(x.data + (int64_t)i * x.strides[0]);
+            krt_f->v = *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
         }
-        krt_f->i = i;
-        krt_f->v = v;
     }
 #line 77 "e2e_devshared.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 77 "e2e_devshared.kern"
-        krt_f->block_total__v = v;
+        krt_f->block_total__v = krt_f->v;
         krt_f->krt_ret0 = 0;
     }
     /* device function block_total, inlined */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 61 "e2e_devshared.kern"
         if (((int64_t)((int32_t)krt_tid.x)) == 0) {
 #line 62 "e2e_devshared.kern"
@@ -204,26 +210,28 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t block_total__v KRT_MAYBE_UNUSED = krt_f->block_total__v;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 64 "e2e_devshared.kern"
-        (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, block_total__v);
+        (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, krt_f->block_total__v);
     }
 #line 65 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t block_total__r KRT_MAYBE_UNUSED = krt_f->block_total__r;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 66 "e2e_devshared.kern"
-        block_total__r = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
-        krt_f->block_total__r = block_total__r;
+        krt_f->block_total__r = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
     }
 #line 67 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t block_total__r KRT_MAYBE_UNUSED = krt_f->block_total__r;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 68 "e2e_devshared.kern"
-        krt_f->krt_ret0 = block_total__r;
+        krt_f->krt_ret0 = krt_f->block_total__r;
         krt_f->krt_state = KRT_BREAK(1);
         goto krt_skip6;
     krt_skip6:;
@@ -235,20 +243,19 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t r KRT_MAYBE_UNUSED = krt_f->r;
-        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 77 "e2e_devshared.kern"
-        r = krt_f->krt_ret0;
-        krt_f->r = r;
+        krt_f->r = krt_f->krt_ret0;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int64_t r KRT_MAYBE_UNUSED = krt_f->r;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 78 "e2e_devshared.kern"
-        if (i < x.shape[0]) {
+        if (krt_f->i < x.shape[0]) {
 #line 79 "e2e_devshared.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = r;
+            *(int64_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->r;
         }
     }
 }
@@ -278,6 +285,7 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     return acc;
 }
 
+#line 289 "e2e_devshared.c"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -308,6 +316,7 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
+#line 320 "e2e_devshared.c"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
@@ -317,6 +326,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
+#line 330 "e2e_devshared.c"
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -326,7 +336,8 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 102 "e2e_devshared.kern"
         if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + (int64_t)i * x.strides[0]));
+            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
+#line 341 "e2e_devshared.c"
         }
     }
 }

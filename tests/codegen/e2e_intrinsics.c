@@ -267,6 +267,7 @@ static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
 static void say__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const int32_t n = *(const int32_t *)krt_args[0];
+#line 271 "e2e_intrinsics.c"
     const double x = *(const double *)krt_args[1];
     const uint8_t flag = *(const uint8_t *)krt_args[2];
     krt_dim3 krt_tid;
@@ -275,6 +276,7 @@ static void say__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x) == 0) {
 #line 96 "e2e_intrinsics.kern"
             printf("n = %lld x = %f 100%% %llu %llu\n", (long long)((int64_t)n), (double)x, (unsigned long long)((uint64_t)flag), (unsigned long long)7u);
+#line 280 "e2e_intrinsics.c"
         }
     }
 }

@@ -249,6 +249,7 @@ __global__ void say__cuda(int32_t n, double x, uint8_t flag)
     if (((int64_t)blockIdx.x * blockDim.x + threadIdx.x) == 0) {
 #line 96 "e2e_intrinsics.kern"
         printf("n = %lld x = %f 100%% %llu %llu\n", (long long)((int64_t)n), (double)x, (unsigned long long)((uint64_t)flag), (unsigned long long)7u);
+#line 253 "e2e_intrinsics.cu"
     }
 }
 
@@ -480,6 +481,7 @@ static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
 static void say__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const int32_t n = *(const int32_t *)krt_args[0];
+#line 485 "e2e_intrinsics.cu"
     const double x = *(const double *)krt_args[1];
     const uint8_t flag = *(const uint8_t *)krt_args[2];
     krt_dim3 krt_tid;
@@ -488,6 +490,7 @@ static void say__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x) == 0) {
 #line 96 "e2e_intrinsics.kern"
             printf("n = %lld x = %f 100%% %llu %llu\n", (long long)((int64_t)n), (double)x, (unsigned long long)((uint64_t)flag), (unsigned long long)7u);
+#line 494 "e2e_intrinsics.cu"
         }
     }
 }

@@ -41,7 +41,7 @@ static void axpb__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "e2e_options.kern"
         if (i < x.shape[0]) {
 #line 19 "e2e_options.kern"
-            *(float *)(x.data + (int64_t)i * x.strides[0]) = (float)((scale__cpu(krt_b, krt_tid, *(float *)(x.data + (int64_t)i * x.strides[0]), 2) / 4.0) + ((double)b));
+            *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = (float)((scale__cpu(krt_b, krt_tid, *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]), 2) / 4.0) + ((double)b));
         }
     }
 }
@@ -68,7 +68,7 @@ static void axpb__a1f8_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "e2e_options.kern"
         if (i < x.shape[0]) {
 #line 19 "e2e_options.kern"
-            *(double *)(x.data + (int64_t)i * x.strides[0]) = (scale__f8_i8__cpu(krt_b, krt_tid, *(double *)(x.data + (int64_t)i * x.strides[0]), 2) / 4.0) + b;
+            *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = (scale__f8_i8__cpu(krt_b, krt_tid, *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]), 2) / 4.0) + b;
         }
     }
 }
@@ -89,7 +89,7 @@ static void shadow__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 26 "e2e_options.kern"
         if (i < out.shape[0]) {
 #line 27 "e2e_options.kern"
-            *(int32_t *)(out.data + (int64_t)i * out.strides[0]) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
+            *(int32_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
         }
     }
 }
@@ -120,6 +120,7 @@ static void fast__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     krt_dim3 krt_tid;
+#line 124 "e2e_options.c"
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
 #line 40 "e2e_options.kern"
@@ -127,7 +128,8 @@ static void fast__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 41 "e2e_options.kern"
         if (i < x.shape[0]) {
 #line 42 "e2e_options.kern"
-            ((float *)x.data)[(int64_t)i] = (float)((((double)expf(((float *)x.data)[(int64_t)i])) / ((double)x.shape[0])) + ((double)(sinf(((float *)x.data)[(int64_t)i]) / 3.0f)));
+            ((float *)x.data)[krt_wrap_index(i, x.shape[0])] = (float)((((double)expf(((float *)x.data)[krt_wrap_index(i, x.shape[0])])) / ((double)x.shape[0])) + ((double)(sinf(((float *)x.data)[krt_wrap_index(i, x.shape[0])]) / 3.0f)));
+#line 133 "e2e_options.c"
         }
     }
 }

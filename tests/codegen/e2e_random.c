@@ -78,6 +78,7 @@ static void mixed__cpu(const krt_cpu_block *krt_b, void **krt_args)
         float krt_cmp1 = 0;
         int64_t krt_it2 = 0;
         int64_t krt_stop3 = 0;
+#line 82 "e2e_random.c"
         int64_t krt_step4 = 0;
         (void)r;
 #line 34 "e2e_random.kern"
@@ -113,6 +114,7 @@ static void mixed__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int64_t *)out.data)[krt_wrap_index(krt_mul_i64(2, i), out.shape[0])] = heads;
 #line 46 "e2e_random.kern"
             ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(2, i), 1), out.shape[0])] = inside;
+#line 118 "e2e_random.c"
         }
     }
 }

@@ -100,6 +100,7 @@ __global__ void mixed__cuda(krt_view states, krt_view out)
         ((int64_t *)out.data)[krt_wrap_index(krt_mul_i64(2, i), out.shape[0])] = heads;
 #line 46 "e2e_random.kern"
         ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(2, i), 1), out.shape[0])] = inside;
+#line 104 "e2e_random.cu"
     }
 }
 
@@ -176,6 +177,7 @@ static void mixed__cpu(const krt_cpu_block *krt_b, void **krt_args)
         float krt_cmp1 = 0;
         int64_t krt_it2 = 0;
         int64_t krt_stop3 = 0;
+#line 181 "e2e_random.cu"
         int64_t krt_step4 = 0;
         (void)r;
 #line 34 "e2e_random.kern"
@@ -211,6 +213,7 @@ static void mixed__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int64_t *)out.data)[krt_wrap_index(krt_mul_i64(2, i), out.shape[0])] = heads;
 #line 46 "e2e_random.kern"
             ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(2, i), 1), out.shape[0])] = inside;
+#line 217 "e2e_random.cu"
         }
     }
 }

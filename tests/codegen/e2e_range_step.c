@@ -87,6 +87,7 @@ static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 91 "e2e_range_step.c"
 struct count_sync__shared {
     int64_t s[64];
 };
@@ -166,6 +167,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 164 "e2e_range_step.c"
 struct count_block__shared {
     int64_t s[64];
 };
@@ -303,6 +305,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 283 "e2e_range_step.c"
 struct count_inlined__frame {
     int krt_state;
     int32_t t;
@@ -471,6 +474,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
+#line 440 "e2e_range_step.c"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -490,6 +494,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
+#line 460 "e2e_range_step.c"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -501,6 +506,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
+#line 472 "e2e_range_step.c"
         }
     }
 }

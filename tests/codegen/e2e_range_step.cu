@@ -248,6 +248,7 @@ __global__ void count_debug__cuda(krt_view out, krt_view steps)
     int64_t k KRT_MAYBE_UNUSED = 0;
     int64_t krt_it1 = 0;
     int64_t krt_stop2 = 0;
+#line 252 "e2e_range_step.cu"
     int64_t krt_step3 = 0;
     (void)k;
 #line 95 "e2e_range_step.kern"
@@ -260,6 +261,7 @@ __global__ void count_debug__cuda(krt_view out, krt_view steps)
         krt_it1 = 0;
         krt_stop2 = 10;
         krt_step3 = *(int64_t *)(steps.data + krt_ck_dev(i, steps.shape[0], 0, "e2e_range_step.kern", 98) * steps.strides[0]);
+#line 265 "e2e_range_step.cu"
         if (krt_step3 == 0) {
             krt_assert_fail_dev("e2e_range_step.kern:98: range() arg 3 must not be zero");
             return;
@@ -271,6 +273,7 @@ __global__ void count_debug__cuda(krt_view out, krt_view steps)
         }
 #line 100 "e2e_range_step.kern"
         *(int64_t *)(out.data + krt_ck_dev(i, out.shape[0], 0, "e2e_range_step.kern", 100) * out.strides[0]) = n;
+#line 277 "e2e_range_step.cu"
     }
 }
 
@@ -356,6 +359,7 @@ static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 363 "e2e_range_step.cu"
 struct count_sync__shared {
     int64_t s[64];
 };
@@ -435,6 +439,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 436 "e2e_range_step.cu"
 struct count_block__shared {
     int64_t s[64];
 };
@@ -572,6 +577,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 555 "e2e_range_step.cu"
 struct count_inlined__frame {
     int krt_state;
     int32_t t;
@@ -740,6 +746,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
+#line 712 "e2e_range_step.cu"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -759,6 +766,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
+#line 732 "e2e_range_step.cu"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -770,6 +778,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
+#line 744 "e2e_range_step.cu"
         }
     }
 }

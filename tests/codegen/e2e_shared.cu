@@ -161,6 +161,7 @@ __global__ void dyn_local__cuda(krt_view x, krt_view out)
     int64_t krt_step3 = 0;
     int64_t krt_it4 = 0;
     int64_t krt_stop5 = 0;
+#line 165 "e2e_shared.cu"
     int64_t krt_step6 = 0;
 #line 73 "e2e_shared.kern"
     t = (int32_t)threadIdx.x;
@@ -186,6 +187,7 @@ __global__ void dyn_local__cuda(krt_view x, krt_view out)
     krt_stop5 = 4;
     krt_step6 = 1;
     for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+#line 191 "e2e_shared.cu"
         k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
         acc = acc + (tmp[krt_wrap_index(k_2, 4)] * ((double)krt_add_i64(k_2, 1)));
@@ -194,6 +196,7 @@ __global__ void dyn_local__cuda(krt_view x, krt_view out)
     if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
         *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_dynamic_smem_bytes() / sizeof(double)))];
+#line 200 "e2e_shared.cu"
     }
 }
 
@@ -208,6 +211,7 @@ static inline KRT_MAYBE_UNUSED float combine__cpu(const krt_cpu_block *krt_b, kr
     return a + b;
 }
 
+#line 215 "e2e_shared.cu"
 struct block_sum__shared {
     float s[1024];
 };
@@ -216,6 +220,7 @@ struct block_sum__frame {
     int krt_state;
     int32_t tid;
     int64_t i;
+    int64_t step;
 };
 
 #line 16 "e2e_shared.kern"
@@ -224,56 +229,91 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_sum__shared *krt_s = (struct block_sum__shared *)krt_b->shared;
-    int64_t step = 0;
     struct block_sum__frame *krt_fr = (struct block_sum__frame *)krt_b->frame;
     struct block_sum__frame *krt_f;
     unsigned krt_t;
+    int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_fr[krt_t].krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t tid KRT_MAYBE_UNUSED = krt_f->tid;
-        int64_t i KRT_MAYBE_UNUSED = 0;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 18 "e2e_shared.kern"
-        tid = (int32_t)krt_tid.x;
+        krt_f->tid = (int32_t)krt_tid.x;
 #line 19 "e2e_shared.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 20 "e2e_shared.kern"
-        if (i < x.shape[0]) {
+        if (krt_f->i < x.shape[0]) {
 #line 21 "e2e_shared.kern"
-            krt_s->s[(int64_t)((int64_t)tid)] = ((float *)x.data)[(int64_t)i];
+            krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)] = ((float *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])];
         } else {
 #line 23 "e2e_shared.kern"
-            krt_s->s[(int64_t)((int64_t)tid)] = 0.0f;
+            krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)] = 0.0f;
         }
-        krt_f->tid = tid;
     }
 #line 24 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 25 "e2e_shared.kern"
-    step = krt_floordiv_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 2);
+        krt_f->step = krt_floordiv_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 2);
+    }
 #line 26 "e2e_shared.kern"
-    while (step > 0) {
+    for (;;) {
+        krt_go = 0;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t tid KRT_MAYBE_UNUSED = krt_f->tid;
+            if (krt_f->krt_state == KRT_CONTINUE(1))
+                krt_f->krt_state = KRT_RUNNING;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 26 "e2e_shared.kern"
+            if (krt_f->step > 0) {
+                krt_go = 1;
+            } else {
+                krt_f->krt_state = KRT_BREAK(1);
+            }
+        }
+        if (!krt_go)
+            break;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 27 "e2e_shared.kern"
-            if (((int64_t)tid) < step) {
+            if (((int64_t)krt_f->tid) < krt_f->step) {
 #line 28 "e2e_shared.kern"
-                krt_s->s[(int64_t)((int64_t)tid)] = combine__cpu(krt_b, krt_tid, krt_s->s[(int64_t)((int64_t)tid)], krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)tid), step), 1024)]);
+                krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)] = combine__cpu(krt_b, krt_tid, krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)], krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tid), krt_f->step), 1024)]);
             }
         }
 #line 29 "e2e_shared.kern"
         /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 30 "e2e_shared.kern"
-        step = krt_floordiv_i64(step, 2);
+            krt_f->step = krt_floordiv_i64(krt_f->step, 2);
+        }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t tid KRT_MAYBE_UNUSED = krt_f->tid;
+        if (krt_f->krt_state == KRT_BREAK(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 31 "e2e_shared.kern"
-        if (((int64_t)tid) == 0) {
+        if (((int64_t)krt_f->tid) == 0) {
 #line 32 "e2e_shared.kern"
-            ((float *)out.data)[(int64_t)((int64_t)((int32_t)krt_b->block_idx.x))] = krt_s->s[0];
+            ((float *)out.data)[krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0])] = krt_s->s[0];
         }
     }
 }
@@ -287,6 +327,7 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
+#line 331 "e2e_shared.cu"
 struct scan__shared {
     int64_t sh[256];
 };
@@ -320,106 +361,82 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 38 "e2e_shared.kern"
-        t = (int32_t)krt_tid.x;
+        krt_f->t = (int32_t)krt_tid.x;
 #line 39 "e2e_shared.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 40 "e2e_shared.kern"
-        if (i >= ((int64_t)n)) {
+        if (krt_f->i >= ((int64_t)n)) {
 #line 41 "e2e_shared.kern"
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip1;
         }
 #line 42 "e2e_shared.kern"
-        krt_s->sh[(int64_t)((int64_t)t)] = *(int64_t *)(x.data + (int64_t)i * x.strides[0]);
+        krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)] = *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
     krt_skip1:;
-        krt_f->t = t;
-        krt_f->i = i;
     }
 #line 43 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
 #line 44 "e2e_shared.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
-        int64_t krt_stop2 KRT_MAYBE_UNUSED = krt_f->krt_stop2;
-        int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
-        krt_it1 = 0;
-        krt_stop2 = 8;
-        krt_step3 = 1;
-        krt_f->krt_it1 = krt_it1;
-        krt_f->krt_stop2 = krt_stop2;
-        krt_f->krt_step3 = krt_step3;
+        krt_f->krt_it1 = 0;
+        krt_f->krt_stop2 = 8;
+        krt_f->krt_step3 = 1;
     }
 #line 44 "e2e_shared.kern"
     for (;;) {
         krt_go = 0;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = krt_f->krt_stop2;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
-            int64_t d KRT_MAYBE_UNUSED = krt_f->d;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 44 "e2e_shared.kern"
-            if (krt_it1 < krt_stop2) {
-                d = krt_it1;
+            if (krt_f->krt_it1 < krt_f->krt_stop2) {
+                krt_f->d = krt_f->krt_it1;
                 krt_go = 1;
             } else {
                 krt_f->krt_state = KRT_BREAK(1);
             }
-            krt_f->d = d;
         }
         if (!krt_go)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t off KRT_MAYBE_UNUSED = krt_f->off;
-            int64_t d KRT_MAYBE_UNUSED = krt_f->d;
-            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 45 "e2e_shared.kern"
-            off = krt_shl_i64(1, d);
+            krt_f->off = krt_shl_i64(1, krt_f->d);
 #line 46 "e2e_shared.kern"
-            v = krt_s->sh[(int64_t)((int64_t)t)];
+            krt_f->v = krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)];
 #line 47 "e2e_shared.kern"
-            if (((int64_t)t) >= off) {
+            if (((int64_t)krt_f->t) >= krt_f->off) {
 #line 48 "e2e_shared.kern"
-                v = combine__i8_i8__cpu(krt_b, krt_tid, v, krt_s->sh[krt_wrap_index(krt_sub_i64(((int64_t)t), off), 256)]);
+                krt_f->v = combine__i8_i8__cpu(krt_b, krt_tid, krt_f->v, krt_s->sh[krt_wrap_index(krt_sub_i64(((int64_t)krt_f->t), krt_f->off), 256)]);
             }
-            krt_f->off = off;
-            krt_f->v = v;
         }
 #line 49 "e2e_shared.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 50 "e2e_shared.kern"
-            krt_s->sh[(int64_t)((int64_t)t)] = v;
+            krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)] = krt_f->v;
         }
 #line 51 "e2e_shared.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
             if (krt_f->krt_state == KRT_CONTINUE(1))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
-            krt_it1 += krt_step3;
-            krt_f->krt_it1 = krt_it1;
+            krt_f->krt_it1 += krt_f->krt_step3;
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -429,15 +446,14 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 52 "e2e_shared.kern"
-        *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = krt_s->sh[(int64_t)((int64_t)t)];
+        *(int64_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)];
     }
 }
 
+#line 457 "e2e_shared.cu"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
@@ -447,6 +463,9 @@ struct mirror3__frame {
     int32_t x;
     int32_t y;
     int32_t z;
+    int32_t bx;
+    int32_t by;
+    int32_t bz;
 };
 
 #line 56 "e2e_shared.kern"
@@ -454,62 +473,58 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view out = *(const krt_view *)krt_args[0];
     struct mirror3__shared *krt_s = (struct mirror3__shared *)krt_b->shared;
-    int32_t bx = 0;
-    int32_t by = 0;
-    int32_t bz = 0;
     struct mirror3__frame *krt_fr = (struct mirror3__frame *)krt_b->frame;
     struct mirror3__frame *krt_f;
     unsigned krt_t;
     krt_dim3 krt_tid;
-    {
-        const int32_t krt_in_bx = bx;
-        const int32_t krt_in_by = by;
-        const int32_t krt_in_bz = bz;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bx = krt_in_bx;
-            by = krt_in_by;
-            bz = krt_in_bz;
-            int32_t x KRT_MAYBE_UNUSED = krt_f->x;
-            int32_t y KRT_MAYBE_UNUSED = krt_f->y;
-            int32_t z KRT_MAYBE_UNUSED = krt_f->z;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_fr[krt_t].krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 58 "e2e_shared.kern"
-            x = (int32_t)krt_tid.x;
+        krt_f->x = (int32_t)krt_tid.x;
 #line 59 "e2e_shared.kern"
-            y = (int32_t)krt_tid.y;
+        krt_f->y = (int32_t)krt_tid.y;
 #line 60 "e2e_shared.kern"
-            z = (int32_t)krt_tid.z;
+        krt_f->z = (int32_t)krt_tid.z;
 #line 61 "e2e_shared.kern"
-            bx = (int32_t)krt_b->block_dim.x;
+        krt_f->bx = (int32_t)krt_b->block_dim.x;
 #line 62 "e2e_shared.kern"
-            by = (int32_t)krt_b->block_dim.y;
+        krt_f->by = (int32_t)krt_b->block_dim.y;
 #line 63 "e2e_shared.kern"
-            bz = (int32_t)krt_b->block_dim.z;
+        krt_f->bz = (int32_t)krt_b->block_dim.z;
 #line 64 "e2e_shared.kern"
-            krt_s->s[(int64_t)((int64_t)z)][(int64_t)((int64_t)y)][(int64_t)((int64_t)x)] = (int32_t)krt_add_i64(krt_add_i64(krt_mul_i64(krt_add_i64(krt_mul_i64(((int64_t)z), ((int64_t)by)), ((int64_t)y)), ((int64_t)bx)), ((int64_t)x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
-            krt_f->x = x;
-            krt_f->y = y;
-            krt_f->z = z;
-        }
+        krt_s->s[krt_wrap_index(((int64_t)krt_f->z), 4)][krt_wrap_index(((int64_t)krt_f->y), 8)][krt_wrap_index(((int64_t)krt_f->x), 32)] = (int32_t)krt_add_i64(krt_add_i64(krt_mul_i64(krt_add_i64(krt_mul_i64(((int64_t)krt_f->z), ((int64_t)krt_f->by)), ((int64_t)krt_f->y)), ((int64_t)krt_f->bx)), ((int64_t)krt_f->x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
     }
 #line 65 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t z KRT_MAYBE_UNUSED = krt_f->z;
-        int32_t y KRT_MAYBE_UNUSED = krt_f->y;
-        int32_t x KRT_MAYBE_UNUSED = krt_f->x;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 66 "e2e_shared.kern"
-        ((int32_t *)out.data)[(krt_wrap_index(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)bz)), ((int64_t)z)), out.shape[0]) * out.shape[1] + (int64_t)((int64_t)y)) * out.shape[2] + (int64_t)((int64_t)x)] = krt_s->s[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)bz), 1), ((int64_t)z)), 4)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)by), 1), ((int64_t)y)), 8)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)bx), 1), ((int64_t)x)), 32)];
+        ((int32_t *)out.data)[(krt_wrap_index(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)krt_f->bz)), ((int64_t)krt_f->z)), out.shape[0]) * out.shape[1] + krt_wrap_index(((int64_t)krt_f->y), out.shape[1])) * out.shape[2] + krt_wrap_index(((int64_t)krt_f->x), out.shape[2])] = krt_s->s[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->bz), 1), ((int64_t)krt_f->z)), 4)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->by), 1), ((int64_t)krt_f->y)), 8)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->bx), 1), ((int64_t)krt_f->x)), 32)];
     }
 }
 
+#line 514 "e2e_shared.cu"
 struct dyn_local__frame {
     int krt_state;
     double tmp[4];
     int32_t t;
     int64_t i;
+    int64_t k;
     double acc;
+    int64_t k_2;
+    int64_t krt_it1;
+    int64_t krt_stop2;
+    int64_t krt_step3;
+    int64_t krt_it4;
+    int64_t krt_stop5;
+    int64_t krt_step6;
 };
 
 #line 70 "e2e_shared.kern"
@@ -518,80 +533,57 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     double *d = (double *)krt_b->dyn_shared;
-    int64_t k = 0;
-    int64_t k_2 = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-    int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
     struct dyn_local__frame *krt_f;
     unsigned krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_fr[krt_t].krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+#line 546 "e2e_shared.cu"
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 73 "e2e_shared.kern"
-        t = (int32_t)krt_tid.x;
+        krt_f->t = (int32_t)krt_tid.x;
 #line 74 "e2e_shared.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 75 "e2e_shared.kern"
-        d[(int64_t)((int64_t)t)] = (i < x.shape[0]) ? *(double *)(x.data + (int64_t)i * x.strides[0]) : 0.0;
-        krt_f->t = t;
-        krt_f->i = i;
+        d[krt_wrap_index(((int64_t)krt_f->t), (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))] = (krt_f->i < x.shape[0]) ? *(double *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]) : 0.0;
     }
 #line 76 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    {
-        const int64_t krt_in_k = k;
-        const int64_t krt_in_krt_it1 = krt_it1;
-        const int64_t krt_in_krt_stop2 = krt_stop2;
-        const int64_t krt_in_krt_step3 = krt_step3;
-        const int64_t krt_in_k_2 = k_2;
-        const int64_t krt_in_krt_it4 = krt_it4;
-        const int64_t krt_in_krt_stop5 = krt_stop5;
-        const int64_t krt_in_krt_step6 = krt_step6;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            k = krt_in_k;
-            krt_it1 = krt_in_krt_it1;
-            krt_stop2 = krt_in_krt_stop2;
-            krt_step3 = krt_in_krt_step3;
-            k_2 = krt_in_k_2;
-            krt_it4 = krt_in_krt_it4;
-            krt_stop5 = krt_in_krt_stop5;
-            krt_step6 = krt_in_krt_step6;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-            double acc KRT_MAYBE_UNUSED = 0;
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 77 "e2e_shared.kern"
-            krt_it1 = 0;
-            krt_stop2 = 4;
-            krt_step3 = 1;
-            for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
-                k = krt_it1;
+        krt_f->krt_it1 = 0;
+        krt_f->krt_stop2 = 4;
+        krt_f->krt_step3 = 1;
+        for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
+            krt_f->k = krt_f->krt_it1;
 #line 78 "e2e_shared.kern"
-                krt_f->tmp[(int64_t)k] = d[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), k), ((int64_t)((int32_t)krt_b->block_dim.x))), (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-            }
+            krt_f->tmp[krt_wrap_index(krt_f->k, 4)] = d[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->t), krt_f->k), ((int64_t)((int32_t)krt_b->block_dim.x))), (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
+        }
 #line 79 "e2e_shared.kern"
-            acc = 0.0;
+        krt_f->acc = 0.0;
 #line 80 "e2e_shared.kern"
-            krt_it4 = 0;
-            krt_stop5 = 4;
-            krt_step6 = 1;
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                k_2 = krt_it4;
+        krt_f->krt_it4 = 0;
+        krt_f->krt_stop5 = 4;
+        krt_f->krt_step6 = 1;
+        for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+#line 578 "e2e_shared.cu"
+            krt_f->k_2 = krt_f->krt_it4;
 #line 81 "e2e_shared.kern"
-                acc = acc + (krt_f->tmp[(int64_t)k_2] * ((double)krt_add_i64(k_2, 1)));
-            }
+            krt_f->acc = krt_f->acc + (krt_f->tmp[krt_wrap_index(krt_f->k_2, 4)] * ((double)krt_add_i64(krt_f->k_2, 1)));
+        }
 #line 82 "e2e_shared.kern"
-            if (i < x.shape[0]) {
+        if (krt_f->i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
-                *(double *)(out.data + (int64_t)i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-            }
+            *(double *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
+#line 587 "e2e_shared.cu"
         }
     }
 }

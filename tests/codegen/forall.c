@@ -30,11 +30,13 @@ static void affine__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "forall.kern"
 static void count_threads__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
+#line 34 "forall.c"
     const krt_view count = *(const krt_view *)krt_args[0];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
 #line 18 "forall.kern"
         (void)krt_atomic_add_i64(&((int64_t *)count.data)[0], 1);
+#line 40 "forall.c"
     }
 }
 

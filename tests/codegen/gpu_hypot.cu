@@ -12,6 +12,7 @@ static __device__ inline KRT_MAYBE_UNUSED float gpu_hypot(float x, float y)
 {
 #line 9 "gpu_hypot.kern"
     return sqrtf(((x * x) + (y * y)));
+#line 16 "gpu_hypot.cu"
 }
 
 #line 8 "gpu_hypot.kern"
@@ -19,12 +20,14 @@ static __device__ inline KRT_MAYBE_UNUSED double gpu_hypot__f8_f8(double x, doub
 {
 #line 9 "gpu_hypot.kern"
     return sqrt(((x * x) + (y * y)));
+#line 24 "gpu_hypot.cu"
 }
 
 #line 7 "gpu_hypot.kern"
 KRT_EXTERN_C __global__ void gpu_hypot__vec_f4(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
+#line 31 "gpu_hypot.cu"
     int64_t krt_u_l0_ = 0;
     int64_t krt_u_l1_ = 0;
     int64_t krt_u_l2_ = 0;
@@ -76,6 +79,7 @@ KRT_EXTERN_C __global__ void gpu_hypot__vec_f4(krt_view krt_u_a0_, float krt_u_s
 KRT_EXTERN_C __global__ void gpu_hypot__vec_f8(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
+#line 83 "gpu_hypot.cu"
     int64_t krt_u_l0_ = 0;
     int64_t krt_u_l1_ = 0;
     int64_t krt_u_l2_ = 0;
@@ -123,30 +127,36 @@ KRT_EXTERN_C __global__ void gpu_hypot__vec_f8(krt_view krt_u_a0_, double krt_u_
     *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = gpu_hypot__f8_f8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
 }
 
+#line 131 "gpu_hypot.cu"
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 8 "gpu_hypot.kern"
 static inline KRT_MAYBE_UNUSED float gpu_hypot__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float x, float y)
 {
+#line 137 "gpu_hypot.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 9 "gpu_hypot.kern"
     return sqrtf(((x * x) + (y * y)));
+#line 142 "gpu_hypot.cu"
 }
 
 #line 8 "gpu_hypot.kern"
 static inline KRT_MAYBE_UNUSED double gpu_hypot__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double x, double y)
 {
+#line 148 "gpu_hypot.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 9 "gpu_hypot.kern"
     return sqrt(((x * x) + (y * y)));
+#line 153 "gpu_hypot.cu"
 }
 
 #line 7 "gpu_hypot.kern"
 static void gpu_hypot__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
+#line 160 "gpu_hypot.cu"
     const float krt_u_s0_ = *(const float *)krt_args[1];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const float krt_u_s1_ = *(const float *)krt_args[3];
@@ -203,12 +213,14 @@ static void gpu_hypot__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *(float *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = gpu_hypot__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
+#line 217 "gpu_hypot.cu"
 }
 
 #line 7 "gpu_hypot.kern"
 static void gpu_hypot__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
+#line 224 "gpu_hypot.cu"
     const double krt_u_s0_ = *(const double *)krt_args[1];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const double krt_u_s1_ = *(const double *)krt_args[3];
@@ -265,6 +277,7 @@ static void gpu_hypot__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = gpu_hypot__f8_f8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
+#line 281 "gpu_hypot.cu"
 }
 
 /* ---- kernel descriptors and launchers ---- */

@@ -18,6 +18,7 @@ __global__ void gpu_matmul__guv_f4__cuda(krt_view A, krt_view B, krt_view C, int
     int64_t m = 0;
     int64_t n = 0;
     int64_t p = 0;
+#line 22 "gpu_matmul.cu"
     int64_t i = 0;
     int64_t j = 0;
     int64_t k = 0;
@@ -77,17 +78,20 @@ __global__ void gpu_matmul__guv_f4__cuda(krt_view A, krt_view B, krt_view C, int
         krt_stop7 = p;
         krt_step8 = 1;
         for (; krt_it6 < krt_stop7; krt_it6 += krt_step8) {
+#line 82 "gpu_matmul.cu"
             j = krt_it6;
 #line 12 "gpu_matmul.kern"
             *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = 0.0f;
 #line 13 "gpu_matmul.kern"
             krt_it3 = 0;
             krt_stop4 = n;
+#line 89 "gpu_matmul.cu"
             krt_step5 = 1;
             for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                 k = krt_it3;
 #line 14 "gpu_matmul.kern"
                 *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) + (*(float *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(float *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3]));
+#line 95 "gpu_matmul.cu"
             }
         }
     }
@@ -106,6 +110,7 @@ static void gpu_matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     (void)krt_u_mask_;
     KRT_FOR_EACH_THREAD(krt_b) {
+#line 114 "gpu_matmul.cu"
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
         int64_t krt_u_l1_ = 0;
@@ -172,17 +177,20 @@ static void gpu_matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_stop7 = p;
             krt_step8 = 1;
             for (; krt_it6 < krt_stop7; krt_it6 += krt_step8) {
+#line 181 "gpu_matmul.cu"
                 j = krt_it6;
 #line 12 "gpu_matmul.kern"
-                *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + (int64_t)i * C.strides[2] + (int64_t)j * C.strides[3]) = 0.0f;
+                *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = 0.0f;
 #line 13 "gpu_matmul.kern"
                 krt_it3 = 0;
                 krt_stop4 = n;
+#line 188 "gpu_matmul.cu"
                 krt_step5 = 1;
                 for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                     k = krt_it3;
 #line 14 "gpu_matmul.kern"
-                    *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + (int64_t)i * C.strides[2] + (int64_t)j * C.strides[3]) = *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + (int64_t)i * C.strides[2] + (int64_t)j * C.strides[3]) + (*(float *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + (int64_t)i * A.strides[2] + (int64_t)k * A.strides[3]) * *(float *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + (int64_t)k * B.strides[2] + (int64_t)j * B.strides[3]));
+                    *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) + (*(float *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(float *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3]));
+#line 194 "gpu_matmul.cu"
                 }
             }
         }

@@ -32,25 +32,22 @@ __global__ void axpy2d__cuda(krt_view out, krt_view a, krt_view b, double alpha)
     if ((row < out.shape[0]) && (col < out.shape[1])) {
 #line 9 "grid2d.kern"
         *(double *)(out.data + krt_wrap_index(row, out.shape[0]) * out.strides[0] + krt_wrap_index(col, out.shape[1]) * out.strides[1]) = (alpha * *(double *)(a.data + krt_wrap_index(row, a.shape[0]) * a.strides[0] + krt_wrap_index(col, a.shape[1]) * a.strides[1])) + *(double *)(b.data + krt_wrap_index(row, b.shape[0]) * b.strides[0] + krt_wrap_index(col, b.shape[1]) * b.strides[1]);
+#line 36 "grid2d.cu"
     }
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 6 "grid2d.kern"
-static void axpy2d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+static void axpy2d__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
-    krt_cpu_block krt_bb = *krt_b0;
-    const unsigned krt_lin = krt_b0->block_idx.y * krt_b0->grid_dim.x + krt_b0->block_idx.x;
-    krt_bb.block_idx.y = krt_lin % krt_b0->grid_dim.y;
-    krt_bb.block_idx.x = krt_lin / krt_b0->grid_dim.y;
-    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view a = *(const krt_view *)krt_args[1];
+#line 47 "grid2d.cu"
     const krt_view b = *(const krt_view *)krt_args[2];
     const double alpha = *(const double *)krt_args[3];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD_YX(krt_b) {
+    KRT_FOR_EACH_THREAD(krt_b) {
         int64_t row = 0;
         int64_t col = 0;
 #line 7 "grid2d.kern"
@@ -60,7 +57,8 @@ static void axpy2d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 8 "grid2d.kern"
         if ((row < out.shape[0]) && (col < out.shape[1])) {
 #line 9 "grid2d.kern"
-            *(double *)(out.data + (int64_t)row * out.strides[0] + (int64_t)col * out.strides[1]) = (alpha * *(double *)(a.data + (int64_t)row * a.strides[0] + (int64_t)col * a.strides[1])) + *(double *)(b.data + (int64_t)row * b.strides[0] + (int64_t)col * b.strides[1]);
+            *(double *)(out.data + krt_wrap_index(row, out.shape[0]) * out.strides[0] + krt_wrap_index(col, out.shape[1]) * out.strides[1]) = (alpha * *(double *)(a.data + krt_wrap_index(row, a.shape[0]) * a.strides[0] + krt_wrap_index(col, a.shape[1]) * a.strides[1])) + *(double *)(b.data + krt_wrap_index(row, b.shape[0]) * b.strides[0] + krt_wrap_index(col, b.shape[1]) * b.strides[1]);
+#line 62 "grid2d.cu"
         }
     }
 }

@@ -13,6 +13,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
     const float a = *(const float *)krt_args[2];
+#line 17 "gridstride.c"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t start = 0;
@@ -28,6 +29,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 10 "gridstride.kern"
         krt_it1 = start;
         krt_stop2 = x.shape[0];
+#line 33 "gridstride.c"
         krt_step3 = stride;
         if (krt_step3 == 0) {
             goto krt_next;
@@ -35,7 +37,8 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
             i = krt_it1;
 #line 11 "gridstride.kern"
-            *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
+            *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]) = (a * *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0])) + *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]);
+#line 42 "gridstride.c"
         }
     krt_next:;
     }
@@ -55,7 +58,7 @@ KRT_EXTERN_C const krt_kernel saxpy_stride__kernel = {
     0
 };
 
-KRT_EXTERN_C int saxpy_stride__launch(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
+KRT_EXTERN_C int saxpy_stride(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -8,11 +8,12 @@
 /* ---- CUDA ---- */
 
 #line 7 "gridstride.kern"
-KRT_EXTERN_C __global__ void saxpy_stride(krt_view x, krt_view y, float a)
+__global__ void saxpy_stride__cuda(krt_view x, krt_view y, float a)
 {
     int64_t start = 0;
     int64_t stride = 0;
     int64_t i = 0;
+#line 17 "gridstride.cu"
     int64_t krt_it1 = 0;
     int64_t krt_stop2 = 0;
     int64_t krt_step3 = 0;
@@ -23,6 +24,7 @@ KRT_EXTERN_C __global__ void saxpy_stride(krt_view x, krt_view y, float a)
 #line 10 "gridstride.kern"
     krt_it1 = start;
     krt_stop2 = x.shape[0];
+#line 28 "gridstride.cu"
     krt_step3 = stride;
     if (krt_step3 == 0) {
         return;
@@ -31,6 +33,7 @@ KRT_EXTERN_C __global__ void saxpy_stride(krt_view x, krt_view y, float a)
         i = krt_it1;
 #line 11 "gridstride.kern"
         *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]) = (a * *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0])) + *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]);
+#line 37 "gridstride.cu"
     }
 }
 
@@ -42,6 +45,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
     const float a = *(const float *)krt_args[2];
+#line 49 "gridstride.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t start = 0;
@@ -57,6 +61,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 10 "gridstride.kern"
         krt_it1 = start;
         krt_stop2 = x.shape[0];
+#line 65 "gridstride.cu"
         krt_step3 = stride;
         if (krt_step3 == 0) {
             goto krt_next;
@@ -64,7 +69,8 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
             i = krt_it1;
 #line 11 "gridstride.kern"
-            *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
+            *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]) = (a * *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0])) + *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]);
+#line 74 "gridstride.cu"
         }
     krt_next:;
     }
@@ -79,12 +85,12 @@ static const krt_param saxpy_stride__params[] = {
 };
 KRT_EXTERN_C const krt_kernel saxpy_stride__kernel = {
     "saxpy_stride", "gridstride.kern", 3, saxpy_stride__params,
-    saxpy_stride__cpu, (const void *)saxpy_stride,
+    saxpy_stride__cpu, (const void *)saxpy_stride__cuda,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int saxpy_stride__launch(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
+KRT_EXTERN_C int saxpy_stride(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
 {
     krt_view krt_v0;
     krt_view krt_v1;

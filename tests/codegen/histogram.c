@@ -14,6 +14,7 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view bins = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
+#line 18 "histogram.c"
         int64_t i = 0;
         int64_t stride = 0;
 #line 10 "histogram.kern"
@@ -26,6 +27,7 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
             (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (int64_t)krt_mod_i64(((int64_t)*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0])), 16) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
             i = krt_add_i64(i, stride);
+#line 31 "histogram.c"
         }
     }
 }

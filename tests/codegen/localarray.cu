@@ -24,6 +24,7 @@ __global__ void sort_rows__cuda(krt_view inp, krt_view out)
     int64_t krt_stop5 = 0;
     int64_t krt_step6 = 0;
     int64_t krt_it7 = 0;
+#line 28 "localarray.cu"
     int64_t krt_stop8 = 0;
     int64_t krt_step9 = 0;
 #line 10 "localarray.kern"
@@ -65,11 +66,13 @@ __global__ void sort_rows__cuda(krt_view inp, krt_view out)
 #line 23 "localarray.kern"
     krt_it7 = 0;
     krt_stop8 = 8;
+#line 70 "localarray.cu"
     krt_step9 = 1;
     for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
         j_3 = krt_it7;
 #line 24 "localarray.kern"
         *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + krt_wrap_index(j_3, out.shape[1]) * out.strides[1]) = v[krt_wrap_index(j_3, 8)];
+#line 76 "localarray.cu"
     }
 }
 
@@ -92,6 +95,7 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_it1 = 0;
         int64_t krt_stop2 = 0;
         int64_t krt_step3 = 0;
+#line 99 "localarray.cu"
         int64_t krt_it4 = 0;
         int64_t krt_stop5 = 0;
         int64_t krt_step6 = 0;
@@ -112,7 +116,7 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             j = krt_it1;
 #line 15 "localarray.kern"
-            v[(int64_t)j] = *(float *)(inp.data + (int64_t)i * inp.strides[0] + (int64_t)j * inp.strides[1]);
+            v[krt_wrap_index(j, 8)] = *(float *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0] + krt_wrap_index(j, inp.shape[1]) * inp.strides[1]);
         }
 #line 16 "localarray.kern"
         krt_it4 = 1;
@@ -121,7 +125,7 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
             j_2 = krt_it4;
 #line 17 "localarray.kern"
-            key = v[(int64_t)j_2];
+            key = v[krt_wrap_index(j_2, 8)];
 #line 18 "localarray.kern"
             k = krt_sub_i64(j_2, 1);
 #line 19 "localarray.kern"
@@ -137,11 +141,13 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 23 "localarray.kern"
         krt_it7 = 0;
         krt_stop8 = 8;
+#line 145 "localarray.cu"
         krt_step9 = 1;
         for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
             j_3 = krt_it7;
 #line 24 "localarray.kern"
-            *(float *)(out.data + (int64_t)i * out.strides[0] + (int64_t)j_3 * out.strides[1]) = v[(int64_t)j_3];
+            *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + krt_wrap_index(j_3, out.shape[1]) * out.strides[1]) = v[krt_wrap_index(j_3, 8)];
+#line 151 "localarray.cu"
         }
     krt_next:;
     }

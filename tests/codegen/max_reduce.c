@@ -10,10 +10,12 @@
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int8_t max_reduce__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int8_t a, int8_t b)
 {
+#line 14 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i8(a, b);
+#line 19 "max_reduce.c"
 }
 
 struct max_reduce__red_i1__shared {
@@ -56,6 +58,7 @@ struct max_reduce__red_i1__frame {
 static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 62 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int8_t init = *(const int8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -64,321 +67,319 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i1__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int8_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(int8_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int8_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 92 "max_reduce.c"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 100 "max_reduce.c"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 120 "max_reduce.c"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 131 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 137 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 147 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 157 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 167 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 189 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 196 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 216 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 225 "max_reduce.c"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(int8_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 250 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 262 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 272 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 294 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 301 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 319 "max_reduce.c"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 326 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 332 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 345 "max_reduce.c"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 355 "max_reduce.c"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 372 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
+#line 378 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
+#line 383 "max_reduce.c"
 }
 
 struct max_reduce__red_i2__shared {
@@ -421,6 +422,7 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 426 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int16_t init = *(const int16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -429,321 +431,319 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i2__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int16_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(int16_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int16_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 456 "max_reduce.c"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 464 "max_reduce.c"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 484 "max_reduce.c"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 495 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 501 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 511 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 521 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 531 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 553 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 560 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 580 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 589 "max_reduce.c"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(int16_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 614 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 626 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 636 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 658 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 665 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 683 "max_reduce.c"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 690 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 696 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 709 "max_reduce.c"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 719 "max_reduce.c"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 736 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
+#line 742 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
+#line 747 "max_reduce.c"
 }
 
 struct max_reduce__red_i4__shared {
@@ -786,6 +786,7 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 790 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int32_t init = *(const int32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -794,321 +795,319 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(int32_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 820 "max_reduce.c"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 828 "max_reduce.c"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 848 "max_reduce.c"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 859 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 865 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 875 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 885 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 895 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 917 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 924 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 944 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 953 "max_reduce.c"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(int32_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 978 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 990 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 1000 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 1022 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 1029 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 1047 "max_reduce.c"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 1054 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1060 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 1073 "max_reduce.c"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 1083 "max_reduce.c"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 1100 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
+#line 1106 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
+#line 1111 "max_reduce.c"
 }
 
 struct max_reduce__red_i8__shared {
@@ -1151,6 +1150,7 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 1154 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int64_t init = *(const int64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -1159,321 +1159,319 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(int64_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1184 "max_reduce.c"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 1192 "max_reduce.c"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 1212 "max_reduce.c"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 1223 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1229 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1239 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1249 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 1259 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 1281 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 1288 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1308 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 1317 "max_reduce.c"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(int64_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1342 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1354 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 1364 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 1386 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 1393 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 1411 "max_reduce.c"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 1418 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1424 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 1437 "max_reduce.c"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 1447 "max_reduce.c"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 1464 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
+#line 1470 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
+#line 1475 "max_reduce.c"
 }
 
 struct max_reduce__red_u1__shared {
@@ -1516,6 +1514,7 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 1518 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint8_t init = *(const uint8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -1524,321 +1523,319 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u1__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint8_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint8_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint8_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1548 "max_reduce.c"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 1556 "max_reduce.c"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 1576 "max_reduce.c"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 1587 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1593 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1603 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1613 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 1623 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 1645 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 1652 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1672 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 1681 "max_reduce.c"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(uint8_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1706 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1718 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 1728 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 1750 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 1757 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 1775 "max_reduce.c"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 1782 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1788 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 1801 "max_reduce.c"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 1811 "max_reduce.c"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 1828 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
+#line 1834 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
+#line 1839 "max_reduce.c"
 }
 
 struct max_reduce__red_u2__shared {
@@ -1881,6 +1878,7 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 1882 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint16_t init = *(const uint16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -1889,321 +1887,319 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u2__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint16_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint16_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint16_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1912 "max_reduce.c"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 1920 "max_reduce.c"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 1940 "max_reduce.c"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 1951 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1957 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1967 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1977 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 1987 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2009 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 2016 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2036 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 2045 "max_reduce.c"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(uint16_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2070 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2082 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 2092 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2114 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 2121 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 2139 "max_reduce.c"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 2146 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2152 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 2165 "max_reduce.c"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 2175 "max_reduce.c"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 2192 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
+#line 2198 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
+#line 2203 "max_reduce.c"
 }
 
 struct max_reduce__red_u4__shared {
@@ -2246,6 +2242,7 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 2246 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint32_t init = *(const uint32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2254,321 +2251,319 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint32_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint32_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint32_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2276 "max_reduce.c"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 2284 "max_reduce.c"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 2304 "max_reduce.c"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 2315 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2321 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2331 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2341 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 2351 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2373 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 2380 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2400 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 2409 "max_reduce.c"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(uint32_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2434 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2446 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 2456 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2478 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 2485 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 2503 "max_reduce.c"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 2510 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2516 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 2529 "max_reduce.c"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 2539 "max_reduce.c"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 2556 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
+#line 2562 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
+#line 2567 "max_reduce.c"
 }
 
 struct max_reduce__red_u8__shared {
@@ -2611,6 +2606,7 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 2610 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint64_t init = *(const uint64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2619,321 +2615,319 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint64_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint64_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint64_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2640 "max_reduce.c"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 2648 "max_reduce.c"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 2668 "max_reduce.c"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 2679 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2685 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2695 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2705 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 2715 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2737 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 2744 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2764 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 2773 "max_reduce.c"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(uint64_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2798 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2810 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 2820 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2842 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 2849 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 2867 "max_reduce.c"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 2874 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2880 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 2893 "max_reduce.c"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 2903 "max_reduce.c"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 2920 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
+#line 2926 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
+#line 2931 "max_reduce.c"
 }
 
 struct max_reduce__red_f4__shared {
@@ -2976,6 +2970,7 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 2974 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const float init = *(const float *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2984,321 +2979,319 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_f4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                float krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(float *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            float krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(float *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                float krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            float krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(float *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3004 "max_reduce.c"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 3012 "max_reduce.c"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 3032 "max_reduce.c"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 3043 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3049 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3059 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3069 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 3079 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 3101 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 3108 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3128 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 3137 "max_reduce.c"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(float *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3162 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3174 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 3184 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 3206 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 3213 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 3231 "max_reduce.c"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 3238 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3244 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 3257 "max_reduce.c"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 3267 "max_reduce.c"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 3284 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
+#line 3290 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
+#line 3295 "max_reduce.c"
 }
 
 struct max_reduce__red_f8__shared {
@@ -3341,6 +3334,7 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 3338 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const double init = *(const double *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3349,312 +3343,308 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_f8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                double krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(double *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            double krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(double *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                double krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            double krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(double *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3368 "max_reduce.c"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 3376 "max_reduce.c"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 3396 "max_reduce.c"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 3407 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3413 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3423 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3433 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 3443 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 3465 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 3472 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3492 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 3501 "max_reduce.c"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(double *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3526 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3538 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 3548 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 3570 "max_reduce.c"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 3577 "max_reduce.c"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 3595 "max_reduce.c"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 3602 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3608 "max_reduce.c"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 3621 "max_reduce.c"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 3631 "max_reduce.c"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 3648 "max_reduce.c"
 }
 
 /* ---- kernel descriptors and launchers ---- */

@@ -12,12 +12,14 @@ static __device__ inline KRT_MAYBE_UNUSED int8_t max_reduce(int8_t a, int8_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_i8(a, b);
+#line 16 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t init, bool use_init)
 {
     __shared__ int8_t krt_u_sm_[4][33];
+#line 23 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -64,6 +66,7 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
+#line 70 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -141,6 +144,7 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
+#line 148 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -159,6 +163,7 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
+#line 167 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -174,18 +179,21 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
         *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce(*(int8_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
+#line 183 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2(int16_t a, int16_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
+#line 190 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_t init, bool use_init)
 {
     __shared__ int16_t krt_u_sm_[4][33];
+#line 197 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -232,6 +240,7 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
+#line 244 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -309,6 +318,7 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
+#line 322 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -327,6 +337,7 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
+#line 341 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -342,18 +353,21 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
         *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2(*(int16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
+#line 357 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4(int32_t a, int32_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
+#line 364 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_t init, bool use_init)
 {
     __shared__ int32_t krt_u_sm_[4][33];
+#line 371 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -400,6 +414,7 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
+#line 418 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -477,6 +492,7 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
+#line 496 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -495,6 +511,7 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
+#line 515 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -510,18 +527,21 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
         *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4(*(int32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
+#line 531 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8(int64_t a, int64_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
+#line 538 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_t init, bool use_init)
 {
     __shared__ int64_t krt_u_sm_[4][33];
+#line 545 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -568,6 +588,7 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
+#line 592 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -645,6 +666,7 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
+#line 670 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -663,6 +685,7 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
+#line 689 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -678,18 +701,21 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
         *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8(*(int64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
+#line 705 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1(uint8_t a, uint8_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
+#line 712 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_t init, bool use_init)
 {
     __shared__ uint8_t krt_u_sm_[4][33];
+#line 719 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -736,6 +762,7 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
+#line 766 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -813,6 +840,7 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
+#line 844 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -831,6 +859,7 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
+#line 863 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -846,18 +875,21 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
         *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1(*(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
+#line 879 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2(uint16_t a, uint16_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
+#line 886 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16_t init, bool use_init)
 {
     __shared__ uint16_t krt_u_sm_[4][33];
+#line 893 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -904,6 +936,7 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
+#line 940 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -981,6 +1014,7 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
+#line 1018 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -999,6 +1033,7 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
+#line 1037 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1014,18 +1049,21 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
         *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2(*(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
+#line 1053 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4(uint32_t a, uint32_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
+#line 1060 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32_t init, bool use_init)
 {
     __shared__ uint32_t krt_u_sm_[4][33];
+#line 1067 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1072,6 +1110,7 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
+#line 1114 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1149,6 +1188,7 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
+#line 1192 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1167,6 +1207,7 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
+#line 1211 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1182,18 +1223,21 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
         *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4(*(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
+#line 1227 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8(uint64_t a, uint64_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
+#line 1234 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64_t init, bool use_init)
 {
     __shared__ uint64_t krt_u_sm_[4][33];
+#line 1241 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1240,6 +1284,7 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
+#line 1288 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1317,6 +1362,7 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
+#line 1366 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1335,6 +1381,7 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
+#line 1385 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1350,18 +1397,21 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
         *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8(*(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
+#line 1401 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED float max_reduce__f4_f4(float a, float b)
 {
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
+#line 1408 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float init, bool use_init)
 {
     __shared__ float krt_u_sm_[4][33];
+#line 1415 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1408,6 +1458,7 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
+#line 1462 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1485,6 +1536,7 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
+#line 1540 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1503,6 +1555,7 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
+#line 1559 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1518,18 +1571,21 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
         *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4(*(float *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
+#line 1575 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED double max_reduce__f8_f8(double a, double b)
 {
 #line 6 "max_reduce.kern"
     return fmax(a, b);
+#line 1582 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double init, bool use_init)
 {
     __shared__ double krt_u_sm_[4][33];
+#line 1589 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1576,6 +1632,7 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
+#line 1636 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1653,6 +1710,7 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
+#line 1714 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1671,6 +1729,7 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
+#line 1733 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1686,16 +1745,19 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
         *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8(*(double *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
+#line 1749 "max_reduce.cu"
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int8_t max_reduce__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int8_t a, int8_t b)
 {
+#line 1756 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i8(a, b);
+#line 1761 "max_reduce.cu"
 }
 
 struct max_reduce__red_i1__shared {
@@ -1738,6 +1800,7 @@ struct max_reduce__red_i1__frame {
 static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 1804 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int8_t init = *(const int8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -1746,321 +1809,319 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i1__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int8_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(int8_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int8_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1834 "max_reduce.cu"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 1842 "max_reduce.cu"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 1862 "max_reduce.cu"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 1873 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1879 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1889 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 1899 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 1909 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 1931 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 1938 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1958 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 1967 "max_reduce.cu"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(int8_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 1992 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2004 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 2014 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2036 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 2043 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 2061 "max_reduce.cu"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 2068 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2074 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 2087 "max_reduce.cu"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 2097 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 2114 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
+#line 2120 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
+#line 2125 "max_reduce.cu"
 }
 
 struct max_reduce__red_i2__shared {
@@ -2103,6 +2164,7 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 2168 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int16_t init = *(const int16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2111,321 +2173,319 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i2__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int16_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(int16_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int16_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2198 "max_reduce.cu"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 2206 "max_reduce.cu"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 2226 "max_reduce.cu"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 2237 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2243 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2253 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2263 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 2273 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2295 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 2302 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2322 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 2331 "max_reduce.cu"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(int16_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2356 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2368 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 2378 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2400 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 2407 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 2425 "max_reduce.cu"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 2432 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2438 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 2451 "max_reduce.cu"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 2461 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 2478 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
+#line 2484 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
+#line 2489 "max_reduce.cu"
 }
 
 struct max_reduce__red_i4__shared {
@@ -2468,6 +2528,7 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 2532 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int32_t init = *(const int32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2476,321 +2537,319 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(int32_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int32_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2562 "max_reduce.cu"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 2570 "max_reduce.cu"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 2590 "max_reduce.cu"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 2601 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2607 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2617 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2627 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 2637 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2659 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 2666 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2686 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 2695 "max_reduce.cu"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(int32_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2720 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2732 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 2742 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2764 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 2771 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 2789 "max_reduce.cu"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 2796 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2802 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 2815 "max_reduce.cu"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 2825 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 2842 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
+#line 2848 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
+#line 2853 "max_reduce.cu"
 }
 
 struct max_reduce__red_i8__shared {
@@ -2833,6 +2892,7 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 2896 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int64_t init = *(const int64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2841,321 +2901,319 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(int64_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2926 "max_reduce.cu"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 2934 "max_reduce.cu"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 2954 "max_reduce.cu"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 2965 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2971 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2981 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2991 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 3001 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 3023 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 3030 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3050 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 3059 "max_reduce.cu"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(int64_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3084 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3096 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 3106 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 3128 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 3135 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 3153 "max_reduce.cu"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 3160 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3166 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 3179 "max_reduce.cu"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 3189 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 3206 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
+#line 3212 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
+#line 3217 "max_reduce.cu"
 }
 
 struct max_reduce__red_u1__shared {
@@ -3198,6 +3256,7 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 3260 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint8_t init = *(const uint8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3206,321 +3265,319 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u1__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint8_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint8_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint8_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3290 "max_reduce.cu"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 3298 "max_reduce.cu"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 3318 "max_reduce.cu"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 3329 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3335 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3345 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3355 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 3365 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 3387 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 3394 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3414 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 3423 "max_reduce.cu"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(uint8_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3448 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3460 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 3470 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 3492 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 3499 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 3517 "max_reduce.cu"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 3524 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3530 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 3543 "max_reduce.cu"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 3553 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 3570 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
+#line 3576 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
+#line 3581 "max_reduce.cu"
 }
 
 struct max_reduce__red_u2__shared {
@@ -3563,6 +3620,7 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 3624 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint16_t init = *(const uint16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3571,321 +3629,319 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u2__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint16_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint16_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint16_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3654 "max_reduce.cu"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 3662 "max_reduce.cu"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 3682 "max_reduce.cu"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 3693 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3699 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3709 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3719 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 3729 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 3751 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 3758 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3778 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 3787 "max_reduce.cu"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(uint16_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3812 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 3824 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 3834 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 3856 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 3863 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 3881 "max_reduce.cu"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 3888 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 3894 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 3907 "max_reduce.cu"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 3917 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 3934 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
+#line 3940 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
+#line 3945 "max_reduce.cu"
 }
 
 struct max_reduce__red_u4__shared {
@@ -3928,6 +3984,7 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 3988 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint32_t init = *(const uint32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3936,321 +3993,319 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint32_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint32_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint32_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 4018 "max_reduce.cu"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 4026 "max_reduce.cu"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 4046 "max_reduce.cu"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 4057 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4063 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4073 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 4083 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 4093 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 4115 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 4122 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4142 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 4151 "max_reduce.cu"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(uint32_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4176 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 4188 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 4198 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 4220 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 4227 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 4245 "max_reduce.cu"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 4252 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4258 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 4271 "max_reduce.cu"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 4281 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 4298 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
+#line 4304 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
+#line 4309 "max_reduce.cu"
 }
 
 struct max_reduce__red_u8__shared {
@@ -4293,6 +4348,7 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 4352 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint64_t init = *(const uint64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4301,321 +4357,319 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint64_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint64_t *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                uint64_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 4382 "max_reduce.cu"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 4390 "max_reduce.cu"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 4410 "max_reduce.cu"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 4421 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4427 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4437 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 4447 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 4457 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 4479 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 4486 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4506 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 4515 "max_reduce.cu"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(uint64_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4540 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 4552 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 4562 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 4584 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 4591 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 4609 "max_reduce.cu"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 4616 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4622 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 4635 "max_reduce.cu"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 4645 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 4662 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
+#line 4668 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
+#line 4673 "max_reduce.cu"
 }
 
 struct max_reduce__red_f4__shared {
@@ -4658,6 +4712,7 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 4716 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const float init = *(const float *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4666,321 +4721,319 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_f4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                float krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(float *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            float krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(float *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                float krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            float krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(float *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 4746 "max_reduce.cu"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 4754 "max_reduce.cu"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 4774 "max_reduce.cu"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 4785 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4791 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4801 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 4811 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 4821 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 4843 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 4850 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4870 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 4879 "max_reduce.cu"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(float *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4904 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 4916 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 4926 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 4948 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 4955 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 4973 "max_reduce.cu"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 4980 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4986 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 4999 "max_reduce.cu"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 5009 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 5026 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
+#line 5032 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
+#line 5037 "max_reduce.cu"
 }
 
 struct max_reduce__red_f8__shared {
@@ -5023,6 +5076,7 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
+#line 5080 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const double init = *(const double *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -5031,312 +5085,308 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_f8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
+    int krt_br0;
+    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                double krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)((int64_t)krt_u_tid_)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(double *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            double krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(double *)(arr.data + (int64_t)((int64_t)krt_u_tid_) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                double krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int64_t)krt_u_warpid_][(int64_t)krt_u_i_2_]);
-                }
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            double krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int64_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(double *)(partials.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+#line 4 "max_reduce.kern"
+        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+    }
+#line 4 "max_reduce.kern"
+    krt_br0 = 0;
+    krt_br1 = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 5110 "max_reduce.cu"
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
+            krt_br0 = 1;
+        } else {
+#line 5118 "max_reduce.cu"
+            krt_f->krt_state = KRT_MASKED(1);
+            krt_br1 = 1;
+        }
+    }
+    if (krt_br0) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
+            krt_f->krt_stop2 = arr.shape[0];
+            krt_f->krt_step3 = krt_f->krt_u_step_;
+#line 5138 "max_reduce.cu"
+            if (krt_f->krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip3;
+            }
+            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
+                krt_f->krt_u_i_ = krt_f->krt_it1;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip3:;
+#line 5149 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 5155 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 5165 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 5175 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 5185 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 5207 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+            }
+        }
+#line 5214 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 5234 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 5243 "max_reduce.cu"
+    }
+    if (krt_br1) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_RUNNING)
+                krt_f->krt_state = KRT_MASKED(1);
+            else if (krt_f->krt_state == KRT_MASKED(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_value_ = *(double *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 5268 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_f->krt_u_width_2_ = 16;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 5280 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 5290 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                }
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 5312 "max_reduce.cu"
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+            }
+        }
+#line 5319 "max_reduce.cu"
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_it4 = 1;
+                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
+                krt_f->krt_step6 = 1;
+#line 5337 "max_reduce.cu"
+                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
+                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                }
+            }
+#line 5344 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 5350 "max_reduce.cu"
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+#line 4 "max_reduce.kern"
+                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_f->krt_it7 = 1;
+                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
+                krt_f->krt_step9 = 1;
+#line 5363 "max_reduce.cu"
+                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
+                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_f->krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+            }
+        }
+#line 5373 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_MASKED(1))
+            krt_f->krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
 #line 4 "max_reduce.kern"
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
+#line 5390 "max_reduce.cu"
 }
 
 /* ---- kernel descriptors and launchers ---- */

@@ -19,6 +19,7 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t inside = 0;
         int64_t s KRT_MAYBE_UNUSED = 0;
         float x = 0;
+#line 23 "montecarlo_pi.c"
         float y = 0;
         int64_t krt_it1 = 0;
         int64_t krt_stop2 = 0;
@@ -48,9 +49,11 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 20 "montecarlo_pi.kern"
                 inside = krt_add_i64(inside, 1);
             }
+#line 53 "montecarlo_pi.c"
         }
 #line 21 "montecarlo_pi.kern"
-        ((int64_t *)hits.data)[(int64_t)i] = inside;
+        ((int64_t *)hits.data)[krt_wrap_index(i, hits.shape[0])] = inside;
+#line 57 "montecarlo_pi.c"
     krt_next:;
     }
 }

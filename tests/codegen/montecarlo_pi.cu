@@ -43,9 +43,11 @@ __global__ void count_inside__cuda(krt_view states, int64_t samples, krt_view hi
 #line 20 "montecarlo_pi.kern"
             inside = krt_add_i64(inside, 1);
         }
+#line 47 "montecarlo_pi.cu"
     }
 #line 21 "montecarlo_pi.kern"
     ((int64_t *)hits.data)[krt_wrap_index(i, hits.shape[0])] = inside;
+#line 51 "montecarlo_pi.cu"
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
@@ -62,6 +64,7 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t inside = 0;
         int64_t s KRT_MAYBE_UNUSED = 0;
         float x = 0;
+#line 68 "montecarlo_pi.cu"
         float y = 0;
         int64_t krt_it1 = 0;
         int64_t krt_stop2 = 0;
@@ -91,9 +94,11 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 20 "montecarlo_pi.kern"
                 inside = krt_add_i64(inside, 1);
             }
+#line 98 "montecarlo_pi.cu"
         }
 #line 21 "montecarlo_pi.kern"
-        ((int64_t *)hits.data)[(int64_t)i] = inside;
+        ((int64_t *)hits.data)[krt_wrap_index(i, hits.shape[0])] = inside;
+#line 102 "montecarlo_pi.cu"
     krt_next:;
     }
 }

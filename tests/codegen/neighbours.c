@@ -29,47 +29,48 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_fr[krt_t].krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 12 "neighbours.kern"
-        tx = (int32_t)krt_tid.x;
+        krt_f->tx = (int32_t)krt_tid.x;
 #line 13 "neighbours.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "neighbours.kern"
-        if (i < inp.shape[0]) {
+        if (krt_f->i < inp.shape[0]) {
 #line 15 "neighbours.kern"
-            krt_s->tile[(int64_t)((int64_t)tx)] = *(int32_t *)(inp.data + (int64_t)i * inp.strides[0]);
+            krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 128)] = *(int32_t *)(inp.data + krt_wrap_index(krt_f->i, inp.shape[0]) * inp.strides[0]);
         } else {
 #line 17 "neighbours.kern"
-            krt_s->tile[(int64_t)((int64_t)tx)] = 0;
+            krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 128)] = 0;
         }
-        krt_f->tx = tx;
-        krt_f->i = i;
     }
 #line 19 "neighbours.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t s KRT_MAYBE_UNUSED = 0;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 20 "neighbours.kern"
-        if (i < inp.shape[0]) {
+        if (krt_f->i < inp.shape[0]) {
 #line 21 "neighbours.kern"
-            s = (int64_t)krt_s->tile[(int64_t)((int64_t)tx)];
+            krt_f->s = (int64_t)krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 128)];
 #line 22 "neighbours.kern"
-            if (((int64_t)tx) > 0) {
+            if (((int64_t)krt_f->tx) > 0) {
 #line 23 "neighbours.kern"
-                s = krt_add_i64(s, ((int64_t)krt_s->tile[krt_wrap_index(krt_sub_i64(((int64_t)tx), 1), 128)]));
+                krt_f->s = krt_add_i64(krt_f->s, ((int64_t)krt_s->tile[krt_wrap_index(krt_sub_i64(((int64_t)krt_f->tx), 1), 128)]));
             }
 #line 24 "neighbours.kern"
-            if (((int64_t)tx) < krt_sub_i64(128, 1)) {
+            if (((int64_t)krt_f->tx) < krt_sub_i64(128, 1)) {
 #line 25 "neighbours.kern"
-                s = krt_add_i64(s, ((int64_t)krt_s->tile[krt_wrap_index(krt_add_i64(((int64_t)tx), 1), 128)]));
+                krt_f->s = krt_add_i64(krt_f->s, ((int64_t)krt_s->tile[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), 1), 128)]));
             }
 #line 26 "neighbours.kern"
-            *(int32_t *)(out.data + (int64_t)i * out.strides[0]) = (int32_t)s;
+            *(int32_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = (int32_t)krt_f->s;
+#line 74 "neighbours.c"
         }
     }
 }

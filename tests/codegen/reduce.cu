@@ -53,6 +53,7 @@ __global__ void block_sum__cuda(krt_view inp, krt_view partial)
     if (((int64_t)tx) == 0) {
 #line 28 "reduce.kern"
         *(float *)(partial.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partial.shape[0]) * partial.strides[0]) = s[0];
+#line 57 "reduce.cu"
     }
 }
 
@@ -66,7 +67,9 @@ struct block_sum__frame {
     int krt_state;
     int32_t tx;
     int64_t i;
+    int64_t stride;
     float acc;
+    int64_t step;
 };
 
 #line 10 "reduce.kern"
@@ -75,67 +78,101 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view partial = *(const krt_view *)krt_args[1];
     struct block_sum__shared *krt_s = (struct block_sum__shared *)krt_b->shared;
-    int64_t stride = 0;
-    int64_t step = 0;
     struct block_sum__frame *krt_fr = (struct block_sum__frame *)krt_b->frame;
     struct block_sum__frame *krt_f;
     unsigned krt_t;
+    int krt_go;
     krt_dim3 krt_tid;
-    {
-        const int64_t krt_in_stride = stride;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            stride = krt_in_stride;
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-            int64_t i KRT_MAYBE_UNUSED = 0;
-            float acc KRT_MAYBE_UNUSED = 0;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_fr[krt_t].krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 12 "reduce.kern"
-            tx = (int32_t)krt_tid.x;
+        krt_f->tx = (int32_t)krt_tid.x;
 #line 13 "reduce.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "reduce.kern"
-            stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+        krt_f->stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
 #line 15 "reduce.kern"
-            acc = 0.0f;
+        krt_f->acc = 0.0f;
 #line 16 "reduce.kern"
-            while (i < inp.shape[0]) {
+        while (krt_f->i < inp.shape[0]) {
 #line 17 "reduce.kern"
-                acc = acc + *(float *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
+            krt_f->acc = krt_f->acc + *(float *)(inp.data + krt_wrap_index(krt_f->i, inp.shape[0]) * inp.strides[0]);
 #line 18 "reduce.kern"
-                i = krt_add_i64(i, stride);
-            }
-#line 19 "reduce.kern"
-            krt_s->s[(int64_t)((int64_t)tx)] = acc;
-            krt_f->tx = tx;
+            krt_f->i = krt_add_i64(krt_f->i, krt_f->stride);
         }
+#line 19 "reduce.kern"
+        krt_s->s[krt_wrap_index(((int64_t)krt_f->tx), 256)] = krt_f->acc;
     }
 #line 20 "reduce.kern"
     /* cuda.syncthreads(): every thread has reached this point */
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 21 "reduce.kern"
-    step = krt_floordiv_i64(256, 2);
+        krt_f->step = krt_floordiv_i64(256, 2);
+    }
 #line 22 "reduce.kern"
-    while (step > 0) {
+    for (;;) {
+        krt_go = 0;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            if (krt_f->krt_state == KRT_CONTINUE(1))
+                krt_f->krt_state = KRT_RUNNING;
+            if (krt_f->krt_state != KRT_RUNNING)
+#line 129 "reduce.cu"
+                continue;
+#line 22 "reduce.kern"
+            if (krt_f->step > 0) {
+                krt_go = 1;
+            } else {
+                krt_f->krt_state = KRT_BREAK(1);
+            }
+        }
+        if (!krt_go)
+#line 139 "reduce.cu"
+            break;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
 #line 23 "reduce.kern"
-            if (((int64_t)tx) < step) {
+            if (((int64_t)krt_f->tx) < krt_f->step) {
 #line 24 "reduce.kern"
-                krt_s->s[(int64_t)((int64_t)tx)] = krt_s->s[(int64_t)((int64_t)tx)] + krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)tx), step), 256)];
+                krt_s->s[krt_wrap_index(((int64_t)krt_f->tx), 256)] = krt_s->s[krt_wrap_index(((int64_t)krt_f->tx), 256)] + krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), krt_f->step), 256)];
             }
         }
 #line 25 "reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state != KRT_RUNNING)
+#line 156 "reduce.cu"
+                continue;
 #line 26 "reduce.kern"
-        step = krt_floordiv_i64(step, 2);
+            krt_f->step = krt_floordiv_i64(krt_f->step, 2);
+        }
+    }
+#line 162 "reduce.cu"
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (krt_f->krt_state == KRT_BREAK(1))
+            krt_f->krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
 #line 27 "reduce.kern"
-        if (((int64_t)tx) == 0) {
+        if (((int64_t)krt_f->tx) == 0) {
 #line 28 "reduce.kern"
-            *(float *)(partial.data + (int64_t)((int64_t)((int32_t)krt_b->block_idx.x)) * partial.strides[0]) = krt_s->s[0];
+            *(float *)(partial.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partial.shape[0]) * partial.strides[0]) = krt_s->s[0];
+#line 176 "reduce.cu"
         }
     }
 }

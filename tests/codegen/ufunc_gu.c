@@ -34,6 +34,7 @@ static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_t2 = 0;
         int64_t krt_it3 = 0;
         int64_t krt_stop4 = 0;
+#line 38 "ufunc_gu.c"
         int64_t krt_step5 = 0;
         int64_t krt_it6 = 0;
         int64_t krt_stop7 = 0;
@@ -95,10 +96,10 @@ static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                     k = krt_it3;
 #line 15 "ufunc_gu.kern"
-                    acc = acc + ((double)(*(float *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + (int64_t)i * A.strides[2] + (int64_t)k * A.strides[3]) * *(float *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + (int64_t)k * B.strides[2] + (int64_t)j * B.strides[3])));
+                    acc = acc + ((double)(*(float *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(float *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3])));
                 }
 #line 16 "ufunc_gu.kern"
-                *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + (int64_t)i * C.strides[2] + (int64_t)j * C.strides[3]) = (float)acc;
+                *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = (float)acc;
             }
         }
     krt_next:;
@@ -132,6 +133,7 @@ static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_t2 = 0;
         int64_t krt_it3 = 0;
         int64_t krt_stop4 = 0;
+#line 137 "ufunc_gu.c"
         int64_t krt_step5 = 0;
         int64_t krt_it6 = 0;
         int64_t krt_stop7 = 0;
@@ -193,10 +195,10 @@ static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                     k = krt_it3;
 #line 15 "ufunc_gu.kern"
-                    acc = acc + (*(double *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + (int64_t)i * A.strides[2] + (int64_t)k * A.strides[3]) * *(double *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + (int64_t)k * B.strides[2] + (int64_t)j * B.strides[3]));
+                    acc = acc + (*(double *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(double *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3]));
                 }
 #line 16 "ufunc_gu.kern"
-                *(double *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + (int64_t)i * C.strides[2] + (int64_t)j * C.strides[3]) = acc;
+                *(double *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = acc;
             }
         }
     krt_next:;
@@ -217,6 +219,7 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
         int64_t krt_u_l1_ = 0;
+#line 223 "ufunc_gu.c"
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_r_ = 0;
         int64_t krt_u_r_2_ = 0;
@@ -267,7 +270,7 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             i = krt_it1;
 #line 22 "ufunc_gu.kern"
-            total = total + *(double *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + (int64_t)i * a.strides[3]);
+            total = total + *(double *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + krt_wrap_index(i, a.shape[3]) * a.strides[3]);
         }
 #line 23 "ufunc_gu.kern"
         *(double *)(res.data + krt_wrap_index(krt_u_l0_, res.shape[0]) * res.strides[0] + krt_wrap_index(krt_u_l1_, res.shape[1]) * res.strides[1] + krt_wrap_index(krt_u_l2_, res.shape[2]) * res.strides[2] + 0 * res.strides[3]) = total * s;
@@ -282,6 +285,7 @@ static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[2];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[3];
+#line 289 "ufunc_gu.c"
     krt_dim3 krt_tid;
     (void)krt_u_mask_;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -332,12 +336,14 @@ static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_it1 = 0;
         krt_stop2 = a.shape[3];
         krt_step3 = 1;
+#line 340 "ufunc_gu.c"
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             i = krt_it1;
 #line 29 "ufunc_gu.kern"
-            acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + (int64_t)i * a.strides[3])));
+            acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + krt_wrap_index(i, a.shape[3]) * a.strides[3])));
 #line 30 "ufunc_gu.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_u_l0_, out.shape[0]) * out.strides[0] + krt_wrap_index(krt_u_l1_, out.shape[1]) * out.strides[1] + krt_wrap_index(krt_u_l2_, out.shape[2]) * out.strides[2] + (int64_t)i * out.strides[3]) = (int32_t)acc;
+            *(int32_t *)(out.data + krt_wrap_index(krt_u_l0_, out.shape[0]) * out.strides[0] + krt_wrap_index(krt_u_l1_, out.shape[1]) * out.strides[1] + krt_wrap_index(krt_u_l2_, out.shape[2]) * out.strides[2] + krt_wrap_index(i, out.shape[3]) * out.strides[3]) = (int32_t)acc;
+#line 347 "ufunc_gu.c"
         }
     krt_next:;
     }

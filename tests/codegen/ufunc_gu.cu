@@ -199,6 +199,7 @@ __global__ void scaled_sum__guv_f8__cuda(krt_view a, krt_view krt_u_a1_, double 
     double total = 0;
     int64_t i = 0;
     int64_t krt_it1 = 0;
+#line 203 "ufunc_gu.cu"
     int64_t krt_stop2 = 0;
     int64_t krt_step3 = 0;
 #line 18 "ufunc_gu.kern"
@@ -254,6 +255,7 @@ __global__ void cumsum__guv_i4__cuda(krt_view a, krt_view out, int64_t krt_u_mas
     int64_t krt_u_l0_ = 0;
     int64_t krt_u_l1_ = 0;
     int64_t krt_u_l2_ = 0;
+#line 259 "ufunc_gu.cu"
     int64_t krt_u_r_ = 0;
     int64_t krt_u_r_2_ = 0;
     int64_t krt_u_r_3_ = 0;
@@ -298,12 +300,14 @@ __global__ void cumsum__guv_i4__cuda(krt_view a, krt_view out, int64_t krt_u_mas
     krt_it1 = 0;
     krt_stop2 = a.shape[3];
     krt_step3 = 1;
+#line 304 "ufunc_gu.cu"
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         i = krt_it1;
 #line 29 "ufunc_gu.kern"
         acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + krt_wrap_index(i, a.shape[3]) * a.strides[3])));
 #line 30 "ufunc_gu.kern"
         *(int32_t *)(out.data + krt_wrap_index(krt_u_l0_, out.shape[0]) * out.strides[0] + krt_wrap_index(krt_u_l1_, out.shape[1]) * out.strides[1] + krt_wrap_index(krt_u_l2_, out.shape[2]) * out.strides[2] + krt_wrap_index(i, out.shape[3]) * out.strides[3]) = (int32_t)acc;
+#line 311 "ufunc_gu.cu"
     }
 }
 
@@ -336,6 +340,7 @@ static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_t2 = 0;
         int64_t krt_it3 = 0;
         int64_t krt_stop4 = 0;
+#line 344 "ufunc_gu.cu"
         int64_t krt_step5 = 0;
         int64_t krt_it6 = 0;
         int64_t krt_stop7 = 0;
@@ -397,10 +402,10 @@ static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                     k = krt_it3;
 #line 15 "ufunc_gu.kern"
-                    acc = acc + ((double)(*(float *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + (int64_t)i * A.strides[2] + (int64_t)k * A.strides[3]) * *(float *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + (int64_t)k * B.strides[2] + (int64_t)j * B.strides[3])));
+                    acc = acc + ((double)(*(float *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(float *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3])));
                 }
 #line 16 "ufunc_gu.kern"
-                *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + (int64_t)i * C.strides[2] + (int64_t)j * C.strides[3]) = (float)acc;
+                *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = (float)acc;
             }
         }
     krt_next:;
@@ -434,6 +439,7 @@ static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_t2 = 0;
         int64_t krt_it3 = 0;
         int64_t krt_stop4 = 0;
+#line 443 "ufunc_gu.cu"
         int64_t krt_step5 = 0;
         int64_t krt_it6 = 0;
         int64_t krt_stop7 = 0;
@@ -495,10 +501,10 @@ static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                     k = krt_it3;
 #line 15 "ufunc_gu.kern"
-                    acc = acc + (*(double *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + (int64_t)i * A.strides[2] + (int64_t)k * A.strides[3]) * *(double *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + (int64_t)k * B.strides[2] + (int64_t)j * B.strides[3]));
+                    acc = acc + (*(double *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(double *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3]));
                 }
 #line 16 "ufunc_gu.kern"
-                *(double *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + (int64_t)i * C.strides[2] + (int64_t)j * C.strides[3]) = acc;
+                *(double *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = acc;
             }
         }
     krt_next:;
@@ -519,6 +525,7 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
         int64_t krt_u_l1_ = 0;
+#line 529 "ufunc_gu.cu"
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_r_ = 0;
         int64_t krt_u_r_2_ = 0;
@@ -569,7 +576,7 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             i = krt_it1;
 #line 22 "ufunc_gu.kern"
-            total = total + *(double *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + (int64_t)i * a.strides[3]);
+            total = total + *(double *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + krt_wrap_index(i, a.shape[3]) * a.strides[3]);
         }
 #line 23 "ufunc_gu.kern"
         *(double *)(res.data + krt_wrap_index(krt_u_l0_, res.shape[0]) * res.strides[0] + krt_wrap_index(krt_u_l1_, res.shape[1]) * res.strides[1] + krt_wrap_index(krt_u_l2_, res.shape[2]) * res.strides[2] + 0 * res.strides[3]) = total * s;
@@ -584,6 +591,7 @@ static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[2];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[3];
+#line 595 "ufunc_gu.cu"
     krt_dim3 krt_tid;
     (void)krt_u_mask_;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -634,12 +642,14 @@ static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_it1 = 0;
         krt_stop2 = a.shape[3];
         krt_step3 = 1;
+#line 646 "ufunc_gu.cu"
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             i = krt_it1;
 #line 29 "ufunc_gu.kern"
-            acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + (int64_t)i * a.strides[3])));
+            acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + krt_wrap_index(i, a.shape[3]) * a.strides[3])));
 #line 30 "ufunc_gu.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_u_l0_, out.shape[0]) * out.strides[0] + krt_wrap_index(krt_u_l1_, out.shape[1]) * out.strides[1] + krt_wrap_index(krt_u_l2_, out.shape[2]) * out.strides[2] + (int64_t)i * out.strides[3]) = (int32_t)acc;
+            *(int32_t *)(out.data + krt_wrap_index(krt_u_l0_, out.shape[0]) * out.strides[0] + krt_wrap_index(krt_u_l1_, out.shape[1]) * out.strides[1] + krt_wrap_index(krt_u_l2_, out.shape[2]) * out.strides[2] + krt_wrap_index(i, out.shape[3]) * out.strides[3]) = (int32_t)acc;
+#line 653 "ufunc_gu.cu"
         }
     krt_next:;
     }

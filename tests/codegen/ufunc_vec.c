@@ -48,6 +48,7 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view b = *(const krt_view *)krt_args[1];
+#line 52 "ufunc_vec.c"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -57,7 +58,8 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "ufunc_vec.kern"
         if (i < out.shape[0]) {
 #line 18 "ufunc_vec.kern"
-            *(float *)(out.data + (int64_t)i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + (int64_t)i * a.strides[0]), *(float *)(b.data + (int64_t)i * b.strides[0]));
+            *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]), *(float *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0]));
+#line 63 "ufunc_vec.c"
         }
     }
 }
@@ -76,6 +78,7 @@ static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
+#line 82 "ufunc_vec.c"
         int64_t krt_u_l1_ = 0;
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_l3_ = 0;
@@ -138,6 +141,7 @@ static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
+#line 145 "ufunc_vec.c"
         int64_t krt_u_l1_ = 0;
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_l3_ = 0;
@@ -196,6 +200,7 @@ static void scale__vec_f8_i4_f8__cpu(const krt_cpu_block *krt_b, void **krt_args
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
+#line 204 "ufunc_vec.c"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
@@ -258,6 +263,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
+#line 267 "ufunc_vec.c"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
@@ -310,6 +316,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 320 "ufunc_vec.c"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param hyp_kernel__params[] = {

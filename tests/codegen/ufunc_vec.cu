@@ -45,6 +45,7 @@ __global__ void hyp_kernel__cuda(krt_view a, krt_view b, krt_view out)
     if (i < out.shape[0]) {
 #line 18 "ufunc_vec.kern"
         *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = hyp(*(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]), *(float *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0]));
+#line 49 "ufunc_vec.cu"
     }
 }
 
@@ -160,6 +161,7 @@ __global__ void scale__vec_f8_i4_f8__cuda(krt_view krt_u_a0_, double krt_u_s0_, 
     int64_t krt_u_l3_ = 0;
     int64_t krt_u_r_ = 0;
     int64_t krt_u_r_2_ = 0;
+#line 165 "ufunc_vec.cu"
     int64_t krt_u_r_3_ = 0;
     int64_t krt_u_r_4_ = 0;
 #line 10 "ufunc_vec.kern"
@@ -211,6 +213,7 @@ __global__ void scale__vec_i8__cuda(krt_view krt_u_a0_, int64_t krt_u_s0_, krt_v
     int64_t krt_u_l3_ = 0;
     int64_t krt_u_r_ = 0;
     int64_t krt_u_r_2_ = 0;
+#line 217 "ufunc_vec.cu"
     int64_t krt_u_r_3_ = 0;
     int64_t krt_u_r_4_ = 0;
 #line 10 "ufunc_vec.kern"
@@ -252,6 +255,7 @@ __global__ void scale__vec_i8__cuda(krt_view krt_u_a0_, int64_t krt_u_s0_, krt_v
     *(int64_t *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = scale__i8_i8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
 }
 
+#line 259 "ufunc_vec.cu"
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 7 "ufunc_vec.kern"
@@ -295,6 +299,7 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view b = *(const krt_view *)krt_args[1];
+#line 303 "ufunc_vec.cu"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -304,7 +309,8 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "ufunc_vec.kern"
         if (i < out.shape[0]) {
 #line 18 "ufunc_vec.kern"
-            *(float *)(out.data + (int64_t)i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + (int64_t)i * a.strides[0]), *(float *)(b.data + (int64_t)i * b.strides[0]));
+            *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]), *(float *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0]));
+#line 314 "ufunc_vec.cu"
         }
     }
 }
@@ -323,6 +329,7 @@ static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
+#line 333 "ufunc_vec.cu"
         int64_t krt_u_l1_ = 0;
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_l3_ = 0;
@@ -385,6 +392,7 @@ static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
+#line 396 "ufunc_vec.cu"
         int64_t krt_u_l1_ = 0;
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_l3_ = 0;
@@ -443,6 +451,7 @@ static void scale__vec_f8_i4_f8__cpu(const krt_cpu_block *krt_b, void **krt_args
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
+#line 455 "ufunc_vec.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
@@ -505,6 +514,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
+#line 518 "ufunc_vec.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
@@ -557,6 +567,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
+#line 571 "ufunc_vec.cu"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param hyp_kernel__params[] = {

@@ -21,7 +21,7 @@ static void vadd__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 9 "wrapped.kern"
         if (i < out.shape[0]) {
 #line 10 "wrapped.kern"
-            ((float *)out.data)[(int64_t)i] = ((float *)a.data)[(int64_t)i] + ((float *)b.data)[(int64_t)i];
+            ((float *)out.data)[krt_wrap_index(i, out.shape[0])] = ((float *)a.data)[krt_wrap_index(i, a.shape[0])] + ((float *)b.data)[krt_wrap_index(i, b.shape[0])];
         }
     }
 }
@@ -31,6 +31,7 @@ static void scale__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const float factor = *(const float *)krt_args[1];
+#line 35 "wrapped.c"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
@@ -39,7 +40,8 @@ static void scale__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "wrapped.kern"
         if (i < x.shape[0]) {
 #line 19 "wrapped.kern"
-            *(float *)(x.data + (int64_t)i * x.strides[0]) = *(float *)(x.data + (int64_t)i * x.strides[0]) * factor;
+            *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) * factor;
+#line 45 "wrapped.c"
         }
     }
 }

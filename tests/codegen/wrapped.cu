@@ -30,6 +30,7 @@ __global__ void scale__cuda(krt_view x, float factor)
     if (i < x.shape[0]) {
 #line 19 "wrapped.kern"
         *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) * factor;
+#line 34 "wrapped.cu"
     }
 }
 
@@ -49,7 +50,7 @@ static void vadd__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 9 "wrapped.kern"
         if (i < out.shape[0]) {
 #line 10 "wrapped.kern"
-            ((float *)out.data)[(int64_t)i] = ((float *)a.data)[(int64_t)i] + ((float *)b.data)[(int64_t)i];
+            ((float *)out.data)[krt_wrap_index(i, out.shape[0])] = ((float *)a.data)[krt_wrap_index(i, a.shape[0])] + ((float *)b.data)[krt_wrap_index(i, b.shape[0])];
         }
     }
 }
@@ -59,6 +60,7 @@ static void scale__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const float factor = *(const float *)krt_args[1];
+#line 64 "wrapped.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
@@ -67,7 +69,8 @@ static void scale__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "wrapped.kern"
         if (i < x.shape[0]) {
 #line 19 "wrapped.kern"
-            *(float *)(x.data + (int64_t)i * x.strides[0]) = *(float *)(x.data + (int64_t)i * x.strides[0]) * factor;
+            *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) * factor;
+#line 74 "wrapped.cu"
         }
     }
 }
