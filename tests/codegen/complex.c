@@ -13,6 +13,7 @@ static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view z = *(const krt_view *)krt_args[0];
     const krt_view phase = *(const krt_view *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
+#line 17 "complex.c"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
@@ -22,9 +23,10 @@ static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 11 "complex.kern"
         if (i < z.shape[0]) {
 #line 12 "complex.kern"
-            w = krt_cexp_c128(krt_cmake_c128(0.0, (double)((float *)phase.data)[krt_wrap_index(i, phase.shape[0])]));
+            w = krt_cexp_c128(krt_cmake_c128(0.0, (double)((float *)phase.data)[i]));
 #line 13 "complex.kern"
-            ((krt_c64 *)out.data)[krt_wrap_index(i, out.shape[0])] = krt_c64_of_c128(krt_cadd_c128(krt_cdivz_cpu_c128(krt_cmul_c128(krt_c128_of_c64(((krt_c64 *)z.data)[krt_wrap_index(i, z.shape[0])]), w), krt_cmake_c128(krt_cabs_c128(w), 0.0), krt_b, "complex.kern:13: ZeroDivisionError: complex division by zero (numba-cuda ends the thread; the CPU backend cannot end it inside an expression, so the launch fails)"), krt_cmul_c128(krt_c128_of_c64(krt_cconj_c64(((krt_c64 *)z.data)[krt_wrap_index(i, z.shape[0])])), krt_cmake_c128(0.0, 1.0))));
+            ((krt_c64 *)out.data)[i] = krt_c64_of_c128(krt_cadd_c128(krt_cdivz_cpu_c128(krt_cmul_c128(krt_c128_of_c64(((krt_c64 *)z.data)[i]), w), krt_cmake_c128(krt_cabs_c128(w), 0.0), krt_b, "complex.kern:13: ZeroDivisionError: complex division by zero (numba-cuda ends the thread; the CPU backend cannot end it inside an expression, so the launch fails)"), krt_cmul_c128(krt_c128_of_c64(krt_cconj_c64(((krt_c64 *)z.data)[i])), krt_cmake_c128(0.0, 1.0))));
+#line 30 "complex.c"
         }
     }
 }
@@ -43,7 +45,7 @@ KRT_EXTERN_C const krt_kernel rotate__kernel = {
     0
 };
 
-KRT_EXTERN_C int rotate(krt_launch_cfg cfg, krt_array z, krt_array phase, krt_array out)
+KRT_EXTERN_C int rotate__launch(krt_launch_cfg cfg, krt_array z, krt_array phase, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel rotate: void(complex64[::1], float32[::1], complex64[::1]) */
-int rotate(krt_launch_cfg cfg, krt_array z, krt_array phase, krt_array out);
+int rotate__launch(krt_launch_cfg cfg, krt_array z, krt_array phase, krt_array out);
+static inline int rotate(krt_launch_cfg cfg, krt_array z, krt_array phase, krt_array out)
+{
+    return rotate__launch(cfg, z, phase, out);
+}
 extern const krt_kernel rotate__kernel;
 
 extern const krt_module krt_module_complex;

@@ -8,7 +8,7 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "distance.kern"
-static inline KRT_MAYBE_UNUSED float dist__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float x1, float y1, float x2, float y2)
+static inline KRT_MAYBE_UNUSED float dist__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float x1, float y1_, float x2, float y2)
 {
     (void)krt_b;
     (void)krt_tid;
@@ -17,7 +17,7 @@ static inline KRT_MAYBE_UNUSED float dist__cpu(const krt_cpu_block *krt_b, krt_d
 #line 10 "distance.kern"
     dx = x2 - x1;
 #line 11 "distance.kern"
-    dy = y2 - y1;
+    dy = y2 - y1_;
 #line 12 "distance.kern"
     return sqrtf(((dx * dx) + (dy * dy)));
 }
@@ -39,7 +39,7 @@ static void distances__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "distance.kern"
         if (i < out.shape[0]) {
 #line 19 "distance.kern"
-            *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = dist__cpu(krt_b, krt_tid, *(float *)(xs.data + krt_wrap_index(i, xs.shape[0]) * xs.strides[0]), *(float *)(ys.data + krt_wrap_index(i, ys.shape[0]) * ys.strides[0]), px, py);
+            *(float *)(out.data + i * out.strides[0]) = dist__cpu(krt_b, krt_tid, *(float *)(xs.data + i * xs.strides[0]), *(float *)(ys.data + i * ys.strides[0]), px, py);
 #line 44 "distance.c"
         }
     }
@@ -61,7 +61,7 @@ KRT_EXTERN_C const krt_kernel distances__kernel = {
     0
 };
 
-KRT_EXTERN_C int distances(krt_launch_cfg cfg, krt_array xs, krt_array ys, float px, float py, krt_array out)
+KRT_EXTERN_C int distances__launch(krt_launch_cfg cfg, krt_array xs, krt_array ys, float px, float py, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

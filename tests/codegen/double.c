@@ -20,7 +20,7 @@ static void double_it__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 9 "double.kern"
         if (i < a.shape[0]) {
 #line 10 "double.kern"
-            *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]) = (float)(((double)*(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0])) * 2.0);
+            *(float *)(a.data + i * a.strides[0]) = (float)(((double)*(float *)(a.data + i * a.strides[0])) * 2.0);
 #line 25 "double.c"
         }
     }
@@ -38,7 +38,7 @@ KRT_EXTERN_C const krt_kernel double_it__kernel = {
     0
 };
 
-KRT_EXTERN_C int double_it(krt_launch_cfg cfg, krt_array a)
+KRT_EXTERN_C int double_it__launch(krt_launch_cfg cfg, krt_array a)
 {
     krt_view krt_v0;
     void *krt_argv[1];

@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 6 "double.kern"
-__global__ void double_it__cuda(krt_view a)
+KRT_EXTERN_C __global__ void double_it(krt_view a)
 {
     int64_t i = 0;
 #line 7 "double.kern"
@@ -16,7 +16,7 @@ __global__ void double_it__cuda(krt_view a)
 #line 9 "double.kern"
     if (i < a.shape[0]) {
 #line 10 "double.kern"
-        *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]) = (float)(((double)*(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0])) * 2.0);
+        *(float *)(a.data + i * a.strides[0]) = (float)(((double)*(float *)(a.data + i * a.strides[0])) * 2.0);
 #line 21 "double.cu"
     }
 }
@@ -36,7 +36,7 @@ static void double_it__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 9 "double.kern"
         if (i < a.shape[0]) {
 #line 10 "double.kern"
-            *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]) = (float)(((double)*(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0])) * 2.0);
+            *(float *)(a.data + i * a.strides[0]) = (float)(((double)*(float *)(a.data + i * a.strides[0])) * 2.0);
 #line 41 "double.cu"
         }
     }
@@ -49,12 +49,12 @@ static const krt_param double_it__params[] = {
 };
 KRT_EXTERN_C const krt_kernel double_it__kernel = {
     "double_it", "double.kern", 1, double_it__params,
-    double_it__cpu, (const void *)double_it__cuda,
+    double_it__cpu, (const void *)double_it,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int double_it(krt_launch_cfg cfg, krt_array a)
+KRT_EXTERN_C int double_it__launch(krt_launch_cfg cfg, krt_array a)
 {
     krt_view krt_v0;
     void *krt_argv[1];

@@ -10,7 +10,7 @@
 extern __shared__ __align__(16) unsigned char krt_dynshared[];
 
 #line 7 "dynshared.kern"
-__global__ void reverse_blocks__cuda(krt_view a)
+KRT_EXTERN_C __global__ void reverse_blocks(krt_view a)
 {
     float *buf = (float *)krt_dynshared;
     int32_t tx = 0;
@@ -23,11 +23,11 @@ __global__ void reverse_blocks__cuda(krt_view a)
 #line 11 "dynshared.kern"
     i = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), ((int64_t)n)), ((int64_t)tx));
 #line 12 "dynshared.kern"
-    buf[krt_wrap_index(((int64_t)tx), (int64_t)(krt_dynamic_smem_bytes() / sizeof(float)))] = *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]);
+    buf[tx] = *(float *)(a.data + i * a.strides[0]);
 #line 13 "dynshared.kern"
     __syncthreads();
 #line 14 "dynshared.kern"
-    *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]) = buf[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)n), 1), ((int64_t)tx)), (int64_t)(krt_dynamic_smem_bytes() / sizeof(float)))];
+    *(float *)(a.data + i * a.strides[0]) = buf[krt_wrap_index(((int64_t)((n - 1) - tx)), (int64_t)(krt_dynamic_smem_bytes() / sizeof(float)))];
 #line 32 "dynshared.cu"
 }
 
@@ -36,7 +36,6 @@ __global__ void reverse_blocks__cuda(krt_view a)
 struct reverse_blocks__frame {
     int krt_state;
     int32_t tx;
-    int32_t n;
     int64_t i;
 };
 
@@ -45,37 +44,42 @@ static void reverse_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view a = *(const krt_view *)krt_args[0];
     float *buf = (float *)krt_b->dyn_shared;
+    int32_t n = 0;
     struct reverse_blocks__frame *krt_fr = (struct reverse_blocks__frame *)krt_b->frame;
     struct reverse_blocks__frame *krt_f;
     unsigned krt_t;
+#line 52 "dynshared.cu"
     krt_dim3 krt_tid;
-#line 53 "dynshared.cu"
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+    {
+        const int32_t krt_in_n = n;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            n = krt_in_n;
+            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 9 "dynshared.kern"
-        krt_f->tx = (int32_t)krt_tid.x;
+            tx = (int32_t)krt_tid.x;
 #line 10 "dynshared.kern"
-        krt_f->n = (int32_t)krt_b->block_dim.x;
+            n = (int32_t)krt_b->block_dim.x;
 #line 11 "dynshared.kern"
-        krt_f->i = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)krt_f->n)), ((int64_t)krt_f->tx));
+            i = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)n)), ((int64_t)tx));
 #line 12 "dynshared.kern"
-        buf[krt_wrap_index(((int64_t)krt_f->tx), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))] = *(float *)(a.data + krt_wrap_index(krt_f->i, a.shape[0]) * a.strides[0]);
+            buf[tx] = *(float *)(a.data + i * a.strides[0]);
+            krt_f->tx = tx;
+            krt_f->i = i;
+#line 71 "dynshared.cu"
+        }
     }
 #line 13 "dynshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 73 "dynshared.cu"
+#line 77 "dynshared.cu"
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 14 "dynshared.kern"
-        *(float *)(a.data + krt_wrap_index(krt_f->i, a.shape[0]) * a.strides[0]) = buf[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->n), 1), ((int64_t)krt_f->tx)), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))];
-#line 79 "dynshared.cu"
+        *(float *)(a.data + i * a.strides[0]) = buf[krt_wrap_index(((int64_t)((n - 1) - tx)), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))];
+#line 83 "dynshared.cu"
     }
 }
 
@@ -86,12 +90,12 @@ static const krt_param reverse_blocks__params[] = {
 };
 KRT_EXTERN_C const krt_kernel reverse_blocks__kernel = {
     "reverse_blocks", "dynshared.kern", 1, reverse_blocks__params,
-    reverse_blocks__cpu, (const void *)reverse_blocks__cuda,
+    reverse_blocks__cpu, (const void *)reverse_blocks,
     0, sizeof(struct reverse_blocks__frame),
     0
 };
 
-KRT_EXTERN_C int reverse_blocks(krt_launch_cfg cfg, krt_array a)
+KRT_EXTERN_C int reverse_blocks__launch(krt_launch_cfg cfg, krt_array a)
 {
     krt_view krt_v0;
     void *krt_argv[1];

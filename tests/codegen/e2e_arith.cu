@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 8 "e2e_arith.kern"
-__global__ void intops__cuda(krt_view a, krt_view b, krt_view out)
+KRT_EXTERN_C __global__ void intops(krt_view a, krt_view b, krt_view out)
 {
     int64_t i = 0;
     int64_t x = 0;
@@ -28,45 +28,45 @@ __global__ void intops__cuda(krt_view a, krt_view b, krt_view out)
         return;
     }
 #line 12 "e2e_arith.kern"
-    x = *(int64_t *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]);
+    x = *(int64_t *)(a.data + i * a.strides[0]);
 #line 13 "e2e_arith.kern"
-    y = *(int64_t *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0]);
+    y = *(int64_t *)(b.data + i * b.strides[0]);
 #line 14 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 0 * out.strides[1]) = krt_floordiv_i64(x, y);
+    *(int64_t *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = krt_floordiv_i64(x, y);
 #line 15 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 1 * out.strides[1]) = krt_mod_i64(x, y);
+    *(int64_t *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = krt_mod_i64(x, y);
 #line 16 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 2 * out.strides[1]) = krt_mul_i64(krt_mul_i64(x, y), 1000003);
+    *(int64_t *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = krt_mul_i64(krt_mul_i64(x, y), 1000003);
 #line 17 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 3 * out.strides[1]) = krt_neg_i64(x);
+    *(int64_t *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = krt_neg_i64(x);
 #line 18 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 4 * out.strides[1]) = krt_powr_i64(x, 3);
+    *(int64_t *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = krt_powr_i64(x, 3);
 #line 19 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 5 * out.strides[1]) = krt_shr_i64(krt_shl_i64(x, 3), 1);
+    *(int64_t *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = krt_shr_i64(krt_shl_i64(x, 3), 1);
 #line 20 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 6 * out.strides[1]) = (x > y) ? x : y;
+    *(int64_t *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = (x > y) ? x : y;
 #line 21 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 7 * out.strides[1]) = krt_min_i64(krt_min_i64(x, y), 7);
+    *(int64_t *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = krt_min_i64(krt_min_i64(x, y), 7);
 #line 22 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 8 * out.strides[1]) = krt_max_i64(krt_abs_i64(x), krt_abs_i64(y));
+    *(int64_t *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = krt_max_i64(krt_abs_i64(x), krt_abs_i64(y));
 #line 23 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 9 * out.strides[1]) = (((-5) < x) && (x <= y)) ? 1 : 0;
+    *(int64_t *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = (((-5) < x) && (x <= y)) ? 1 : 0;
 #line 24 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 10 * out.strides[1]) = (krt_tmp0 = x) ? y : krt_tmp0;
+    *(int64_t *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = (krt_tmp0 = x) ? y : krt_tmp0;
 #line 25 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 11 * out.strides[1]) = (krt_tmp1 = x) ? krt_tmp1 : y;
+    *(int64_t *)(out.data + i * out.strides[0] + 11 * out.strides[1]) = (krt_tmp1 = x) ? krt_tmp1 : y;
 #line 26 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 12 * out.strides[1]) = krt_powr_i64(x, krt_sub_i64(krt_mod_i64(y, 3), 2));
+    *(int64_t *)(out.data + i * out.strides[0] + 12 * out.strides[1]) = krt_powr_i64(x, ((int64_t)((int32_t)krt_mod_i64(y, 3) - 2)));
 #line 27 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 13 * out.strides[1]) = krt_add_i64(*(int64_t *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0]), *(int64_t *)(a.data + krt_wrap_index(krt_neg_i64(a.shape[0]), a.shape[0]) * a.strides[0]));
+    *(int64_t *)(out.data + i * out.strides[0] + 13 * out.strides[1]) = krt_add_i64(*(int64_t *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0]), *(int64_t *)(a.data + krt_wrap_index(krt_neg_i64(a.shape[0]), a.shape[0]) * a.strides[0]));
 #line 28 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 14 * out.strides[1]) = krt_shr_i64(x, (y & 127));
+    *(int64_t *)(out.data + i * out.strides[0] + 14 * out.strides[1]) = krt_shr_i64(x, (y & 127));
 #line 29 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 15 * out.strides[1]) = krt_shl_i64(x, (y & 127));
+    *(int64_t *)(out.data + i * out.strides[0] + 15 * out.strides[1]) = krt_shl_i64(x, (y & 127));
 #line 30 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 16 * out.strides[1]) = (x ^ y) | (x & 255);
+    *(int64_t *)(out.data + i * out.strides[0] + 16 * out.strides[1]) = (x ^ y) | (x & 255);
 #line 31 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 17 * out.strides[1]) = ~x;
+    *(int64_t *)(out.data + i * out.strides[0] + 17 * out.strides[1]) = ~x;
 #line 32 "e2e_arith.kern"
     n = 0;
 #line 33 "e2e_arith.kern"
@@ -79,13 +79,13 @@ __global__ void intops__cuda(krt_view a, krt_view b, krt_view out)
         n = krt_add_i64(n, k);
     }
 #line 35 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 18 * out.strides[1]) = n;
+    *(int64_t *)(out.data + i * out.strides[0] + 18 * out.strides[1]) = n;
 #line 36 "e2e_arith.kern"
-    *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 19 * out.strides[1]) = (krt_mod_i64(x, 7) > (-3)) ? k : 99;
+    *(int64_t *)(out.data + i * out.strides[0] + 19 * out.strides[1]) = ((int32_t)krt_mod_i64(x, 7) > (-3)) ? k : 99;
 }
 
 #line 40 "e2e_arith.kern"
-__global__ void widen__cuda(krt_view p, krt_view u, krt_view o64, krt_view ou, krt_view osh)
+KRT_EXTERN_C __global__ void widen(krt_view p, krt_view u, krt_view o64, krt_view ou, krt_view osh)
 {
     int64_t i = 0;
 #line 41 "e2e_arith.kern"
@@ -93,16 +93,16 @@ __global__ void widen__cuda(krt_view p, krt_view u, krt_view o64, krt_view ou, k
 #line 42 "e2e_arith.kern"
     if (i < p.shape[0]) {
 #line 43 "e2e_arith.kern"
-        *(int64_t *)(o64.data + krt_wrap_index(i, o64.shape[0]) * o64.strides[0]) = krt_add_i64(((int64_t)*(int32_t *)(p.data + krt_wrap_index(i, p.shape[0]) * p.strides[0])), ((int64_t)*(int32_t *)(p.data + krt_wrap_index(i, p.shape[0]) * p.strides[0])));
+        *(int64_t *)(o64.data + i * o64.strides[0]) = krt_add_i64(((int64_t)*(int32_t *)(p.data + i * p.strides[0])), ((int64_t)*(int32_t *)(p.data + i * p.strides[0])));
 #line 44 "e2e_arith.kern"
-        *(uint64_t *)(ou.data + krt_wrap_index(i, ou.shape[0]) * ou.strides[0]) = ((uint64_t)*(uint32_t *)(u.data + krt_wrap_index(i, u.shape[0]) * u.strides[0])) - ((uint64_t)*(uint32_t *)(u.data + krt_wrap_index(krt_mod_i64(krt_add_i64(i, 1), u.shape[0]), u.shape[0]) * u.strides[0]));
+        *(uint64_t *)(ou.data + i * ou.strides[0]) = ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])) - ((uint64_t)*(uint32_t *)(u.data + krt_mod_i64(krt_add_i64(i, 1), u.shape[0]) * u.strides[0]));
 #line 45 "e2e_arith.kern"
-        *(uint64_t *)(osh.data + krt_wrap_index(i, osh.shape[0]) * osh.strides[0]) = (((uint64_t)*(uint32_t *)(u.data + krt_wrap_index(i, u.shape[0]) * u.strides[0])) * ((uint64_t)*(uint32_t *)(u.data + krt_wrap_index(i, u.shape[0]) * u.strides[0]))) + krt_floordiv_u64(7u, ((uint64_t)*(uint32_t *)(u.data + krt_wrap_index(i, u.shape[0]) * u.strides[0])));
+        *(uint64_t *)(osh.data + i * osh.strides[0]) = (((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])) * ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0]))) + krt_floordiv_u64(7u, ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])));
     }
 }
 
 #line 49 "e2e_arith.kern"
-__global__ void floatops__cuda(krt_view a, krt_view b, krt_view out, krt_view f, krt_view out32)
+KRT_EXTERN_C __global__ void floatops(krt_view a, krt_view b, krt_view out, krt_view f, krt_view out32)
 {
     int64_t i = 0;
     double x = 0;
@@ -116,45 +116,45 @@ __global__ void floatops__cuda(krt_view a, krt_view b, krt_view out, krt_view f,
         return;
     }
 #line 53 "e2e_arith.kern"
-    x = *(double *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]);
+    x = *(double *)(a.data + i * a.strides[0]);
 #line 54 "e2e_arith.kern"
-    y = *(double *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0]);
+    y = *(double *)(b.data + i * b.strides[0]);
 #line 55 "e2e_arith.kern"
-    *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 0 * out.strides[1]) = krt_floordiv_f64(x, y);
+    *(double *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = krt_floordiv_f64(x, y);
 #line 56 "e2e_arith.kern"
-    *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 1 * out.strides[1]) = krt_mod_f64(x, y);
+    *(double *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = krt_mod_f64(x, y);
 #line 57 "e2e_arith.kern"
-    *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 2 * out.strides[1]) = x / y;
+    *(double *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = x / y;
 #line 58 "e2e_arith.kern"
-    *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 3 * out.strides[1]) = krt_powi_f64(x, 2);
+    *(double *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = krt_powi_f64(x, 2);
 #line 59 "e2e_arith.kern"
-    *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 4 * out.strides[1]) = sqrt(fabs(x)) + exp((y / 10.0));
+    *(double *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = sqrt(fabs(x)) + exp((y / 10.0));
 #line 60 "e2e_arith.kern"
-    *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 5 * out.strides[1]) = floor(x) + ceil(y);
+    *(double *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = floor(x) + ceil(y);
 #line 61 "e2e_arith.kern"
-    *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 6 * out.strides[1]) = fmax(x, y);
+    *(double *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = fmax(x, y);
 #line 62 "e2e_arith.kern"
-    *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 7 * out.strides[1]) = atan2(x, y) + hypot(x, y);
+    *(double *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = atan2(x, y) + hypot(x, y);
 #line 63 "e2e_arith.kern"
-    *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 8 * out.strides[1]) = (double)krt_cvt_i64_f64(rint(x));
+    *(double *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = (double)krt_cvt_i64_f64(rint(x));
 #line 64 "e2e_arith.kern"
-    *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 9 * out.strides[1]) = (x > 0.0) ? pow(x, y) : 0.0;
+    *(double *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = (x > 0.0) ? pow(x, y) : 0.0;
 #line 65 "e2e_arith.kern"
-    *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 10 * out.strides[1]) = (y != 0.0) ? fmod(x, y) : 0.0;
+    *(double *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = (y != 0.0) ? fmod(x, y) : 0.0;
 #line 66 "e2e_arith.kern"
-    *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 11 * out.strides[1]) = (double)krt_cvt_i64_f64((x * 3.5));
+    *(double *)(out.data + i * out.strides[0] + 11 * out.strides[1]) = (double)krt_cvt_i64_f64((x * 3.5));
 #line 67 "e2e_arith.kern"
-    v = *(float *)(f.data + krt_wrap_index(i, f.shape[0]) * f.strides[0]);
+    v = *(float *)(f.data + i * f.strides[0]);
 #line 68 "e2e_arith.kern"
-    *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 0 * out32.strides[1]) = (v * v) + 1.5f;
+    *(float *)(out32.data + i * out32.strides[0] + 0 * out32.strides[1]) = (v * v) + 1.5f;
 #line 69 "e2e_arith.kern"
-    *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 1 * out32.strides[1]) = sinf(v);
+    *(float *)(out32.data + i * out32.strides[0] + 1 * out32.strides[1]) = sinf(v);
 #line 70 "e2e_arith.kern"
-    *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 2 * out32.strides[1]) = krt_floordiv_f32(v, 0.75f);
+    *(float *)(out32.data + i * out32.strides[0] + 2 * out32.strides[1]) = krt_floordiv_f32(v, 0.75f);
 #line 71 "e2e_arith.kern"
-    *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 3 * out32.strides[1]) = krt_powi_f32(v, 3);
+    *(float *)(out32.data + i * out32.strides[0] + 3 * out32.strides[1]) = krt_powi_f32(v, 3);
 #line 72 "e2e_arith.kern"
-    *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 4 * out32.strides[1]) = krt_mod_f32(v, (-0.75f));
+    *(float *)(out32.data + i * out32.strides[0] + 4 * out32.strides[1]) = krt_mod_f32(v, (-0.75f));
 #line 159 "e2e_arith.cu"
 }
 
@@ -186,45 +186,45 @@ static void intops__cpu(const krt_cpu_block *krt_b, void **krt_args)
             goto krt_next;
         }
 #line 12 "e2e_arith.kern"
-        x = *(int64_t *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]);
+        x = *(int64_t *)(a.data + i * a.strides[0]);
 #line 13 "e2e_arith.kern"
-        y = *(int64_t *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0]);
+        y = *(int64_t *)(b.data + i * b.strides[0]);
 #line 14 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 0 * out.strides[1]) = krt_floordiv_i64(x, y);
+        *(int64_t *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = krt_floordiv_i64(x, y);
 #line 15 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 1 * out.strides[1]) = krt_mod_i64(x, y);
+        *(int64_t *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = krt_mod_i64(x, y);
 #line 16 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 2 * out.strides[1]) = krt_mul_i64(krt_mul_i64(x, y), 1000003);
+        *(int64_t *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = krt_mul_i64(krt_mul_i64(x, y), 1000003);
 #line 17 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 3 * out.strides[1]) = krt_neg_i64(x);
+        *(int64_t *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = krt_neg_i64(x);
 #line 18 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 4 * out.strides[1]) = krt_powr_i64(x, 3);
+        *(int64_t *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = krt_powr_i64(x, 3);
 #line 19 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 5 * out.strides[1]) = krt_shr_i64(krt_shl_i64(x, 3), 1);
+        *(int64_t *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = krt_shr_i64(krt_shl_i64(x, 3), 1);
 #line 20 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 6 * out.strides[1]) = (x > y) ? x : y;
+        *(int64_t *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = (x > y) ? x : y;
 #line 21 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 7 * out.strides[1]) = krt_min_i64(krt_min_i64(x, y), 7);
+        *(int64_t *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = krt_min_i64(krt_min_i64(x, y), 7);
 #line 22 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 8 * out.strides[1]) = krt_max_i64(krt_abs_i64(x), krt_abs_i64(y));
+        *(int64_t *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = krt_max_i64(krt_abs_i64(x), krt_abs_i64(y));
 #line 23 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 9 * out.strides[1]) = (((-5) < x) && (x <= y)) ? 1 : 0;
+        *(int64_t *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = (((-5) < x) && (x <= y)) ? 1 : 0;
 #line 24 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 10 * out.strides[1]) = (krt_tmp0 = x) ? y : krt_tmp0;
+        *(int64_t *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = (krt_tmp0 = x) ? y : krt_tmp0;
 #line 25 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 11 * out.strides[1]) = (krt_tmp1 = x) ? krt_tmp1 : y;
+        *(int64_t *)(out.data + i * out.strides[0] + 11 * out.strides[1]) = (krt_tmp1 = x) ? krt_tmp1 : y;
 #line 26 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 12 * out.strides[1]) = krt_powr_i64(x, krt_sub_i64(krt_mod_i64(y, 3), 2));
+        *(int64_t *)(out.data + i * out.strides[0] + 12 * out.strides[1]) = krt_powr_i64(x, ((int64_t)((int32_t)krt_mod_i64(y, 3) - 2)));
 #line 27 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 13 * out.strides[1]) = krt_add_i64(*(int64_t *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0]), *(int64_t *)(a.data + krt_wrap_index(krt_neg_i64(a.shape[0]), a.shape[0]) * a.strides[0]));
+        *(int64_t *)(out.data + i * out.strides[0] + 13 * out.strides[1]) = krt_add_i64(*(int64_t *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0]), *(int64_t *)(a.data + krt_wrap_index(krt_neg_i64(a.shape[0]), a.shape[0]) * a.strides[0]));
 #line 28 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 14 * out.strides[1]) = krt_shr_i64(x, (y & 127));
+        *(int64_t *)(out.data + i * out.strides[0] + 14 * out.strides[1]) = krt_shr_i64(x, (y & 127));
 #line 29 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 15 * out.strides[1]) = krt_shl_i64(x, (y & 127));
+        *(int64_t *)(out.data + i * out.strides[0] + 15 * out.strides[1]) = krt_shl_i64(x, (y & 127));
 #line 30 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 16 * out.strides[1]) = (x ^ y) | (x & 255);
+        *(int64_t *)(out.data + i * out.strides[0] + 16 * out.strides[1]) = (x ^ y) | (x & 255);
 #line 31 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 17 * out.strides[1]) = ~x;
+        *(int64_t *)(out.data + i * out.strides[0] + 17 * out.strides[1]) = ~x;
 #line 32 "e2e_arith.kern"
         n = 0;
 #line 33 "e2e_arith.kern"
@@ -237,9 +237,9 @@ static void intops__cpu(const krt_cpu_block *krt_b, void **krt_args)
             n = krt_add_i64(n, k);
         }
 #line 35 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 18 * out.strides[1]) = n;
+        *(int64_t *)(out.data + i * out.strides[0] + 18 * out.strides[1]) = n;
 #line 36 "e2e_arith.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 19 * out.strides[1]) = (krt_mod_i64(x, 7) > (-3)) ? k : 99;
+        *(int64_t *)(out.data + i * out.strides[0] + 19 * out.strides[1]) = ((int32_t)krt_mod_i64(x, 7) > (-3)) ? k : 99;
     krt_next:;
     }
 }
@@ -260,11 +260,11 @@ static void widen__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 42 "e2e_arith.kern"
         if (i < p.shape[0]) {
 #line 43 "e2e_arith.kern"
-            *(int64_t *)(o64.data + krt_wrap_index(i, o64.shape[0]) * o64.strides[0]) = krt_add_i64(((int64_t)*(int32_t *)(p.data + krt_wrap_index(i, p.shape[0]) * p.strides[0])), ((int64_t)*(int32_t *)(p.data + krt_wrap_index(i, p.shape[0]) * p.strides[0])));
+            *(int64_t *)(o64.data + i * o64.strides[0]) = krt_add_i64(((int64_t)*(int32_t *)(p.data + i * p.strides[0])), ((int64_t)*(int32_t *)(p.data + i * p.strides[0])));
 #line 44 "e2e_arith.kern"
-            *(uint64_t *)(ou.data + krt_wrap_index(i, ou.shape[0]) * ou.strides[0]) = ((uint64_t)*(uint32_t *)(u.data + krt_wrap_index(i, u.shape[0]) * u.strides[0])) - ((uint64_t)*(uint32_t *)(u.data + krt_wrap_index(krt_mod_i64(krt_add_i64(i, 1), u.shape[0]), u.shape[0]) * u.strides[0]));
+            *(uint64_t *)(ou.data + i * ou.strides[0]) = ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])) - ((uint64_t)*(uint32_t *)(u.data + krt_mod_i64(krt_add_i64(i, 1), u.shape[0]) * u.strides[0]));
 #line 45 "e2e_arith.kern"
-            *(uint64_t *)(osh.data + krt_wrap_index(i, osh.shape[0]) * osh.strides[0]) = (((uint64_t)*(uint32_t *)(u.data + krt_wrap_index(i, u.shape[0]) * u.strides[0])) * ((uint64_t)*(uint32_t *)(u.data + krt_wrap_index(i, u.shape[0]) * u.strides[0]))) + krt_floordiv_u64(7u, ((uint64_t)*(uint32_t *)(u.data + krt_wrap_index(i, u.shape[0]) * u.strides[0])));
+            *(uint64_t *)(osh.data + i * osh.strides[0]) = (((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])) * ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0]))) + krt_floordiv_u64(7u, ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])));
         }
     }
 }
@@ -291,45 +291,45 @@ static void floatops__cpu(const krt_cpu_block *krt_b, void **krt_args)
             goto krt_next;
         }
 #line 53 "e2e_arith.kern"
-        x = *(double *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]);
+        x = *(double *)(a.data + i * a.strides[0]);
 #line 54 "e2e_arith.kern"
-        y = *(double *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0]);
+        y = *(double *)(b.data + i * b.strides[0]);
 #line 55 "e2e_arith.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 0 * out.strides[1]) = krt_floordiv_f64(x, y);
+        *(double *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = krt_floordiv_f64(x, y);
 #line 56 "e2e_arith.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 1 * out.strides[1]) = krt_mod_f64(x, y);
+        *(double *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = krt_mod_f64(x, y);
 #line 57 "e2e_arith.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 2 * out.strides[1]) = x / y;
+        *(double *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = x / y;
 #line 58 "e2e_arith.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 3 * out.strides[1]) = krt_powi_f64(x, 2);
+        *(double *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = krt_powi_f64(x, 2);
 #line 59 "e2e_arith.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 4 * out.strides[1]) = sqrt(fabs(x)) + exp((y / 10.0));
+        *(double *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = sqrt(fabs(x)) + exp((y / 10.0));
 #line 60 "e2e_arith.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 5 * out.strides[1]) = floor(x) + ceil(y);
+        *(double *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = floor(x) + ceil(y);
 #line 61 "e2e_arith.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 6 * out.strides[1]) = fmax(x, y);
+        *(double *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = fmax(x, y);
 #line 62 "e2e_arith.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 7 * out.strides[1]) = atan2(x, y) + hypot(x, y);
+        *(double *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = atan2(x, y) + hypot(x, y);
 #line 63 "e2e_arith.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 8 * out.strides[1]) = (double)krt_cvt_i64_f64(rint(x));
+        *(double *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = (double)krt_cvt_i64_f64(rint(x));
 #line 64 "e2e_arith.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 9 * out.strides[1]) = (x > 0.0) ? pow(x, y) : 0.0;
+        *(double *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = (x > 0.0) ? pow(x, y) : 0.0;
 #line 65 "e2e_arith.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 10 * out.strides[1]) = (y != 0.0) ? fmod(x, y) : 0.0;
+        *(double *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = (y != 0.0) ? fmod(x, y) : 0.0;
 #line 66 "e2e_arith.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 11 * out.strides[1]) = (double)krt_cvt_i64_f64((x * 3.5));
+        *(double *)(out.data + i * out.strides[0] + 11 * out.strides[1]) = (double)krt_cvt_i64_f64((x * 3.5));
 #line 67 "e2e_arith.kern"
-        v = *(float *)(f.data + krt_wrap_index(i, f.shape[0]) * f.strides[0]);
+        v = *(float *)(f.data + i * f.strides[0]);
 #line 68 "e2e_arith.kern"
-        *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 0 * out32.strides[1]) = (v * v) + 1.5f;
+        *(float *)(out32.data + i * out32.strides[0] + 0 * out32.strides[1]) = (v * v) + 1.5f;
 #line 69 "e2e_arith.kern"
-        *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 1 * out32.strides[1]) = sinf(v);
+        *(float *)(out32.data + i * out32.strides[0] + 1 * out32.strides[1]) = sinf(v);
 #line 70 "e2e_arith.kern"
-        *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 2 * out32.strides[1]) = krt_floordiv_f32(v, 0.75f);
+        *(float *)(out32.data + i * out32.strides[0] + 2 * out32.strides[1]) = krt_floordiv_f32(v, 0.75f);
 #line 71 "e2e_arith.kern"
-        *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 3 * out32.strides[1]) = krt_powi_f32(v, 3);
+        *(float *)(out32.data + i * out32.strides[0] + 3 * out32.strides[1]) = krt_powi_f32(v, 3);
 #line 72 "e2e_arith.kern"
-        *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 4 * out32.strides[1]) = krt_mod_f32(v, (-0.75f));
+        *(float *)(out32.data + i * out32.strides[0] + 4 * out32.strides[1]) = krt_mod_f32(v, (-0.75f));
 #line 334 "e2e_arith.cu"
     krt_next:;
     }
@@ -344,12 +344,12 @@ static const krt_param intops__params[] = {
 };
 KRT_EXTERN_C const krt_kernel intops__kernel = {
     "intops", "e2e_arith.kern", 3, intops__params,
-    intops__cpu, (const void *)intops__cuda,
+    intops__cpu, (const void *)intops,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int intops(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int intops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -373,12 +373,12 @@ static const krt_param widen__params[] = {
 };
 KRT_EXTERN_C const krt_kernel widen__kernel = {
     "widen", "e2e_arith.kern", 5, widen__params,
-    widen__cpu, (const void *)widen__cuda,
+    widen__cpu, (const void *)widen,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int widen(krt_launch_cfg cfg, krt_array p, krt_array u, krt_array o64, krt_array ou, krt_array osh)
+KRT_EXTERN_C int widen__launch(krt_launch_cfg cfg, krt_array p, krt_array u, krt_array o64, krt_array ou, krt_array osh)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -408,12 +408,12 @@ static const krt_param floatops__params[] = {
 };
 KRT_EXTERN_C const krt_kernel floatops__kernel = {
     "floatops", "e2e_arith.kern", 5, floatops__params,
-    floatops__cpu, (const void *)floatops__cuda,
+    floatops__cpu, (const void *)floatops,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int floatops(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out, krt_array f, krt_array out32)
+KRT_EXTERN_C int floatops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out, krt_array f, krt_array out32)
 {
     krt_view krt_v0;
     krt_view krt_v1;

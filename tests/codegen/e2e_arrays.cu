@@ -33,7 +33,7 @@ KRT_FN KRT_MAYBE_UNUSED krt_tup_i64_i64_i64 krt_tup_i64_i64_i64_make(int64_t f0,
 /* ---- CUDA ---- */
 
 #line 7 "e2e_arrays.kern"
-__global__ void add2__cuda(krt_view a, krt_view b, krt_view c)
+KRT_EXTERN_C __global__ void add2(krt_view a, krt_view b, krt_view c)
 {
     int64_t i = 0;
     int64_t j = 0;
@@ -44,12 +44,12 @@ __global__ void add2__cuda(krt_view a, krt_view b, krt_view c)
 #line 9 "e2e_arrays.kern"
     if ((i < c.shape[0]) && (j < c.shape[1])) {
 #line 10 "e2e_arrays.kern"
-        ((float *)c.data)[krt_wrap_index(i, c.shape[0]) * c.shape[1] + krt_wrap_index(j, c.shape[1])] = (*(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0] + krt_wrap_index(j, a.shape[1]) * a.strides[1]) + (*(float *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0] + krt_wrap_index(j, b.shape[1]) * b.strides[1]) * 2.0f)) + *(float *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1]);
+        ((float *)c.data)[i * c.shape[1] + (int32_t)j] = (*(float *)(a.data + i * a.strides[0] + (int32_t)j * a.strides[1]) + (*(float *)(b.data + i * b.strides[0] + (int32_t)j * b.strides[1]) * 2.0f)) + *(float *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1]);
     }
 }
 
 #line 14 "e2e_arrays.kern"
-__global__ void scale3__cuda(krt_view a, krt_view out)
+KRT_EXTERN_C __global__ void scale3(krt_view a, krt_view out)
 {
     int64_t x = 0;
     int64_t y = 0;
@@ -73,7 +73,7 @@ __global__ void scale3__cuda(krt_view a, krt_view out)
 #line 17 "e2e_arrays.kern"
     if (((z < out.shape[0]) && (y < out.shape[1])) && (x < out.shape[2])) {
 #line 18 "e2e_arrays.kern"
-        ((double *)out.data)[(krt_wrap_index(z, out.shape[0]) * out.shape[1] + krt_wrap_index(y, out.shape[1])) * out.shape[2] + krt_wrap_index(x, out.shape[2])] = (((*(double *)(a.data + krt_wrap_index(z, a.shape[0]) * a.strides[0] + krt_wrap_index(y, a.shape[1]) * a.strides[1] + krt_wrap_index(x, a.shape[2]) * a.strides[2]) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + krt_wrap_index(z, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + 0 * a.strides[2]) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
+        ((double *)out.data)[((int32_t)z * out.shape[1] + (int32_t)y) * out.shape[2] + x] = (((*(double *)(a.data + (int32_t)z * a.strides[0] + (int32_t)y * a.strides[1] + x * a.strides[2]) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + (int32_t)z * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + 0 * a.strides[2]) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
 #line 78 "e2e_arrays.cu"
     }
 }
@@ -81,13 +81,19 @@ __global__ void scale3__cuda(krt_view a, krt_view out)
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 7 "e2e_arrays.kern"
-static void add2__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void add2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    krt_cpu_block krt_bb = *krt_b0;
+    const unsigned krt_lin = krt_b0->block_idx.y * krt_b0->grid_dim.x + krt_b0->block_idx.x;
+    krt_bb.block_idx.y = krt_lin % krt_b0->grid_dim.y;
+    krt_bb.block_idx.x = krt_lin / krt_b0->grid_dim.y;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view b = *(const krt_view *)krt_args[1];
     const krt_view c = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
+    KRT_FOR_EACH_THREAD_YX(krt_b) {
+#line 97 "e2e_arrays.cu"
         int64_t i = 0;
         int64_t j = 0;
 #line 8 "e2e_arrays.kern"
@@ -97,7 +103,7 @@ static void add2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 9 "e2e_arrays.kern"
         if ((i < c.shape[0]) && (j < c.shape[1])) {
 #line 10 "e2e_arrays.kern"
-            ((float *)c.data)[krt_wrap_index(i, c.shape[0]) * c.shape[1] + krt_wrap_index(j, c.shape[1])] = (*(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0] + krt_wrap_index(j, a.shape[1]) * a.strides[1]) + (*(float *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0] + krt_wrap_index(j, b.shape[1]) * b.strides[1]) * 2.0f)) + *(float *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1]);
+            ((float *)c.data)[i * c.shape[1] + (int32_t)j] = (*(float *)(a.data + i * a.strides[0] + (int32_t)j * a.strides[1]) + (*(float *)(b.data + i * b.strides[0] + (int32_t)j * b.strides[1]) * 2.0f)) + *(float *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1]);
         }
     }
 }
@@ -108,7 +114,7 @@ static void scale3__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-#line 112 "e2e_arrays.cu"
+#line 118 "e2e_arrays.cu"
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t x = 0;
         int64_t y = 0;
@@ -131,8 +137,8 @@ static void scale3__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "e2e_arrays.kern"
         if (((z < out.shape[0]) && (y < out.shape[1])) && (x < out.shape[2])) {
 #line 18 "e2e_arrays.kern"
-            ((double *)out.data)[(krt_wrap_index(z, out.shape[0]) * out.shape[1] + krt_wrap_index(y, out.shape[1])) * out.shape[2] + krt_wrap_index(x, out.shape[2])] = (((*(double *)(a.data + krt_wrap_index(z, a.shape[0]) * a.strides[0] + krt_wrap_index(y, a.shape[1]) * a.strides[1] + krt_wrap_index(x, a.shape[2]) * a.strides[2]) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + krt_wrap_index(z, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + 0 * a.strides[2]) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
-#line 136 "e2e_arrays.cu"
+            ((double *)out.data)[((int32_t)z * out.shape[1] + (int32_t)y) * out.shape[2] + x] = (((*(double *)(a.data + (int32_t)z * a.strides[0] + (int32_t)y * a.strides[1] + x * a.strides[2]) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + (int32_t)z * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + 0 * a.strides[2]) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
+#line 142 "e2e_arrays.cu"
         }
     }
 }
@@ -146,12 +152,12 @@ static const krt_param add2__params[] = {
 };
 KRT_EXTERN_C const krt_kernel add2__kernel = {
     "add2", "e2e_arrays.kern", 3, add2__params,
-    add2__cpu, (const void *)add2__cuda,
+    add2__cpu, (const void *)add2,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int add2(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array c)
+KRT_EXTERN_C int add2__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array c)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -172,12 +178,12 @@ static const krt_param scale3__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scale3__kernel = {
     "scale3", "e2e_arrays.kern", 2, scale3__params,
-    scale3__cpu, (const void *)scale3__cuda,
+    scale3__cpu, (const void *)scale3,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int scale3(krt_launch_cfg cfg, krt_array a, krt_array out)
+KRT_EXTERN_C int scale3__launch(krt_launch_cfg cfg, krt_array a, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

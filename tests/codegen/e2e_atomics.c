@@ -31,7 +31,7 @@ static void hammer__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 9 "e2e_atomics.kern"
         if (i < vals.shape[0]) {
 #line 10 "e2e_atomics.kern"
-            v = *(int32_t *)(vals.data + krt_wrap_index(i, vals.shape[0]) * vals.strides[0]);
+            v = *(int32_t *)(vals.data + i * vals.strides[0]);
 #line 11 "e2e_atomics.kern"
             (void)krt_atomic_add_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), v);
 #line 12 "e2e_atomics.kern"
@@ -109,9 +109,9 @@ static void tickets__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 45 "e2e_atomics.kern"
         if (i < ticket.shape[0]) {
 #line 46 "e2e_atomics.kern"
-            *(int64_t *)(ticket.data + krt_wrap_index(i, ticket.shape[0]) * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
+            *(int64_t *)(ticket.data + i * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
 #line 47 "e2e_atomics.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + krt_wrap_index(krt_mod_i64(i, 4), hist.shape[0]) * hist.strides[0] + krt_wrap_index(krt_mod_i64(i, 3), hist.shape[1]) * hist.strides[1]), 1);
+            (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (int32_t)(i & 3) * hist.strides[0] + (int32_t)(int64_t)((uint64_t)i % (uint64_t)3) * hist.strides[1]), 1);
 #line 116 "e2e_atomics.c"
         }
     }
@@ -135,7 +135,7 @@ KRT_EXTERN_C const krt_kernel hammer__kernel = {
     0
 };
 
-KRT_EXTERN_C int hammer(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array f32, krt_array f64, krt_array vals)
+KRT_EXTERN_C int hammer__launch(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array f32, krt_array f64, krt_array vals)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -174,7 +174,7 @@ KRT_EXTERN_C const krt_kernel tickets__kernel = {
     0
 };
 
-KRT_EXTERN_C int tickets(krt_launch_cfg cfg, krt_array counter, krt_array ticket, krt_array hist)
+KRT_EXTERN_C int tickets__launch(krt_launch_cfg cfg, krt_array counter, krt_array ticket, krt_array hist)
 {
     krt_view krt_v0;
     krt_view krt_v1;

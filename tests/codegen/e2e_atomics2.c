@@ -27,7 +27,7 @@ static void bits__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 11 "e2e_atomics2.kern"
         if (i < vals.shape[0]) {
 #line 12 "e2e_atomics2.kern"
-            v = *(int32_t *)(vals.data + krt_wrap_index(i, vals.shape[0]) * vals.strides[0]);
+            v = *(int32_t *)(vals.data + i * vals.strides[0]);
 #line 13 "e2e_atomics2.kern"
             (void)krt_atomic_and_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), ((int32_t)(((int64_t)v) | 2146435072)));
 #line 14 "e2e_atomics2.kern"
@@ -77,7 +77,7 @@ static void incdec__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 33 "e2e_atomics2.kern"
         if (i < olds.shape[0]) {
 #line 34 "e2e_atomics2.kern"
-            *(int32_t *)(olds.data + krt_wrap_index(i, olds.shape[0]) * olds.strides[0]) = (int32_t)krt_atomic_inc_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), limit);
+            *(int32_t *)(olds.data + i * olds.strides[0]) = (int32_t)krt_atomic_inc_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), limit);
 #line 35 "e2e_atomics2.kern"
             (void)krt_atomic_dec_u32(&*(uint32_t *)(u32.data + 1 * u32.strides[0]), limit);
 #line 36 "e2e_atomics2.kern"
@@ -107,13 +107,13 @@ static void exch_cas__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 44 "e2e_atomics2.kern"
             old = krt_atomic_exch_i64(&*(int64_t *)(slot.data + 0 * slot.strides[0]), i);
 #line 45 "e2e_atomics2.kern"
-            *(int32_t *)(winner.data + krt_wrap_index(i, winner.shape[0]) * winner.strides[0]) = (int32_t)old;
+            *(int32_t *)(winner.data + i * winner.strides[0]) = (int32_t)old;
 #line 47 "e2e_atomics2.kern"
-            got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + krt_wrap_index(krt_mod_i64(i, 8), owner.shape[0]) * owner.strides[0]), (-1), ((int32_t)i));
+            got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + (int32_t)(i & 7) * owner.strides[0]), (-1), ((int32_t)i));
 #line 48 "e2e_atomics2.kern"
-            if (((int64_t)got) == (-1)) {
+            if (got == (-1)) {
 #line 49 "e2e_atomics2.kern"
-                (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + krt_wrap_index(krt_add_i64(8, krt_mod_i64(i, 8)), owner.shape[0]) * owner.strides[0]), 1);
+                (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + (8 + (int32_t)(i & 7)) * owner.strides[0]), 1);
             }
 #line 50 "e2e_atomics2.kern"
             (void)krt_atomic_cas_i32(&*(int32_t *)(cell.data + 0 * cell.strides[0]), 0, ((int32_t)i));
@@ -138,7 +138,7 @@ static void nans__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 56 "e2e_atomics2.kern"
         if (i < vals.shape[0]) {
 #line 57 "e2e_atomics2.kern"
-            v = *(float *)(vals.data + krt_wrap_index(i, vals.shape[0]) * vals.strides[0]);
+            v = *(float *)(vals.data + i * vals.strides[0]);
 #line 58 "e2e_atomics2.kern"
             (void)krt_atomic_nanmax_f32(&*(float *)(f32.data + 0 * f32.strides[0]), v);
 #line 59 "e2e_atomics2.kern"
@@ -187,50 +187,44 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 195 "e2e_atomics2.c"
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 74 "e2e_atomics2.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 75 "e2e_atomics2.kern"
-        if (((int64_t)krt_f->t) < 4) {
+        if (t < 4) {
 #line 76 "e2e_atomics2.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 4)] = 0;
+            krt_s->s[t] = 0;
         }
+        krt_f->t = t;
     }
 #line 77 "e2e_atomics2.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t v KRT_MAYBE_UNUSED = 0;
 #line 78 "e2e_atomics2.kern"
-        krt_f->v = *(int32_t *)(vals.data + krt_wrap_index(((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x), vals.shape[0]) * vals.strides[0]);
+        v = *(int32_t *)(vals.data + ((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x) * vals.strides[0]);
 #line 79 "e2e_atomics2.kern"
-        (void)krt_atomic_add_i32(&krt_s->s[0], krt_f->v);
+        (void)krt_atomic_add_i32(&krt_s->s[0], v);
 #line 80 "e2e_atomics2.kern"
-        (void)krt_atomic_max_i32(&krt_s->s[1], krt_f->v);
+        (void)krt_atomic_max_i32(&krt_s->s[1], v);
 #line 81 "e2e_atomics2.kern"
-        (void)krt_atomic_or_i32(&krt_s->s[2], krt_f->v);
+        (void)krt_atomic_or_i32(&krt_s->s[2], v);
 #line 82 "e2e_atomics2.kern"
-        (void)krt_atomic_xor_i32(&krt_s->s[3], krt_f->v);
+        (void)krt_atomic_xor_i32(&krt_s->s[3], v);
     }
 #line 83 "e2e_atomics2.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 227 "e2e_atomics2.c"
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+#line 222 "e2e_atomics2.c"
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 84 "e2e_atomics2.kern"
-        if (((int64_t)krt_f->t) < 4) {
+        if (t < 4) {
 #line 85 "e2e_atomics2.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)krt_f->t)), out.shape[0]) * out.strides[0]) = krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 4)];
-#line 234 "e2e_atomics2.c"
+            *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[t];
+#line 228 "e2e_atomics2.c"
         }
     }
 }
@@ -251,7 +245,7 @@ KRT_EXTERN_C const krt_kernel bits__kernel = {
     0
 };
 
-KRT_EXTERN_C int bits(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array vals)
+KRT_EXTERN_C int bits__launch(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array vals)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -285,7 +279,7 @@ KRT_EXTERN_C const krt_kernel incdec__kernel = {
     0
 };
 
-KRT_EXTERN_C int incdec(krt_launch_cfg cfg, krt_array u32, krt_array u64, krt_array olds, uint32_t limit)
+KRT_EXTERN_C int incdec__launch(krt_launch_cfg cfg, krt_array u32, krt_array u64, krt_array olds, uint32_t limit)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -314,7 +308,7 @@ KRT_EXTERN_C const krt_kernel exch_cas__kernel = {
     0
 };
 
-KRT_EXTERN_C int exch_cas(krt_launch_cfg cfg, krt_array slot, krt_array winner, krt_array owner, krt_array cell)
+KRT_EXTERN_C int exch_cas__launch(krt_launch_cfg cfg, krt_array slot, krt_array winner, krt_array owner, krt_array cell)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -345,7 +339,7 @@ KRT_EXTERN_C const krt_kernel nans__kernel = {
     0
 };
 
-KRT_EXTERN_C int nans(krt_launch_cfg cfg, krt_array f32, krt_array f64, krt_array vals, krt_array i32)
+KRT_EXTERN_C int nans__launch(krt_launch_cfg cfg, krt_array f32, krt_array f64, krt_array vals, krt_array i32)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -374,7 +368,7 @@ KRT_EXTERN_C const krt_kernel shared_atomics__kernel = {
     0
 };
 
-KRT_EXTERN_C int shared_atomics(krt_launch_cfg cfg, krt_array vals, krt_array out)
+KRT_EXTERN_C int shared_atomics__launch(krt_launch_cfg cfg, krt_array vals, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 9 "e2e_atomics2.kern"
-__global__ void bits__cuda(krt_view i32, krt_view u32, krt_view i64, krt_view u64, krt_view vals)
+KRT_EXTERN_C __global__ void bits(krt_view i32, krt_view u32, krt_view i64, krt_view u64, krt_view vals)
 {
     int64_t i = 0;
     int32_t v = 0;
@@ -20,7 +20,7 @@ __global__ void bits__cuda(krt_view i32, krt_view u32, krt_view i64, krt_view u6
 #line 11 "e2e_atomics2.kern"
     if (i < vals.shape[0]) {
 #line 12 "e2e_atomics2.kern"
-        v = *(int32_t *)(vals.data + krt_wrap_index(i, vals.shape[0]) * vals.strides[0]);
+        v = *(int32_t *)(vals.data + i * vals.strides[0]);
 #line 13 "e2e_atomics2.kern"
         (void)krt_atomic_and_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), ((int32_t)(((int64_t)v) | 2146435072)));
 #line 14 "e2e_atomics2.kern"
@@ -55,7 +55,7 @@ __global__ void bits__cuda(krt_view i32, krt_view u32, krt_view i64, krt_view u6
 }
 
 #line 31 "e2e_atomics2.kern"
-__global__ void incdec__cuda(krt_view u32, krt_view u64, krt_view olds, uint32_t limit)
+KRT_EXTERN_C __global__ void incdec(krt_view u32, krt_view u64, krt_view olds, uint32_t limit)
 {
     int64_t i = 0;
 #line 32 "e2e_atomics2.kern"
@@ -63,7 +63,7 @@ __global__ void incdec__cuda(krt_view u32, krt_view u64, krt_view olds, uint32_t
 #line 33 "e2e_atomics2.kern"
     if (i < olds.shape[0]) {
 #line 34 "e2e_atomics2.kern"
-        *(int32_t *)(olds.data + krt_wrap_index(i, olds.shape[0]) * olds.strides[0]) = (int32_t)krt_atomic_inc_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), limit);
+        *(int32_t *)(olds.data + i * olds.strides[0]) = (int32_t)krt_atomic_inc_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), limit);
 #line 35 "e2e_atomics2.kern"
         (void)krt_atomic_dec_u32(&*(uint32_t *)(u32.data + 1 * u32.strides[0]), limit);
 #line 36 "e2e_atomics2.kern"
@@ -74,7 +74,7 @@ __global__ void incdec__cuda(krt_view u32, krt_view u64, krt_view olds, uint32_t
 }
 
 #line 41 "e2e_atomics2.kern"
-__global__ void exch_cas__cuda(krt_view slot, krt_view winner, krt_view owner, krt_view cell)
+KRT_EXTERN_C __global__ void exch_cas(krt_view slot, krt_view winner, krt_view owner, krt_view cell)
 {
     int64_t i = 0;
     int64_t old = 0;
@@ -86,13 +86,13 @@ __global__ void exch_cas__cuda(krt_view slot, krt_view winner, krt_view owner, k
 #line 44 "e2e_atomics2.kern"
         old = krt_atomic_exch_i64(&*(int64_t *)(slot.data + 0 * slot.strides[0]), i);
 #line 45 "e2e_atomics2.kern"
-        *(int32_t *)(winner.data + krt_wrap_index(i, winner.shape[0]) * winner.strides[0]) = (int32_t)old;
+        *(int32_t *)(winner.data + i * winner.strides[0]) = (int32_t)old;
 #line 47 "e2e_atomics2.kern"
-        got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + krt_wrap_index(krt_mod_i64(i, 8), owner.shape[0]) * owner.strides[0]), (-1), ((int32_t)i));
+        got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + (int32_t)(i & 7) * owner.strides[0]), (-1), ((int32_t)i));
 #line 48 "e2e_atomics2.kern"
-        if (((int64_t)got) == (-1)) {
+        if (got == (-1)) {
 #line 49 "e2e_atomics2.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + krt_wrap_index(krt_add_i64(8, krt_mod_i64(i, 8)), owner.shape[0]) * owner.strides[0]), 1);
+            (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + (8 + (int32_t)(i & 7)) * owner.strides[0]), 1);
         }
 #line 50 "e2e_atomics2.kern"
         (void)krt_atomic_cas_i32(&*(int32_t *)(cell.data + 0 * cell.strides[0]), 0, ((int32_t)i));
@@ -100,7 +100,7 @@ __global__ void exch_cas__cuda(krt_view slot, krt_view winner, krt_view owner, k
 }
 
 #line 54 "e2e_atomics2.kern"
-__global__ void nans__cuda(krt_view f32, krt_view f64, krt_view vals, krt_view i32)
+KRT_EXTERN_C __global__ void nans(krt_view f32, krt_view f64, krt_view vals, krt_view i32)
 {
     int64_t i = 0;
     float v = 0;
@@ -110,7 +110,7 @@ __global__ void nans__cuda(krt_view f32, krt_view f64, krt_view vals, krt_view i
 #line 56 "e2e_atomics2.kern"
     if (i < vals.shape[0]) {
 #line 57 "e2e_atomics2.kern"
-        v = *(float *)(vals.data + krt_wrap_index(i, vals.shape[0]) * vals.strides[0]);
+        v = *(float *)(vals.data + i * vals.strides[0]);
 #line 58 "e2e_atomics2.kern"
         (void)krt_atomic_nanmax_f32(&*(float *)(f32.data + 0 * f32.strides[0]), v);
 #line 59 "e2e_atomics2.kern"
@@ -137,7 +137,7 @@ __global__ void nans__cuda(krt_view f32, krt_view f64, krt_view vals, krt_view i
 }
 
 #line 72 "e2e_atomics2.kern"
-__global__ void shared_atomics__cuda(krt_view vals, krt_view out)
+KRT_EXTERN_C __global__ void shared_atomics(krt_view vals, krt_view out)
 {
     __shared__ int32_t s[4];
     int32_t t = 0;
@@ -145,14 +145,14 @@ __global__ void shared_atomics__cuda(krt_view vals, krt_view out)
 #line 74 "e2e_atomics2.kern"
     t = (int32_t)threadIdx.x;
 #line 75 "e2e_atomics2.kern"
-    if (((int64_t)t) < 4) {
+    if (t < 4) {
 #line 76 "e2e_atomics2.kern"
-        s[krt_wrap_index(((int64_t)t), 4)] = 0;
+        s[t] = 0;
     }
 #line 77 "e2e_atomics2.kern"
     __syncthreads();
 #line 78 "e2e_atomics2.kern"
-    v = *(int32_t *)(vals.data + krt_wrap_index(((int64_t)blockIdx.x * blockDim.x + threadIdx.x), vals.shape[0]) * vals.strides[0]);
+    v = *(int32_t *)(vals.data + ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * vals.strides[0]);
 #line 79 "e2e_atomics2.kern"
     (void)krt_atomic_add_i32(&s[0], v);
 #line 80 "e2e_atomics2.kern"
@@ -164,9 +164,9 @@ __global__ void shared_atomics__cuda(krt_view vals, krt_view out)
 #line 83 "e2e_atomics2.kern"
     __syncthreads();
 #line 84 "e2e_atomics2.kern"
-    if (((int64_t)t) < 4) {
+    if (t < 4) {
 #line 85 "e2e_atomics2.kern"
-        *(int32_t *)(out.data + krt_wrap_index(krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)blockIdx.x))), ((int64_t)t)), out.shape[0]) * out.strides[0]) = s[krt_wrap_index(((int64_t)t), 4)];
+        *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)blockIdx.x))), ((int64_t)t)) * out.strides[0]) = s[t];
 #line 171 "e2e_atomics2.cu"
     }
 }
@@ -193,7 +193,7 @@ static void bits__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 11 "e2e_atomics2.kern"
         if (i < vals.shape[0]) {
 #line 12 "e2e_atomics2.kern"
-            v = *(int32_t *)(vals.data + krt_wrap_index(i, vals.shape[0]) * vals.strides[0]);
+            v = *(int32_t *)(vals.data + i * vals.strides[0]);
 #line 13 "e2e_atomics2.kern"
             (void)krt_atomic_and_i32(&*(int32_t *)(i32.data + 0 * i32.strides[0]), ((int32_t)(((int64_t)v) | 2146435072)));
 #line 14 "e2e_atomics2.kern"
@@ -243,7 +243,7 @@ static void incdec__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 33 "e2e_atomics2.kern"
         if (i < olds.shape[0]) {
 #line 34 "e2e_atomics2.kern"
-            *(int32_t *)(olds.data + krt_wrap_index(i, olds.shape[0]) * olds.strides[0]) = (int32_t)krt_atomic_inc_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), limit);
+            *(int32_t *)(olds.data + i * olds.strides[0]) = (int32_t)krt_atomic_inc_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), limit);
 #line 35 "e2e_atomics2.kern"
             (void)krt_atomic_dec_u32(&*(uint32_t *)(u32.data + 1 * u32.strides[0]), limit);
 #line 36 "e2e_atomics2.kern"
@@ -273,13 +273,13 @@ static void exch_cas__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 44 "e2e_atomics2.kern"
             old = krt_atomic_exch_i64(&*(int64_t *)(slot.data + 0 * slot.strides[0]), i);
 #line 45 "e2e_atomics2.kern"
-            *(int32_t *)(winner.data + krt_wrap_index(i, winner.shape[0]) * winner.strides[0]) = (int32_t)old;
+            *(int32_t *)(winner.data + i * winner.strides[0]) = (int32_t)old;
 #line 47 "e2e_atomics2.kern"
-            got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + krt_wrap_index(krt_mod_i64(i, 8), owner.shape[0]) * owner.strides[0]), (-1), ((int32_t)i));
+            got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + (int32_t)(i & 7) * owner.strides[0]), (-1), ((int32_t)i));
 #line 48 "e2e_atomics2.kern"
-            if (((int64_t)got) == (-1)) {
+            if (got == (-1)) {
 #line 49 "e2e_atomics2.kern"
-                (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + krt_wrap_index(krt_add_i64(8, krt_mod_i64(i, 8)), owner.shape[0]) * owner.strides[0]), 1);
+                (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + (8 + (int32_t)(i & 7)) * owner.strides[0]), 1);
             }
 #line 50 "e2e_atomics2.kern"
             (void)krt_atomic_cas_i32(&*(int32_t *)(cell.data + 0 * cell.strides[0]), 0, ((int32_t)i));
@@ -304,7 +304,7 @@ static void nans__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 56 "e2e_atomics2.kern"
         if (i < vals.shape[0]) {
 #line 57 "e2e_atomics2.kern"
-            v = *(float *)(vals.data + krt_wrap_index(i, vals.shape[0]) * vals.strides[0]);
+            v = *(float *)(vals.data + i * vals.strides[0]);
 #line 58 "e2e_atomics2.kern"
             (void)krt_atomic_nanmax_f32(&*(float *)(f32.data + 0 * f32.strides[0]), v);
 #line 59 "e2e_atomics2.kern"
@@ -353,50 +353,44 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 361 "e2e_atomics2.cu"
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 74 "e2e_atomics2.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 75 "e2e_atomics2.kern"
-        if (((int64_t)krt_f->t) < 4) {
+        if (t < 4) {
 #line 76 "e2e_atomics2.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 4)] = 0;
+            krt_s->s[t] = 0;
         }
+        krt_f->t = t;
     }
 #line 77 "e2e_atomics2.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t v KRT_MAYBE_UNUSED = 0;
 #line 78 "e2e_atomics2.kern"
-        krt_f->v = *(int32_t *)(vals.data + krt_wrap_index(((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x), vals.shape[0]) * vals.strides[0]);
+        v = *(int32_t *)(vals.data + ((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x) * vals.strides[0]);
 #line 79 "e2e_atomics2.kern"
-        (void)krt_atomic_add_i32(&krt_s->s[0], krt_f->v);
+        (void)krt_atomic_add_i32(&krt_s->s[0], v);
 #line 80 "e2e_atomics2.kern"
-        (void)krt_atomic_max_i32(&krt_s->s[1], krt_f->v);
+        (void)krt_atomic_max_i32(&krt_s->s[1], v);
 #line 81 "e2e_atomics2.kern"
-        (void)krt_atomic_or_i32(&krt_s->s[2], krt_f->v);
+        (void)krt_atomic_or_i32(&krt_s->s[2], v);
 #line 82 "e2e_atomics2.kern"
-        (void)krt_atomic_xor_i32(&krt_s->s[3], krt_f->v);
+        (void)krt_atomic_xor_i32(&krt_s->s[3], v);
     }
 #line 83 "e2e_atomics2.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 393 "e2e_atomics2.cu"
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+#line 388 "e2e_atomics2.cu"
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 84 "e2e_atomics2.kern"
-        if (((int64_t)krt_f->t) < 4) {
+        if (t < 4) {
 #line 85 "e2e_atomics2.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)krt_f->t)), out.shape[0]) * out.strides[0]) = krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 4)];
-#line 400 "e2e_atomics2.cu"
+            *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[t];
+#line 394 "e2e_atomics2.cu"
         }
     }
 }
@@ -412,12 +406,12 @@ static const krt_param bits__params[] = {
 };
 KRT_EXTERN_C const krt_kernel bits__kernel = {
     "bits", "e2e_atomics2.kern", 5, bits__params,
-    bits__cpu, (const void *)bits__cuda,
+    bits__cpu, (const void *)bits,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int bits(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array vals)
+KRT_EXTERN_C int bits__launch(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array vals)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -446,12 +440,12 @@ static const krt_param incdec__params[] = {
 };
 KRT_EXTERN_C const krt_kernel incdec__kernel = {
     "incdec", "e2e_atomics2.kern", 4, incdec__params,
-    incdec__cpu, (const void *)incdec__cuda,
+    incdec__cpu, (const void *)incdec,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int incdec(krt_launch_cfg cfg, krt_array u32, krt_array u64, krt_array olds, uint32_t limit)
+KRT_EXTERN_C int incdec__launch(krt_launch_cfg cfg, krt_array u32, krt_array u64, krt_array olds, uint32_t limit)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -475,12 +469,12 @@ static const krt_param exch_cas__params[] = {
 };
 KRT_EXTERN_C const krt_kernel exch_cas__kernel = {
     "exch_cas", "e2e_atomics2.kern", 4, exch_cas__params,
-    exch_cas__cpu, (const void *)exch_cas__cuda,
+    exch_cas__cpu, (const void *)exch_cas,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int exch_cas(krt_launch_cfg cfg, krt_array slot, krt_array winner, krt_array owner, krt_array cell)
+KRT_EXTERN_C int exch_cas__launch(krt_launch_cfg cfg, krt_array slot, krt_array winner, krt_array owner, krt_array cell)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -506,12 +500,12 @@ static const krt_param nans__params[] = {
 };
 KRT_EXTERN_C const krt_kernel nans__kernel = {
     "nans", "e2e_atomics2.kern", 4, nans__params,
-    nans__cpu, (const void *)nans__cuda,
+    nans__cpu, (const void *)nans,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int nans(krt_launch_cfg cfg, krt_array f32, krt_array f64, krt_array vals, krt_array i32)
+KRT_EXTERN_C int nans__launch(krt_launch_cfg cfg, krt_array f32, krt_array f64, krt_array vals, krt_array i32)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -535,12 +529,12 @@ static const krt_param shared_atomics__params[] = {
 };
 KRT_EXTERN_C const krt_kernel shared_atomics__kernel = {
     "shared_atomics", "e2e_atomics2.kern", 2, shared_atomics__params,
-    shared_atomics__cpu, (const void *)shared_atomics__cuda,
+    shared_atomics__cpu, (const void *)shared_atomics,
     sizeof(struct shared_atomics__shared), sizeof(struct shared_atomics__frame),
     0
 };
 
-KRT_EXTERN_C int shared_atomics(krt_launch_cfg cfg, krt_array vals, krt_array out)
+KRT_EXTERN_C int shared_atomics__launch(krt_launch_cfg cfg, krt_array vals, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

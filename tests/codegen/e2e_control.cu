@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 9 "e2e_control.kern"
-__global__ void flags__cuda(krt_view x, bool neg, int64_t n)
+KRT_EXTERN_C __global__ void flags(krt_view x, bool neg, int64_t n)
 {
     int64_t i = 0;
     __shared__ float s[64];
@@ -20,7 +20,7 @@ __global__ void flags__cuda(krt_view x, bool neg, int64_t n)
 #line 12 "e2e_control.kern"
     t = (int32_t)threadIdx.x;
 #line 13 "e2e_control.kern"
-    s[krt_wrap_index(((int64_t)t), 64)] = 0.0f;
+    s[t] = 0.0f;
 #line 14 "e2e_control.kern"
     __syncthreads();
 #line 15 "e2e_control.kern"
@@ -38,30 +38,30 @@ __global__ void flags__cuda(krt_view x, bool neg, int64_t n)
             break;
         }
 #line 21 "e2e_control.kern"
-        s[krt_wrap_index(((int64_t)t), 64)] = (float)(((double)s[krt_wrap_index(((int64_t)t), 64)]) + 1.0);
+        s[t] = (float)(((double)s[t]) + 1.0);
 #line 22 "e2e_control.kern"
         __syncthreads();
     }
 #line 23 "e2e_control.kern"
-    if (krt_mod_i64(((int64_t)((int32_t)blockIdx.x)), 2) == 1) {
+    if ((((int32_t)blockIdx.x) & 1) == 1) {
 #line 24 "e2e_control.kern"
         __syncthreads();
 #line 25 "e2e_control.kern"
-        v = s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)blockDim.x))), 64)];
+        v = s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))];
 #line 26 "e2e_control.kern"
         __syncthreads();
 #line 27 "e2e_control.kern"
-        s[krt_wrap_index(((int64_t)t), 64)] = s[krt_wrap_index(((int64_t)t), 64)] + (v * 100.0f);
+        s[t] = s[t] + (v * 100.0f);
     } else {
 #line 29 "e2e_control.kern"
-        s[krt_wrap_index(((int64_t)t), 64)] = (float)(((double)s[krt_wrap_index(((int64_t)t), 64)]) - 1.0);
+        s[t] = (float)(((double)s[t]) - 1.0);
     }
 #line 30 "e2e_control.kern"
     if (i < x.shape[0]) {
 #line 31 "e2e_control.kern"
-        p = *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]);
+        p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
-        *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = neg ? (-(p * 2.0f)) : (s[krt_wrap_index(((int64_t)t), 64)] + p);
+        *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (s[t] + p);
 #line 66 "e2e_control.cu"
     }
 }
@@ -92,8 +92,6 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct flags__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
@@ -101,14 +99,16 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 10 "e2e_control.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "e2e_control.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 13 "e2e_control.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = 0.0f;
+        krt_s->s[t] = 0.0f;
+        krt_f->i = i;
+        krt_f->t = t;
     }
 #line 14 "e2e_control.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -117,12 +117,13 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_go = 0;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t n KRT_MAYBE_UNUSED = krt_f->n;
             if (krt_f->krt_state == KRT_CONTINUE(1))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 15 "e2e_control.kern"
-            if (krt_f->n > 0) {
+            if (n > 0) {
                 krt_go = 1;
             } else {
                 krt_f->krt_state = KRT_BREAK(1);
@@ -132,25 +133,28 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t n KRT_MAYBE_UNUSED = krt_f->n;
+            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 16 "e2e_control.kern"
-            krt_f->n = krt_sub_i64(krt_f->n, 1);
+            n = krt_sub_i64(n, 1);
 #line 17 "e2e_control.kern"
-            if (krt_f->n == 3) {
+            if (n == 3) {
 #line 18 "e2e_control.kern"
                 krt_f->krt_state = KRT_CONTINUE(1);
                 goto krt_skip3;
             }
 #line 19 "e2e_control.kern"
-            if (krt_f->n == 1) {
+            if (n == 1) {
 #line 20 "e2e_control.kern"
                 krt_f->krt_state = KRT_BREAK(1);
                 goto krt_skip3;
             }
 #line 21 "e2e_control.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = (float)(((double)krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)]) + 1.0);
+            krt_s->s[t] = (float)(((double)krt_s->s[t]) + 1.0);
         krt_skip3:;
+            krt_f->n = n;
         }
 #line 22 "e2e_control.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -161,74 +165,47 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_state = KRT_RUNNING;
     }
 #line 23 "e2e_control.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 23 "e2e_control.kern"
-        if (krt_mod_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 2) == 1) {
-            krt_br0 = 1;
-        } else {
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if ((((int32_t)krt_b->block_idx.x) & 1) == 1) {
 #line 24 "e2e_control.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            float v KRT_MAYBE_UNUSED = krt_f->v;
+            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 25 "e2e_control.kern"
-            krt_f->v = krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)];
+            v = krt_s->s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))];
+            krt_f->v = v;
         }
 #line 26 "e2e_control.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 27 "e2e_control.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] + (krt_f->v * 100.0f);
+            krt_s->s[t] = krt_s->s[t] + (v * 100.0f);
         }
-    }
-    if (krt_br1) {
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 202 "e2e_control.cu"
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 29 "e2e_control.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] = (float)(((double)krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)]) - 1.0);
+            krt_s->s[t] = (float)(((double)krt_s->s[t]) - 1.0);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 217 "e2e_control.cu"
+#line 198 "e2e_control.cu"
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        float p KRT_MAYBE_UNUSED = 0;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 30 "e2e_control.kern"
-        if (krt_f->i < x.shape[0]) {
+        if (i < x.shape[0]) {
 #line 31 "e2e_control.kern"
-            krt_f->p = *(float *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
+            p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
-            *(float *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]) = neg ? (-(krt_f->p * 2.0f)) : (krt_s->s[krt_wrap_index(((int64_t)krt_f->t), 64)] + krt_f->p);
-#line 232 "e2e_control.cu"
+            *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[t] + p);
+#line 209 "e2e_control.cu"
         }
     }
 }
@@ -242,12 +219,12 @@ static const krt_param flags__params[] = {
 };
 KRT_EXTERN_C const krt_kernel flags__kernel = {
     "flags", "e2e_control.kern", 3, flags__params,
-    flags__cpu, (const void *)flags__cuda,
+    flags__cpu, (const void *)flags,
     sizeof(struct flags__shared), sizeof(struct flags__frame),
     0
 };
 
-KRT_EXTERN_C int flags(krt_launch_cfg cfg, krt_array x, uint8_t neg, int64_t n)
+KRT_EXTERN_C int flags__launch(krt_launch_cfg cfg, krt_array x, uint8_t neg, int64_t n)
 {
     krt_view krt_v0;
     void *krt_argv[3];

@@ -58,7 +58,7 @@ static void checked__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "e2e_debug.kern"
         (*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu(((int64_t)t), 8, 0, "e2e_debug.kern", 18, krt_b, krt_tid)], &krt_sinkv)) = *(double *)krt_cpu_pick(krt_b, (void *)&*(double *)(x.data + krt_ck_cpu(((int64_t)t), x.shape[0], 0, "e2e_debug.kern", 18, krt_b, krt_tid) * x.strides[0]), &krt_sinkv);
 #line 19 "e2e_debug.kern"
-        (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_f->loc[krt_ck_cpu(krt_mod_i64(((int64_t)t), 4), 4, 0, "e2e_debug.kern", 19, krt_b, krt_tid)], &krt_sinkv)) = t;
+        (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_f->loc[krt_ck_cpu(((int64_t)(t & 3)), 4, 0, "e2e_debug.kern", 19, krt_b, krt_tid)], &krt_sinkv)) = t;
         krt_f->t = t;
     }
 #line 20 "e2e_debug.kern"
@@ -69,12 +69,12 @@ static void checked__cpu(const krt_cpu_block *krt_b, void **krt_args)
             return;
         int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 21 "e2e_debug.kern"
-        if (!(((int64_t)n) < 100)) {
+        if (!(n < 100)) {
             krt_assert_fail_cpu(krt_b, krt_tid, "e2e_debug.kern:21: assertion failed: n is too large");
             return;
         }
 #line 22 "e2e_debug.kern"
-        (*(double *)krt_cpu_pick(krt_b, (void *)&*(double *)(x.data + krt_ck_cpu(((int64_t)t), x.shape[0], 0, "e2e_debug.kern", 22, krt_b, krt_tid) * x.strides[0]), &krt_sinkv)) = ((*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu(krt_mod_i64(krt_add_i64(((int64_t)t), ((int64_t)n)), 8), 8, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv)) + ((double)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_f->loc[krt_ck_cpu(krt_mod_i64(((int64_t)t), 4), 4, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv)))) + (*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu(krt_sub_i64(((int64_t)n), 1), 8, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv));
+        (*(double *)krt_cpu_pick(krt_b, (void *)&*(double *)(x.data + krt_ck_cpu(((int64_t)t), x.shape[0], 0, "e2e_debug.kern", 22, krt_b, krt_tid) * x.strides[0]), &krt_sinkv)) = ((*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu((krt_add_i64(((int64_t)t), ((int64_t)n)) & 7), 8, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv)) + ((double)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_f->loc[krt_ck_cpu(((int64_t)(t & 3)), 4, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv)))) + (*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu(krt_sub_i64(((int64_t)n), 1), 8, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv));
     }
 }
 
@@ -93,7 +93,7 @@ static void through_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
-#line 101 "e2e_debug.c"
+#line 97 "e2e_debug.c"
     const int64_t k = *(const int64_t *)krt_args[2];
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
@@ -107,7 +107,7 @@ static void through_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < out.shape[0]) {
 #line 34 "e2e_debug.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_debug.kern", 34, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = get__cpu(krt_b, krt_tid, a, krt_add_i64(k, i));
-#line 115 "e2e_debug.c"
+#line 111 "e2e_debug.c"
         }
     }
 }
@@ -126,7 +126,7 @@ KRT_EXTERN_C const krt_kernel poke__kernel = {
     0
 };
 
-KRT_EXTERN_C int poke(krt_launch_cfg cfg, krt_array a, int64_t i, int64_t j)
+KRT_EXTERN_C int poke__launch(krt_launch_cfg cfg, krt_array a, int64_t i, int64_t j)
 {
     krt_view krt_v0;
     void *krt_argv[3];
@@ -148,7 +148,7 @@ KRT_EXTERN_C const krt_kernel checked__kernel = {
     0
 };
 
-KRT_EXTERN_C int checked(krt_launch_cfg cfg, krt_array x, int32_t n)
+KRT_EXTERN_C int checked__launch(krt_launch_cfg cfg, krt_array x, int32_t n)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -170,7 +170,7 @@ KRT_EXTERN_C const krt_kernel through_device__kernel = {
     0
 };
 
-KRT_EXTERN_C int through_device(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t k)
+KRT_EXTERN_C int through_device__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t k)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -10,7 +10,7 @@
 /* ---- CUDA ---- */
 
 #line 8 "e2e_debug.kern"
-__global__ void poke__cuda(krt_view a, int64_t i, int64_t j)
+KRT_EXTERN_C __global__ void poke(krt_view a, int64_t i, int64_t j)
 {
 #line 9 "e2e_debug.kern"
     if (((int64_t)blockIdx.x * blockDim.x + threadIdx.x) == 0) {
@@ -20,7 +20,7 @@ __global__ void poke__cuda(krt_view a, int64_t i, int64_t j)
 }
 
 #line 14 "e2e_debug.kern"
-__global__ void checked__cuda(krt_view x, int32_t n)
+KRT_EXTERN_C __global__ void checked(krt_view x, int32_t n)
 {
     __shared__ double s[8];
     int32_t loc[4];
@@ -30,15 +30,15 @@ __global__ void checked__cuda(krt_view x, int32_t n)
 #line 18 "e2e_debug.kern"
     s[krt_ck_dev(((int64_t)t), 8, 0, "e2e_debug.kern", 18)] = *(double *)(x.data + krt_ck_dev(((int64_t)t), x.shape[0], 0, "e2e_debug.kern", 18) * x.strides[0]);
 #line 19 "e2e_debug.kern"
-    loc[krt_ck_dev(krt_mod_i64(((int64_t)t), 4), 4, 0, "e2e_debug.kern", 19)] = t;
+    loc[krt_ck_dev(((int64_t)(t & 3)), 4, 0, "e2e_debug.kern", 19)] = t;
 #line 20 "e2e_debug.kern"
     __syncthreads();
 #line 21 "e2e_debug.kern"
-    if (!(((int64_t)n) < 100)) {
+    if (!(n < 100)) {
         krt_assert_fail_dev("e2e_debug.kern:21: assertion failed: n is too large");
     }
 #line 22 "e2e_debug.kern"
-    *(double *)(x.data + krt_ck_dev(((int64_t)t), x.shape[0], 0, "e2e_debug.kern", 22) * x.strides[0]) = (s[krt_ck_dev(krt_mod_i64(krt_add_i64(((int64_t)t), ((int64_t)n)), 8), 8, 0, "e2e_debug.kern", 22)] + ((double)loc[krt_ck_dev(krt_mod_i64(((int64_t)t), 4), 4, 0, "e2e_debug.kern", 22)])) + s[krt_ck_dev(krt_sub_i64(((int64_t)n), 1), 8, 0, "e2e_debug.kern", 22)];
+    *(double *)(x.data + krt_ck_dev(((int64_t)t), x.shape[0], 0, "e2e_debug.kern", 22) * x.strides[0]) = (s[krt_ck_dev((krt_add_i64(((int64_t)t), ((int64_t)n)) & 7), 8, 0, "e2e_debug.kern", 22)] + ((double)loc[krt_ck_dev(((int64_t)(t & 3)), 4, 0, "e2e_debug.kern", 22)])) + s[krt_ck_dev(krt_sub_i64(((int64_t)n), 1), 8, 0, "e2e_debug.kern", 22)];
 }
 
 #line 26 "e2e_debug.kern"
@@ -49,7 +49,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t get(krt_view a, int64_t k)
 }
 
 #line 31 "e2e_debug.kern"
-__global__ void through_device__cuda(krt_view a, krt_view out, int64_t k)
+KRT_EXTERN_C __global__ void through_device(krt_view a, krt_view out, int64_t k)
 {
     int64_t i = 0;
 #line 32 "e2e_debug.kern"
@@ -115,7 +115,7 @@ static void checked__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "e2e_debug.kern"
         (*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu(((int64_t)t), 8, 0, "e2e_debug.kern", 18, krt_b, krt_tid)], &krt_sinkv)) = *(double *)krt_cpu_pick(krt_b, (void *)&*(double *)(x.data + krt_ck_cpu(((int64_t)t), x.shape[0], 0, "e2e_debug.kern", 18, krt_b, krt_tid) * x.strides[0]), &krt_sinkv);
 #line 19 "e2e_debug.kern"
-        (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_f->loc[krt_ck_cpu(krt_mod_i64(((int64_t)t), 4), 4, 0, "e2e_debug.kern", 19, krt_b, krt_tid)], &krt_sinkv)) = t;
+        (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_f->loc[krt_ck_cpu(((int64_t)(t & 3)), 4, 0, "e2e_debug.kern", 19, krt_b, krt_tid)], &krt_sinkv)) = t;
         krt_f->t = t;
     }
 #line 20 "e2e_debug.kern"
@@ -126,12 +126,12 @@ static void checked__cpu(const krt_cpu_block *krt_b, void **krt_args)
             return;
         int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 21 "e2e_debug.kern"
-        if (!(((int64_t)n) < 100)) {
+        if (!(n < 100)) {
             krt_assert_fail_cpu(krt_b, krt_tid, "e2e_debug.kern:21: assertion failed: n is too large");
             return;
         }
 #line 22 "e2e_debug.kern"
-        (*(double *)krt_cpu_pick(krt_b, (void *)&*(double *)(x.data + krt_ck_cpu(((int64_t)t), x.shape[0], 0, "e2e_debug.kern", 22, krt_b, krt_tid) * x.strides[0]), &krt_sinkv)) = ((*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu(krt_mod_i64(krt_add_i64(((int64_t)t), ((int64_t)n)), 8), 8, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv)) + ((double)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_f->loc[krt_ck_cpu(krt_mod_i64(((int64_t)t), 4), 4, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv)))) + (*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu(krt_sub_i64(((int64_t)n), 1), 8, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv));
+        (*(double *)krt_cpu_pick(krt_b, (void *)&*(double *)(x.data + krt_ck_cpu(((int64_t)t), x.shape[0], 0, "e2e_debug.kern", 22, krt_b, krt_tid) * x.strides[0]), &krt_sinkv)) = ((*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu((krt_add_i64(((int64_t)t), ((int64_t)n)) & 7), 8, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv)) + ((double)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_f->loc[krt_ck_cpu(((int64_t)(t & 3)), 4, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv)))) + (*(double *)krt_cpu_pick(krt_b, (void *)&krt_s->s[krt_ck_cpu(krt_sub_i64(((int64_t)n), 1), 8, 0, "e2e_debug.kern", 22, krt_b, krt_tid)], &krt_sinkv));
     }
 }
 
@@ -150,7 +150,7 @@ static void through_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
-#line 158 "e2e_debug.cu"
+#line 154 "e2e_debug.cu"
     const int64_t k = *(const int64_t *)krt_args[2];
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
@@ -164,7 +164,7 @@ static void through_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < out.shape[0]) {
 #line 34 "e2e_debug.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_debug.kern", 34, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = get__cpu(krt_b, krt_tid, a, krt_add_i64(k, i));
-#line 172 "e2e_debug.cu"
+#line 168 "e2e_debug.cu"
         }
     }
 }
@@ -178,12 +178,12 @@ static const krt_param poke__params[] = {
 };
 KRT_EXTERN_C const krt_kernel poke__kernel = {
     "poke", "e2e_debug.kern", 3, poke__params,
-    poke__cpu, (const void *)poke__cuda,
+    poke__cpu, (const void *)poke,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int poke(krt_launch_cfg cfg, krt_array a, int64_t i, int64_t j)
+KRT_EXTERN_C int poke__launch(krt_launch_cfg cfg, krt_array a, int64_t i, int64_t j)
 {
     krt_view krt_v0;
     void *krt_argv[3];
@@ -200,12 +200,12 @@ static const krt_param checked__params[] = {
 };
 KRT_EXTERN_C const krt_kernel checked__kernel = {
     "checked", "e2e_debug.kern", 2, checked__params,
-    checked__cpu, (const void *)checked__cuda,
+    checked__cpu, (const void *)checked,
     sizeof(struct checked__shared), sizeof(struct checked__frame),
     0
 };
 
-KRT_EXTERN_C int checked(krt_launch_cfg cfg, krt_array x, int32_t n)
+KRT_EXTERN_C int checked__launch(krt_launch_cfg cfg, krt_array x, int32_t n)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -222,12 +222,12 @@ static const krt_param through_device__params[] = {
 };
 KRT_EXTERN_C const krt_kernel through_device__kernel = {
     "through_device", "e2e_debug.kern", 3, through_device__params,
-    through_device__cpu, (const void *)through_device__cuda,
+    through_device__cpu, (const void *)through_device,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int through_device(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t k)
+KRT_EXTERN_C int through_device__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t k)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -92,41 +92,40 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 41 "e2e_devshared.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 42 "e2e_devshared.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 43 "e2e_devshared.kern"
-        if (((int64_t)krt_f->t) == 0) {
+        if (t == 0) {
 #line 44 "e2e_devshared.kern"
             (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 0, 0);
         }
+        krt_f->t = t;
+        krt_f->i = i;
     }
 #line 45 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 46 "e2e_devshared.kern"
-        if (krt_f->i < x.shape[0]) {
+        if (i < x.shape[0]) {
 #line 47 "e2e_devshared.kern"
-            if (krt_mod_i64(((int64_t)krt_f->t), 3) == 0) {
+            if ((int32_t)((uint32_t)t % (uint32_t)3) == 0) {
 #line 48 "e2e_devshared.kern"
-                (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
+                (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + i * x.strides[0]));
 #line 49 "e2e_devshared.kern"
-            } else if (krt_mod_i64(((int64_t)krt_f->t), 3) == 1) {
+            } else if ((int32_t)((uint32_t)t % (uint32_t)3) == 1) {
 #line 50 "e2e_devshared.kern"
-                (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
+                (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + i * x.strides[0]));
             } else {
 #line 52 "e2e_devshared.kern"
-                (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
+                (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + i * x.strides[0]));
             }
         }
     }
@@ -134,17 +133,16 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 54 "e2e_devshared.kern"
-        if (((int64_t)krt_f->t) == 0) {
+        if (t == 0) {
 #line 55 "e2e_devshared.kern"
-            *(int64_t *)(out.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0]) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+            *(int64_t *)(out.data + ((int32_t)krt_b->block_idx.x) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
         }
     }
 }
 
-#line 148 "e2e_devshared.c"
+#line 146 "e2e_devshared.c"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
@@ -174,34 +172,33 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 73 "e2e_devshared.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 74 "e2e_devshared.kern"
-        krt_f->v = 0;
+        v = 0;
 #line 75 "e2e_devshared.kern"
-        if (krt_f->i < x.shape[0]) {
+        if (i < x.shape[0]) {
 #line 76 "e2e_devshared.kern"
-            krt_f->v = *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
+            v = *(int64_t *)(x.data + i * x.strides[0]);
         }
+        krt_f->i = i;
+        krt_f->v = v;
     }
 #line 77 "e2e_devshared.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 77 "e2e_devshared.kern"
-        krt_f->block_total__v = krt_f->v;
+        krt_f->block_total__v = v;
         krt_f->krt_ret0 = 0;
     }
     /* device function block_total, inlined */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
 #line 61 "e2e_devshared.kern"
-        if (((int64_t)((int32_t)krt_tid.x)) == 0) {
+        if (((int32_t)krt_tid.x) == 0) {
 #line 62 "e2e_devshared.kern"
             (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 0, 0);
         }
@@ -210,28 +207,26 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t block_total__v KRT_MAYBE_UNUSED = krt_f->block_total__v;
 #line 64 "e2e_devshared.kern"
-        (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, krt_f->block_total__v);
+        (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, block_total__v);
     }
 #line 65 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t block_total__r KRT_MAYBE_UNUSED = krt_f->block_total__r;
 #line 66 "e2e_devshared.kern"
-        krt_f->block_total__r = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+        block_total__r = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+        krt_f->block_total__r = block_total__r;
     }
 #line 67 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t block_total__r KRT_MAYBE_UNUSED = krt_f->block_total__r;
 #line 68 "e2e_devshared.kern"
-        krt_f->krt_ret0 = krt_f->block_total__r;
+        krt_f->krt_ret0 = block_total__r;
         krt_f->krt_state = KRT_BREAK(1);
         goto krt_skip6;
     krt_skip6:;
@@ -243,19 +238,20 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t r KRT_MAYBE_UNUSED = krt_f->r;
+        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 77 "e2e_devshared.kern"
-        krt_f->r = krt_f->krt_ret0;
+        r = krt_f->krt_ret0;
+        krt_f->r = r;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t r KRT_MAYBE_UNUSED = krt_f->r;
 #line 78 "e2e_devshared.kern"
-        if (krt_f->i < x.shape[0]) {
+        if (i < x.shape[0]) {
 #line 79 "e2e_devshared.kern"
-            *(int64_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->r;
+            *(int64_t *)(out.data + i * out.strides[0]) = r;
         }
     }
 }
@@ -279,13 +275,13 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 86 "e2e_devshared.kern"
-        acc = acc + (((double *)a.data)[krt_wrap_index(k, a.shape[0]) * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)krt_add_i64(k, 1)));
+        acc = acc + (((double *)a.data)[(int32_t)k * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)((int64_t)((int32_t)k + 1))));
     }
 #line 87 "e2e_devshared.kern"
     return acc;
 }
 
-#line 289 "e2e_devshared.c"
+#line 285 "e2e_devshared.c"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -310,13 +306,13 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 95 "e2e_devshared.kern"
-        krt_dsh_scratch->s[krt_wrap_index(krt_sub_i64(3, k), 4)][krt_wrap_index(((int64_t)t), 64)] = v + ((double)k);
+        krt_dsh_scratch->s[3 - (int32_t)k][t] = v + ((double)k);
     }
 #line 96 "e2e_devshared.kern"
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
-#line 320 "e2e_devshared.c"
+#line 316 "e2e_devshared.c"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
@@ -326,7 +322,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
-#line 330 "e2e_devshared.c"
+#line 326 "e2e_devshared.c"
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -336,8 +332,8 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 102 "e2e_devshared.kern"
         if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
-#line 341 "e2e_devshared.c"
+            *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
+#line 337 "e2e_devshared.c"
         }
     }
 }
@@ -355,7 +351,7 @@ KRT_EXTERN_C const krt_kernel count_blocks__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_blocks(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int count_blocks__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -378,7 +374,7 @@ KRT_EXTERN_C const krt_kernel totals__kernel = {
     0
 };
 
-KRT_EXTERN_C int totals(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int totals__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -401,7 +397,7 @@ KRT_EXTERN_C const krt_kernel no_barrier__kernel = {
     0
 };
 
-KRT_EXTERN_C int no_barrier(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int no_barrier__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -54,7 +54,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t own_and_via(int64_t v)
 }
 
 #line 40 "e2e_devshared.kern"
-__global__ void count_blocks__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void count_blocks(krt_view x, krt_view out)
 {
     int32_t t = 0;
     int64_t i = 0;
@@ -63,7 +63,7 @@ __global__ void count_blocks__cuda(krt_view x, krt_view out)
 #line 42 "e2e_devshared.kern"
     i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 #line 43 "e2e_devshared.kern"
-    if (((int64_t)t) == 0) {
+    if (t == 0) {
 #line 44 "e2e_devshared.kern"
         (void)counter(0, 0);
     }
@@ -72,24 +72,24 @@ __global__ void count_blocks__cuda(krt_view x, krt_view out)
 #line 46 "e2e_devshared.kern"
     if (i < x.shape[0]) {
 #line 47 "e2e_devshared.kern"
-        if (krt_mod_i64(((int64_t)t), 3) == 0) {
+        if ((int32_t)((uint32_t)t % (uint32_t)3) == 0) {
 #line 48 "e2e_devshared.kern"
-            (void)counter(1, *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
+            (void)counter(1, *(int64_t *)(x.data + i * x.strides[0]));
 #line 49 "e2e_devshared.kern"
-        } else if (krt_mod_i64(((int64_t)t), 3) == 1) {
+        } else if ((int32_t)((uint32_t)t % (uint32_t)3) == 1) {
 #line 50 "e2e_devshared.kern"
-            (void)via(*(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
+            (void)via(*(int64_t *)(x.data + i * x.strides[0]));
         } else {
 #line 52 "e2e_devshared.kern"
-            (void)own_and_via(*(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
+            (void)own_and_via(*(int64_t *)(x.data + i * x.strides[0]));
         }
     }
 #line 53 "e2e_devshared.kern"
     __syncthreads();
 #line 54 "e2e_devshared.kern"
-    if (((int64_t)t) == 0) {
+    if (t == 0) {
 #line 55 "e2e_devshared.kern"
-        *(int64_t *)(out.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), out.shape[0]) * out.strides[0]) = counter(2, 0);
+        *(int64_t *)(out.data + ((int32_t)blockIdx.x) * out.strides[0]) = counter(2, 0);
     }
 }
 
@@ -98,7 +98,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t block_total(int64_t v)
 {
     int64_t r = 0;
 #line 61 "e2e_devshared.kern"
-    if (((int64_t)((int32_t)threadIdx.x)) == 0) {
+    if (((int32_t)threadIdx.x) == 0) {
 #line 62 "e2e_devshared.kern"
         (void)counter(0, 0);
     }
@@ -117,7 +117,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t block_total(int64_t v)
 }
 
 #line 72 "e2e_devshared.kern"
-__global__ void totals__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void totals(krt_view x, krt_view out)
 {
     int64_t i = 0;
     int64_t v = 0;
@@ -129,14 +129,14 @@ __global__ void totals__cuda(krt_view x, krt_view out)
 #line 75 "e2e_devshared.kern"
     if (i < x.shape[0]) {
 #line 76 "e2e_devshared.kern"
-        v = *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]);
+        v = *(int64_t *)(x.data + i * x.strides[0]);
     }
 #line 77 "e2e_devshared.kern"
     r = block_total(v);
 #line 78 "e2e_devshared.kern"
     if (i < x.shape[0]) {
 #line 79 "e2e_devshared.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = r;
+        *(int64_t *)(out.data + i * out.strides[0]) = r;
     }
 }
 
@@ -157,7 +157,7 @@ static __device__ inline KRT_MAYBE_UNUSED double weigh(krt_view a, int32_t t)
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 86 "e2e_devshared.kern"
-        acc = acc + (((double *)a.data)[krt_wrap_index(k, a.shape[0]) * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)krt_add_i64(k, 1)));
+        acc = acc + (((double *)a.data)[(int32_t)k * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)((int64_t)((int32_t)k + 1))));
     }
 #line 87 "e2e_devshared.kern"
     return acc;
@@ -181,14 +181,14 @@ static __device__ inline KRT_MAYBE_UNUSED double scratch(double v)
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 95 "e2e_devshared.kern"
-        s[krt_wrap_index(krt_sub_i64(3, k), 4)][krt_wrap_index(((int64_t)t), 64)] = v + ((double)k);
+        s[3 - (int32_t)k][t] = v + ((double)k);
     }
 #line 96 "e2e_devshared.kern"
     return weigh(krt_view_make((void *)s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
 #line 100 "e2e_devshared.kern"
-__global__ void no_barrier__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void no_barrier(krt_view x, krt_view out)
 {
     int64_t i = 0;
 #line 101 "e2e_devshared.kern"
@@ -196,7 +196,7 @@ __global__ void no_barrier__cuda(krt_view x, krt_view out)
 #line 102 "e2e_devshared.kern"
     if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = scratch(*(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
+        *(double *)(out.data + i * out.strides[0]) = scratch(*(double *)(x.data + i * x.strides[0]));
 #line 201 "e2e_devshared.cu"
     }
 }
@@ -288,41 +288,40 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 41 "e2e_devshared.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 42 "e2e_devshared.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 43 "e2e_devshared.kern"
-        if (((int64_t)krt_f->t) == 0) {
+        if (t == 0) {
 #line 44 "e2e_devshared.kern"
             (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 0, 0);
         }
+        krt_f->t = t;
+        krt_f->i = i;
     }
 #line 45 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 46 "e2e_devshared.kern"
-        if (krt_f->i < x.shape[0]) {
+        if (i < x.shape[0]) {
 #line 47 "e2e_devshared.kern"
-            if (krt_mod_i64(((int64_t)krt_f->t), 3) == 0) {
+            if ((int32_t)((uint32_t)t % (uint32_t)3) == 0) {
 #line 48 "e2e_devshared.kern"
-                (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
+                (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 1, *(int64_t *)(x.data + i * x.strides[0]));
 #line 49 "e2e_devshared.kern"
-            } else if (krt_mod_i64(((int64_t)krt_f->t), 3) == 1) {
+            } else if ((int32_t)((uint32_t)t % (uint32_t)3) == 1) {
 #line 50 "e2e_devshared.kern"
-                (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
+                (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + i * x.strides[0]));
             } else {
 #line 52 "e2e_devshared.kern"
-                (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]));
+                (void)own_and_via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_own_and_via, &krt_s->krt_dsh_counter, *(int64_t *)(x.data + i * x.strides[0]));
             }
         }
     }
@@ -330,17 +329,16 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 54 "e2e_devshared.kern"
-        if (((int64_t)krt_f->t) == 0) {
+        if (t == 0) {
 #line 55 "e2e_devshared.kern"
-            *(int64_t *)(out.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0]) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+            *(int64_t *)(out.data + ((int32_t)krt_b->block_idx.x) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
         }
     }
 }
 
-#line 344 "e2e_devshared.cu"
+#line 342 "e2e_devshared.cu"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
@@ -370,34 +368,33 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 73 "e2e_devshared.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 74 "e2e_devshared.kern"
-        krt_f->v = 0;
+        v = 0;
 #line 75 "e2e_devshared.kern"
-        if (krt_f->i < x.shape[0]) {
+        if (i < x.shape[0]) {
 #line 76 "e2e_devshared.kern"
-            krt_f->v = *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
+            v = *(int64_t *)(x.data + i * x.strides[0]);
         }
+        krt_f->i = i;
+        krt_f->v = v;
     }
 #line 77 "e2e_devshared.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 77 "e2e_devshared.kern"
-        krt_f->block_total__v = krt_f->v;
+        krt_f->block_total__v = v;
         krt_f->krt_ret0 = 0;
     }
     /* device function block_total, inlined */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
 #line 61 "e2e_devshared.kern"
-        if (((int64_t)((int32_t)krt_tid.x)) == 0) {
+        if (((int32_t)krt_tid.x) == 0) {
 #line 62 "e2e_devshared.kern"
             (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 0, 0);
         }
@@ -406,28 +403,26 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t block_total__v KRT_MAYBE_UNUSED = krt_f->block_total__v;
 #line 64 "e2e_devshared.kern"
-        (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, krt_f->block_total__v);
+        (void)via__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, block_total__v);
     }
 #line 65 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t block_total__r KRT_MAYBE_UNUSED = krt_f->block_total__r;
 #line 66 "e2e_devshared.kern"
-        krt_f->block_total__r = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+        block_total__r = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+        krt_f->block_total__r = block_total__r;
     }
 #line 67 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t block_total__r KRT_MAYBE_UNUSED = krt_f->block_total__r;
 #line 68 "e2e_devshared.kern"
-        krt_f->krt_ret0 = krt_f->block_total__r;
+        krt_f->krt_ret0 = block_total__r;
         krt_f->krt_state = KRT_BREAK(1);
         goto krt_skip6;
     krt_skip6:;
@@ -439,19 +434,20 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t r KRT_MAYBE_UNUSED = krt_f->r;
+        int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 77 "e2e_devshared.kern"
-        krt_f->r = krt_f->krt_ret0;
+        r = krt_f->krt_ret0;
+        krt_f->r = r;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t r KRT_MAYBE_UNUSED = krt_f->r;
 #line 78 "e2e_devshared.kern"
-        if (krt_f->i < x.shape[0]) {
+        if (i < x.shape[0]) {
 #line 79 "e2e_devshared.kern"
-            *(int64_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->r;
+            *(int64_t *)(out.data + i * out.strides[0]) = r;
         }
     }
 }
@@ -475,13 +471,13 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 86 "e2e_devshared.kern"
-        acc = acc + (((double *)a.data)[krt_wrap_index(k, a.shape[0]) * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)krt_add_i64(k, 1)));
+        acc = acc + (((double *)a.data)[(int32_t)k * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)((int64_t)((int32_t)k + 1))));
     }
 #line 87 "e2e_devshared.kern"
     return acc;
 }
 
-#line 485 "e2e_devshared.cu"
+#line 481 "e2e_devshared.cu"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -506,13 +502,13 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 95 "e2e_devshared.kern"
-        krt_dsh_scratch->s[krt_wrap_index(krt_sub_i64(3, k), 4)][krt_wrap_index(((int64_t)t), 64)] = v + ((double)k);
+        krt_dsh_scratch->s[3 - (int32_t)k][t] = v + ((double)k);
     }
 #line 96 "e2e_devshared.kern"
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
-#line 516 "e2e_devshared.cu"
+#line 512 "e2e_devshared.cu"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
@@ -522,7 +518,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
-#line 526 "e2e_devshared.cu"
+#line 522 "e2e_devshared.cu"
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -532,8 +528,8 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 102 "e2e_devshared.kern"
         if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
-            *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]));
-#line 537 "e2e_devshared.cu"
+            *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
+#line 533 "e2e_devshared.cu"
         }
     }
 }
@@ -546,12 +542,12 @@ static const krt_param count_blocks__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_blocks__kernel = {
     "count_blocks", "e2e_devshared.kern", 2, count_blocks__params,
-    count_blocks__cpu, (const void *)count_blocks__cuda,
+    count_blocks__cpu, (const void *)count_blocks,
     sizeof(struct count_blocks__shared), sizeof(struct count_blocks__frame),
     0
 };
 
-KRT_EXTERN_C int count_blocks(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int count_blocks__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -569,12 +565,12 @@ static const krt_param totals__params[] = {
 };
 KRT_EXTERN_C const krt_kernel totals__kernel = {
     "totals", "e2e_devshared.kern", 2, totals__params,
-    totals__cpu, (const void *)totals__cuda,
+    totals__cpu, (const void *)totals,
     sizeof(struct totals__shared), sizeof(struct totals__frame),
     0
 };
 
-KRT_EXTERN_C int totals(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int totals__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -592,12 +588,12 @@ static const krt_param no_barrier__params[] = {
 };
 KRT_EXTERN_C const krt_kernel no_barrier__kernel = {
     "no_barrier", "e2e_devshared.kern", 2, no_barrier__params,
-    no_barrier__cpu, (const void *)no_barrier__cuda,
+    no_barrier__cpu, (const void *)no_barrier,
     sizeof(struct no_barrier__shared), 0,
     0
 };
 
-KRT_EXTERN_C int no_barrier(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int no_barrier__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -58,61 +58,63 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = 0;
+        float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 39 "e2e_devsync.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 40 "e2e_devsync.kern"
-        krt_f->v = (krt_f->i < x.shape[0]) ? ((float *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])] : 0.0f;
+        v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
+        krt_f->v = v;
     }
 #line 41 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 41 "e2e_devsync.kern"
-        krt_f->block_sum__v = krt_f->v;
+        krt_f->block_sum__v = v;
         krt_f->block_sum__sm = krt_view_make((void *)krt_s->sm, 1, 32, 0, 0, (int64_t)sizeof(float));
         krt_f->krt_ret0 = 0;
     }
     /* device function block_sum, inlined */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t block_sum__lane KRT_MAYBE_UNUSED = krt_f->block_sum__lane;
+        int64_t block_sum__w KRT_MAYBE_UNUSED = krt_f->block_sum__w;
 #line 23 "e2e_devsync.kern"
-        krt_f->block_sum__lane = krt_mod_i64(((int64_t)((int32_t)krt_tid.x)), 32);
+        block_sum__lane = (int64_t)(((int32_t)krt_tid.x) & 31);
 #line 24 "e2e_devsync.kern"
-        krt_f->block_sum__w = krt_floordiv_i64(((int64_t)((int32_t)krt_tid.x)), 32);
+        block_sum__w = (int64_t)(((int32_t)krt_tid.x) >> 5);
+        krt_f->block_sum__lane = block_sum__lane;
+        krt_f->block_sum__w = block_sum__w;
     }
 #line 25 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        float block_sum__v KRT_MAYBE_UNUSED = krt_f->block_sum__v;
 #line 25 "e2e_devsync.kern"
-        krt_f->warp_sum__v = krt_f->block_sum__v;
+        krt_f->warp_sum__v = block_sum__v;
         krt_f->krt_ret1 = 0;
     }
     /* device function warp_sum, inlined */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t warp_sum__off KRT_MAYBE_UNUSED = krt_f->warp_sum__off;
 #line 14 "e2e_devsync.kern"
-        krt_f->warp_sum__off = 16;
+        warp_sum__off = 16;
+        krt_f->warp_sum__off = warp_sum__off;
     }
 #line 15 "e2e_devsync.kern"
     for (;;) {
         krt_go = 0;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t warp_sum__off KRT_MAYBE_UNUSED = krt_f->warp_sum__off;
             if (krt_f->krt_state == KRT_CONTINUE(3))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 15 "e2e_devsync.kern"
-            if (krt_f->warp_sum__off > 0) {
+            if (warp_sum__off > 0) {
                 krt_go = 1;
             } else {
                 krt_f->krt_state = KRT_BREAK(3);
@@ -123,12 +125,14 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            float warp_sum__v KRT_MAYBE_UNUSED = krt_f->warp_sum__v;
+            int64_t warp_sum__off KRT_MAYBE_UNUSED = krt_f->warp_sum__off;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 16 "e2e_devsync.kern"
             krt_f->krt_warp0_mask = (uint32_t)4294967295u;
-            krt_f->krt_warp0_val = krt_f->warp_sum__v;
-            krt_f->krt_warp0_arg = (int64_t)((int32_t)krt_f->warp_sum__off);
+            krt_f->krt_warp0_val = warp_sum__v;
+            krt_f->krt_warp0_arg = (int64_t)((int32_t)warp_sum__off);
         }
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
             krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -150,12 +154,17 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            float warp_sum__v KRT_MAYBE_UNUSED = krt_f->warp_sum__v;
+            float warp_sum__krt_w1 KRT_MAYBE_UNUSED = krt_f->warp_sum__krt_w1;
+            int64_t warp_sum__off KRT_MAYBE_UNUSED = krt_f->warp_sum__off;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 16 "e2e_devsync.kern"
-            krt_f->warp_sum__v = krt_f->warp_sum__v + krt_f->warp_sum__krt_w1;
+            warp_sum__v = warp_sum__v + warp_sum__krt_w1;
 #line 17 "e2e_devsync.kern"
-            krt_f->warp_sum__off = krt_floordiv_i64(krt_f->warp_sum__off, 2);
+            warp_sum__off = (int64_t)((int32_t)warp_sum__off >> 1);
+            krt_f->warp_sum__v = warp_sum__v;
+            krt_f->warp_sum__off = warp_sum__off;
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -165,10 +174,9 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        float warp_sum__v KRT_MAYBE_UNUSED = krt_f->warp_sum__v;
 #line 18 "e2e_devsync.kern"
-        krt_f->krt_ret1 = krt_f->warp_sum__v;
+        krt_f->krt_ret1 = warp_sum__v;
         krt_f->krt_state = KRT_BREAK(2);
         goto krt_skip10;
     krt_skip10:;
@@ -180,38 +188,39 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        float block_sum__v_2 KRT_MAYBE_UNUSED = krt_f->block_sum__v_2;
+        float block_sum__v KRT_MAYBE_UNUSED = krt_f->block_sum__v;
 #line 25 "e2e_devsync.kern"
-        krt_f->block_sum__v_2 = krt_f->krt_ret1;
+        block_sum__v_2 = krt_f->krt_ret1;
+        krt_f->block_sum__v_2 = block_sum__v_2;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t block_sum__lane KRT_MAYBE_UNUSED = krt_f->block_sum__lane;
+        float block_sum__v_2 KRT_MAYBE_UNUSED = krt_f->block_sum__v_2;
+        int64_t block_sum__w KRT_MAYBE_UNUSED = krt_f->block_sum__w;
 #line 26 "e2e_devsync.kern"
-        if (krt_f->block_sum__lane == 0) {
+        if ((int32_t)block_sum__lane == 0) {
 #line 27 "e2e_devsync.kern"
-            ((float *)krt_f->block_sum__sm.data)[krt_wrap_index(krt_f->block_sum__w, krt_f->block_sum__sm.shape[0])] = krt_f->block_sum__v_2;
+            ((float *)krt_f->block_sum__sm.data)[(int32_t)block_sum__w] = block_sum__v_2;
         }
     }
 #line 28 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        float block_sum__r KRT_MAYBE_UNUSED = krt_f->block_sum__r;
 #line 29 "e2e_devsync.kern"
-        krt_f->block_sum__r = 0.0f;
+        block_sum__r = 0.0f;
+        krt_f->block_sum__r = block_sum__r;
     }
 #line 30 "e2e_devsync.kern"
     krt_br0 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t block_sum__w KRT_MAYBE_UNUSED = krt_f->block_sum__w;
 #line 30 "e2e_devsync.kern"
-        if (krt_f->block_sum__w == 0) {
+        if ((int32_t)block_sum__w == 0) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -220,39 +229,46 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     if (krt_br0) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            float block_sum__r_2 KRT_MAYBE_UNUSED = krt_f->block_sum__r_2;
+            int64_t block_sum__lane KRT_MAYBE_UNUSED = krt_f->block_sum__lane;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 31 "e2e_devsync.kern"
-            krt_f->block_sum__r_2 = (krt_f->block_sum__lane < krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32)) ? ((float *)krt_f->block_sum__sm.data)[krt_wrap_index(krt_f->block_sum__lane, krt_f->block_sum__sm.shape[0])] : 0.0f;
+            block_sum__r_2 = ((int32_t)block_sum__lane < ((((int32_t)krt_b->block_dim.x) + 31) >> 5)) ? ((float *)krt_f->block_sum__sm.data)[(int32_t)block_sum__lane] : 0.0f;
+            krt_f->block_sum__r_2 = block_sum__r_2;
         }
 #line 32 "e2e_devsync.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            float block_sum__r_2 KRT_MAYBE_UNUSED = krt_f->block_sum__r_2;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 32 "e2e_devsync.kern"
-            krt_f->warp_sum__v = krt_f->block_sum__r_2;
+            krt_f->warp_sum__v = block_sum__r_2;
             krt_f->krt_ret2 = 0;
         }
         /* device function warp_sum, inlined */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t warp_sum__off KRT_MAYBE_UNUSED = krt_f->warp_sum__off;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 14 "e2e_devsync.kern"
-            krt_f->warp_sum__off = 16;
+            warp_sum__off = 16;
+            krt_f->warp_sum__off = warp_sum__off;
         }
 #line 15 "e2e_devsync.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t warp_sum__off KRT_MAYBE_UNUSED = krt_f->warp_sum__off;
                 if (krt_f->krt_state == KRT_CONTINUE(3))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 15 "e2e_devsync.kern"
-                if (krt_f->warp_sum__off > 0) {
+                if (warp_sum__off > 0) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(3);
@@ -263,12 +279,14 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                float warp_sum__v KRT_MAYBE_UNUSED = krt_f->warp_sum__v;
+                int64_t warp_sum__off KRT_MAYBE_UNUSED = krt_f->warp_sum__off;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 16 "e2e_devsync.kern"
                 krt_f->krt_warp1_mask = (uint32_t)4294967295u;
-                krt_f->krt_warp1_val = krt_f->warp_sum__v;
-                krt_f->krt_warp1_arg = (int64_t)((int32_t)krt_f->warp_sum__off);
+                krt_f->krt_warp1_val = warp_sum__v;
+                krt_f->krt_warp1_arg = (int64_t)((int32_t)warp_sum__off);
             }
             for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
                 krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -290,12 +308,17 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                float warp_sum__v KRT_MAYBE_UNUSED = krt_f->warp_sum__v;
+                float warp_sum__krt_w1 KRT_MAYBE_UNUSED = krt_f->warp_sum__krt_w1;
+                int64_t warp_sum__off KRT_MAYBE_UNUSED = krt_f->warp_sum__off;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 16 "e2e_devsync.kern"
-                krt_f->warp_sum__v = krt_f->warp_sum__v + krt_f->warp_sum__krt_w1;
+                warp_sum__v = warp_sum__v + warp_sum__krt_w1;
 #line 17 "e2e_devsync.kern"
-                krt_f->warp_sum__off = krt_floordiv_i64(krt_f->warp_sum__off, 2);
+                warp_sum__off = (int64_t)((int32_t)warp_sum__off >> 1);
+                krt_f->warp_sum__v = warp_sum__v;
+                krt_f->warp_sum__off = warp_sum__off;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -305,10 +328,11 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            float warp_sum__v KRT_MAYBE_UNUSED = krt_f->warp_sum__v;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 18 "e2e_devsync.kern"
-            krt_f->krt_ret2 = krt_f->warp_sum__v;
+            krt_f->krt_ret2 = warp_sum__v;
             krt_f->krt_state = KRT_BREAK(2);
             goto krt_skip23;
         krt_skip23:;
@@ -320,10 +344,13 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            float block_sum__r KRT_MAYBE_UNUSED = krt_f->block_sum__r;
+            float block_sum__r_2 KRT_MAYBE_UNUSED = krt_f->block_sum__r_2;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 32 "e2e_devsync.kern"
-            krt_f->block_sum__r = krt_f->krt_ret2;
+            block_sum__r = krt_f->krt_ret2;
+            krt_f->block_sum__r = block_sum__r;
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -333,10 +360,9 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        float block_sum__r KRT_MAYBE_UNUSED = krt_f->block_sum__r;
 #line 33 "e2e_devsync.kern"
-        krt_f->krt_ret0 = krt_f->block_sum__r;
+        krt_f->krt_ret0 = block_sum__r;
         krt_f->krt_state = KRT_BREAK(1);
         goto krt_skip27;
     krt_skip27:;
@@ -348,24 +374,24 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        float s KRT_MAYBE_UNUSED = krt_f->s;
+        float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 41 "e2e_devsync.kern"
-        krt_f->s = krt_f->krt_ret0;
+        s = krt_f->krt_ret0;
+        krt_f->s = s;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        float s KRT_MAYBE_UNUSED = krt_f->s;
 #line 42 "e2e_devsync.kern"
-        if (((int64_t)((int32_t)krt_tid.x)) == 0) {
+        if (((int32_t)krt_tid.x) == 0) {
 #line 43 "e2e_devsync.kern"
-            ((float *)out.data)[krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0])] = krt_f->s;
+            ((float *)out.data)[((int32_t)krt_b->block_idx.x)] = s;
         }
     }
 }
 
-#line 369 "e2e_devsync.c"
+#line 395 "e2e_devsync.c"
 struct shuffle__shared {
     int32_t rotate__buf[128];
 };
@@ -408,7 +434,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int krt_go;
     int krt_br0;
     int krt_br1;
-#line 412 "e2e_devsync.c"
+#line 438 "e2e_devsync.c"
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     unsigned krt_w, krt_wn, krt_l;
     uint32_t krt_act;
@@ -420,48 +446,50 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 72 "e2e_devsync.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 73 "e2e_devsync.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        krt_f->t = t;
+        krt_f->i = i;
     }
 #line 74 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 74 "e2e_devsync.kern"
-        krt_f->rotate__x = ((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])];
-        krt_f->rotate__t = krt_f->t;
+        krt_f->rotate__x = ((int32_t *)a.data)[i];
+        krt_f->rotate__t = t;
         krt_f->krt_ret0 = 0;
     }
     /* device function rotate, inlined */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t rotate__x KRT_MAYBE_UNUSED = krt_f->rotate__x;
+        int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 49 "e2e_devsync.kern"
-        krt_s->rotate__buf[krt_wrap_index(((int64_t)krt_f->rotate__t), 128)] = krt_f->rotate__x;
+        krt_s->rotate__buf[krt_wrap_index(((int64_t)rotate__t), 128)] = rotate__x;
     }
 #line 50 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
+        int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 51 "e2e_devsync.kern"
-        krt_f->rotate__r = krt_s->rotate__buf[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 128)];
+        rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
+        krt_f->rotate__r = rotate__r;
     }
 #line 52 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
 #line 53 "e2e_devsync.kern"
-        krt_f->krt_ret0 = krt_f->rotate__r;
+        krt_f->krt_ret0 = rotate__r;
         krt_f->krt_state = KRT_BREAK(1);
         goto krt_skip5;
     krt_skip5:;
@@ -474,38 +502,38 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 74 "e2e_devsync.kern"
         krt_f->rotate__x = krt_f->krt_ret0;
-        krt_f->rotate__t = krt_f->t;
+        krt_f->rotate__t = t;
         krt_f->krt_ret1 = 0;
     }
     /* device function rotate, inlined */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t rotate__x KRT_MAYBE_UNUSED = krt_f->rotate__x;
+        int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 49 "e2e_devsync.kern"
-        krt_s->rotate__buf[krt_wrap_index(((int64_t)krt_f->rotate__t), 128)] = krt_f->rotate__x;
+        krt_s->rotate__buf[krt_wrap_index(((int64_t)rotate__t), 128)] = rotate__x;
     }
 #line 50 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
+        int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 51 "e2e_devsync.kern"
-        krt_f->rotate__r = krt_s->rotate__buf[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 128)];
+        rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
+        krt_f->rotate__r = rotate__r;
     }
 #line 52 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
 #line 53 "e2e_devsync.kern"
-        krt_f->krt_ret1 = krt_f->rotate__r;
+        krt_f->krt_ret1 = rotate__r;
         krt_f->krt_state = KRT_BREAK(1);
         goto krt_skip10;
     krt_skip10:;
@@ -517,47 +545,47 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 74 "e2e_devsync.kern"
-        ((int32_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])] = (int32_t)krt_add_i64(((int64_t)krt_f->krt_ret1), 1);
+        ((int32_t *)out.data)[i] = (int32_t)krt_add_i64(((int64_t)krt_f->krt_ret1), 1);
     }
 #line 75 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 75 "e2e_devsync.kern"
-        krt_f->rotate__x = ((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])];
-        krt_f->rotate__t = krt_f->t;
+        krt_f->rotate__x = ((int32_t *)a.data)[i];
+        krt_f->rotate__t = t;
         krt_f->krt_ret2 = 0;
     }
     /* device function rotate, inlined */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-#line 540 "e2e_devsync.c"
-            continue;
+        int32_t rotate__x KRT_MAYBE_UNUSED = krt_f->rotate__x;
+#line 568 "e2e_devsync.c"
+        int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 49 "e2e_devsync.kern"
-        krt_s->rotate__buf[krt_wrap_index(((int64_t)krt_f->rotate__t), 128)] = krt_f->rotate__x;
+        krt_s->rotate__buf[krt_wrap_index(((int64_t)rotate__t), 128)] = rotate__x;
     }
 #line 50 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
+        int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 51 "e2e_devsync.kern"
-        krt_f->rotate__r = krt_s->rotate__buf[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 128)];
+        rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
+        krt_f->rotate__r = rotate__r;
     }
 #line 52 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
 #line 53 "e2e_devsync.kern"
-        krt_f->krt_ret2 = krt_f->rotate__r;
+        krt_f->krt_ret2 = rotate__r;
         krt_f->krt_state = KRT_BREAK(1);
         goto krt_skip16;
     krt_skip16:;
@@ -569,12 +597,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 75 "e2e_devsync.kern"
-        if (((int64_t)krt_f->krt_ret2) > 50) {
+        if (krt_f->krt_ret2 > 50) {
 #line 76 "e2e_devsync.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])] = (int32_t)krt_add_i64(((int64_t)((int32_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])]), 1000);
+            ((int32_t *)out.data)[i] = (int32_t)krt_add_i64(((int64_t)((int32_t *)out.data)[i]), 1000);
         }
     }
 #line 77 "e2e_devsync.kern"
@@ -582,49 +610,55 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 77 "e2e_devsync.kern"
-        if (((int64_t)krt_f->t) < 64) {
+        if (t < 64) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
-#line 595 "e2e_devsync.c"
+#line 622 "e2e_devsync.c"
     }
     if (krt_br0) {
 #line 78 "e2e_devsync.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 78 "e2e_devsync.kern"
-            krt_f->warp_sum__i4__v = ((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])];
+            krt_f->warp_sum__i4__v = ((int32_t *)a.data)[i];
             krt_f->krt_ret3 = 0;
         }
         /* device function warp_sum, inlined */
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 609 "e2e_devsync.c"
+#line 637 "e2e_devsync.c"
             krt_f = &krt_fr[krt_t];
+            int64_t warp_sum__i4__v_2 KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v_2;
+            int32_t warp_sum__i4__v KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v;
+            int64_t warp_sum__i4__off KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__off;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 13 "e2e_devsync.kern"
-            krt_f->warp_sum__i4__v_2 = (int64_t)krt_f->warp_sum__i4__v;
+            warp_sum__i4__v_2 = (int64_t)warp_sum__i4__v;
 #line 14 "e2e_devsync.kern"
-            krt_f->warp_sum__i4__off = 16;
+            warp_sum__i4__off = 16;
+            krt_f->warp_sum__i4__v_2 = warp_sum__i4__v_2;
+            krt_f->warp_sum__i4__off = warp_sum__i4__off;
         }
 #line 15 "e2e_devsync.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t warp_sum__i4__off KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__off;
                 if (krt_f->krt_state == KRT_CONTINUE(2))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 15 "e2e_devsync.kern"
-                if (krt_f->warp_sum__i4__off > 0) {
+                if (warp_sum__i4__off > 0) {
                     krt_go = 1;
                 } else {
                     krt_f->krt_state = KRT_BREAK(2);
@@ -635,12 +669,14 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "e2e_devsync.kern"
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t warp_sum__i4__v_2 KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v_2;
+                int64_t warp_sum__i4__off KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__off;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 16 "e2e_devsync.kern"
                 krt_f->krt_warp0_mask = (uint32_t)4294967295u;
-                krt_f->krt_warp0_val = krt_f->warp_sum__i4__v_2;
-                krt_f->krt_warp0_arg = (int64_t)((int32_t)krt_f->warp_sum__i4__off);
+                krt_f->krt_warp0_val = warp_sum__i4__v_2;
+                krt_f->krt_warp0_arg = (int64_t)((int32_t)warp_sum__i4__off);
             }
             for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
                 krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
@@ -662,12 +698,17 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t warp_sum__i4__v_2 KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v_2;
+                int64_t warp_sum__i4__krt_w1 KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__krt_w1;
+                int64_t warp_sum__i4__off KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__off;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 16 "e2e_devsync.kern"
-                krt_f->warp_sum__i4__v_2 = krt_add_i64(krt_f->warp_sum__i4__v_2, krt_f->warp_sum__i4__krt_w1);
+                warp_sum__i4__v_2 = krt_add_i64(warp_sum__i4__v_2, warp_sum__i4__krt_w1);
 #line 17 "e2e_devsync.kern"
-                krt_f->warp_sum__i4__off = krt_floordiv_i64(krt_f->warp_sum__i4__off, 2);
+                warp_sum__i4__off = (int64_t)((int32_t)warp_sum__i4__off >> 1);
+                krt_f->warp_sum__i4__v_2 = warp_sum__i4__v_2;
+                krt_f->warp_sum__i4__off = warp_sum__i4__off;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -677,10 +718,11 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t warp_sum__i4__v_2 KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v_2;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 18 "e2e_devsync.kern"
-            krt_f->krt_ret3 = krt_f->warp_sum__i4__v_2;
+            krt_f->krt_ret3 = warp_sum__i4__v_2;
             krt_f->krt_state = KRT_BREAK(1);
             goto krt_skip26;
         krt_skip26:;
@@ -692,15 +734,16 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 78 "e2e_devsync.kern"
-            ((int32_t *)counts.data)[krt_wrap_index(krt_mul_i64(2, krt_f->i), counts.shape[0])] = (int32_t)krt_f->krt_ret3;
+            ((int32_t *)counts.data)[krt_mul_i64(2, i)] = (int32_t)krt_f->krt_ret3;
         }
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 704 "e2e_devsync.c"
+#line 747 "e2e_devsync.c"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
@@ -709,13 +752,14 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 80 "e2e_devsync.kern"
-            ((int32_t *)counts.data)[krt_wrap_index(krt_mul_i64(2, krt_f->i), counts.shape[0])] = -5;
+            ((int32_t *)counts.data)[krt_mul_i64(2, i)] = -5;
         }
     }
-#line 719 "e2e_devsync.c"
+#line 763 "e2e_devsync.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_MASKED(1))
@@ -724,13 +768,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 81 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 728 "e2e_devsync.c"
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+#line 772 "e2e_devsync.c"
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 81 "e2e_devsync.kern"
-        krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[krt_wrap_index(krt_f->i, a.shape[0])]), 50);
+        krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[i]), 50);
         krt_f->krt_ret4 = 0;
-#line 734 "e2e_devsync.c"
+#line 777 "e2e_devsync.c"
     }
     /* device function count_positive, inlined */
 #line 58 "e2e_devsync.kern"
@@ -738,31 +781,29 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_nred = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t count_positive__x KRT_MAYBE_UNUSED = krt_f->count_positive__x;
 #line 58 "e2e_devsync.kern"
-        krt_red += (((int32_t)(krt_f->count_positive__x > 0))) != 0;
+        krt_red += (((int32_t)(count_positive__x > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-        krt_f->count_positive__n = (int32_t)krt_red;
+        int32_t count_positive__n KRT_MAYBE_UNUSED = krt_f->count_positive__n;
+        count_positive__n = (int32_t)krt_red;
+        krt_f->count_positive__n = count_positive__n;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t count_positive__n KRT_MAYBE_UNUSED = krt_f->count_positive__n;
 #line 59 "e2e_devsync.kern"
-        if (((int64_t)krt_f->count_positive__n) == 0) {
+        if (count_positive__n == 0) {
 #line 60 "e2e_devsync.kern"
             krt_f->krt_ret4 = -1;
             krt_f->krt_state = KRT_BREAK(1);
             goto krt_skip35;
         }
 #line 61 "e2e_devsync.kern"
-        krt_f->krt_ret4 = (int64_t)krt_f->count_positive__n;
+        krt_f->krt_ret4 = (int64_t)count_positive__n;
         krt_f->krt_state = KRT_BREAK(1);
         goto krt_skip35;
     krt_skip35:;
@@ -774,31 +815,28 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 81 "e2e_devsync.kern"
-        ((int32_t *)counts.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(2, krt_f->i), 1), counts.shape[0])] = (int32_t)krt_f->krt_ret4;
+        ((int32_t *)counts.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = (int32_t)krt_f->krt_ret4;
     }
 #line 82 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 785 "e2e_devsync.c"
+#line 825 "e2e_devsync.c"
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 82 "e2e_devsync.kern"
         krt_f->fence__a = a;
-#line 791 "e2e_devsync.c"
-        krt_f->fence__i = krt_f->i;
+#line 830 "e2e_devsync.c"
+        krt_f->fence__i = i;
     }
     /* device function fence, inlined */
 #line 66 "e2e_devsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t fence__i KRT_MAYBE_UNUSED = krt_f->fence__i;
 #line 67 "e2e_devsync.kern"
-        ((int32_t *)krt_f->fence__a.data)[krt_wrap_index(krt_f->fence__i, krt_f->fence__a.shape[0])] = (int32_t)krt_add_i64(((int64_t)((int32_t *)krt_f->fence__a.data)[krt_wrap_index(krt_f->fence__i, krt_f->fence__a.shape[0])]), 1);
+        ((int32_t *)krt_f->fence__a.data)[krt_wrap_index(fence__i, krt_f->fence__a.shape[0])] = (int32_t)krt_add_i64(((int64_t)((int32_t *)krt_f->fence__a.data)[krt_wrap_index(fence__i, krt_f->fence__a.shape[0])]), 1);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -807,7 +845,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 811 "e2e_devsync.c"
+#line 849 "e2e_devsync.c"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param reduce__params[] = {
@@ -821,7 +859,7 @@ KRT_EXTERN_C const krt_kernel reduce__kernel = {
     0
 };
 
-KRT_EXTERN_C int reduce(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int reduce__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -845,7 +883,7 @@ KRT_EXTERN_C const krt_kernel shuffle__kernel = {
     0
 };
 
-KRT_EXTERN_C int shuffle(krt_launch_cfg cfg, krt_array a, krt_array out, krt_array counts)
+KRT_EXTERN_C int shuffle__launch(krt_launch_cfg cfg, krt_array a, krt_array out, krt_array counts)
 {
     krt_view krt_v0;
     krt_view krt_v1;

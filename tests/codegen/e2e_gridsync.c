@@ -53,77 +53,102 @@ static void jacobi__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t start KRT_MAYBE_UNUSED = krt_f->start;
+        int64_t stride KRT_MAYBE_UNUSED = krt_f->stride;
 #line 26 "e2e_gridsync.kern"
-        krt_f->start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 27 "e2e_gridsync.kern"
-        krt_f->stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+        stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+        krt_f->start = start;
+        krt_f->stride = stride;
     }
 #line 28 "e2e_gridsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-        krt_f->krt_it1 = 0;
-        krt_f->krt_stop2 = iters;
-        krt_f->krt_step3 = 1;
+        int32_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
+        int32_t krt_stop2 KRT_MAYBE_UNUSED = krt_f->krt_stop2;
+        int32_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
+        krt_it1 = 0;
+        krt_stop2 = iters;
+        krt_step3 = 1;
+        krt_f->krt_it1 = krt_it1;
+        krt_f->krt_stop2 = krt_stop2;
+        krt_f->krt_step3 = krt_step3;
     }
 #line 28 "e2e_gridsync.kern"
     for (;;) {
         krt_go = 0;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
+            int32_t krt_stop2 KRT_MAYBE_UNUSED = krt_f->krt_stop2;
+            int32_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
+            int32_t it KRT_MAYBE_UNUSED = krt_f->it;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 28 "e2e_gridsync.kern"
-            if (krt_f->krt_it1 < krt_f->krt_stop2) {
-                krt_f->it = krt_f->krt_it1;
+            if (krt_it1 < krt_stop2) {
+                it = krt_it1;
                 krt_go = 1;
             } else {
                 krt_f->krt_state = KRT_BREAK(1);
             }
+            krt_f->it = it;
         }
         if (!krt_go)
             break;
 #line 29 "e2e_gridsync.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t start KRT_MAYBE_UNUSED = krt_f->start;
+            int64_t stride KRT_MAYBE_UNUSED = krt_f->stride;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 29 "e2e_gridsync.kern"
             krt_f->relax__a = a;
             krt_f->relax__b = b;
-            krt_f->relax__start = krt_f->start;
-            krt_f->relax__stride = krt_f->stride;
+            krt_f->relax__start = start;
+            krt_f->relax__stride = stride;
         }
         /* device function relax, inlined */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t relax__n KRT_MAYBE_UNUSED = krt_f->relax__n;
+            int64_t relax__k KRT_MAYBE_UNUSED = krt_f->relax__k;
+            int64_t relax__krt_it1 KRT_MAYBE_UNUSED = krt_f->relax__krt_it1;
+            int64_t relax__krt_stop2 KRT_MAYBE_UNUSED = krt_f->relax__krt_stop2;
+            int64_t relax__krt_step3 KRT_MAYBE_UNUSED = krt_f->relax__krt_step3;
+            int64_t relax__start KRT_MAYBE_UNUSED = krt_f->relax__start;
+            int64_t relax__stride KRT_MAYBE_UNUSED = krt_f->relax__stride;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 12 "e2e_gridsync.kern"
-            krt_f->relax__n = krt_f->relax__a.shape[0];
+            relax__n = krt_f->relax__a.shape[0];
 #line 13 "e2e_gridsync.kern"
-            krt_f->relax__krt_it1 = krt_f->relax__start;
-            krt_f->relax__krt_stop2 = krt_f->relax__n;
-            krt_f->relax__krt_step3 = krt_f->relax__stride;
-            if (krt_f->relax__krt_step3 == 0) {
+            relax__krt_it1 = relax__start;
+            relax__krt_stop2 = relax__n;
+            relax__krt_step3 = relax__stride;
+            if (relax__krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip5;
             }
-            for (; (krt_f->relax__krt_step3 > 0 ? krt_f->relax__krt_it1 < krt_f->relax__krt_stop2 : krt_f->relax__krt_it1 > krt_f->relax__krt_stop2); krt_f->relax__krt_it1 += krt_f->relax__krt_step3) {
-                krt_f->relax__k = krt_f->relax__krt_it1;
+            for (; (relax__krt_step3 > 0 ? relax__krt_it1 < relax__krt_stop2 : relax__krt_it1 > relax__krt_stop2); relax__krt_it1 += relax__krt_step3) {
+                relax__k = relax__krt_it1;
 #line 14 "e2e_gridsync.kern"
-                if ((0 < krt_f->relax__k) && (krt_f->relax__k < krt_sub_i64(krt_f->relax__n, 1))) {
+                if ((0 < relax__k) && (relax__k < krt_sub_i64(relax__n, 1))) {
 #line 15 "e2e_gridsync.kern"
-                    ((double *)krt_f->relax__b.data)[krt_wrap_index(krt_f->relax__k, krt_f->relax__b.shape[0])] = 0.5 * (((double *)krt_f->relax__a.data)[krt_wrap_index(krt_sub_i64(krt_f->relax__k, 1), krt_f->relax__a.shape[0])] + ((double *)krt_f->relax__a.data)[krt_wrap_index(krt_add_i64(krt_f->relax__k, 1), krt_f->relax__a.shape[0])]);
+                    ((double *)krt_f->relax__b.data)[relax__k] = 0.5 * (((double *)krt_f->relax__a.data)[krt_sub_i64(relax__k, 1)] + ((double *)krt_f->relax__a.data)[krt_add_i64(relax__k, 1)]);
                 } else {
 #line 17 "e2e_gridsync.kern"
-                    ((double *)krt_f->relax__b.data)[krt_wrap_index(krt_f->relax__k, krt_f->relax__b.shape[0])] = ((double *)krt_f->relax__a.data)[krt_wrap_index(krt_f->relax__k, krt_f->relax__a.shape[0])];
+                    ((double *)krt_f->relax__b.data)[krt_wrap_index(relax__k, krt_f->relax__b.shape[0])] = ((double *)krt_f->relax__a.data)[krt_wrap_index(relax__k, krt_f->relax__a.shape[0])];
                 }
             }
         krt_skip5:;
+            krt_f->relax__n = relax__n;
+            krt_f->relax__k = relax__k;
+            krt_f->relax__krt_it1 = relax__krt_it1;
+            krt_f->relax__krt_stop2 = relax__krt_stop2;
+            krt_f->relax__krt_step3 = relax__krt_step3;
         }
 #line 18 "e2e_gridsync.kern"
         /* this_grid().sync(): every block of the grid reaches this point */
@@ -132,22 +157,33 @@ static void jacobi__cpu(const krt_cpu_block *krt_b, void **krt_args)
     case 1:;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t relax__k_2 KRT_MAYBE_UNUSED = krt_f->relax__k_2;
+            int64_t relax__krt_it4 KRT_MAYBE_UNUSED = krt_f->relax__krt_it4;
+            int64_t relax__krt_stop5 KRT_MAYBE_UNUSED = krt_f->relax__krt_stop5;
+            int64_t relax__krt_step6 KRT_MAYBE_UNUSED = krt_f->relax__krt_step6;
+            int64_t relax__start KRT_MAYBE_UNUSED = krt_f->relax__start;
+            int64_t relax__n KRT_MAYBE_UNUSED = krt_f->relax__n;
+            int64_t relax__stride KRT_MAYBE_UNUSED = krt_f->relax__stride;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 19 "e2e_gridsync.kern"
-            krt_f->relax__krt_it4 = krt_f->relax__start;
-            krt_f->relax__krt_stop5 = krt_f->relax__n;
-            krt_f->relax__krt_step6 = krt_f->relax__stride;
-            if (krt_f->relax__krt_step6 == 0) {
+            relax__krt_it4 = relax__start;
+            relax__krt_stop5 = relax__n;
+            relax__krt_step6 = relax__stride;
+            if (relax__krt_step6 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip6;
             }
-            for (; (krt_f->relax__krt_step6 > 0 ? krt_f->relax__krt_it4 < krt_f->relax__krt_stop5 : krt_f->relax__krt_it4 > krt_f->relax__krt_stop5); krt_f->relax__krt_it4 += krt_f->relax__krt_step6) {
-                krt_f->relax__k_2 = krt_f->relax__krt_it4;
+            for (; (relax__krt_step6 > 0 ? relax__krt_it4 < relax__krt_stop5 : relax__krt_it4 > relax__krt_stop5); relax__krt_it4 += relax__krt_step6) {
+                relax__k_2 = relax__krt_it4;
 #line 20 "e2e_gridsync.kern"
-                ((double *)krt_f->relax__a.data)[krt_wrap_index(krt_f->relax__k_2, krt_f->relax__a.shape[0])] = ((double *)krt_f->relax__b.data)[krt_wrap_index(krt_f->relax__k_2, krt_f->relax__b.shape[0])];
+                ((double *)krt_f->relax__a.data)[krt_wrap_index(relax__k_2, krt_f->relax__a.shape[0])] = ((double *)krt_f->relax__b.data)[krt_wrap_index(relax__k_2, krt_f->relax__b.shape[0])];
             }
         krt_skip6:;
+            krt_f->relax__k_2 = relax__k_2;
+            krt_f->relax__krt_it4 = relax__krt_it4;
+            krt_f->relax__krt_stop5 = relax__krt_stop5;
+            krt_f->relax__krt_step6 = relax__krt_step6;
         }
 #line 21 "e2e_gridsync.kern"
         /* this_grid().sync(): every block of the grid reaches this point */
@@ -161,11 +197,14 @@ static void jacobi__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
+            int32_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
             if (krt_f->krt_state == KRT_CONTINUE(1))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
-            krt_f->krt_it1 += krt_f->krt_step3;
+            krt_it1 += krt_step3;
+            krt_f->krt_it1 = krt_it1;
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -176,7 +215,7 @@ static void jacobi__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 180 "e2e_gridsync.c"
+#line 219 "e2e_gridsync.c"
 struct grid_scan__shared {
     int64_t sm[64];
 };
@@ -217,37 +256,40 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 221 "e2e_gridsync.c"
+#line 260 "e2e_gridsync.c"
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 36 "e2e_gridsync.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 37 "e2e_gridsync.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 38 "e2e_gridsync.kern"
-        krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)] = (krt_f->i < x.shape[0]) ? ((int64_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])] : 0;
+        krt_s->sm[t] = (i < x.shape[0]) ? ((int64_t *)x.data)[i] : 0;
+        krt_f->t = t;
+        krt_f->i = i;
     }
 #line 39 "e2e_gridsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t d KRT_MAYBE_UNUSED = krt_f->d;
 #line 40 "e2e_gridsync.kern"
-        krt_f->d = 1;
+        d = 1;
+        krt_f->d = d;
     }
 #line 41 "e2e_gridsync.kern"
     for (;;) {
         krt_go = 0;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t d KRT_MAYBE_UNUSED = krt_f->d;
             if (krt_f->krt_state == KRT_CONTINUE(1))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 41 "e2e_gridsync.kern"
-            if (krt_f->d < 64) {
+            if (d < 64) {
                 krt_go = 1;
             } else {
                 krt_f->krt_state = KRT_BREAK(1);
@@ -257,28 +299,37 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int64_t d KRT_MAYBE_UNUSED = krt_f->d;
             if (krt_f->krt_state != KRT_RUNNING)
+#line 307 "e2e_gridsync.c"
                 continue;
 #line 42 "e2e_gridsync.kern"
-            krt_f->v = (((int64_t)krt_f->t) >= krt_f->d) ? krt_s->sm[krt_wrap_index(krt_sub_i64(((int64_t)krt_f->t), krt_f->d), 64)] : 0;
+            v = (t >= (int32_t)d) ? krt_s->sm[t - (int32_t)d] : 0;
+            krt_f->v = v;
         }
 #line 43 "e2e_gridsync.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 44 "e2e_gridsync.kern"
-            krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)] = krt_add_i64(krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)], krt_f->v);
+            krt_s->sm[t] = krt_add_i64(krt_s->sm[t], v);
         }
 #line 45 "e2e_gridsync.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t d KRT_MAYBE_UNUSED = krt_f->d;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 46 "e2e_gridsync.kern"
-            krt_f->d = krt_mul_i64(krt_f->d, 2);
+            d = (int64_t)((int32_t)d * 2);
+            krt_f->d = d;
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -286,44 +337,48 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state == KRT_BREAK(1))
             krt_f->krt_state = KRT_RUNNING;
     }
+#line 341 "e2e_gridsync.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 291 "e2e_gridsync.c"
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 47 "e2e_gridsync.kern"
-        if (((int64_t)krt_f->t) == krt_sub_i64(64, 1)) {
+        if (t == (64 - 1)) {
 #line 48 "e2e_gridsync.kern"
-            ((int64_t *)partial.data)[krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partial.shape[0])] = krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)];
+            ((int64_t *)partial.data)[((int32_t)krt_b->block_idx.x)] = krt_s->sm[t];
         }
     }
 #line 49 "e2e_gridsync.kern"
     /* this_grid().sync(): every block of the grid reaches this point */
     *krt_b->resume = 1;
     return;
-#line 305 "e2e_gridsync.c"
+#line 355 "e2e_gridsync.c"
 case 1:;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t off KRT_MAYBE_UNUSED = 0;
+        int32_t b KRT_MAYBE_UNUSED = 0;
+        int32_t krt_it1 KRT_MAYBE_UNUSED = 0;
+        int32_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+        int32_t krt_step3 KRT_MAYBE_UNUSED = 0;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 50 "e2e_gridsync.kern"
-        krt_f->off = 0;
+        off = 0;
 #line 51 "e2e_gridsync.kern"
-        krt_f->krt_it1 = 0;
-        krt_f->krt_stop2 = ((int32_t)krt_b->block_idx.x);
-        krt_f->krt_step3 = 1;
-        for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
-#line 318 "e2e_gridsync.c"
-            krt_f->b = krt_f->krt_it1;
+        krt_it1 = 0;
+        krt_stop2 = ((int32_t)krt_b->block_idx.x);
+        krt_step3 = 1;
+        for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+#line 373 "e2e_gridsync.c"
+            b = krt_it1;
 #line 52 "e2e_gridsync.kern"
-            krt_f->off = krt_add_i64(krt_f->off, ((int64_t *)partial.data)[krt_wrap_index(((int64_t)krt_f->b), partial.shape[0])]);
+            off = krt_add_i64(off, ((int64_t *)partial.data)[b]);
         }
 #line 53 "e2e_gridsync.kern"
-        if (krt_f->i < x.shape[0]) {
+        if (i < x.shape[0]) {
 #line 54 "e2e_gridsync.kern"
-            ((int64_t *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])] = krt_add_i64(krt_s->sm[krt_wrap_index(((int64_t)krt_f->t), 64)], krt_f->off);
-#line 327 "e2e_gridsync.c"
+            ((int64_t *)out.data)[i] = krt_add_i64(krt_s->sm[t], off);
+#line 382 "e2e_gridsync.c"
         }
     }
     }
@@ -343,7 +398,7 @@ KRT_EXTERN_C const krt_kernel jacobi__kernel = {
     1
 };
 
-KRT_EXTERN_C int jacobi(krt_launch_cfg cfg, krt_array a, krt_array b, int32_t iters)
+KRT_EXTERN_C int jacobi__launch(krt_launch_cfg cfg, krt_array a, krt_array b, int32_t iters)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -368,7 +423,7 @@ KRT_EXTERN_C const krt_kernel grid_scan__kernel = {
     1
 };
 
-KRT_EXTERN_C int grid_scan(krt_launch_cfg cfg, krt_array x, krt_array partial, krt_array out)
+KRT_EXTERN_C int grid_scan__launch(krt_launch_cfg cfg, krt_array x, krt_array partial, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

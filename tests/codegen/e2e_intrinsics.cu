@@ -45,7 +45,7 @@ static __constant__ KRT_MAYBE_UNUSED int64_t tables__t[8] = {3, 1, 4, 1, 5, 9, 2
 static __constant__ KRT_MAYBE_UNUSED double tables__g[2][2] = {{1.5, 2.5}, {(-0.5), 4.0}};
 
 #line 13 "e2e_intrinsics.kern"
-__global__ void bitops__cuda(krt_view x, krt_view out)
+KRT_EXTERN_C __global__ void bitops(krt_view x, krt_view out)
 {
     int64_t i = 0;
     int64_t v = 0;
@@ -54,29 +54,29 @@ __global__ void bitops__cuda(krt_view x, krt_view out)
 #line 15 "e2e_intrinsics.kern"
     if (i < x.shape[0]) {
 #line 16 "e2e_intrinsics.kern"
-        v = *(int64_t *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]);
+        v = *(int64_t *)(x.data + i * x.strides[0]);
 #line 17 "e2e_intrinsics.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 0 * out.strides[1]) = (int64_t)krt_popc_i64(v);
+        *(int64_t *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = (int64_t)krt_popc_i64(v);
 #line 18 "e2e_intrinsics.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 1 * out.strides[1]) = (int64_t)((int8_t)krt_popc_i8(((int8_t)v)));
+        *(int64_t *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = (int64_t)((int8_t)krt_popc_i8(((int8_t)v)));
 #line 19 "e2e_intrinsics.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 2 * out.strides[1]) = (int64_t)((uint16_t)krt_popc_u16(((uint16_t)v)));
+        *(int64_t *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = (int64_t)((uint16_t)krt_popc_u16(((uint16_t)v)));
 #line 20 "e2e_intrinsics.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 3 * out.strides[1]) = (int64_t)krt_clz_i64(v);
+        *(int64_t *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = (int64_t)krt_clz_i64(v);
 #line 21 "e2e_intrinsics.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 4 * out.strides[1]) = (int64_t)krt_clz_i32(((int32_t)v));
+        *(int64_t *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = (int64_t)krt_clz_i32(((int32_t)v));
 #line 22 "e2e_intrinsics.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 5 * out.strides[1]) = (int64_t)((uint8_t)krt_clz_u8(((uint8_t)v)));
+        *(int64_t *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = (int64_t)((uint8_t)krt_clz_u8(((uint8_t)v)));
 #line 23 "e2e_intrinsics.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 6 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i64(v));
+        *(int64_t *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i64(v));
 #line 24 "e2e_intrinsics.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 7 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i32(((int32_t)v)));
+        *(int64_t *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i32(((int32_t)v)));
 #line 25 "e2e_intrinsics.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 8 * out.strides[1]) = (int64_t)krt_brev_u32((uint32_t)((uint32_t)v));
+        *(int64_t *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = (int64_t)krt_brev_u32((uint32_t)((uint32_t)v));
 #line 26 "e2e_intrinsics.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 9 * out.strides[1]) = (int64_t)krt_brev_u64((uint64_t)((uint64_t)v));
+        *(int64_t *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = (int64_t)krt_brev_u64((uint64_t)((uint64_t)v));
 #line 27 "e2e_intrinsics.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 10 * out.strides[1]) = (v > 0) ? v : krt_neg_i64(v);
+        *(int64_t *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = (v > 0) ? v : krt_neg_i64(v);
 #line 28 "e2e_intrinsics.kern"
         krt_nanosleep((uint32_t)10u);
 #line 29 "e2e_intrinsics.kern"
@@ -89,7 +89,7 @@ __global__ void bitops__cuda(krt_view x, krt_view out)
 }
 
 #line 50 "e2e_intrinsics.kern"
-__global__ void mathops__cuda(krt_view x, krt_view out, krt_view out32)
+KRT_EXTERN_C __global__ void mathops(krt_view x, krt_view out, krt_view out32)
 {
     int64_t i = 0;
     double v = 0;
@@ -109,7 +109,7 @@ __global__ void mathops__cuda(krt_view x, krt_view out, krt_view out32)
 #line 52 "e2e_intrinsics.kern"
     if (i < x.shape[0]) {
 #line 53 "e2e_intrinsics.kern"
-        v = *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]);
+        v = *(double *)(x.data + i * x.strides[0]);
 #line 54 "e2e_intrinsics.kern"
         krt_tup1 = (krt_tmp0 = frexp(v, (int *)&krt_tmp1), krt_tup_f64_i32_make(krt_tmp0, krt_tmp1));
 #line 54 "e2e_intrinsics.kern"
@@ -117,37 +117,37 @@ __global__ void mathops__cuda(krt_view x, krt_view out, krt_view out32)
 #line 54 "e2e_intrinsics.kern"
         e = krt_tup1.f1;
 #line 55 "e2e_intrinsics.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 0 * out.strides[1]) = m;
+        *(double *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = m;
 #line 56 "e2e_intrinsics.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 1 * out.strides[1]) = (double)e;
+        *(double *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = (double)e;
 #line 57 "e2e_intrinsics.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 2 * out.strides[1]) = ldexp(m, (int)e);
+        *(double *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = ldexp(m, (int)e);
 #line 58 "e2e_intrinsics.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 3 * out.strides[1]) = tgamma((fabs(v) + 0.5));
+        *(double *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = tgamma((fabs(v) + 0.5));
 #line 59 "e2e_intrinsics.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 4 * out.strides[1]) = lgamma((fabs(v) + 0.5));
+        *(double *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = lgamma((fabs(v) + 0.5));
 #line 60 "e2e_intrinsics.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 5 * out.strides[1]) = erf(v);
+        *(double *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = erf(v);
 #line 61 "e2e_intrinsics.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 6 * out.strides[1]) = erfc(v);
+        *(double *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = erfc(v);
 #line 62 "e2e_intrinsics.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 7 * out.strides[1]) = (double)krt_cvt_i64_f64(rint((v * 2.5)));
+        *(double *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = (double)krt_cvt_i64_f64(rint((v * 2.5)));
 #line 63 "e2e_intrinsics.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 8 * out.strides[1]) = krt_round_ndigits_f64(v, 1);
+        *(double *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = krt_round_ndigits_f64(v, 1);
 #line 64 "e2e_intrinsics.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 9 * out.strides[1]) = fma(v, 3.0, 1.0);
+        *(double *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = fma(v, 3.0, 1.0);
 #line 65 "e2e_intrinsics.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 10 * out.strides[1]) = cbrt(v);
+        *(double *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = cbrt(v);
 #line 66 "e2e_intrinsics.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + 11 * out.strides[1]) = hypot(v, 2.0) + atan2(v, 2.0);
+        *(double *)(out.data + i * out.strides[0] + 11 * out.strides[1]) = hypot(v, 2.0) + atan2(v, 2.0);
 #line 67 "e2e_intrinsics.kern"
         f = (float)v;
 #line 68 "e2e_intrinsics.kern"
-        *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 0 * out32.strides[1]) = fmaf(f, 3.0f, 1.0f);
+        *(float *)(out32.data + i * out32.strides[0] + 0 * out32.strides[1]) = fmaf(f, 3.0f, 1.0f);
 #line 69 "e2e_intrinsics.kern"
-        *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 1 * out32.strides[1]) = cbrtf(f);
+        *(float *)(out32.data + i * out32.strides[0] + 1 * out32.strides[1]) = cbrtf(f);
 #line 70 "e2e_intrinsics.kern"
-        *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 2 * out32.strides[1]) = sqrtf(fabsf(f)) + expf((f / 8.0f));
+        *(float *)(out32.data + i * out32.strides[0] + 2 * out32.strides[1]) = sqrtf(fabsf(f)) + expf((f / 8.0f));
 #line 71 "e2e_intrinsics.kern"
         krt_tup2 = (krt_tmp2 = frexpf(f, (int *)&krt_tmp3), krt_tup_f32_i32_make(krt_tmp2, krt_tmp3));
 #line 71 "e2e_intrinsics.kern"
@@ -155,7 +155,7 @@ __global__ void mathops__cuda(krt_view x, krt_view out, krt_view out32)
 #line 71 "e2e_intrinsics.kern"
         fe = krt_tup2.f1;
 #line 72 "e2e_intrinsics.kern"
-        *(float *)(out32.data + krt_wrap_index(i, out32.shape[0]) * out32.strides[0] + 3 * out32.strides[1]) = fm * ((float)fe);
+        *(float *)(out32.data + i * out32.strides[0] + 3 * out32.strides[1]) = fm * ((float)fe);
     }
 }
 
@@ -186,16 +186,16 @@ static __device__ inline KRT_MAYBE_UNUSED krt_tup_i64_i64 stats(krt_view a)
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 44 "e2e_intrinsics.kern"
-        lo = krt_min_i64(lo, *(int64_t *)(a.data + krt_wrap_index(k, a.shape[0]) * a.strides[0]));
+        lo = krt_min_i64(lo, *(int64_t *)(a.data + k * a.strides[0]));
 #line 45 "e2e_intrinsics.kern"
-        hi = krt_max_i64(hi, *(int64_t *)(a.data + krt_wrap_index(k, a.shape[0]) * a.strides[0]));
+        hi = krt_max_i64(hi, *(int64_t *)(a.data + k * a.strides[0]));
     }
 #line 46 "e2e_intrinsics.kern"
     return krt_tup_i64_i64_make(lo, hi);
 }
 
 #line 76 "e2e_intrinsics.kern"
-__global__ void tables__cuda(krt_view idx, krt_view out, krt_view shp)
+KRT_EXTERN_C __global__ void tables(krt_view idx, krt_view out, krt_view shp)
 {
     int64_t i = 0;
     int64_t k = 0;
@@ -211,7 +211,7 @@ __global__ void tables__cuda(krt_view idx, krt_view out, krt_view shp)
 #line 80 "e2e_intrinsics.kern"
     if (i < idx.shape[0]) {
 #line 81 "e2e_intrinsics.kern"
-        k = *(int64_t *)(idx.data + krt_wrap_index(i, idx.shape[0]) * idx.strides[0]);
+        k = *(int64_t *)(idx.data + i * idx.strides[0]);
 #line 82 "e2e_intrinsics.kern"
         krt_tup1 = divmod_(k, 3);
 #line 82 "e2e_intrinsics.kern"
@@ -219,7 +219,7 @@ __global__ void tables__cuda(krt_view idx, krt_view out, krt_view shp)
 #line 82 "e2e_intrinsics.kern"
         r = krt_tup1.f1;
 #line 83 "e2e_intrinsics.kern"
-        *(double *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = (((((double)tables__t[krt_wrap_index(krt_mod_i64(k, 8), 8)]) * 100.0) + tables__g[krt_wrap_index(krt_mod_i64(k, 2), 2)][krt_wrap_index(krt_mod_i64(krt_floordiv_i64(k, 2), 2), 2)]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
+        *(double *)(out.data + i * out.strides[0]) = (((((double)tables__t[(int32_t)(k & 7)]) * 100.0) + tables__g[(int32_t)(k & 1)][(int32_t)((k >> 1) & 1)]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
 #line 84 "e2e_intrinsics.kern"
         krt_tup2 = stats(idx);
 #line 84 "e2e_intrinsics.kern"
@@ -243,7 +243,7 @@ __global__ void tables__cuda(krt_view idx, krt_view out, krt_view shp)
 }
 
 #line 94 "e2e_intrinsics.kern"
-__global__ void say__cuda(int32_t n, double x, uint8_t flag)
+KRT_EXTERN_C __global__ void say(int32_t n, double x, uint8_t flag)
 {
 #line 95 "e2e_intrinsics.kern"
     if (((int64_t)blockIdx.x * blockDim.x + threadIdx.x) == 0) {
@@ -272,29 +272,29 @@ static void bitops__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 15 "e2e_intrinsics.kern"
         if (i < x.shape[0]) {
 #line 16 "e2e_intrinsics.kern"
-            v = *(int64_t *)(x.data + (int64_t)i * x.strides[0]);
+            v = *(int64_t *)(x.data + i * x.strides[0]);
 #line 17 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 0 * out.strides[1]) = (int64_t)krt_popc_i64(v);
+            *(int64_t *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = (int64_t)krt_popc_i64(v);
 #line 18 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 1 * out.strides[1]) = (int64_t)((int8_t)krt_popc_i8(((int8_t)v)));
+            *(int64_t *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = (int64_t)((int8_t)krt_popc_i8(((int8_t)v)));
 #line 19 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 2 * out.strides[1]) = (int64_t)((uint16_t)krt_popc_u16(((uint16_t)v)));
+            *(int64_t *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = (int64_t)((uint16_t)krt_popc_u16(((uint16_t)v)));
 #line 20 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 3 * out.strides[1]) = (int64_t)krt_clz_i64(v);
+            *(int64_t *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = (int64_t)krt_clz_i64(v);
 #line 21 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 4 * out.strides[1]) = (int64_t)krt_clz_i32(((int32_t)v));
+            *(int64_t *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = (int64_t)krt_clz_i32(((int32_t)v));
 #line 22 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 5 * out.strides[1]) = (int64_t)((uint8_t)krt_clz_u8(((uint8_t)v)));
+            *(int64_t *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = (int64_t)((uint8_t)krt_clz_u8(((uint8_t)v)));
 #line 23 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 6 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i64(v));
+            *(int64_t *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i64(v));
 #line 24 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 7 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i32(((int32_t)v)));
+            *(int64_t *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = (int64_t)((uint32_t)krt_ffs_i32(((int32_t)v)));
 #line 25 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 8 * out.strides[1]) = (int64_t)krt_brev_u32((uint32_t)((uint32_t)v));
+            *(int64_t *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = (int64_t)krt_brev_u32((uint32_t)((uint32_t)v));
 #line 26 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 9 * out.strides[1]) = (int64_t)krt_brev_u64((uint64_t)((uint64_t)v));
+            *(int64_t *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = (int64_t)krt_brev_u64((uint64_t)((uint64_t)v));
 #line 27 "e2e_intrinsics.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0] + 10 * out.strides[1]) = (v > 0) ? v : krt_neg_i64(v);
+            *(int64_t *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = (v > 0) ? v : krt_neg_i64(v);
 #line 28 "e2e_intrinsics.kern"
             krt_nanosleep((uint32_t)10u);
 #line 29 "e2e_intrinsics.kern"
@@ -333,7 +333,7 @@ static void mathops__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 52 "e2e_intrinsics.kern"
         if (i < x.shape[0]) {
 #line 53 "e2e_intrinsics.kern"
-            v = *(double *)(x.data + (int64_t)i * x.strides[0]);
+            v = *(double *)(x.data + i * x.strides[0]);
 #line 54 "e2e_intrinsics.kern"
             krt_tup1 = (krt_tmp0 = frexp(v, (int *)&krt_tmp1), krt_tup_f64_i32_make(krt_tmp0, krt_tmp1));
 #line 54 "e2e_intrinsics.kern"
@@ -341,37 +341,37 @@ static void mathops__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 54 "e2e_intrinsics.kern"
             e = krt_tup1.f1;
 #line 55 "e2e_intrinsics.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0] + 0 * out.strides[1]) = m;
+            *(double *)(out.data + i * out.strides[0] + 0 * out.strides[1]) = m;
 #line 56 "e2e_intrinsics.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0] + 1 * out.strides[1]) = (double)e;
+            *(double *)(out.data + i * out.strides[0] + 1 * out.strides[1]) = (double)e;
 #line 57 "e2e_intrinsics.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0] + 2 * out.strides[1]) = ldexp(m, (int)e);
+            *(double *)(out.data + i * out.strides[0] + 2 * out.strides[1]) = ldexp(m, (int)e);
 #line 58 "e2e_intrinsics.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0] + 3 * out.strides[1]) = tgamma((fabs(v) + 0.5));
+            *(double *)(out.data + i * out.strides[0] + 3 * out.strides[1]) = tgamma((fabs(v) + 0.5));
 #line 59 "e2e_intrinsics.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0] + 4 * out.strides[1]) = lgamma((fabs(v) + 0.5));
+            *(double *)(out.data + i * out.strides[0] + 4 * out.strides[1]) = lgamma((fabs(v) + 0.5));
 #line 60 "e2e_intrinsics.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0] + 5 * out.strides[1]) = erf(v);
+            *(double *)(out.data + i * out.strides[0] + 5 * out.strides[1]) = erf(v);
 #line 61 "e2e_intrinsics.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0] + 6 * out.strides[1]) = erfc(v);
+            *(double *)(out.data + i * out.strides[0] + 6 * out.strides[1]) = erfc(v);
 #line 62 "e2e_intrinsics.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0] + 7 * out.strides[1]) = (double)krt_cvt_i64_f64(rint((v * 2.5)));
+            *(double *)(out.data + i * out.strides[0] + 7 * out.strides[1]) = (double)krt_cvt_i64_f64(rint((v * 2.5)));
 #line 63 "e2e_intrinsics.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0] + 8 * out.strides[1]) = krt_round_ndigits_f64(v, 1);
+            *(double *)(out.data + i * out.strides[0] + 8 * out.strides[1]) = krt_round_ndigits_f64(v, 1);
 #line 64 "e2e_intrinsics.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0] + 9 * out.strides[1]) = fma(v, 3.0, 1.0);
+            *(double *)(out.data + i * out.strides[0] + 9 * out.strides[1]) = fma(v, 3.0, 1.0);
 #line 65 "e2e_intrinsics.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0] + 10 * out.strides[1]) = cbrt(v);
+            *(double *)(out.data + i * out.strides[0] + 10 * out.strides[1]) = cbrt(v);
 #line 66 "e2e_intrinsics.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0] + 11 * out.strides[1]) = hypot(v, 2.0) + atan2(v, 2.0);
+            *(double *)(out.data + i * out.strides[0] + 11 * out.strides[1]) = hypot(v, 2.0) + atan2(v, 2.0);
 #line 67 "e2e_intrinsics.kern"
             f = (float)v;
 #line 68 "e2e_intrinsics.kern"
-            *(float *)(out32.data + (int64_t)i * out32.strides[0] + 0 * out32.strides[1]) = fmaf(f, 3.0f, 1.0f);
+            *(float *)(out32.data + i * out32.strides[0] + 0 * out32.strides[1]) = fmaf(f, 3.0f, 1.0f);
 #line 69 "e2e_intrinsics.kern"
-            *(float *)(out32.data + (int64_t)i * out32.strides[0] + 1 * out32.strides[1]) = cbrtf(f);
+            *(float *)(out32.data + i * out32.strides[0] + 1 * out32.strides[1]) = cbrtf(f);
 #line 70 "e2e_intrinsics.kern"
-            *(float *)(out32.data + (int64_t)i * out32.strides[0] + 2 * out32.strides[1]) = sqrtf(fabsf(f)) + expf((f / 8.0f));
+            *(float *)(out32.data + i * out32.strides[0] + 2 * out32.strides[1]) = sqrtf(fabsf(f)) + expf((f / 8.0f));
 #line 71 "e2e_intrinsics.kern"
             krt_tup2 = (krt_tmp2 = frexpf(f, (int *)&krt_tmp3), krt_tup_f32_i32_make(krt_tmp2, krt_tmp3));
 #line 71 "e2e_intrinsics.kern"
@@ -379,7 +379,7 @@ static void mathops__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 71 "e2e_intrinsics.kern"
             fe = krt_tup2.f1;
 #line 72 "e2e_intrinsics.kern"
-            *(float *)(out32.data + (int64_t)i * out32.strides[0] + 3 * out32.strides[1]) = fm * ((float)fe);
+            *(float *)(out32.data + i * out32.strides[0] + 3 * out32.strides[1]) = fm * ((float)fe);
         }
     }
 }
@@ -415,9 +415,9 @@ static inline KRT_MAYBE_UNUSED krt_tup_i64_i64 stats__cpu(const krt_cpu_block *k
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 44 "e2e_intrinsics.kern"
-        lo = krt_min_i64(lo, *(int64_t *)(a.data + krt_wrap_index(k, a.shape[0]) * a.strides[0]));
+        lo = krt_min_i64(lo, *(int64_t *)(a.data + k * a.strides[0]));
 #line 45 "e2e_intrinsics.kern"
-        hi = krt_max_i64(hi, *(int64_t *)(a.data + krt_wrap_index(k, a.shape[0]) * a.strides[0]));
+        hi = krt_max_i64(hi, *(int64_t *)(a.data + k * a.strides[0]));
     }
 #line 46 "e2e_intrinsics.kern"
     return krt_tup_i64_i64_make(lo, hi);
@@ -445,7 +445,7 @@ static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 80 "e2e_intrinsics.kern"
         if (i < idx.shape[0]) {
 #line 81 "e2e_intrinsics.kern"
-            k = *(int64_t *)(idx.data + (int64_t)i * idx.strides[0]);
+            k = *(int64_t *)(idx.data + i * idx.strides[0]);
 #line 82 "e2e_intrinsics.kern"
             krt_tup1 = divmod___cpu(krt_b, krt_tid, k, 3);
 #line 82 "e2e_intrinsics.kern"
@@ -453,7 +453,7 @@ static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 82 "e2e_intrinsics.kern"
             r = krt_tup1.f1;
 #line 83 "e2e_intrinsics.kern"
-            *(double *)(out.data + (int64_t)i * out.strides[0]) = (((((double)tables__t_cpu[(int64_t)krt_mod_i64(k, 8)]) * 100.0) + tables__g_cpu[(int64_t)krt_mod_i64(k, 2)][(int64_t)krt_mod_i64(krt_floordiv_i64(k, 2), 2)]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
+            *(double *)(out.data + i * out.strides[0]) = (((((double)tables__t_cpu[(int32_t)(k & 7)]) * 100.0) + tables__g_cpu[(int32_t)(k & 1)][(int32_t)((k >> 1) & 1)]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
 #line 84 "e2e_intrinsics.kern"
             krt_tup2 = stats__cpu(krt_b, krt_tid, idx);
 #line 84 "e2e_intrinsics.kern"
@@ -503,12 +503,12 @@ static const krt_param bitops__params[] = {
 };
 KRT_EXTERN_C const krt_kernel bitops__kernel = {
     "bitops", "e2e_intrinsics.kern", 2, bitops__params,
-    bitops__cpu, (const void *)bitops__cuda,
+    bitops__cpu, (const void *)bitops,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int bitops(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int bitops__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -527,12 +527,12 @@ static const krt_param mathops__params[] = {
 };
 KRT_EXTERN_C const krt_kernel mathops__kernel = {
     "mathops", "e2e_intrinsics.kern", 3, mathops__params,
-    mathops__cpu, (const void *)mathops__cuda,
+    mathops__cpu, (const void *)mathops,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int mathops(krt_launch_cfg cfg, krt_array x, krt_array out, krt_array out32)
+KRT_EXTERN_C int mathops__launch(krt_launch_cfg cfg, krt_array x, krt_array out, krt_array out32)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -554,12 +554,12 @@ static const krt_param tables__params[] = {
 };
 KRT_EXTERN_C const krt_kernel tables__kernel = {
     "tables", "e2e_intrinsics.kern", 3, tables__params,
-    tables__cpu, (const void *)tables__cuda,
+    tables__cpu, (const void *)tables,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int tables(krt_launch_cfg cfg, krt_array idx, krt_array out, krt_array shp)
+KRT_EXTERN_C int tables__launch(krt_launch_cfg cfg, krt_array idx, krt_array out, krt_array shp)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -581,12 +581,12 @@ static const krt_param say__params[] = {
 };
 KRT_EXTERN_C const krt_kernel say__kernel = {
     "say", "e2e_intrinsics.kern", 3, say__params,
-    say__cpu, (const void *)say__cuda,
+    say__cpu, (const void *)say,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int say(krt_launch_cfg cfg, int32_t n, double x, uint8_t flag)
+KRT_EXTERN_C int say__launch(krt_launch_cfg cfg, int32_t n, double x, uint8_t flag)
 {
     void *krt_argv[3];
     krt_argv[0] = &n;

@@ -41,7 +41,7 @@ static void axpb__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "e2e_options.kern"
         if (i < x.shape[0]) {
 #line 19 "e2e_options.kern"
-            *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = (float)((scale__cpu(krt_b, krt_tid, *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]), 2) / 4.0) + ((double)b));
+            *(float *)(x.data + i * x.strides[0]) = (float)((scale__cpu(krt_b, krt_tid, *(float *)(x.data + i * x.strides[0]), 2) / 4.0) + ((double)b));
         }
     }
 }
@@ -68,7 +68,7 @@ static void axpb__a1f8_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "e2e_options.kern"
         if (i < x.shape[0]) {
 #line 19 "e2e_options.kern"
-            *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = (scale__f8_i8__cpu(krt_b, krt_tid, *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]), 2) / 4.0) + b;
+            *(double *)(x.data + i * x.strides[0]) = (scale__f8_i8__cpu(krt_b, krt_tid, *(double *)(x.data + i * x.strides[0]), 2) / 4.0) + b;
         }
     }
 }
@@ -89,7 +89,7 @@ static void shadow__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 26 "e2e_options.kern"
         if (i < out.shape[0]) {
 #line 27 "e2e_options.kern"
-            *(int32_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
+            *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
         }
     }
 }
@@ -128,7 +128,7 @@ static void fast__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 41 "e2e_options.kern"
         if (i < x.shape[0]) {
 #line 42 "e2e_options.kern"
-            ((float *)x.data)[krt_wrap_index(i, x.shape[0])] = (float)((((double)expf(((float *)x.data)[krt_wrap_index(i, x.shape[0])])) / ((double)x.shape[0])) + ((double)(sinf(((float *)x.data)[krt_wrap_index(i, x.shape[0])]) / 3.0f)));
+            ((float *)x.data)[i] = (float)((((double)expf(((float *)x.data)[i])) / ((double)x.shape[0])) + ((double)(sinf(((float *)x.data)[i]) / 3.0f)));
 #line 133 "e2e_options.c"
         }
     }
@@ -147,7 +147,7 @@ KRT_EXTERN_C const krt_kernel axpb__kernel = {
     0
 };
 
-KRT_EXTERN_C int axpb(krt_launch_cfg cfg, krt_array x, float b)
+KRT_EXTERN_C int axpb__launch(krt_launch_cfg cfg, krt_array x, float b)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -168,7 +168,7 @@ KRT_EXTERN_C const krt_kernel axpb__a1f8_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int axpb__a1f8_f8(krt_launch_cfg cfg, krt_array x, double b)
+KRT_EXTERN_C int axpb__a1f8_f8__launch(krt_launch_cfg cfg, krt_array x, double b)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -189,7 +189,7 @@ KRT_EXTERN_C const krt_kernel shadow__kernel = {
     0
 };
 
-KRT_EXTERN_C int shadow(krt_launch_cfg cfg, krt_array out, int32_t n)
+KRT_EXTERN_C int shadow__launch(krt_launch_cfg cfg, krt_array out, int32_t n)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -210,7 +210,7 @@ KRT_EXTERN_C const krt_kernel tuple_local__kernel = {
     0
 };
 
-KRT_EXTERN_C int tuple_local(krt_launch_cfg cfg, krt_array out, uint8_t flip)
+KRT_EXTERN_C int tuple_local__launch(krt_launch_cfg cfg, krt_array out, uint8_t flip)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -231,7 +231,7 @@ KRT_EXTERN_C const krt_kernel fast__kernel = {
     0
 };
 
-KRT_EXTERN_C int fast(krt_launch_cfg cfg, krt_array x)
+KRT_EXTERN_C int fast__launch(krt_launch_cfg cfg, krt_array x)
 {
     krt_view krt_v0;
     void *krt_argv[1];

@@ -29,7 +29,7 @@ static __device__ __forceinline__ KRT_MAYBE_UNUSED double scale(float v, int64_t
 }
 
 #line 16 "e2e_options.kern"
-__global__ void __maxnreg__(64) axpb__cuda(krt_view x, float b)
+KRT_EXTERN_C __global__ void __maxnreg__(64) axpb(krt_view x, float b)
 {
     int64_t i = 0;
 #line 17 "e2e_options.kern"
@@ -37,7 +37,7 @@ __global__ void __maxnreg__(64) axpb__cuda(krt_view x, float b)
 #line 18 "e2e_options.kern"
     if (i < x.shape[0]) {
 #line 19 "e2e_options.kern"
-        *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = (float)((scale(*(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]), 2) / 4.0) + ((double)b));
+        *(float *)(x.data + i * x.strides[0]) = (float)((scale(*(float *)(x.data + i * x.strides[0]), 2) / 4.0) + ((double)b));
     }
 }
 
@@ -49,7 +49,7 @@ static __device__ __forceinline__ KRT_MAYBE_UNUSED double scale__f8_i8(double v,
 }
 
 #line 16 "e2e_options.kern"
-__global__ void __maxnreg__(64) axpb__a1f8_f8__cuda(krt_view x, double b)
+KRT_EXTERN_C __global__ void __maxnreg__(64) axpb__a1f8_f8(krt_view x, double b)
 {
     int64_t i = 0;
 #line 17 "e2e_options.kern"
@@ -57,12 +57,12 @@ __global__ void __maxnreg__(64) axpb__a1f8_f8__cuda(krt_view x, double b)
 #line 18 "e2e_options.kern"
     if (i < x.shape[0]) {
 #line 19 "e2e_options.kern"
-        *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = (scale__f8_i8(*(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]), 2) / 4.0) + b;
+        *(double *)(x.data + i * x.strides[0]) = (scale__f8_i8(*(double *)(x.data + i * x.strides[0]), 2) / 4.0) + b;
     }
 }
 
 #line 23 "e2e_options.kern"
-__global__ void shadow__cuda(krt_view out, int32_t n)
+KRT_EXTERN_C __global__ void shadow(krt_view out, int32_t n)
 {
     int64_t i = 0;
     int64_t n_2 = 0;
@@ -73,12 +73,12 @@ __global__ void shadow__cuda(krt_view out, int32_t n)
 #line 26 "e2e_options.kern"
     if (i < out.shape[0]) {
 #line 27 "e2e_options.kern"
-        *(int32_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
+        *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
     }
 }
 
 #line 31 "e2e_options.kern"
-__global__ void tuple_local__cuda(krt_view out, bool flip)
+KRT_EXTERN_C __global__ void tuple_local(krt_view out, bool flip)
 {
     krt_tup_i64_i64 t = krt_tup_i64_i64_make(0, 0);
     bool f = false;
@@ -94,7 +94,7 @@ __global__ void tuple_local__cuda(krt_view out, bool flip)
 }
 
 #line 39 "e2e_options.kern"
-__global__ void fast__cuda(krt_view x)
+KRT_EXTERN_C __global__ void fast(krt_view x)
 {
     int64_t i = 0;
 #line 40 "e2e_options.kern"
@@ -102,7 +102,7 @@ __global__ void fast__cuda(krt_view x)
 #line 41 "e2e_options.kern"
     if (i < x.shape[0]) {
 #line 42 "e2e_options.kern"
-        ((float *)x.data)[krt_wrap_index(i, x.shape[0])] = (float)((((double)__expf(((float *)x.data)[krt_wrap_index(i, x.shape[0])])) / ((double)x.shape[0])) + ((double)__fdividef(__sinf(((float *)x.data)[krt_wrap_index(i, x.shape[0])]), 3.0f)));
+        ((float *)x.data)[i] = (float)((((double)__expf(((float *)x.data)[i])) / ((double)x.shape[0])) + ((double)__fdividef(__sinf(((float *)x.data)[i]), 3.0f)));
 #line 107 "e2e_options.cu"
     }
 }
@@ -131,7 +131,7 @@ static void axpb__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "e2e_options.kern"
         if (i < x.shape[0]) {
 #line 19 "e2e_options.kern"
-            *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = (float)((scale__cpu(krt_b, krt_tid, *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]), 2) / 4.0) + ((double)b));
+            *(float *)(x.data + i * x.strides[0]) = (float)((scale__cpu(krt_b, krt_tid, *(float *)(x.data + i * x.strides[0]), 2) / 4.0) + ((double)b));
         }
     }
 }
@@ -158,7 +158,7 @@ static void axpb__a1f8_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "e2e_options.kern"
         if (i < x.shape[0]) {
 #line 19 "e2e_options.kern"
-            *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = (scale__f8_i8__cpu(krt_b, krt_tid, *(double *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]), 2) / 4.0) + b;
+            *(double *)(x.data + i * x.strides[0]) = (scale__f8_i8__cpu(krt_b, krt_tid, *(double *)(x.data + i * x.strides[0]), 2) / 4.0) + b;
         }
     }
 }
@@ -179,7 +179,7 @@ static void shadow__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 26 "e2e_options.kern"
         if (i < out.shape[0]) {
 #line 27 "e2e_options.kern"
-            *(int32_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
+            *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
         }
     }
 }
@@ -218,7 +218,7 @@ static void fast__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 41 "e2e_options.kern"
         if (i < x.shape[0]) {
 #line 42 "e2e_options.kern"
-            ((float *)x.data)[krt_wrap_index(i, x.shape[0])] = (float)((((double)expf(((float *)x.data)[krt_wrap_index(i, x.shape[0])])) / ((double)x.shape[0])) + ((double)(sinf(((float *)x.data)[krt_wrap_index(i, x.shape[0])]) / 3.0f)));
+            ((float *)x.data)[i] = (float)((((double)expf(((float *)x.data)[i])) / ((double)x.shape[0])) + ((double)(sinf(((float *)x.data)[i]) / 3.0f)));
 #line 223 "e2e_options.cu"
         }
     }
@@ -232,12 +232,12 @@ static const krt_param axpb__params[] = {
 };
 KRT_EXTERN_C const krt_kernel axpb__kernel = {
     "axpb", "e2e_options.kern", 2, axpb__params,
-    axpb__cpu, (const void *)axpb__cuda,
+    axpb__cpu, (const void *)axpb,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int axpb(krt_launch_cfg cfg, krt_array x, float b)
+KRT_EXTERN_C int axpb__launch(krt_launch_cfg cfg, krt_array x, float b)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -253,12 +253,12 @@ static const krt_param axpb__a1f8_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel axpb__a1f8_f8__kernel = {
     "axpb", "e2e_options.kern", 2, axpb__a1f8_f8__params,
-    axpb__a1f8_f8__cpu, (const void *)axpb__a1f8_f8__cuda,
+    axpb__a1f8_f8__cpu, (const void *)axpb__a1f8_f8,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int axpb__a1f8_f8(krt_launch_cfg cfg, krt_array x, double b)
+KRT_EXTERN_C int axpb__a1f8_f8__launch(krt_launch_cfg cfg, krt_array x, double b)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -274,12 +274,12 @@ static const krt_param shadow__params[] = {
 };
 KRT_EXTERN_C const krt_kernel shadow__kernel = {
     "shadow", "e2e_options.kern", 2, shadow__params,
-    shadow__cpu, (const void *)shadow__cuda,
+    shadow__cpu, (const void *)shadow,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int shadow(krt_launch_cfg cfg, krt_array out, int32_t n)
+KRT_EXTERN_C int shadow__launch(krt_launch_cfg cfg, krt_array out, int32_t n)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -295,12 +295,12 @@ static const krt_param tuple_local__params[] = {
 };
 KRT_EXTERN_C const krt_kernel tuple_local__kernel = {
     "tuple_local", "e2e_options.kern", 2, tuple_local__params,
-    tuple_local__cpu, (const void *)tuple_local__cuda,
+    tuple_local__cpu, (const void *)tuple_local,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int tuple_local(krt_launch_cfg cfg, krt_array out, uint8_t flip)
+KRT_EXTERN_C int tuple_local__launch(krt_launch_cfg cfg, krt_array out, uint8_t flip)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -316,12 +316,12 @@ static const krt_param fast__params[] = {
 };
 KRT_EXTERN_C const krt_kernel fast__kernel = {
     "fast", "e2e_options.kern", 1, fast__params,
-    fast__cpu, (const void *)fast__cuda,
+    fast__cpu, (const void *)fast,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int fast(krt_launch_cfg cfg, krt_array x)
+KRT_EXTERN_C int fast__launch(krt_launch_cfg cfg, krt_array x)
 {
     krt_view krt_v0;
     void *krt_argv[1];

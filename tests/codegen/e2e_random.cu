@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 12 "e2e_random.kern"
-__global__ void draws__cuda(krt_view states, int32_t which, krt_view out)
+KRT_EXTERN_C __global__ void draws(krt_view states, int32_t which, krt_view out)
 {
     int64_t i = 0;
     int64_t j = 0;
@@ -29,20 +29,20 @@ __global__ void draws__cuda(krt_view states, int32_t which, krt_view out)
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         j = krt_it1;
 #line 17 "e2e_random.kern"
-        if (((int64_t)which) == 0) {
+        if (which == 0) {
 #line 18 "e2e_random.kern"
-            ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = (double)krt_xoroshiro128p_uniform_float32(states, i);
+            ((double *)out.data)[i * out.shape[1] + j] = (double)krt_xoroshiro128p_uniform_float32(states, i);
 #line 19 "e2e_random.kern"
-        } else if (((int64_t)which) == 1) {
+        } else if (which == 1) {
 #line 20 "e2e_random.kern"
-            ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = krt_xoroshiro128p_uniform_float64(states, i);
+            ((double *)out.data)[i * out.shape[1] + j] = krt_xoroshiro128p_uniform_float64(states, i);
 #line 21 "e2e_random.kern"
-        } else if (((int64_t)which) == 2) {
+        } else if (which == 2) {
 #line 22 "e2e_random.kern"
-            ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = (double)krt_xoroshiro128p_normal_float32(states, i);
+            ((double *)out.data)[i * out.shape[1] + j] = (double)krt_xoroshiro128p_normal_float32(states, i);
         } else {
 #line 24 "e2e_random.kern"
-            ((double *)out.data)[krt_wrap_index(i, out.shape[0]) * out.shape[1] + krt_wrap_index(j, out.shape[1])] = krt_xoroshiro128p_normal_float64(states, i);
+            ((double *)out.data)[i * out.shape[1] + j] = krt_xoroshiro128p_normal_float64(states, i);
         }
     }
 }
@@ -55,7 +55,7 @@ static __device__ inline KRT_MAYBE_UNUSED bool coin(krt_view states, int64_t i)
 }
 
 #line 33 "e2e_random.kern"
-__global__ void mixed__cuda(krt_view states, krt_view out)
+KRT_EXTERN_C __global__ void mixed(krt_view states, krt_view out)
 {
     int64_t i = 0;
     int64_t n = 0;
@@ -97,9 +97,9 @@ __global__ void mixed__cuda(krt_view states, krt_view out)
 #line 44 "e2e_random.kern"
         krt_xoroshiro128p_jump(krt_rng_state(states, i));
 #line 45 "e2e_random.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_mul_i64(2, i), out.shape[0])] = heads;
+        ((int64_t *)out.data)[krt_mul_i64(2, i)] = heads;
 #line 46 "e2e_random.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(2, i), 1), out.shape[0])] = inside;
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = inside;
 #line 104 "e2e_random.cu"
     }
 }
@@ -133,20 +133,20 @@ static void draws__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             j = krt_it1;
 #line 17 "e2e_random.kern"
-            if (((int64_t)which) == 0) {
+            if (which == 0) {
 #line 18 "e2e_random.kern"
-                ((double *)out.data)[(int64_t)i * out.shape[1] + (int64_t)j] = (double)krt_xoroshiro128p_uniform_float32(states, i);
+                ((double *)out.data)[i * out.shape[1] + j] = (double)krt_xoroshiro128p_uniform_float32(states, i);
 #line 19 "e2e_random.kern"
-            } else if (((int64_t)which) == 1) {
+            } else if (which == 1) {
 #line 20 "e2e_random.kern"
-                ((double *)out.data)[(int64_t)i * out.shape[1] + (int64_t)j] = krt_xoroshiro128p_uniform_float64(states, i);
+                ((double *)out.data)[i * out.shape[1] + j] = krt_xoroshiro128p_uniform_float64(states, i);
 #line 21 "e2e_random.kern"
-            } else if (((int64_t)which) == 2) {
+            } else if (which == 2) {
 #line 22 "e2e_random.kern"
-                ((double *)out.data)[(int64_t)i * out.shape[1] + (int64_t)j] = (double)krt_xoroshiro128p_normal_float32(states, i);
+                ((double *)out.data)[i * out.shape[1] + j] = (double)krt_xoroshiro128p_normal_float32(states, i);
             } else {
 #line 24 "e2e_random.kern"
-                ((double *)out.data)[(int64_t)i * out.shape[1] + (int64_t)j] = krt_xoroshiro128p_normal_float64(states, i);
+                ((double *)out.data)[i * out.shape[1] + j] = krt_xoroshiro128p_normal_float64(states, i);
             }
         }
     krt_next:;
@@ -210,9 +210,9 @@ static void mixed__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 44 "e2e_random.kern"
             krt_xoroshiro128p_jump(krt_rng_state(states, i));
 #line 45 "e2e_random.kern"
-            ((int64_t *)out.data)[krt_wrap_index(krt_mul_i64(2, i), out.shape[0])] = heads;
+            ((int64_t *)out.data)[krt_mul_i64(2, i)] = heads;
 #line 46 "e2e_random.kern"
-            ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(2, i), 1), out.shape[0])] = inside;
+            ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = inside;
 #line 217 "e2e_random.cu"
         }
     }
@@ -227,12 +227,12 @@ static const krt_param draws__params[] = {
 };
 KRT_EXTERN_C const krt_kernel draws__kernel = {
     "draws", "e2e_random.kern", 3, draws__params,
-    draws__cpu, (const void *)draws__cuda,
+    draws__cpu, (const void *)draws,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int draws(krt_launch_cfg cfg, krt_array states, int32_t which, krt_array out)
+KRT_EXTERN_C int draws__launch(krt_launch_cfg cfg, krt_array states, int32_t which, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -251,12 +251,12 @@ static const krt_param mixed__params[] = {
 };
 KRT_EXTERN_C const krt_kernel mixed__kernel = {
     "mixed", "e2e_random.kern", 2, mixed__params,
-    mixed__cpu, (const void *)mixed__cuda,
+    mixed__cpu, (const void *)mixed,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int mixed(krt_launch_cfg cfg, krt_array states, krt_array out)
+KRT_EXTERN_C int mixed__launch(krt_launch_cfg cfg, krt_array states, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

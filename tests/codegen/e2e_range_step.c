@@ -26,13 +26,13 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 15 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 16 "e2e_range_step.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = -2;
+            *(int64_t *)(out.data + i * out.strides[0]) = -2;
 #line 17 "e2e_range_step.kern"
             n = 0;
 #line 18 "e2e_range_step.kern"
             krt_it1 = 0;
             krt_stop2 = 10;
-            krt_step3 = *(int64_t *)(steps.data + (int64_t)i * steps.strides[0]);
+            krt_step3 = *(int64_t *)(steps.data + i * steps.strides[0]);
             if (krt_step3 == 0) {
                 goto krt_next;
             }
@@ -42,7 +42,7 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 20 "e2e_range_step.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = n;
+            *(int64_t *)(out.data + i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -81,7 +81,7 @@ static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 30 "e2e_range_step.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = n;
+            *(int64_t *)(out.data + i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -121,7 +121,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 35 "e2e_range_step.kern"
         t = (int32_t)krt_tid.x;
 #line 37 "e2e_range_step.kern"
-        krt_s->s[(int64_t)((int64_t)t)] = -1;
+        krt_s->s[t] = -1;
         krt_f->t = t;
     }
 #line 38 "e2e_range_step.kern"
@@ -139,7 +139,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 40 "e2e_range_step.kern"
         krt_it1 = 0;
         krt_stop2 = 10;
-        krt_step3 = *(int64_t *)(steps.data + (int64_t)((int64_t)t) * steps.strides[0]);
+        krt_step3 = *(int64_t *)(steps.data + t * steps.strides[0]);
         if (krt_step3 == 0) {
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip2;
@@ -150,7 +150,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
             n = krt_add_i64(n, 1);
         }
 #line 42 "e2e_range_step.kern"
-        krt_s->s[(int64_t)((int64_t)t)] = n;
+        krt_s->s[t] = n;
     krt_skip2:;
         krt_f->n = n;
     }
@@ -163,11 +163,11 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 44 "e2e_range_step.kern"
-        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
+        *(int64_t *)(out.data + t * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), krt_s->s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
     }
 }
 
-#line 164 "e2e_range_step.c"
+#line 171 "e2e_range_step.c"
 struct count_block__shared {
     int64_t s[64];
 };
@@ -202,7 +202,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 49 "e2e_range_step.kern"
         t = (int32_t)krt_tid.x;
 #line 51 "e2e_range_step.kern"
-        krt_s->s[(int64_t)((int64_t)t)] = 0;
+        krt_s->s[t] = 0;
         krt_f->t = t;
     }
 #line 52 "e2e_range_step.kern"
@@ -261,7 +261,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 55 "e2e_range_step.kern"
-            krt_s->s[(int64_t)((int64_t)t)] = krt_add_i64(krt_s->s[(int64_t)((int64_t)t)], k);
+            krt_s->s[t] = krt_add_i64(krt_s->s[t], k);
         }
 #line 56 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -272,7 +272,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 57 "e2e_range_step.kern"
-            acc = krt_add_i64(acc, krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
+            acc = krt_add_i64(acc, krt_s->s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
             krt_f->acc = acc;
         }
 #line 58 "e2e_range_step.kern"
@@ -301,11 +301,11 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 59 "e2e_range_step.kern"
-        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = acc;
+        *(int64_t *)(out.data + t * out.strides[0]) = acc;
     }
 }
 
-#line 283 "e2e_range_step.c"
+#line 309 "e2e_range_step.c"
 struct count_inlined__frame {
     int krt_state;
     int32_t t;
@@ -347,7 +347,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_range_step.kern"
         krt_f->trips_sync__a = 0;
         krt_f->trips_sync__b = 6;
-        krt_f->trips_sync__s = *(int64_t *)(steps.data + (int64_t)((int64_t)t) * steps.strides[0]);
+        krt_f->trips_sync__s = *(int64_t *)(steps.data + t * steps.strides[0]);
         krt_f->krt_ret0 = 0;
     }
     /* device function trips_sync, inlined */
@@ -414,7 +414,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_range_step.kern"
-        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = n;
+        *(int64_t *)(out.data + t * out.strides[0]) = n;
     }
 }
 
@@ -461,7 +461,7 @@ static void count_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 89 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 90 "e2e_range_step.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + (int64_t)i * steps.strides[0]));
+            *(int64_t *)(out.data + i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + i * steps.strides[0]));
         }
     }
 }
@@ -474,7 +474,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 440 "e2e_range_step.c"
+#line 478 "e2e_range_step.c"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -494,7 +494,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
-#line 460 "e2e_range_step.c"
+#line 498 "e2e_range_step.c"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -506,7 +506,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
-#line 472 "e2e_range_step.c"
+#line 510 "e2e_range_step.c"
         }
     }
 }
@@ -524,7 +524,7 @@ KRT_EXTERN_C const krt_kernel count__kernel = {
     0
 };
 
-KRT_EXTERN_C int count(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -547,7 +547,7 @@ KRT_EXTERN_C const krt_kernel count_unsigned__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_unsigned(krt_launch_cfg cfg, krt_array out, uint32_t step)
+KRT_EXTERN_C int count_unsigned__launch(krt_launch_cfg cfg, krt_array out, uint32_t step)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -568,7 +568,7 @@ KRT_EXTERN_C const krt_kernel count_sync__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_sync(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_sync__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -591,7 +591,7 @@ KRT_EXTERN_C const krt_kernel count_block__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_block(krt_launch_cfg cfg, krt_array out, int64_t step)
+KRT_EXTERN_C int count_block__launch(krt_launch_cfg cfg, krt_array out, int64_t step)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -612,7 +612,7 @@ KRT_EXTERN_C const krt_kernel count_inlined__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_inlined(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_inlined__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -635,7 +635,7 @@ KRT_EXTERN_C const krt_kernel count_device__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_device(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_device__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -658,7 +658,7 @@ KRT_EXTERN_C const krt_kernel count_debug__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_debug(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_debug__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -10,7 +10,7 @@
 /* ---- CUDA ---- */
 
 #line 13 "e2e_range_step.kern"
-__global__ void count__cuda(krt_view out, krt_view steps)
+KRT_EXTERN_C __global__ void count(krt_view out, krt_view steps)
 {
     int64_t i = 0;
     int64_t n = 0;
@@ -24,13 +24,13 @@ __global__ void count__cuda(krt_view out, krt_view steps)
 #line 15 "e2e_range_step.kern"
     if (i < out.shape[0]) {
 #line 16 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = -2;
+        *(int64_t *)(out.data + i * out.strides[0]) = -2;
 #line 17 "e2e_range_step.kern"
         n = 0;
 #line 18 "e2e_range_step.kern"
         krt_it1 = 0;
         krt_stop2 = 10;
-        krt_step3 = *(int64_t *)(steps.data + krt_wrap_index(i, steps.shape[0]) * steps.strides[0]);
+        krt_step3 = *(int64_t *)(steps.data + i * steps.strides[0]);
         if (krt_step3 == 0) {
             return;
         }
@@ -40,12 +40,12 @@ __global__ void count__cuda(krt_view out, krt_view steps)
             n = krt_add_i64(n, 1);
         }
 #line 20 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = n;
+        *(int64_t *)(out.data + i * out.strides[0]) = n;
     }
 }
 
 #line 24 "e2e_range_step.kern"
-__global__ void count_unsigned__cuda(krt_view out, uint32_t step)
+KRT_EXTERN_C __global__ void count_unsigned(krt_view out, uint32_t step)
 {
     int64_t i = 0;
     int64_t n = 0;
@@ -73,12 +73,12 @@ __global__ void count_unsigned__cuda(krt_view out, uint32_t step)
             n = krt_add_i64(n, 1);
         }
 #line 30 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = n;
+        *(int64_t *)(out.data + i * out.strides[0]) = n;
     }
 }
 
 #line 34 "e2e_range_step.kern"
-__global__ void count_sync__cuda(krt_view out, krt_view steps)
+KRT_EXTERN_C __global__ void count_sync(krt_view out, krt_view steps)
 {
     int32_t t = 0;
     __shared__ int64_t s[64];
@@ -91,7 +91,7 @@ __global__ void count_sync__cuda(krt_view out, krt_view steps)
 #line 35 "e2e_range_step.kern"
     t = (int32_t)threadIdx.x;
 #line 37 "e2e_range_step.kern"
-    s[krt_wrap_index(((int64_t)t), 64)] = -1;
+    s[t] = -1;
 #line 38 "e2e_range_step.kern"
     __syncthreads();
 #line 39 "e2e_range_step.kern"
@@ -99,7 +99,7 @@ __global__ void count_sync__cuda(krt_view out, krt_view steps)
 #line 40 "e2e_range_step.kern"
     krt_it1 = 0;
     krt_stop2 = 10;
-    krt_step3 = *(int64_t *)(steps.data + krt_wrap_index(((int64_t)t), steps.shape[0]) * steps.strides[0]);
+    krt_step3 = *(int64_t *)(steps.data + t * steps.strides[0]);
     if (krt_step3 == 0) {
         return;
     }
@@ -109,15 +109,15 @@ __global__ void count_sync__cuda(krt_view out, krt_view steps)
         n = krt_add_i64(n, 1);
     }
 #line 42 "e2e_range_step.kern"
-    s[krt_wrap_index(((int64_t)t), 64)] = n;
+    s[t] = n;
 #line 43 "e2e_range_step.kern"
     __syncthreads();
 #line 44 "e2e_range_step.kern"
-    *(int64_t *)(out.data + krt_wrap_index(((int64_t)t), out.shape[0]) * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)blockDim.x))), 64)]);
+    *(int64_t *)(out.data + t * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))]);
 }
 
 #line 48 "e2e_range_step.kern"
-__global__ void count_block__cuda(krt_view out, int64_t step)
+KRT_EXTERN_C __global__ void count_block(krt_view out, int64_t step)
 {
     int32_t t = 0;
     __shared__ int64_t s[64];
@@ -129,7 +129,7 @@ __global__ void count_block__cuda(krt_view out, int64_t step)
 #line 49 "e2e_range_step.kern"
     t = (int32_t)threadIdx.x;
 #line 51 "e2e_range_step.kern"
-    s[krt_wrap_index(((int64_t)t), 64)] = 0;
+    s[t] = 0;
 #line 52 "e2e_range_step.kern"
     __syncthreads();
 #line 53 "e2e_range_step.kern"
@@ -144,16 +144,16 @@ __global__ void count_block__cuda(krt_view out, int64_t step)
     for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
         k = krt_it1;
 #line 55 "e2e_range_step.kern"
-        s[krt_wrap_index(((int64_t)t), 64)] = krt_add_i64(s[krt_wrap_index(((int64_t)t), 64)], k);
+        s[t] = krt_add_i64(s[t], k);
 #line 56 "e2e_range_step.kern"
         __syncthreads();
 #line 57 "e2e_range_step.kern"
-        acc = krt_add_i64(acc, s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)blockDim.x))), 64)]);
+        acc = krt_add_i64(acc, s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))]);
 #line 58 "e2e_range_step.kern"
         __syncthreads();
     }
 #line 59 "e2e_range_step.kern"
-    *(int64_t *)(out.data + krt_wrap_index(((int64_t)t), out.shape[0]) * out.strides[0]) = acc;
+    *(int64_t *)(out.data + t * out.strides[0]) = acc;
 }
 
 #line 63 "e2e_range_step.kern"
@@ -187,16 +187,16 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t trips_sync(int64_t a, int64_t 
 }
 
 #line 72 "e2e_range_step.kern"
-__global__ void count_inlined__cuda(krt_view out, krt_view steps)
+KRT_EXTERN_C __global__ void count_inlined(krt_view out, krt_view steps)
 {
     int32_t t = 0;
     int64_t n = 0;
 #line 73 "e2e_range_step.kern"
     t = (int32_t)threadIdx.x;
 #line 74 "e2e_range_step.kern"
-    n = trips_sync(0, 6, *(int64_t *)(steps.data + krt_wrap_index(((int64_t)t), steps.shape[0]) * steps.strides[0]));
+    n = trips_sync(0, 6, *(int64_t *)(steps.data + t * steps.strides[0]));
 #line 75 "e2e_range_step.kern"
-    *(int64_t *)(out.data + krt_wrap_index(((int64_t)t), out.shape[0]) * out.strides[0]) = n;
+    *(int64_t *)(out.data + t * out.strides[0]) = n;
 }
 
 #line 79 "e2e_range_step.kern"
@@ -228,7 +228,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t trips(int64_t a, int64_t b, in
 }
 
 #line 87 "e2e_range_step.kern"
-__global__ void count_device__cuda(krt_view out, krt_view steps)
+KRT_EXTERN_C __global__ void count_device(krt_view out, krt_view steps)
 {
     int64_t i = 0;
 #line 88 "e2e_range_step.kern"
@@ -236,12 +236,12 @@ __global__ void count_device__cuda(krt_view out, krt_view steps)
 #line 89 "e2e_range_step.kern"
     if (i < out.shape[0]) {
 #line 90 "e2e_range_step.kern"
-        *(int64_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = trips(0, 10, *(int64_t *)(steps.data + krt_wrap_index(i, steps.shape[0]) * steps.strides[0]));
+        *(int64_t *)(out.data + i * out.strides[0]) = trips(0, 10, *(int64_t *)(steps.data + i * steps.strides[0]));
     }
 }
 
 #line 94 "e2e_range_step.kern"
-__global__ void count_debug__cuda(krt_view out, krt_view steps)
+KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
 {
     int64_t i = 0;
     int64_t n = 0;
@@ -298,13 +298,13 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 15 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 16 "e2e_range_step.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = -2;
+            *(int64_t *)(out.data + i * out.strides[0]) = -2;
 #line 17 "e2e_range_step.kern"
             n = 0;
 #line 18 "e2e_range_step.kern"
             krt_it1 = 0;
             krt_stop2 = 10;
-            krt_step3 = *(int64_t *)(steps.data + (int64_t)i * steps.strides[0]);
+            krt_step3 = *(int64_t *)(steps.data + i * steps.strides[0]);
             if (krt_step3 == 0) {
                 goto krt_next;
             }
@@ -314,7 +314,7 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 20 "e2e_range_step.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = n;
+            *(int64_t *)(out.data + i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -353,7 +353,7 @@ static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 n = krt_add_i64(n, 1);
             }
 #line 30 "e2e_range_step.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = n;
+            *(int64_t *)(out.data + i * out.strides[0]) = n;
         }
     krt_next:;
     }
@@ -393,7 +393,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 35 "e2e_range_step.kern"
         t = (int32_t)krt_tid.x;
 #line 37 "e2e_range_step.kern"
-        krt_s->s[(int64_t)((int64_t)t)] = -1;
+        krt_s->s[t] = -1;
         krt_f->t = t;
     }
 #line 38 "e2e_range_step.kern"
@@ -411,7 +411,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 40 "e2e_range_step.kern"
         krt_it1 = 0;
         krt_stop2 = 10;
-        krt_step3 = *(int64_t *)(steps.data + (int64_t)((int64_t)t) * steps.strides[0]);
+        krt_step3 = *(int64_t *)(steps.data + t * steps.strides[0]);
         if (krt_step3 == 0) {
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip2;
@@ -422,7 +422,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
             n = krt_add_i64(n, 1);
         }
 #line 42 "e2e_range_step.kern"
-        krt_s->s[(int64_t)((int64_t)t)] = n;
+        krt_s->s[t] = n;
     krt_skip2:;
         krt_f->n = n;
     }
@@ -435,11 +435,11 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 44 "e2e_range_step.kern"
-        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
+        *(int64_t *)(out.data + t * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), krt_s->s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
     }
 }
 
-#line 436 "e2e_range_step.cu"
+#line 443 "e2e_range_step.cu"
 struct count_block__shared {
     int64_t s[64];
 };
@@ -474,7 +474,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 49 "e2e_range_step.kern"
         t = (int32_t)krt_tid.x;
 #line 51 "e2e_range_step.kern"
-        krt_s->s[(int64_t)((int64_t)t)] = 0;
+        krt_s->s[t] = 0;
         krt_f->t = t;
     }
 #line 52 "e2e_range_step.kern"
@@ -533,7 +533,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 55 "e2e_range_step.kern"
-            krt_s->s[(int64_t)((int64_t)t)] = krt_add_i64(krt_s->s[(int64_t)((int64_t)t)], k);
+            krt_s->s[t] = krt_add_i64(krt_s->s[t], k);
         }
 #line 56 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -544,7 +544,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 57 "e2e_range_step.kern"
-            acc = krt_add_i64(acc, krt_s->s[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)t), 1), ((int64_t)((int32_t)krt_b->block_dim.x))), 64)]);
+            acc = krt_add_i64(acc, krt_s->s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
             krt_f->acc = acc;
         }
 #line 58 "e2e_range_step.kern"
@@ -573,11 +573,11 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 59 "e2e_range_step.kern"
-        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = acc;
+        *(int64_t *)(out.data + t * out.strides[0]) = acc;
     }
 }
 
-#line 555 "e2e_range_step.cu"
+#line 581 "e2e_range_step.cu"
 struct count_inlined__frame {
     int krt_state;
     int32_t t;
@@ -619,7 +619,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_range_step.kern"
         krt_f->trips_sync__a = 0;
         krt_f->trips_sync__b = 6;
-        krt_f->trips_sync__s = *(int64_t *)(steps.data + (int64_t)((int64_t)t) * steps.strides[0]);
+        krt_f->trips_sync__s = *(int64_t *)(steps.data + t * steps.strides[0]);
         krt_f->krt_ret0 = 0;
     }
     /* device function trips_sync, inlined */
@@ -686,7 +686,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_range_step.kern"
-        *(int64_t *)(out.data + (int64_t)((int64_t)t) * out.strides[0]) = n;
+        *(int64_t *)(out.data + t * out.strides[0]) = n;
     }
 }
 
@@ -733,7 +733,7 @@ static void count_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 89 "e2e_range_step.kern"
         if (i < out.shape[0]) {
 #line 90 "e2e_range_step.kern"
-            *(int64_t *)(out.data + (int64_t)i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + (int64_t)i * steps.strides[0]));
+            *(int64_t *)(out.data + i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + i * steps.strides[0]));
         }
     }
 }
@@ -746,7 +746,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 712 "e2e_range_step.cu"
+#line 750 "e2e_range_step.cu"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -766,7 +766,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
-#line 732 "e2e_range_step.cu"
+#line 770 "e2e_range_step.cu"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -778,7 +778,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
-#line 744 "e2e_range_step.cu"
+#line 782 "e2e_range_step.cu"
         }
     }
 }
@@ -791,12 +791,12 @@ static const krt_param count__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count__kernel = {
     "count", "e2e_range_step.kern", 2, count__params,
-    count__cpu, (const void *)count__cuda,
+    count__cpu, (const void *)count,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -814,12 +814,12 @@ static const krt_param count_unsigned__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_unsigned__kernel = {
     "count_unsigned", "e2e_range_step.kern", 2, count_unsigned__params,
-    count_unsigned__cpu, (const void *)count_unsigned__cuda,
+    count_unsigned__cpu, (const void *)count_unsigned,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count_unsigned(krt_launch_cfg cfg, krt_array out, uint32_t step)
+KRT_EXTERN_C int count_unsigned__launch(krt_launch_cfg cfg, krt_array out, uint32_t step)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -835,12 +835,12 @@ static const krt_param count_sync__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_sync__kernel = {
     "count_sync", "e2e_range_step.kern", 2, count_sync__params,
-    count_sync__cpu, (const void *)count_sync__cuda,
+    count_sync__cpu, (const void *)count_sync,
     sizeof(struct count_sync__shared), sizeof(struct count_sync__frame),
     0
 };
 
-KRT_EXTERN_C int count_sync(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_sync__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -858,12 +858,12 @@ static const krt_param count_block__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_block__kernel = {
     "count_block", "e2e_range_step.kern", 2, count_block__params,
-    count_block__cpu, (const void *)count_block__cuda,
+    count_block__cpu, (const void *)count_block,
     sizeof(struct count_block__shared), sizeof(struct count_block__frame),
     0
 };
 
-KRT_EXTERN_C int count_block(krt_launch_cfg cfg, krt_array out, int64_t step)
+KRT_EXTERN_C int count_block__launch(krt_launch_cfg cfg, krt_array out, int64_t step)
 {
     krt_view krt_v0;
     void *krt_argv[2];
@@ -879,12 +879,12 @@ static const krt_param count_inlined__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_inlined__kernel = {
     "count_inlined", "e2e_range_step.kern", 2, count_inlined__params,
-    count_inlined__cpu, (const void *)count_inlined__cuda,
+    count_inlined__cpu, (const void *)count_inlined,
     0, sizeof(struct count_inlined__frame),
     0
 };
 
-KRT_EXTERN_C int count_inlined(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_inlined__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -902,12 +902,12 @@ static const krt_param count_device__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_device__kernel = {
     "count_device", "e2e_range_step.kern", 2, count_device__params,
-    count_device__cpu, (const void *)count_device__cuda,
+    count_device__cpu, (const void *)count_device,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count_device(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_device__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -925,12 +925,12 @@ static const krt_param count_debug__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_debug__kernel = {
     "count_debug", "e2e_range_step.kern", 2, count_debug__params,
-    count_debug__cpu, (const void *)count_debug__cuda,
+    count_debug__cpu, (const void *)count_debug,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count_debug(krt_launch_cfg cfg, krt_array out, krt_array steps)
+KRT_EXTERN_C int count_debug__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
     krt_view krt_v0;
     krt_view krt_v1;

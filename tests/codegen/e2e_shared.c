@@ -25,7 +25,6 @@ struct block_sum__frame {
     int krt_state;
     int32_t tid;
     int64_t i;
-    int64_t step;
 };
 
 #line 16 "e2e_shared.kern"
@@ -34,91 +33,56 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_sum__shared *krt_s = (struct block_sum__shared *)krt_b->shared;
+    int64_t step = 0;
     struct block_sum__frame *krt_fr = (struct block_sum__frame *)krt_b->frame;
     struct block_sum__frame *krt_f;
     unsigned krt_t;
-    int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t tid KRT_MAYBE_UNUSED = krt_f->tid;
+        int64_t i KRT_MAYBE_UNUSED = 0;
 #line 18 "e2e_shared.kern"
-        krt_f->tid = (int32_t)krt_tid.x;
+        tid = (int32_t)krt_tid.x;
 #line 19 "e2e_shared.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 20 "e2e_shared.kern"
-        if (krt_f->i < x.shape[0]) {
+        if (i < x.shape[0]) {
 #line 21 "e2e_shared.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)] = ((float *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])];
+            krt_s->s[tid] = ((float *)x.data)[i];
         } else {
 #line 23 "e2e_shared.kern"
-            krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)] = 0.0f;
+            krt_s->s[tid] = 0.0f;
         }
+        krt_f->tid = tid;
     }
 #line 24 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
 #line 25 "e2e_shared.kern"
-        krt_f->step = krt_floordiv_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 2);
-    }
+    step = (int64_t)(((int32_t)krt_b->block_dim.x) >> 1);
 #line 26 "e2e_shared.kern"
-    for (;;) {
-        krt_go = 0;
+    while ((int32_t)step > 0) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_CONTINUE(1))
-                krt_f->krt_state = KRT_RUNNING;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 26 "e2e_shared.kern"
-            if (krt_f->step > 0) {
-                krt_go = 1;
-            } else {
-                krt_f->krt_state = KRT_BREAK(1);
-            }
-        }
-        if (!krt_go)
-            break;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int32_t tid KRT_MAYBE_UNUSED = krt_f->tid;
 #line 27 "e2e_shared.kern"
-            if (((int64_t)krt_f->tid) < krt_f->step) {
+            if (tid < (int32_t)step) {
 #line 28 "e2e_shared.kern"
-                krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)] = combine__cpu(krt_b, krt_tid, krt_s->s[krt_wrap_index(((int64_t)krt_f->tid), 1024)], krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tid), krt_f->step), 1024)]);
+                krt_s->s[tid] = combine__cpu(krt_b, krt_tid, krt_s->s[tid], krt_s->s[tid + (int32_t)step]);
             }
         }
 #line 29 "e2e_shared.kern"
         /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
 #line 30 "e2e_shared.kern"
-            krt_f->step = krt_floordiv_i64(krt_f->step, 2);
-        }
+        step = (int64_t)((int32_t)step >> 1);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_BREAK(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t tid KRT_MAYBE_UNUSED = krt_f->tid;
 #line 31 "e2e_shared.kern"
-        if (((int64_t)krt_f->tid) == 0) {
+        if (tid == 0) {
 #line 32 "e2e_shared.kern"
-            ((float *)out.data)[krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), out.shape[0])] = krt_s->s[0];
+            ((float *)out.data)[((int32_t)krt_b->block_idx.x)] = krt_s->s[0];
         }
     }
 }
@@ -132,7 +96,7 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
-#line 136 "e2e_shared.c"
+#line 100 "e2e_shared.c"
 struct scan__shared {
     int64_t sh[256];
 };
@@ -166,82 +130,106 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 38 "e2e_shared.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 39 "e2e_shared.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 40 "e2e_shared.kern"
-        if (krt_f->i >= ((int64_t)n)) {
+        if (i >= ((int64_t)n)) {
 #line 41 "e2e_shared.kern"
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip1;
         }
 #line 42 "e2e_shared.kern"
-        krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)] = *(int64_t *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]);
+        krt_s->sh[t] = *(int64_t *)(x.data + (int32_t)i * x.strides[0]);
     krt_skip1:;
+        krt_f->t = t;
+        krt_f->i = i;
     }
 #line 43 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
 #line 44 "e2e_shared.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+        int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
+        int64_t krt_stop2 KRT_MAYBE_UNUSED = krt_f->krt_stop2;
+        int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
-        krt_f->krt_it1 = 0;
-        krt_f->krt_stop2 = 8;
-        krt_f->krt_step3 = 1;
+        krt_it1 = 0;
+        krt_stop2 = 8;
+        krt_step3 = 1;
+        krt_f->krt_it1 = krt_it1;
+        krt_f->krt_stop2 = krt_stop2;
+        krt_f->krt_step3 = krt_step3;
     }
 #line 44 "e2e_shared.kern"
     for (;;) {
         krt_go = 0;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = krt_f->krt_stop2;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
+            int64_t d KRT_MAYBE_UNUSED = krt_f->d;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 44 "e2e_shared.kern"
-            if (krt_f->krt_it1 < krt_f->krt_stop2) {
-                krt_f->d = krt_f->krt_it1;
+            if (krt_it1 < krt_stop2) {
+                d = krt_it1;
                 krt_go = 1;
             } else {
                 krt_f->krt_state = KRT_BREAK(1);
             }
+            krt_f->d = d;
         }
         if (!krt_go)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t off KRT_MAYBE_UNUSED = krt_f->off;
+            int64_t d KRT_MAYBE_UNUSED = krt_f->d;
+            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 45 "e2e_shared.kern"
-            krt_f->off = krt_shl_i64(1, krt_f->d);
+            off = krt_shl_i64(1, d);
 #line 46 "e2e_shared.kern"
-            krt_f->v = krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)];
+            v = krt_s->sh[t];
 #line 47 "e2e_shared.kern"
-            if (((int64_t)krt_f->t) >= krt_f->off) {
+            if (((int64_t)t) >= off) {
 #line 48 "e2e_shared.kern"
-                krt_f->v = combine__i8_i8__cpu(krt_b, krt_tid, krt_f->v, krt_s->sh[krt_wrap_index(krt_sub_i64(((int64_t)krt_f->t), krt_f->off), 256)]);
+                v = combine__i8_i8__cpu(krt_b, krt_tid, v, krt_s->sh[krt_wrap_index(krt_sub_i64(((int64_t)t), off), 256)]);
             }
+            krt_f->off = off;
+            krt_f->v = v;
         }
 #line 49 "e2e_shared.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 50 "e2e_shared.kern"
-            krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)] = krt_f->v;
+            krt_s->sh[t] = v;
         }
 #line 51 "e2e_shared.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
             if (krt_f->krt_state == KRT_CONTINUE(1))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
-            krt_f->krt_it1 += krt_f->krt_step3;
+            krt_it1 += krt_step3;
+            krt_f->krt_it1 = krt_it1;
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -251,14 +239,16 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 52 "e2e_shared.kern"
-        *(int64_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_s->sh[krt_wrap_index(((int64_t)krt_f->t), 256)];
+        *(int64_t *)(out.data + (int32_t)i * out.strides[0]) = krt_s->sh[t];
     }
 }
 
-#line 262 "e2e_shared.c"
+#line 252 "e2e_shared.c"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
@@ -268,9 +258,6 @@ struct mirror3__frame {
     int32_t x;
     int32_t y;
     int32_t z;
-    int32_t bx;
-    int32_t by;
-    int32_t bz;
 };
 
 #line 56 "e2e_shared.kern"
@@ -278,40 +265,53 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view out = *(const krt_view *)krt_args[0];
     struct mirror3__shared *krt_s = (struct mirror3__shared *)krt_b->shared;
+    int32_t bx = 0;
+    int32_t by = 0;
+    int32_t bz = 0;
     struct mirror3__frame *krt_fr = (struct mirror3__frame *)krt_b->frame;
     struct mirror3__frame *krt_f;
     unsigned krt_t;
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+    {
+        const int32_t krt_in_bx = bx;
+        const int32_t krt_in_by = by;
+        const int32_t krt_in_bz = bz;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            bx = krt_in_bx;
+            by = krt_in_by;
+            bz = krt_in_bz;
+            int32_t x KRT_MAYBE_UNUSED = krt_f->x;
+            int32_t y KRT_MAYBE_UNUSED = krt_f->y;
+            int32_t z KRT_MAYBE_UNUSED = krt_f->z;
 #line 58 "e2e_shared.kern"
-        krt_f->x = (int32_t)krt_tid.x;
+            x = (int32_t)krt_tid.x;
 #line 59 "e2e_shared.kern"
-        krt_f->y = (int32_t)krt_tid.y;
+            y = (int32_t)krt_tid.y;
 #line 60 "e2e_shared.kern"
-        krt_f->z = (int32_t)krt_tid.z;
+            z = (int32_t)krt_tid.z;
 #line 61 "e2e_shared.kern"
-        krt_f->bx = (int32_t)krt_b->block_dim.x;
+            bx = (int32_t)krt_b->block_dim.x;
 #line 62 "e2e_shared.kern"
-        krt_f->by = (int32_t)krt_b->block_dim.y;
+            by = (int32_t)krt_b->block_dim.y;
 #line 63 "e2e_shared.kern"
-        krt_f->bz = (int32_t)krt_b->block_dim.z;
+            bz = (int32_t)krt_b->block_dim.z;
 #line 64 "e2e_shared.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->z), 4)][krt_wrap_index(((int64_t)krt_f->y), 8)][krt_wrap_index(((int64_t)krt_f->x), 32)] = (int32_t)krt_add_i64(krt_add_i64(krt_mul_i64(krt_add_i64(krt_mul_i64(((int64_t)krt_f->z), ((int64_t)krt_f->by)), ((int64_t)krt_f->y)), ((int64_t)krt_f->bx)), ((int64_t)krt_f->x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
+            krt_s->s[z][y][x] = (int32_t)krt_add_i64(((int64_t)((((z * by) + y) * bx) + x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
+            krt_f->x = x;
+            krt_f->y = y;
+            krt_f->z = z;
+        }
     }
 #line 65 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t z KRT_MAYBE_UNUSED = krt_f->z;
+        int32_t y KRT_MAYBE_UNUSED = krt_f->y;
+        int32_t x KRT_MAYBE_UNUSED = krt_f->x;
 #line 66 "e2e_shared.kern"
-        ((int32_t *)out.data)[(krt_wrap_index(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)krt_f->bz)), ((int64_t)krt_f->z)), out.shape[0]) * out.shape[1] + krt_wrap_index(((int64_t)krt_f->y), out.shape[1])) * out.shape[2] + krt_wrap_index(((int64_t)krt_f->x), out.shape[2])] = krt_s->s[krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->bz), 1), ((int64_t)krt_f->z)), 4)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->by), 1), ((int64_t)krt_f->y)), 8)][krt_wrap_index(krt_sub_i64(krt_sub_i64(((int64_t)krt_f->bx), 1), ((int64_t)krt_f->x)), 32)];
+        ((int32_t *)out.data)[(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)bz)), ((int64_t)z)) * out.shape[1] + y) * out.shape[2] + x] = krt_s->s[krt_wrap_index(((int64_t)((bz - 1) - z)), 4)][krt_wrap_index(((int64_t)((by - 1) - y)), 8)][krt_wrap_index(((int64_t)((bx - 1) - x)), 32)];
     }
 }
 
@@ -321,15 +321,7 @@ struct dyn_local__frame {
     double tmp[4];
     int32_t t;
     int64_t i;
-    int64_t k;
     double acc;
-    int64_t k_2;
-    int64_t krt_it1;
-    int64_t krt_stop2;
-    int64_t krt_step3;
-    int64_t krt_it4;
-    int64_t krt_stop5;
-    int64_t krt_step6;
 };
 
 #line 70 "e2e_shared.kern"
@@ -338,57 +330,84 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     double *d = (double *)krt_b->dyn_shared;
+    int64_t k = 0;
+    int64_t k_2 = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
+#line 343 "e2e_shared.c"
     struct dyn_local__frame *krt_f;
     unsigned krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 351 "e2e_shared.c"
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 73 "e2e_shared.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 74 "e2e_shared.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 75 "e2e_shared.kern"
-        d[krt_wrap_index(((int64_t)krt_f->t), (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))] = (krt_f->i < x.shape[0]) ? *(double *)(x.data + krt_wrap_index(krt_f->i, x.shape[0]) * x.strides[0]) : 0.0;
+        d[t] = (i < x.shape[0]) ? *(double *)(x.data + i * x.strides[0]) : 0.0;
+        krt_f->t = t;
+        krt_f->i = i;
     }
 #line 76 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+    {
+        const int64_t krt_in_k = k;
+        const int64_t krt_in_krt_it1 = krt_it1;
+        const int64_t krt_in_krt_stop2 = krt_stop2;
+        const int64_t krt_in_krt_step3 = krt_step3;
+        const int64_t krt_in_k_2 = k_2;
+        const int64_t krt_in_krt_it4 = krt_it4;
+#line 369 "e2e_shared.c"
+        const int64_t krt_in_krt_stop5 = krt_stop5;
+        const int64_t krt_in_krt_step6 = krt_step6;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            k = krt_in_k;
+            krt_it1 = krt_in_krt_it1;
+            krt_stop2 = krt_in_krt_stop2;
+            krt_step3 = krt_in_krt_step3;
+            k_2 = krt_in_k_2;
+            krt_it4 = krt_in_krt_it4;
+            krt_stop5 = krt_in_krt_stop5;
+            krt_step6 = krt_in_krt_step6;
+            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            double acc KRT_MAYBE_UNUSED = 0;
+            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 77 "e2e_shared.kern"
-        krt_f->krt_it1 = 0;
-        krt_f->krt_stop2 = 4;
-        krt_f->krt_step3 = 1;
-        for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
-            krt_f->k = krt_f->krt_it1;
+            krt_it1 = 0;
+            krt_stop2 = 4;
+            krt_step3 = 1;
+            for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+                k = krt_it1;
 #line 78 "e2e_shared.kern"
-            krt_f->tmp[krt_wrap_index(krt_f->k, 4)] = d[krt_wrap_index(krt_mod_i64(krt_add_i64(((int64_t)krt_f->t), krt_f->k), ((int64_t)((int32_t)krt_b->block_dim.x))), (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-        }
+                krt_f->tmp[(int32_t)k] = d[(int32_t)((uint32_t)(t + (int32_t)k) % (uint32_t)((int32_t)krt_b->block_dim.x))];
+            }
 #line 79 "e2e_shared.kern"
-        krt_f->acc = 0.0;
+            acc = 0.0;
 #line 80 "e2e_shared.kern"
-        krt_f->krt_it4 = 0;
-        krt_f->krt_stop5 = 4;
-        krt_f->krt_step6 = 1;
-        for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-#line 383 "e2e_shared.c"
-            krt_f->k_2 = krt_f->krt_it4;
+            krt_it4 = 0;
+            krt_stop5 = 4;
+            krt_step6 = 1;
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+#line 401 "e2e_shared.c"
+                k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
-            krt_f->acc = krt_f->acc + (krt_f->tmp[krt_wrap_index(krt_f->k_2, 4)] * ((double)krt_add_i64(krt_f->k_2, 1)));
-        }
+                acc = acc + (krt_f->tmp[(int32_t)k_2] * ((double)((int64_t)((int32_t)k_2 + 1))));
+            }
 #line 82 "e2e_shared.kern"
-        if (krt_f->i < x.shape[0]) {
+            if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
-            *(double *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-#line 392 "e2e_shared.c"
+                *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
+#line 410 "e2e_shared.c"
+            }
         }
     }
 }
@@ -406,7 +425,7 @@ KRT_EXTERN_C const krt_kernel block_sum__kernel = {
     0
 };
 
-KRT_EXTERN_C int block_sum(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -430,7 +449,7 @@ KRT_EXTERN_C const krt_kernel scan__kernel = {
     0
 };
 
-KRT_EXTERN_C int scan(krt_launch_cfg cfg, krt_array x, krt_array out, int32_t n)
+KRT_EXTERN_C int scan__launch(krt_launch_cfg cfg, krt_array x, krt_array out, int32_t n)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -453,7 +472,7 @@ KRT_EXTERN_C const krt_kernel mirror3__kernel = {
     0
 };
 
-KRT_EXTERN_C int mirror3(krt_launch_cfg cfg, krt_array out)
+KRT_EXTERN_C int mirror3__launch(krt_launch_cfg cfg, krt_array out)
 {
     krt_view krt_v0;
     void *krt_argv[1];
@@ -473,7 +492,7 @@ KRT_EXTERN_C const krt_kernel dyn_local__kernel = {
     0
 };
 
-KRT_EXTERN_C int dyn_local(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int dyn_local__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -23,7 +23,6 @@ struct warp_sum__frame {
     int krt_state;
     int64_t i;
     float v;
-    int64_t off;
     float krt_w1;
     uint32_t krt_warp0_mask;
     float krt_warp0_val;
@@ -35,103 +34,72 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
+    int64_t off = 0;
     struct warp_sum__frame *krt_fr = (struct warp_sum__frame *)krt_b->frame;
     struct warp_sum__frame *krt_f;
     unsigned krt_t;
-    int krt_go;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     unsigned krt_w, krt_wn, krt_l;
-    uint32_t krt_act;
     int64_t krt_src;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 12 "e2e_warp.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 13 "e2e_warp.kern"
-        krt_f->v = (krt_f->i < x.shape[0]) ? ((float *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])] : 0.0f;
-#line 14 "e2e_warp.kern"
-        krt_f->off = 16;
+        v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
+        krt_f->i = i;
+        krt_f->v = v;
     }
+#line 14 "e2e_warp.kern"
+    off = 16;
 #line 15 "e2e_warp.kern"
-    for (;;) {
-        krt_go = 0;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_CONTINUE(1))
-                krt_f->krt_state = KRT_RUNNING;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 15 "e2e_warp.kern"
-            if (krt_f->off > 0) {
-                krt_go = 1;
-            } else {
-                krt_f->krt_state = KRT_BREAK(1);
-            }
-        }
-        if (!krt_go)
-            break;
+    while (off > 0) {
 #line 16 "e2e_warp.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 16 "e2e_warp.kern"
             krt_f->krt_warp0_mask = (uint32_t)4294967295u;
-            krt_f->krt_warp0_val = krt_f->v;
-            krt_f->krt_warp0_arg = (int64_t)((int32_t)krt_f->off);
+            krt_f->krt_warp0_val = v;
+            krt_f->krt_warp0_arg = (int64_t)((int32_t)off);
         }
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
             krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            krt_act = 0;
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                    continue;
-                krt_act |= 1u << krt_l;
-            }
             for (krt_l = 0; krt_l < krt_wn; krt_l++) {
                 krt_f = &krt_fr[krt_w + krt_l];
-                if (!(krt_act >> krt_l & 1u))
-                    continue;
                 krt_src = (int64_t)krt_l + (int64_t)(uint32_t)krt_f->krt_warp0_arg;
-                if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & krt_f->krt_warp0_mask) >> krt_src & 1u))
+                if (krt_src < 0 || krt_src >= (int64_t)krt_wn)
                     krt_src = krt_l;
                 krt_f->krt_w1 = krt_fr[krt_w + krt_src].krt_warp0_val;
             }
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            float v KRT_MAYBE_UNUSED = krt_f->v;
+            float krt_w1 KRT_MAYBE_UNUSED = krt_f->krt_w1;
 #line 16 "e2e_warp.kern"
-            krt_f->v = krt_f->v + krt_f->krt_w1;
-#line 17 "e2e_warp.kern"
-            krt_f->off = krt_floordiv_i64(krt_f->off, 2);
+            v = v + krt_w1;
+            krt_f->v = v;
         }
+#line 17 "e2e_warp.kern"
+        off = (int64_t)((int32_t)off >> 1);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_BREAK(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        float v KRT_MAYBE_UNUSED = krt_f->v;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 18 "e2e_warp.kern"
-        if (((int64_t)krt_cpu_laneid(krt_b, krt_tid)) == 0) {
+        if (krt_cpu_laneid(krt_b, krt_tid) == 0) {
 #line 19 "e2e_warp.kern"
-            ((float *)out.data)[krt_wrap_index(krt_floordiv_i64(krt_f->i, 32), out.shape[0])] = krt_f->v;
+            ((float *)out.data)[(i >> 5)] = v;
         }
     }
 }
 
-#line 135 "e2e_warp.c"
+#line 103 "e2e_warp.c"
 struct ballot_count__frame {
     int krt_state;
     int64_t i;
@@ -155,56 +123,46 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     uint32_t krt_bal;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 24 "e2e_warp.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        krt_f->i = i;
     }
 #line 25 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 25 "e2e_warp.kern"
         krt_f->krt_warp0_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp0_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]) > 0);
+        krt_f->krt_warp0_val = (((int32_t *)x.data)[i] > 0);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = 0;
+        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
         krt_bal = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                continue;
-            krt_act |= 1u << krt_l;
+        for (krt_l = 0; krt_l < krt_wn; krt_l++)
             krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp0_val != 0) << krt_l;
-        }
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
             krt_f = &krt_fr[krt_w + krt_l];
-            if (!(krt_act >> krt_l & 1u))
-                continue;
             krt_f->b = (int32_t)((krt_act & krt_f->krt_warp0_mask) & krt_bal);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t w KRT_MAYBE_UNUSED = 0;
+        int32_t b KRT_MAYBE_UNUSED = krt_f->b;
 #line 26 "e2e_warp.kern"
-        krt_f->w = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32)), krt_floordiv_i64(((int64_t)((int32_t)krt_tid.x)), 32));
+        w = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5))), ((int64_t)(((int32_t)krt_tid.x) >> 5)));
 #line 27 "e2e_warp.kern"
-        if (((int64_t)krt_cpu_laneid(krt_b, krt_tid)) == 0) {
+        if (krt_cpu_laneid(krt_b, krt_tid) == 0) {
 #line 28 "e2e_warp.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_f->w, out.shape[0])] = krt_popc_i32(krt_f->b);
+            ((int32_t *)out.data)[w] = krt_popc_i32(b);
         }
     }
 }
 
-#line 208 "e2e_warp.c"
+#line 166 "e2e_warp.c"
 struct match_keys__frame {
     int krt_state;
     int64_t i;
@@ -234,36 +192,25 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int64_t krt_src;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 33 "e2e_warp.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        krt_f->i = i;
     }
 #line 34 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 34 "e2e_warp.kern"
         krt_f->krt_warp0_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp0_val = ((int64_t *)keys.data)[krt_wrap_index(krt_f->i, keys.shape[0])];
+        krt_f->krt_warp0_val = ((int64_t *)keys.data)[i];
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                continue;
-            krt_act |= 1u << krt_l;
-        }
+        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
             krt_f = &krt_fr[krt_w + krt_l];
-            if (!(krt_act >> krt_l & 1u))
-                continue;
             krt_bal = 0;
             for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)
                 if (((krt_act & krt_f->krt_warp0_mask) >> krt_src & 1u) &&
@@ -274,32 +221,24 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t m KRT_MAYBE_UNUSED = krt_f->m;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 35 "e2e_warp.kern"
-        ((int32_t *)anyout.data)[krt_wrap_index(krt_f->i, anyout.shape[0])] = krt_f->m;
+        ((int32_t *)anyout.data)[i] = m;
     }
 #line 36 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 36 "e2e_warp.kern"
         krt_f->krt_warp1_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp1_val = krt_floordiv_i64(((int64_t *)keys.data)[krt_wrap_index(krt_f->i, keys.shape[0])], 1000);
+        krt_f->krt_warp1_val = krt_floordiv_i64(((int64_t *)keys.data)[i], 1000);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                continue;
-            krt_act |= 1u << krt_l;
-        }
+        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
             krt_f = &krt_fr[krt_w + krt_l];
-            if (!(krt_act >> krt_l & 1u))
-                continue;
             krt_bal = 0;
             for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)
                 if (((krt_act & krt_f->krt_warp1_mask) >> krt_src & 1u) &&
@@ -310,23 +249,24 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t mask KRT_MAYBE_UNUSED = 0;
+        krt_tup_i32_b krt_w1 KRT_MAYBE_UNUSED = krt_f->krt_w1;
+        bool same KRT_MAYBE_UNUSED = false;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 36 "e2e_warp.kern"
-        krt_f->mask = krt_f->krt_w1.f0;
+        mask = krt_w1.f0;
 #line 36 "e2e_warp.kern"
-        krt_f->same = krt_f->krt_w1.f1;
+        same = krt_w1.f1;
 #line 37 "e2e_warp.kern"
-        ((int32_t *)allout.data)[krt_wrap_index(krt_f->i, allout.shape[0])] = (int32_t)(krt_f->same ? ((int64_t)krt_f->mask) : 7);
+        ((int32_t *)allout.data)[i] = (int32_t)(same ? ((int64_t)mask) : 7);
     }
 }
 
-#line 325 "e2e_warp.c"
+#line 266 "e2e_warp.c"
 struct divergent__frame {
     int krt_state;
     int64_t i;
     int32_t lane;
-    int64_t r;
     int32_t r_2;
     uint32_t act;
     int64_t up;
@@ -357,6 +297,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
+    int64_t r KRT_MAYBE_UNUSED = 0;
     struct divergent__frame *krt_fr = (struct divergent__frame *)krt_b->frame;
     struct divergent__frame *krt_f;
     unsigned krt_t;
@@ -373,24 +314,25 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t lane KRT_MAYBE_UNUSED = krt_f->lane;
 #line 42 "e2e_warp.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 43 "e2e_warp.kern"
-        krt_f->lane = krt_cpu_laneid(krt_b, krt_tid);
-#line 44 "e2e_warp.kern"
-        krt_f->r = -1;
+        lane = krt_cpu_laneid(krt_b, krt_tid);
+        krt_f->i = i;
+        krt_f->lane = lane;
     }
+#line 44 "e2e_warp.kern"
+    r = -1;
 #line 45 "e2e_warp.kern"
     krt_br0 = 0;
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t lane KRT_MAYBE_UNUSED = krt_f->lane;
 #line 45 "e2e_warp.kern"
-        if (((int64_t)krt_f->lane) < 16) {
+        if (lane < 16) {
             krt_br0 = 1;
         } else {
             krt_f->krt_state = KRT_MASKED(1);
@@ -401,11 +343,12 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 46 "e2e_warp.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 46 "e2e_warp.kern"
             krt_f->krt_warp0_mask = (uint32_t)65535u;
-            krt_f->krt_warp0_val = ((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])];
+            krt_f->krt_warp0_val = ((int32_t *)x.data)[i];
             krt_f->krt_warp0_arg = (int64_t)1;
         }
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
@@ -456,7 +399,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
             else if (krt_f->krt_state == KRT_MASKED(1))
-#line 460 "e2e_warp.c"
+#line 403 "e2e_warp.c"
                 krt_f->krt_state = KRT_RUNNING;
         }
 #line 49 "e2e_warp.kern"
@@ -485,11 +428,12 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 50 "e2e_warp.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 50 "e2e_warp.kern"
             krt_f->krt_warp3_mask = (uint32_t)4294901760u;
-            krt_f->krt_warp3_val = ((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])];
+            krt_f->krt_warp3_val = ((int32_t *)x.data)[i];
             krt_f->krt_warp3_arg = (int64_t)31;
         }
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
@@ -509,7 +453,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_src = krt_l;
                 krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
             }
-#line 513 "e2e_warp.c"
+#line 457 "e2e_warp.c"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -519,140 +463,110 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t r_2 KRT_MAYBE_UNUSED = krt_f->r_2;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        uint32_t act KRT_MAYBE_UNUSED = krt_f->act;
 #line 51 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_mul_i64(4, krt_f->i), out.shape[0])] = (int64_t)krt_f->r_2;
+        ((int64_t *)out.data)[krt_mul_i64(4, i)] = (int64_t)r_2;
 #line 52 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(4, krt_f->i), 1), out.shape[0])] = (int64_t)krt_f->act;
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 1)] = (int64_t)act;
     }
 #line 53 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 53 "e2e_warp.kern"
         krt_f->krt_warp4_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp4_val = krt_mul_i64(((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]), 2);
+        krt_f->krt_warp4_val = krt_mul_i64(((int64_t)((int32_t *)x.data)[i]), 2);
         krt_f->krt_warp4_arg = (int64_t)3;
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                continue;
-            krt_act |= 1u << krt_l;
-        }
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
             krt_f = &krt_fr[krt_w + krt_l];
-            if (!(krt_act >> krt_l & 1u))
-                continue;
             krt_src = (int64_t)krt_l - (int64_t)(uint32_t)krt_f->krt_warp4_arg;
-            if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & krt_f->krt_warp4_mask) >> krt_src & 1u))
-#line 554 "e2e_warp.c"
+            if (krt_src < 0 || krt_src >= (int64_t)krt_wn)
                 krt_src = krt_l;
             krt_f->up = krt_fr[krt_w + krt_src].krt_warp4_val;
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t up KRT_MAYBE_UNUSED = krt_f->up;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 54 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(4, krt_f->i), 2), out.shape[0])] = krt_f->up;
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 2)] = up;
     }
 #line 55 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 55 "e2e_warp.kern"
         krt_f->krt_warp5_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp5_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]) >= 0);
+        krt_f->krt_warp5_val = (((int32_t *)x.data)[i] >= 0);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = 0;
+        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
         krt_bal = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                continue;
-            krt_act |= 1u << krt_l;
+        for (krt_l = 0; krt_l < krt_wn; krt_l++)
             krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp5_val != 0) << krt_l;
-        }
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
             krt_f = &krt_fr[krt_w + krt_l];
-            if (!(krt_act >> krt_l & 1u))
-#line 588 "e2e_warp.c"
-                continue;
             krt_f->al = ((krt_act & krt_f->krt_warp5_mask) & ~krt_bal) == 0;
         }
     }
 #line 56 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 56 "e2e_warp.kern"
         krt_f->krt_warp6_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp6_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]) > 5);
+        krt_f->krt_warp6_val = (((int32_t *)x.data)[i] > 5);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = 0;
+        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
         krt_bal = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                continue;
-            krt_act |= 1u << krt_l;
+        for (krt_l = 0; krt_l < krt_wn; krt_l++)
             krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp6_val != 0) << krt_l;
-        }
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
             krt_f = &krt_fr[krt_w + krt_l];
-#line 614 "e2e_warp.c"
-            if (!(krt_act >> krt_l & 1u))
-                continue;
             krt_f->an = ((krt_act & krt_f->krt_warp6_mask) & krt_bal) != 0;
         }
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 57 "e2e_warp.kern"
         krt_f->krt_warp7_mask = (uint32_t)4294967295u;
-        krt_f->krt_warp7_val = (((int64_t)((int32_t *)x.data)[krt_wrap_index(krt_f->i, x.shape[0])]) > 5);
+        krt_f->krt_warp7_val = (((int32_t *)x.data)[i] > 5);
     }
     for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
         krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = 0;
+        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
         krt_bal = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                continue;
-            krt_act |= 1u << krt_l;
+        for (krt_l = 0; krt_l < krt_wn; krt_l++)
             krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp7_val != 0) << krt_l;
-        }
         for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-#line 640 "e2e_warp.c"
             krt_f = &krt_fr[krt_w + krt_l];
-            if (!(krt_act >> krt_l & 1u))
-                continue;
             krt_f->eq = ((krt_act & krt_f->krt_warp7_mask) & krt_bal) == 0 || ((krt_act & krt_f->krt_warp7_mask) & krt_bal) == (krt_act & krt_f->krt_warp7_mask);
         }
     }
+#line 558 "e2e_warp.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        bool al KRT_MAYBE_UNUSED = krt_f->al;
+        bool an KRT_MAYBE_UNUSED = krt_f->an;
+        bool eq KRT_MAYBE_UNUSED = krt_f->eq;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 58 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(4, krt_f->i), 3), out.shape[0])] = krt_add_i64(krt_add_i64(krt_mul_i64(((int64_t)krt_f->al), 4), krt_mul_i64(((int64_t)krt_f->an), 2)), ((int64_t)krt_f->eq));
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = (int64_t)((((int32_t)((int64_t)al) * 4) + ((int32_t)((int64_t)an) * 2)) + (int32_t)((int64_t)eq));
     }
 }
 
-#line 656 "e2e_warp.c"
+#line 570 "e2e_warp.c"
 struct block_votes__frame {
     int krt_state;
     int32_t t;
@@ -671,85 +585,80 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
-#line 675 "e2e_warp.c"
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
+#line 589 "e2e_warp.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 63 "e2e_warp.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
+        krt_f->t = t;
     }
 #line 64 "e2e_warp.kern"
     krt_red = 0;
     krt_nred = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 64 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)krt_f->t), x.shape[0])]) > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 701 "e2e_warp.c"
-        krt_f->c = (int32_t)krt_red;
+        int32_t c KRT_MAYBE_UNUSED = krt_f->c;
+        c = (int32_t)krt_red;
+#line 611 "e2e_warp.c"
+        krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
     krt_red = 0;
     krt_nred = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 65 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)krt_f->t), x.shape[0])]) > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-#line 718 "e2e_warp.c"
-            continue;
-        krt_f->a = (int32_t)(krt_red == krt_nred);
+        int32_t a KRT_MAYBE_UNUSED = krt_f->a;
+#line 627 "e2e_warp.c"
+        a = (int32_t)(krt_red == krt_nred);
+        krt_f->a = a;
     }
 #line 66 "e2e_warp.kern"
     krt_red = 0;
     krt_nred = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-#line 728 "e2e_warp.c"
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 66 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int64_t)((int32_t *)x.data)[krt_wrap_index(((int64_t)krt_f->t), x.shape[0])]) > 100))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 100))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 736 "e2e_warp.c"
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-        krt_f->o = (int32_t)(krt_red != 0);
+#line 643 "e2e_warp.c"
+        int32_t o KRT_MAYBE_UNUSED = krt_f->o;
+        o = (int32_t)(krt_red != 0);
+        krt_f->o = o;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t c KRT_MAYBE_UNUSED = krt_f->c;
+        int32_t a KRT_MAYBE_UNUSED = krt_f->a;
+        int32_t o KRT_MAYBE_UNUSED = krt_f->o;
 #line 67 "e2e_warp.kern"
-        if (((int64_t)krt_f->t) == 0) {
+        if (t == 0) {
 #line 68 "e2e_warp.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), out.shape[0])] = krt_f->c;
+            ((int32_t *)out.data)[krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x)))] = c;
 #line 69 "e2e_warp.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1), out.shape[0])] = krt_f->a;
+            ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
-            ((int32_t *)out.data)[krt_wrap_index(krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2), out.shape[0])] = krt_f->o;
-#line 753 "e2e_warp.c"
+            ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
+#line 662 "e2e_warp.c"
         }
     }
 }
@@ -767,7 +676,7 @@ KRT_EXTERN_C const krt_kernel warp_sum__kernel = {
     0
 };
 
-KRT_EXTERN_C int warp_sum(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int warp_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -790,7 +699,7 @@ KRT_EXTERN_C const krt_kernel ballot_count__kernel = {
     0
 };
 
-KRT_EXTERN_C int ballot_count(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int ballot_count__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -814,7 +723,7 @@ KRT_EXTERN_C const krt_kernel match_keys__kernel = {
     0
 };
 
-KRT_EXTERN_C int match_keys(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout)
+KRT_EXTERN_C int match_keys__launch(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -840,7 +749,7 @@ KRT_EXTERN_C const krt_kernel divergent__kernel = {
     0
 };
 
-KRT_EXTERN_C int divergent(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int divergent__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -863,7 +772,7 @@ KRT_EXTERN_C const krt_kernel block_votes__kernel = {
     0
 };
 
-KRT_EXTERN_C int block_votes(krt_launch_cfg cfg, krt_array x, krt_array out)
+KRT_EXTERN_C int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

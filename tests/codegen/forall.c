@@ -22,7 +22,7 @@ static void affine__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 10 "forall.kern"
         if (i < x.shape[0]) {
 #line 11 "forall.kern"
-            ((double *)out.data)[(int64_t)i] = (a * ((double *)x.data)[(int64_t)i]) + b;
+            ((double *)out.data)[i] = (a * ((double *)x.data)[i]) + b;
         }
     }
 }
@@ -55,7 +55,7 @@ KRT_EXTERN_C const krt_kernel affine__kernel = {
     0
 };
 
-KRT_EXTERN_C int affine(krt_launch_cfg cfg, krt_array x, krt_array out, double a, double b)
+KRT_EXTERN_C int affine__launch(krt_launch_cfg cfg, krt_array x, krt_array out, double a, double b)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -79,7 +79,7 @@ KRT_EXTERN_C const krt_kernel count_threads__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_threads(krt_launch_cfg cfg, krt_array count)
+KRT_EXTERN_C int count_threads__launch(krt_launch_cfg cfg, krt_array count)
 {
     krt_view krt_v0;
     void *krt_argv[1];

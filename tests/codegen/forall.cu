@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 8 "forall.kern"
-__global__ void affine__cuda(krt_view x, krt_view out, double a, double b)
+KRT_EXTERN_C __global__ void affine(krt_view x, krt_view out, double a, double b)
 {
     int64_t i = 0;
 #line 9 "forall.kern"
@@ -16,12 +16,12 @@ __global__ void affine__cuda(krt_view x, krt_view out, double a, double b)
 #line 10 "forall.kern"
     if (i < x.shape[0]) {
 #line 11 "forall.kern"
-        ((double *)out.data)[krt_wrap_index(i, out.shape[0])] = (a * ((double *)x.data)[krt_wrap_index(i, x.shape[0])]) + b;
+        ((double *)out.data)[i] = (a * ((double *)x.data)[i]) + b;
     }
 }
 
 #line 17 "forall.kern"
-__global__ void count_threads__cuda(krt_view count)
+KRT_EXTERN_C __global__ void count_threads(krt_view count)
 {
 #line 18 "forall.kern"
     (void)krt_atomic_add_i64(&((int64_t *)count.data)[0], 1);
@@ -45,7 +45,7 @@ static void affine__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 10 "forall.kern"
         if (i < x.shape[0]) {
 #line 11 "forall.kern"
-            ((double *)out.data)[(int64_t)i] = (a * ((double *)x.data)[(int64_t)i]) + b;
+            ((double *)out.data)[i] = (a * ((double *)x.data)[i]) + b;
         }
     }
 }
@@ -73,12 +73,12 @@ static const krt_param affine__params[] = {
 };
 KRT_EXTERN_C const krt_kernel affine__kernel = {
     "affine", "forall.kern", 4, affine__params,
-    affine__cpu, (const void *)affine__cuda,
+    affine__cpu, (const void *)affine,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int affine(krt_launch_cfg cfg, krt_array x, krt_array out, double a, double b)
+KRT_EXTERN_C int affine__launch(krt_launch_cfg cfg, krt_array x, krt_array out, double a, double b)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -97,12 +97,12 @@ static const krt_param count_threads__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_threads__kernel = {
     "count_threads", "forall.kern", 1, count_threads__params,
-    count_threads__cpu, (const void *)count_threads__cuda,
+    count_threads__cpu, (const void *)count_threads,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count_threads(krt_launch_cfg cfg, krt_array count)
+KRT_EXTERN_C int count_threads__launch(krt_launch_cfg cfg, krt_array count)
 {
     krt_view krt_v0;
     void *krt_argv[1];

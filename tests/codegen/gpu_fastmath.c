@@ -12,6 +12,7 @@ static void distance__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
+#line 16 "gpu_fastmath.c"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -22,6 +23,7 @@ static void distance__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < out.shape[0]) {
 #line 14 "gpu_fastmath.kern"
             ((float *)out.data)[i] = (float)(((double)sqrtf(((((float *)x.data)[i] * ((float *)x.data)[i]) + (((float *)y.data)[i] * ((float *)y.data)[i])))) / (1.0 + ((double)expf((-((float *)x.data)[i])))));
+#line 27 "gpu_fastmath.c"
         }
     }
 }
@@ -31,6 +33,7 @@ static void distance__a1f8c_a1f8c_a1f8c__cpu(const krt_cpu_block *krt_b, void **
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
+#line 37 "gpu_fastmath.c"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -41,6 +44,7 @@ static void distance__a1f8c_a1f8c_a1f8c__cpu(const krt_cpu_block *krt_b, void **
         if (i < out.shape[0]) {
 #line 14 "gpu_fastmath.kern"
             ((double *)out.data)[i] = sqrt(((((double *)x.data)[i] * ((double *)x.data)[i]) + (((double *)y.data)[i] * ((double *)y.data)[i]))) / (1.0 + exp((-((double *)x.data)[i])));
+#line 48 "gpu_fastmath.c"
         }
     }
 }
@@ -59,7 +63,7 @@ KRT_EXTERN_C const krt_kernel distance__kernel = {
     0
 };
 
-KRT_EXTERN_C int distance(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
+KRT_EXTERN_C int distance__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -86,7 +90,7 @@ KRT_EXTERN_C const krt_kernel distance__a1f8c_a1f8c_a1f8c__kernel = {
     0
 };
 
-KRT_EXTERN_C int distance__a1f8c_a1f8c_a1f8c(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
+KRT_EXTERN_C int distance__a1f8c_a1f8c_a1f8c__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 11 "gpu_fastmath.kern"
-__global__ void distance__cuda(krt_view x, krt_view y, krt_view out)
+KRT_EXTERN_C __global__ void distance(krt_view x, krt_view y, krt_view out)
 {
     int64_t i = 0;
 #line 12 "gpu_fastmath.kern"
@@ -17,11 +17,12 @@ __global__ void distance__cuda(krt_view x, krt_view y, krt_view out)
     if (i < out.shape[0]) {
 #line 14 "gpu_fastmath.kern"
         ((float *)out.data)[i] = (float)(((double)krt_fast_sqrtf(((((float *)x.data)[i] * ((float *)x.data)[i]) + (((float *)y.data)[i] * ((float *)y.data)[i])))) / (1.0 + ((double)__expf((-((float *)x.data)[i])))));
+#line 21 "gpu_fastmath.cu"
     }
 }
 
 #line 11 "gpu_fastmath.kern"
-__global__ void distance__a1f8c_a1f8c_a1f8c__cuda(krt_view x, krt_view y, krt_view out)
+KRT_EXTERN_C __global__ void distance__a1f8c_a1f8c_a1f8c(krt_view x, krt_view y, krt_view out)
 {
     int64_t i = 0;
 #line 12 "gpu_fastmath.kern"
@@ -30,6 +31,7 @@ __global__ void distance__a1f8c_a1f8c_a1f8c__cuda(krt_view x, krt_view y, krt_vi
     if (i < out.shape[0]) {
 #line 14 "gpu_fastmath.kern"
         ((double *)out.data)[i] = sqrt(((((double *)x.data)[i] * ((double *)x.data)[i]) + (((double *)y.data)[i] * ((double *)y.data)[i]))) / (1.0 + exp((-((double *)x.data)[i])));
+#line 35 "gpu_fastmath.cu"
     }
 }
 
@@ -40,6 +42,7 @@ static void distance__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
+#line 46 "gpu_fastmath.cu"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -50,6 +53,7 @@ static void distance__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < out.shape[0]) {
 #line 14 "gpu_fastmath.kern"
             ((float *)out.data)[i] = (float)(((double)sqrtf(((((float *)x.data)[i] * ((float *)x.data)[i]) + (((float *)y.data)[i] * ((float *)y.data)[i])))) / (1.0 + ((double)expf((-((float *)x.data)[i])))));
+#line 57 "gpu_fastmath.cu"
         }
     }
 }
@@ -59,6 +63,7 @@ static void distance__a1f8c_a1f8c_a1f8c__cpu(const krt_cpu_block *krt_b, void **
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
+#line 67 "gpu_fastmath.cu"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -69,6 +74,7 @@ static void distance__a1f8c_a1f8c_a1f8c__cpu(const krt_cpu_block *krt_b, void **
         if (i < out.shape[0]) {
 #line 14 "gpu_fastmath.kern"
             ((double *)out.data)[i] = sqrt(((((double *)x.data)[i] * ((double *)x.data)[i]) + (((double *)y.data)[i] * ((double *)y.data)[i]))) / (1.0 + exp((-((double *)x.data)[i])));
+#line 78 "gpu_fastmath.cu"
         }
     }
 }
@@ -82,12 +88,12 @@ static const krt_param distance__params[] = {
 };
 KRT_EXTERN_C const krt_kernel distance__kernel = {
     "distance", "gpu_fastmath.kern", 3, distance__params,
-    distance__cpu, (const void *)distance__cuda,
+    distance__cpu, (const void *)distance,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int distance(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
+KRT_EXTERN_C int distance__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -109,12 +115,12 @@ static const krt_param distance__a1f8c_a1f8c_a1f8c__params[] = {
 };
 KRT_EXTERN_C const krt_kernel distance__a1f8c_a1f8c_a1f8c__kernel = {
     "distance", "gpu_fastmath.kern", 3, distance__a1f8c_a1f8c_a1f8c__params,
-    distance__a1f8c_a1f8c_a1f8c__cpu, (const void *)distance__a1f8c_a1f8c_a1f8c__cuda,
+    distance__a1f8c_a1f8c_a1f8c__cpu, (const void *)distance__a1f8c_a1f8c_a1f8c,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int distance__a1f8c_a1f8c_a1f8c(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
+KRT_EXTERN_C int distance__a1f8c_a1f8c_a1f8c__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

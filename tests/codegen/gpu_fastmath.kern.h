@@ -13,11 +13,20 @@ extern "C" {
 #endif
 
 /* kernel distance: void(float32[::1], float32[::1], float32[::1]) */
-int distance(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out);
+int distance__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out);
+static inline int distance(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
+{
+    return distance__launch(cfg, x, y, out);
+}
 extern const krt_kernel distance__kernel;
 
 /* kernel distance: void(float64[::1], float64[::1], float64[::1]) */
-int distance__a1f8c_a1f8c_a1f8c(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out);
+/* (launched as distance__a1f8c_a1f8c_a1f8c: the name distance is taken in C or by kernc) */
+int distance__a1f8c_a1f8c_a1f8c__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out);
+static inline int distance__a1f8c_a1f8c_a1f8c(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
+{
+    return distance__a1f8c_a1f8c_a1f8c__launch(cfg, x, y, out);
+}
 extern const krt_kernel distance__a1f8c_a1f8c_a1f8c__kernel;
 
 extern const krt_module krt_module_gpu_fastmath;

@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 5 "gpu_matmul.kern"
-__global__ void gpu_matmul__guv_f4__cuda(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void gpu_matmul__guv_f4(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -81,7 +81,7 @@ __global__ void gpu_matmul__guv_f4__cuda(krt_view A, krt_view B, krt_view C, int
 #line 82 "gpu_matmul.cu"
             j = krt_it6;
 #line 12 "gpu_matmul.kern"
-            *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = 0.0f;
+            *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = 0.0f;
 #line 13 "gpu_matmul.kern"
             krt_it3 = 0;
             krt_stop4 = n;
@@ -90,7 +90,7 @@ __global__ void gpu_matmul__guv_f4__cuda(krt_view A, krt_view B, krt_view C, int
             for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                 k = krt_it3;
 #line 14 "gpu_matmul.kern"
-                *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) + (*(float *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(float *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3]));
+                *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) + (*(float *)(A.data + krt_u_l0_ * A.strides[0] + krt_u_l1_ * A.strides[1] + i * A.strides[2] + k * A.strides[3]) * *(float *)(B.data + krt_u_l0_ * B.strides[0] + krt_u_l1_ * B.strides[1] + k * B.strides[2] + j * B.strides[3]));
 #line 95 "gpu_matmul.cu"
             }
         }
@@ -180,7 +180,7 @@ static void gpu_matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 181 "gpu_matmul.cu"
                 j = krt_it6;
 #line 12 "gpu_matmul.kern"
-                *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = 0.0f;
+                *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = 0.0f;
 #line 13 "gpu_matmul.kern"
                 krt_it3 = 0;
                 krt_stop4 = n;
@@ -189,7 +189,7 @@ static void gpu_matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                     k = krt_it3;
 #line 14 "gpu_matmul.kern"
-                    *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) + (*(float *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(float *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3]));
+                    *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) + (*(float *)(A.data + krt_u_l0_ * A.strides[0] + krt_u_l1_ * A.strides[1] + i * A.strides[2] + k * A.strides[3]) * *(float *)(B.data + krt_u_l0_ * B.strides[0] + krt_u_l1_ * B.strides[1] + k * B.strides[2] + j * B.strides[3]));
 #line 194 "gpu_matmul.cu"
                 }
             }
@@ -209,12 +209,12 @@ static const krt_param gpu_matmul__guv_f4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel gpu_matmul__guv_f4__kernel = {
     "gpu_matmul__guv_f4", "gpu_matmul.kern", 5, gpu_matmul__guv_f4__params,
-    gpu_matmul__guv_f4__cpu, (const void *)gpu_matmul__guv_f4__cuda,
+    gpu_matmul__guv_f4__cpu, (const void *)gpu_matmul__guv_f4,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int gpu_matmul__guv_f4(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int gpu_matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,6 +13,7 @@ static void noalias__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
     const krt_view w = *(const krt_view *)krt_args[2];
+#line 17 "gpu_noalias.c"
     const krt_view hist = *(const krt_view *)krt_args[3];
     const float a = *(const float *)krt_args[4];
     krt_dim3 krt_tid;
@@ -26,6 +27,7 @@ static void noalias__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((float *)y.data)[i] = (float)(((double)((a * *(float *)(x.data + i * x.strides[0])) + ((float *)y.data)[i])) + *(double *)(w.data + (int32_t)(i & 3) * w.strides[0] + 1 * w.strides[1]));
 #line 14 "gpu_noalias.kern"
             (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (int32_t)(i & 7) * hist.strides[0]), 1);
+#line 31 "gpu_noalias.c"
         }
     }
 }
@@ -46,7 +48,7 @@ KRT_EXTERN_C const krt_kernel noalias__kernel = {
     0
 };
 
-KRT_EXTERN_C int noalias(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array w, krt_array hist, float a)
+KRT_EXTERN_C int noalias__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array w, krt_array hist, float a)
 {
     krt_view krt_v0;
     krt_view krt_v1;

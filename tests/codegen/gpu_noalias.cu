@@ -8,11 +8,12 @@
 /* ---- CUDA ---- */
 
 #line 10 "gpu_noalias.kern"
-__global__ void noalias__cuda(krt_view x, krt_view y, krt_view w, krt_view hist, float a)
+KRT_EXTERN_C __global__ void noalias(krt_view x, krt_view y, krt_view w, krt_view hist, float a)
 {
     const char *__restrict__ const krt_rp_x = x.data;
     char *__restrict__ const krt_rp_y = y.data;
     const char *__restrict__ const krt_rp_w = w.data;
+#line 17 "gpu_noalias.cu"
     char *__restrict__ const krt_rp_hist = hist.data;
     int64_t i = 0;
 #line 11 "gpu_noalias.kern"
@@ -23,6 +24,7 @@ __global__ void noalias__cuda(krt_view x, krt_view y, krt_view w, krt_view hist,
         ((float *)krt_rp_y)[i] = (float)(((double)((a * __ldg(&*(float *)(krt_rp_x + i * x.strides[0]))) + ((float *)krt_rp_y)[i])) + __ldg(&*(double *)(krt_rp_w + (int32_t)(i & 3) * w.strides[0] + 1 * w.strides[1])));
 #line 14 "gpu_noalias.kern"
         (void)krt_atomic_add_i32(&*(int32_t *)(krt_rp_hist + (int32_t)(i & 7) * hist.strides[0]), 1);
+#line 28 "gpu_noalias.cu"
     }
 }
 
@@ -34,6 +36,7 @@ static void noalias__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
     const krt_view w = *(const krt_view *)krt_args[2];
+#line 40 "gpu_noalias.cu"
     const krt_view hist = *(const krt_view *)krt_args[3];
     const float a = *(const float *)krt_args[4];
     krt_dim3 krt_tid;
@@ -47,6 +50,7 @@ static void noalias__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((float *)y.data)[i] = (float)(((double)((a * *(float *)(x.data + i * x.strides[0])) + ((float *)y.data)[i])) + *(double *)(w.data + (int32_t)(i & 3) * w.strides[0] + 1 * w.strides[1]));
 #line 14 "gpu_noalias.kern"
             (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (int32_t)(i & 7) * hist.strides[0]), 1);
+#line 54 "gpu_noalias.cu"
         }
     }
 }
@@ -62,12 +66,12 @@ static const krt_param noalias__params[] = {
 };
 KRT_EXTERN_C const krt_kernel noalias__kernel = {
     "noalias", "gpu_noalias.kern", 5, noalias__params,
-    noalias__cpu, (const void *)noalias__cuda,
+    noalias__cpu, (const void *)noalias,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int noalias(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array w, krt_array hist, float a)
+KRT_EXTERN_C int noalias__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array w, krt_array hist, float a)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel noalias: void(float32[:], float32[::1], float64[:, :], int32[:], float32) */
-int noalias(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array w, krt_array hist, float a);
+int noalias__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array w, krt_array hist, float a);
+static inline int noalias(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array w, krt_array hist, float a)
+{
+    return noalias__launch(cfg, x, y, w, hist, a);
+}
 extern const krt_kernel noalias__kernel;
 
 extern const krt_module krt_module_gpu_noalias;

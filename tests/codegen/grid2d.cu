@@ -20,7 +20,7 @@ KRT_FN KRT_MAYBE_UNUSED krt_tup_i64_i64 krt_tup_i64_i64_make(int64_t f0, int64_t
 /* ---- CUDA ---- */
 
 #line 6 "grid2d.kern"
-__global__ void axpy2d__cuda(krt_view out, krt_view a, krt_view b, double alpha)
+KRT_EXTERN_C __global__ void axpy2d(krt_view out, krt_view a, krt_view b, double alpha)
 {
     int64_t row = 0;
     int64_t col = 0;
@@ -31,7 +31,7 @@ __global__ void axpy2d__cuda(krt_view out, krt_view a, krt_view b, double alpha)
 #line 8 "grid2d.kern"
     if ((row < out.shape[0]) && (col < out.shape[1])) {
 #line 9 "grid2d.kern"
-        *(double *)(out.data + krt_wrap_index(row, out.shape[0]) * out.strides[0] + krt_wrap_index(col, out.shape[1]) * out.strides[1]) = (alpha * *(double *)(a.data + krt_wrap_index(row, a.shape[0]) * a.strides[0] + krt_wrap_index(col, a.shape[1]) * a.strides[1])) + *(double *)(b.data + krt_wrap_index(row, b.shape[0]) * b.strides[0] + krt_wrap_index(col, b.shape[1]) * b.strides[1]);
+        *(double *)(out.data + row * out.strides[0] + (int32_t)col * out.strides[1]) = (alpha * *(double *)(a.data + row * a.strides[0] + (int32_t)col * a.strides[1])) + *(double *)(b.data + row * b.strides[0] + (int32_t)col * b.strides[1]);
 #line 36 "grid2d.cu"
     }
 }
@@ -39,15 +39,20 @@ __global__ void axpy2d__cuda(krt_view out, krt_view a, krt_view b, double alpha)
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 6 "grid2d.kern"
-static void axpy2d__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void axpy2d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    krt_cpu_block krt_bb = *krt_b0;
+    const unsigned krt_lin = krt_b0->block_idx.y * krt_b0->grid_dim.x + krt_b0->block_idx.x;
+#line 47 "grid2d.cu"
+    krt_bb.block_idx.y = krt_lin % krt_b0->grid_dim.y;
+    krt_bb.block_idx.x = krt_lin / krt_b0->grid_dim.y;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view a = *(const krt_view *)krt_args[1];
-#line 47 "grid2d.cu"
     const krt_view b = *(const krt_view *)krt_args[2];
     const double alpha = *(const double *)krt_args[3];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
+    KRT_FOR_EACH_THREAD_YX(krt_b) {
         int64_t row = 0;
         int64_t col = 0;
 #line 7 "grid2d.kern"
@@ -57,8 +62,8 @@ static void axpy2d__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 8 "grid2d.kern"
         if ((row < out.shape[0]) && (col < out.shape[1])) {
 #line 9 "grid2d.kern"
-            *(double *)(out.data + krt_wrap_index(row, out.shape[0]) * out.strides[0] + krt_wrap_index(col, out.shape[1]) * out.strides[1]) = (alpha * *(double *)(a.data + krt_wrap_index(row, a.shape[0]) * a.strides[0] + krt_wrap_index(col, a.shape[1]) * a.strides[1])) + *(double *)(b.data + krt_wrap_index(row, b.shape[0]) * b.strides[0] + krt_wrap_index(col, b.shape[1]) * b.strides[1]);
-#line 62 "grid2d.cu"
+            *(double *)(out.data + row * out.strides[0] + (int32_t)col * out.strides[1]) = (alpha * *(double *)(a.data + row * a.strides[0] + (int32_t)col * a.strides[1])) + *(double *)(b.data + row * b.strides[0] + (int32_t)col * b.strides[1]);
+#line 67 "grid2d.cu"
         }
     }
 }
@@ -73,12 +78,12 @@ static const krt_param axpy2d__params[] = {
 };
 KRT_EXTERN_C const krt_kernel axpy2d__kernel = {
     "axpy2d", "grid2d.kern", 4, axpy2d__params,
-    axpy2d__cpu, (const void *)axpy2d__cuda,
+    axpy2d__cpu, (const void *)axpy2d,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int axpy2d(krt_launch_cfg cfg, krt_array out, krt_array a, krt_array b, double alpha)
+KRT_EXTERN_C int axpy2d__launch(krt_launch_cfg cfg, krt_array out, krt_array a, krt_array b, double alpha)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -37,7 +37,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
             i = krt_it1;
 #line 11 "gridstride.kern"
-            *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]) = (a * *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0])) + *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]);
+            *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
 #line 42 "gridstride.c"
         }
     krt_next:;
@@ -58,7 +58,7 @@ KRT_EXTERN_C const krt_kernel saxpy_stride__kernel = {
     0
 };
 
-KRT_EXTERN_C int saxpy_stride(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
+KRT_EXTERN_C int saxpy_stride__launch(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
 {
     krt_view krt_v0;
     krt_view krt_v1;

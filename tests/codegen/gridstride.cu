@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 7 "gridstride.kern"
-__global__ void saxpy_stride__cuda(krt_view x, krt_view y, float a)
+KRT_EXTERN_C __global__ void saxpy_stride(krt_view x, krt_view y, float a)
 {
     int64_t start = 0;
     int64_t stride = 0;
@@ -69,7 +69,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
             i = krt_it1;
 #line 11 "gridstride.kern"
-            *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]) = (a * *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0])) + *(float *)(y.data + krt_wrap_index(i, y.shape[0]) * y.strides[0]);
+            *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
 #line 74 "gridstride.cu"
         }
     krt_next:;
@@ -85,12 +85,12 @@ static const krt_param saxpy_stride__params[] = {
 };
 KRT_EXTERN_C const krt_kernel saxpy_stride__kernel = {
     "saxpy_stride", "gridstride.kern", 3, saxpy_stride__params,
-    saxpy_stride__cpu, (const void *)saxpy_stride__cuda,
+    saxpy_stride__cpu, (const void *)saxpy_stride,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int saxpy_stride(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
+KRT_EXTERN_C int saxpy_stride__launch(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
 {
     krt_view krt_v0;
     krt_view krt_v1;

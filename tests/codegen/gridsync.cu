@@ -10,7 +10,7 @@
 #include <cooperative_groups.h>
 
 #line 11 "gridsync.kern"
-__global__ void diffuse__cuda(krt_view u, krt_view tmp, int32_t steps, double alpha)
+KRT_EXTERN_C __global__ void diffuse(krt_view u, krt_view tmp, int32_t steps, double alpha)
 {
     int64_t start = 0;
     int64_t stride = 0;
@@ -126,107 +126,147 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t start KRT_MAYBE_UNUSED = krt_f->start;
+        int64_t stride KRT_MAYBE_UNUSED = krt_f->stride;
+        int64_t n KRT_MAYBE_UNUSED = krt_f->n;
 #line 13 "gridsync.kern"
-        krt_f->start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "gridsync.kern"
-        krt_f->stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+        stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
 #line 15 "gridsync.kern"
-        krt_f->n = u.shape[0];
+        n = u.shape[0];
+        krt_f->start = start;
+        krt_f->stride = stride;
+        krt_f->n = n;
     }
 #line 16 "gridsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-        krt_f->krt_it7 = 0;
-        krt_f->krt_stop8 = steps;
-        krt_f->krt_step9 = 1;
+        int32_t krt_it7 KRT_MAYBE_UNUSED = krt_f->krt_it7;
+        int32_t krt_stop8 KRT_MAYBE_UNUSED = krt_f->krt_stop8;
+        int32_t krt_step9 KRT_MAYBE_UNUSED = krt_f->krt_step9;
+        krt_it7 = 0;
+        krt_stop8 = steps;
+        krt_step9 = 1;
+        krt_f->krt_it7 = krt_it7;
+        krt_f->krt_stop8 = krt_stop8;
+#line 154 "gridsync.cu"
+        krt_f->krt_step9 = krt_step9;
     }
 #line 16 "gridsync.kern"
     for (;;) {
         krt_go = 0;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_it7 KRT_MAYBE_UNUSED = krt_f->krt_it7;
+            int32_t krt_stop8 KRT_MAYBE_UNUSED = krt_f->krt_stop8;
+            int32_t krt_step9 KRT_MAYBE_UNUSED = krt_f->krt_step9;
+            int32_t s KRT_MAYBE_UNUSED = krt_f->s;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 16 "gridsync.kern"
-            if (krt_f->krt_it7 < krt_f->krt_stop8) {
-                krt_f->s = krt_f->krt_it7;
+            if (krt_it7 < krt_stop8) {
+                s = krt_it7;
                 krt_go = 1;
             } else {
                 krt_f->krt_state = KRT_BREAK(1);
             }
+            krt_f->s = s;
         }
         if (!krt_go)
             break;
+#line 179 "gridsync.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 166 "gridsync.cu"
             krt_f = &krt_fr[krt_t];
+            int64_t k KRT_MAYBE_UNUSED = krt_f->k;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = krt_f->krt_stop2;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
+            int64_t start KRT_MAYBE_UNUSED = krt_f->start;
+            int64_t n KRT_MAYBE_UNUSED = krt_f->n;
+            int64_t stride KRT_MAYBE_UNUSED = krt_f->stride;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 17 "gridsync.kern"
-            krt_f->krt_it1 = krt_f->start;
-            krt_f->krt_stop2 = krt_f->n;
-            krt_f->krt_step3 = krt_f->stride;
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = start;
+            krt_stop2 = n;
+            krt_step3 = stride;
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip4;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->k = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                k = krt_it1;
 #line 18 "gridsync.kern"
-                if ((krt_f->k == 0) || (krt_f->k == krt_sub_i64(krt_f->n, 1))) {
+                if ((k == 0) || (k == krt_sub_i64(n, 1))) {
 #line 19 "gridsync.kern"
-                    ((double *)tmp.data)[krt_wrap_index(krt_f->k, tmp.shape[0])] = ((double *)u.data)[krt_wrap_index(krt_f->k, u.shape[0])];
+                    ((double *)tmp.data)[(int64_t)k] = ((double *)u.data)[(int64_t)k];
                 } else {
 #line 21 "gridsync.kern"
-                    ((double *)tmp.data)[krt_wrap_index(krt_f->k, tmp.shape[0])] = ((double *)u.data)[krt_wrap_index(krt_f->k, u.shape[0])] + (alpha * ((((double *)u.data)[krt_wrap_index(krt_sub_i64(krt_f->k, 1), u.shape[0])] - (2.0 * ((double *)u.data)[krt_wrap_index(krt_f->k, u.shape[0])])) + ((double *)u.data)[krt_wrap_index(krt_add_i64(krt_f->k, 1), u.shape[0])]));
+                    ((double *)tmp.data)[(int64_t)k] = ((double *)u.data)[(int64_t)k] + (alpha * ((((double *)u.data)[krt_wrap_index(krt_sub_i64(k, 1), u.shape[0])] - (2.0 * ((double *)u.data)[(int64_t)k])) + ((double *)u.data)[krt_wrap_index(krt_add_i64(k, 1), u.shape[0])]));
                 }
             }
         krt_skip4:;
+            krt_f->k = k;
+#line 212 "gridsync.cu"
+            krt_f->krt_it1 = krt_it1;
+            krt_f->krt_stop2 = krt_stop2;
+            krt_f->krt_step3 = krt_step3;
         }
 #line 22 "gridsync.kern"
         /* this_grid().sync(): every block of the grid reaches this point */
         *krt_b->resume = 1;
         return;
     case 1:;
-#line 196 "gridsync.cu"
+#line 222 "gridsync.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int64_t k_2 KRT_MAYBE_UNUSED = krt_f->k_2;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = krt_f->krt_it4;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = krt_f->krt_stop5;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = krt_f->krt_step6;
+            int64_t start KRT_MAYBE_UNUSED = krt_f->start;
+            int64_t n KRT_MAYBE_UNUSED = krt_f->n;
+            int64_t stride KRT_MAYBE_UNUSED = krt_f->stride;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 23 "gridsync.kern"
-            krt_f->krt_it4 = krt_f->start;
-            krt_f->krt_stop5 = krt_f->n;
-            krt_f->krt_step6 = krt_f->stride;
-#line 205 "gridsync.cu"
-            if (krt_f->krt_step6 == 0) {
+            krt_it4 = start;
+            krt_stop5 = n;
+            krt_step6 = stride;
+#line 238 "gridsync.cu"
+            if (krt_step6 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip5;
             }
-            for (; (krt_f->krt_step6 > 0 ? krt_f->krt_it4 < krt_f->krt_stop5 : krt_f->krt_it4 > krt_f->krt_stop5); krt_f->krt_it4 += krt_f->krt_step6) {
-                krt_f->k_2 = krt_f->krt_it4;
+            for (; (krt_step6 > 0 ? krt_it4 < krt_stop5 : krt_it4 > krt_stop5); krt_it4 += krt_step6) {
+                k_2 = krt_it4;
 #line 24 "gridsync.kern"
-                ((double *)u.data)[krt_wrap_index(krt_f->k_2, u.shape[0])] = ((double *)tmp.data)[krt_wrap_index(krt_f->k_2, tmp.shape[0])];
+                ((double *)u.data)[(int64_t)k_2] = ((double *)tmp.data)[(int64_t)k_2];
             }
-#line 215 "gridsync.cu"
+#line 248 "gridsync.cu"
         krt_skip5:;
+            krt_f->k_2 = k_2;
+            krt_f->krt_it4 = krt_it4;
+            krt_f->krt_stop5 = krt_stop5;
+            krt_f->krt_step6 = krt_step6;
         }
 #line 25 "gridsync.kern"
         /* this_grid().sync(): every block of the grid reaches this point */
-#line 220 "gridsync.cu"
+#line 257 "gridsync.cu"
         *krt_b->resume = 2;
         return;
     case 2:;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_it7 KRT_MAYBE_UNUSED = krt_f->krt_it7;
+            int32_t krt_step9 KRT_MAYBE_UNUSED = krt_f->krt_step9;
             if (krt_f->krt_state == KRT_CONTINUE(1))
                 krt_f->krt_state = KRT_RUNNING;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
-            krt_f->krt_it7 += krt_f->krt_step9;
+            krt_it7 += krt_step9;
+            krt_f->krt_it7 = krt_it7;
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -247,12 +287,12 @@ static const krt_param diffuse__params[] = {
 };
 KRT_EXTERN_C const krt_kernel diffuse__kernel = {
     "diffuse", "gridsync.kern", 4, diffuse__params,
-    diffuse__cpu, (const void *)diffuse__cuda,
+    diffuse__cpu, (const void *)diffuse,
     0, sizeof(struct diffuse__frame),
     1
 };
 
-KRT_EXTERN_C int diffuse(krt_launch_cfg cfg, krt_array u, krt_array tmp, int32_t steps, double alpha)
+KRT_EXTERN_C int diffuse__launch(krt_launch_cfg cfg, krt_array u, krt_array tmp, int32_t steps, double alpha)
 {
     krt_view krt_v0;
     krt_view krt_v1;

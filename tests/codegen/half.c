@@ -25,6 +25,7 @@ static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_f16 t = *(const krt_f16 *)krt_args[3];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
+#line 29 "half.c"
         int64_t i = 0;
         krt_f16 h = KRT_F16_ZERO;
 #line 16 "half.kern"
@@ -32,16 +33,17 @@ static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "half.kern"
         if (i < x.shape[0]) {
 #line 18 "half.kern"
-            h = lerp__cpu(krt_b, krt_tid, ((krt_f16 *)x.data)[krt_wrap_index(i, x.shape[0])], ((krt_f16 *)y.data)[krt_wrap_index(i, y.shape[0])], t);
+            h = lerp__cpu(krt_b, krt_tid, ((krt_f16 *)x.data)[i], ((krt_f16 *)y.data)[i], t);
 #line 19 "half.kern"
             if (krt_gt_f16(h, KRT_F16(1.0f, 0x3c00))) {
 #line 20 "half.kern"
                 h = krt_fma_f16(h, KRT_F16(0.5f, 0x3800), krt_neg_f16(t));
             }
 #line 21 "half.kern"
-            ((krt_f16 *)y.data)[krt_wrap_index(i, y.shape[0])] = krt_hmax_f16(krt_sqrt_f16(krt_abs_f16(h)), KRT_F16(0.0f, 0x0000));
+            ((krt_f16 *)y.data)[i] = krt_hmax_f16(krt_sqrt_f16(krt_abs_f16(h)), KRT_F16(0.0f, 0x0000));
 #line 22 "half.kern"
-            ((float *)out32.data)[krt_wrap_index(i, out32.shape[0])] = (float)(((double)(krt_f16_to_f32(h) * 2.0f)) + ((double)krt_cvt_i32_f16(h)));
+            ((float *)out32.data)[i] = (float)(((double)(krt_f16_to_f32(h) * 2.0f)) + ((double)krt_cvt_i32_f16(h)));
+#line 47 "half.c"
         }
     }
 }
@@ -61,7 +63,7 @@ KRT_EXTERN_C const krt_kernel blend__kernel = {
     0
 };
 
-KRT_EXTERN_C int blend(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out32, krt_half t)
+KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out32, krt_half t)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel blend: void(float16[::1], float16[::1], float32[::1], float16) */
-int blend(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out32, krt_half t);
+int blend__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out32, krt_half t);
+static inline int blend(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out32, krt_half t)
+{
+    return blend__launch(cfg, x, y, out32, t);
+}
 extern const krt_kernel blend__kernel;
 
 extern const krt_module krt_module_half;

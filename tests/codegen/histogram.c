@@ -24,7 +24,7 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "histogram.kern"
         while (i < values.shape[0]) {
 #line 13 "histogram.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (int64_t)krt_mod_i64(((int64_t)*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0])), 16) * bins.strides[0]), 1);
+            (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
             i = krt_add_i64(i, stride);
 #line 31 "histogram.c"
@@ -45,7 +45,7 @@ KRT_EXTERN_C const krt_kernel histogram__kernel = {
     0
 };
 
-KRT_EXTERN_C int histogram(krt_launch_cfg cfg, krt_array values, krt_array bins)
+KRT_EXTERN_C int histogram__launch(krt_launch_cfg cfg, krt_array values, krt_array bins)
 {
     krt_view krt_v0;
     krt_view krt_v1;

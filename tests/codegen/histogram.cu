@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 9 "histogram.kern"
-__global__ void histogram__cuda(krt_view values, krt_view bins)
+KRT_EXTERN_C __global__ void histogram(krt_view values, krt_view bins)
 {
     int64_t i = 0;
     int64_t stride = 0;
@@ -19,7 +19,7 @@ __global__ void histogram__cuda(krt_view values, krt_view bins)
 #line 12 "histogram.kern"
     while (i < values.shape[0]) {
 #line 13 "histogram.kern"
-        (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + krt_wrap_index(krt_mod_i64(((int64_t)*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0])), 16), bins.shape[0]) * bins.strides[0]), 1);
+        (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
         i = krt_add_i64(i, stride);
 #line 26 "histogram.cu"
@@ -45,7 +45,7 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "histogram.kern"
         while (i < values.shape[0]) {
 #line 13 "histogram.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (int64_t)krt_mod_i64(((int64_t)*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0])), 16) * bins.strides[0]), 1);
+            (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
             i = krt_add_i64(i, stride);
 #line 52 "histogram.cu"
@@ -61,12 +61,12 @@ static const krt_param histogram__params[] = {
 };
 KRT_EXTERN_C const krt_kernel histogram__kernel = {
     "histogram", "histogram.kern", 2, histogram__params,
-    histogram__cpu, (const void *)histogram__cuda,
+    histogram__cpu, (const void *)histogram,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int histogram(krt_launch_cfg cfg, krt_array values, krt_array bins)
+KRT_EXTERN_C int histogram__launch(krt_launch_cfg cfg, krt_array values, krt_array bins)
 {
     krt_view krt_v0;
     krt_view krt_v1;

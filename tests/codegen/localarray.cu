@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 9 "localarray.kern"
-__global__ void sort_rows__cuda(krt_view inp, krt_view out)
+KRT_EXTERN_C __global__ void sort_rows(krt_view inp, krt_view out)
 {
     int64_t i = 0;
     float v[8];
@@ -41,7 +41,7 @@ __global__ void sort_rows__cuda(krt_view inp, krt_view out)
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         j = krt_it1;
 #line 15 "localarray.kern"
-        v[krt_wrap_index(j, 8)] = *(float *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0] + krt_wrap_index(j, inp.shape[1]) * inp.strides[1]);
+        v[(int32_t)j] = *(float *)(inp.data + i * inp.strides[0] + (int32_t)j * inp.strides[1]);
     }
 #line 16 "localarray.kern"
     krt_it4 = 1;
@@ -50,18 +50,18 @@ __global__ void sort_rows__cuda(krt_view inp, krt_view out)
     for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
         j_2 = krt_it4;
 #line 17 "localarray.kern"
-        key = v[krt_wrap_index(j_2, 8)];
+        key = v[(int32_t)j_2];
 #line 18 "localarray.kern"
-        k = krt_sub_i64(j_2, 1);
+        k = (int64_t)((int32_t)j_2 - 1);
 #line 19 "localarray.kern"
-        while ((k >= 0) && (v[krt_wrap_index(k, 8)] > key)) {
+        while (((int32_t)k >= 0) && (v[(int32_t)k] > key)) {
 #line 20 "localarray.kern"
-            v[krt_wrap_index(krt_add_i64(k, 1), 8)] = v[krt_wrap_index(k, 8)];
+            v[(int32_t)k + 1] = v[(int32_t)k];
 #line 21 "localarray.kern"
-            k = krt_sub_i64(k, 1);
+            k = (int64_t)((int32_t)k - 1);
         }
 #line 22 "localarray.kern"
-        v[krt_wrap_index(krt_add_i64(k, 1), 8)] = key;
+        v[(int32_t)k + 1] = key;
     }
 #line 23 "localarray.kern"
     krt_it7 = 0;
@@ -71,7 +71,7 @@ __global__ void sort_rows__cuda(krt_view inp, krt_view out)
     for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
         j_3 = krt_it7;
 #line 24 "localarray.kern"
-        *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + krt_wrap_index(j_3, out.shape[1]) * out.strides[1]) = v[krt_wrap_index(j_3, 8)];
+        *(float *)(out.data + i * out.strides[0] + (int32_t)j_3 * out.strides[1]) = v[(int32_t)j_3];
 #line 76 "localarray.cu"
     }
 }
@@ -116,7 +116,7 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             j = krt_it1;
 #line 15 "localarray.kern"
-            v[krt_wrap_index(j, 8)] = *(float *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0] + krt_wrap_index(j, inp.shape[1]) * inp.strides[1]);
+            v[(int32_t)j] = *(float *)(inp.data + i * inp.strides[0] + (int32_t)j * inp.strides[1]);
         }
 #line 16 "localarray.kern"
         krt_it4 = 1;
@@ -125,18 +125,18 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
             j_2 = krt_it4;
 #line 17 "localarray.kern"
-            key = v[krt_wrap_index(j_2, 8)];
+            key = v[(int32_t)j_2];
 #line 18 "localarray.kern"
-            k = krt_sub_i64(j_2, 1);
+            k = (int64_t)((int32_t)j_2 - 1);
 #line 19 "localarray.kern"
-            while ((k >= 0) && (v[krt_wrap_index(k, 8)] > key)) {
+            while (((int32_t)k >= 0) && (v[(int32_t)k] > key)) {
 #line 20 "localarray.kern"
-                v[krt_wrap_index(krt_add_i64(k, 1), 8)] = v[krt_wrap_index(k, 8)];
+                v[(int32_t)k + 1] = v[(int32_t)k];
 #line 21 "localarray.kern"
-                k = krt_sub_i64(k, 1);
+                k = (int64_t)((int32_t)k - 1);
             }
 #line 22 "localarray.kern"
-            v[krt_wrap_index(krt_add_i64(k, 1), 8)] = key;
+            v[(int32_t)k + 1] = key;
         }
 #line 23 "localarray.kern"
         krt_it7 = 0;
@@ -146,7 +146,7 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
             j_3 = krt_it7;
 #line 24 "localarray.kern"
-            *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0] + krt_wrap_index(j_3, out.shape[1]) * out.strides[1]) = v[krt_wrap_index(j_3, 8)];
+            *(float *)(out.data + i * out.strides[0] + (int32_t)j_3 * out.strides[1]) = v[(int32_t)j_3];
 #line 151 "localarray.cu"
         }
     krt_next:;
@@ -161,12 +161,12 @@ static const krt_param sort_rows__params[] = {
 };
 KRT_EXTERN_C const krt_kernel sort_rows__kernel = {
     "sort_rows", "localarray.kern", 2, sort_rows__params,
-    sort_rows__cpu, (const void *)sort_rows__cuda,
+    sort_rows__cpu, (const void *)sort_rows,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int sort_rows(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int sort_rows__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -20,7 +20,7 @@ KRT_FN KRT_MAYBE_UNUSED krt_tup_i64_i64 krt_tup_i64_i64_make(int64_t f0, int64_t
 /* ---- CUDA ---- */
 
 #line 10 "matmul.kern"
-__global__ void fast_matmul__cuda(krt_view A, krt_view B, krt_view C)
+KRT_EXTERN_C __global__ void fast_matmul(krt_view A, krt_view B, krt_view C)
 {
     __shared__ float sA[16][16];
     __shared__ float sB[16][16];
@@ -57,18 +57,18 @@ __global__ void fast_matmul__cuda(krt_view A, krt_view B, krt_view C)
     for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
         i = krt_it4;
 #line 23 "matmul.kern"
-        sA[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(((int64_t)tx), 16)] = 0.0f;
+        sA[ty][tx] = 0.0f;
 #line 24 "matmul.kern"
-        sB[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(((int64_t)tx), 16)] = 0.0f;
+        sB[ty][tx] = 0.0f;
 #line 25 "matmul.kern"
         if ((y < A.shape[0]) && (krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)) < A.shape[1])) {
 #line 26 "matmul.kern"
-            sA[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(((int64_t)tx), 16)] = *(float *)(A.data + krt_wrap_index(y, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)), A.shape[1]) * A.strides[1]);
+            sA[ty][tx] = *(float *)(A.data + (int32_t)y * A.strides[0] + krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)) * A.strides[1]);
         }
 #line 27 "matmul.kern"
         if ((x < B.shape[1]) && (krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)) < B.shape[0])) {
 #line 28 "matmul.kern"
-            sB[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(((int64_t)tx), 16)] = *(float *)(B.data + krt_wrap_index(krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)), B.shape[0]) * B.strides[0] + krt_wrap_index(x, B.shape[1]) * B.strides[1]);
+            sB[ty][tx] = *(float *)(B.data + krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)) * B.strides[0] + x * B.strides[1]);
         }
 #line 31 "matmul.kern"
         __syncthreads();
@@ -79,7 +79,7 @@ __global__ void fast_matmul__cuda(krt_view A, krt_view B, krt_view C)
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             j = krt_it1;
 #line 34 "matmul.kern"
-            tmp = tmp + (sA[krt_wrap_index(((int64_t)ty), 16)][krt_wrap_index(j, 16)] * sB[krt_wrap_index(j, 16)][krt_wrap_index(((int64_t)tx), 16)]);
+            tmp = tmp + (sA[ty][(int32_t)j] * sB[(int32_t)j][tx]);
         }
 #line 37 "matmul.kern"
         __syncthreads();
@@ -87,7 +87,7 @@ __global__ void fast_matmul__cuda(krt_view A, krt_view B, krt_view C)
 #line 38 "matmul.kern"
     if ((y < C.shape[0]) && (x < C.shape[1])) {
 #line 39 "matmul.kern"
-        *(float *)(C.data + krt_wrap_index(y, C.shape[0]) * C.strides[0] + krt_wrap_index(x, C.shape[1]) * C.strides[1]) = tmp;
+        *(float *)(C.data + (int32_t)y * C.strides[0] + x * C.strides[1]) = tmp;
 #line 92 "matmul.cu"
     }
 }
@@ -105,16 +105,7 @@ struct fast_matmul__frame {
     int64_t y;
     int32_t tx;
     int32_t ty;
-    int32_t bpg;
     float tmp;
-    int32_t i;
-    int64_t j;
-    int64_t krt_it1;
-    int64_t krt_stop2;
-    int64_t krt_step3;
-    int32_t krt_it4;
-    int32_t krt_stop5;
-    int32_t krt_step6;
 };
 
 #line 10 "matmul.kern"
@@ -124,118 +115,118 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view B = *(const krt_view *)krt_args[1];
     const krt_view C = *(const krt_view *)krt_args[2];
     struct fast_matmul__shared *krt_s = (struct fast_matmul__shared *)krt_b->shared;
+    int32_t bpg = 0;
+    int32_t i = 0;
+    int64_t j = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int32_t krt_it4 = 0;
+    int32_t krt_stop5 = 0;
+    int32_t krt_step6 = 0;
     struct fast_matmul__frame *krt_fr = (struct fast_matmul__frame *)krt_b->frame;
     struct fast_matmul__frame *krt_f;
     unsigned krt_t;
-    int krt_go;
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+    {
+        const int32_t krt_in_bpg = bpg;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            bpg = krt_in_bpg;
+            int64_t x KRT_MAYBE_UNUSED = krt_f->x;
+            int64_t y KRT_MAYBE_UNUSED = krt_f->y;
+            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int32_t ty KRT_MAYBE_UNUSED = krt_f->ty;
+            float tmp KRT_MAYBE_UNUSED = krt_f->tmp;
 #line 14 "matmul.kern"
-        krt_f->x = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            x = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "matmul.kern"
-        krt_f->y = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+            y = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
 #line 16 "matmul.kern"
-        krt_f->tx = (int32_t)krt_tid.x;
+            tx = (int32_t)krt_tid.x;
 #line 17 "matmul.kern"
-        krt_f->ty = (int32_t)krt_tid.y;
+            ty = (int32_t)krt_tid.y;
 #line 18 "matmul.kern"
-        krt_f->bpg = (int32_t)krt_b->grid_dim.x;
+            bpg = (int32_t)krt_b->grid_dim.x;
 #line 20 "matmul.kern"
-        krt_f->tmp = 0.0f;
-    }
-#line 21 "matmul.kern"
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-        krt_f->krt_it4 = 0;
-        krt_f->krt_stop5 = krt_f->bpg;
-        krt_f->krt_step6 = 1;
-    }
-#line 21 "matmul.kern"
-    for (;;) {
-        krt_go = 0;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 21 "matmul.kern"
-            if (krt_f->krt_it4 < krt_f->krt_stop5) {
-                krt_f->i = krt_f->krt_it4;
-                krt_go = 1;
-            } else {
-                krt_f->krt_state = KRT_BREAK(1);
-            }
+            tmp = 0.0f;
+            krt_f->x = x;
+            krt_f->y = y;
+            krt_f->tx = tx;
+            krt_f->ty = ty;
+            krt_f->tmp = tmp;
         }
-        if (!krt_go)
-            break;
+    }
+#line 21 "matmul.kern"
+    krt_it4 = 0;
+    krt_stop5 = bpg;
+    krt_step6 = 1;
+    for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+        i = krt_it4;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int32_t ty KRT_MAYBE_UNUSED = krt_f->ty;
+            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int64_t y KRT_MAYBE_UNUSED = krt_f->y;
+            int64_t x KRT_MAYBE_UNUSED = krt_f->x;
 #line 23 "matmul.kern"
-            krt_s->sA[krt_wrap_index(((int64_t)krt_f->ty), 16)][krt_wrap_index(((int64_t)krt_f->tx), 16)] = 0.0f;
+            krt_s->sA[ty][tx] = 0.0f;
 #line 24 "matmul.kern"
-            krt_s->sB[krt_wrap_index(((int64_t)krt_f->ty), 16)][krt_wrap_index(((int64_t)krt_f->tx), 16)] = 0.0f;
+            krt_s->sB[ty][tx] = 0.0f;
 #line 25 "matmul.kern"
-            if ((krt_f->y < A.shape[0]) && (krt_add_i64(((int64_t)krt_f->tx), krt_mul_i64(((int64_t)krt_f->i), 16)) < A.shape[1])) {
+            if ((y < A.shape[0]) && (krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)) < A.shape[1])) {
 #line 26 "matmul.kern"
-                krt_s->sA[krt_wrap_index(((int64_t)krt_f->ty), 16)][krt_wrap_index(((int64_t)krt_f->tx), 16)] = *(float *)(A.data + krt_wrap_index(krt_f->y, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), krt_mul_i64(((int64_t)krt_f->i), 16)), A.shape[1]) * A.strides[1]);
+                krt_s->sA[ty][tx] = *(float *)(A.data + (int32_t)y * A.strides[0] + krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)) * A.strides[1]);
             }
 #line 27 "matmul.kern"
-            if ((krt_f->x < B.shape[1]) && (krt_add_i64(((int64_t)krt_f->ty), krt_mul_i64(((int64_t)krt_f->i), 16)) < B.shape[0])) {
+            if ((x < B.shape[1]) && (krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)) < B.shape[0])) {
 #line 28 "matmul.kern"
-                krt_s->sB[krt_wrap_index(((int64_t)krt_f->ty), 16)][krt_wrap_index(((int64_t)krt_f->tx), 16)] = *(float *)(B.data + krt_wrap_index(krt_add_i64(((int64_t)krt_f->ty), krt_mul_i64(((int64_t)krt_f->i), 16)), B.shape[0]) * B.strides[0] + krt_wrap_index(krt_f->x, B.shape[1]) * B.strides[1]);
+                krt_s->sB[ty][tx] = *(float *)(B.data + krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)) * B.strides[0] + x * B.strides[1]);
             }
         }
 #line 31 "matmul.kern"
         /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+        {
+            const int64_t krt_in_j = j;
+            const int64_t krt_in_krt_it1 = krt_it1;
+            const int64_t krt_in_krt_stop2 = krt_stop2;
+            const int64_t krt_in_krt_step3 = krt_step3;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                j = krt_in_j;
+#line 198 "matmul.cu"
+                krt_it1 = krt_in_krt_it1;
+                krt_stop2 = krt_in_krt_stop2;
+                krt_step3 = krt_in_krt_step3;
+                float tmp KRT_MAYBE_UNUSED = krt_f->tmp;
+                int32_t ty KRT_MAYBE_UNUSED = krt_f->ty;
+                int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
 #line 33 "matmul.kern"
-            krt_f->krt_it1 = 0;
-            krt_f->krt_stop2 = 16;
-            krt_f->krt_step3 = 1;
-            for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->j = krt_f->krt_it1;
+                krt_it1 = 0;
+                krt_stop2 = 16;
+                krt_step3 = 1;
+                for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+                    j = krt_it1;
 #line 34 "matmul.kern"
-                krt_f->tmp = krt_f->tmp + (krt_s->sA[krt_wrap_index(((int64_t)krt_f->ty), 16)][krt_wrap_index(krt_f->j, 16)] * krt_s->sB[krt_wrap_index(krt_f->j, 16)][krt_wrap_index(((int64_t)krt_f->tx), 16)]);
+                    tmp = tmp + (krt_s->sA[ty][(int32_t)j] * krt_s->sB[(int32_t)j][tx]);
+                }
+                krt_f->tmp = tmp;
             }
         }
 #line 37 "matmul.kern"
         /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 218 "matmul.cu"
-            if (krt_f->krt_state == KRT_CONTINUE(1))
-                krt_f->krt_state = KRT_RUNNING;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-            krt_f->krt_it4 += krt_f->krt_step6;
-        }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 221 "matmul.cu"
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_BREAK(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t y KRT_MAYBE_UNUSED = krt_f->y;
+        int64_t x KRT_MAYBE_UNUSED = krt_f->x;
+        float tmp KRT_MAYBE_UNUSED = krt_f->tmp;
 #line 38 "matmul.kern"
-        if ((krt_f->y < C.shape[0]) && (krt_f->x < C.shape[1])) {
+        if ((y < C.shape[0]) && (x < C.shape[1])) {
 #line 39 "matmul.kern"
-            *(float *)(C.data + krt_wrap_index(krt_f->y, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_f->x, C.shape[1]) * C.strides[1]) = krt_f->tmp;
-#line 239 "matmul.cu"
+            *(float *)(C.data + (int32_t)y * C.strides[0] + x * C.strides[1]) = tmp;
+#line 230 "matmul.cu"
         }
     }
 }
@@ -249,12 +240,12 @@ static const krt_param fast_matmul__params[] = {
 };
 KRT_EXTERN_C const krt_kernel fast_matmul__kernel = {
     "fast_matmul", "matmul.kern", 3, fast_matmul__params,
-    fast_matmul__cpu, (const void *)fast_matmul__cuda,
+    fast_matmul__cpu, (const void *)fast_matmul,
     sizeof(struct fast_matmul__shared), sizeof(struct fast_matmul__frame),
     0
 };
 
-KRT_EXTERN_C int fast_matmul(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C)
+KRT_EXTERN_C int fast_matmul__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C)
 {
     krt_view krt_v0;
     krt_view krt_v1;

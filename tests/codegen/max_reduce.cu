@@ -16,7 +16,7 @@ static __device__ inline KRT_MAYBE_UNUSED int8_t max_reduce(int8_t a, int8_t b)
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_i1(krt_view arr, krt_view partials, int8_t init, bool use_init)
 {
     __shared__ int8_t krt_u_sm_[4][33];
 #line 23 "max_reduce.cu"
@@ -51,17 +51,17 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(int8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -78,7 +78,7 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -88,38 +88,38 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(int8_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(int8_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(int8_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -127,19 +127,19 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -148,15 +148,15 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -167,14 +167,14 @@ __global__ void max_reduce__red_i1__cuda(krt_view arr, krt_view partials, int8_t
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(int8_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce(*(int8_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -190,7 +190,7 @@ static __device__ inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2(int16_t a, i
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials, int16_t init, bool use_init)
 {
     __shared__ int16_t krt_u_sm_[4][33];
 #line 197 "max_reduce.cu"
@@ -225,17 +225,17 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(int16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -252,7 +252,7 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -262,38 +262,38 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i2_i2(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__i2_i2(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__i2_i2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i2_i2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(int16_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__i2_i2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(int16_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(int16_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -301,19 +301,19 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i2_i2(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -322,15 +322,15 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__i2_i2(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -341,14 +341,14 @@ __global__ void max_reduce__red_i2__cuda(krt_view arr, krt_view partials, int16_
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__i2_i2(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__i2_i2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(int16_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2(*(int16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -364,7 +364,7 @@ static __device__ inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4(int32_t a, i
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials, int32_t init, bool use_init)
 {
     __shared__ int32_t krt_u_sm_[4][33];
 #line 371 "max_reduce.cu"
@@ -399,17 +399,17 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(int32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -426,7 +426,7 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -436,38 +436,38 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i4_i4(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__i4_i4(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__i4_i4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i4_i4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(int32_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__i4_i4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(int32_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(int32_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -475,19 +475,19 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i4_i4(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -496,15 +496,15 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__i4_i4(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -515,14 +515,14 @@ __global__ void max_reduce__red_i4__cuda(krt_view arr, krt_view partials, int32_
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__i4_i4(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__i4_i4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(int32_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4(*(int32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -538,7 +538,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8(int64_t a, i
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials, int64_t init, bool use_init)
 {
     __shared__ int64_t krt_u_sm_[4][33];
 #line 545 "max_reduce.cu"
@@ -573,17 +573,17 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(int64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -600,7 +600,7 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -610,38 +610,38 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i8_i8(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__i8_i8(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__i8_i8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i8_i8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(int64_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__i8_i8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(int64_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(int64_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -649,19 +649,19 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__i8_i8(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -670,15 +670,15 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__i8_i8(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -689,14 +689,14 @@ __global__ void max_reduce__red_i8__cuda(krt_view arr, krt_view partials, int64_
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__i8_i8(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__i8_i8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(int64_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8(*(int64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -712,7 +712,7 @@ static __device__ inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1(uint8_t a, u
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials, uint8_t init, bool use_init)
 {
     __shared__ uint8_t krt_u_sm_[4][33];
 #line 719 "max_reduce.cu"
@@ -747,17 +747,17 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(uint8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -774,7 +774,7 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -784,38 +784,38 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u1_u1(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u1_u1(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u1_u1(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u1_u1(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(uint8_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__u1_u1(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint8_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(uint8_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -823,19 +823,19 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u1_u1(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -844,15 +844,15 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u1_u1(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -863,14 +863,14 @@ __global__ void max_reduce__red_u1__cuda(krt_view arr, krt_view partials, uint8_
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u1_u1(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__u1_u1(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(uint8_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1(*(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -886,7 +886,7 @@ static __device__ inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2(uint16_t a,
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials, uint16_t init, bool use_init)
 {
     __shared__ uint16_t krt_u_sm_[4][33];
 #line 893 "max_reduce.cu"
@@ -921,17 +921,17 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(uint16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -948,7 +948,7 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -958,38 +958,38 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u2_u2(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u2_u2(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u2_u2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u2_u2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(uint16_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__u2_u2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint16_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(uint16_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -997,19 +997,19 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u2_u2(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -1018,15 +1018,15 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u2_u2(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1037,14 +1037,14 @@ __global__ void max_reduce__red_u2__cuda(krt_view arr, krt_view partials, uint16
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u2_u2(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__u2_u2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(uint16_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2(*(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -1060,7 +1060,7 @@ static __device__ inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4(uint32_t a,
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials, uint32_t init, bool use_init)
 {
     __shared__ uint32_t krt_u_sm_[4][33];
 #line 1067 "max_reduce.cu"
@@ -1095,17 +1095,17 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(uint32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -1122,7 +1122,7 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -1132,38 +1132,38 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u4_u4(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u4_u4(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u4_u4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u4_u4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(uint32_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__u4_u4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint32_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(uint32_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -1171,19 +1171,19 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u4_u4(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -1192,15 +1192,15 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u4_u4(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1211,14 +1211,14 @@ __global__ void max_reduce__red_u4__cuda(krt_view arr, krt_view partials, uint32
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u4_u4(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__u4_u4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(uint32_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4(*(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -1234,7 +1234,7 @@ static __device__ inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8(uint64_t a,
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64_t init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials, uint64_t init, bool use_init)
 {
     __shared__ uint64_t krt_u_sm_[4][33];
 #line 1241 "max_reduce.cu"
@@ -1269,17 +1269,17 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(uint64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -1296,7 +1296,7 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -1306,38 +1306,38 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u8_u8(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__u8_u8(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u8_u8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u8_u8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(uint64_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__u8_u8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint64_t *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(uint64_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -1345,19 +1345,19 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__u8_u8(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -1366,15 +1366,15 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__u8_u8(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1385,14 +1385,14 @@ __global__ void max_reduce__red_u8__cuda(krt_view arr, krt_view partials, uint64
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u8_u8(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__u8_u8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(uint64_t *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8(*(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -1408,7 +1408,7 @@ static __device__ inline KRT_MAYBE_UNUSED float max_reduce__f4_f4(float a, float
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials, float init, bool use_init)
 {
     __shared__ float krt_u_sm_[4][33];
 #line 1415 "max_reduce.cu"
@@ -1443,17 +1443,17 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(float *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -1470,7 +1470,7 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -1480,38 +1480,38 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f4_f4(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__f4_f4(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__f4_f4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f4_f4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(float *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__f4_f4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(float *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(float *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -1519,19 +1519,19 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f4_f4(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -1540,15 +1540,15 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__f4_f4(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1559,14 +1559,14 @@ __global__ void max_reduce__red_f4__cuda(krt_view arr, krt_view partials, float 
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__f4_f4(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__f4_f4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(float *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4(*(float *)(partials.data + 0 * partials.strides[0]), init);
     }
@@ -1582,7 +1582,7 @@ static __device__ inline KRT_MAYBE_UNUSED double max_reduce__f8_f8(double a, dou
 }
 
 #line 4 "max_reduce.kern"
-__global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials, double init, bool use_init)
 {
     __shared__ double krt_u_sm_[4][33];
 #line 1589 "max_reduce.cu"
@@ -1617,17 +1617,17 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
 #line 4 "max_reduce.kern"
     krt_u_tid_ = (int32_t)threadIdx.x;
 #line 4 "max_reduce.kern"
-    krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-    krt_u_laneid_ = krt_mod_i64(((int64_t)krt_u_tid_), 32);
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
 #line 4 "max_reduce.kern"
-    if (((int64_t)((int32_t)blockDim.x)) == 128) {
+    if (((int32_t)blockDim.x) == 128) {
 #line 4 "max_reduce.kern"
         krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_u_start_, arr.shape[0]) * arr.strides[0]);
+        krt_u_tmp_ = *(double *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
@@ -1644,7 +1644,7 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_tmp_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
@@ -1654,38 +1654,38 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
 #line 4 "max_reduce.kern"
             if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f8_f8(krt_u_old_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_ = krt_floordiv_i64(krt_u_width_, 2);
+            krt_u_width_ = krt_u_width_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) < 2) {
+        if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0] = max_reduce__f8_f8(krt_u_sm_[krt_wrap_index(((int64_t)krt_u_tid_), 4)][0], krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_u_tid_), 2), 4)][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__f8_f8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f8_f8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(double *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__f8_f8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(double *)(arr.data + krt_wrap_index(((int64_t)krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+        krt_u_value_ = *(double *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = krt_u_value_;
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = krt_mul_i64(krt_add_i64(krt_u_warpid_, 1), 32) < krt_u_size_;
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -1693,19 +1693,19 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
 #line 4 "max_reduce.kern"
             if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)];
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_laneid_, 33)] = max_reduce__f8_f8(krt_u_old_2_, krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_floordiv_i64(krt_u_width_2_, 2);
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
         }
 #line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && (krt_u_laneid_ == 0)) {
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-            krt_u_base_ = krt_mul_i64(krt_u_warpid_, 32);
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
@@ -1714,15 +1714,15 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0] = max_reduce__f8_f8(krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][0], krt_u_sm_[krt_wrap_index(krt_u_warpid_, 4)][krt_wrap_index(krt_u_i_2_, 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        if (((int64_t)krt_u_tid_) == 0) {
+        if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)blockDim.x)), 31), 32);
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
             krt_u_result_ = krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
@@ -1733,31 +1733,205 @@ __global__ void max_reduce__red_f8__cuda(krt_view arr, krt_view partials, double
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__f8_f8(krt_u_result_, krt_u_sm_[krt_wrap_index(krt_u_i_3_, 4)][0]);
+                krt_u_result_ = max_reduce__f8_f8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)blockIdx.x)), partials.shape[0]) * partials.strides[0]) = krt_u_result_;
+            *(double *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
-    if ((use_init && (((int64_t)krt_u_tid_) == 0)) && (((int64_t)((int32_t)blockIdx.x)) == 0)) {
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
         *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8(*(double *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
 #line 1749 "max_reduce.cu"
 
+#line 5 "max_reduce.kern"
+static __device__ inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2(krt_f16 a, krt_f16 b)
+{
+#line 6 "max_reduce.kern"
+    return krt_max_f16(a, b);
+#line 1756 "max_reduce.cu"
+}
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials, krt_f16 init, bool use_init)
+{
+    __shared__ krt_f16 krt_u_sm_[4][33];
+#line 1763 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    krt_f16 krt_u_tmp_ = KRT_F16_ZERO;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    krt_f16 krt_u_old_ = KRT_F16_ZERO;
+    int64_t krt_u_size_ = 0;
+    krt_f16 krt_u_value_ = KRT_F16_ZERO;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    krt_f16 krt_u_old_2_ = KRT_F16_ZERO;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    krt_f16 krt_u_result_ = KRT_F16_ZERO;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(krt_f16 *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 1810 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__f2_f2(krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__f2_f2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(krt_f16 *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__f2_f2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(krt_f16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+            krt_step6 = 1;
+#line 1888 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f2_f2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 1907 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__f2_f2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(krt_f16 *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2(*(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
+    }
+}
+#line 1923 "max_reduce.cu"
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int8_t max_reduce__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int8_t a, int8_t b)
 {
-#line 1756 "max_reduce.cu"
+#line 1930 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i8(a, b);
-#line 1761 "max_reduce.cu"
+#line 1935 "max_reduce.cu"
 }
 
 struct max_reduce__red_i1__shared {
@@ -1800,7 +1974,7 @@ struct max_reduce__red_i1__frame {
 static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 1804 "max_reduce.cu"
+#line 1978 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int8_t init = *(const int8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -1809,208 +1983,104 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i1__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
-    }
-#line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1834 "max_reduce.cu"
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-#line 1842 "max_reduce.cu"
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-#line 1862 "max_reduce.cu"
-            if (krt_f->krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
-            }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip3:;
-#line 1873 "max_reduce.cu"
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 1879 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 1889 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1899 "max_reduce.cu"
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
-                    krt_go = 1;
-                } else {
-#line 1909 "max_reduce.cu"
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
-                }
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-#line 1931 "max_reduce.cu"
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
-            }
-        }
-#line 1938 "max_reduce.cu"
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 1958 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
-#line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-#line 1967 "max_reduce.cu"
-    }
-    if (krt_br1) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int8_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 1992 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
 #line 2004 "max_reduce.cu"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
+    }
+#line 4 "max_reduce.kern"
+    if (((int32_t)krt_b->block_dim.x) == 128) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2011 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+#line 4 "max_reduce.kern"
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = *(int8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 2030 "max_reduce.cu"
+            if (krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip2;
+            }
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+                krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip2:;
+#line 2041 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2048 "max_reduce.cu"
+            int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2061 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2073 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2014 "max_reduce.cu"
+#line 2084 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2018,28 +2088,36 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int8_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 2106 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2036 "max_reduce.cu"
+#line 2112 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
             }
+#line 2120 "max_reduce.cu"
         }
-#line 2043 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -2047,81 +2125,207 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
-#line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-#line 2061 "max_reduce.cu"
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
-                }
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
             }
-#line 2068 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2074 "max_reduce.cu"
+#line 2142 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
-#line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-#line 2087 "max_reduce.cu"
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2097 "max_reduce.cu"
+#line 2152 "max_reduce.cu"
+    } else {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+            krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_u_value_ = *(int8_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2173 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 2184 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 2190 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 2201 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int8_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 2224 "max_reduce.cu"
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2230 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+            }
+#line 2238 "max_reduce.cu"
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 2264 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                }
+            }
+#line 2271 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 2277 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 2295 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+            }
+        }
+#line 2305 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2114 "max_reduce.cu"
+#line 2318 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
-#line 2120 "max_reduce.cu"
+#line 2324 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 2125 "max_reduce.cu"
+#line 2329 "max_reduce.cu"
 }
 
 struct max_reduce__red_i2__shared {
@@ -2164,7 +2368,7 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2168 "max_reduce.cu"
+#line 2372 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int16_t init = *(const int16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2173,103 +2377,104 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i2__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 2398 "max_reduce.cu"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2198 "max_reduce.cu"
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-#line 2206 "max_reduce.cu"
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 2405 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(int16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-#line 2226 "max_reduce.cu"
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 2424 "max_reduce.cu"
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
-#line 2237 "max_reduce.cu"
+        krt_skip2:;
+#line 2435 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2243 "max_reduce.cu"
+#line 2442 "max_reduce.cu"
+            int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2253 "max_reduce.cu"
+#line 2455 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2263 "max_reduce.cu"
+#line 2467 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2273 "max_reduce.cu"
+#line 2478 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2277,28 +2482,36 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int16_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 2500 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2295 "max_reduce.cu"
+#line 2506 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
             }
+#line 2514 "max_reduce.cu"
         }
-#line 2302 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -2306,75 +2519,79 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2322 "max_reduce.cu"
+#line 2536 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2331 "max_reduce.cu"
-    }
-    if (krt_br1) {
+#line 2546 "max_reduce.cu"
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int16_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(int16_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2356 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 2567 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 2578 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2368 "max_reduce.cu"
+#line 2584 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2378 "max_reduce.cu"
+#line 2595 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2382,28 +2599,37 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int16_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 2618 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2400 "max_reduce.cu"
+#line 2624 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
+#line 2632 "max_reduce.cu"
         }
-#line 2407 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -2411,81 +2637,89 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-#line 2425 "max_reduce.cu"
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 2658 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2432 "max_reduce.cu"
+#line 2665 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2438 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 2671 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-#line 2451 "max_reduce.cu"
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 2689 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2461 "max_reduce.cu"
+#line 2699 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2478 "max_reduce.cu"
+#line 2712 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
-#line 2484 "max_reduce.cu"
+#line 2718 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 2489 "max_reduce.cu"
+#line 2723 "max_reduce.cu"
 }
 
 struct max_reduce__red_i4__shared {
@@ -2528,7 +2762,7 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2532 "max_reduce.cu"
+#line 2766 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int32_t init = *(const int32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2537,103 +2771,104 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 2792 "max_reduce.cu"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2562 "max_reduce.cu"
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-#line 2570 "max_reduce.cu"
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 2799 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(int32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-#line 2590 "max_reduce.cu"
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 2818 "max_reduce.cu"
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
-#line 2601 "max_reduce.cu"
+        krt_skip2:;
+#line 2829 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2607 "max_reduce.cu"
+#line 2836 "max_reduce.cu"
+            int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2617 "max_reduce.cu"
+#line 2849 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2627 "max_reduce.cu"
+#line 2861 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2637 "max_reduce.cu"
+#line 2872 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2641,28 +2876,36 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int32_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 2894 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2659 "max_reduce.cu"
+#line 2900 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
             }
+#line 2908 "max_reduce.cu"
         }
-#line 2666 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -2670,75 +2913,79 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2686 "max_reduce.cu"
+#line 2930 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2695 "max_reduce.cu"
-    }
-    if (krt_br1) {
+#line 2940 "max_reduce.cu"
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int32_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(int32_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2720 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 2961 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 2972 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2732 "max_reduce.cu"
+#line 2978 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2742 "max_reduce.cu"
+#line 2989 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2746,28 +2993,37 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int32_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 3012 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2764 "max_reduce.cu"
+#line 3018 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
+#line 3026 "max_reduce.cu"
         }
-#line 2771 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -2775,81 +3031,89 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-#line 2789 "max_reduce.cu"
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 3052 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2796 "max_reduce.cu"
+#line 3059 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2802 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 3065 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-#line 2815 "max_reduce.cu"
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 3083 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2825 "max_reduce.cu"
+#line 3093 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2842 "max_reduce.cu"
+#line 3106 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
-#line 2848 "max_reduce.cu"
+#line 3112 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 2853 "max_reduce.cu"
+#line 3117 "max_reduce.cu"
 }
 
 struct max_reduce__red_i8__shared {
@@ -2892,7 +3156,7 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2896 "max_reduce.cu"
+#line 3160 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int64_t init = *(const int64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2901,103 +3165,104 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_i8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 3186 "max_reduce.cu"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2926 "max_reduce.cu"
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-#line 2934 "max_reduce.cu"
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 3193 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(int64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(int64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-#line 2954 "max_reduce.cu"
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 3212 "max_reduce.cu"
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
-#line 2965 "max_reduce.cu"
+        krt_skip2:;
+#line 3223 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2971 "max_reduce.cu"
+#line 3230 "max_reduce.cu"
+            int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2981 "max_reduce.cu"
+#line 3243 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2991 "max_reduce.cu"
+#line 3255 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3001 "max_reduce.cu"
+#line 3266 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3005,28 +3270,36 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 3288 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3023 "max_reduce.cu"
+#line 3294 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
             }
+#line 3302 "max_reduce.cu"
         }
-#line 3030 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -3034,75 +3307,79 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3050 "max_reduce.cu"
+#line 3324 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3059 "max_reduce.cu"
-    }
-    if (krt_br1) {
+#line 3334 "max_reduce.cu"
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(int64_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(int64_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3084 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 3355 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 3366 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3096 "max_reduce.cu"
+#line 3372 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3106 "max_reduce.cu"
+#line 3383 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3110,28 +3387,37 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 3406 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3128 "max_reduce.cu"
+#line 3412 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
+#line 3420 "max_reduce.cu"
         }
-#line 3135 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -3139,81 +3425,89 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-#line 3153 "max_reduce.cu"
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 3446 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3160 "max_reduce.cu"
+#line 3453 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3166 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 3459 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-#line 3179 "max_reduce.cu"
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 3477 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3189 "max_reduce.cu"
+#line 3487 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3206 "max_reduce.cu"
+#line 3500 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
-#line 3212 "max_reduce.cu"
+#line 3506 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 3217 "max_reduce.cu"
+#line 3511 "max_reduce.cu"
 }
 
 struct max_reduce__red_u1__shared {
@@ -3256,7 +3550,7 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3260 "max_reduce.cu"
+#line 3554 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint8_t init = *(const uint8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3265,103 +3559,104 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u1__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 3580 "max_reduce.cu"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3290 "max_reduce.cu"
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-#line 3298 "max_reduce.cu"
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 3587 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(uint8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-#line 3318 "max_reduce.cu"
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 3606 "max_reduce.cu"
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
-#line 3329 "max_reduce.cu"
+        krt_skip2:;
+#line 3617 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3335 "max_reduce.cu"
+#line 3624 "max_reduce.cu"
+            uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3345 "max_reduce.cu"
+#line 3637 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3355 "max_reduce.cu"
+#line 3649 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3365 "max_reduce.cu"
+#line 3660 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3369,28 +3664,36 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint8_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 3682 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3387 "max_reduce.cu"
+#line 3688 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
             }
+#line 3696 "max_reduce.cu"
         }
-#line 3394 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -3398,75 +3701,79 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3414 "max_reduce.cu"
+#line 3718 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3423 "max_reduce.cu"
-    }
-    if (krt_br1) {
+#line 3728 "max_reduce.cu"
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint8_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(uint8_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3448 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 3749 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 3760 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3460 "max_reduce.cu"
+#line 3766 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3470 "max_reduce.cu"
+#line 3777 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3474,28 +3781,37 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint8_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 3800 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3492 "max_reduce.cu"
+#line 3806 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
+#line 3814 "max_reduce.cu"
         }
-#line 3499 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -3503,81 +3819,89 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-#line 3517 "max_reduce.cu"
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 3840 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3524 "max_reduce.cu"
+#line 3847 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3530 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 3853 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-#line 3543 "max_reduce.cu"
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 3871 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3553 "max_reduce.cu"
+#line 3881 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3570 "max_reduce.cu"
+#line 3894 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
-#line 3576 "max_reduce.cu"
+#line 3900 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 3581 "max_reduce.cu"
+#line 3905 "max_reduce.cu"
 }
 
 struct max_reduce__red_u2__shared {
@@ -3620,7 +3944,7 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3624 "max_reduce.cu"
+#line 3948 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint16_t init = *(const uint16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3629,103 +3953,104 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u2__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 3974 "max_reduce.cu"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3654 "max_reduce.cu"
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-#line 3662 "max_reduce.cu"
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 3981 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(uint16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-#line 3682 "max_reduce.cu"
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 4000 "max_reduce.cu"
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
-#line 3693 "max_reduce.cu"
+        krt_skip2:;
+#line 4011 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3699 "max_reduce.cu"
+#line 4018 "max_reduce.cu"
+            uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3709 "max_reduce.cu"
+#line 4031 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3719 "max_reduce.cu"
+#line 4043 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3729 "max_reduce.cu"
+#line 4054 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3733,28 +4058,36 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint16_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 4076 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3751 "max_reduce.cu"
+#line 4082 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
             }
+#line 4090 "max_reduce.cu"
         }
-#line 3758 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -3762,75 +4095,79 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3778 "max_reduce.cu"
+#line 4112 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3787 "max_reduce.cu"
-    }
-    if (krt_br1) {
+#line 4122 "max_reduce.cu"
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint16_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(uint16_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3812 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 4143 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 4154 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3824 "max_reduce.cu"
+#line 4160 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3834 "max_reduce.cu"
+#line 4171 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3838,28 +4175,37 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint16_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 4194 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3856 "max_reduce.cu"
+#line 4200 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
+#line 4208 "max_reduce.cu"
         }
-#line 3863 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -3867,81 +4213,89 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-#line 3881 "max_reduce.cu"
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 4234 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3888 "max_reduce.cu"
+#line 4241 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3894 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 4247 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-#line 3907 "max_reduce.cu"
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 4265 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3917 "max_reduce.cu"
+#line 4275 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3934 "max_reduce.cu"
+#line 4288 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
-#line 3940 "max_reduce.cu"
+#line 4294 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 3945 "max_reduce.cu"
+#line 4299 "max_reduce.cu"
 }
 
 struct max_reduce__red_u4__shared {
@@ -3984,7 +4338,7 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3988 "max_reduce.cu"
+#line 4342 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint32_t init = *(const uint32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3993,103 +4347,104 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 4368 "max_reduce.cu"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4018 "max_reduce.cu"
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-#line 4026 "max_reduce.cu"
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 4375 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(uint32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-#line 4046 "max_reduce.cu"
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 4394 "max_reduce.cu"
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
-#line 4057 "max_reduce.cu"
+        krt_skip2:;
+#line 4405 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4063 "max_reduce.cu"
+#line 4412 "max_reduce.cu"
+            uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4073 "max_reduce.cu"
+#line 4425 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4083 "max_reduce.cu"
+#line 4437 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4093 "max_reduce.cu"
+#line 4448 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4097,28 +4452,36 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint32_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 4470 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4115 "max_reduce.cu"
+#line 4476 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
             }
+#line 4484 "max_reduce.cu"
         }
-#line 4122 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -4126,75 +4489,79 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4142 "max_reduce.cu"
+#line 4506 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4151 "max_reduce.cu"
-    }
-    if (krt_br1) {
+#line 4516 "max_reduce.cu"
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint32_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(uint32_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4176 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 4537 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 4548 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4188 "max_reduce.cu"
+#line 4554 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4198 "max_reduce.cu"
+#line 4565 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4202,28 +4569,37 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint32_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 4588 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4220 "max_reduce.cu"
+#line 4594 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
+#line 4602 "max_reduce.cu"
         }
-#line 4227 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -4231,81 +4607,89 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-#line 4245 "max_reduce.cu"
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 4628 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4252 "max_reduce.cu"
+#line 4635 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4258 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 4641 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-#line 4271 "max_reduce.cu"
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 4659 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4281 "max_reduce.cu"
+#line 4669 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4298 "max_reduce.cu"
+#line 4682 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
-#line 4304 "max_reduce.cu"
+#line 4688 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 4309 "max_reduce.cu"
+#line 4693 "max_reduce.cu"
 }
 
 struct max_reduce__red_u8__shared {
@@ -4348,7 +4732,7 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4352 "max_reduce.cu"
+#line 4736 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint64_t init = *(const uint64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4357,103 +4741,104 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_u8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 4762 "max_reduce.cu"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4382 "max_reduce.cu"
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-#line 4390 "max_reduce.cu"
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 4769 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(uint64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(uint64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-#line 4410 "max_reduce.cu"
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 4788 "max_reduce.cu"
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
-#line 4421 "max_reduce.cu"
+        krt_skip2:;
+#line 4799 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4427 "max_reduce.cu"
+#line 4806 "max_reduce.cu"
+            uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4437 "max_reduce.cu"
+#line 4819 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4447 "max_reduce.cu"
+#line 4831 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4457 "max_reduce.cu"
+#line 4842 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4461,28 +4846,36 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint64_t krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 4864 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4479 "max_reduce.cu"
+#line 4870 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
             }
+#line 4878 "max_reduce.cu"
         }
-#line 4486 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -4490,75 +4883,79 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4506 "max_reduce.cu"
+#line 4900 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4515 "max_reduce.cu"
-    }
-    if (krt_br1) {
+#line 4910 "max_reduce.cu"
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(uint64_t *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(uint64_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4540 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 4931 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 4942 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4552 "max_reduce.cu"
+#line 4948 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4562 "max_reduce.cu"
+#line 4959 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4566,28 +4963,37 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                uint64_t krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 4982 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4584 "max_reduce.cu"
+#line 4988 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
+#line 4996 "max_reduce.cu"
         }
-#line 4591 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -4595,81 +5001,89 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-#line 4609 "max_reduce.cu"
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 5022 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4616 "max_reduce.cu"
+#line 5029 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4622 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 5035 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-#line 4635 "max_reduce.cu"
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 5053 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4645 "max_reduce.cu"
+#line 5063 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4662 "max_reduce.cu"
+#line 5076 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
-#line 4668 "max_reduce.cu"
+#line 5082 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 4673 "max_reduce.cu"
+#line 5087 "max_reduce.cu"
 }
 
 struct max_reduce__red_f4__shared {
@@ -4712,7 +5126,7 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4716 "max_reduce.cu"
+#line 5130 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const float init = *(const float *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4721,103 +5135,104 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_f4__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 5156 "max_reduce.cu"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4746 "max_reduce.cu"
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-#line 4754 "max_reduce.cu"
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 5163 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(float *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(float *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-#line 4774 "max_reduce.cu"
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 5182 "max_reduce.cu"
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
-#line 4785 "max_reduce.cu"
+        krt_skip2:;
+#line 5193 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4791 "max_reduce.cu"
+#line 5200 "max_reduce.cu"
+            float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4801 "max_reduce.cu"
+#line 5213 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4811 "max_reduce.cu"
+#line 5225 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4821 "max_reduce.cu"
+#line 5236 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4825,28 +5240,36 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                float krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 5258 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4843 "max_reduce.cu"
+#line 5264 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
             }
+#line 5272 "max_reduce.cu"
         }
-#line 4850 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -4854,75 +5277,79 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4870 "max_reduce.cu"
+#line 5294 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4879 "max_reduce.cu"
-    }
-    if (krt_br1) {
+#line 5304 "max_reduce.cu"
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            float krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(float *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(float *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4904 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 5325 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 5336 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4916 "max_reduce.cu"
+#line 5342 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4926 "max_reduce.cu"
+#line 5353 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4930,28 +5357,37 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                float krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 5376 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4948 "max_reduce.cu"
+#line 5382 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
+#line 5390 "max_reduce.cu"
         }
-#line 4955 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -4959,81 +5395,89 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-#line 4973 "max_reduce.cu"
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 5416 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4980 "max_reduce.cu"
+#line 5423 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4986 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 5429 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            float krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-#line 4999 "max_reduce.cu"
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 5447 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5009 "max_reduce.cu"
+#line 5457 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5026 "max_reduce.cu"
+#line 5470 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
-#line 5032 "max_reduce.cu"
+#line 5476 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 5037 "max_reduce.cu"
+#line 5481 "max_reduce.cu"
 }
 
 struct max_reduce__red_f8__shared {
@@ -5076,7 +5520,7 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5080 "max_reduce.cu"
+#line 5524 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const double init = *(const double *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -5085,103 +5529,104 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct max_reduce__red_f8__frame *krt_f;
     unsigned krt_t;
     int krt_go;
-    int krt_br0;
-    int krt_br1;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_tid_ = (int32_t)krt_tid.x;
+        krt_u_tid_ = (int32_t)krt_tid.x;
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_warpid_ = krt_floordiv_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
-        krt_f->krt_u_laneid_ = krt_mod_i64(((int64_t)krt_f->krt_u_tid_), 32);
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 5550 "max_reduce.cu"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
-    krt_br0 = 0;
-    krt_br1 = 0;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5110 "max_reduce.cu"
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if (((int64_t)((int32_t)krt_b->block_dim.x)) == 128) {
-            krt_br0 = 1;
-        } else {
-#line 5118 "max_reduce.cu"
-            krt_f->krt_state = KRT_MASKED(1);
-            krt_br1 = 1;
-        }
-    }
-    if (krt_br0) {
+    if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 5557 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_start_ = krt_add_i64(((int64_t)krt_f->krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_tmp_ = *(double *)(arr.data + krt_wrap_index(krt_f->krt_u_start_, arr.shape[0]) * arr.strides[0]);
+            krt_u_tmp_ = *(double *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_f->krt_it1 = krt_add_i64(krt_f->krt_u_start_, krt_f->krt_u_step_);
-            krt_f->krt_stop2 = arr.shape[0];
-            krt_f->krt_step3 = krt_f->krt_u_step_;
-#line 5138 "max_reduce.cu"
-            if (krt_f->krt_step3 == 0) {
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 5576 "max_reduce.cu"
+            if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip3;
+                goto krt_skip2;
             }
-            for (; (krt_f->krt_step3 > 0 ? krt_f->krt_it1 < krt_f->krt_stop2 : krt_f->krt_it1 > krt_f->krt_stop2); krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->krt_u_i_ = krt_f->krt_it1;
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_f->krt_u_i_, arr.shape[0]) * arr.strides[0]));
+                krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
-        krt_skip3:;
-#line 5149 "max_reduce.cu"
+        krt_skip2:;
+#line 5587 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5155 "max_reduce.cu"
+#line 5594 "max_reduce.cu"
+            double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_tmp_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5165 "max_reduce.cu"
+#line 5607 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_ = 16;
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5175 "max_reduce.cu"
+#line 5619 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_) {
+                if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5185 "max_reduce.cu"
+#line 5630 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5189,28 +5634,36 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                double krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_laneid_ < krt_f->krt_u_width_) {
+                if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 5652 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5207 "max_reduce.cu"
+#line 5658 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_ = krt_floordiv_i64(krt_f->krt_u_width_, 2);
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
             }
+#line 5666 "max_reduce.cu"
         }
-#line 5214 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -5218,75 +5671,79 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) < 2) {
+            if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(((int64_t)krt_f->krt_u_tid_), 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_add_i64(((int64_t)krt_f->krt_u_tid_), 2), 4)][0]);
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5234 "max_reduce.cu"
+#line 5688 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5243 "max_reduce.cu"
-    }
-    if (krt_br1) {
+#line 5698 "max_reduce.cu"
+    } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_RUNNING)
-                krt_f->krt_state = KRT_MASKED(1);
-            else if (krt_f->krt_state == KRT_MASKED(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            double krt_u_value_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_size_ = arr.shape[0];
+            krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_value_ = *(double *)(arr.data + krt_wrap_index(((int64_t)krt_f->krt_u_tid_), arr.shape[0]) * arr.strides[0]);
+            krt_u_value_ = *(double *)(arr.data + krt_u_tid_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = krt_f->krt_u_value_;
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5268 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 5719 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_full_ = krt_mul_i64(krt_add_i64(krt_f->krt_u_warpid_, 1), 32) < krt_f->krt_u_size_;
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_f->krt_u_width_2_ = 16;
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 5730 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5280 "max_reduce.cu"
+#line 5736 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
                     krt_f->krt_state = KRT_RUNNING;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_width_2_) {
+                if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5290 "max_reduce.cu"
+#line 5747 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5294,28 +5751,37 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 break;
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
+                double krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                if (krt_f->krt_u_full_ && (krt_f->krt_u_laneid_ < krt_f->krt_u_width_2_)) {
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_old_2_ = krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_laneid_, 33)] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_old_2_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_add_i64(krt_f->krt_u_laneid_, krt_f->krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 5770 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5312 "max_reduce.cu"
+#line 5776 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_width_2_ = krt_floordiv_i64(krt_f->krt_u_width_2_, 2);
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
+#line 5784 "max_reduce.cu"
         }
-#line 5319 "max_reduce.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_BREAK(1))
@@ -5323,70 +5789,472 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
 #line 4 "max_reduce.kern"
-            if ((!krt_f->krt_u_full_) && (krt_f->krt_u_laneid_ == 0)) {
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_base_ = krt_mul_i64(krt_f->krt_u_warpid_, 32);
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
-                krt_f->krt_it4 = 1;
-                krt_f->krt_stop5 = krt_sub_i64(krt_f->krt_u_size_, krt_f->krt_u_base_);
-                krt_f->krt_step6 = 1;
-#line 5337 "max_reduce.cu"
-                for (; krt_f->krt_it4 < krt_f->krt_stop5; krt_f->krt_it4 += krt_f->krt_step6) {
-                    krt_f->krt_u_i_2_ = krt_f->krt_it4;
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 5810 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][0], krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_warpid_, 4)][krt_wrap_index(krt_f->krt_u_i_2_, 33)]);
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5344 "max_reduce.cu"
+#line 5817 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5350 "max_reduce.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+#line 5823 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            double krt_u_result_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
 #line 4 "max_reduce.kern"
-            if (((int64_t)krt_f->krt_u_tid_) == 0) {
+            if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_nwarps_ = krt_floordiv_i64(krt_add_i64(((int64_t)((int32_t)krt_b->block_dim.x)), 31), 32);
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
 #line 4 "max_reduce.kern"
-                krt_f->krt_u_result_ = krt_s->krt_u_sm_[0][0];
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
 #line 4 "max_reduce.kern"
-                krt_f->krt_it7 = 1;
-                krt_f->krt_stop8 = krt_f->krt_u_nwarps_;
-                krt_f->krt_step9 = 1;
-#line 5363 "max_reduce.cu"
-                for (; krt_f->krt_it7 < krt_f->krt_stop8; krt_f->krt_it7 += krt_f->krt_step9) {
-                    krt_f->krt_u_i_3_ = krt_f->krt_it7;
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 5841 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_f->krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_f->krt_u_result_, krt_s->krt_u_sm_[krt_wrap_index(krt_f->krt_u_i_3_, 4)][0]);
+                    krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partials.shape[0]) * partials.strides[0]) = krt_f->krt_u_result_;
+                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5373 "max_reduce.cu"
+#line 5851 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_MASKED(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
-        if ((use_init && (((int64_t)krt_f->krt_u_tid_) == 0)) && (((int64_t)((int32_t)krt_b->block_idx.x)) == 0)) {
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
 #line 4 "max_reduce.kern"
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5390 "max_reduce.cu"
+#line 5864 "max_reduce.cu"
+}
+
+#line 5 "max_reduce.kern"
+static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
+{
+#line 5870 "max_reduce.cu"
+    (void)krt_b;
+    (void)krt_tid;
+#line 6 "max_reduce.kern"
+    return krt_max_f16(a, b);
+#line 5875 "max_reduce.cu"
+}
+
+struct max_reduce__red_f2__shared {
+    krt_f16 krt_u_sm_[4][33];
+};
+
+struct max_reduce__red_f2__frame {
+    int krt_state;
+    int32_t krt_u_tid_;
+    int64_t krt_u_warpid_;
+    int64_t krt_u_laneid_;
+    int64_t krt_u_start_;
+    int64_t krt_u_step_;
+    krt_f16 krt_u_tmp_;
+    int64_t krt_u_i_;
+    int64_t krt_u_width_;
+    krt_f16 krt_u_old_;
+    int64_t krt_u_size_;
+    krt_f16 krt_u_value_;
+    bool krt_u_full_;
+    int64_t krt_u_width_2_;
+    krt_f16 krt_u_old_2_;
+    int64_t krt_u_base_;
+    int64_t krt_u_i_2_;
+    int64_t krt_u_nwarps_;
+    krt_f16 krt_u_result_;
+    int64_t krt_u_i_3_;
+    int64_t krt_it1;
+    int64_t krt_stop2;
+    int64_t krt_step3;
+    int64_t krt_it4;
+    int64_t krt_stop5;
+    int64_t krt_step6;
+    int64_t krt_it7;
+    int64_t krt_stop8;
+    int64_t krt_step9;
+};
+
+#line 4 "max_reduce.kern"
+static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
+{
+    const krt_view arr = *(const krt_view *)krt_args[0];
+#line 5918 "max_reduce.cu"
+    const krt_view partials = *(const krt_view *)krt_args[1];
+    const krt_f16 init = *(const krt_f16 *)krt_args[2];
+    const bool use_init = *(const uint8_t *)krt_args[3] != 0;
+    struct max_reduce__red_f2__shared *krt_s = (struct max_reduce__red_f2__shared *)krt_b->shared;
+    struct max_reduce__red_f2__frame *krt_fr = (struct max_reduce__red_f2__frame *)krt_b->frame;
+    struct max_reduce__red_f2__frame *krt_f;
+    unsigned krt_t;
+    int krt_go;
+    krt_dim3 krt_tid;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_fr[krt_t].krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+        krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 5944 "max_reduce.cu"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
+    }
+#line 4 "max_reduce.kern"
+    if (((int32_t)krt_b->block_dim.x) == 128) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 5951 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+#line 4 "max_reduce.kern"
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = *(krt_f16 *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 5970 "max_reduce.cu"
+            if (krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip2;
+            }
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+                krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip2:;
+#line 5981 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 5988 "max_reduce.cu"
+            krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6001 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 6013 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 6024 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                krt_f16 krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 6046 "max_reduce.cu"
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 6052 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
+            }
+#line 6060 "max_reduce.cu"
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6082 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+                *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 6092 "max_reduce.cu"
+    } else {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            krt_f16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+            krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_u_value_ = *(krt_f16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6113 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 6124 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 6130 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 6141 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                krt_f16 krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 6164 "max_reduce.cu"
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 6170 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+            }
+#line 6178 "max_reduce.cu"
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 6204 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                }
+            }
+#line 6211 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6217 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            krt_f16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 6235 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_u_result_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+            }
+        }
+#line 6245 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+#line 4 "max_reduce.kern"
+            *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
+        }
+    }
+#line 6258 "max_reduce.cu"
 }
 
 /* ---- kernel descriptors and launchers ---- */
@@ -5399,12 +6267,12 @@ static const krt_param max_reduce__red_i1__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_i1__kernel = {
     "max_reduce__red_i1", "max_reduce.kern", 4, max_reduce__red_i1__params,
-    max_reduce__red_i1__cpu, (const void *)max_reduce__red_i1__cuda,
+    max_reduce__red_i1__cpu, (const void *)max_reduce__red_i1,
     sizeof(struct max_reduce__red_i1__shared), sizeof(struct max_reduce__red_i1__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i1(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5427,12 +6295,12 @@ static const krt_param max_reduce__red_i2__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_i2__kernel = {
     "max_reduce__red_i2", "max_reduce.kern", 4, max_reduce__red_i2__params,
-    max_reduce__red_i2__cpu, (const void *)max_reduce__red_i2__cuda,
+    max_reduce__red_i2__cpu, (const void *)max_reduce__red_i2,
     sizeof(struct max_reduce__red_i2__shared), sizeof(struct max_reduce__red_i2__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i2(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5455,12 +6323,12 @@ static const krt_param max_reduce__red_i4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_i4__kernel = {
     "max_reduce__red_i4", "max_reduce.kern", 4, max_reduce__red_i4__params,
-    max_reduce__red_i4__cpu, (const void *)max_reduce__red_i4__cuda,
+    max_reduce__red_i4__cpu, (const void *)max_reduce__red_i4,
     sizeof(struct max_reduce__red_i4__shared), sizeof(struct max_reduce__red_i4__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i4(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5483,12 +6351,12 @@ static const krt_param max_reduce__red_i8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_i8__kernel = {
     "max_reduce__red_i8", "max_reduce.kern", 4, max_reduce__red_i8__params,
-    max_reduce__red_i8__cpu, (const void *)max_reduce__red_i8__cuda,
+    max_reduce__red_i8__cpu, (const void *)max_reduce__red_i8,
     sizeof(struct max_reduce__red_i8__shared), sizeof(struct max_reduce__red_i8__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_i8(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_i8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5511,12 +6379,12 @@ static const krt_param max_reduce__red_u1__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_u1__kernel = {
     "max_reduce__red_u1", "max_reduce.kern", 4, max_reduce__red_u1__params,
-    max_reduce__red_u1__cpu, (const void *)max_reduce__red_u1__cuda,
+    max_reduce__red_u1__cpu, (const void *)max_reduce__red_u1,
     sizeof(struct max_reduce__red_u1__shared), sizeof(struct max_reduce__red_u1__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u1(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5539,12 +6407,12 @@ static const krt_param max_reduce__red_u2__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_u2__kernel = {
     "max_reduce__red_u2", "max_reduce.kern", 4, max_reduce__red_u2__params,
-    max_reduce__red_u2__cpu, (const void *)max_reduce__red_u2__cuda,
+    max_reduce__red_u2__cpu, (const void *)max_reduce__red_u2,
     sizeof(struct max_reduce__red_u2__shared), sizeof(struct max_reduce__red_u2__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u2(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5567,12 +6435,12 @@ static const krt_param max_reduce__red_u4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_u4__kernel = {
     "max_reduce__red_u4", "max_reduce.kern", 4, max_reduce__red_u4__params,
-    max_reduce__red_u4__cpu, (const void *)max_reduce__red_u4__cuda,
+    max_reduce__red_u4__cpu, (const void *)max_reduce__red_u4,
     sizeof(struct max_reduce__red_u4__shared), sizeof(struct max_reduce__red_u4__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u4(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5595,12 +6463,12 @@ static const krt_param max_reduce__red_u8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_u8__kernel = {
     "max_reduce__red_u8", "max_reduce.kern", 4, max_reduce__red_u8__params,
-    max_reduce__red_u8__cpu, (const void *)max_reduce__red_u8__cuda,
+    max_reduce__red_u8__cpu, (const void *)max_reduce__red_u8,
     sizeof(struct max_reduce__red_u8__shared), sizeof(struct max_reduce__red_u8__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_u8(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_u8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5623,12 +6491,12 @@ static const krt_param max_reduce__red_f4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_f4__kernel = {
     "max_reduce__red_f4", "max_reduce.kern", 4, max_reduce__red_f4__params,
-    max_reduce__red_f4__cpu, (const void *)max_reduce__red_f4__cuda,
+    max_reduce__red_f4__cpu, (const void *)max_reduce__red_f4,
     sizeof(struct max_reduce__red_f4__shared), sizeof(struct max_reduce__red_f4__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_f4(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_f4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5651,12 +6519,12 @@ static const krt_param max_reduce__red_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel max_reduce__red_f8__kernel = {
     "max_reduce__red_f8", "max_reduce.kern", 4, max_reduce__red_f8__params,
-    max_reduce__red_f8__cpu, (const void *)max_reduce__red_f8__cuda,
+    max_reduce__red_f8__cpu, (const void *)max_reduce__red_f8,
     sizeof(struct max_reduce__red_f8__shared), sizeof(struct max_reduce__red_f8__frame),
     0
 };
 
-KRT_EXTERN_C int max_reduce__red_f8(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init)
+KRT_EXTERN_C int max_reduce__red_f8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -5671,6 +6539,34 @@ KRT_EXTERN_C int max_reduce__red_f8(krt_launch_cfg cfg, krt_array arr, krt_array
     return krt_launch(&max_reduce__red_f8__kernel, cfg, krt_argv);
 }
 
+static const krt_param max_reduce__red_f2__params[] = {
+    {"arr", KRT_PARAM_ARRAY, KRT_FLOAT16, 1, 0},
+    {"partials", KRT_PARAM_ARRAY, KRT_FLOAT16, 1, 0},
+    {"init", KRT_PARAM_SCALAR, KRT_FLOAT16, 0, 0},
+    {"use_init", KRT_PARAM_SCALAR, KRT_BOOL, 0, 0},
+};
+KRT_EXTERN_C const krt_kernel max_reduce__red_f2__kernel = {
+    "max_reduce__red_f2", "max_reduce.kern", 4, max_reduce__red_f2__params,
+    max_reduce__red_f2__cpu, (const void *)max_reduce__red_f2,
+    sizeof(struct max_reduce__red_f2__shared), sizeof(struct max_reduce__red_f2__frame),
+    0
+};
+
+KRT_EXTERN_C int max_reduce__red_f2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_half init, uint8_t use_init)
+{
+    krt_view krt_v0;
+    krt_view krt_v1;
+    void *krt_argv[4];
+    KRT_TRY(krt_check_array(&max_reduce__red_f2__kernel, 0, &arr, &krt_v0));
+    krt_argv[0] = &krt_v0;
+    KRT_TRY(krt_check_array(&max_reduce__red_f2__kernel, 1, &partials, &krt_v1));
+    krt_argv[1] = &krt_v1;
+    krt_argv[2] = &init;
+    use_init = (uint8_t)(use_init != 0);
+    krt_argv[3] = &use_init;
+    return krt_launch(&max_reduce__red_f2__kernel, cfg, krt_argv);
+}
+
 static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_i1__kernel,
     &max_reduce__red_i2__kernel,
@@ -5682,9 +6578,10 @@ static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_u8__kernel,
     &max_reduce__red_f4__kernel,
     &max_reduce__red_f8__kernel,
+    &max_reduce__red_f2__kernel,
 };
 KRT_EXTERN_C const krt_module krt_module_max_reduce = {
-    "max_reduce.kern", 10, krt_kernels_max_reduce
+    "max_reduce.kern", 11, krt_kernels_max_reduce
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -5838,6 +6735,21 @@ KRT_EXTERN_C int max_reduce_f8(krt_array in, double init, double *result, krt_ar
     return krt_reduce_call(&max_reduce_f8__ufunc, in, &init, result, device_result, stream);
 }
 
+/* cuda.reduce max_reduce: float16[:] */
+static const krt_ufunc_operand max_reduce_f2__operands[] = {
+    {"arr", KRT_FLOAT16, 0, 0, 0, 1, {0, 0, 0, 0}},
+};
+static const krt_ufunc max_reduce_f2__ufunc = {
+    "max_reduce", "max_reduce_f2", "float16[:]", KRT_UFUNC_REDUCE,
+    &max_reduce__red_f2__kernel, 1, 1, 0, max_reduce_f2__operands,
+    0, NULL
+};
+
+KRT_EXTERN_C int max_reduce_f2(krt_array in, krt_half init, krt_half *result, krt_array *device_result, krt_stream *stream)
+{
+    return krt_reduce_call(&max_reduce_f2__ufunc, in, &init, result, device_result, stream);
+}
+
 static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_i1__ufunc,
     &max_reduce_i2__ufunc,
@@ -5849,7 +6761,8 @@ static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_u8__ufunc,
     &max_reduce_f4__ufunc,
     &max_reduce_f8__ufunc,
+    &max_reduce_f2__ufunc,
 };
 KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_max_reduce = {
-    "max_reduce.kern", 10, krt_ufunc_list_max_reduce
+    "max_reduce.kern", 11, krt_ufunc_list_max_reduce
 };

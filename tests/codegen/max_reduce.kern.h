@@ -93,7 +93,11 @@ static inline int max_reduce__red_f8(krt_launch_cfg cfg, krt_array arr, krt_arra
 extern const krt_kernel max_reduce__red_f8__kernel;
 
 /* kernel max_reduce__red_f2: void(float16[:], float16[:], float16, boolean) */
-int max_reduce__red_f2(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_half init, uint8_t use_init);
+int max_reduce__red_f2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_half init, uint8_t use_init);
+static inline int max_reduce__red_f2(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_half init, uint8_t use_init)
+{
+    return max_reduce__red_f2__launch(cfg, arr, partials, init, use_init);
+}
 extern const krt_kernel max_reduce__red_f2__kernel;
 
 extern const krt_module krt_module_max_reduce;

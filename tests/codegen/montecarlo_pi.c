@@ -52,7 +52,7 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 53 "montecarlo_pi.c"
         }
 #line 21 "montecarlo_pi.kern"
-        ((int64_t *)hits.data)[krt_wrap_index(i, hits.shape[0])] = inside;
+        ((int64_t *)hits.data)[i] = inside;
 #line 57 "montecarlo_pi.c"
     krt_next:;
     }
@@ -72,7 +72,7 @@ KRT_EXTERN_C const krt_kernel count_inside__kernel = {
     0
 };
 
-KRT_EXTERN_C int count_inside(krt_launch_cfg cfg, krt_array states, int64_t samples, krt_array hits)
+KRT_EXTERN_C int count_inside__launch(krt_launch_cfg cfg, krt_array states, int64_t samples, krt_array hits)
 {
     krt_view krt_v0;
     krt_view krt_v2;

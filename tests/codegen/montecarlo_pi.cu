@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 11 "montecarlo_pi.kern"
-__global__ void count_inside__cuda(krt_view states, int64_t samples, krt_view hits)
+KRT_EXTERN_C __global__ void count_inside(krt_view states, int64_t samples, krt_view hits)
 {
     int64_t i = 0;
     int64_t inside = 0;
@@ -46,7 +46,7 @@ __global__ void count_inside__cuda(krt_view states, int64_t samples, krt_view hi
 #line 47 "montecarlo_pi.cu"
     }
 #line 21 "montecarlo_pi.kern"
-    ((int64_t *)hits.data)[krt_wrap_index(i, hits.shape[0])] = inside;
+    ((int64_t *)hits.data)[i] = inside;
 #line 51 "montecarlo_pi.cu"
 }
 
@@ -97,7 +97,7 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 98 "montecarlo_pi.cu"
         }
 #line 21 "montecarlo_pi.kern"
-        ((int64_t *)hits.data)[krt_wrap_index(i, hits.shape[0])] = inside;
+        ((int64_t *)hits.data)[i] = inside;
 #line 102 "montecarlo_pi.cu"
     krt_next:;
     }
@@ -112,12 +112,12 @@ static const krt_param count_inside__params[] = {
 };
 KRT_EXTERN_C const krt_kernel count_inside__kernel = {
     "count_inside", "montecarlo_pi.kern", 3, count_inside__params,
-    count_inside__cpu, (const void *)count_inside__cuda,
+    count_inside__cpu, (const void *)count_inside,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int count_inside(krt_launch_cfg cfg, krt_array states, int64_t samples, krt_array hits)
+KRT_EXTERN_C int count_inside__launch(krt_launch_cfg cfg, krt_array states, int64_t samples, krt_array hits)
 {
     krt_view krt_v0;
     krt_view krt_v2;

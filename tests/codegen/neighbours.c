@@ -29,47 +29,47 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 12 "neighbours.kern"
-        krt_f->tx = (int32_t)krt_tid.x;
+        tx = (int32_t)krt_tid.x;
 #line 13 "neighbours.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "neighbours.kern"
-        if (krt_f->i < inp.shape[0]) {
+        if (i < inp.shape[0]) {
 #line 15 "neighbours.kern"
-            krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 128)] = *(int32_t *)(inp.data + krt_wrap_index(krt_f->i, inp.shape[0]) * inp.strides[0]);
+            krt_s->tile[tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
         } else {
 #line 17 "neighbours.kern"
-            krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 128)] = 0;
+            krt_s->tile[tx] = 0;
         }
+        krt_f->tx = tx;
+        krt_f->i = i;
     }
 #line 19 "neighbours.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t s KRT_MAYBE_UNUSED = 0;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
 #line 20 "neighbours.kern"
-        if (krt_f->i < inp.shape[0]) {
+        if (i < inp.shape[0]) {
 #line 21 "neighbours.kern"
-            krt_f->s = (int64_t)krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 128)];
+            s = (int64_t)krt_s->tile[tx];
 #line 22 "neighbours.kern"
-            if (((int64_t)krt_f->tx) > 0) {
+            if (tx > 0) {
 #line 23 "neighbours.kern"
-                krt_f->s = krt_add_i64(krt_f->s, ((int64_t)krt_s->tile[krt_wrap_index(krt_sub_i64(((int64_t)krt_f->tx), 1), 128)]));
+                s = krt_add_i64(s, ((int64_t)krt_s->tile[tx - 1]));
             }
 #line 24 "neighbours.kern"
-            if (((int64_t)krt_f->tx) < krt_sub_i64(128, 1)) {
+            if (tx < (128 - 1)) {
 #line 25 "neighbours.kern"
-                krt_f->s = krt_add_i64(krt_f->s, ((int64_t)krt_s->tile[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), 1), 128)]));
+                s = krt_add_i64(s, ((int64_t)krt_s->tile[tx + 1]));
             }
 #line 26 "neighbours.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = (int32_t)krt_f->s;
+            *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
 #line 74 "neighbours.c"
         }
     }
@@ -88,7 +88,7 @@ KRT_EXTERN_C const krt_kernel neighbour_sum__kernel = {
     0
 };
 
-KRT_EXTERN_C int neighbour_sum(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int neighbour_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -28,6 +28,7 @@ static void np_ufunc__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[3];
     const krt_view n = *(const krt_view *)krt_args[4];
     krt_dim3 krt_tid;
+#line 32 "np_ufunc.c"
     double krt_tmp0;
     double krt_tmp1;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -52,32 +53,35 @@ static void np_ufunc__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 16 "np_ufunc.kern"
         if (i < x.shape[0]) {
 #line 17 "np_ufunc.kern"
-            ((float *)x.data)[krt_wrap_index(i, x.shape[0])] = (krt_seq2 = sinf(((float *)x.data)[krt_wrap_index(i, x.shape[0])]), krt_seq2 + (krt_np1 = ((float *)x.data)[krt_wrap_index(i, x.shape[0])], (isnan(krt_np1) != 0) ? krt_np1 : ((krt_np1 >= 0.5f) ? krt_np1 : 0.5f)));
+            ((float *)x.data)[i] = (krt_seq2 = sinf(((float *)x.data)[i]), krt_seq2 + (krt_np1 = ((float *)x.data)[i], (isnan(krt_np1) != 0) ? krt_np1 : ((krt_np1 >= 0.5f) ? krt_np1 : 0.5f)));
 #line 18 "np_ufunc.kern"
-            krt_tup3 = (krt_tmp0 = modf((((double)exp2f(((float *)x.data)[krt_wrap_index(i, x.shape[0])])) * 3.1415926535897931), &krt_tmp1), krt_tup_f64_f64_make(krt_tmp0, krt_tmp1));
+            krt_tup3 = (krt_tmp0 = modf((((double)exp2f(((float *)x.data)[i])) * 3.1415926535897931), &krt_tmp1), krt_tup_f64_f64_make(krt_tmp0, krt_tmp1));
 #line 18 "np_ufunc.kern"
             f = krt_tup3.f0;
 #line 18 "np_ufunc.kern"
             w = krt_tup3.f1;
 #line 19 "np_ufunc.kern"
-            ((int32_t *)n.data)[krt_wrap_index(i, n.shape[0])] = (int32_t)krt_add_i64(((int64_t)krt_popc_i32(((int32_t *)n.data)[krt_wrap_index(i, n.shape[0])])), krt_shl_i64(((int64_t)((int32_t *)n.data)[krt_wrap_index(i, n.shape[0])]), 2));
+            ((int32_t *)n.data)[i] = (int32_t)krt_add_i64(((int64_t)krt_popc_i32(((int32_t *)n.data)[i])), krt_shl_i64(((int64_t)((int32_t *)n.data)[i]), 2));
         }
 #line 20 "np_ufunc.kern"
         if (i == 0) {
 #line 21 "np_ufunc.kern"
             krt_it5 = 0;
+#line 71 "np_ufunc.c"
             krt_stop6 = out.shape[0];
             krt_step7 = 1;
             for (; krt_it5 < krt_stop6; krt_it5 += krt_step7) {
                 krt_i4 = krt_it5;
 #line 21 "np_ufunc.kern"
                 krt_it9 = 0;
+#line 78 "np_ufunc.c"
                 krt_stop10 = out.shape[1];
                 krt_step11 = 1;
                 for (; krt_it9 < krt_stop10; krt_it9 += krt_step11) {
                     krt_i8 = krt_it9;
 #line 21 "np_ufunc.kern"
-                    ((double *)out.data)[krt_wrap_index(krt_i4, out.shape[0]) * out.shape[1] + krt_wrap_index(krt_i8, out.shape[1])] = atan2(((double *)a.data)[krt_wrap_index(((a.shape[0] > 1) ? krt_i4 : 0), a.shape[0]) * a.shape[1] + krt_wrap_index(((a.shape[1] > 1) ? krt_i8 : 0), a.shape[1])], ((double *)b.data)[krt_wrap_index(((b.shape[0] > 1) ? krt_i8 : 0), b.shape[0])]);
+                    ((double *)out.data)[krt_i4 * out.shape[1] + krt_i8] = atan2(((double *)a.data)[((a.shape[0] > 1) ? krt_i4 : 0) * a.shape[1] + ((a.shape[1] > 1) ? krt_i8 : 0)], ((double *)b.data)[((b.shape[0] > 1) ? krt_i8 : 0)]);
+#line 85 "np_ufunc.c"
                 }
             }
         }
@@ -100,7 +104,7 @@ KRT_EXTERN_C const krt_kernel np_ufunc__kernel = {
     0
 };
 
-KRT_EXTERN_C int np_ufunc(krt_launch_cfg cfg, krt_array x, krt_array a, krt_array b, krt_array out, krt_array n)
+KRT_EXTERN_C int np_ufunc__launch(krt_launch_cfg cfg, krt_array x, krt_array a, krt_array b, krt_array out, krt_array n)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel np_ufunc: void(float32[::1], float64[:, ::1], float64[::1], float64[:, ::1], int32[::1]) */
-int np_ufunc(krt_launch_cfg cfg, krt_array x, krt_array a, krt_array b, krt_array out, krt_array n);
+int np_ufunc__launch(krt_launch_cfg cfg, krt_array x, krt_array a, krt_array b, krt_array out, krt_array n);
+static inline int np_ufunc(krt_launch_cfg cfg, krt_array x, krt_array a, krt_array b, krt_array out, krt_array n)
+{
+    return np_ufunc__launch(cfg, x, a, b, out, n);
+}
 extern const krt_kernel np_ufunc__kernel;
 
 extern const krt_module krt_module_np_ufunc;

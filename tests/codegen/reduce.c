@@ -15,9 +15,7 @@ struct block_sum__frame {
     int krt_state;
     int32_t tx;
     int64_t i;
-    int64_t stride;
     float acc;
-    int64_t step;
 };
 
 #line 10 "reduce.kern"
@@ -26,101 +24,69 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view partial = *(const krt_view *)krt_args[1];
     struct block_sum__shared *krt_s = (struct block_sum__shared *)krt_b->shared;
+    int64_t stride = 0;
+    int64_t step = 0;
     struct block_sum__frame *krt_fr = (struct block_sum__frame *)krt_b->frame;
     struct block_sum__frame *krt_f;
     unsigned krt_t;
-    int krt_go;
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+    {
+        const int64_t krt_in_stride = stride;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            stride = krt_in_stride;
+            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int64_t i KRT_MAYBE_UNUSED = 0;
+            float acc KRT_MAYBE_UNUSED = 0;
 #line 12 "reduce.kern"
-        krt_f->tx = (int32_t)krt_tid.x;
+            tx = (int32_t)krt_tid.x;
 #line 13 "reduce.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "reduce.kern"
-        krt_f->stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+            stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
 #line 15 "reduce.kern"
-        krt_f->acc = 0.0f;
+            acc = 0.0f;
 #line 16 "reduce.kern"
-        while (krt_f->i < inp.shape[0]) {
+            while (i < inp.shape[0]) {
 #line 17 "reduce.kern"
-            krt_f->acc = krt_f->acc + *(float *)(inp.data + krt_wrap_index(krt_f->i, inp.shape[0]) * inp.strides[0]);
+                acc = acc + *(float *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
 #line 18 "reduce.kern"
-            krt_f->i = krt_add_i64(krt_f->i, krt_f->stride);
-        }
+                i = krt_add_i64(i, stride);
+            }
 #line 19 "reduce.kern"
-        krt_s->s[krt_wrap_index(((int64_t)krt_f->tx), 256)] = krt_f->acc;
+            krt_s->s[tx] = acc;
+            krt_f->tx = tx;
+        }
     }
 #line 20 "reduce.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
 #line 21 "reduce.kern"
-        krt_f->step = krt_floordiv_i64(256, 2);
-    }
+    step = (int64_t)(256 >> 1);
 #line 22 "reduce.kern"
-    for (;;) {
-        krt_go = 0;
+    while (step > 0) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_CONTINUE(1))
-                krt_f->krt_state = KRT_RUNNING;
-            if (krt_f->krt_state != KRT_RUNNING)
-#line 77 "reduce.c"
-                continue;
-#line 22 "reduce.kern"
-            if (krt_f->step > 0) {
-                krt_go = 1;
-            } else {
-                krt_f->krt_state = KRT_BREAK(1);
-            }
-        }
-        if (!krt_go)
-#line 87 "reduce.c"
-            break;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
 #line 23 "reduce.kern"
-            if (((int64_t)krt_f->tx) < krt_f->step) {
+            if (tx < (int32_t)step) {
 #line 24 "reduce.kern"
-                krt_s->s[krt_wrap_index(((int64_t)krt_f->tx), 256)] = krt_s->s[krt_wrap_index(((int64_t)krt_f->tx), 256)] + krt_s->s[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), krt_f->step), 256)];
+                krt_s->s[tx] = krt_s->s[tx] + krt_s->s[tx + (int32_t)step];
             }
         }
 #line 25 "reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-#line 104 "reduce.c"
-                continue;
 #line 26 "reduce.kern"
-            krt_f->step = krt_floordiv_i64(krt_f->step, 2);
-        }
-    }
-#line 110 "reduce.c"
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_BREAK(1))
-            krt_f->krt_state = KRT_RUNNING;
+        step = (int64_t)((int32_t)step >> 1);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 83 "reduce.c"
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
 #line 27 "reduce.kern"
-        if (((int64_t)krt_f->tx) == 0) {
+        if (tx == 0) {
 #line 28 "reduce.kern"
-            *(float *)(partial.data + krt_wrap_index(((int64_t)((int32_t)krt_b->block_idx.x)), partial.shape[0]) * partial.strides[0]) = krt_s->s[0];
-#line 124 "reduce.c"
+            *(float *)(partial.data + ((int32_t)krt_b->block_idx.x) * partial.strides[0]) = krt_s->s[0];
+#line 90 "reduce.c"
         }
     }
 }
@@ -138,7 +104,7 @@ KRT_EXTERN_C const krt_kernel block_sum__kernel = {
     0
 };
 
-KRT_EXTERN_C int block_sum(krt_launch_cfg cfg, krt_array inp, krt_array partial)
+KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array partial)
 {
     krt_view krt_v0;
     krt_view krt_v1;

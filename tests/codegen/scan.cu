@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 10 "scan.kern"
-__global__ void block_scan__cuda(krt_view inp, krt_view out)
+KRT_EXTERN_C __global__ void block_scan(krt_view inp, krt_view out)
 {
     __shared__ int32_t temp[256];
     int32_t tx = 0;
@@ -22,10 +22,10 @@ __global__ void block_scan__cuda(krt_view inp, krt_view out)
 #line 14 "scan.kern"
     if (i < inp.shape[0]) {
 #line 15 "scan.kern"
-        temp[krt_wrap_index(((int64_t)tx), 256)] = *(int32_t *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
+        temp[tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
     } else {
 #line 17 "scan.kern"
-        temp[krt_wrap_index(((int64_t)tx), 256)] = 0;
+        temp[tx] = 0;
     }
 #line 18 "scan.kern"
     __syncthreads();
@@ -36,23 +36,23 @@ __global__ void block_scan__cuda(krt_view inp, krt_view out)
 #line 21 "scan.kern"
         v = 0;
 #line 22 "scan.kern"
-        if (((int64_t)tx) >= offset) {
+        if (tx >= (int32_t)offset) {
 #line 23 "scan.kern"
-            v = (int64_t)temp[krt_wrap_index(krt_sub_i64(((int64_t)tx), offset), 256)];
+            v = (int64_t)temp[tx - (int32_t)offset];
         }
 #line 24 "scan.kern"
         __syncthreads();
 #line 25 "scan.kern"
-        temp[krt_wrap_index(((int64_t)tx), 256)] = (int32_t)krt_add_i64(((int64_t)temp[krt_wrap_index(((int64_t)tx), 256)]), v);
+        temp[tx] = (int32_t)krt_add_i64(((int64_t)temp[tx]), v);
 #line 26 "scan.kern"
         __syncthreads();
 #line 27 "scan.kern"
-        offset = krt_mul_i64(offset, 2);
+        offset = (int64_t)((int32_t)offset * 2);
     }
 #line 28 "scan.kern"
     if (i < inp.shape[0]) {
 #line 29 "scan.kern"
-        *(int32_t *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = temp[krt_wrap_index(((int64_t)tx), 256)];
+        *(int32_t *)(out.data + i * out.strides[0]) = temp[tx];
 #line 57 "scan.cu"
     }
 }
@@ -67,7 +67,6 @@ struct block_scan__frame {
     int krt_state;
     int32_t tx;
     int64_t i;
-    int64_t offset;
     int64_t v;
 };
 
@@ -77,106 +76,73 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_scan__shared *krt_s = (struct block_scan__shared *)krt_b->shared;
+    int64_t offset = 0;
     struct block_scan__frame *krt_fr = (struct block_scan__frame *)krt_b->frame;
     struct block_scan__frame *krt_f;
     unsigned krt_t;
-    int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 12 "scan.kern"
-        krt_f->tx = (int32_t)krt_tid.x;
+        tx = (int32_t)krt_tid.x;
 #line 13 "scan.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "scan.kern"
-        if (krt_f->i < inp.shape[0]) {
+        if (i < inp.shape[0]) {
 #line 15 "scan.kern"
-            krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)] = *(int32_t *)(inp.data + krt_wrap_index(krt_f->i, inp.shape[0]) * inp.strides[0]);
+            krt_s->temp[tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
         } else {
 #line 17 "scan.kern"
-            krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)] = 0;
+            krt_s->temp[tx] = 0;
         }
+        krt_f->tx = tx;
+        krt_f->i = i;
     }
 #line 18 "scan.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
 #line 19 "scan.kern"
-        krt_f->offset = 1;
-    }
+    offset = 1;
 #line 20 "scan.kern"
-    for (;;) {
-        krt_go = 0;
+    while (offset < 256) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_CONTINUE(1))
-                krt_f->krt_state = KRT_RUNNING;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 20 "scan.kern"
-            if (krt_f->offset < 256) {
-                krt_go = 1;
-            } else {
-                krt_f->krt_state = KRT_BREAK(1);
-            }
-        }
-        if (!krt_go)
-            break;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 135 "scan.cu"
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
 #line 21 "scan.kern"
-            krt_f->v = 0;
+            v = 0;
 #line 22 "scan.kern"
-            if (((int64_t)krt_f->tx) >= krt_f->offset) {
+            if (tx >= (int32_t)offset) {
 #line 23 "scan.kern"
-                krt_f->v = (int64_t)krt_s->temp[krt_wrap_index(krt_sub_i64(((int64_t)krt_f->tx), krt_f->offset), 256)];
+                v = (int64_t)krt_s->temp[tx - (int32_t)offset];
             }
+            krt_f->v = v;
         }
 #line 24 "scan.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 25 "scan.kern"
-            krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)]), krt_f->v);
+            krt_s->temp[tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[tx]), v);
         }
 #line 26 "scan.kern"
         /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-#line 160 "scan.cu"
-                continue;
 #line 27 "scan.kern"
-            krt_f->offset = krt_mul_i64(krt_f->offset, 2);
-        }
-    }
-#line 166 "scan.cu"
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state == KRT_BREAK(1))
-            krt_f->krt_state = KRT_RUNNING;
+        offset = (int64_t)((int32_t)offset * 2);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 138 "scan.cu"
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
 #line 28 "scan.kern"
-        if (krt_f->i < inp.shape[0]) {
+        if (i < inp.shape[0]) {
 #line 29 "scan.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_s->temp[krt_wrap_index(((int64_t)krt_f->tx), 256)];
-#line 180 "scan.cu"
+            *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[tx];
+#line 146 "scan.cu"
         }
     }
 }
@@ -189,12 +155,12 @@ static const krt_param block_scan__params[] = {
 };
 KRT_EXTERN_C const krt_kernel block_scan__kernel = {
     "block_scan", "scan.kern", 2, block_scan__params,
-    block_scan__cpu, (const void *)block_scan__cuda,
+    block_scan__cpu, (const void *)block_scan,
     sizeof(struct block_scan__shared), sizeof(struct block_scan__frame),
     0
 };
 
-KRT_EXTERN_C int block_scan(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int block_scan__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -15,7 +15,6 @@ struct block_scan__frame {
     int krt_state;
     int32_t tx;
     int64_t i;
-    int64_t offset;
     int64_t v;
 };
 
@@ -25,79 +24,53 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_scan__shared *krt_s = (struct block_scan__shared *)krt_b->shared;
+    int64_t offset = 0;
     struct block_scan__frame *krt_fr = (struct block_scan__frame *)krt_b->frame;
     struct block_scan__frame *krt_f;
     unsigned krt_t;
-    int krt_go;
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (*krt_b->error != KRT_OK)
             return;
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 13 "scan_g.kern"
-        krt_f->tx = (int32_t)krt_tid.x;
+        tx = (int32_t)krt_tid.x;
 #line 14 "scan_g.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 15 "scan_g.kern"
-        if (krt_f->i < inp.shape[0]) {
+        if (i < inp.shape[0]) {
 #line 16 "scan_g.kern"
-            (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)krt_f->tx), 256, 0, "scan_g.kern", 16, krt_b, krt_tid)], &krt_sinkv)) = *(int32_t *)krt_cpu_pick(krt_b, (void *)&*(int32_t *)(inp.data + krt_ck_cpu(krt_f->i, inp.shape[0], 0, "scan_g.kern", 16, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
+            (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)tx), 256, 0, "scan_g.kern", 16, krt_b, krt_tid)], &krt_sinkv)) = *(int32_t *)krt_cpu_pick(krt_b, (void *)&*(int32_t *)(inp.data + krt_ck_cpu(i, inp.shape[0], 0, "scan_g.kern", 16, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
         } else {
 #line 18 "scan_g.kern"
-            (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)krt_f->tx), 256, 0, "scan_g.kern", 18, krt_b, krt_tid)], &krt_sinkv)) = 0;
+            (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)tx), 256, 0, "scan_g.kern", 18, krt_b, krt_tid)], &krt_sinkv)) = 0;
         }
+        krt_f->tx = tx;
+        krt_f->i = i;
     }
 #line 19 "scan_g.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (*krt_b->error != KRT_OK)
-            return;
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
 #line 20 "scan_g.kern"
-        krt_f->offset = 1;
-    }
+    offset = 1;
 #line 21 "scan_g.kern"
-    for (;;) {
-        krt_go = 0;
+    while (offset < 256) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             if (*krt_b->error != KRT_OK)
                 return;
-            if (krt_f->krt_state == KRT_CONTINUE(1))
-                krt_f->krt_state = KRT_RUNNING;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 21 "scan_g.kern"
-            if (krt_f->offset < 256) {
-                krt_go = 1;
-            } else {
-                krt_f->krt_state = KRT_BREAK(1);
-            }
-        }
-        if (!krt_go)
-            break;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 90 "scan_g.c"
-            if (*krt_b->error != KRT_OK)
-                return;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
+            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
 #line 22 "scan_g.kern"
-            krt_f->v = 0;
+            v = 0;
 #line 23 "scan_g.kern"
-            if (((int64_t)krt_f->tx) >= krt_f->offset) {
+            if (tx >= (int32_t)offset) {
 #line 24 "scan_g.kern"
-                krt_f->v = (int64_t)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(krt_sub_i64(((int64_t)krt_f->tx), krt_f->offset), 256, 0, "scan_g.kern", 24, krt_b, krt_tid)], &krt_sinkv));
+                v = (int64_t)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)(tx - (int32_t)offset)), 256, 0, "scan_g.kern", 24, krt_b, krt_tid)], &krt_sinkv));
             }
+            krt_f->v = v;
         }
 #line 25 "scan_g.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -105,44 +78,29 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (*krt_b->error != KRT_OK)
                 return;
-            if (krt_f->krt_state != KRT_RUNNING)
-#line 110 "scan_g.c"
-                continue;
+            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+#line 83 "scan_g.c"
+            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 26 "scan_g.kern"
-            (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)krt_f->tx), 256, 0, "scan_g.kern", 26, krt_b, krt_tid)], &krt_sinkv)) = (int32_t)krt_add_i64(((int64_t)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)krt_f->tx), 256, 0, "scan_g.kern", 26, krt_b, krt_tid)], &krt_sinkv))), krt_f->v);
+            (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)tx), 256, 0, "scan_g.kern", 26, krt_b, krt_tid)], &krt_sinkv)) = (int32_t)krt_add_i64(((int64_t)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)tx), 256, 0, "scan_g.kern", 26, krt_b, krt_tid)], &krt_sinkv))), v);
         }
 #line 27 "scan_g.kern"
         /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (*krt_b->error != KRT_OK)
-#line 120 "scan_g.c"
-                return;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
 #line 28 "scan_g.kern"
-            krt_f->offset = krt_mul_i64(krt_f->offset, 2);
-        }
+        offset = (int64_t)((int32_t)offset * 2);
     }
-#line 128 "scan_g.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 94 "scan_g.c"
         krt_f = &krt_fr[krt_t];
         if (*krt_b->error != KRT_OK)
             return;
-        if (krt_f->krt_state == KRT_BREAK(1))
-            krt_f->krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (*krt_b->error != KRT_OK)
-            return;
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
 #line 29 "scan_g.kern"
-        if (krt_f->i < inp.shape[0]) {
+        if (i < inp.shape[0]) {
 #line 30 "scan_g.kern"
-            (*(int32_t *)krt_cpu_pick(krt_b, (void *)&*(int32_t *)(out.data + krt_ck_cpu(krt_f->i, out.shape[0], 0, "scan_g.kern", 30, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = *(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)krt_f->tx), 256, 0, "scan_g.kern", 30, krt_b, krt_tid)], &krt_sinkv);
-#line 146 "scan_g.c"
+            (*(int32_t *)krt_cpu_pick(krt_b, (void *)&*(int32_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "scan_g.kern", 30, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = *(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)tx), 256, 0, "scan_g.kern", 30, krt_b, krt_tid)], &krt_sinkv);
+#line 104 "scan_g.c"
         }
     }
 }
@@ -160,7 +118,7 @@ KRT_EXTERN_C const krt_kernel block_scan__kernel = {
     0
 };
 
-KRT_EXTERN_C int block_scan(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int block_scan__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

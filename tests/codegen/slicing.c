@@ -26,7 +26,7 @@ static inline KRT_MAYBE_UNUSED float dot__cpu(const krt_cpu_block *krt_b, krt_di
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 12 "slicing.kern"
-        s = s + (((float *)u.data)[krt_wrap_index(k, u.shape[0])] * *(float *)(v.data + krt_wrap_index(k, v.shape[0]) * v.strides[0]));
+        s = s + (((float *)u.data)[k] * *(float *)(v.data + k * v.strides[0]));
     }
 #line 13 "slicing.kern"
     return s;
@@ -51,12 +51,13 @@ static inline KRT_MAYBE_UNUSED float dot__a1f4s_a1f4s__cpu(const krt_cpu_block *
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 12 "slicing.kern"
-        s = s + (*(float *)(u.data + krt_wrap_index(k, u.shape[0]) * u.strides[0]) * *(float *)(v.data + krt_wrap_index(k, v.shape[0]) * v.strides[0]));
+        s = s + (*(float *)(u.data + k * u.strides[0]) * *(float *)(v.data + k * v.strides[0]));
     }
 #line 13 "slicing.kern"
     return s;
 }
 
+#line 61 "slicing.c"
 struct slicing__frame {
     int krt_state;
     int64_t i;
@@ -79,41 +80,41 @@ static void slicing__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+#line 85 "slicing.c"
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = 0;
 #line 18 "slicing.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 19 "slicing.kern"
-        krt_f->t = (int32_t)krt_tid.x;
+        t = (int32_t)krt_tid.x;
 #line 21 "slicing.kern"
         krt_f->a = krt_view_slice(krt_view_make((void *)dyn, 1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)), 0, 0, (int64_t)sizeof(float)), 0, 0, (int64_t)n, 1, 3);
 #line 22 "slicing.kern"
         krt_f->b = krt_view_slice(krt_view_make((void *)dyn, 1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)), 0, 0, (int64_t)sizeof(float)), 0, (int64_t)n, krt_mul_i64(2, ((int64_t)n)), 1, 3);
 #line 23 "slicing.kern"
-        ((float *)krt_f->a.data)[krt_wrap_index(((int64_t)krt_f->t), krt_f->a.shape[0])] = ((float *)m.data)[krt_wrap_index(krt_mod_i64(((int64_t)krt_f->t), m.shape[0]), m.shape[0]) * m.shape[1] + 0];
+        ((float *)krt_f->a.data)[t] = ((float *)m.data)[(int32_t)krt_mod_i64(((int64_t)t), m.shape[0]) * m.shape[1] + 0];
 #line 24 "slicing.kern"
-        ((float *)krt_f->b.data)[krt_wrap_index(((int64_t)krt_f->t), krt_f->b.shape[0])] = 1.0f;
+        ((float *)krt_f->b.data)[t] = 1.0f;
+        krt_f->i = i;
     }
 #line 25 "slicing.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        float krt_seq1 KRT_MAYBE_UNUSED = 0;
 #line 26 "slicing.kern"
-        if (krt_f->i < m.shape[0]) {
+        if (i < m.shape[0]) {
 #line 27 "slicing.kern"
-            ((float *)out.data)[krt_wrap_index(krt_f->i, out.shape[0])] = (krt_f->krt_seq1 = dot__cpu(krt_b, krt_tid, krt_view_index(m, 0, krt_f->i), krt_view_index(m, 1, krt_mod_i64(krt_f->i, m.shape[1]))), krt_f->krt_seq1 + dot__a1f4s_a1f4s__cpu(krt_b, krt_tid, krt_view_slice(krt_f->a, 0, 0, 0, 2, 0), krt_view_slice(krt_f->b, 0, 1, 0, 2, 1)));
+            ((float *)out.data)[i] = (krt_seq1 = dot__cpu(krt_b, krt_tid, krt_view_index(m, 0, i), krt_view_index(m, 1, krt_mod_i64(i, m.shape[1]))), krt_seq1 + dot__a1f4s_a1f4s__cpu(krt_b, krt_tid, krt_view_slice(krt_f->a, 0, 0, 0, 2, 0), krt_view_slice(krt_f->b, 0, 1, 0, 2, 1)));
 #line 28 "slicing.kern"
-            (void)krt_atomic_add_i32(&((int32_t *)(krt_view_slice(hits, 0, krt_f->i, 0, 1, 1)).data)[0], 1);
+            (void)krt_atomic_add_i32(&((int32_t *)(krt_view_slice(hits, 0, i, 0, 1, 1)).data)[0], 1);
 #line 29 "slicing.kern"
             {
+#line 116 "slicing.c"
                 float krt_fill_x = 0.0f;
-                krt_view krt_fill_v = krt_view_index(krt_view_slice(m, 1, 1, 3, 1, 3), 0, krt_f->i);
+                krt_view krt_fill_v = krt_view_index(krt_view_slice(m, 1, 1, 3, 1, 3), 0, i);
                 for (int64_t krt_fill_i0 = 0; krt_fill_i0 < krt_fill_v.shape[0]; krt_fill_i0++)
                     *(float *)(krt_fill_v.data + krt_fill_i0 * krt_fill_v.strides[0]) = krt_fill_x;
             }
@@ -136,7 +137,7 @@ KRT_EXTERN_C const krt_kernel slicing__kernel = {
     0
 };
 
-KRT_EXTERN_C int slicing(krt_launch_cfg cfg, krt_array m, krt_array out, krt_array hits, int32_t n)
+KRT_EXTERN_C int slicing__launch(krt_launch_cfg cfg, krt_array m, krt_array out, krt_array hits, int32_t n)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel slicing: void(float32[:, ::1], float32[::1], int32[::1], int32) */
-int slicing(krt_launch_cfg cfg, krt_array m, krt_array out, krt_array hits, int32_t n);
+int slicing__launch(krt_launch_cfg cfg, krt_array m, krt_array out, krt_array hits, int32_t n);
+static inline int slicing(krt_launch_cfg cfg, krt_array m, krt_array out, krt_array hits, int32_t n)
+{
+    return slicing__launch(cfg, m, out, hits, n);
+}
 extern const krt_kernel slicing__kernel;
 
 extern const krt_module krt_module_slicing;

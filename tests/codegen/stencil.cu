@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 12 "stencil.kern"
-__global__ void stencil1d__cuda(krt_view inp, krt_view out)
+KRT_EXTERN_C __global__ void stencil1d(krt_view inp, krt_view out)
 {
     __shared__ float tile[134];
     int32_t tx = 0;
@@ -28,28 +28,28 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
 #line 17 "stencil.kern"
     if (i < n) {
 #line 18 "stencil.kern"
-        tile[krt_wrap_index(krt_add_i64(((int64_t)tx), 3), 134)] = *(float *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
+        tile[tx + 3] = *(float *)(inp.data + i * inp.strides[0]);
     } else {
 #line 20 "stencil.kern"
-        tile[krt_wrap_index(krt_add_i64(((int64_t)tx), 3), 134)] = 0.0f;
+        tile[tx + 3] = 0.0f;
     }
 #line 22 "stencil.kern"
-    if (((int64_t)tx) < 3) {
+    if (tx < 3) {
 #line 23 "stencil.kern"
         if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-            tile[krt_wrap_index(((int64_t)tx), 134)] = *(float *)(inp.data + krt_wrap_index(krt_sub_i64(i, 3), inp.shape[0]) * inp.strides[0]);
+            tile[tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
         } else {
 #line 26 "stencil.kern"
-            tile[krt_wrap_index(((int64_t)tx), 134)] = 0.0f;
+            tile[tx] = 0.0f;
         }
 #line 27 "stencil.kern"
         if (krt_add_i64(i, 128) < n) {
 #line 28 "stencil.kern"
-            tile[krt_wrap_index(krt_add_i64(krt_add_i64(((int64_t)tx), 128), 3), 134)] = *(float *)(inp.data + krt_wrap_index(krt_add_i64(i, 128), inp.shape[0]) * inp.strides[0]);
+            tile[(tx + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
         } else {
 #line 30 "stencil.kern"
-            tile[krt_wrap_index(krt_add_i64(krt_add_i64(((int64_t)tx), 128), 3), 134)] = 0.0f;
+            tile[(tx + 128) + 3] = 0.0f;
         }
     }
 #line 31 "stencil.kern"
@@ -60,16 +60,16 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
         s = 0.0f;
 #line 34 "stencil.kern"
         krt_it1 = (-3);
-        krt_stop2 = krt_add_i64(3, 1);
+        krt_stop2 = ((int64_t)(3 + 1));
         krt_step3 = 1;
 #line 66 "stencil.cu"
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             k = krt_it1;
 #line 35 "stencil.kern"
-            s = s + tile[krt_wrap_index(krt_add_i64(krt_add_i64(((int64_t)tx), 3), k), 134)];
+            s = s + tile[(tx + 3) + (int32_t)k];
         }
 #line 36 "stencil.kern"
-        *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = s;
+        *(float *)(out.data + i * out.strides[0]) = s;
 #line 74 "stencil.cu"
     }
 }
@@ -84,7 +84,6 @@ struct stencil1d__frame {
     int krt_state;
     int32_t tx;
     int64_t i;
-    int64_t n;
     float s;
     int64_t k;
     int64_t krt_it1;
@@ -98,74 +97,84 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct stencil1d__shared *krt_s = (struct stencil1d__shared *)krt_b->shared;
+    int64_t n = 0;
     struct stencil1d__frame *krt_fr = (struct stencil1d__frame *)krt_b->frame;
     struct stencil1d__frame *krt_f;
     unsigned krt_t;
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+    {
+        const int64_t krt_in_n = n;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            n = krt_in_n;
+            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 14 "stencil.kern"
-        krt_f->tx = (int32_t)krt_tid.x;
+            tx = (int32_t)krt_tid.x;
 #line 15 "stencil.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 16 "stencil.kern"
-        krt_f->n = inp.shape[0];
+            n = inp.shape[0];
 #line 17 "stencil.kern"
-        if (krt_f->i < krt_f->n) {
+            if (i < n) {
 #line 18 "stencil.kern"
-            krt_s->tile[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), 3), 134)] = *(float *)(inp.data + krt_wrap_index(krt_f->i, inp.shape[0]) * inp.strides[0]);
-        } else {
+                krt_s->tile[tx + 3] = *(float *)(inp.data + i * inp.strides[0]);
+            } else {
 #line 20 "stencil.kern"
-            krt_s->tile[krt_wrap_index(krt_add_i64(((int64_t)krt_f->tx), 3), 134)] = 0.0f;
-        }
+                krt_s->tile[tx + 3] = 0.0f;
+            }
 #line 22 "stencil.kern"
-        if (((int64_t)krt_f->tx) < 3) {
+            if (tx < 3) {
 #line 23 "stencil.kern"
-            if (krt_sub_i64(krt_f->i, 3) >= 0) {
+                if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-                krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 134)] = *(float *)(inp.data + krt_wrap_index(krt_sub_i64(krt_f->i, 3), inp.shape[0]) * inp.strides[0]);
-            } else {
+                    krt_s->tile[tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+                } else {
 #line 26 "stencil.kern"
-                krt_s->tile[krt_wrap_index(((int64_t)krt_f->tx), 134)] = 0.0f;
-            }
+                    krt_s->tile[tx] = 0.0f;
+                }
 #line 27 "stencil.kern"
-            if (krt_add_i64(krt_f->i, 128) < krt_f->n) {
+                if (krt_add_i64(i, 128) < n) {
 #line 28 "stencil.kern"
-                krt_s->tile[krt_wrap_index(krt_add_i64(krt_add_i64(((int64_t)krt_f->tx), 128), 3), 134)] = *(float *)(inp.data + krt_wrap_index(krt_add_i64(krt_f->i, 128), inp.shape[0]) * inp.strides[0]);
-            } else {
+                    krt_s->tile[(tx + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+                } else {
 #line 30 "stencil.kern"
-                krt_s->tile[krt_wrap_index(krt_add_i64(krt_add_i64(((int64_t)krt_f->tx), 128), 3), 134)] = 0.0f;
+                    krt_s->tile[(tx + 128) + 3] = 0.0f;
+                }
             }
+            krt_f->tx = tx;
+            krt_f->i = i;
         }
     }
 #line 31 "stencil.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+        float s KRT_MAYBE_UNUSED = 0;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t k KRT_MAYBE_UNUSED = 0;
+#line 157 "stencil.cu"
+        int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+        int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+        int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
 #line 32 "stencil.kern"
-        if (krt_f->i < krt_f->n) {
+        if (i < n) {
 #line 33 "stencil.kern"
-            krt_f->s = 0.0f;
+            s = 0.0f;
 #line 34 "stencil.kern"
-            krt_f->krt_it1 = (-3);
-            krt_f->krt_stop2 = krt_add_i64(3, 1);
-            krt_f->krt_step3 = 1;
-#line 161 "stencil.cu"
-            for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->k = krt_f->krt_it1;
+            krt_it1 = (-3);
+            krt_stop2 = ((int64_t)(3 + 1));
+            krt_step3 = 1;
+#line 170 "stencil.cu"
+            for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+                k = krt_it1;
 #line 35 "stencil.kern"
-                krt_f->s = krt_f->s + krt_s->tile[krt_wrap_index(krt_add_i64(krt_add_i64(((int64_t)krt_f->tx), 3), krt_f->k), 134)];
+                s = s + krt_s->tile[(tx + 3) + (int32_t)k];
             }
 #line 36 "stencil.kern"
-            *(float *)(out.data + krt_wrap_index(krt_f->i, out.shape[0]) * out.strides[0]) = krt_f->s;
-#line 169 "stencil.cu"
+            *(float *)(out.data + i * out.strides[0]) = s;
+#line 178 "stencil.cu"
         }
     }
 }
@@ -178,12 +187,12 @@ static const krt_param stencil1d__params[] = {
 };
 KRT_EXTERN_C const krt_kernel stencil1d__kernel = {
     "stencil1d", "stencil.kern", 2, stencil1d__params,
-    stencil1d__cpu, (const void *)stencil1d__cuda,
+    stencil1d__cpu, (const void *)stencil1d,
     sizeof(struct stencil1d__shared), sizeof(struct stencil1d__frame),
     0
 };
 
-KRT_EXTERN_C int stencil1d(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

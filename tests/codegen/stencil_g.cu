@@ -10,7 +10,7 @@
 /* ---- CUDA ---- */
 
 #line 13 "stencil_g.kern"
-__global__ void stencil1d__cuda(krt_view inp, krt_view out)
+KRT_EXTERN_C __global__ void stencil1d(krt_view inp, krt_view out)
 {
     __shared__ float tile[134];
     int32_t tx = 0;
@@ -30,13 +30,13 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
 #line 18 "stencil_g.kern"
     if (i < n) {
 #line 19 "stencil_g.kern"
-        tile[krt_ck_dev(krt_add_i64(((int64_t)tx), 3), 134, 0, "stencil_g.kern", 19)] = *(float *)(inp.data + krt_ck_dev(i, inp.shape[0], 0, "stencil_g.kern", 19) * inp.strides[0]);
+        tile[krt_ck_dev(((int64_t)(tx + 3)), 134, 0, "stencil_g.kern", 19)] = *(float *)(inp.data + krt_ck_dev(i, inp.shape[0], 0, "stencil_g.kern", 19) * inp.strides[0]);
     } else {
 #line 21 "stencil_g.kern"
-        tile[krt_ck_dev(krt_add_i64(((int64_t)tx), 3), 134, 0, "stencil_g.kern", 21)] = 0.0f;
+        tile[krt_ck_dev(((int64_t)(tx + 3)), 134, 0, "stencil_g.kern", 21)] = 0.0f;
     }
 #line 23 "stencil_g.kern"
-    if (((int64_t)tx) < 3) {
+    if (tx < 3) {
 #line 24 "stencil_g.kern"
         if (krt_sub_i64(i, 3) >= 0) {
 #line 25 "stencil_g.kern"
@@ -48,10 +48,10 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
 #line 28 "stencil_g.kern"
         if (krt_add_i64(i, 128) < n) {
 #line 29 "stencil_g.kern"
-            tile[krt_ck_dev(krt_add_i64(krt_add_i64(((int64_t)tx), 128), 3), 134, 0, "stencil_g.kern", 29)] = *(float *)(inp.data + krt_ck_dev(krt_add_i64(i, 128), inp.shape[0], 0, "stencil_g.kern", 29) * inp.strides[0]);
+            tile[krt_ck_dev(((int64_t)((tx + 128) + 3)), 134, 0, "stencil_g.kern", 29)] = *(float *)(inp.data + krt_ck_dev(krt_add_i64(i, 128), inp.shape[0], 0, "stencil_g.kern", 29) * inp.strides[0]);
         } else {
 #line 31 "stencil_g.kern"
-            tile[krt_ck_dev(krt_add_i64(krt_add_i64(((int64_t)tx), 128), 3), 134, 0, "stencil_g.kern", 31)] = 0.0f;
+            tile[krt_ck_dev(((int64_t)((tx + 128) + 3)), 134, 0, "stencil_g.kern", 31)] = 0.0f;
         }
     }
 #line 32 "stencil_g.kern"
@@ -62,13 +62,13 @@ __global__ void stencil1d__cuda(krt_view inp, krt_view out)
         s = 0.0f;
 #line 35 "stencil_g.kern"
         krt_it1 = (-3);
-        krt_stop2 = krt_add_i64(3, 1);
+        krt_stop2 = ((int64_t)(3 + 1));
         krt_step3 = 1;
 #line 68 "stencil_g.cu"
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             k = krt_it1;
 #line 36 "stencil_g.kern"
-            s = s + tile[krt_ck_dev(krt_add_i64(krt_add_i64(((int64_t)tx), 3), k), 134, 0, "stencil_g.kern", 36)];
+            s = s + tile[krt_ck_dev(((int64_t)((tx + 3) + (int32_t)k)), 134, 0, "stencil_g.kern", 36)];
         }
 #line 37 "stencil_g.kern"
         *(float *)(out.data + krt_ck_dev(i, out.shape[0], 0, "stencil_g.kern", 37) * out.strides[0]) = s;
@@ -86,7 +86,6 @@ struct stencil1d__frame {
     int krt_state;
     int32_t tx;
     int64_t i;
-    int64_t n;
     float s;
     int64_t k;
     int64_t krt_it1;
@@ -100,52 +99,56 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct stencil1d__shared *krt_s = (struct stencil1d__shared *)krt_b->shared;
+    int64_t n = 0;
     struct stencil1d__frame *krt_fr = (struct stencil1d__frame *)krt_b->frame;
     struct stencil1d__frame *krt_f;
     unsigned krt_t;
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        if (*krt_b->error != KRT_OK)
-            return;
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
+    {
+        const int64_t krt_in_n = n;
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            n = krt_in_n;
+            if (*krt_b->error != KRT_OK)
+                return;
+            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 15 "stencil_g.kern"
-        krt_f->tx = (int32_t)krt_tid.x;
+            tx = (int32_t)krt_tid.x;
 #line 16 "stencil_g.kern"
-        krt_f->i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "stencil_g.kern"
-        krt_f->n = inp.shape[0];
+            n = inp.shape[0];
 #line 18 "stencil_g.kern"
-        if (krt_f->i < krt_f->n) {
+            if (i < n) {
 #line 19 "stencil_g.kern"
-            (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(krt_add_i64(((int64_t)krt_f->tx), 3), 134, 0, "stencil_g.kern", 19, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(krt_f->i, inp.shape[0], 0, "stencil_g.kern", 19, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
-        } else {
+                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)(tx + 3)), 134, 0, "stencil_g.kern", 19, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(i, inp.shape[0], 0, "stencil_g.kern", 19, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
+            } else {
 #line 21 "stencil_g.kern"
-            (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(krt_add_i64(((int64_t)krt_f->tx), 3), 134, 0, "stencil_g.kern", 21, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
-        }
+                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)(tx + 3)), 134, 0, "stencil_g.kern", 21, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
+            }
 #line 23 "stencil_g.kern"
-        if (((int64_t)krt_f->tx) < 3) {
+            if (tx < 3) {
 #line 24 "stencil_g.kern"
-            if (krt_sub_i64(krt_f->i, 3) >= 0) {
+                if (krt_sub_i64(i, 3) >= 0) {
 #line 25 "stencil_g.kern"
-                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)krt_f->tx), 134, 0, "stencil_g.kern", 25, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(krt_sub_i64(krt_f->i, 3), inp.shape[0], 0, "stencil_g.kern", 25, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
-            } else {
+                    (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)tx), 134, 0, "stencil_g.kern", 25, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(krt_sub_i64(i, 3), inp.shape[0], 0, "stencil_g.kern", 25, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
+                } else {
 #line 27 "stencil_g.kern"
-                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)krt_f->tx), 134, 0, "stencil_g.kern", 27, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
-            }
+                    (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)tx), 134, 0, "stencil_g.kern", 27, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
+                }
 #line 28 "stencil_g.kern"
-            if (krt_add_i64(krt_f->i, 128) < krt_f->n) {
+                if (krt_add_i64(i, 128) < n) {
 #line 29 "stencil_g.kern"
-                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(krt_add_i64(krt_add_i64(((int64_t)krt_f->tx), 128), 3), 134, 0, "stencil_g.kern", 29, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(krt_add_i64(krt_f->i, 128), inp.shape[0], 0, "stencil_g.kern", 29, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
-            } else {
+                    (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)((tx + 128) + 3)), 134, 0, "stencil_g.kern", 29, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(krt_add_i64(i, 128), inp.shape[0], 0, "stencil_g.kern", 29, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
+                } else {
 #line 31 "stencil_g.kern"
-                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(krt_add_i64(krt_add_i64(((int64_t)krt_f->tx), 128), 3), 134, 0, "stencil_g.kern", 31, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
+                    (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)((tx + 128) + 3)), 134, 0, "stencil_g.kern", 31, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
+                }
             }
+            krt_f->tx = tx;
+            krt_f->i = i;
         }
     }
 #line 32 "stencil_g.kern"
@@ -154,26 +157,31 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         if (*krt_b->error != KRT_OK)
             return;
-        if (krt_f->krt_state != KRT_RUNNING)
-#line 159 "stencil_g.cu"
-            continue;
+        float s KRT_MAYBE_UNUSED = 0;
+#line 162 "stencil_g.cu"
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t k KRT_MAYBE_UNUSED = 0;
+        int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+        int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+        int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
 #line 33 "stencil_g.kern"
-        if (krt_f->i < krt_f->n) {
+        if (i < n) {
 #line 34 "stencil_g.kern"
-            krt_f->s = 0.0f;
+            s = 0.0f;
 #line 35 "stencil_g.kern"
-            krt_f->krt_it1 = (-3);
-            krt_f->krt_stop2 = krt_add_i64(3, 1);
-            krt_f->krt_step3 = 1;
-#line 169 "stencil_g.cu"
-            for (; krt_f->krt_it1 < krt_f->krt_stop2; krt_f->krt_it1 += krt_f->krt_step3) {
-                krt_f->k = krt_f->krt_it1;
+            krt_it1 = (-3);
+            krt_stop2 = ((int64_t)(3 + 1));
+            krt_step3 = 1;
+#line 177 "stencil_g.cu"
+            for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+                k = krt_it1;
 #line 36 "stencil_g.kern"
-                krt_f->s = krt_f->s + (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(krt_add_i64(krt_add_i64(((int64_t)krt_f->tx), 3), krt_f->k), 134, 0, "stencil_g.kern", 36, krt_b, krt_tid)], &krt_sinkv));
+                s = s + (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)((tx + 3) + (int32_t)k)), 134, 0, "stencil_g.kern", 36, krt_b, krt_tid)], &krt_sinkv));
             }
 #line 37 "stencil_g.kern"
-            (*(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(out.data + krt_ck_cpu(krt_f->i, out.shape[0], 0, "stencil_g.kern", 37, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = krt_f->s;
-#line 177 "stencil_g.cu"
+            (*(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "stencil_g.kern", 37, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = s;
+#line 185 "stencil_g.cu"
         }
     }
 }
@@ -186,12 +194,12 @@ static const krt_param stencil1d__params[] = {
 };
 KRT_EXTERN_C const krt_kernel stencil1d__kernel = {
     "stencil1d", "stencil_g.kern", 2, stencil1d__params,
-    stencil1d__cpu, (const void *)stencil1d__cuda,
+    stencil1d__cpu, (const void *)stencil1d,
     sizeof(struct stencil1d__shared), sizeof(struct stencil1d__frame),
     0
 };
 
-KRT_EXTERN_C int stencil1d(krt_launch_cfg cfg, krt_array inp, krt_array out)
+KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;

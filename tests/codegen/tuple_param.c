@@ -48,6 +48,7 @@ static void tuple_param__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_tup_i64_i64 t = *(const krt_tup_i64_i64 *)krt_args[1];
+#line 52 "tuple_param.c"
     const krt_tup_i32_f64_krt_tup_i64_f32 u = *(const krt_tup_i32_f64_krt_tup_i64_f32 *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -70,6 +71,7 @@ static void tuple_param__cpu(const krt_cpu_block *krt_b, void **krt_args)
         d = krt_tup1.f1;
 #line 11 "tuple_param.kern"
         ((double *)out.data)[1] = ((((double)a) + b) + ((double)krt_mul_i64(c, 100))) + ((double)d);
+#line 75 "tuple_param.c"
     }
 }
 
@@ -87,7 +89,7 @@ KRT_EXTERN_C const krt_kernel tuple_param__kernel = {
     0
 };
 
-KRT_EXTERN_C int tuple_param(krt_launch_cfg cfg, krt_array out, krt_tup_i64_i64 t, krt_tup_i32_f64_krt_tup_i64_f32 u)
+KRT_EXTERN_C int tuple_param__launch(krt_launch_cfg cfg, krt_array out, krt_tup_i64_i64 t, krt_tup_i32_f64_krt_tup_i64_f32 u)
 {
     krt_view krt_v0;
     void *krt_argv[3];

@@ -44,10 +44,11 @@ KRT_FN KRT_MAYBE_UNUSED krt_tup_i32_f64_krt_tup_i64_f32 krt_tup_i32_f64_krt_tup_
 /* ---- CUDA ---- */
 
 #line 8 "tuple_param.kern"
-__global__ void tuple_param__cuda(krt_view out, krt_tup_i64_i64 t, krt_tup_i32_f64_krt_tup_i64_f32 u)
+KRT_EXTERN_C __global__ void tuple_param(krt_view out, krt_tup_i64_i64 t, krt_tup_i32_f64_krt_tup_i64_f32 u)
 {
     int32_t a = 0;
     double b = 0;
+#line 52 "tuple_param.cu"
     int64_t c = 0;
     float d = 0;
     krt_tup_i64_f32 krt_tup1 = krt_tup_i64_f32_make(0, 0);
@@ -65,6 +66,7 @@ __global__ void tuple_param__cuda(krt_view out, krt_tup_i64_i64 t, krt_tup_i32_f
     d = krt_tup1.f1;
 #line 11 "tuple_param.kern"
     ((double *)out.data)[1] = ((((double)a) + b) + ((double)krt_mul_i64(c, 100))) + ((double)d);
+#line 70 "tuple_param.cu"
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
@@ -74,6 +76,7 @@ static void tuple_param__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_tup_i64_i64 t = *(const krt_tup_i64_i64 *)krt_args[1];
+#line 80 "tuple_param.cu"
     const krt_tup_i32_f64_krt_tup_i64_f32 u = *(const krt_tup_i32_f64_krt_tup_i64_f32 *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -96,6 +99,7 @@ static void tuple_param__cpu(const krt_cpu_block *krt_b, void **krt_args)
         d = krt_tup1.f1;
 #line 11 "tuple_param.kern"
         ((double *)out.data)[1] = ((((double)a) + b) + ((double)krt_mul_i64(c, 100))) + ((double)d);
+#line 103 "tuple_param.cu"
     }
 }
 
@@ -108,12 +112,12 @@ static const krt_param tuple_param__params[] = {
 };
 KRT_EXTERN_C const krt_kernel tuple_param__kernel = {
     "tuple_param", "tuple_param.kern", 3, tuple_param__params,
-    tuple_param__cpu, (const void *)tuple_param__cuda,
+    tuple_param__cpu, (const void *)tuple_param,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int tuple_param(krt_launch_cfg cfg, krt_array out, krt_tup_i64_i64 t, krt_tup_i32_f64_krt_tup_i64_f32 u)
+KRT_EXTERN_C int tuple_param__launch(krt_launch_cfg cfg, krt_array out, krt_tup_i64_i64 t, krt_tup_i32_f64_krt_tup_i64_f32 u)
 {
     krt_view krt_v0;
     void *krt_argv[3];

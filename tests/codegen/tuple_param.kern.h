@@ -38,7 +38,11 @@ typedef struct krt_tup_i32_f64_krt_tup_i64_f32 {
 #endif
 
 /* kernel tuple_param: void(float64[::1], UniTuple(int64, 2), Tuple(int32, float64, Tuple(int64, float32))) */
-int tuple_param(krt_launch_cfg cfg, krt_array out, krt_tup_i64_i64 t, krt_tup_i32_f64_krt_tup_i64_f32 u);
+int tuple_param__launch(krt_launch_cfg cfg, krt_array out, krt_tup_i64_i64 t, krt_tup_i32_f64_krt_tup_i64_f32 u);
+static inline int tuple_param(krt_launch_cfg cfg, krt_array out, krt_tup_i64_i64 t, krt_tup_i32_f64_krt_tup_i64_f32 u)
+{
+    return tuple_param__launch(cfg, out, t, u);
+}
 extern const krt_kernel tuple_param__kernel;
 
 extern const krt_module krt_module_tuple_param;

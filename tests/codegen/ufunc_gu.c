@@ -96,10 +96,10 @@ static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                     k = krt_it3;
 #line 15 "ufunc_gu.kern"
-                    acc = acc + ((double)(*(float *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(float *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3])));
+                    acc = acc + ((double)(*(float *)(A.data + krt_u_l0_ * A.strides[0] + krt_u_l1_ * A.strides[1] + i * A.strides[2] + k * A.strides[3]) * *(float *)(B.data + krt_u_l0_ * B.strides[0] + krt_u_l1_ * B.strides[1] + k * B.strides[2] + j * B.strides[3])));
                 }
 #line 16 "ufunc_gu.kern"
-                *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = (float)acc;
+                *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = (float)acc;
             }
         }
     krt_next:;
@@ -195,10 +195,10 @@ static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                     k = krt_it3;
 #line 15 "ufunc_gu.kern"
-                    acc = acc + (*(double *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(double *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3]));
+                    acc = acc + (*(double *)(A.data + krt_u_l0_ * A.strides[0] + krt_u_l1_ * A.strides[1] + i * A.strides[2] + k * A.strides[3]) * *(double *)(B.data + krt_u_l0_ * B.strides[0] + krt_u_l1_ * B.strides[1] + k * B.strides[2] + j * B.strides[3]));
                 }
 #line 16 "ufunc_gu.kern"
-                *(double *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = acc;
+                *(double *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = acc;
             }
         }
     krt_next:;
@@ -260,7 +260,7 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_3_;
         }
 #line 18 "ufunc_gu.kern"
-        s = (krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2]);
+        s = (krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2]);
 #line 20 "ufunc_gu.kern"
         total = 0.0;
 #line 21 "ufunc_gu.kern"
@@ -270,10 +270,10 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             i = krt_it1;
 #line 22 "ufunc_gu.kern"
-            total = total + *(double *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + krt_wrap_index(i, a.shape[3]) * a.strides[3]);
+            total = total + *(double *)(a.data + krt_u_l0_ * a.strides[0] + krt_u_l1_ * a.strides[1] + krt_u_l2_ * a.strides[2] + i * a.strides[3]);
         }
 #line 23 "ufunc_gu.kern"
-        *(double *)(res.data + krt_wrap_index(krt_u_l0_, res.shape[0]) * res.strides[0] + krt_wrap_index(krt_u_l1_, res.shape[1]) * res.strides[1] + krt_wrap_index(krt_u_l2_, res.shape[2]) * res.strides[2] + 0 * res.strides[3]) = total * s;
+        *(double *)(res.data + krt_u_l0_ * res.strides[0] + krt_u_l1_ * res.strides[1] + krt_u_l2_ * res.strides[2] + 0 * res.strides[3]) = total * s;
     krt_next:;
     }
 }
@@ -340,9 +340,9 @@ static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             i = krt_it1;
 #line 29 "ufunc_gu.kern"
-            acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + krt_wrap_index(i, a.shape[3]) * a.strides[3])));
+            acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_u_l0_ * a.strides[0] + krt_u_l1_ * a.strides[1] + krt_u_l2_ * a.strides[2] + i * a.strides[3])));
 #line 30 "ufunc_gu.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_u_l0_, out.shape[0]) * out.strides[0] + krt_wrap_index(krt_u_l1_, out.shape[1]) * out.strides[1] + krt_wrap_index(krt_u_l2_, out.shape[2]) * out.strides[2] + krt_wrap_index(i, out.shape[3]) * out.strides[3]) = (int32_t)acc;
+            *(int32_t *)(out.data + krt_u_l0_ * out.strides[0] + krt_u_l1_ * out.strides[1] + krt_u_l2_ * out.strides[2] + i * out.strides[3]) = (int32_t)acc;
 #line 347 "ufunc_gu.c"
         }
     krt_next:;
@@ -365,7 +365,7 @@ KRT_EXTERN_C const krt_kernel matmul__guv_f4__kernel = {
     0
 };
 
-KRT_EXTERN_C int matmul__guv_f4(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -396,7 +396,7 @@ KRT_EXTERN_C const krt_kernel matmul__guv_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int matmul__guv_f8(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int matmul__guv_f8__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -428,7 +428,7 @@ KRT_EXTERN_C const krt_kernel scaled_sum__guv_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int scaled_sum__guv_f8(krt_launch_cfg cfg, krt_array a, krt_array krt_u_a1_, double krt_u_s1_, krt_array res, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scaled_sum__guv_f8__launch(krt_launch_cfg cfg, krt_array a, krt_array krt_u_a1_, double krt_u_s1_, krt_array res, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -459,7 +459,7 @@ KRT_EXTERN_C const krt_kernel cumsum__guv_i4__kernel = {
     0
 };
 
-KRT_EXTERN_C int cumsum__guv_i4(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int cumsum__guv_i4__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 5 "ufunc_gu.kern"
-__global__ void matmul__guv_f4__cuda(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void matmul__guv_f4(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -88,16 +88,16 @@ __global__ void matmul__guv_f4__cuda(krt_view A, krt_view B, krt_view C, int64_t
             for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                 k = krt_it3;
 #line 15 "ufunc_gu.kern"
-                acc = acc + ((double)(*(float *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(float *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3])));
+                acc = acc + ((double)(*(float *)(A.data + krt_u_l0_ * A.strides[0] + krt_u_l1_ * A.strides[1] + i * A.strides[2] + k * A.strides[3]) * *(float *)(B.data + krt_u_l0_ * B.strides[0] + krt_u_l1_ * B.strides[1] + k * B.strides[2] + j * B.strides[3])));
             }
 #line 16 "ufunc_gu.kern"
-            *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = (float)acc;
+            *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = (float)acc;
         }
     }
 }
 
 #line 5 "ufunc_gu.kern"
-__global__ void matmul__guv_f8__cuda(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void matmul__guv_f8(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -177,16 +177,16 @@ __global__ void matmul__guv_f8__cuda(krt_view A, krt_view B, krt_view C, int64_t
             for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                 k = krt_it3;
 #line 15 "ufunc_gu.kern"
-                acc = acc + (*(double *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(double *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3]));
+                acc = acc + (*(double *)(A.data + krt_u_l0_ * A.strides[0] + krt_u_l1_ * A.strides[1] + i * A.strides[2] + k * A.strides[3]) * *(double *)(B.data + krt_u_l0_ * B.strides[0] + krt_u_l1_ * B.strides[1] + k * B.strides[2] + j * B.strides[3]));
             }
 #line 16 "ufunc_gu.kern"
-            *(double *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = acc;
+            *(double *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = acc;
         }
     }
 }
 
 #line 18 "ufunc_gu.kern"
-__global__ void scaled_sum__guv_f8__cuda(krt_view a, krt_view krt_u_a1_, double krt_u_s1_, krt_view res, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void scaled_sum__guv_f8(krt_view a, krt_view krt_u_a1_, double krt_u_s1_, krt_view res, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -232,7 +232,7 @@ __global__ void scaled_sum__guv_f8__cuda(krt_view a, krt_view krt_u_a1_, double 
         krt_u_l0_ = krt_u_r_3_;
     }
 #line 18 "ufunc_gu.kern"
-    s = (krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2]);
+    s = (krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2]);
 #line 20 "ufunc_gu.kern"
     total = 0.0;
 #line 21 "ufunc_gu.kern"
@@ -242,14 +242,14 @@ __global__ void scaled_sum__guv_f8__cuda(krt_view a, krt_view krt_u_a1_, double 
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         i = krt_it1;
 #line 22 "ufunc_gu.kern"
-        total = total + *(double *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + krt_wrap_index(i, a.shape[3]) * a.strides[3]);
+        total = total + *(double *)(a.data + krt_u_l0_ * a.strides[0] + krt_u_l1_ * a.strides[1] + krt_u_l2_ * a.strides[2] + i * a.strides[3]);
     }
 #line 23 "ufunc_gu.kern"
-    *(double *)(res.data + krt_wrap_index(krt_u_l0_, res.shape[0]) * res.strides[0] + krt_wrap_index(krt_u_l1_, res.shape[1]) * res.strides[1] + krt_wrap_index(krt_u_l2_, res.shape[2]) * res.strides[2] + 0 * res.strides[3]) = total * s;
+    *(double *)(res.data + krt_u_l0_ * res.strides[0] + krt_u_l1_ * res.strides[1] + krt_u_l2_ * res.strides[2] + 0 * res.strides[3]) = total * s;
 }
 
 #line 25 "ufunc_gu.kern"
-__global__ void cumsum__guv_i4__cuda(krt_view a, krt_view out, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void cumsum__guv_i4(krt_view a, krt_view out, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -304,9 +304,9 @@ __global__ void cumsum__guv_i4__cuda(krt_view a, krt_view out, int64_t krt_u_mas
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         i = krt_it1;
 #line 29 "ufunc_gu.kern"
-        acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + krt_wrap_index(i, a.shape[3]) * a.strides[3])));
+        acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_u_l0_ * a.strides[0] + krt_u_l1_ * a.strides[1] + krt_u_l2_ * a.strides[2] + i * a.strides[3])));
 #line 30 "ufunc_gu.kern"
-        *(int32_t *)(out.data + krt_wrap_index(krt_u_l0_, out.shape[0]) * out.strides[0] + krt_wrap_index(krt_u_l1_, out.shape[1]) * out.strides[1] + krt_wrap_index(krt_u_l2_, out.shape[2]) * out.strides[2] + krt_wrap_index(i, out.shape[3]) * out.strides[3]) = (int32_t)acc;
+        *(int32_t *)(out.data + krt_u_l0_ * out.strides[0] + krt_u_l1_ * out.strides[1] + krt_u_l2_ * out.strides[2] + i * out.strides[3]) = (int32_t)acc;
 #line 311 "ufunc_gu.cu"
     }
 }
@@ -402,10 +402,10 @@ static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                     k = krt_it3;
 #line 15 "ufunc_gu.kern"
-                    acc = acc + ((double)(*(float *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(float *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3])));
+                    acc = acc + ((double)(*(float *)(A.data + krt_u_l0_ * A.strides[0] + krt_u_l1_ * A.strides[1] + i * A.strides[2] + k * A.strides[3]) * *(float *)(B.data + krt_u_l0_ * B.strides[0] + krt_u_l1_ * B.strides[1] + k * B.strides[2] + j * B.strides[3])));
                 }
 #line 16 "ufunc_gu.kern"
-                *(float *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = (float)acc;
+                *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = (float)acc;
             }
         }
     krt_next:;
@@ -501,10 +501,10 @@ static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                     k = krt_it3;
 #line 15 "ufunc_gu.kern"
-                    acc = acc + (*(double *)(A.data + krt_wrap_index(krt_u_l0_, A.shape[0]) * A.strides[0] + krt_wrap_index(krt_u_l1_, A.shape[1]) * A.strides[1] + krt_wrap_index(i, A.shape[2]) * A.strides[2] + krt_wrap_index(k, A.shape[3]) * A.strides[3]) * *(double *)(B.data + krt_wrap_index(krt_u_l0_, B.shape[0]) * B.strides[0] + krt_wrap_index(krt_u_l1_, B.shape[1]) * B.strides[1] + krt_wrap_index(k, B.shape[2]) * B.strides[2] + krt_wrap_index(j, B.shape[3]) * B.strides[3]));
+                    acc = acc + (*(double *)(A.data + krt_u_l0_ * A.strides[0] + krt_u_l1_ * A.strides[1] + i * A.strides[2] + k * A.strides[3]) * *(double *)(B.data + krt_u_l0_ * B.strides[0] + krt_u_l1_ * B.strides[1] + k * B.strides[2] + j * B.strides[3]));
                 }
 #line 16 "ufunc_gu.kern"
-                *(double *)(C.data + krt_wrap_index(krt_u_l0_, C.shape[0]) * C.strides[0] + krt_wrap_index(krt_u_l1_, C.shape[1]) * C.strides[1] + krt_wrap_index(i, C.shape[2]) * C.strides[2] + krt_wrap_index(j, C.shape[3]) * C.strides[3]) = acc;
+                *(double *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = acc;
             }
         }
     krt_next:;
@@ -566,7 +566,7 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_3_;
         }
 #line 18 "ufunc_gu.kern"
-        s = (krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2]);
+        s = (krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2]);
 #line 20 "ufunc_gu.kern"
         total = 0.0;
 #line 21 "ufunc_gu.kern"
@@ -576,10 +576,10 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             i = krt_it1;
 #line 22 "ufunc_gu.kern"
-            total = total + *(double *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + krt_wrap_index(i, a.shape[3]) * a.strides[3]);
+            total = total + *(double *)(a.data + krt_u_l0_ * a.strides[0] + krt_u_l1_ * a.strides[1] + krt_u_l2_ * a.strides[2] + i * a.strides[3]);
         }
 #line 23 "ufunc_gu.kern"
-        *(double *)(res.data + krt_wrap_index(krt_u_l0_, res.shape[0]) * res.strides[0] + krt_wrap_index(krt_u_l1_, res.shape[1]) * res.strides[1] + krt_wrap_index(krt_u_l2_, res.shape[2]) * res.strides[2] + 0 * res.strides[3]) = total * s;
+        *(double *)(res.data + krt_u_l0_ * res.strides[0] + krt_u_l1_ * res.strides[1] + krt_u_l2_ * res.strides[2] + 0 * res.strides[3]) = total * s;
     krt_next:;
     }
 }
@@ -646,9 +646,9 @@ static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             i = krt_it1;
 #line 29 "ufunc_gu.kern"
-            acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_wrap_index(krt_u_l0_, a.shape[0]) * a.strides[0] + krt_wrap_index(krt_u_l1_, a.shape[1]) * a.strides[1] + krt_wrap_index(krt_u_l2_, a.shape[2]) * a.strides[2] + krt_wrap_index(i, a.shape[3]) * a.strides[3])));
+            acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_u_l0_ * a.strides[0] + krt_u_l1_ * a.strides[1] + krt_u_l2_ * a.strides[2] + i * a.strides[3])));
 #line 30 "ufunc_gu.kern"
-            *(int32_t *)(out.data + krt_wrap_index(krt_u_l0_, out.shape[0]) * out.strides[0] + krt_wrap_index(krt_u_l1_, out.shape[1]) * out.strides[1] + krt_wrap_index(krt_u_l2_, out.shape[2]) * out.strides[2] + krt_wrap_index(i, out.shape[3]) * out.strides[3]) = (int32_t)acc;
+            *(int32_t *)(out.data + krt_u_l0_ * out.strides[0] + krt_u_l1_ * out.strides[1] + krt_u_l2_ * out.strides[2] + i * out.strides[3]) = (int32_t)acc;
 #line 653 "ufunc_gu.cu"
         }
     krt_next:;
@@ -666,12 +666,12 @@ static const krt_param matmul__guv_f4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel matmul__guv_f4__kernel = {
     "matmul__guv_f4", "ufunc_gu.kern", 5, matmul__guv_f4__params,
-    matmul__guv_f4__cpu, (const void *)matmul__guv_f4__cuda,
+    matmul__guv_f4__cpu, (const void *)matmul__guv_f4,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int matmul__guv_f4(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -697,12 +697,12 @@ static const krt_param matmul__guv_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel matmul__guv_f8__kernel = {
     "matmul__guv_f8", "ufunc_gu.kern", 5, matmul__guv_f8__params,
-    matmul__guv_f8__cpu, (const void *)matmul__guv_f8__cuda,
+    matmul__guv_f8__cpu, (const void *)matmul__guv_f8,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int matmul__guv_f8(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int matmul__guv_f8__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -729,12 +729,12 @@ static const krt_param scaled_sum__guv_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scaled_sum__guv_f8__kernel = {
     "scaled_sum__guv_f8", "ufunc_gu.kern", 6, scaled_sum__guv_f8__params,
-    scaled_sum__guv_f8__cpu, (const void *)scaled_sum__guv_f8__cuda,
+    scaled_sum__guv_f8__cpu, (const void *)scaled_sum__guv_f8,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int scaled_sum__guv_f8(krt_launch_cfg cfg, krt_array a, krt_array krt_u_a1_, double krt_u_s1_, krt_array res, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scaled_sum__guv_f8__launch(krt_launch_cfg cfg, krt_array a, krt_array krt_u_a1_, double krt_u_s1_, krt_array res, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -760,12 +760,12 @@ static const krt_param cumsum__guv_i4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel cumsum__guv_i4__kernel = {
     "cumsum__guv_i4", "ufunc_gu.kern", 4, cumsum__guv_i4__params,
-    cumsum__guv_i4__cpu, (const void *)cumsum__guv_i4__cuda,
+    cumsum__guv_i4__cpu, (const void *)cumsum__guv_i4,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int cumsum__guv_i4(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int cumsum__guv_i4__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v1;

@@ -58,7 +58,7 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "ufunc_vec.kern"
         if (i < out.shape[0]) {
 #line 18 "ufunc_vec.kern"
-            *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]), *(float *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0]));
+            *(float *)(out.data + i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
 #line 63 "ufunc_vec.c"
         }
     }
@@ -122,7 +122,7 @@ static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 6 "ufunc_vec.kern"
-        *(float *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = hyp__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
+        *(float *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -185,7 +185,7 @@ static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 6 "ufunc_vec.kern"
-        *(double *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = hyp__f8_f8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
+        *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp__f8_f8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -248,7 +248,7 @@ static void scale__vec_f8_i4_f8__cpu(const krt_cpu_block *krt_b, void **krt_args
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 10 "ufunc_vec.kern"
-        *(double *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = scale__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
+        *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -311,7 +311,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 10 "ufunc_vec.kern"
-        *(int64_t *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = scale__i8_i8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
+        *(int64_t *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale__i8_i8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -331,7 +331,7 @@ KRT_EXTERN_C const krt_kernel hyp_kernel__kernel = {
     0
 };
 
-KRT_EXTERN_C int hyp_kernel(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int hyp_kernel__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -362,7 +362,7 @@ KRT_EXTERN_C const krt_kernel hyp__vec_f4__kernel = {
     0
 };
 
-KRT_EXTERN_C int hyp__vec_f4(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int hyp__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -397,7 +397,7 @@ KRT_EXTERN_C const krt_kernel hyp__vec_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int hyp__vec_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int hyp__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -432,7 +432,7 @@ KRT_EXTERN_C const krt_kernel scale__vec_f8_i4_f8__kernel = {
     0
 };
 
-KRT_EXTERN_C int scale__vec_f8_i4_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scale__vec_f8_i4_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -467,7 +467,7 @@ KRT_EXTERN_C const krt_kernel scale__vec_i8__kernel = {
     0
 };
 
-KRT_EXTERN_C int scale__vec_i8(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scale__vec_i8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;

@@ -36,7 +36,7 @@ static __device__ inline KRT_MAYBE_UNUSED int64_t scale__i8_i8(int64_t x, int64_
 }
 
 #line 15 "ufunc_vec.kern"
-__global__ void hyp_kernel__cuda(krt_view a, krt_view b, krt_view out)
+KRT_EXTERN_C __global__ void hyp_kernel(krt_view a, krt_view b, krt_view out)
 {
     int64_t i = 0;
 #line 16 "ufunc_vec.kern"
@@ -44,13 +44,13 @@ __global__ void hyp_kernel__cuda(krt_view a, krt_view b, krt_view out)
 #line 17 "ufunc_vec.kern"
     if (i < out.shape[0]) {
 #line 18 "ufunc_vec.kern"
-        *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = hyp(*(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]), *(float *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0]));
+        *(float *)(out.data + i * out.strides[0]) = hyp(*(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
 #line 49 "ufunc_vec.cu"
     }
 }
 
 #line 6 "ufunc_vec.kern"
-__global__ void hyp__vec_f4__cuda(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void hyp__vec_f4(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -97,11 +97,11 @@ __global__ void hyp__vec_f4__cuda(krt_view krt_u_a0_, float krt_u_s0_, krt_view 
         krt_u_l0_ = krt_u_r_4_;
     }
 #line 6 "ufunc_vec.kern"
-    *(float *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = hyp(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
+    *(float *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
 }
 
 #line 6 "ufunc_vec.kern"
-__global__ void hyp__vec_f8__cuda(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void hyp__vec_f8(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -148,11 +148,11 @@ __global__ void hyp__vec_f8__cuda(krt_view krt_u_a0_, double krt_u_s0_, krt_view
         krt_u_l0_ = krt_u_r_4_;
     }
 #line 6 "ufunc_vec.kern"
-    *(double *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = hyp__f8_f8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
+    *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp__f8_f8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
 }
 
 #line 10 "ufunc_vec.kern"
-__global__ void scale__vec_f8_i4_f8__cuda(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, int32_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void scale__vec_f8_i4_f8(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, int32_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -200,11 +200,11 @@ __global__ void scale__vec_f8_i4_f8__cuda(krt_view krt_u_a0_, double krt_u_s0_, 
         krt_u_l0_ = krt_u_r_4_;
     }
 #line 10 "ufunc_vec.kern"
-    *(double *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = scale(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
+    *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
 }
 
 #line 10 "ufunc_vec.kern"
-__global__ void scale__vec_i8__cuda(krt_view krt_u_a0_, int64_t krt_u_s0_, krt_view krt_u_a1_, int64_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void scale__vec_i8(krt_view krt_u_a0_, int64_t krt_u_s0_, krt_view krt_u_a1_, int64_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
     int64_t krt_u_l0_ = 0;
@@ -252,7 +252,7 @@ __global__ void scale__vec_i8__cuda(krt_view krt_u_a0_, int64_t krt_u_s0_, krt_v
         krt_u_l0_ = krt_u_r_4_;
     }
 #line 10 "ufunc_vec.kern"
-    *(int64_t *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = scale__i8_i8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
+    *(int64_t *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale__i8_i8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
 }
 
 #line 259 "ufunc_vec.cu"
@@ -309,7 +309,7 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "ufunc_vec.kern"
         if (i < out.shape[0]) {
 #line 18 "ufunc_vec.kern"
-            *(float *)(out.data + krt_wrap_index(i, out.shape[0]) * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + krt_wrap_index(i, a.shape[0]) * a.strides[0]), *(float *)(b.data + krt_wrap_index(i, b.shape[0]) * b.strides[0]));
+            *(float *)(out.data + i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
 #line 314 "ufunc_vec.cu"
         }
     }
@@ -373,7 +373,7 @@ static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 6 "ufunc_vec.kern"
-        *(float *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = hyp__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
+        *(float *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -436,7 +436,7 @@ static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 6 "ufunc_vec.kern"
-        *(double *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = hyp__f8_f8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
+        *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp__f8_f8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -499,7 +499,7 @@ static void scale__vec_f8_i4_f8__cpu(const krt_cpu_block *krt_b, void **krt_args
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 10 "ufunc_vec.kern"
-        *(double *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = scale__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
+        *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -562,7 +562,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_l0_ = krt_u_r_4_;
         }
 #line 10 "ufunc_vec.kern"
-        *(int64_t *)(krt_u_out_.data + krt_wrap_index(krt_u_l0_, krt_u_out_.shape[0]) * krt_u_out_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_out_.shape[1]) * krt_u_out_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_out_.shape[2]) * krt_u_out_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_out_.shape[3]) * krt_u_out_.strides[3]) = scale__i8_i8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_wrap_index(krt_u_l0_, krt_u_a0_.shape[0]) * krt_u_a0_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a0_.shape[1]) * krt_u_a0_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a0_.shape[2]) * krt_u_a0_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a0_.shape[3]) * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_wrap_index(krt_u_l0_, krt_u_a1_.shape[0]) * krt_u_a1_.strides[0] + krt_wrap_index(krt_u_l1_, krt_u_a1_.shape[1]) * krt_u_a1_.strides[1] + krt_wrap_index(krt_u_l2_, krt_u_a1_.shape[2]) * krt_u_a1_.strides[2] + krt_wrap_index(krt_u_l3_, krt_u_a1_.shape[3]) * krt_u_a1_.strides[3])));
+        *(int64_t *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale__i8_i8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
 }
@@ -577,12 +577,12 @@ static const krt_param hyp_kernel__params[] = {
 };
 KRT_EXTERN_C const krt_kernel hyp_kernel__kernel = {
     "hyp_kernel", "ufunc_vec.kern", 3, hyp_kernel__params,
-    hyp_kernel__cpu, (const void *)hyp_kernel__cuda,
+    hyp_kernel__cpu, (const void *)hyp_kernel,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int hyp_kernel(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int hyp_kernel__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -608,12 +608,12 @@ static const krt_param hyp__vec_f4__params[] = {
 };
 KRT_EXTERN_C const krt_kernel hyp__vec_f4__kernel = {
     "hyp__vec_f4", "ufunc_vec.kern", 7, hyp__vec_f4__params,
-    hyp__vec_f4__cpu, (const void *)hyp__vec_f4__cuda,
+    hyp__vec_f4__cpu, (const void *)hyp__vec_f4,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int hyp__vec_f4(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int hyp__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -643,12 +643,12 @@ static const krt_param hyp__vec_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel hyp__vec_f8__kernel = {
     "hyp__vec_f8", "ufunc_vec.kern", 7, hyp__vec_f8__params,
-    hyp__vec_f8__cpu, (const void *)hyp__vec_f8__cuda,
+    hyp__vec_f8__cpu, (const void *)hyp__vec_f8,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int hyp__vec_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int hyp__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -678,12 +678,12 @@ static const krt_param scale__vec_f8_i4_f8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scale__vec_f8_i4_f8__kernel = {
     "scale__vec_f8_i4_f8", "ufunc_vec.kern", 7, scale__vec_f8_i4_f8__params,
-    scale__vec_f8_i4_f8__cpu, (const void *)scale__vec_f8_i4_f8__cuda,
+    scale__vec_f8_i4_f8__cpu, (const void *)scale__vec_f8_i4_f8,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int scale__vec_f8_i4_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scale__vec_f8_i4_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;
@@ -713,12 +713,12 @@ static const krt_param scale__vec_i8__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scale__vec_i8__kernel = {
     "scale__vec_i8", "ufunc_vec.kern", 7, scale__vec_i8__params,
-    scale__vec_i8__cpu, (const void *)scale__vec_i8__cuda,
+    scale__vec_i8__cpu, (const void *)scale__vec_i8,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int scale__vec_i8(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C int scale__vec_i8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     krt_view krt_v0;
     krt_view krt_v2;

@@ -40,27 +40,29 @@ static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_float4 u = krt_make_float4(0, 0, 0, 0);
         krt_float4 v = krt_make_float4(0, 0, 0, 0);
         krt_float4 w = krt_make_float4(0, 0, 0, 0);
+#line 44 "vectors.c"
         krt_tup_v4f4_v2i4 n = krt_tup_v4f4_v2i4_make(krt_make_float4(0, 0, 0, 0), krt_make_int2(0, 0));
 #line 14 "vectors.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 15 "vectors.kern"
         if (i < a.shape[0]) {
 #line 16 "vectors.kern"
-            u = krt_make_float4(((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 0], ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 1], ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 2], ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 3]);
+            u = krt_make_float4(((float *)a.data)[i * a.shape[1] + 0], ((float *)a.data)[i * a.shape[1] + 1], ((float *)a.data)[i * a.shape[1] + 2], ((float *)a.data)[i * a.shape[1] + 3]);
 #line 17 "vectors.kern"
-            v = krt_make_float4(((float *)b.data)[krt_wrap_index(i, b.shape[0]) * b.shape[1] + 0], ((float *)b.data)[krt_wrap_index(i, b.shape[0]) * b.shape[1] + 1], ((float *)b.data)[krt_wrap_index(i, b.shape[0]) * b.shape[1] + 2], ((float *)b.data)[krt_wrap_index(i, b.shape[0]) * b.shape[1] + 3]);
+            v = krt_make_float4(((float *)b.data)[i * b.shape[1] + 0], ((float *)b.data)[i * b.shape[1] + 1], ((float *)b.data)[i * b.shape[1] + 2], ((float *)b.data)[i * b.shape[1] + 3]);
 #line 18 "vectors.kern"
             w = lerp__cpu(krt_b, krt_tid, u, v, t);
 #line 19 "vectors.kern"
             n = krt_tup_v4f4_v2i4_make(w, krt_make_int2(((int32_t)i), ((int32_t)krt_mul_i64(2, i))));
 #line 20 "vectors.kern"
-            ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 0] = (n.f0).x;
+            ((float *)a.data)[i * a.shape[1] + 0] = (n.f0).x;
 #line 21 "vectors.kern"
-            ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 1] = (n.f0).y;
+            ((float *)a.data)[i * a.shape[1] + 1] = (n.f0).y;
 #line 22 "vectors.kern"
-            ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 2] = (float)(((double)(n.f0).z) + ((double)(n.f1).y));
+            ((float *)a.data)[i * a.shape[1] + 2] = (float)(((double)(n.f0).z) + ((double)(n.f1).y));
 #line 23 "vectors.kern"
-            ((float *)a.data)[krt_wrap_index(i, a.shape[0]) * a.shape[1] + 3] = w.w;
+            ((float *)a.data)[i * a.shape[1] + 3] = w.w;
+#line 66 "vectors.c"
         }
     }
 }
@@ -79,7 +81,7 @@ KRT_EXTERN_C const krt_kernel blend__kernel = {
     0
 };
 
-KRT_EXTERN_C int blend(krt_launch_cfg cfg, krt_array a, krt_array b, float t)
+KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array a, krt_array b, float t)
 {
     krt_view krt_v0;
     krt_view krt_v1;

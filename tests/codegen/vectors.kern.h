@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 /* kernel blend: void(float32[:, ::1], float32[:, ::1], float32) */
-int blend(krt_launch_cfg cfg, krt_array a, krt_array b, float t);
+int blend__launch(krt_launch_cfg cfg, krt_array a, krt_array b, float t);
+static inline int blend(krt_launch_cfg cfg, krt_array a, krt_array b, float t)
+{
+    return blend__launch(cfg, a, b, t);
+}
 extern const krt_kernel blend__kernel;
 
 extern const krt_module krt_module_vectors;

@@ -21,7 +21,7 @@ static void vadd__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 9 "wrapped.kern"
         if (i < out.shape[0]) {
 #line 10 "wrapped.kern"
-            ((float *)out.data)[krt_wrap_index(i, out.shape[0])] = ((float *)a.data)[krt_wrap_index(i, a.shape[0])] + ((float *)b.data)[krt_wrap_index(i, b.shape[0])];
+            ((float *)out.data)[i] = ((float *)a.data)[i] + ((float *)b.data)[i];
         }
     }
 }
@@ -40,7 +40,7 @@ static void scale__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "wrapped.kern"
         if (i < x.shape[0]) {
 #line 19 "wrapped.kern"
-            *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) * factor;
+            *(float *)(x.data + i * x.strides[0]) = *(float *)(x.data + i * x.strides[0]) * factor;
 #line 45 "wrapped.c"
         }
     }
@@ -60,7 +60,7 @@ KRT_EXTERN_C const krt_kernel vadd__kernel = {
     0
 };
 
-KRT_EXTERN_C int vadd(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int vadd__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -86,7 +86,7 @@ KRT_EXTERN_C const krt_kernel scale__kernel = {
     0
 };
 
-KRT_EXTERN_C int scale(krt_launch_cfg cfg, krt_array x, float factor)
+KRT_EXTERN_C int scale__launch(krt_launch_cfg cfg, krt_array x, float factor)
 {
     krt_view krt_v0;
     void *krt_argv[2];

@@ -8,7 +8,7 @@
 /* ---- CUDA ---- */
 
 #line 7 "wrapped.kern"
-__global__ void vadd__cuda(krt_view a, krt_view b, krt_view out)
+KRT_EXTERN_C __global__ void vadd(krt_view a, krt_view b, krt_view out)
 {
     int64_t i = 0;
 #line 8 "wrapped.kern"
@@ -16,12 +16,12 @@ __global__ void vadd__cuda(krt_view a, krt_view b, krt_view out)
 #line 9 "wrapped.kern"
     if (i < out.shape[0]) {
 #line 10 "wrapped.kern"
-        ((float *)out.data)[krt_wrap_index(i, out.shape[0])] = ((float *)a.data)[krt_wrap_index(i, a.shape[0])] + ((float *)b.data)[krt_wrap_index(i, b.shape[0])];
+        ((float *)out.data)[i] = ((float *)a.data)[i] + ((float *)b.data)[i];
     }
 }
 
 #line 16 "wrapped.kern"
-__global__ void scale__cuda(krt_view x, float factor)
+KRT_EXTERN_C __global__ void scale(krt_view x, float factor)
 {
     int64_t i = 0;
 #line 17 "wrapped.kern"
@@ -29,7 +29,7 @@ __global__ void scale__cuda(krt_view x, float factor)
 #line 18 "wrapped.kern"
     if (i < x.shape[0]) {
 #line 19 "wrapped.kern"
-        *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) * factor;
+        *(float *)(x.data + i * x.strides[0]) = *(float *)(x.data + i * x.strides[0]) * factor;
 #line 34 "wrapped.cu"
     }
 }
@@ -50,7 +50,7 @@ static void vadd__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 9 "wrapped.kern"
         if (i < out.shape[0]) {
 #line 10 "wrapped.kern"
-            ((float *)out.data)[krt_wrap_index(i, out.shape[0])] = ((float *)a.data)[krt_wrap_index(i, a.shape[0])] + ((float *)b.data)[krt_wrap_index(i, b.shape[0])];
+            ((float *)out.data)[i] = ((float *)a.data)[i] + ((float *)b.data)[i];
         }
     }
 }
@@ -69,7 +69,7 @@ static void scale__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 18 "wrapped.kern"
         if (i < x.shape[0]) {
 #line 19 "wrapped.kern"
-            *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) = *(float *)(x.data + krt_wrap_index(i, x.shape[0]) * x.strides[0]) * factor;
+            *(float *)(x.data + i * x.strides[0]) = *(float *)(x.data + i * x.strides[0]) * factor;
 #line 74 "wrapped.cu"
         }
     }
@@ -84,12 +84,12 @@ static const krt_param vadd__params[] = {
 };
 KRT_EXTERN_C const krt_kernel vadd__kernel = {
     "vadd", "wrapped.kern", 3, vadd__params,
-    vadd__cpu, (const void *)vadd__cuda,
+    vadd__cpu, (const void *)vadd,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int vadd(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
+KRT_EXTERN_C int vadd__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
     krt_view krt_v0;
     krt_view krt_v1;
@@ -110,12 +110,12 @@ static const krt_param scale__params[] = {
 };
 KRT_EXTERN_C const krt_kernel scale__kernel = {
     "scale", "wrapped.kern", 2, scale__params,
-    scale__cpu, (const void *)scale__cuda,
+    scale__cpu, (const void *)scale,
     0, 0,
     0
 };
 
-KRT_EXTERN_C int scale(krt_launch_cfg cfg, krt_array x, float factor)
+KRT_EXTERN_C int scale__launch(krt_launch_cfg cfg, krt_array x, float factor)
 {
     krt_view krt_v0;
     void *krt_argv[2];
