@@ -54,7 +54,15 @@ typedef struct RA {
     int nslots;
     int gen;
     Loop *loop;
+    long steps;     /* statements taken, against RANGE_BUDGET */
+    bool gave_up;
 } RA;
+
+/* Loops nested deeply take several rounds each, multiplied: past this many
+ * statements a function's analysis stops and all its intervals are
+ * forgotten (the printers then print the general code), so that the pass
+ * stays linear in practice whatever the input. */
+#define RANGE_BUDGET 20000L
 
 static int range_gen;
 
@@ -811,6 +819,11 @@ static void rs(RA *ra, Env *e, Node *s)
 {
     if (e->dead)
         return;
+    if (ra->gave_up || ++ra->steps > RANGE_BUDGET) {
+        ra->gave_up = true;
+        e->dead = true;   /* ends every loop at once */
+        return;
+    }
     switch (s->kind) {
     case S_EXPR:
         rx(ra, e, s->lhs);
@@ -880,6 +893,13 @@ static void rs_list(RA *ra, Env *e, NodeList *l)
         rs(ra, e, l->items[i]);
 }
 
+static Visit forget(const Node *n, void *ctx)
+{
+    (void)ctx;
+    ((Node *)n)->rknown = false;
+    return VISIT_CHILDREN;
+}
+
 void range_func(Func *f)
 {
     RA ra = {0};
@@ -894,6 +914,9 @@ void range_func(Func *f)
     for (int i = 0; i < f->nlocals; i++)
         e.v[f->nparams + i] = top_of(f->locals[i]->type);
     rs_list(&ra, &e, &f->def->body);
+    if (ra.gave_up)
+        for (int i = 0; i < f->def->body.len; i++)
+            node_walk(f->def->body.items[i], forget, NULL);
 }
 
 void range_program(Program *p)
