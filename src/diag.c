@@ -70,8 +70,11 @@ static int nattached;
 
 static void reported_reset(void);
 
+static const char *lines_text;   /* source_line's index is of this text */
+
 void diag_init(const Source *src)
 {
+    lines_text = NULL;   /* a new source: index its lines anew */
     diag_src = src;
     diag_errors = 0;
     diag_warnings = 0;
@@ -170,19 +173,48 @@ void diag_summary(void)
     fputs(" generated.\n", stderr);
 }
 
+/* Where each line of diag_src starts, made at the first diagnostic (a
+ * scan from the top for each one made 20,000 errors quadratic). */
+static size_t lines_len;
+static size_t *line_start;     /* line_start[l - 1]: offset of line l */
+static int nline_starts;
+
+static void lines_index(void)
+{
+    if (lines_text == diag_src->text && lines_len == diag_src->len)
+        return;
+    free(line_start);
+    size_t cap = 64, n = 0;
+    line_start = malloc(cap * sizeof *line_start);
+    if (!line_start)
+        die("out of memory");
+    const char *p = diag_src->text, *end = p + diag_src->len;
+    line_start[n++] = 0;
+    for (const char *nl; (nl = memchr(p, '\n', (size_t)(end - p))); p = nl + 1) {
+        if (n == cap) {
+            cap *= 2;
+            size_t *t = realloc(line_start, cap * sizeof *line_start);
+            if (!t)
+                die("out of memory");
+            line_start = t;
+        }
+        line_start[n++] = (size_t)(nl + 1 - diag_src->text);
+    }
+    nline_starts = (int)n;
+    lines_text = diag_src->text;
+    lines_len = diag_src->len;
+}
+
 /* The text of line `line` (1-based) and its length without the newline;
  * NULL past the end of the file. */
 static const char *source_line(int line, size_t *len)
 {
     if (!diag_src || !diag_src->text || line < 1)
         return NULL;
-    const char *p = diag_src->text, *end = p + diag_src->len;
-    for (int l = 1; l < line; l++) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl)
-            return NULL;
-        p = nl + 1;
-    }
+    lines_index();
+    if (line > nline_starts)
+        return NULL;
+    const char *p = diag_src->text + line_start[line - 1], *end = diag_src->text + diag_src->len;
     if (p == end && line > 1)
         return NULL;
     const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -297,11 +297,40 @@ static bool is_emitter_numbered(const char *c)
 /* C names for a function's variables: the user's names through c_ident
  * (mangle.c), unique in the function and apart from the emitter's own krt_
  * names. */
+/* The C names taken in one function, by hash (a body of 16,000
+ * assignments names 16,000 SSA versions). */
+typedef struct NameSet {
+    const char **tab;
+    size_t cap, len;
+} NameSet;
+
+static bool nameset_has(const NameSet *s, const char *c)
+{
+    for (size_t h = str_hash(c, strlen(c)) & (s->cap - 1); s->tab[h]; h = (h + 1) & (s->cap - 1))
+        if (strcmp(s->tab[h], c) == 0)
+            return true;
+    return false;
+}
+
+static void nameset_add(NameSet *s, const char *c)
+{
+    size_t h = str_hash(c, strlen(c)) & (s->cap - 1);
+    while (s->tab[h])
+        h = (h + 1) & (s->cap - 1);
+    s->tab[h] = c;
+    s->len++;
+}
+
 void name_vars(Func *f)
 {
-    PtrVec used = {0};
-    for (size_t i = 0; i < sizeof emit_internal_names / sizeof emit_internal_names[0]; i++)
-        vec_push(&used, (void *)emit_internal_names[i]);
+    size_t nint = sizeof emit_internal_names / sizeof emit_internal_names[0];
+    NameSet used = {0};
+    used.cap = 64;
+    while (used.cap < 2 * ((size_t)f->nparams + (size_t)f->nlocals + nint) + 2)
+        used.cap *= 2;
+    used.tab = arena_alloc(sizeof *used.tab * used.cap);
+    for (size_t i = 0; i < nint; i++)
+        nameset_add(&used, emit_internal_names[i]);
     for (int pass = 0; pass < 2; pass++) {
         int n = pass == 0 ? f->nparams : f->nlocals;
         Var **vs = pass == 0 ? f->params : f->locals;
@@ -318,17 +347,11 @@ void name_vars(Func *f)
             /* "t.2" gave t_2, which may be a user's t_2 (or a hidden name
              * an emitter one): number on until it is free */
             const char *c = base;
-            for (int k = 2;; k++) {
-                bool clash = is_emitter_numbered(c);
-                for (int j = 0; j < used.len && !clash; j++)
-                    clash = strcmp(used.items[j], c) == 0;
-                if (!clash)
-                    break;
+            for (int k = 2; is_emitter_numbered(c) || nameset_has(&used, c); k++)
                 c = arena_printf("%s_%d", base, k);
-            }
             v->cname = c;
             v->index = i;   /* as type.c numbers them; the emitter's arrays use it */
-            vec_push(&used, (void *)c);
+            nameset_add(&used, c);
         }
     }
 }

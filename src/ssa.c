@@ -15,10 +15,69 @@
  *
  * type.c calls ssa_split on each function body it is about to type; the
  * pass only renames E_NAME nodes.
+ *
+ * Linear in the body for straight-line code: names are numbered through a
+ * hash, a state holds per name the sorted set of its reaching definitions
+ * (immutable arrays, shared between states, so a copy costs one pointer
+ * per name), and definition and use nodes are found by pointer hash.
  */
 #include "kernc.h"
 
 #include <string.h>
+
+/* The reaching definitions of one name: sorted def ids, never modified once
+ * made (states share them). */
+typedef struct DefSet {
+    int n;
+    const int *d;
+} DefSet;
+
+/* Pointer -> index, open addressing, grows. */
+typedef struct PtrMap {
+    const void **keys;
+    int *vals;
+    size_t cap, len;
+} PtrMap;
+
+static size_t ptr_hash(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+static int map_get(const PtrMap *m, const void *k)
+{
+    if (!m->cap)
+        return -1;
+    for (size_t h = ptr_hash(k) & (m->cap - 1); m->keys[h]; h = (h + 1) & (m->cap - 1))
+        if (m->keys[h] == k)
+            return m->vals[h];
+    return -1;
+}
+
+static void map_put(PtrMap *m, const void *k, int v)
+{
+    if (2 * (m->len + 1) > m->cap) {
+        PtrMap n = {0};
+        n.cap = m->cap ? 2 * m->cap : 64;
+        n.keys = arena_alloc(sizeof *n.keys * n.cap);
+        n.vals = arena_alloc(sizeof *n.vals * n.cap);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i])
+                map_put(&n, m->keys[i], m->vals[i]);
+        *m = n;
+    }
+    size_t h = ptr_hash(k) & (m->cap - 1);
+    while (m->keys[h] && m->keys[h] != k)
+        h = (h + 1) & (m->cap - 1);
+    if (!m->keys[h])
+        m->len++;
+    m->keys[h] = k;
+    m->vals[h] = v;
+}
 
 typedef struct Webs {
     PtrVec defs;          /* E_NAME definition nodes (N_PARAM for parameters) */
@@ -26,9 +85,15 @@ typedef struct Webs {
     int *use_def;         /* per use: one reaching definition, or -1 */
     int nuse_cap;
     int *parent;          /* union-find over defs */
-    int words;
+    PtrMap def_of, use_of;/* node -> its index in defs / uses */
+    const char **names;   /* name id -> name */
+    int nnames;
+    int *nid;             /* def -> name id */
+    const char **name_tab;/* hash set of names: slot -> name; ids in name_ids */
+    int *name_ids;
+    size_t name_cap;
     bool collecting, bail;
-    uint64_t *brk, *cont; /* innermost loop: states at break / continue */
+    DefSet *brk, *cont;   /* innermost loop: states at break / continue */
 } Webs;
 
 static int webs_find(Webs *w, int d)
@@ -38,34 +103,104 @@ static int webs_find(Webs *w, int d)
     return d;
 }
 
-static int webs_def_id(Webs *w, Node *n)
+/* The id of a defined name, or -1. */
+static int name_id(const Webs *w, const char *name)
 {
-    for (int i = 0; i < w->defs.len; i++)
-        if (w->defs.items[i] == n)
-            return i;
+    if (!w->name_cap)
+        return -1;
+    size_t n = strlen(name);
+    for (size_t h = str_hash(name, n) & (w->name_cap - 1); w->name_tab[h]; h = (h + 1) & (w->name_cap - 1))
+        if (strcmp(w->name_tab[h], name) == 0)
+            return w->name_ids[h];
     return -1;
 }
 
-static bool webs_tracked(Webs *w, const char *name)
+static void names_build(Webs *w)
 {
-    for (int i = 0; i < w->defs.len; i++)
-        if (strcmp(((Node *)w->defs.items[i])->name, name) == 0)
-            return true;
-    return false;
+    w->name_cap = 64;
+    while (w->name_cap < 2 * (size_t)w->defs.len + 2)
+        w->name_cap *= 2;
+    w->name_tab = arena_alloc(sizeof *w->name_tab * w->name_cap);
+    w->name_ids = arena_alloc(sizeof *w->name_ids * w->name_cap);
+    w->names = arena_alloc(sizeof *w->names * (size_t)(w->defs.len + 1));
+    w->nid = arena_alloc(sizeof *w->nid * (size_t)(w->defs.len + 1));
+    for (int d = 0; d < w->defs.len; d++) {
+        const char *name = ((Node *)w->defs.items[d])->name;
+        int id = name_id(w, name);
+        if (id < 0) {
+            size_t h = str_hash(name, strlen(name)) & (w->name_cap - 1);
+            while (w->name_tab[h])
+                h = (h + 1) & (w->name_cap - 1);
+            w->name_tab[h] = name;
+            w->name_ids[h] = id = w->nnames;
+            w->names[w->nnames++] = name;
+        }
+        w->nid[d] = id;
+    }
 }
 
-static uint64_t *webs_state(Webs *w)
+static DefSet *webs_state(Webs *w)
 {
-    return arena_alloc(sizeof(uint64_t) * (size_t)(w->words ? w->words : 1));
+    return arena_alloc(sizeof(DefSet) * (size_t)(w->nnames ? w->nnames : 1));
 }
 
-static void webs_or(Webs *w, uint64_t *dst, const uint64_t *src)
+static void state_copy(Webs *w, DefSet *dst, const DefSet *src)
 {
-    for (int i = 0; i < w->words; i++)
-        dst[i] |= src[i];
+    if (w->nnames)
+        memcpy(dst, src, sizeof(DefSet) * (size_t)w->nnames);
 }
 
-static void webs_use(Webs *w, Node *e, uint64_t *st)
+static void state_clear(Webs *w, DefSet *st)
+{
+    if (w->nnames)
+        memset(st, 0, sizeof(DefSet) * (size_t)w->nnames);
+}
+
+/* a | b; *grew: b had an element a had not */
+static DefSet set_union(DefSet a, DefSet b, bool *grew)
+{
+    if (b.n == 0 || a.d == b.d)
+        return a;
+    if (a.n == 0) {
+        *grew = true;
+        return b;
+    }
+    int *out = NULL, n = 0, i = 0, j = 0;
+    bool more = false;
+    /* first pass: is b inside a? */
+    while (j < b.n) {
+        while (i < a.n && a.d[i] < b.d[j])
+            i++;
+        if (i == a.n || a.d[i] != b.d[j]) {
+            more = true;
+            break;
+        }
+        j++;
+    }
+    if (!more)
+        return a;
+    *grew = true;
+    out = arena_alloc(sizeof *out * (size_t)(a.n + b.n));
+    for (i = 0, j = 0; i < a.n || j < b.n;) {
+        if (j == b.n || (i < a.n && a.d[i] < b.d[j]))
+            out[n++] = a.d[i++];
+        else if (i == a.n || b.d[j] < a.d[i])
+            out[n++] = b.d[j++];
+        else
+            out[n++] = a.d[i++], j++;
+    }
+    return (DefSet){n, out};
+}
+
+static bool webs_or(Webs *w, DefSet *dst, const DefSet *src)
+{
+    bool grew = false;
+    for (int k = 0; k < w->nnames; k++)
+        dst[k] = set_union(dst[k], src[k], &grew);
+    return grew;
+}
+
+static void webs_use(Webs *w, Node *e, DefSet *st)
 {
     if (!e)
         return;
@@ -73,22 +208,17 @@ static void webs_use(Webs *w, Node *e, uint64_t *st)
         w->bail = true;
         return;
     }
-    if (e->kind == E_NAME && !w->collecting && webs_tracked(w, e->name)) {
-        int first = -1;
-        for (int d = 0; d < w->defs.len; d++) {
-            if (!(st[d / 64] >> (d % 64) & 1) ||
-                strcmp(((Node *)w->defs.items[d])->name, e->name) != 0)
-                continue;
-            if (first < 0)
-                first = d;
-            else
-                w->parent[webs_find(w, d)] = webs_find(w, first);
-        }
-        int u = 0;
-        while (u < w->uses.len && w->uses.items[u] != e)
-            u++;
-        if (u == w->uses.len) {
+    int id;
+    if (e->kind == E_NAME && !w->collecting && (id = name_id(w, e->name)) >= 0) {
+        DefSet r = st[id];
+        int first = r.n ? r.d[0] : -1;
+        for (int k = 1; k < r.n; k++)
+            w->parent[webs_find(w, r.d[k])] = webs_find(w, first);
+        int u = map_get(&w->use_of, e);
+        if (u < 0) {
+            u = w->uses.len;
             vec_push(&w->uses, e);
+            map_put(&w->use_of, e, u);
             if (u >= w->nuse_cap) {
                 int cap = w->nuse_cap ? 2 * w->nuse_cap : 64;
                 int *nu = arena_alloc(sizeof *nu * (size_t)cap);
@@ -116,7 +246,7 @@ static void webs_use(Webs *w, Node *e, uint64_t *st)
 
 /* A definition of target (a name, a tuple of them, or a subscript/attribute
  * whose parts are uses). */
-static void webs_def(Webs *w, Node *t, uint64_t *st)
+static void webs_def(Webs *w, Node *t, DefSet *st)
 {
     if (t->kind == E_TUPLE || t->kind == E_LIST) {
         for (int i = 0; i < t->args.len; i++)
@@ -128,27 +258,28 @@ static void webs_def(Webs *w, Node *t, uint64_t *st)
         return;
     }
     if (w->collecting) {
-        if (webs_def_id(w, t) < 0)
+        if (map_get(&w->def_of, t) < 0) {
+            map_put(&w->def_of, t, w->defs.len);
             vec_push(&w->defs, t);
+        }
         return;
     }
-    int id = webs_def_id(w, t);
-    for (int d = 0; d < w->defs.len; d++)
-        if (strcmp(((Node *)w->defs.items[d])->name, t->name) == 0)
-            st[d / 64] &= ~((uint64_t)1 << (d % 64));
-    st[id / 64] |= (uint64_t)1 << (id % 64);
+    int id = map_get(&w->def_of, t);
+    int *one = arena_alloc(sizeof *one);
+    *one = id;
+    st[w->nid[id]] = (DefSet){1, one};
 }
 
-static void webs_block(Webs *w, NodeList *body, uint64_t *st);
+static void webs_block(Webs *w, NodeList *body, DefSet *st);
 
 /* A loop: head = entry | end of body | continues, to a fixed point. */
-static void webs_loop(Webs *w, Node *s, uint64_t *st)
+static void webs_loop(Webs *w, Node *s, DefSet *st)
 {
-    uint64_t *brk = webs_state(w), *cont = webs_state(w), *head = webs_state(w);
-    uint64_t *obrk = w->brk, *ocont = w->cont;
+    DefSet *brk = webs_state(w), *cont = webs_state(w), *head = webs_state(w);
+    DefSet *obrk = w->brk, *ocont = w->cont;
     webs_or(w, head, st);
     for (int iter = 0; iter < 4 * w->defs.len + 4; iter++) {
-        uint64_t *cur = webs_state(w);
+        DefSet *cur = webs_state(w);
         webs_or(w, cur, head);
         w->brk = brk, w->cont = cont;
         if (s->kind == S_WHILE)
@@ -157,10 +288,7 @@ static void webs_loop(Webs *w, Node *s, uint64_t *st)
             webs_def(w, s->lhs, cur);
         webs_block(w, &s->body, cur);
         webs_or(w, cur, cont);
-        bool grew = false;
-        for (int i = 0; i < w->words; i++)
-            if (cur[i] & ~head[i])
-                grew = true, head[i] |= cur[i];
+        bool grew = webs_or(w, head, cur);
         if (!grew || w->collecting)
             break;
     }
@@ -169,12 +297,12 @@ static void webs_loop(Webs *w, Node *s, uint64_t *st)
      * value, or none) into the else block, or from a break */
     if (s->kind == S_WHILE)
         webs_use(w, s->cond, head);
-    memcpy(st, head, sizeof(uint64_t) * (size_t)w->words);
+    state_copy(w, st, head);
     webs_block(w, &s->orelse, st);
     webs_or(w, st, brk);
 }
 
-static void webs_block(Webs *w, NodeList *body, uint64_t *st)
+static void webs_block(Webs *w, NodeList *body, DefSet *st)
 {
     for (int i = 0; i < body->len && !w->bail; i++) {
         Node *s = body->items[i];
@@ -196,8 +324,8 @@ static void webs_block(Webs *w, NodeList *body, uint64_t *st)
             break;
         case S_IF: {
             webs_use(w, s->cond, st);
-            uint64_t *other = webs_state(w);
-            memcpy(other, st, sizeof(uint64_t) * (size_t)w->words);
+            DefSet *other = webs_state(w);
+            state_copy(w, other, st);
             webs_block(w, &s->body, st);
             webs_block(w, &s->orelse, other);
             webs_or(w, st, other);
@@ -213,11 +341,11 @@ static void webs_block(Webs *w, NodeList *body, uint64_t *st)
         case S_CONTINUE:
             if (w->brk)
                 webs_or(w, s->kind == S_BREAK ? w->brk : w->cont, st);
-            memset(st, 0, sizeof(uint64_t) * (size_t)w->words);
+            state_clear(w, st);
             break;
         case S_RETURN:
             webs_use(w, s->lhs, st);
-            memset(st, 0, sizeof(uint64_t) * (size_t)w->words);
+            state_clear(w, st);
             break;
         default:
             if (s->body.len || s->orelse.len) {
@@ -255,46 +383,50 @@ void ssa_split(Node *def, SsaPinned *is_pinned, void *ctx)
     PtrVec pinned = {0};
     ssa_pinned(&def->body, is_pinned, ctx, &pinned);
     Webs w = {0};
-    for (int i = 0; i < def->params.len; i++)
+    for (int i = 0; i < def->params.len; i++) {
+        map_put(&w.def_of, def->params.items[i], w.defs.len);
         vec_push(&w.defs, def->params.items[i]);
+    }
     w.collecting = true;
-    w.words = 1;
-    uint64_t *st = webs_state(&w);
+    DefSet *st = webs_state(&w);
     webs_block(&w, &def->body, st);
     w.collecting = false;
     if (w.bail || w.defs.len == 0)
         return;
-    w.words = (w.defs.len + 63) / 64;
+    names_build(&w);
     w.parent = arena_alloc(sizeof *w.parent * (size_t)w.defs.len);
     for (int d = 0; d < w.defs.len; d++)
         w.parent[d] = d;
     st = webs_state(&w);
-    for (int d = 0; d < def->params.len; d++)
-        st[d / 64] |= (uint64_t)1 << (d % 64);
+    for (int d = 0; d < def->params.len; d++) {
+        int *one = arena_alloc(sizeof *one);
+        *one = d;
+        st[w.nid[d]] = (DefSet){1, one};
+    }
     webs_block(&w, &def->body, st);
     if (w.bail)
         return;
     /* The first web of each name (the parameter's, else the first assigned)
      * keeps the name; the others become name.2, name.3, ... */
     const char **newname = arena_alloc(sizeof *newname * (size_t)w.defs.len);
-    bool *first = arena_alloc(sizeof *first * (size_t)w.defs.len);
+    const char **rootname = arena_alloc(sizeof *rootname * (size_t)w.defs.len);
+    int *webs_of_name = arena_alloc(sizeof *webs_of_name * (size_t)w.nnames);
+    bool *is_pinned_name = arena_alloc(sizeof *is_pinned_name * (size_t)w.nnames);
+    for (int e = 0; e < pinned.len; e++) {
+        int id = name_id(&w, pinned.items[e]);
+        if (id >= 0)
+            is_pinned_name[id] = true;
+    }
     for (int d = 0; d < w.defs.len; d++) {
         Node *n = w.defs.items[d];
-        int k = 1;
-        first[d] = true;
-        for (int e = 0; e < d && first[d]; e++) {
-            if (strcmp(((Node *)w.defs.items[e])->name, n->name) != 0)
-                continue;
-            if (webs_find(&w, e) == webs_find(&w, d))
-                first[d] = false, newname[d] = newname[e];
-            else if (first[e])
-                k++;
-        }
-        for (int e = 0; e < pinned.len && k > 1; e++)
-            if (strcmp(pinned.items[e], n->name) == 0)
+        int r = webs_find(&w, d);
+        if (!rootname[r]) {
+            int k = ++webs_of_name[w.nid[d]];
+            if (is_pinned_name[w.nid[d]])
                 k = 1;
-        if (first[d])
-            newname[d] = k == 1 ? n->name : arena_printf("%s.%d", n->name, k);
+            rootname[r] = k == 1 ? n->name : arena_printf("%s.%d", n->name, k);
+        }
+        newname[d] = rootname[r];
     }
     for (int u = 0; u < w.uses.len; u++)
         if (w.use_def[u] >= 0)
@@ -302,4 +434,3 @@ void ssa_split(Node *def, SsaPinned *is_pinned, void *ctx)
     for (int d = def->params.len; d < w.defs.len; d++)
         ((Node *)w.defs.items[d])->name = newname[d];
 }
-

@@ -133,6 +133,9 @@ typedef struct Ctx {
     FuncDef *fd;
     bool quiet, changed;
     PtrVec vars;            /* Var*: parameters first, then user locals */
+    const char **vtab;      /* hash of vars' names (ctx_add_var): slot -> name */
+    int *vidx;              /*   slot -> index in vars */
+    size_t vcap;
     PtrVec decls;           /* Node*: the S_ASSIGN that declared vars[i] as an array */
     Type **declared;        /* parameters' declared types */
     Type *ret;              /* unified return type (device functions) */
@@ -198,14 +201,45 @@ static Node *poison(Loc loc, Node *a, Node *b)
     return bad_node(loc, err ? ty_error : NULL);
 }
 
+static int var_index(const Ctx *c, const char *name)
+{
+    if (!c->vcap)
+        return -1;
+    for (size_t h = str_hash(name, strlen(name)) & (c->vcap - 1); c->vtab[h]; h = (h + 1) & (c->vcap - 1))
+        if (strcmp(c->vtab[h], name) == 0)
+            return c->vidx[h];
+    return -1;
+}
+
+/* By hash: a body of 16,000 assignments has 16,000 SSA versions. */
 static Var *lookup_var(Ctx *c, const char *name)
 {
-    for (int i = 0; i < c->vars.len; i++) {
-        Var *v = c->vars.items[i];
-        if (strcmp(v->name, name) == 0)
-            return v;
+    int i = var_index(c, name);
+    return i < 0 ? NULL : c->vars.items[i];
+}
+
+static void ctx_add_var(Ctx *c, Var *v)
+{
+    if (2 * ((size_t)c->vars.len + 1) > c->vcap) {
+        size_t cap = c->vcap ? 2 * c->vcap : 64;
+        c->vtab = arena_alloc(sizeof *c->vtab * cap);
+        c->vidx = arena_alloc(sizeof *c->vidx * cap);
+        c->vcap = cap;
+        for (int i = 0; i < c->vars.len; i++) {
+            const char *n = ((Var *)c->vars.items[i])->name;
+            size_t h = str_hash(n, strlen(n)) & (cap - 1);
+            while (c->vtab[h])
+                h = (h + 1) & (cap - 1);
+            c->vtab[h] = n;
+            c->vidx[h] = i;
+        }
     }
-    return NULL;
+    size_t h = str_hash(v->name, strlen(v->name)) & (c->vcap - 1);
+    while (c->vtab[h])
+        h = (h + 1) & (c->vcap - 1);
+    c->vtab[h] = v->name;
+    c->vidx[h] = c->vars.len;
+    vec_push(&c->vars, v);
 }
 
 /* What to add to "name 'x' is not defined": the import it lacks, else the
@@ -2686,9 +2720,7 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out);
 static Var *array_decl_var(Ctx *c, Node *stmt, Node *target, Type *t, bool *first)
 {
     Var *v = lookup_var(c, target->name);
-    int vi = 0;
-    while (c->vars.items[vi] != v)
-        vi++;
+    int vi = var_index(c, target->name);
     *first = false;
     if (v->kind == VAR_PARAM) {
         fail(c, target->loc, "'%s' is a parameter; it cannot be redeclared as an array",
@@ -4020,7 +4052,7 @@ static void add_local(Ctx *c, Node *target)
             v->name = target->name;
             v->kind = VAR_LOCAL;
             v->loc = target->loc;
-            vec_push(&c->vars, v);
+            ctx_add_var(c, v);
             vec_push(&c->decls, NULL);
         }
     } else if (target->kind == E_TUPLE || target->kind == E_LIST) {
@@ -4106,7 +4138,7 @@ static void spec_infer(Spec *s, Type *declared_ret)
     c->declared_ret = declared_ret;
     c->declared = arena_alloc(sizeof *c->declared * (size_t)(f->nparams ? f->nparams : 1));
     for (int i = 0; i < f->nparams; i++) {
-        vec_push(&c->vars, f->params[i]);
+        ctx_add_var(c, f->params[i]);
         vec_push(&c->decls, NULL);
         c->declared[i] = f->params[i]->type;
     }
