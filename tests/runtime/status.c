@@ -58,6 +58,7 @@ static const struct {
     {KRT_UINT64, 8, "uint64"},   {KRT_FLOAT32, 4, "float32"},
     {KRT_FLOAT64, 8, "float64"}, {KRT_XOROSHIRO128P, 16, "xoroshiro128p"},
     {KRT_FLOAT16, 2, "float16"},
+    {KRT_COMPLEX64, 8, "complex64"}, {KRT_COMPLEX128, 16, "complex128"},
 };
 #define NDTYPE (sizeof dtypes / sizeof dtypes[0])
 
