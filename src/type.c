@@ -92,6 +92,12 @@
  * The typed tree this pass produces, the lowering contract, is described
  * in kernc.h beside the node kinds.
  *
+ * The pass is split over three files for size: this one (contexts, names,
+ * operators, expressions, statements, functions and specialisation),
+ * type_array.c (indices, views, attributes, for-loop iteration) and
+ * type_call.c (calls, the complex rows, NumPy ufuncs); they share the
+ * private header type_impl.h.
+ *
  * C names of specialisations (Func.cname): the first Func made from a def
  * keeps the user's name; later ones append "_" and one "_CODE" per
  * parameter (i4, u8, f4, b1; arrays a<ndim><elem>[c][s|l|k]; tuples
@@ -101,6 +107,7 @@
  * device functions they reach are finalised.
  */
 #include "kernc.h"
+#include "type_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -126,37 +133,6 @@ static const char *import_hint(const char *name)
 /* Typing contexts and specialisations                                 */
 /* ------------------------------------------------------------------ */
 
-/* The typing state of one Func: its names, and what the fixed point has
- * learnt so far.  `quiet` passes report nothing and only widen types. */
-typedef struct Ctx {
-    Func *fn;
-    FuncDef *fd;
-    bool quiet, changed;
-    PtrVec vars;            /* Var*: parameters first, then user locals */
-    const char **vtab;      /* hash of vars' names (ctx_add_var): slot -> name */
-    int *vidx;              /*   slot -> index in vars */
-    size_t vcap;
-    PtrVec decls;           /* Node*: the S_ASSIGN that declared vars[i] as an array */
-    Type **declared;        /* parameters' declared types */
-    Type *ret;              /* unified return type (device functions) */
-    Type *declared_ret;     /* eager device signature; NULL otherwise */
-    bool ret_value, ret_none;
-    PtrVec hidden;          /* Var*: made by the final pass */
-    PtrVec constarrays;     /* Var*: module-level arrays this body reads */
-    int loops;
-    int ntemps;
-} Ctx;
-
-typedef struct Spec {
-    FuncDef *fd;
-    Func *f;
-    Type **args;
-    int nargs;
-    Ctx *ctx;
-    bool inferring, finalizing, final_done;
-    bool failed;            /* its final pass reported errors */
-} Spec;
-
 static PtrVec all_specs;    /* Spec* */
 static PtrVec order;        /* Func*: finalised, callees first */
 static int spec_depth;
@@ -168,13 +144,8 @@ void type_reset(void)
     spec_depth = 0;
 }
 
-static Node *lx(Ctx *c, Node *e);
-static Node *array_transpose(Loc loc, Node *base);
-static Node *lx_call(Ctx *c, Node *e, bool stmt);
-static void lblock(Ctx *c, NodeList *in, NodeList *out);
-static Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc);
 
-static Node *bad_node(Loc loc, Type *t)
+Node *bad_node(Loc loc, Type *t)
 {
     Node *n = node_new(E_CONST, loc);
     n->type = t;
@@ -182,8 +153,7 @@ static Node *bad_node(Loc loc, Type *t)
 }
 
 /* Report (outside quiet passes) and return a poison node. */
-static Node *fail(Ctx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static Node *fail(Ctx *c, Loc loc, const char *fmt, ...)
+Node *fail(Ctx *c, Loc loc, const char *fmt, ...)
 {
     if (!c->quiet) {
         va_list ap;
@@ -195,7 +165,7 @@ static Node *fail(Ctx *c, Loc loc, const char *fmt, ...)
 }
 
 /* The poison of bad operands: an error if one was reported, else unknown. */
-static Node *poison(Loc loc, Node *a, Node *b)
+Node *poison(Loc loc, Node *a, Node *b)
 {
     bool err = (a && a->type == ty_error) || (b && b->type == ty_error);
     return bad_node(loc, err ? ty_error : NULL);
@@ -212,7 +182,7 @@ static int var_index(const Ctx *c, const char *name)
 }
 
 /* By hash: a body of 16,000 assignments has 16,000 SSA versions. */
-static Var *lookup_var(Ctx *c, const char *name)
+Var *lookup_var(Ctx *c, const char *name)
 {
     int i = var_index(c, name);
     return i < 0 ? NULL : c->vars.items[i];
@@ -244,7 +214,7 @@ static void ctx_add_var(Ctx *c, Var *v)
 
 /* What to add to "name 'x' is not defined": the import it lacks, else the
  * closest local, module-level or built-in name. */
-static const char *name_hint(Ctx *c, const char *name)
+const char *name_hint(Ctx *c, const char *name)
 {
     const char *hint = import_hint(name);
     if (*hint)
@@ -258,18 +228,18 @@ static const char *name_hint(Ctx *c, const char *name)
     return suggest_hint(&sg);
 }
 
-static bool ctx_is_local(void *ctx, const char *name)
+bool ctx_is_local(void *ctx, const char *name)
 {
     return lookup_var(ctx, name) != NULL;
 }
 
-static bool is_array_var(const Var *v)
+bool is_array_var(const Var *v)
 {
     return v->kind == VAR_SHARED || v->kind == VAR_DYNSHARED || v->kind == VAR_LOCALARRAY ||
            v->kind == VAR_CONSTARRAY;
 }
 
-static Var *hidden_var(Ctx *c, const char *what, Type *t, Loc loc)
+Var *hidden_var(Ctx *c, const char *what, Type *t, Loc loc)
 {
     Var *v = arena_alloc(sizeof *v);
     v->name = arena_printf("krt_%s%d", what, ++c->ntemps);
@@ -281,20 +251,8 @@ static Var *hidden_var(Ctx *c, const char *what, Type *t, Loc loc)
     return v;
 }
 
-/* Python evaluates operands left to right; C leaves the order of an
- * operator's operands and a function's arguments unspecified.  So when an
- * operand has an effect (a call, an atomic, a random draw), every scalar
- * operand before it that has one too, or reads an array element the
- * effect could change, is evaluated first into a hidden variable: v[i] is
- * replaced by the variable and the E_LETs are made by seq_wrap around the
- * node built from v. */
-typedef struct Seq {
-    Var *vars[8];
-    Node *vals[8];
-    int n;
-} Seq;
-
-static void seq_operands(Ctx *c, Node **v, int n, Seq *q)
+/* Sequencing of operands: see Seq in type_impl.h. */
+void seq_operands(Ctx *c, Node **v, int n, Seq *q)
 {
     int last = -1;
     q->n = 0;
@@ -312,7 +270,7 @@ static void seq_operands(Ctx *c, Node **v, int n, Seq *q)
     }
 }
 
-static Node *seq_wrap(Node *n, const Seq *q)
+Node *seq_wrap(Node *n, const Seq *q)
 {
     if (BAD(n))
         return n;
@@ -322,7 +280,7 @@ static Node *seq_wrap(Node *n, const Seq *q)
 }
 
 /* Record that variable v holds a value of type t (fixed-point step). */
-static void bind(Ctx *c, Var *v, Type *t, Loc loc)
+void bind_var(Ctx *c, Var *v, Type *t, Loc loc)
 {
     if (!t || t == ty_error || v->type == ty_error)
         return;
@@ -356,7 +314,7 @@ static void bind(Ctx *c, Var *v, Type *t, Loc loc)
 /* The canonical API path of a name or attribute chain rooted in an
  * import ("numba.cuda.grid" -> "cuda.grid", np.float32 -> float32),
  * or NULL for anything else (locals shadow imports). */
-static const char *expr_path(Ctx *c, const Node *e)
+const char *expr_path(Ctx *c, const Node *e)
 {
     if (e->kind == E_NAME) {
         if (lookup_var(c, e->name))
@@ -399,7 +357,7 @@ static const char *const later_api[] = {
     "math.isclose", "math.factorial",
     "math.gcd", "math.comb", "math.perm", NULL};
 
-static Node *unknown_path(Ctx *c, Loc loc, const char *path)
+Node *unknown_path(Ctx *c, Loc loc, const char *path)
 {
     for (int i = 0; later_api[i]; i++) {
         size_t n = strlen(later_api[i]);
@@ -435,7 +393,7 @@ static Node *unknown_path(Ctx *c, Loc loc, const char *path)
     return fail(c, loc, "'%s' is not supported", path);
 }
 
-static Type *api_type(const ApiEntry *a)
+Type *api_type(const ApiEntry *a)
 {
     switch (a->id) {
 #define X_(a, e, ...) case API_T_##e: return ty_scalar[TY_##e];
@@ -448,7 +406,7 @@ static Type *api_type(const ApiEntry *a)
 }
 
 /* A path used as a value: thread indices, math constants. */
-static Node *lower_path_value(Ctx *c, Loc loc, const char *path)
+Node *lower_path_value(Ctx *c, Loc loc, const char *path)
 {
     const ApiEntry *a = api_lookup(path);
     if (!a)
@@ -481,8 +439,8 @@ static Node *lower_path_value(Ctx *c, Loc loc, const char *path)
 /* The Var through which this body reads a module-level array (or a
  * constant tuple made an array by cuda.const.array_like): one per name,
  * declared by an S_ARRAYDECL at the top of the body. */
-static Var *const_array_var(Ctx *c, const char *name, Node *flat, const int64_t *shape,
-                            Loc loc)
+Var *const_array_var(Ctx *c, const char *name, Node *flat, const int64_t *shape,
+                     Loc loc)
 {
     for (int i = 0; i < c->constarrays.len; i++) {
         Var *v = c->constarrays.items[i];
@@ -547,7 +505,7 @@ static bool check_scalar(Ctx *c, Node *v, const char *what, Node **err)
     return false;
 }
 
-static Node *lower_binop(Ctx *c, Loc loc, Op op, Node *a, Node *b)
+Node *lower_binop(Ctx *c, Loc loc, Op op, Node *a, Node *b)
 {
     if (BAD(a) || BAD(b))
         return poison(loc, a, b);
@@ -928,1676 +886,6 @@ static Node *lower_ifexp(Ctx *c, Node *e)
 }
 
 /* ------------------------------------------------------------------ */
-/* Arrays and tuples                                                   */
-/* ------------------------------------------------------------------ */
-
-/* An integer constant (module constants and literals), for shape indices
- * and grid(n); false (reported unless quiet) otherwise. */
-static bool const_int(Ctx *c, Node *e, int64_t *out)
-{
-    Node *k = sema_fold(e, false, ctx_is_local, c);
-    if (!k || !ty_is_int(k->type))
-        return false;
-    *out = (int64_t)k->ival;
-    return true;
-}
-
-/* The indices of one element: a[i], a[i, j], or a[t] with t a tuple value
- * (cuda.grid(2), a tuple variable, a.shape), lowered to ndim int64s in
- * `out`.  `atomic` names the atomic whose index this is (its own message).
- * NULL on success, else the poison node. */
-static Node *lower_indices(Ctx *c, Node *idx, int ndim, Loc whole, const char *atomic,
-                           NodeList *out, Node *pre)
-{
-    Node **items = NULL, **low = NULL;
-    int nidx;
-    if (idx->kind == E_TUPLE || idx->kind == E_SLICE) {
-        items = idx->kind == E_TUPLE ? idx->args.items : &idx;
-        nidx = idx->kind == E_TUPLE ? idx->args.len : 1;
-        for (int i = 0; i < nidx; i++)
-            if (items[i]->kind == E_SLICE)
-                return fail(c, items[i]->loc, "array slicing is not supported yet");
-    } else {
-        Node *v = pre ? pre : lx(c, idx);
-        if (BAD(v))
-            return poison(idx->loc, v, NULL);
-        if (v->type->kind == TY_TUPLE) {
-            nidx = v->type->nelems;
-            if (!tree_is_pure(v))
-                return fail(c, idx->loc, "an index tuple returned by a call is not supported; "
-                            "assign it to a variable first");
-            low = arena_alloc(sizeof *low * (size_t)(nidx ? nidx : 1));
-            for (int i = 0; i < nidx; i++)
-                low[i] = tree_tupleget(i ? node_clone(v) : v, i);
-        } else {
-            nidx = 1;
-            low = arena_alloc(sizeof *low);
-            low[0] = v;
-        }
-    }
-    if (nidx != ndim) {
-        if (atomic)
-            return fail(c, idx->loc, "the index of a %d-D array in %s must have %d "
-                        "integer%s, not %d", ndim, atomic, ndim, ndim > 1 ? "s" : "", nidx);
-        if (nidx > ndim)
-            return fail(c, idx->loc, "too many indices for a %d-D array (%d given)", ndim,
-                        nidx);
-        return fail(c, whole, "array slicing is not supported yet (a %d-D array needs "
-                    "%d indices, %d given)", ndim, ndim, nidx);
-    }
-    Node *bad = NULL;
-    for (int i = 0; i < nidx; i++) {
-        Node *v = items ? lx(c, items[i]) : low[i];
-        Loc l = items ? items[i]->loc : idx->loc;
-        if (BAD(v)) {
-            bad = !bad || v->type == ty_error ? v : bad;
-            continue;
-        }
-        if (!ty_is_int(v->type)) {
-            bad = fail(c, l, "array index must be an integer, not %s", ty_name(v->type));
-            continue;
-        }
-        nl_push(out, tree_cast(v, ty_int64));
-    }
-    return bad ? poison(whole, bad, NULL) : NULL;
-}
-
-/* ---- Slicing and views (issue 9) ----
- * a[lo:hi:step], a[i, :], a[:, j], a[1:3, ::2], a[..., 0] and a[i] of an
- * n-D array (n > 1) are views: an E_VIEW over the array, of numba's type
- * (arraydecl.py get_array_index_type): integer indices drop their
- * dimension; a C array stays C only when every index before the last one
- * given is an integer and the last is an integer or a slice without a
- * step (a[1:] and b[i, :] are C, a[::2], a[1:3:1], b[:, j], b[0:2, :] are
- * A); an ellipsis stands for the full slices it covers; an A array stays
- * A.  The view keeps the memory space of its array. */
-
-/* One index of a subscript, lowered: an int64 (is_int), a slice whose
- * lowered E_SLICE has int64 bounds or NULL (step: cond), or an ellipsis. */
-typedef struct ViewItem {
-    Node *n;
-    bool is_int, is_slice, is_ellipsis, has_step;
-} ViewItem;
-
-static bool view_bound(Ctx *c, Node *x, Node **out, Node **bad)
-{
-    *out = NULL;
-    if (!x || (x->kind == E_NONE && !x->text))
-        return true;
-    Node *v = lx(c, x);
-    if (BAD(v)) {
-        *bad = !*bad || v->type == ty_error ? v : *bad;
-        return false;
-    }
-    if (!ty_is_int(v->type) && v->type->kind != TY_BOOL) {
-        *bad = fail(c, x->loc, "slice indices must be integers, not %s", ty_name(v->type));
-        return false;
-    }
-    *out = tree_cast(v, ty_int64);
-    return true;
-}
-
-/* The view base[items] (nitems syntactic items, or the lowered values pre[]
- * when pre is not NULL); an E_INDEX when every dimension gets an integer. */
-static Node *lower_view(Ctx *c, Node *e, Node *base, Node **items, Node **pre, int nitems)
-{
-    Type *at = base->type;
-    ViewItem *it = arena_alloc(sizeof *it * (size_t)(nitems ? nitems : 1));
-    Node *bad = NULL;
-    int nidx = 0, nint = 0, ellipsis = -1;
-    for (int i = 0; i < nitems; i++) {
-        Node *x = pre ? pre[i] : items[i];
-        if (!pre && x->kind == E_NONE && x->text && strcmp(x->text, "...") == 0) {
-            if (ellipsis >= 0)
-                return fail(c, x->loc, "only one ellipsis is allowed in array indices");
-            ellipsis = i;
-            it[i].is_ellipsis = true;
-            continue;
-        }
-        nidx++;
-        if (!pre && x->kind == E_NONE)
-            return fail(c, x->loc, "None (np.newaxis) in an array index is not supported");
-        if (!pre && x->kind == E_SLICE) {
-            Node *s = node_new(E_SLICE, x->loc);
-            bool ok = view_bound(c, x->lhs, &s->lhs, &bad);
-            ok &= view_bound(c, x->rhs, &s->rhs, &bad);
-            ok &= view_bound(c, x->cond, &s->cond, &bad);
-            if (ok && s->cond && s->cond->kind == E_CONST && s->cond->ival == 0)
-                bad = fail(c, x->cond->loc, "slice step cannot be zero");
-            s->type = ty_none;
-            it[i].n = s;
-            it[i].is_slice = true;
-            it[i].has_step = x->cond != NULL;
-            continue;
-        }
-        Node *v = pre ? x : lx(c, x);
-        if (BAD(v)) {
-            bad = !bad || v->type == ty_error ? v : bad;
-            continue;
-        }
-        if (!ty_is_int(v->type)) {
-            bad = fail(c, x->loc, "array index must be an integer or a slice, not %s",
-                       ty_name(v->type));
-            continue;
-        }
-        it[i].n = tree_cast(v, ty_int64);
-        it[i].is_int = true;
-        nint++;
-    }
-    if (bad)
-        return poison(e->loc, bad, NULL);
-    if (nidx > at->ndim)
-        return fail(c, e->rhs->loc, "too many indices for a %d-D array (%d given)", at->ndim,
-                    nidx);
-    int ndim = at->ndim - nint;
-    /* numba's layout: the indices before the ellipsis are the left ones */
-    bool contiguous = at->contiguous;
-    if (contiguous) {
-        int nleft = ellipsis >= 0 && nidx != at->ndim ? ellipsis : nitems;
-        bool right = false;
-        for (int i = nleft; i < nitems; i++)
-            right |= !it[i].is_ellipsis;
-        if (right)
-            contiguous = false;
-        int last = -1;
-        for (int i = 0; i < nleft; i++)
-            if (!it[i].is_ellipsis)
-                last = i;
-        for (int i = 0; i < nleft && contiguous; i++) {
-            if (it[i].is_ellipsis || it[i].is_int)
-                continue;
-            if (i != last || it[i].has_step)   /* a slice: innermost, no step */
-                contiguous = false;
-        }
-    }
-    /* the items per dimension, the ellipsis expanded to full slices */
-    Node *n = node_new(ndim == 0 ? E_INDEX : E_VIEW, e->loc);
-    n->lhs = base;
-    for (int i = 0; i < nitems; i++) {
-        if (!it[i].is_ellipsis) {
-            nl_push(&n->args, it[i].n);
-            continue;
-        }
-        for (int k = 0; k < at->ndim - nidx; k++) {
-            Node *s = node_new(E_SLICE, it[i].n ? it[i].n->loc : e->loc);
-            s->type = ty_none;
-            nl_push(&n->args, s);
-        }
-    }
-    if (ndim == 0) {   /* a[..., i] of a 1-D array: the element */
-        n->type = at->elem;
-        return n;
-    }
-    if (at->fortran) {
-        /* F: integers on the right keep it; the indices after the
-         * ellipsis (all of them when every dimension is indexed), read
-         * from the last, must be integers but for the first one read,
-         * which may also be a slice without a step */
-        int nright;
-        bool fortran;
-        if (nidx == at->ndim) {
-            nright = nidx;
-            fortran = true;
-        } else if (ellipsis >= 0) {
-            nright = nitems - ellipsis - 1;
-            fortran = ellipsis == 0;
-        } else {
-            nright = 0;
-            fortran = nidx == 0;
-        }
-        int seen = 0;
-        for (int i = nitems - 1; i >= 0 && fortran && seen < nright; i--) {
-            if (it[i].is_ellipsis)
-                continue;
-            seen++;
-            if (it[i].is_int)
-                continue;
-            if (seen != nright || it[i].has_step)
-                fortran = false;
-        }
-        n->type = fortran ? ty_array_f(at->elem, ndim, at->space)
-                          : ty_array(at->elem, ndim, false, at->space);
-        return n;
-    }
-    n->type = ty_array(at->elem, ndim, contiguous, at->space);
-    return n;
-}
-
-/* Does subscript idx of an ndim-D array make a view (syntactically)? */
-static bool is_view_subscript(const Node *idx, int ndim)
-{
-    if (idx->kind == E_SLICE || (idx->kind == E_NONE && idx->text))
-        return true;
-    if (idx->kind != E_TUPLE)
-        return false;
-    for (int i = 0; i < idx->args.len; i++) {
-        const Node *x = idx->args.items[i];
-        if (x->kind == E_SLICE || x->kind == E_NONE)
-            return true;
-    }
-    return idx->args.len < ndim;
-}
-
-static Node *lower_index(Ctx *c, Node *e)
-{
-    /* a.shape[k] */
-    if (e->lhs->kind == E_ATTR && strcmp(e->lhs->name, "shape") == 0 &&
-        !expr_path(c, e->lhs)) {
-        Node *arr = lx(c, e->lhs->lhs);
-        if (BAD(arr))
-            return poison(e->loc, arr, NULL);
-        if (arr->type->kind == TY_ARRAY) {
-            int64_t k;
-            if (e->rhs->kind == E_SLICE || !const_int(c, e->rhs, &k))
-                return fail(c, e->rhs->loc, "the index of %s.shape must be an integer "
-                            "constant", "an array");
-            if (k < 0)
-                k += arr->type->ndim;
-            if (k < 0 || k >= arr->type->ndim)
-                return fail(c, e->rhs->loc, "shape index out of range for a %d-D array",
-                            arr->type->ndim);
-            Node *n = node_new(E_SHAPE, e->loc);
-            n->lhs = arr;
-            n->ival = (uint64_t)k;
-            n->type = ty_int64;
-            return n;
-        }
-    }
-    const char *p = expr_path(c, e->lhs);
-    if (p) {
-        const ApiEntry *a = api_lookup(p);
-        if (a && a->kind == AK_TYPE)
-            return fail(c, e->loc, "array types such as %s[:] are only allowed in "
-                        "signatures", p);
-    }
-    Node *base = lx(c, e->lhs);
-    if (BAD(base))
-        return poison(e->loc, base, NULL);
-    Node *idx = e->rhs;
-    if (base->type->kind == TY_TUPLE) {
-        int64_t k;
-        if (idx->kind == E_TUPLE || idx->kind == E_SLICE || !const_int(c, idx, &k))
-            return fail(c, idx->loc, "a tuple index must be an integer constant");
-        if (k < 0)
-            k += base->type->nelems;
-        if (k < 0 || k >= base->type->nelems)
-            return fail(c, idx->loc, "tuple index out of range");
-        if (base->kind == E_TUPLE) {   /* (a, b)[1], a.shape[...], T[0] of a constant T */
-            bool pure = true;
-            for (int i = 0; i < base->args.len; i++)
-                pure &= i == k || tree_is_pure(base->args.items[i]);
-            if (pure) {
-                Node *x = base->args.items[k];
-                if (x->kind == E_CONST) {   /* of a module-level tuple: located here */
-                    x = node_clone(x);
-                    x->loc = e->loc;
-                }
-                return x;
-            }
-        }
-        Node *n = node_new(E_TUPLEGET, e->loc);
-        n->lhs = base;
-        n->ival = (uint64_t)k;
-        n->type = base->type->elems[k];
-        return n;
-    }
-    if (base->type->kind != TY_ARRAY)
-        return fail(c, e->lhs->loc, "a value of type %s cannot be indexed",
-                    ty_name(base->type));
-    if (base->type->elem == ty_rngstate)
-        return fail(c, e->loc, "xoroshiro128p states can only be passed to xoroshiro128p_* "
-                    "functions");
-    int ndim = base->type->ndim;
-    if (is_view_subscript(idx, ndim))
-        return lower_view(c, e, base, idx->kind == E_TUPLE ? idx->args.items : &idx, NULL,
-                          idx->kind == E_TUPLE ? idx->args.len : 1);
-    Node *pre = NULL;
-    if (idx->kind != E_TUPLE && ndim > 1) {
-        /* b[i] of a 2-D array is a row; b[t] with t a shorter tuple a view */
-        pre = lx(c, idx);
-        if (BAD(pre))
-            return poison(e->loc, pre, NULL);
-        if (pre->type->kind != TY_TUPLE)
-            return lower_view(c, e, base, NULL, &pre, 1);
-        if (pre->type->nelems < ndim) {
-            int k = pre->type->nelems;
-            if (!tree_is_pure(pre))
-                return fail(c, idx->loc, "an index tuple returned by a call is not supported; "
-                            "assign it to a variable first");
-            Node **v = arena_alloc(sizeof *v * (size_t)(k ? k : 1));
-            for (int i = 0; i < k; i++)
-                v[i] = tree_tupleget(i ? node_clone(pre) : pre, i);
-            return lower_view(c, e, base, NULL, v, k);
-        }
-    }
-    Node *n = node_new(E_INDEX, e->loc);
-    n->lhs = base;
-    n->type = base->type->elem;
-    Node *err = lower_indices(c, idx, ndim, e->loc, NULL, &n->args, pre);
-    return err ? err : n;
-}
-
-/* The closest of numba's array attributes to a misspelled one. */
-static const char *array_attr_hint(const char *name)
-{
-    static const char *const attrs[] = {"ndim", "size", "shape", "strides", "itemsize",
-                                        "nbytes", "dtype", "T", "real", "imag", NULL};
-    Suggest sg;
-    suggest_init(&sg, name);
-    for (int i = 0; attrs[i]; i++)
-        suggest_add(&sg, attrs[i]);
-    return suggest_hint(&sg);
-}
-
-/* ------------------------------------------------------------------ */
-/* complex64 / complex128 (numba's Complex; complex.c has the cases)    */
-/* ------------------------------------------------------------------ */
-
-/* An E_API of one of the complex rows. */
-static Node *cx_api(Loc loc, ApiId id, Type *t, Node **args, int nargs)
-{
-    Node *r = node_new(E_API, loc);
-    r->api = &api_table[id];
-    r->type = t;
-    for (int i = 0; i < nargs; i++)
-        nl_push(&r->args, args[i]);
-    return r;
-}
-
-/* z.real, z.imag (NumberAttribute: the part's float; an int or float is its
- * own real part, and its imaginary part is a zero of its type). */
-static Node *lower_complex_part(Ctx *c, Node *e, Node *base)
-{
-    bool real = strcmp(e->name, "real") == 0;
-    Type *t = base->type;
-    if (ty_is_complex(t))
-        return cx_api(e->loc, real ? API_CX_REAL : API_CX_IMAG, ty_complex_part(t), &base, 1);
-    if (t->kind == TY_BOOL)
-        return fail(c, e->loc, "a value of type boolean has no attribute '%s'", e->name);
-    if (real)
-        return base;
-    if (!tree_is_pure(base))
-        return fail(c, e->loc, "'.imag' of a real expression with effects is not supported; "
-                    "assign it to a variable first");
-    return ty_is_float(t) ? tree_float(e->loc, t, 0) : tree_int(e->loc, t, 0);
-}
-
-/* z.conjugate() (complex_conjugate_impl; a real number is its own). */
-static Node *lower_conjugate(Ctx *c, Node *e, Node *base)
-{
-    if (e->args.len || e->kwargs.len)
-        return fail(c, e->loc, "conjugate() takes no arguments");
-    if (base->type->kind == TY_BOOL)
-        return fail(c, e->lhs->loc, "method 'conjugate' of boolean is not supported");
-    if (!ty_is_complex(base->type))
-        return base;
-    return cx_api(e->loc, API_CX_CONJ, base->type, &base, 1);
-}
-
-/* A call of a complex row (complex(), cmath.*), or of any row with a
- * complex argument: typed as numba-cuda types it, NULL when the ordinary
- * rules apply. */
-static Node *lower_complex_call(Ctx *c, Node *e, const ApiEntry *a, Node **v, int nargs)
-{
-    bool any = false;
-    for (int i = 0; i < nargs; i++)
-        any = any || ty_is_complex(v[i]->type);
-    bool row = a->rule == TR_COMPLEX || a->rule == TR_CMATH_UNARY || a->rule == TR_CMATH_PRED ||
-               a->rule == TR_CMATH_OVERLOAD || a->rule == TR_CMATH_RECT;
-    if (!any && !row)
-        return NULL;
-    for (int i = 0; i < nargs; i++)
-        if (!ty_is_scalar(v[i]->type))
-            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
-    Type *c64 = ty_scalar[TY_COMPLEX64], *c128 = ty_scalar[TY_COMPLEX128];
-    Seq q;
-    switch (a->rule) {
-    case TR_COMPLEX: {   /* builtins.py Complex: complex64 only from float32 parts */
-        for (int i = 0; i < nargs; i++)
-            if (v[i]->type->kind == TY_BOOL)
-                return fail(c, v[i]->loc, "complex() only supports numbers, not boolean");
-        if (nargs == 1)
-            return tree_cast(v[0], v[0]->type == ty_float32 ? c64 : c128);
-        for (int i = 0; i < nargs; i++)
-            if (ty_is_complex(v[i]->type))
-                return fail(c, v[i]->loc, "complex(real, imag) takes real parts, not %s",
-                            ty_name(v[i]->type));
-        Type *t = v[0]->type == ty_float32 && v[1]->type == ty_float32 ? c64 : c128;
-        seq_operands(c, v, 2, &q);
-        for (int i = 0; i < 2; i++)
-            v[i] = tree_cast(v[i], ty_complex_part(t));
-        return seq_wrap(cx_api(e->loc, API_B_COMPLEX, t, v, 2), &q);
-    }
-    case TR_CMATH_UNARY: case TR_CMATH_PRED: {   /* cmathdecl.py */
-        const CaseList *cl = a->rule == TR_CMATH_PRED ? &tr_cx_pred
-                           : nargs == 2 ? &tr_cx_arith : &tr_cx_unary;
-        Type *args[2] = {v[0]->type, nargs > 1 ? v[1]->type : NULL};
-        int k = ty_resolve_case(cl->cases, cl->n, args, nargs, true);
-        if (k < 0 || v[0]->type->kind == TY_BOOL || (nargs > 1 && v[1]->type->kind == TY_BOOL))
-            return fail(c, e->loc, "%s() does not accept these argument types", a->path);
-        Type *t = ty_scalar[cl->cases[k].a[0]];
-        seq_operands(c, v, nargs, &q);
-        for (int i = 0; i < nargs; i++)
-            v[i] = tree_cast(v[i], t);
-        if (nargs == 2)   /* cmath.log(z, base) = log(z) / log(base) (log_base_impl) */
-            return seq_wrap(tree_binop(e->loc, OP_DIV, cx_api(e->loc, API_CM_LOG, t, &v[0], 1),
-                                       cx_api(e->loc, API_CM_LOG, t, &v[1], 1), t), &q);
-        return seq_wrap(cx_api(e->loc, a->id, ty_scalar[cl->cases[k].ret], v, 1), &q);
-    }
-    case TR_CMATH_OVERLOAD: {   /* cmathimpl.py's @overload: a complex only */
-        Type *t = v[0]->type;
-        if (!ty_is_complex(t))
-            return fail(c, v[0]->loc, "%s() does not accept %s (numba-cuda takes a complex "
-                        "argument only; convert with complex(x))", a->path, ty_name(t));
-        Type *ret = t, *part = ty_complex_part(t);
-        switch (a->id) {
-        case API_CM_LOG10: case API_CM_TANH: case API_CM_ACOSH:
-            ret = c128;   /* their float64 constants widen the result */
-            break;
-        case API_CM_PHASE:
-            ret = part;
-            break;
-        case API_CM_POLAR: {   /* (hypot(re, im), atan2(im, re)): a tuple of two rows */
-            Type *el[2] = {part, part};
-            if (!tree_is_pure(v[0]))
-                return fail(c, v[0]->loc, "cmath.polar() of an expression with effects is not "
-                            "supported; assign it to a variable first");
-            Node *tup = node_new(E_TUPLE, e->loc), *z2 = node_clone(v[0]);
-            nl_push(&tup->args, cx_api(e->loc, API_CX_ABS, part, &v[0], 1));
-            nl_push(&tup->args, cx_api(e->loc, API_CM_PHASE, part, &z2, 1));
-            tup->type = ty_tuple(el, 2);
-            return tup;
-        }
-        default:
-            break;
-        }
-        return cx_api(e->loc, a->id, ret, v, 1);
-    }
-    case TR_CMATH_RECT: {   /* impl_cmath_rect: two floats */
-        for (int i = 0; i < 2; i++)
-            if (!ty_is_float(v[i]->type))
-                return fail(c, v[i]->loc, "cmath.rect() takes floats, not %s",
-                            ty_name(v[i]->type));
-        Type *t = v[0]->type == ty_float32 && v[1]->type == ty_float32 ? c64 : c128;
-        seq_operands(c, v, 2, &q);
-        for (int i = 0; i < 2; i++)
-            v[i] = tree_cast(v[i], ty_complex_part(t));
-        return seq_wrap(cx_api(e->loc, a->id, t, v, 2), &q);
-    }
-    default:
-        break;
-    }
-    /* the other rows, with a complex argument */
-    switch (a->id) {
-    case API_B_ABS:   /* Abs: the part's float, hypot(re, im) */
-        return cx_api(e->loc, API_CX_ABS, ty_complex_part(v[0]->type), v, 1);
-    case API_B_BOOL: case API_B_POW:
-        return NULL;
-    case API_B_INT: case API_B_FLOAT:
-        return fail(c, e->loc, "%s() does not support complex (%s)", a->path,
-                    ty_name(v[0]->type));
-    case API_B_MIN: case API_B_MAX:
-        return fail(c, e->loc, "%s() of complex numbers is not supported (numba has no "
-                    "ordering of complex numbers)", a->path);
-    default:
-        break;
-    }
-    if (a->rule == TR_CAST) {
-        Type *to = api_type(a);
-        if (!ty_is_complex(to) && to->kind != TY_BOOL)
-            return fail(c, e->loc, "cannot convert %s to %s (numba has no conversion from "
-                        "complex to a real type; take .real or abs())", ty_name(v[0]->type),
-                        ty_name(to));
-        return NULL;
-    }
-    if (a->cls == AC_MATH)
-        return fail(c, e->loc, "%s() does not accept %s; the cmath module has the complex "
-                    "functions", a->path, ty_name(v[0]->type));
-    for (int i = 0; i < nargs; i++)
-        if (ty_is_complex(v[i]->type))
-            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
-    return NULL;
-}
-
-static Node *lower_attr(Ctx *c, Node *e)
-{
-    const char *p = expr_path(c, e);
-    if (p)
-        return lower_path_value(c, e->loc, p);
-    Node *base = lx(c, e->lhs);
-    if (BAD(base))
-        return poison(e->loc, base, NULL);
-    Type *t = base->type;
-    if (t->kind == TY_ARRAY) {
-        if (strcmp(e->name, "ndim") == 0)
-            return tree_int(e->loc, ty_int64, t->ndim);
-        if (strcmp(e->name, "size") == 0) {
-            Node *r = NULL;
-            for (int i = 0; i < t->ndim; i++) {
-                Node *s = node_new(E_SHAPE, e->loc);
-                s->lhs = i ? node_clone(base) : base;
-                s->ival = (uint64_t)i;
-                s->type = ty_int64;
-                r = r ? tree_binop(e->loc, OP_MUL, r, s, ty_int64) : s;
-            }
-            return r;
-        }
-        if (strcmp(e->name, "shape") == 0) {   /* UniTuple(int64, ndim) */
-            Node *tup = node_new(E_TUPLE, e->loc);
-            Type *el[3] = {ty_int64, ty_int64, ty_int64};
-            for (int i = 0; i < t->ndim; i++) {
-                Node *s = node_new(E_SHAPE, e->loc);
-                s->lhs = i ? node_clone(base) : base;
-                s->ival = (uint64_t)i;
-                s->type = ty_int64;
-                nl_push(&tup->args, s);
-            }
-            tup->type = ty_tuple(el, t->ndim);
-            return tup;
-        }
-        /* issue 9: strides, itemsize, nbytes, T */
-        if (strcmp(e->name, "T") == 0)
-            return array_transpose(e->loc, base);
-        if (strcmp(e->name, "strides") == 0) {   /* UniTuple(int64, ndim), bytes */
-            Node *tup = node_new(E_TUPLE, e->loc);
-            Type *el[3] = {ty_int64, ty_int64, ty_int64};
-            for (int i = 0; i < t->ndim; i++) {
-                Node *s = node_new(E_STRIDE, e->loc);
-                s->lhs = i ? node_clone(base) : base;
-                s->ival = (uint64_t)i;
-                s->type = ty_int64;
-                nl_push(&tup->args, s);
-            }
-            tup->type = ty_tuple(el, t->ndim);
-            return tup;
-        }
-        if (t->elem == ty_rngstate && (strcmp(e->name, "itemsize") == 0 ||
-                                       strcmp(e->name, "nbytes") == 0))
-            return fail(c, e->loc, "xoroshiro128p states have no '%s' here", e->name);
-        if (strcmp(e->name, "itemsize") == 0)
-            return tree_int(e->loc, ty_int64, ty_size(t->elem));
-        if (strcmp(e->name, "nbytes") == 0) {
-            Node *r = tree_int(e->loc, ty_int64, ty_size(t->elem));
-            for (int i = 0; i < t->ndim; i++) {
-                Node *s = node_new(E_SHAPE, e->loc);
-                s->lhs = i ? node_clone(base) : base;
-                s->ival = (uint64_t)i;
-                s->type = ty_int64;
-                r = tree_binop(e->loc, OP_MUL, s, r, ty_int64);
-            }
-            return r;
-        }
-        if (strcmp(e->name, "copy") == 0 || strcmp(e->name, "flatten") == 0 ||
-            strcmp(e->name, "ravel") == 0 || strcmp(e->name, "imag") == 0)
-            return fail(c, e->loc, "array.%s allocates a new array, which numba-cuda cannot do "
-                        "on the device (NRT)", e->name);
-        return fail(c, e->loc, "array attribute '%s' is not supported%s", e->name,
-                    array_attr_hint(e->name));
-    }
-    if (t->kind == TY_VECTOR) {   /* v.x .. v.w (vecrec) */
-        static const char fields[] = "xyzw";
-        const char *f = e->name[0] && !e->name[1] ? strchr(fields, e->name[0]) : NULL;
-        if (!f || f - fields >= t->nelems)
-            return fail(c, e->loc, "%s has no attribute '%s' (its fields are %.*s)", ty_name(t),
-                        e->name, t->nelems * 2 - 1, &"x y z w"[0]);
-        Node *n = node_new(E_TUPLEGET, e->loc);
-        n->lhs = base;
-        n->ival = (uint64_t)(f - fields);
-        n->type = t->elem;
-        return n;
-    }
-    if (ty_is_scalar(t) && (strcmp(e->name, "real") == 0 || strcmp(e->name, "imag") == 0))
-        return lower_complex_part(c, e, base);
-    return fail(c, e->loc, "a value of type %s has no attribute '%s'", ty_name(t), e->name);
-}
-
-/* ------------------------------------------------------------------ */
-/* Calls                                                               */
-/* ------------------------------------------------------------------ */
-
-static const char *api_short(const ApiEntry *a)
-{
-    const char *dot = strrchr(a->path, '.');
-    return dot ? dot + 1 : a->path;
-}
-
-/* Lower every argument; false if one is bad (*bad set). */
-static bool lower_args(Ctx *c, Node *call, Node **v, Node **bad)
-{
-    *bad = NULL;
-    for (int i = 0; i < call->args.len; i++) {
-        v[i] = lx(c, call->args.items[i]);
-        if (BAD(v[i]) && (!*bad || v[i]->type == ty_error))
-            *bad = v[i];
-    }
-    return *bad == NULL;
-}
-
-/* The element types each atomic rule accepts (numba-cuda cudadecl.py:
- * all_numba_types, integer_numba_types, unsigned_int_numba_types). */
-static bool atomic_accepts(ApiRule rule, const Type *el)
-{
-    bool i32_64 = el == ty_int32 || el == ty_int64 || el == ty_uint32 || el == ty_uint64;
-    switch (rule) {
-    case TR_ATOMIC_ARITH:
-        return i32_64 || el == ty_float32 || el == ty_float64;
-    case TR_ATOMIC_UNSIGNED:
-        return el == ty_uint32 || el == ty_uint64;
-    default:   /* and_ or_ xor exch cas */
-        return i32_64;
-    }
-}
-
-/* cuda.atomic.OP(ary, idx, val), cas(ary, idx, old, val) and
- * compare_and_swap(ary, old, val) (element 0 of a 1-D array). */
-static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
-{
-    bool cas = a->rule == TR_ATOMIC_CAS, cas0 = a->rule == TR_ATOMIC_CAS0;
-    int nvals = cas || cas0 ? 2 : 1, first_val = cas0 ? 1 : 2;
-    Node *ary = lx(c, e->args.items[0]);
-    Node *vals[2];
-    for (int i = 0; i < nvals; i++)
-        vals[i] = lx(c, e->args.items[first_val + i]);
-    if (BAD(ary))
-        return poison(e->loc, ary, NULL);
-    for (int i = 0; i < nvals; i++)
-        if (BAD(vals[i]))
-            return poison(e->loc, vals[i], NULL);
-    if (ary->type->kind != TY_ARRAY)
-        return fail(c, ary->loc, "the first argument of %s must be an array, not %s", a->path,
-                    ty_name(ary->type));
-    Type *el = ary->type->elem;
-    if (!atomic_accepts(a->rule, el))
-        return fail(c, ary->loc, "atomic %s on '%s' arrays is not supported", api_short(a),
-                    ty_name(el));
-    if (ary->type->space == SPACE_CONST)
-        return fail(c, ary->loc, "%s on a constant array: constant memory is read-only",
-                    a->path);
-    if (cas0 && ary->type->ndim != 1)
-        return fail(c, ary->loc, "cuda.atomic.compare_and_swap() needs a 1-D array; use "
-                    "cuda.atomic.cas(ary, idx, old, val)");
-    Node *n = node_new(E_API, e->loc);
-    n->api = cas0 ? &api_table[API_ATOMIC_CAS] : a;
-    n->type = el;
-    nl_push(&n->args, ary);
-    if (cas0) {
-        nl_push(&n->args, tree_int(e->loc, ty_int64, 0));
-    } else {
-        Node *err = lower_indices(c, e->args.items[1], ary->type->ndim, e->loc, a->path,
-                                  &n->args, NULL);
-        if (err)
-            return err;
-    }
-    for (int i = 0; i < nvals; i++) {
-        if (!ty_is_scalar(vals[i]->type))
-            return fail(c, vals[i]->loc, "the value of %s must be a scalar, not %s", a->path,
-                        ty_name(vals[i]->type));
-        nl_push(&n->args, tree_cast(vals[i], el));
-    }
-    return n;
-}
-
-static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
-{
-    if (e->args.len == 1 && v[0]->type == ty_float16 && half_math_name(a->id)) {
-        /* float16 (src/half.c): numba-cuda's fp16.py overloads */
-        Node *r = node_new(E_API, e->loc);
-        r->api = a;
-        r->type = ty_float16;
-        nl_push(&r->args, v[0]);
-        return r;
-    }
-    const Case *cases = tr_rule_cases[a->rule].cases;
-    int n = tr_rule_cases[a->rule].n;
-    int nargs = e->args.len;
-    Type *args[3];
-    for (int i = 0; i < nargs; i++) {
-        if (!ty_is_scalar(v[i]->type))
-            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
-        args[i] = v[i]->type;
-    }
-    int k = ty_resolve_case(cases, n, args, nargs, true);
-    if (k < 0)
-        return fail(c, e->loc, "%s() does not accept these argument types", a->path);
-    Type *ret = ty_scalar[cases[k].ret];
-    if (a->rule == TR_MATH_FREXP) {   /* (mantissa, exponent): Tuple(float, int32) */
-        Type *el[2] = {ret, ty_int32};
-        ret = ty_tuple(el, 2);
-    }
-    if (a->rule == TR_MATH_MODF) {   /* npk: (fractional, integral): UniTuple(float, 2) */
-        Type *el[2] = {ret, ret};
-        ret = ty_tuple(el, 2);
-    }
-    if (a->rule == TR_MATH_SCALE) {
-        /* numba: x * (pi / 180) in the result's precision (mathimpl.py) */
-        double f = a->id == API_M_RADIANS ? 3.141592653589793 / 180.0 : 180.0 / 3.141592653589793;
-        return tree_binop(e->loc, OP_MUL, tree_cast(v[0], ret), tree_float(e->loc, ret, f), ret);
-    }
-    if (a->rule == TR_MATH_PRED && ty_is_int(ty_scalar[cases[k].a[0]])) {
-        /* an integer is never NaN nor infinite (numba's isnan_int_impl) */
-        if (tree_is_pure(v[0]))
-            return tree_int(e->loc, ty_bool, a->id == API_M_ISFINITE);
-        v[0] = tree_cast(v[0], ty_float64);
-    } else {
-        for (int i = 0; i < nargs; i++)
-            v[i] = tree_cast(v[i], ty_scalar[cases[k].a[i]]);
-    }
-    Seq q;
-    seq_operands(c, v, nargs, &q);
-    Node *r = node_new(E_API, e->loc);
-    r->api = a;
-    r->type = ret;
-    for (int i = 0; i < nargs; i++)
-        nl_push(&r->args, v[i]);
-    return seq_wrap(r, &q);
-}
-
-/* Keyword arguments and the argument count of an API call; false (and
- * *err) when they do not fit. */
-static bool check_arity(Ctx *c, Node *e, const ApiEntry *a, Node **err)
-{
-    int nargs = e->args.len;
-    /* numba.cuda.random's functions are imported by their own names */
-    const char *name = a->cls == AC_RNG ? api_short(a) : a->path;
-    *err = NULL;
-    if (e->kwargs.len)
-        *err = fail(c, ((Node *)e->kwargs.items[0])->loc, "%s() takes no keyword arguments",
-                    name);
-    else if (nargs < a->nargs_min || nargs > a->nargs_max) {
-        if (a->nargs_min == a->nargs_max)
-            *err = fail(c, e->loc, "%s() takes %d argument%s (%d given)", name,
-                        a->nargs_min, a->nargs_min == 1 ? "" : "s", nargs);
-        else
-            *err = fail(c, e->loc, "%s() takes %d to %d arguments (%d given)", name,
-                        a->nargs_min, a->nargs_max, nargs);
-    }
-    return *err == NULL;
-}
-
-/* The data of cuda.const.array_like(X): X a module-level np.array or a
- * constant (nested) tuple.  Its name (for the Var) in *name. */
-static bool const_array_data(Ctx *c, Node *e, Node **flat, int64_t shape[3],
-                             const char **name)
-{
-    Node *x = e->args.items[0];
-    const Global *g = x->kind == E_NAME && !lookup_var(c, x->name) ? sema_global(x->name) : NULL;
-    *name = g ? g->name : arena_printf("krt_const_%d_%d", x->loc.first_line,
-                                       x->loc.first_column);
-    if (g && g->kind == GLOBAL_ARRAY) {
-        *flat = g->value;
-        memcpy(shape, g->shape, sizeof g->shape);
-        return true;
-    }
-    Node *k = sema_fold(x, false, ctx_is_local, c);
-    if (!k || k->kind != E_TUPLE) {
-        fail(c, x->loc, "cuda.const.array_like() takes a module-level array or tuple "
-             "constant (C = np.array(...) or C = (1.0, 2.0))");
-        return false;
-    }
-    return sema_const_array(k, NULL, flat, shape);   /* its errors: once per place */
-}
-
-static Node *lower_const_array_like(Ctx *c, Node *e)
-{
-    Node *flat;
-    int64_t shape[3];
-    const char *name;
-    if (!const_array_data(c, e, &flat, shape, &name))
-        return bad_node(e->loc, ty_error);
-    return tree_var(e->loc, const_array_var(c, name, flat, shape, e->loc));
-}
-
-/* cuda.popc/brev/clz/ffs/fma/cbrt/selp, cuda.lanemask_lt(): E_API. */
-static Node *lower_intrinsic(Ctx *c, Node *e, const ApiEntry *a, Node **v)
-{
-    int nargs = e->args.len;
-    const Case *cases = NULL;
-    int ncases = 0;
-    for (int i = 0; i < nargs; i++)
-        if (!ty_is_scalar(v[i]->type))
-            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
-    Node *r = node_new(E_API, e->loc);
-    r->api = a;
-    switch (a->rule) {
-    case TR_LANEMASK:
-        r->type = ty_uint32;
-        return r;
-    case TR_SELP: {
-        /* numba: both values of one type, no conversion (Cuda_selp) */
-        Type *t = v[1]->type;
-        if (v[1]->type != v[2]->type || t->kind == TY_BOOL || t->kind == TY_INT8 ||
-            t->kind == TY_UINT8 || t->kind == TY_FLOAT16)
-            return fail(c, e->loc, "cuda.selp() needs two values of one type among int16, "
-                        "int32, int64, uint16, uint32, uint64, float32 and float64 (%s and "
-                        "%s given)", ty_name(v[1]->type), ty_name(v[2]->type));
-        r->type = t;
-        nl_push(&r->args, tree_cast(v[0], ty_bool));
-        nl_push(&r->args, v[1]);
-        nl_push(&r->args, v[2]);
-        return r;
-    }
-    default:
-        cases = tr_rule_cases[a->rule].cases, ncases = tr_rule_cases[a->rule].n;
-        break;
-    }
-    if (!cases)
-        return fail(c, e->loc, "'%s' is not supported yet", a->path);
-    Type *types[3];
-    for (int i = 0; i < nargs; i++)
-        types[i] = v[i]->type;
-    int k = ty_resolve_case(cases, ncases, types, nargs, true);
-    if (k < 0)
-        return fail(c, e->loc, "%s() does not accept these argument types", a->path);
-    if (a->rule == TR_FFS && ty_size(ty_scalar[cases[k].a[0]]) < 4)
-        return fail(c, v[0]->loc, "cuda.ffs() of %s is not supported (numba implements it "
-                    "for 32- and 64-bit integers)", ty_name(v[0]->type));
-    r->type = ty_scalar[cases[k].ret];
-    for (int i = 0; i < nargs; i++)
-        nl_push(&r->args, tree_cast(v[i], ty_scalar[cases[k].a[i]]));
-    return r;
-}
-
-/* xoroshiro128p_uniform_float32(states, index) and the other draws
- * (numba/cuda/random.py): index = int64(index), then states[index] is
- * advanced; uniform_float32/normal_float32 -> float32, uniform_float64/
- * normal_float64 -> float64, next -> uint64, jump -> none (a statement). */
-static Node *lower_rng(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
-{
-    Node *states = lx(c, e->args.items[0]), *index = lx(c, e->args.items[1]);
-    if (BAD(states) || BAD(index))
-        return poison(e->loc, BAD(states) ? states : index, BAD(index) ? index : NULL);
-    if (states->type->kind != TY_ARRAY || states->type->elem != ty_rngstate)
-        return fail(c, states->loc, "the first argument of %s() must be an array of "
-                    "xoroshiro128p states (a xoroshiro128p_type[:] parameter), not %s",
-                    api_short(a), ty_name(states->type));
-    if (!ty_is_scalar(index->type))
-        return fail(c, index->loc, "the index of %s() must be a number, not %s", api_short(a),
-                    ty_name(index->type));
-    Node *n = node_new(E_API, e->loc);
-    n->api = a;
-    switch (a->rule) {
-    case TR_RNG_FLOAT32: n->type = ty_float32; break;
-    case TR_RNG_FLOAT64: n->type = ty_float64; break;
-    case TR_RNG_UINT64: n->type = ty_uint64; break;
-    default:   /* jump */
-        if (!stmt)
-            return fail(c, e->loc, "%s() returns no value", api_short(a));
-        n->type = ty_void;
-        break;
-    }
-    nl_push(&n->args, states);
-    nl_push(&n->args, tree_cast(index, ty_int64));
-    return n;
-}
-
-/* issue 9: cuda.ldca(ary, i) .. ldcv, cuda.stcg(ary, i, v) .. stwt: on
- * arrays of integers or floats, i an integer (1-D) or a tuple of ndim. */
-static Node *lower_cache_hint(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
-{
-    bool st = a->rule == TR_CACHE_ST;
-    if (e->kwargs.len)
-        return fail(c, ((Node *)e->kwargs.items[0])->loc, "%s() takes no keyword arguments",
-                    a->path);
-    if (st && !stmt)
-        return fail(c, e->loc, "%s() returns no value", a->path);
-    Node *ary = lx(c, e->args.items[0]);
-    Node *val = st ? lx(c, e->args.items[2]) : NULL;
-    if (BAD(ary) || (val && BAD(val)))
-        return poison(e->loc, ary, val);
-    if (ary->type->kind != TY_ARRAY)
-        return fail(c, ary->loc, "%s operates on arrays, not %s", a->path, ty_name(ary->type));
-    Type *el = ary->type->elem;
-    if (!ty_is_int(el) && !ty_is_float(el))
-        return fail(c, ary->loc, "%s requires an array of integers or floats, not %s", a->path,
-                    ty_name(el));
-    if (st && ary->type->space == SPACE_CONST)
-        return fail(c, ary->loc, "a constant array is read-only");
-    Node *n = node_new(E_API, e->loc);
-    n->api = a;
-    n->type = st ? ty_void : el;
-    nl_push(&n->args, ary);
-    Node *err = lower_indices(c, e->args.items[1], ary->type->ndim, e->loc, a->path, &n->args,
-                              NULL);
-    if (err)
-        return err;
-    if (st) {
-        if (!ty_is_scalar(val->type))
-            return fail(c, val->loc, "the value of %s must be a scalar, not %s", a->path,
-                        ty_name(val->type));
-        nl_push(&n->args, tree_cast(val, el));
-    }
-    return n;
-}
-
-/* A call of an API row, typed by the row's rule (api.def). */
-/* cuda.float32x4(...) (vecrec; numba-cuda vector_types.py): the candidates
- * are every sequence of scalars (converted to the base type, unsafely if
- * need be) and vectors of the same base (exactly) with n elements in all; so
- * the arguments' own kinds pick the one candidate.  Lowered to an E_API of
- * the vector type whose args are its n elements: a vector argument gives
- * its fields (E_TUPLEGETs of a hidden variable unless it is a variable; a
- * constructor its own elements), evaluated left to right (E_LETs, as
- * seq_operands). */
-static Node *lower_vector(Ctx *c, Node *e, const ApiEntry *a, Node **v)
-{
-    Type *vt = ty_vector_named(a->path + 5);
-    int nargs = e->args.len, total = 0, last = -1;
-    for (int i = 0; i < nargs; i++) {
-        Type *t = v[i]->type;
-        if (t->kind == TY_VECTOR && t->elem == vt->elem)
-            total += t->nelems;
-        else if (ty_is_scalar(t))
-            total++;
-        else if (t->kind == TY_VECTOR)
-            return fail(c, v[i]->loc, "%s() does not accept %s: its vector arguments must be "
-                        "%sx1..%sx%d", a->path, ty_name(t), ty_name(vt->elem),
-                        ty_name(vt->elem), vt->nelems);
-        else
-            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(t));
-        if (!tree_is_pure(v[i]))
-            last = i;
-    }
-    if (total != vt->nelems)
-        return fail(c, e->loc, "%s() takes %d element%s (scalars or %s vectors), not %d",
-                    a->path, vt->nelems, vt->nelems == 1 ? "" : "s", ty_name(vt->elem), total);
-    Node *r = node_new(E_API, e->loc);
-    r->api = a;
-    r->type = vt;
-    Var *lets[4];
-    Node *vals[4];
-    int nlets = 0;
-    for (int i = 0; i < nargs; i++) {
-        Node *x = v[i];
-        if (x->type->kind == TY_VECTOR && x->kind == E_API && x->api->rule == TR_VECTOR) {
-            for (int k = 0; k < x->args.len; k++)   /* float4(float2(a, b), c, d) */
-                nl_push(&r->args, x->args.items[k]);
-            continue;
-        }
-        if (x->type->kind == TY_VECTOR) {
-            if (x->kind != E_VAR && x->type->nelems > 1) {
-                Var *t = hidden_var(c, "vec", x->type, x->loc);
-                lets[nlets] = t;
-                vals[nlets++] = x;
-                x = tree_var(x->loc, t);
-            }
-            for (int k = 0; k < x->type->nelems; k++) {
-                Node *g = node_new(E_TUPLEGET, x->loc);
-                g->lhs = k ? node_clone(x) : x;
-                g->ival = (uint64_t)k;
-                g->type = vt->elem;
-                nl_push(&r->args, g);
-            }
-            continue;
-        }
-        if (i < last && !tree_is_stable(x) && (!tree_is_pure(x) || tree_reads_memory(x))) {
-            Var *t = hidden_var(c, "seq", x->type, x->loc);
-            lets[nlets] = t;
-            vals[nlets++] = x;
-            x = tree_var(x->loc, t);
-        }
-        nl_push(&r->args, tree_cast(x, vt->elem));
-    }
-    for (int i = nlets - 1; i >= 0; i--)
-        r = tree_let(r->loc, lets[i], vals[i], r);
-    return r;
-}
-
-/* ---- npk: NumPy ufuncs (npufunc.c: the loops and element operations) ---- */
-
-static const char *np_type_list(Type *const *t, int n)
-{
-    StrBuf b = {0};
-    for (int i = 0; i < n; i++)
-        sb_printf(&b, "%s%s", i ? ", " : "", ty_name(t[i]));
-    return sb_take(&b);
-}
-
-/* Each operand the element operation may read twice is made safe to: one
- * with an effect (and, when there is one, every operand not stable) is
- * evaluated once, in order, into a hidden variable bound by an E_LET
- * around the result; so is every one not stable where the operation reads
- * its operands more than once (np.maximum(a[i], b[i])). */
-static Node *np_element(Ctx *c, const NpUfunc *u, Loc loc, Node **v, Type *const *li,
-                        Type *lo)
-{
-    int nin = npu_nin(u);
-    bool any_impure = npu_rereads(u, li);
-    for (int i = 0; i < nin; i++)
-        any_impure |= !tree_is_pure(v[i]);
-    Var *lets[2] = {NULL, NULL};
-    Node *vals[2] = {NULL, NULL}, *x[2];
-    for (int i = 0; i < nin; i++) {
-        x[i] = v[i];
-        if (!tree_is_pure(v[i]) || (any_impure && !tree_is_stable(v[i]))) {
-            lets[i] = hidden_var(c, "np", v[i]->type, v[i]->loc);
-            vals[i] = v[i];
-            x[i] = tree_var(v[i]->loc, lets[i]);
-        }
-    }
-    Node *r = npu_element(u, loc, x, li, lo);
-    for (int i = nin - 1; i >= 0; i--)
-        if (lets[i])
-            r = tree_let(loc, lets[i], vals[i], r);
-    return r;
-}
-
-/* np.sin(x), np.maximum(x, y) on scalars: the value of the loop numba
- * chooses for their types. */
-static Node *lower_np_ufunc(Ctx *c, Node *e, const ApiEntry *a)
-{
-    const NpUfunc *u = npu_find(a->path);
-    int nin = npu_nin(u);
-    if (e->kwargs.len)
-        return fail(c, ((Node *)e->kwargs.items[0])->loc,
-                    "keyword arguments of %s() are not supported", a->path);
-    if (e->args.len > nin)
-        return fail(c, e->loc, "%s() with an output array writes the array and returns it; "
-                    "call it as a statement: %s(..., out)", a->path, a->path);
-    Node *v[2], *bad;
-    if (!lower_args(c, e, v, &bad))
-        return poison(e->loc, bad, NULL);
-    Type *in[2], *li[2], *lo;
-    for (int i = 0; i < nin; i++) {
-        if (v[i]->type->kind == TY_ARRAY)
-            return fail(c, v[i]->loc, "%s() of an array makes a new array, which kernels "
-                        "cannot allocate; pass the output array: %s(..., out)", a->path,
-                        a->path);
-        if (!ty_is_scalar(v[i]->type))
-            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
-        in[i] = v[i]->type;
-    }
-    if (!npu_resolve(u, in, NULL, 0, li, &lo))
-        return fail(c, e->loc, "%s() does not accept (%s)", a->path, np_type_list(in, nin));
-    return np_element(c, u, e->loc, v, li, lo);
-}
-
-static Node *np_shape(Node *arr, int d)
-{
-    Node *n = node_new(E_SHAPE, arr->loc);
-    n->lhs = node_clone(arr);
-    n->ival = (uint64_t)d;
-    n->type = ty_int64;
-    return n;
-}
-
-/* np.sin(a, out), np.add-like np.maximum(a, 2.0, out): numba's
- * numpy_ufunc_kernel.  A loop nest over out's shape (C order); an input
- * array is aligned with out's trailing dimensions and read at the loop's
- * index along each dimension of its own longer than 1, at 0 along the
- * others (numba does not check the shapes further: debug=True's bounds
- * checks do); a scalar input is evaluated once, before the loop; each
- * element is converted to out's type as it is stored. */
-static void lower_np_ufunc_out(Ctx *c, Node *e, const ApiEntry *a, NodeList *out)
-{
-    const NpUfunc *u = npu_find(a->path);
-    int nin = npu_nin(u);
-    Node *err;
-    if (!check_arity(c, e, a, &err))
-        return;
-    if (e->kwargs.len) {
-        fail(c, ((Node *)e->kwargs.items[0])->loc, "keyword arguments of %s() are not "
-             "supported", a->path);
-        return;
-    }
-    Node *v[3], *bad;
-    if (!lower_args(c, e, v, &bad))
-        return;
-    Node *o = v[nin];
-    if (o->type->kind != TY_ARRAY) {
-        fail(c, o->loc, "the output of %s() must be an array, not %s", a->path,
-             ty_name(o->type));
-        return;
-    }
-    if (o->type->space == SPACE_CONST) {
-        fail(c, o->loc, "the output of %s() cannot be a constant array", a->path);
-        return;
-    }
-    int nd = o->type->ndim;
-    Type *in[2], *li[2], *lo, *oe = o->type->elem;
-    for (int i = 0; i <= nin; i++) {
-        Type *t = v[i]->type;
-        if (t->kind == TY_ARRAY && (t->elem == ty_rngstate || v[i]->kind != E_VAR)) {
-            fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(t));
-            return;
-        }
-        if (i == nin)
-            break;
-        if (t->kind == TY_ARRAY && t->ndim > nd) {
-            fail(c, v[i]->loc, "%s(): a %d-D input cannot be broadcast onto a %d-D output",
-                 a->path, t->ndim, nd);
-            return;
-        }
-        if (t->kind != TY_ARRAY && !ty_is_scalar(t)) {
-            fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(t));
-            return;
-        }
-        in[i] = t->kind == TY_ARRAY ? t->elem : t;
-    }
-    if (!npu_resolve(u, in, &oe, 1, li, &lo)) {
-        fail(c, e->loc, "%s() has no loop for inputs (%s) and an output of %s", a->path,
-             np_type_list(in, nin), ty_name(oe));
-        return;
-    }
-    if (c->quiet)
-        return;
-    Loc loc = e->loc;
-    for (int i = 0; i < nin; i++) {
-        if (v[i]->type->kind == TY_ARRAY || tree_is_stable(v[i]))
-            continue;
-        Var *t = hidden_var(c, "np", v[i]->type, v[i]->loc);
-        nl_push(out, tree_assign(loc, tree_var(loc, t), v[i]));
-        v[i] = tree_var(loc, t);
-    }
-    Var *iv[8];
-    NodeList *body = out;
-    for (int d = 0; d < nd; d++) {
-        Node *f = tree_stmt(S_FORRANGE, loc);
-        iv[d] = hidden_var(c, "i", ty_int64, loc);
-        f->var = iv[d];
-        f->it = hidden_var(c, "it", ty_int64, loc);
-        f->stop = hidden_var(c, "stop", ty_int64, loc);
-        f->step = hidden_var(c, "step", ty_int64, loc);
-        nl_push(&f->args, tree_int(loc, ty_int64, 0));
-        nl_push(&f->args, np_shape(o, d));
-        nl_push(&f->args, tree_int(loc, ty_int64, 1));
-        nl_push(body, f);
-        body = &f->body;
-    }
-    Node *x[2];
-    for (int i = 0; i < nin; i++) {
-        Type *t = v[i]->type;
-        if (t->kind != TY_ARRAY) {
-            x[i] = v[i];
-            continue;
-        }
-        Node *ix = node_new(E_INDEX, loc);
-        ix->lhs = node_clone(v[i]);
-        ix->type = t->elem;
-        for (int j = 0; j < t->ndim; j++) {
-            Node *id = tree_var(loc, iv[nd - t->ndim + j]);
-            Node *gt = node_new(E_COMPARE, loc);
-            nl_push(&gt->args, np_shape(v[i], j));
-            nl_push(&gt->args, tree_int(loc, ty_int64, 1));
-            gt->ops = arena_alloc(sizeof *gt->ops);
-            gt->ops[0] = OP_GT;
-            gt->type = ty_bool;
-            Node *sel = node_new(E_IFEXP, loc);
-            sel->cond = gt;
-            sel->lhs = id;
-            sel->rhs = tree_int(loc, ty_int64, 0);
-            sel->type = ty_int64;
-            nl_push(&ix->args, sel);
-        }
-        x[i] = ix;
-    }
-    Node *target = node_new(E_INDEX, loc);
-    target->lhs = node_clone(o);
-    target->type = oe;
-    for (int d = 0; d < nd; d++)
-        nl_push(&target->args, tree_var(loc, iv[d]));
-    nl_push(body, tree_assign(loc, target, tree_cast(np_element(c, u, loc, x, li, lo), oe)));
-}
-
-static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
-{
-    int nargs = e->args.len;
-    switch (a->rule) {   /* uses refused whatever the arguments */
-    case TR_VOID:
-        return fail(c, e->loc, "'void' cannot be called");
-    case TR_ARRAY_DECL:
-        return fail(c, e->loc, "%s() must be assigned directly to a name: "
-                    "x = %s(shape, dtype)", a->path, a->path);
-    case TR_RANGE:
-        return fail(c, e->loc, "range() is only supported as the iterable of a for loop");
-    case TR_ITER:
-        return fail(c, e->loc, "%s() is only supported as the iterable of a for loop", a->path);
-    case TR_CACHE_LD:
-    case TR_CACHE_ST:
-        return lower_cache_hint(c, e, a, stmt);
-    case TR_PRINT:
-        return fail(c, e->loc, "print() returns no value; call it as a statement");
-    case TR_HOST:
-        return fail(c, e->loc, "%s() runs on the host, not in a kernel: make the states "
-                    "there (krt_create_xoroshiro128p_states() in C) and pass them as a "
-                    "xoroshiro128p_type[:] parameter", api_short(a));
-    case TR_RNG_TYPE:
-        return fail(c, e->loc, "xoroshiro128p_type is only allowed in signatures, as the "
-                    "element type of an array of states (xoroshiro128p_type[:])");
-    default:
-        break;
-    }
-    if (api_has(a, AF_COLLECTIVE)) {
-        bool barrier = a->cls == AC_BARRIER;
-        return fail(c, e->loc, "%s() cannot be evaluated conditionally or repeatedly here "
-                    "(and/or, x if c else y, a comparison chain, a while condition): assign it "
-                    "to a variable first; kernc splits the kernel at %s so that the CPU "
-                    "backend can run %s in step", a->path,
-                    barrier ? "barriers" : "warp-collective operations",
-                    barrier ? "the threads of a block" : "the 32 threads of a warp");
-    }
-    Node *err;
-    if (!check_arity(c, e, a, &err))
-        return err;
-    switch (a->rule) {   /* rules that lower their own arguments */
-    case TR_CONST_ARRAY:
-        return lower_const_array_like(c, e);
-    case TR_NP_UFUNC:   /* npk */
-        return lower_np_ufunc(c, e, a);
-    case TR_FENCE: case TR_NANOSLEEP: {
-        if (!stmt)
-            return fail(c, e->loc, "%s() returns no value", a->path);
-        Node *n = node_new(E_API, e->loc);
-        n->api = a;
-        n->type = ty_void;
-        if (a->rule == TR_NANOSLEEP) {   /* Cuda_nanosleep: (uint32) -> void */
-            Node *ns = lx(c, e->args.items[0]);
-            if (BAD(ns))
-                return poison(e->loc, ns, NULL);
-            if (!ty_is_scalar(ns->type))
-                return fail(c, ns->loc, "cuda.nanosleep() does not accept %s", ty_name(ns->type));
-            nl_push(&n->args, tree_cast(ns, ty_uint32));
-        }
-        return n;
-    }
-    case TR_SYNCTHREADS:
-        if (!stmt)
-            return fail(c, e->loc, "cuda.syncthreads() returns no value");
-        return bad_node(e->loc, ty_void);   /* the caller makes the S_BARRIER */
-    case TR_GRID: {
-        int64_t k;
-        if (!const_int(c, e->args.items[0], &k) || k < 1 || k > 3)
-            return fail(c, ((Node *)e->args.items[0])->loc,
-                        "the argument of %s() must be the constant 1, 2 or 3", a->path);
-        Node *n = node_new(E_API, e->loc);
-        n->api = a;
-        nl_push(&n->args, tree_int(((Node *)e->args.items[0])->loc, ty_int64, k));
-        if (k == 1) {
-            n->type = ty_int64;
-        } else {
-            Type *el[3] = {ty_int64, ty_int64, ty_int64};
-            n->type = ty_tuple(el, (int)k);
-        }
-        return n;
-    }
-    case TR_ATOMIC_ARITH: case TR_ATOMIC_BITS: case TR_ATOMIC_UNSIGNED: case TR_ATOMIC_CAS:
-    case TR_ATOMIC_CAS0:
-        return lower_atomic(c, e, a);
-    case TR_RNG_FLOAT32: case TR_RNG_FLOAT64: case TR_RNG_UINT64: case TR_RNG_JUMP:
-        return lower_rng(c, e, a, stmt);
-    case TR_THIS_GRID: {   /* a GridGroup: lowered to nothing */
-        Node *n = node_new(E_API, e->loc);
-        n->api = a;
-        n->type = ty_gridgroup;
-        return n;
-    }
-    default:
-        break;
-    }
-
-    Node **v = arena_alloc(sizeof *v * (size_t)(nargs ? nargs : 1));
-    Node *bad;
-    if (!lower_args(c, e, v, &bad))
-        return poison(e->loc, bad, NULL);
-    if (a->rule == TR_VECTOR)
-        return lower_vector(c, e, a, v);
-    Node *cx = lower_complex_call(c, e, a, v, nargs);
-    if (cx)
-        return cx;
-    switch (a->rule) {   /* rules of lowered arguments */
-    case TR_FP16: case TR_FP16_PRED: {   /* float16 (src/half.c): cuda.fp16 */
-        Seq q;
-        for (int i = 0; i < nargs; i++)
-            if (!ty_is_scalar(v[i]->type))
-                return fail(c, v[i]->loc, "%s() does not accept %s", a->path,
-                            ty_name(v[i]->type));
-        seq_operands(c, v, nargs, &q);
-        Node *r = node_new(E_API, e->loc);
-        r->api = a;
-        r->type = a->rule == TR_FP16 ? ty_float16 : ty_bool;
-        for (int i = 0; i < nargs; i++)
-            nl_push(&r->args, tree_cast(v[i], ty_float16));
-        return seq_wrap(r, &q);
-    }
-    case TR_CAST: {   /* float32(x): a conversion */
-        if (!ty_is_scalar(v[0]->type))
-            return fail(c, v[0]->loc, "cannot convert %s to %s", ty_name(v[0]->type), a->path);
-        return tree_cast(v[0], api_type(a));
-    }
-    case TR_MATH_UNARY: case TR_MATH_ATAN2: case TR_MATH_BINARY: case TR_MATH_POW:
-    case TR_MATH_LDEXP: case TR_MATH_PRED: case TR_MATH_FREXP: case TR_MATH_SCALE:
-    case TR_MATH_MODF:
-        return lower_math(c, e, a, v);
-    case TR_LANEMASK: case TR_SELP: case TR_POPC: case TR_BREV: case TR_FFS: case TR_FMA:
-    case TR_FLOAT1:
-        return lower_intrinsic(c, e, a, v);
-    default:
-        break;
-    }
-    for (int i = 0; i < nargs; i++)
-        if (!ty_is_scalar(v[i]->type) && a->rule != TR_LEN)
-            return fail(c, v[i]->loc, "%s() does not accept %s", a->path, ty_name(v[i]->type));
-    Node *r = node_new(E_API, e->loc);
-    r->api = a;
-    switch (a->rule) {   /* the Python builtins */
-    case TR_ABS: {
-        if (v[0]->type == ty_float16) {   /* float16 (src/half.c): __habs */
-            r->type = ty_float16;
-            nl_push(&r->args, v[0]);
-            return r;
-        }
-        const CaseList *rc = &tr_rule_cases[TR_ABS];
-        int k = ty_resolve_case(rc->cases, rc->n, &v[0]->type, 1, true);
-        r->type = ty_scalar[rc->cases[k].ret];
-        nl_push(&r->args, tree_cast(v[0], r->type));
-        return r;
-    }
-    case TR_MINMAX: {
-        Type *t = NULL;
-        for (int i = 0; i < nargs; i++) {
-            if (v[i]->type->kind == TY_BOOL)
-                return fail(c, v[i]->loc, "%s() arguments must be numbers, not boolean",
-                            a->path);
-            t = t ? ty_unify(t, v[i]->type) : v[i]->type;
-        }
-        r->type = t;
-        /* numba-cuda's fmin/fmax lowering is registered for two floats only;
-         * with an integer operand (even a constant, which mk_cast folds) it
-         * is the generic lowering, Python's comparisons */
-        if (nargs == 2 && !(ty_is_float(v[0]->type) && ty_is_float(v[1]->type)))
-            r->ival = 1;
-        Seq q;
-        seq_operands(c, v, nargs, &q);
-        for (int i = 0; i < nargs; i++)
-            nl_push(&r->args, tree_cast(v[i], t));
-        return seq_wrap(r, &q);
-    }
-    case TR_INT:
-        return ty_is_int(v[0]->type) ? v[0] : tree_cast(v[0], ty_int64);
-    case TR_FLOAT:
-        if (v[0]->type->kind == TY_BOOL)
-            return fail(c, v[0]->loc, "float() does not accept a boolean");
-        return ty_is_float(v[0]->type) ? v[0] : tree_cast(v[0], ty_float64);
-    case TR_BOOL:
-        return tree_cast(v[0], ty_bool);
-    case TR_ROUND: {
-        const Case *cs = nargs == 1 ? tr_round1.cases : tr_round2.cases;
-        int k = ty_resolve_case(cs, 2, (Type *[]){v[0]->type, nargs > 1 ? v[1]->type : NULL},
-                             nargs, true);
-        if (k < 0)
-            return fail(c, e->loc, "round() does not accept these argument types");
-        r->type = ty_scalar[cs[k].ret];
-        for (int i = 0; i < nargs; i++)
-            nl_push(&r->args, tree_cast(v[i], ty_scalar[cs[k].a[i]]));
-        return r;
-    }
-    case TR_POW:
-        return lower_binop(c, e->loc, OP_POW, v[0], v[1]);
-    case TR_LEN:
-        if (v[0]->type->kind == TY_ARRAY) {
-            Node *s = node_new(E_SHAPE, e->loc);
-            s->lhs = v[0];
-            s->type = ty_int64;
-            return s;
-        }
-        if (v[0]->type->kind == TY_TUPLE)
-            return tree_int(e->loc, ty_int64, v[0]->type->nelems);
-        return fail(c, v[0]->loc, "len() of %s is not supported", ty_name(v[0]->type));
-    default:
-        break;
-    }
-    return fail(c, e->loc, "'%s' is not supported yet", a->path);
-}
-
-static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
-{
-    if (fd->is_kernel)
-        return fail(c, e->loc, "kernel '%s' cannot be called from device code", fd->name);
-    if (e->kwargs.len)
-        return fail(c, ((Node *)e->kwargs.items[0])->loc,
-                    "keyword arguments in device function calls are not supported yet");
-    int nargs = e->args.len, nparams = fd->def->params.len;
-    if (nargs != nparams)
-        return fail(c, e->loc, "%s() takes %d argument%s (%d given)", fd->name, nparams,
-                    nparams == 1 ? "" : "s", nargs);
-    Node **v = arena_alloc(sizeof *v * (size_t)(nargs ? nargs : 1));
-    Type **types = arena_alloc(sizeof *types * (size_t)(nargs ? nargs : 1));
-    Node *bad;
-    if (!lower_args(c, e, v, &bad))
-        return poison(e->loc, bad, NULL);
-    for (int i = 0; i < nargs; i++) {
-        Type *t = v[i]->type;
-        if (t == ty_gridgroup)
-            return fail(c, v[i]->loc, "cannot pass a GridGroup to a device function; call "
-                        "cuda.cg.this_grid() in the device function instead");
-        if (!ty_is_scalar(t) && t->kind != TY_ARRAY && t->kind != TY_TUPLE &&
-            t->kind != TY_VECTOR)
-            return fail(c, v[i]->loc, "cannot pass %s to a device function", ty_name(t));
-        types[i] = t;
-    }
-    if (fd->nsigs > 0) {
-        /* eager signature: arguments are converted to it; ufunc.c: of
-         * several (@vectorize), the one the arguments match exactly */
-        const Signature *sg = &fd->sigs[0];
-        for (int j = 0; j < fd->nsigs; j++) {
-            int i = 0;
-            while (i < nargs && i < fd->sigs[j].nparams && fd->sigs[j].params[i] == types[i])
-                i++;
-            if (i == nargs && fd->sigs[j].nparams == nargs) {
-                sg = &fd->sigs[j];
-                break;
-            }
-        }
-        for (int i = 0; i < nargs; i++) {
-            Type *want = sg->params[i];
-            if (ty_is_scalar(want) && ty_is_scalar(types[i]))
-                types[i] = want;
-            else if (want != types[i])
-                return fail(c, v[i]->loc, "%s() expects %s here, not %s", fd->name,
-                            ty_name(want), ty_name(types[i]));
-        }
-    }
-    Spec *s = spec_get(c, fd, types, nargs, e->loc);
-    if (!s)
-        return bad_node(e->loc, c->quiet ? NULL : ty_error);
-    if (!s->f->ret)
-        return bad_node(e->loc, NULL);
-    if (s->failed)   /* its errors are reported: no cascade at the call */
-        return bad_node(e->loc, c->quiet ? NULL : ty_error);
-    if (s->f->ret == ty_void && !stmt)
-        return fail(c, e->loc, "device function '%s' returns no value", fd->name);
-    /* a call statement, or one to a function with barriers (the emitter
-     * splits the caller there), keeps the plain form */
-    Seq q = {.n = 0};
-    if (s->f->ret != ty_void && !s->f->has_barrier && !s->f->has_warpop)
-        seq_operands(c, v, nargs, &q);
-    Node *n = node_new(E_CALLFN, e->loc);
-    n->callee = s->f;
-    n->type = s->f->ret;
-    for (int i = 0; i < nargs; i++)
-        nl_push(&n->args, tree_cast(v[i], types[i]));
-    if (!c->quiet) {
-        c->fn->has_barrier |= s->f->has_barrier;
-        c->fn->has_warpop |= s->f->has_warpop;
-        c->fn->has_grid_sync |= s->f->has_grid_sync;
-        c->fn->uses_dynshared |= s->f->uses_dynshared;
-    }
-    return seq_wrap(n, &q);
-}
-
-/* g.sync() on g = cuda.cg.this_grid() (numba: GridGroup.sync): the
- * caller makes the S_BARRIER of a statement; numba's int32 result (always
- * 0) is not available, as kernc splits the kernel there. */
-static Node *lower_grid_method(Ctx *c, Node *e, bool stmt)
-{
-    const ApiEntry *a = &api_table[API_GRID_SYNC];
-    if (strcmp(e->lhs->name, "sync") != 0)
-        return fail(c, e->lhs->loc, "a GridGroup has no method '%s' (only sync())",
-                    e->lhs->name);
-    if (e->kwargs.len || e->args.len)
-        return fail(c, e->loc, "GridGroup.sync() takes no arguments");
-    if (!stmt)
-        return fail(c, e->loc, "GridGroup.sync() must be a statement of its own: kernc "
-                    "splits the kernel at grid syncs, and their int32 result (always 0) is "
-                    "not available");
-    Node *n = node_new(E_API, e->loc);
-    n->api = a;
-    n->type = ty_void;
-    return n;
-}
-
-/* ---- Array methods (issue 9): a.T, a.transpose(), a.reshape(),
- * a.view(dtype), as numba-cuda 0.30 types them (arraydecl.py) ---- */
-static Node *array_op(Loc loc, int op, Node *base, Type *t)
-{
-    Node *n = node_new(E_ARRAYOP, loc);
-    n->ival = (uint64_t)op;
-    n->lhs = base;
-    n->type = t;
-    return n;
-}
-
-/* a.T and a.transpose(): the axes reversed (C <-> F); 1-D: a itself */
-static Node *array_transpose(Loc loc, Node *base)
-{
-    Type *t = base->type;
-    if (t->ndim <= 1)
-        return base;
-    Type *r = t->contiguous ? ty_array_f(t->elem, t->ndim, t->space)
-              : t->fortran ? ty_array(t->elem, t->ndim, true, t->space)
-              : t;
-    Node *n = array_op(loc, AOP_TRANSPOSE, base, r);
-    for (int i = 0; i < t->ndim; i++)
-        nl_push(&n->args, tree_int(loc, ty_int64, t->ndim - 1 - i));
-    return n;
-}
-
-static Node *lower_array_method(Ctx *c, Node *e, Node *base)
-{
-    const char *m = e->lhs->name;
-    Type *t = base->type;
-    if (e->kwargs.len)
-        return fail(c, ((Node *)e->kwargs.items[0])->loc, "array.%s() takes no keyword "
-                    "arguments here", m);
-    if (t->elem == ty_rngstate)
-        return fail(c, e->loc, "xoroshiro128p states have no method '%s'", m);
-    int nargs = e->args.len;
-    Node **items = e->args.items;
-    if (nargs == 1 && ((Node *)items[0])->kind == E_TUPLE &&
-        (strcmp(m, "transpose") == 0 || strcmp(m, "reshape") == 0)) {
-        nargs = ((Node *)items[0])->args.len;   /* a.reshape((2, 3)) */
-        items = ((Node *)items[0])->args.items;
-    }
-    if (strcmp(m, "transpose") == 0) {
-        if (nargs == 0)
-            return array_transpose(e->loc, base);
-        /* numba-cuda 0.30 types transpose(axes) but cannot lower it
-         * (arrayobj.py permute_arrays builds a Python set) */
-        return fail(c, e->loc, "transpose() with axes cannot be compiled for the CUDA "
-                    "target (numba-cuda lowers only a.T and a.transpose())");
-    }
-    if (strcmp(m, "reshape") == 0) {
-        if (!t->contiguous)
-            return fail(c, e->loc, "reshape() supports contiguous (C) arrays only, not %s",
-                        ty_name(t));
-        if (nargs < 1 || nargs > 3)
-            return fail(c, e->loc, "reshape() to %d dimensions is not supported (1 to 3)",
-                        nargs);
-        Node *n = array_op(e->loc, AOP_RESHAPE, base, ty_array(t->elem, nargs, true, t->space));
-        for (int i = 0; i < nargs; i++) {
-            Node *v = lx(c, items[i]);
-            if (BAD(v))
-                return poison(e->loc, v, NULL);
-            if (!ty_is_int(v->type))
-                return fail(c, items[i]->loc, "the shape of reshape() must be integers, not %s",
-                            ty_name(v->type));
-            nl_push(&n->args, tree_cast(v, ty_int64));
-        }
-        return n;
-    }
-    if (strcmp(m, "view") == 0) {
-        if (nargs != 1)
-            return fail(c, e->loc, "array.view() takes one dtype");
-        const char *dp = expr_path(c, items[0]);
-        const ApiEntry *da = dp ? api_lookup(dp) : NULL;
-        Type *el = da && da->kind == AK_TYPE ? api_type(da) : NULL;
-        if (!el || !ty_is_scalar(el))
-            return fail(c, items[0]->loc, "the argument of array.view() must be a scalar type "
-                        "such as np.int32");
-        if (el == t->elem)
-            return base;
-        if (t->fortran && ty_size(el) != ty_size(t->elem))
-            return fail(c, e->loc, "view() with another itemsize of an F-layout array is not "
-                        "supported yet");
-        Type *r = t->fortran ? ty_array_f(el, t->ndim, t->space)
-                             : ty_array(el, t->ndim, t->contiguous, t->space);
-        Node *n = array_op(e->loc, AOP_DTYPE, base, r);
-        nl_push(&n->args, tree_int(e->loc, ty_int64, ty_size(t->elem)));
-        nl_push(&n->args, tree_int(e->loc, ty_int64, ty_size(el)));
-        return n;
-    }
-    if (strcmp(m, "copy") == 0 || strcmp(m, "flatten") == 0 || strcmp(m, "ravel") == 0 ||
-        strcmp(m, "astype") == 0)
-        return fail(c, e->loc, "array.%s() allocates a new array, which numba-cuda cannot do "
-                    "on the device (NRT)", m);
-    return fail(c, e->lhs->loc, "method '%s' of %s is not supported", m, ty_name(t));
-}
-
-/* npk: x.bit_count() of an integer: numba-cuda's overload (intrinsics.py)
- * is cuda.popc(x), of x's own type. */
-static Node *lower_bit_count(Ctx *c, Node *e, Node *x)
-{
-    if (e->args.len || e->kwargs.len)
-        return fail(c, e->loc, "bit_count() takes no arguments");
-    Node *r = node_new(E_API, e->loc);
-    r->api = &api_table[API_POPC];
-    r->type = x->type;
-    nl_push(&r->args, x);
-    return r;
-}
-
-static Node *lx_call(Ctx *c, Node *e, bool stmt)
-{
-    const char *p = expr_path(c, e->lhs);
-    if (p) {
-        const ApiEntry *a = api_lookup(p);
-        if (!a)
-            return unknown_path(c, e->lhs->loc, p);
-        if (a->kind == AK_CALL || a->kind == AK_TYPE)
-            return lower_api_call(c, e, a, stmt);
-        return fail(c, e->lhs->loc, "'%s' is not callable", p);
-    }
-    if (e->lhs->kind == E_NAME) {
-        const char *name = e->lhs->name;
-        if (lookup_var(c, name))
-            return fail(c, e->lhs->loc, "'%s' is not callable", name);
-        const Global *g = sema_global(name);
-        if (g && g->kind == GLOBAL_FUNC)
-            return lower_device_call(c, e, g->fn, stmt);
-        if (g && g->kind == GLOBAL_CONST)
-            return fail(c, e->lhs->loc, "'%s' is not callable", name);
-        if (strcmp(name, "print") == 0)
-            return fail(c, e->loc, "print() is not supported yet");
-        return fail(c, e->lhs->loc, "name '%s' is not defined%s", name, name_hint(c, name));
-    }
-    if (e->lhs->kind == E_ATTR) {
-        Node *base = lx(c, e->lhs->lhs);
-        if (BAD(base))
-            return poison(e->loc, base, NULL);
-        if (base->type == ty_gridgroup)
-            return lower_grid_method(c, e, stmt);
-        if (ty_is_scalar(base->type) && strcmp(e->lhs->name, "conjugate") == 0)
-            return lower_conjugate(c, e, base);
-        if (base->type->kind == TY_ARRAY)
-            return lower_array_method(c, e, base);
-        if (ty_is_int(base->type) && strcmp(e->lhs->name, "bit_count") == 0)
-            return lower_bit_count(c, e, base);   /* npk */
-        return fail(c, e->lhs->loc, "method '%s' of %s is not supported", e->lhs->name,
-                    ty_name(base->type));
-    }
-    return fail(c, e->loc, "this call is not supported");
-}
-
-/* ------------------------------------------------------------------ */
 /* Expressions                                                         */
 /* ------------------------------------------------------------------ */
 
@@ -2641,7 +929,7 @@ static Node *lower_tuple(Ctx *c, Node *e)
     return t;
 }
 
-static Node *lx(Ctx *c, Node *e)
+Node *lx(Ctx *c, Node *e)
 {
     if ((e->kind == E_BINOP || e->kind == E_UNARY) && literal_only(e)) {
         bool runtime;
@@ -2711,7 +999,6 @@ static Node *lx(Ctx *c, Node *e)
 /* Statements                                                          */
 /* ------------------------------------------------------------------ */
 
-static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out);
 
 /* The Var that `target = <array>` in stmt declares as an array of type t,
  * or NULL after an error (a parameter, a second declaration, a scalar use
@@ -2875,7 +1162,7 @@ static void collective_target(Ctx *c, Node *st, Node **slot, Type *t, Node **tar
     if (ntargets == 1 && targets[0]->kind == E_NAME) {
         Var *v = lookup_var(c, targets[0]->name);
         if (v && v->kind == VAR_LOCAL && v->type != ty_error) {
-            bind(c, v, t, targets[0]->loc);
+            bind_var(c, v, t, targets[0]->loc);
             if (v->type == t) {
                 if (!c->quiet) {
                     *slot = tree_var(targets[0]->loc, v);
@@ -3053,7 +1340,7 @@ static void lower_print(Ctx *c, Node *call, NodeList *out)
 }
 
 /* target = <lowered value v> */
-static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
+void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
 {
     switch (target->kind) {
     case E_NAME: {
@@ -3082,13 +1369,13 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
                      ty_name(var->type), ty_name(v->type), var->name);
                 return;
             }
-            bind(c, var, v->type, target->loc);
+            bind_var(c, var, v->type, target->loc);
             if (!c->quiet && var->type && ty_unify(var->type, v->type) == var->type)
                 nl_push(out, tree_assign(target->loc, tree_var(target->loc, var), v));
             return;
         }
         if (v->type == ty_gridgroup) {   /* g = cuda.cg.this_grid(): typed, not stored */
-            bind(c, var, v->type, target->loc);
+            bind_var(c, var, v->type, target->loc);
             return;
         }
         if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE && v->type->kind != TY_VECTOR) {
@@ -3096,7 +1383,7 @@ static void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
                  ty_name(v->type));
             return;
         }
-        bind(c, var, v->type, target->loc);
+        bind_var(c, var, v->type, target->loc);
         if (!c->quiet && var->type && ty_unify(var->type, v->type)) {
             if (v->type != var->type && v->type->kind == TY_TUPLE && v->kind != E_TUPLE &&
                 v->kind != E_VAR) {
@@ -3325,369 +1612,6 @@ static Node *lower_cond(Ctx *c, Node *e)
     if (!BAD(v) && ty_is_complex(v->type))   /* complex_as_bool */
         return tree_cast(v, ty_bool);
     return v;
-}
-
-/* ---- Iteration (issue 9) ----
- * for x in a (an array: its elements, or the rows of an n-D one), for x in
- * t (a homogeneous tuple), enumerate(it[, start]), zip(it, ...),
- * literal_unroll(t) of a homogeneous tuple, nested as in
- * `for i, (u, v) in enumerate(zip(x, y))`, and range() inside them: each
- * iterable is evaluated once before the loop (arrays into hidden view
- * variables, tuples into hidden tuple variables), then an S_FORRANGE runs
- * a hidden int64 index over the shortest length and assigns the targets
- * from it at the top of the body, so that break, continue and the last
- * values are Python's. */
-typedef enum IterKind { IT_ARRAY, IT_TUPLE, IT_RANGE, IT_ENUM, IT_ZIP } IterKind;
-
-typedef struct Iter {
-    IterKind kind;
-    Loc loc;
-    Node *src;              /* IT_ARRAY / IT_TUPLE: the value, read-only (E_VAR) */
-    Node *start, *step;     /* IT_RANGE: stable int64 values; IT_ENUM: start */
-    Type *rtype;            /* IT_RANGE: the range's type */
-    Node *len;              /* int64 length */
-    struct Iter *kids[8];
-    int nkids;
-} Iter;
-
-/* a OP b of two int64s (a typed E_COMPARE) */
-static Node *iter_cmp(Loc loc, Op op, Node *a, Node *b)
-{
-    Node *cmp = node_new(E_COMPARE, loc);
-    cmp->ops = arena_alloc(sizeof *cmp->ops);
-    cmp->ops[0] = op;
-    cmp->type = ty_bool;
-    nl_push(&cmp->args, a);
-    nl_push(&cmp->args, b);
-    return cmp;
-}
-
-/* A value evaluated once before the loop: a stable node, or a hidden
- * variable assigned in out. */
-static Node *iter_once(Ctx *c, Node *v, const char *what, NodeList *out)
-{
-    if (v->kind == E_CONST || (v->kind == E_VAR && v->var->kind != VAR_LOCAL &&
-                               v->var->kind != VAR_PARAM && v->var->kind != VAR_HIDDEN))
-        return v;
-    Var *t = hidden_var(c, what, v->type, v->loc);
-    if (!c->quiet)
-        nl_push(out, tree_assign(v->loc, tree_var(v->loc, t), v));
-    return tree_var(v->loc, t);
-}
-
-static Iter *lower_iterable(Ctx *c, Node *e, NodeList *out)
-{
-    Iter *r = arena_alloc(sizeof *r);
-    r->loc = e->loc;
-    const char *p = e->kind == E_CALL ? expr_path(c, e->lhs) : NULL;
-    if (p && (strcmp(p, "range") == 0 || strcmp(p, "enumerate") == 0 ||
-              strcmp(p, "zip") == 0 || strcmp(p, "literal_unroll") == 0)) {
-        int n = e->args.len;
-        if (e->kwargs.len) {
-            fail(c, ((Node *)e->kwargs.items[0])->loc, "%s() takes no keyword arguments here", p);
-            return NULL;
-        }
-        if (strcmp(p, "literal_unroll") == 0) {
-            if (n != 1) {
-                fail(c, e->loc, "literal_unroll() takes one argument");
-                return NULL;
-            }
-            Iter *k = lower_iterable(c, e->args.items[0], out);
-            if (k && k->kind != IT_TUPLE && k->kind != IT_ARRAY) {
-                fail(c, e->loc, "literal_unroll() takes a tuple or an array");
-                return NULL;
-            }
-            return k;
-        }
-        if (strcmp(p, "range") == 0) {
-            if (n < 1 || n > 3) {
-                fail(c, e->loc, "range() takes 1 to 3 positional arguments");
-                return NULL;
-            }
-            Node *v[3];
-            Type *types[3];
-            for (int i = 0; i < n; i++) {
-                v[i] = lx(c, e->args.items[i]);
-                if (BAD(v[i]))
-                    return NULL;
-                if (!ty_is_scalar(v[i]->type)) {
-                    fail(c, v[i]->loc, "range() arguments must be numbers, not %s",
-                         ty_name(v[i]->type));
-                    return NULL;
-                }
-                types[i] = v[i]->type;
-            }
-            int k = ty_resolve_case(tr_range.cases, tr_range.n, types, n, true);
-            r->kind = IT_RANGE;
-            r->rtype = ty_scalar[tr_range.cases[k].ret];
-            Node *start = n == 1 ? tree_int(e->loc, ty_int64, 0)
-                                 : tree_cast(tree_cast(v[0], r->rtype), ty_int64);
-            Node *stop = tree_cast(tree_cast(v[n == 1 ? 0 : 1], r->rtype), ty_int64);
-            Node *step = n == 3 ? tree_cast(tree_cast(v[2], r->rtype), ty_int64)
-                                : tree_int(e->loc, ty_int64, 1);
-            if (step->kind == E_CONST && step->ival == 0) {
-                fail(c, step->loc, "range() step must not be zero");
-                return NULL;
-            }
-            r->start = iter_once(c, start, "rstart", out);
-            Node *stopv = iter_once(c, stop, "rstop", out);
-            r->step = iter_once(c, step, "rstep", out);
-            /* len = max(0, ceil((stop - start) / step)): krt_range_len */
-            Node *len = node_new(E_API, e->loc);
-            len->api = &api_table[API_B_RANGE_LEN];
-            len->type = ty_int64;
-            nl_push(&len->args, node_clone(r->start));
-            nl_push(&len->args, stopv);
-            nl_push(&len->args, node_clone(r->step));
-            r->len = len;
-            return r;
-        }
-        bool en = strcmp(p, "enumerate") == 0;
-        if (en ? n < 1 || n > 2 : n < 1 || n > 8) {
-            fail(c, e->loc, en ? "enumerate() takes 1 or 2 arguments" :
-                 "zip() takes 1 to 8 iterables here");
-            return NULL;
-        }
-        r->kind = en ? IT_ENUM : IT_ZIP;
-        for (int i = 0; i < (en ? 1 : n); i++) {
-            r->kids[i] = lower_iterable(c, e->args.items[i], out);
-            if (!r->kids[i])
-                return NULL;
-        }
-        r->nkids = en ? 1 : n;
-        if (en) {
-            Node *st = n == 2 ? lx(c, e->args.items[1]) : tree_int(e->loc, ty_int64, 0);
-            if (BAD(st))
-                return NULL;
-            if (!ty_is_int(st->type)) {
-                fail(c, st->loc, "the start of enumerate() must be an integer, not %s",
-                     ty_name(st->type));
-                return NULL;
-            }
-            r->start = iter_once(c, tree_cast(st, ty_int64), "estart", out);
-            r->len = r->kids[0]->len;
-            return r;
-        }
-        r->len = r->kids[0]->len;
-        for (int i = 1; i < n; i++) {   /* the shortest */
-            Node *a = r->len, *b = r->kids[i]->len;
-            Node *m = node_new(E_IFEXP, e->loc);
-            m->cond = iter_cmp(e->loc, OP_LT, a, b);
-            m->lhs = node_clone(a);
-            m->rhs = node_clone(b);
-            m->type = ty_int64;
-            r->len = m;
-        }
-        Node *len = iter_once(c, r->len, "zlen", out);
-        r->len = len;
-        return r;
-    }
-    if (p && strcmp(p, "range") != 0 && api_lookup(p) && api_lookup(p)->kind == AK_CALL &&
-        !strchr(p, '.') && api_lookup(p)->cls == AC_BUILTIN) {
-        fail(c, e->loc, "%s() cannot be iterated over", p);
-        return NULL;
-    }
-    Node *v = lx(c, e);
-    if (BAD(v))
-        return NULL;
-    if (v->type->kind == TY_ARRAY) {
-        if (v->type->elem == ty_rngstate) {
-            fail(c, e->loc, "xoroshiro128p states cannot be iterated over");
-            return NULL;
-        }
-        r->kind = IT_ARRAY;
-        r->src = iter_once(c, v, "iter", out);
-        Node *len = node_new(E_SHAPE, e->loc);
-        len->lhs = node_clone(r->src);
-        len->type = ty_int64;
-        r->len = len;
-        return r;
-    }
-    if (v->type->kind == TY_TUPLE) {
-        Type *el = v->type->nelems ? v->type->elems[0] : NULL;
-        for (int i = 0; i < v->type->nelems; i++)
-            if (v->type->elems[i] != el) {
-                fail(c, e->loc, "cannot iterate over the heterogeneous tuple %s (numba-cuda "
-                     "iterates over tuples of one type only; literal_unroll() of such a tuple "
-                     "is not supported yet)", ty_name(v->type));
-                return NULL;
-            }
-        if (el && !ty_is_scalar(el)) {
-            fail(c, e->loc, "iterating over a tuple of %s is not supported", ty_name(el));
-            return NULL;
-        }
-        r->kind = IT_TUPLE;
-        r->src = iter_once(c, v, "titer", out);
-        r->len = tree_int(e->loc, ty_int64, v->type->nelems);
-        return r;
-    }
-    fail(c, e->loc, "a value of type %s cannot be iterated over", ty_name(v->type));
-    return NULL;
-}
-
-/* The value the iterable gives at index k (an E_VAR of int64): a node, or
- * for enumerate/zip the list of the parts (*parts, *nparts). */
-static Node *iter_value(Iter *r, Node *k)
-{
-    switch (r->kind) {
-    case IT_ARRAY: {
-        Type *at = r->src->type;
-        if (at->ndim == 1) {
-            Node *n = node_new(E_INDEX, r->loc);
-            n->lhs = node_clone(r->src);
-            n->type = at->elem;
-            nl_push(&n->args, k);
-            return n;
-        }
-        Node *n = node_new(E_VIEW, r->loc);
-        n->lhs = node_clone(r->src);
-        nl_push(&n->args, k);
-        n->type = ty_array(at->elem, at->ndim - 1, at->contiguous, at->space);
-        return n;
-    }
-    case IT_TUPLE: {
-        int n = r->src->type->nelems;
-        Node *v = tree_tupleget(node_clone(r->src), n - 1);
-        for (int i = n - 2; i >= 0; i--) {
-            Node *m = node_new(E_IFEXP, r->loc);
-            m->cond = iter_cmp(r->loc, OP_EQ, node_clone(k), tree_int(r->loc, ty_int64, i));
-            m->lhs = tree_tupleget(node_clone(r->src), i);
-            m->rhs = v;
-            m->type = v->type;
-            v = m;
-        }
-        return v;
-    }
-    case IT_RANGE: {
-        Node *off = tree_binop(r->loc, OP_MUL, node_clone(k), node_clone(r->step), ty_int64);
-        Node *val = tree_binop(r->loc, OP_ADD, node_clone(r->start), off, ty_int64);
-        return tree_cast(val, r->rtype);
-    }
-    default:
-        return NULL;
-    }
-}
-
-/* Assign the targets of a for loop from the iterable's value at k. */
-static void iter_assign(Ctx *c, Node *target, Iter *r, Node *k, NodeList *out)
-{
-    if (r->kind == IT_ENUM || r->kind == IT_ZIP) {
-        int n = r->kind == IT_ENUM ? 2 : r->nkids;
-        if (target->kind != E_TUPLE && target->kind != E_LIST) {
-            fail(c, target->loc, "the target of a loop over %s must unpack its %d items here",
-                 r->kind == IT_ENUM ? "enumerate()" : "zip()", n);
-            return;
-        }
-        if (target->args.len != n) {
-            fail(c, target->loc, "cannot unpack %d values into %d variables", n,
-                 target->args.len);
-            return;
-        }
-        if (r->kind == IT_ENUM) {
-            Node *i = tree_binop(r->loc, OP_ADD, node_clone(r->start), node_clone(k), ty_int64);
-            assign_value(c, target->args.items[0], i, out);
-            iter_assign(c, target->args.items[1], r->kids[0], k, out);
-            return;
-        }
-        for (int i = 0; i < n; i++)
-            iter_assign(c, target->args.items[i], r->kids[i], k, out);
-        return;
-    }
-    assign_value(c, target, iter_value(r, node_clone(k)), out);
-}
-
-static void lower_for_iter(Ctx *c, Node *s, NodeList *out)
-{
-    Iter *r = lower_iterable(c, s->rhs, out);
-    Node *f = tree_stmt(S_FORRANGE, s->loc);
-    Var *k = hidden_var(c, "k", ty_int64, s->loc);
-    if (r)
-        iter_assign(c, s->lhs, r, tree_var(s->loc, k), &f->body);
-    c->loops++;
-    lblock(c, &s->body, &f->body);
-    c->loops--;
-    if (!r || c->quiet)
-        return;
-    f->var = k;
-    f->it = hidden_var(c, "it", ty_int64, s->loc);
-    f->stop = hidden_var(c, "stop", ty_int64, s->loc);
-    f->step = hidden_var(c, "step", ty_int64, s->loc);
-    nl_push(&f->args, tree_int(s->loc, ty_int64, 0));
-    nl_push(&f->args, node_clone(r->len));
-    nl_push(&f->args, tree_int(s->loc, ty_int64, 1));
-    nl_push(out, f);
-}
-
-static void lower_for(Ctx *c, Node *s, NodeList *out)
-{
-    if (s->orelse.len) {
-        fail(c, s->loc, "for ... else is not supported yet");
-        return;
-    }
-    Node *it = s->rhs;
-    const char *p = it->kind == E_CALL ? expr_path(c, it->lhs) : NULL;
-    if (!p || strcmp(p, "range") != 0 || s->lhs->kind != E_NAME) {
-        lower_for_iter(c, s, out);
-        return;
-    }
-    if (s->lhs->kind != E_NAME) {
-        fail(c, s->lhs->loc, "the target of a for loop must be a single name");
-        return;
-    }
-    if (it->kwargs.len || it->args.len < 1 || it->args.len > 3) {
-        fail(c, it->loc, "range() takes 1 to 3 positional arguments");
-        return;
-    }
-    int n = it->args.len;
-    Node *v[3];
-    Type *types[3];
-    bool bad = false;
-    for (int i = 0; i < n; i++) {
-        v[i] = lx(c, it->args.items[i]);
-        if (BAD(v[i])) {
-            bad = true;
-            continue;
-        }
-        /* floats are accepted, as numba's Range template converts them
-         * (unsafely, truncating) to the chosen case: range(float32) is an
-         * int32 range, range(uint8, float64) a uint64 one */
-        if (!ty_is_scalar(v[i]->type)) {
-            fail(c, v[i]->loc, "range() arguments must be numbers, not %s", ty_name(v[i]->type));
-            bad = true;
-        }
-        types[i] = v[i]->type;
-    }
-    Var *var = lookup_var(c, s->lhs->name);
-    Type *r = NULL;
-    if (!bad) {
-        int k = ty_resolve_case(tr_range.cases, tr_range.n, types, n, true);
-        r = ty_scalar[tr_range.cases[k].ret];
-        if (is_array_var(var))
-            fail(c, s->lhs->loc, "'%s' is an array; it cannot be a loop variable", var->name);
-        else
-            bind(c, var, r, s->lhs->loc);
-    }
-    Node *f = tree_stmt(S_FORRANGE, s->loc);
-    c->loops++;
-    lblock(c, &s->body, &f->body);
-    c->loops--;
-    if (bad || c->quiet || !var->type)
-        return;
-    Node *start = n == 1 ? tree_int(it->loc, r, 0) : tree_cast(v[0], r);
-    Node *stop = tree_cast(v[n == 1 ? 0 : 1], r);
-    Node *step = n == 3 ? tree_cast(v[2], r) : tree_int(it->loc, r, 1);
-    if (step->kind == E_CONST && step->ival == 0) {
-        fail(c, step->loc, "range() step must not be zero");
-        return;
-    }
-    f->var = var;
-    f->it = hidden_var(c, "it", r, s->loc);
-    f->stop = hidden_var(c, "stop", r, s->loc);
-    f->step = hidden_var(c, "step", r, s->loc);
-    nl_push(&f->args, start);
-    nl_push(&f->args, stop);
-    nl_push(&f->args, step);
-    nl_push(out, f);
 }
 
 static void lower_return(Ctx *c, Node *s, NodeList *out)
@@ -4034,7 +1958,7 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
     }
 }
 
-static void lblock(Ctx *c, NodeList *in, NodeList *out)
+void lblock(Ctx *c, NodeList *in, NodeList *out)
 {
     for (int i = 0; i < in->len; i++)
         lower_stmt(c, in->items[i], out);
@@ -4254,7 +2178,7 @@ static Spec *spec_new(FuncDef *fd, Type **args, int nargs)
 
 /* The specialisation of a device function for these argument types: typed
  * (fixed point) on first use, lowered when a final pass first calls it. */
-static Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
+Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
 {
     Spec *s = NULL;
     for (int i = 0; i < all_specs.len && !s; i++) {
