@@ -155,8 +155,7 @@ static void own_line_directives(StrBuf *code, int src_lines, const char *out_nam
             after_directive = false;
             cur++;
         }
-        for (size_t i = 0; i < len; i++)
-            sb_putc(&b, s[i]);
+        sb_putn(&b, s, len);
         out_line++;
         s += len;
     }

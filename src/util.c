@@ -164,6 +164,14 @@ void sb_puts(StrBuf *b, const char *s)
     b->len += n;
 }
 
+void sb_putn(StrBuf *b, const char *s, size_t n)
+{
+    sb_reserve(b, n);
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
 void sb_printf(StrBuf *b, const char *fmt, ...)
 {
     va_list ap;
