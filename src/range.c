@@ -79,7 +79,7 @@ static bool type_bounds(const Type *t, int64_t *lo, int64_t *hi)
         *lo = 0, *hi = 1;
         return true;
     }
-    if (i->cls == SC_FLOAT)
+    if (i->cls != SC_SINT && i->cls != SC_UINT)   /* floats, float16, complex */
         return false;
     int bits = i->size * 8;
     if (i->cls == SC_SINT) {
