@@ -806,6 +806,9 @@ void emit_cpu_kernel(Emitter *E, Func *f)
                 continue;
             if (v->kind == VAR_LOCALARRAY)
                 outf(E, "%s %s%s;", t_c(v->type->elem), v->cname, array_dims(v));
+            else if (v->type == ty_bool)   /* read before written, a byte of the last block's
+                                              (or another kernel's) frame: no _Bool trap */
+                outf(E, "uint8_t %s;", v->cname);
             else
                 outf(E, "%s %s;", t_c(v->type), v->cname);
         }

@@ -540,6 +540,7 @@ static void run_cleanup(Run *r)
                 krt_free(r->args[i].dev);
             npy_free(&r->args[i].host);
             free(r->args[i].orig);
+            free(r->args[i].tuple);
         }
         free(r->args);
     }

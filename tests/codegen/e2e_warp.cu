@@ -320,7 +320,7 @@ struct match_keys__frame {
     int64_t i;
     int32_t m;
     int32_t mask;
-    bool same;
+    uint8_t same;
     krt_tup_i32_b krt_w1;
     uint32_t krt_warp0_mask;
     int64_t krt_warp0_val;
@@ -422,9 +422,9 @@ struct divergent__frame {
     int32_t r_2;
     uint32_t act;
     int64_t up;
-    bool al;
-    bool an;
-    bool eq;
+    uint8_t al;
+    uint8_t an;
+    uint8_t eq;
     uint32_t krt_warp0_mask;
     int32_t krt_warp0_val;
     int64_t krt_warp0_arg;

@@ -35,7 +35,7 @@ struct max_reduce__red_i1__frame {
     int8_t krt_u_old_;
     int64_t krt_u_size_;
     int8_t krt_u_value_;
-    bool krt_u_full_;
+    uint8_t krt_u_full_;
     int64_t krt_u_width_2_;
     int8_t krt_u_old_2_;
     int64_t krt_u_base_;
@@ -429,7 +429,7 @@ struct max_reduce__red_i2__frame {
     int16_t krt_u_old_;
     int64_t krt_u_size_;
     int16_t krt_u_value_;
-    bool krt_u_full_;
+    uint8_t krt_u_full_;
     int64_t krt_u_width_2_;
     int16_t krt_u_old_2_;
     int64_t krt_u_base_;
@@ -823,7 +823,7 @@ struct max_reduce__red_i4__frame {
     int32_t krt_u_old_;
     int64_t krt_u_size_;
     int32_t krt_u_value_;
-    bool krt_u_full_;
+    uint8_t krt_u_full_;
     int64_t krt_u_width_2_;
     int32_t krt_u_old_2_;
     int64_t krt_u_base_;
@@ -1217,7 +1217,7 @@ struct max_reduce__red_i8__frame {
     int64_t krt_u_old_;
     int64_t krt_u_size_;
     int64_t krt_u_value_;
-    bool krt_u_full_;
+    uint8_t krt_u_full_;
     int64_t krt_u_width_2_;
     int64_t krt_u_old_2_;
     int64_t krt_u_base_;
@@ -1611,7 +1611,7 @@ struct max_reduce__red_u1__frame {
     uint8_t krt_u_old_;
     int64_t krt_u_size_;
     uint8_t krt_u_value_;
-    bool krt_u_full_;
+    uint8_t krt_u_full_;
     int64_t krt_u_width_2_;
     uint8_t krt_u_old_2_;
     int64_t krt_u_base_;
@@ -2005,7 +2005,7 @@ struct max_reduce__red_u2__frame {
     uint16_t krt_u_old_;
     int64_t krt_u_size_;
     uint16_t krt_u_value_;
-    bool krt_u_full_;
+    uint8_t krt_u_full_;
     int64_t krt_u_width_2_;
     uint16_t krt_u_old_2_;
     int64_t krt_u_base_;
@@ -2399,7 +2399,7 @@ struct max_reduce__red_u4__frame {
     uint32_t krt_u_old_;
     int64_t krt_u_size_;
     uint32_t krt_u_value_;
-    bool krt_u_full_;
+    uint8_t krt_u_full_;
     int64_t krt_u_width_2_;
     uint32_t krt_u_old_2_;
     int64_t krt_u_base_;
@@ -2793,7 +2793,7 @@ struct max_reduce__red_u8__frame {
     uint64_t krt_u_old_;
     int64_t krt_u_size_;
     uint64_t krt_u_value_;
-    bool krt_u_full_;
+    uint8_t krt_u_full_;
     int64_t krt_u_width_2_;
     uint64_t krt_u_old_2_;
     int64_t krt_u_base_;
@@ -3187,7 +3187,7 @@ struct max_reduce__red_f4__frame {
     float krt_u_old_;
     int64_t krt_u_size_;
     float krt_u_value_;
-    bool krt_u_full_;
+    uint8_t krt_u_full_;
     int64_t krt_u_width_2_;
     float krt_u_old_2_;
     int64_t krt_u_base_;
@@ -3581,7 +3581,7 @@ struct max_reduce__red_f8__frame {
     double krt_u_old_;
     int64_t krt_u_size_;
     double krt_u_value_;
-    bool krt_u_full_;
+    uint8_t krt_u_full_;
     int64_t krt_u_width_2_;
     double krt_u_old_2_;
     int64_t krt_u_base_;
@@ -3975,7 +3975,7 @@ struct max_reduce__red_f2__frame {
     krt_f16 krt_u_old_;
     int64_t krt_u_size_;
     krt_f16 krt_u_value_;
-    bool krt_u_full_;
+    uint8_t krt_u_full_;
     int64_t krt_u_width_2_;
     krt_f16 krt_u_old_2_;
     int64_t krt_u_base_;
