@@ -75,23 +75,6 @@ static const char *header_guard(const char *path)
     return guard;
 }
 
-static const char *c_string(const char *s)
-{
-    StrBuf b = {0};
-    /* a newline or another control character in a file name as an octal
-     * escape: #line "a\012b.kern" stays one line */
-    for (; *s; s++) {
-        if ((unsigned char)*s < 0x20 || *s == 0x7f) {
-            sb_printf(&b, "\\%03o", (unsigned char)*s);
-            continue;
-        }
-        if (*s == '"' || *s == '\\')
-            sb_putc(&b, '\\');
-        sb_putc(&b, *s);
-    }
-    return sb_take(&b);
-}
-
 /* The launcher's C type of a parameter (bool travels as uint8_t). */
 static const char *abi_type(const Type *t)
 {

@@ -66,6 +66,9 @@ void sb_free(StrBuf *b);
 /* b's text copied into the arena ("" if b is empty); b is freed. */
 char *sb_take(StrBuf *b);
 
+/* s as the characters of a C string literal (arena): quotes and backslashes
+ * escaped, control characters in octal (#line names, descriptor strings). */
+const char *c_string(const char *s);
 /* The last component of a path ("a/b.kern" -> "b.kern"). */
 const char *path_base(const char *path);
 /* FNV-1a of the n bytes at s, for the translator's hash tables. */

@@ -96,22 +96,6 @@ Program *translate(Source *src, const Options *opt)
     return prog;
 }
 
-/* s as the characters of a C string literal. */
-static const char *c_string_literal(const char *s)
-{
-    StrBuf b = {0};
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            sb_printf(&b, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            sb_printf(&b, "\\%03o", c);
-        else
-            sb_putc(&b, (char)c);
-    }
-    return sb_take(&b);
-}
-
 /* The lines of a text (a last line without a newline counts). */
 static int count_lines(const char *s, size_t n)
 {
@@ -171,7 +155,7 @@ bool translate_emit(Program *p, const Options *opt, StrBuf *code, StrBuf *header
         emit_cuda(code, p, opt);
     if (code && p->src) {
         const char *out = !opt->output || strcmp(opt->output, "-") == 0 ? "<stdout>" : opt->output;
-        own_line_directives(code, count_lines(p->src->text, p->src->len), c_string_literal(out));
+        own_line_directives(code, count_lines(p->src->text, p->src->len), c_string(out));
     }
     if (header)
         emit_header(header, p, opt);

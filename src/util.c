@@ -282,3 +282,20 @@ const char *suggest_hint(const Suggest *s)
 {
     return s->best ? arena_printf("; did you mean '%s'?", s->best) : "";
 }
+
+const char *c_string(const char *s)
+{
+    StrBuf b = {0};
+    /* a newline or another control character as an octal escape: a file
+     * name in #line "a\012b.kern" stays one line */
+    for (; *s; s++) {
+        if ((unsigned char)*s < 0x20 || *s == 0x7f) {
+            sb_printf(&b, "\\%03o", (unsigned char)*s);
+            continue;
+        }
+        if (*s == '"' || *s == '\\')
+            sb_putc(&b, '\\');
+        sb_putc(&b, *s);
+    }
+    return sb_take(&b);
+}
