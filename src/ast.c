@@ -36,7 +36,7 @@ const char *op_spelling[] = {
 
 Node *node_new(NodeKind kind, Loc loc)
 {
-    Node *n = arena_alloc(sizeof *n);
+    Node *n = node_alloc(sizeof *n);
     n->kind = kind;
     n->loc = loc;
     return n;
@@ -46,7 +46,7 @@ void nl_push(NodeList *l, Node *n)
 {
     if (l->len == l->cap) {
         int cap = l->cap ? l->cap * 2 : 4;
-        Node **items = arena_alloc(sizeof *items * (size_t)cap);
+        Node **items = node_alloc(sizeof *items * (size_t)cap);
         if (l->len)
             memcpy(items, l->items, sizeof *items * (size_t)l->len);
         l->items = items;
@@ -117,7 +117,7 @@ Node *node_clone(const Node *n)
         work_push(&w, n, &root);
     while (w.len) {
         Work it = w.items[--w.len];
-        Node *c = arena_alloc(sizeof *c);
+        Node *c = node_alloc(sizeof *c);
         *c = *it.src;
         *it.dst = c;
         for (int i = 0; i < NSLOT_NODES; i++)
@@ -129,7 +129,7 @@ Node *node_clone(const Node *n)
                 *l = (NodeList){0};
                 continue;
             }
-            Node **items = arena_alloc(sizeof *items * (size_t)l->len);
+            Node **items = node_alloc(sizeof *items * (size_t)l->len);
             for (int j = 0; j < l->len; j++) {
                 items[j] = NULL;
                 if (l->items[j])
@@ -140,7 +140,7 @@ Node *node_clone(const Node *n)
         }
         if (it.src->ops) {
             int nops = it.src->args.len > 1 ? it.src->args.len - 1 : 0;
-            c->ops = arena_alloc(sizeof *c->ops * (size_t)(nops ? nops : 1));
+            c->ops = node_alloc(sizeof *c->ops * (size_t)(nops ? nops : 1));
             memcpy(c->ops, it.src->ops, sizeof *c->ops * (size_t)nops);
         }
     }

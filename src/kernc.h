@@ -41,6 +41,26 @@ char *arena_strndup(const char *s, size_t n);
 char *arena_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void arena_free_all(void);
 
+/* Scratch memory for tree nodes that a pass builds and throws away: the
+ * quiet passes of type.c's fixed point lower a whole body only to learn
+ * the variables' types.  Between scratch_begin and scratch_end, node_alloc
+ * (node_new, node_clone, nl_push) takes memory from a stack that
+ * scratch_end gives back; everything else still comes from the arena.
+ * Marks nest.  A node that must outlive the pass (a constant array's
+ * elements, a specialisation's tree) is built between scratch_suspend and
+ * scratch_resume.  Under AddressSanitizer the given-back memory is
+ * poisoned, so a node kept past its pass is caught by the sanitizer run. */
+typedef struct ScratchMark {
+    void *chunk;
+    size_t used;
+    bool active;
+} ScratchMark;
+ScratchMark scratch_begin(void);
+void scratch_end(ScratchMark m);
+bool scratch_suspend(void);               /* the previous state, for resume */
+void scratch_resume(bool active);
+void *node_alloc(size_t n);               /* zeroed, like arena_alloc */
+
 /* Internal bug (not a user error): prints file:line and aborts. */
 #define die(...) die_at(__FILE__, __LINE__, __VA_ARGS__)
 _Noreturn void die_at(const char *file, int line, const char *fmt, ...)
@@ -1099,6 +1119,7 @@ typedef struct Options {
     bool debug;                  /* -g */
     bool assume_noalias;         /* --assume-noalias (issue 11): kernel array
                                     arguments never overlap */
+    bool time_report;            /* -ftime-report: each pass's time on stderr */
     SigOverride *sigs;
     int nsigs;
 } Options;
@@ -1110,6 +1131,10 @@ typedef struct Options {
  * if the emitter reported an error. */
 Program *translate(Source *src, const Options *opt);
 bool translate_emit(Program *p, const Options *opt, StrBuf *code, StrBuf *header);
+/* -ftime-report: the time since the previous call is charged to pass
+ * (translate and translate_emit call it; main.c for writing); with pass
+ * NULL, the table is printed to stderr.  Nothing without the option. */
+void time_pass(const Options *opt, const char *pass);
 
 /* Between resolve.c and type.c (nothing else uses these). */
 typedef struct Signature {

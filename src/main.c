@@ -57,6 +57,7 @@ static const char usage_text[] =
 static const char usage_text2[] =
     "  -w                      do not report warnings\n"
     "  -fsyntax-only           check the file, write nothing\n"
+    "  -ftime-report           print the time of each pass on stderr, as gcc does\n"
     "  -fdiagnostics-color[=WHEN]\n"
     "                          colour diagnostics: auto (default: on a terminal,\n"
     "                          unless NO_COLOR is set), always, never\n"
@@ -397,6 +398,8 @@ int main(int argc, char **argv)
             diag_no_warnings = true;
         } else if (strcmp(a, "-fsyntax-only") == 0) {
             syntax_only = true;
+        } else if (strcmp(a, "-ftime-report") == 0) {
+            opt.time_report = true;
         } else if (strcmp(a, "-fdiagnostics-color") == 0 ||
                    strcmp(a, "-fno-diagnostics-color") == 0) {
             /* read above */
@@ -494,6 +497,8 @@ int main(int argc, char **argv)
     }
     /* -fsyntax-only: the emitter ran for its checks; nothing is written. */
     bool ok = error_count() == 0 && (syntax_only || write_outputs(outs, nouts));
+    time_pass(&opt, "write");
+    time_pass(&opt, NULL);
     for (int i = 0; i < nouts; i++)
         sb_free(&outs[i].text);
     arena_free_all();

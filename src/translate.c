@@ -14,14 +14,64 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Resolve and type a parsed module: the Program, or NULL after errors. */
+/* -ftime-report, as gcc's: CPU and wall time per pass, in the order the
+ * passes first ran. */
+enum { MAX_PASSES = 16 };
+static struct { const char *name; double cpu, wall; } passes[MAX_PASSES];
+static int npasses;
+static double last_cpu, last_wall;
+
+static double clock_s(clockid_t id)
+{
+    struct timespec t;
+    clock_gettime(id, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+void time_pass(const Options *opt, const char *pass)
+{
+    if (!opt->time_report)
+        return;
+    double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID), wall = clock_s(CLOCK_MONOTONIC);
+    if (!pass) {
+        double tc = 0, tw = 0;
+        fprintf(stderr, "\nkernc: time report (seconds)\n%-24s %9s %9s\n", "pass", "cpu", "wall");
+        for (int i = 0; i < npasses; i++) {
+            fprintf(stderr, "%-24s %9.3f %9.3f\n", passes[i].name, passes[i].cpu, passes[i].wall);
+            tc += passes[i].cpu;
+            tw += passes[i].wall;
+        }
+        fprintf(stderr, "%-24s %9.3f %9.3f\n", "total", tc, tw);
+        return;
+    }
+    if (last_wall == 0) {       /* the first call starts the clock */
+        last_cpu = cpu;
+        last_wall = wall;
+        return;
+    }
+    int i = 0;
+    while (i < npasses && strcmp(passes[i].name, pass) != 0)
+        i++;
+    if (i == npasses && npasses < MAX_PASSES)
+        passes[npasses++].name = pass;
+    if (i < npasses) {
+        passes[i].cpu += cpu - last_cpu;
+        passes[i].wall += wall - last_wall;
+    }
+    last_cpu = cpu;
+    last_wall = wall;
+}
+
 static Program *analyze(Node *module, const Options *opt)
 {
     int errors_before = error_count();
     types_init();
     type_reset();
     PtrVec fdefs = resolve_module(module, opt);
+    time_pass(opt, "resolve");
 
     /* Pass 3: type every kernel signature and eager device function; their
      * calls type the device-function specialisations they need. */
@@ -58,6 +108,7 @@ static Program *analyze(Node *module, const Options *opt)
                 type_mark_failed(from);
         }
     }
+    time_pass(opt, "type");
     int e = error_count(), from = type_nfinal();
     ufunc_type_all(&fdefs, errors_before);
     if (error_count() > e)
@@ -82,17 +133,22 @@ static Program *analyze(Node *module, const Options *opt)
 Program *translate(Source *src, const Options *opt)
 {
     diag_init(src);
+    time_pass(opt, "start");
     Node *module = parse_source(src);
+    time_pass(opt, "parse");
     if (!module || error_count() > 0)
         return NULL;
     Program *prog = analyze(module, opt);
+    time_pass(opt, "ufuncs");
     if (!prog || error_count() > 0)
         return NULL;
     prog->src = src;
     check_program(prog, opt);
+    time_pass(opt, "check");
     if (error_count() > 0)
         return NULL;
     range_program(prog);
+    time_pass(opt, "range");
     return prog;
 }
 
@@ -153,11 +209,14 @@ bool translate_emit(Program *p, const Options *opt, StrBuf *code, StrBuf *header
         emit_c(code, p, opt);
     else if (code)
         emit_cuda(code, p, opt);
+    time_pass(opt, opt->target_c ? "lower+emit C" : "emit CUDA");
     if (code && p->src) {
         const char *out = !opt->output || strcmp(opt->output, "-") == 0 ? "<stdout>" : opt->output;
         own_line_directives(code, count_lines(p->src->text, p->src->len), c_string(out));
     }
+    time_pass(opt, "#line");
     if (header)
         emit_header(header, p, opt);
+    time_pass(opt, "header");
     return error_count() == 0;
 }

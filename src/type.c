@@ -145,8 +145,14 @@ void type_reset(void)
 }
 
 
+/* Bad nodes made so far: a quiet pass that made one may not be the last
+ * (spec_infer). */
+static unsigned long bad_made;
+
 Node *bad_node(Loc loc, Type *t)
 {
+    if (!t || t == ty_error)   /* (a void "constant" is a statement's value) */
+        bad_made++;
     Node *n = node_new(E_CONST, loc);
     n->type = t;
     return n;
@@ -304,6 +310,7 @@ void bind_var(Ctx *c, Var *v, Type *t, Loc loc)
         v->type = u;
         v->type_loc = loc;
         c->changed = true;
+        c->widened = true;
     }
 }
 
@@ -1649,6 +1656,8 @@ static void lower_return(Ctx *c, Node *s, NodeList *out)
         return;
     }
     if (!c->declared_ret && u != c->ret) {
+        if (c->ret)
+            c->widened = true;
         c->ret = u;
         c->changed = true;
     }
@@ -2072,10 +2081,20 @@ static void spec_infer(Spec *s, Type *declared_ret)
     for (int iter = 0; iter < 100; iter++) {
         c->quiet = true;
         c->changed = false;
+        c->widened = false;
         c->ntemps = 0;
-        NodeList scratch = {0};
-        lblock(c, &f->def->body, &scratch);
+        unsigned long bad_before = bad_made;
+        /* the pass's tree is thrown away: its nodes are scratch */
+        ScratchMark m = scratch_begin();
+        NodeList thrown = {0};
+        lblock(c, &f->def->body, &thrown);
+        scratch_end(m);
         if (!c->changed)
+            break;
+        /* Types were only given, none widened, and nothing went bad (no
+         * read of an untyped variable, no error): every read saw the type
+         * it will have, so another pass would learn nothing. */
+        if (!c->widened && bad_made == bad_before)
             break;
     }
     s->inferring = false;
@@ -2202,6 +2221,8 @@ Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
         return NULL;
     }
     spec_depth++;
+    /* a specialisation outlives the caller's quiet pass that made it */
+    bool scratch = scratch_suspend();
     if (!s) {
         s = spec_new(fd, args, nargs);
         spec_infer(s, fd->nsigs ? fd->sigs[0].ret : NULL);
@@ -2219,6 +2240,7 @@ Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
         s->failed = error_count() > before;
         diag_pop_context();
     }
+    scratch_resume(scratch);
     spec_depth--;
     return s;
 }

@@ -348,8 +348,21 @@ bool check_arity(Ctx *c, Node *e, const ApiEntry *a, Node **err)
 
 /* The data of cuda.const.array_like(X): X a module-level np.array or a
  * constant (nested) tuple.  Its name (for the Var) in *name. */
+static bool const_array_data_(Ctx *c, Node *e, Node **flat, int64_t shape[3],
+                              const char **name);
+
+/* The array's elements outlive a quiet pass (its Var keeps them). */
 bool const_array_data(Ctx *c, Node *e, Node **flat, int64_t shape[3],
                       const char **name)
+{
+    bool scratch = scratch_suspend();
+    bool ok = const_array_data_(c, e, flat, shape, name);
+    scratch_resume(scratch);
+    return ok;
+}
+
+static bool const_array_data_(Ctx *c, Node *e, Node **flat, int64_t shape[3],
+                              const char **name)
 {
     Node *x = e->args.items[0];
     const Global *g = x->kind == E_NAME && !lookup_var(c, x->name) ? sema_global(x->name) : NULL;

@@ -15,6 +15,7 @@ typedef struct Ctx {
     Func *fn;
     FuncDef *fd;
     bool quiet, changed;
+    bool widened;           /* this pass widened a type (spec_infer) */
     PtrVec vars;            /* Var*: parameters first, then user locals */
     const char **vtab;      /* hash of vars' names (ctx_add_var): slot -> name */
     int *vidx;              /*   slot -> index in vars */

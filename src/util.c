@@ -15,6 +15,22 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define SCRATCH_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define SCRATCH_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/asan_interface.h>
+#define SCRATCH_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define SCRATCH_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#endif
+#endif
+#ifndef SCRATCH_POISON
+#define SCRATCH_POISON(p, n) ((void)(p), (void)(n))
+#define SCRATCH_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 /* Chunks are chained; a request larger than a chunk gets a chunk of its
  * own.  They come straight from mmap: fresh pages are zero, so arena_alloc
  * never clears memory, and large chunks let the kernel back them with huge
@@ -100,13 +116,96 @@ char *arena_printf(const char *fmt, ...)
     return p;
 }
 
+/* The scratch stack: chunks in the order they were first used, the
+ * current one scratch_cur; the chunks after it are free. */
+static ArenaChunk *scratch_first, *scratch_cur;
+static bool scratch_active;
+
+static void *scratch_alloc(size_t n)
+{
+    while (!scratch_cur || scratch_cur->size - scratch_cur->used < n) {
+        if (scratch_cur && scratch_cur->next) {
+            scratch_cur = scratch_cur->next;
+            scratch_cur->used = 0;
+            continue;
+        }
+        ArenaChunk *c = chunk_new(n);
+        c->next = NULL;
+        c->used = 0;
+        SCRATCH_POISON(c->data, c->size);
+        if (scratch_cur)
+            scratch_cur->next = c;
+        else
+            scratch_first = c;
+        scratch_cur = c;
+    }
+    void *p = (char *)scratch_cur->data + scratch_cur->used;
+    scratch_cur->used += n;
+    SCRATCH_UNPOISON(p, n);
+    memset(p, 0, n);
+    return p;
+}
+
+void *node_alloc(size_t n)
+{
+    if (!scratch_active)
+        return arena_alloc(n);
+    size_t align = sizeof(max_align_t);
+    n = (n + align - 1) / align * align;
+    return scratch_alloc(n ? n : align);
+}
+
+ScratchMark scratch_begin(void)
+{
+    ScratchMark m = {scratch_cur, scratch_cur ? scratch_cur->used : 0, scratch_active};
+    scratch_active = true;
+    return m;
+}
+
+void scratch_end(ScratchMark m)
+{
+    ArenaChunk *c = m.chunk;
+    if (!c && scratch_first) {
+        c = scratch_first;
+        c->used = 0;
+    } else if (c) {
+        c->used = m.used;
+    }
+    scratch_cur = c;
+    for (; c; c = c->next)
+        SCRATCH_POISON((char *)c->data + c->used, c->size - c->used);
+    scratch_active = m.active;
+}
+
+bool scratch_suspend(void)
+{
+    bool was = scratch_active;
+    scratch_active = false;
+    return was;
+}
+
+void scratch_resume(bool active)
+{
+    scratch_active = active;
+}
+
+static void free_chunks(ArenaChunk *c)
+{
+    while (c) {
+        ArenaChunk *next = c->next;
+        SCRATCH_UNPOISON(c, c->mapped);
+        munmap(c, c->mapped);
+        c = next;
+    }
+}
+
 void arena_free_all(void)
 {
-    while (arena_head) {
-        ArenaChunk *next = arena_head->next;
-        munmap(arena_head, arena_head->mapped);
-        arena_head = next;
-    }
+    free_chunks(arena_head);
+    arena_head = NULL;
+    free_chunks(scratch_first);
+    scratch_first = scratch_cur = NULL;
+    scratch_active = false;
 }
 
 _Noreturn void die_at(const char *file, int line, const char *fmt, ...)
