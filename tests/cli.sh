@@ -28,7 +28,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/kernc-cli-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT INT TERM
 cd "$work" || exit 99
 
-echo "1..43"
+echo "1..45"
 n=0
 failed=0
 pass() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -138,6 +138,15 @@ printf 'from numba import cuda\n\n@cuda.jit("void(int32[:])")\ndef k(a):\n    a[
 check "-fsyntax-only: errors reported, exit 1, nothing written" \
     sh -c "test $? -eq 1 && grep -q \"bad.kern:5:12: error: name 'y'\" err && test \"\$(ls so)\" = 'bad.kern
 k.kern'"
+
+# ---- -ftime-report ----
+"$KERNC" -ftime-report -fsyntax-only so/k.kern 2> err
+check "-ftime-report: every pass and a total on stderr" \
+    sh -c "test $? -eq 0 && grep -q '^parse  *[0-9.]*  *[0-9.]*\$' err &&
+           grep -q '^type ' err && grep -q '^range ' err && grep -q '^header ' err &&
+           grep -q '^total ' err"
+"$KERNC" -fsyntax-only so/k.kern 2> err
+check "... and nothing without it" test ! -s err
 
 # ---- diagnostics ----
 cp so/bad.kern bad.kern
