@@ -108,44 +108,40 @@ static Work *work_push(WorkStack *w, const Node *src, Node **dst)
 
 /* Strings are immutable arena strings and are shared; the semantic links
  * (type, var, api, callee) are copied as they are, since they point to
- * program-wide objects rather than into the tree. */
+ * program-wide objects rather than into the tree.  Recursive: only trees
+ * ast_check_depth has bounded are cloned (type.c, fold.c). */
+static Node *clone_rec(const Node *src)
+{
+    Node *c = node_alloc(sizeof *c);
+    *c = *src;
+    for (int i = 0; i < NSLOT_NODES; i++) {
+        Node **slot = node_slot(c, i);
+        if (*slot)
+            *slot = clone_rec(*slot);
+    }
+    for (int i = 0; i < NSLOT_LISTS; i++) {
+        NodeList *l = list_slot(c, i);
+        if (!l->len) {
+            *l = (NodeList){0};
+            continue;
+        }
+        Node **items = node_alloc(sizeof *items * (size_t)l->len);
+        for (int j = 0; j < l->len; j++)
+            items[j] = l->items[j] ? clone_rec(l->items[j]) : NULL;
+        l->items = items;
+        l->cap = l->len;
+    }
+    if (src->ops) {
+        int nops = src->args.len > 1 ? src->args.len - 1 : 0;
+        c->ops = node_alloc(sizeof *c->ops * (size_t)(nops ? nops : 1));
+        memcpy(c->ops, src->ops, sizeof *c->ops * (size_t)nops);
+    }
+    return c;
+}
+
 Node *node_clone(const Node *n)
 {
-    Node *root = NULL;
-    WorkStack w = {0};
-    if (n)
-        work_push(&w, n, &root);
-    while (w.len) {
-        Work it = w.items[--w.len];
-        Node *c = node_alloc(sizeof *c);
-        *c = *it.src;
-        *it.dst = c;
-        for (int i = 0; i < NSLOT_NODES; i++)
-            if (*node_slot(c, i))
-                work_push(&w, *node_slot(c, i), node_slot(c, i));
-        for (int i = 0; i < NSLOT_LISTS; i++) {
-            NodeList *l = list_slot(c, i);
-            if (!l->len) {
-                *l = (NodeList){0};
-                continue;
-            }
-            Node **items = node_alloc(sizeof *items * (size_t)l->len);
-            for (int j = 0; j < l->len; j++) {
-                items[j] = NULL;
-                if (l->items[j])
-                    work_push(&w, l->items[j], &items[j]);
-            }
-            l->items = items;
-            l->cap = l->len;
-        }
-        if (it.src->ops) {
-            int nops = it.src->args.len > 1 ? it.src->args.len - 1 : 0;
-            c->ops = node_alloc(sizeof *c->ops * (size_t)(nops ? nops : 1));
-            memcpy(c->ops, it.src->ops, sizeof *c->ops * (size_t)nops);
-        }
-    }
-    free(w.items);
-    return root;
+    return n ? clone_rec(n) : NULL;
 }
 
 /* The next child of it->src in slot order (single children, then list
@@ -176,8 +172,30 @@ static const Node *next_child(Work *it)
 /* The height of the tree (a leaf is 1), computed bottom-up; the first node
  * found whose height passes `limit` is reported through *where, the
  * smallest subtree that is too deep. */
+/* The common case first: recursion that gives up below `limit` levels (so
+ * it never goes deeper than that) and says whether the tree is shallower. */
+static bool shallow(const Node *n, int room)
+{
+    int own = n->kind == E_COMPARE && n->args.len > 1 ? n->args.len - 1 : 1;
+    if ((room -= own) < 0)
+        return false;
+#define X_(f)                                                                \
+    if (n->f && !shallow(n->f, room))                                        \
+        return false;
+#define L_(f)                                                                \
+    for (int i = 0; i < n->f.len; i++)                                       \
+        if (n->f.items[i] && !shallow(n->f.items[i], room))                  \
+            return false;
+    NODE_CHILDREN(X_, L_)
+#undef X_
+#undef L_
+    return true;
+}
+
 bool ast_check_depth(const Node *root, int limit, const Node **where)
 {
+    if (!root || shallow(root, limit))
+        return true;
     WorkStack w = {0};
     bool ok = true;
     if (root)

@@ -39,25 +39,12 @@ static const char *const emit_internal_names[] = {
 /* One line at the current indentation. */
 void outf(Emitter *E, const char *fmt, ...)
 {
-    char buf[256];
     va_list ap;
     for (int i = 0; i < E->indent; i++)
         sb_puts(E->out, "    ");
     va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    sb_vprintf(E->out, fmt, ap);
     va_end(ap);
-    if (n >= (int)sizeof buf) {
-        char *big = malloc((size_t)n + 1);
-        if (!big)
-            die("out of memory");
-        va_start(ap, fmt);
-        vsnprintf(big, (size_t)n + 1, fmt, ap);
-        va_end(ap);
-        sb_puts(E->out, big);
-        free(big);
-    } else {
-        sb_puts(E->out, buf);
-    }
     sb_putc(E->out, '\n');
 }
 

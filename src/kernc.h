@@ -82,6 +82,7 @@ void sb_putc(StrBuf *b, char c);
 void sb_puts(StrBuf *b, const char *s);
 void sb_putn(StrBuf *b, const char *s, size_t n);   /* n bytes of s */
 void sb_printf(StrBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vprintf(StrBuf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void sb_free(StrBuf *b);
 /* b's text copied into the arena ("" if b is empty); b is freed. */
 char *sb_take(StrBuf *b);

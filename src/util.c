@@ -11,6 +11,8 @@
 #include "kernc.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -99,19 +101,142 @@ char *arena_strdup(const char *s)
     return arena_strndup(s, strlen(s));
 }
 
+/* A formatter for the directives the emitter uses by the thousand (%s %d
+ * %u %c %% %.*s, with l, ll and z), without stdio's per-call set-up; a
+ * format with any other directive goes to vsnprintf.  Same contract as
+ * vsnprintf: writes at most cap bytes (NUL included) and returns the length
+ * of the whole text. */
+typedef struct FmtOut {
+    char *p;
+    size_t cap, len;
+} FmtOut;
+
+static void fmt_put(FmtOut *o, const char *s, size_t n)
+{
+    if (o->len < o->cap) {
+        size_t room = o->cap - o->len;
+        memcpy(o->p + o->len, s, n < room ? n : room);
+    }
+    o->len += n;
+}
+
+static void fmt_unsigned(FmtOut *o, unsigned long long v, bool neg)
+{
+    char buf[24];
+    int i = (int)sizeof buf;
+    do
+        buf[--i] = (char)('0' + v % 10);
+    while ((v /= 10));
+    if (neg)
+        buf[--i] = '-';
+    fmt_put(o, buf + i, sizeof buf - (size_t)i);
+}
+
+static int format_into(char *dst, size_t cap, const char *fmt, va_list ap)
+{
+    va_list again;
+    va_copy(again, ap);
+    FmtOut o = {dst, cap, 0};
+    const char *f = fmt;
+    for (;;) {
+        const char *pc = strchr(f, '%');
+        size_t lit = pc ? (size_t)(pc - f) : strlen(f);
+        fmt_put(&o, f, lit);
+        if (!pc)
+            break;
+        f = pc + 1;
+        const char *d = f;      /* the directive: one we know? */
+        if (d[0] == '.' && d[1] == '*' && d[2] == 's')
+            d += 2;
+        else {
+            d += d[0] == 'l' ? (d[1] == 'l' ? 2 : 1) : d[0] == 'z';
+            if (!*d || !strchr("sduic%", *d) ||
+                ((*d == 's' || *d == 'c' || *d == '%') && d != f)) {
+                int n = vsnprintf(dst, cap, fmt, again);
+                va_end(again);
+                return n;
+            }
+        }
+        if (*f == '.') {        /* %.*s */
+            int n = va_arg(ap, int);
+            const char *s = va_arg(ap, const char *);
+            size_t len = 0;
+            while ((n < 0 || len < (size_t)n) && s[len])
+                len++;
+            fmt_put(&o, s, len);
+            f += 3;
+            continue;
+        }
+        int lng = 0;
+        bool z = false;
+        while (*f == 'l') {
+            lng++;
+            f++;
+        }
+        if (*f == 'z') {
+            z = true;
+            f++;
+        }
+        switch (*f++) {
+        case 's': {
+            const char *s = va_arg(ap, const char *);
+            fmt_put(&o, s ? s : "(null)", strlen(s ? s : "(null)"));
+            break;
+        }
+        case 'c': {
+            char c = (char)va_arg(ap, int);
+            fmt_put(&o, &c, 1);
+            break;
+        }
+        case '%':
+            fmt_put(&o, "%", 1);
+            break;
+        case 'd':
+        case 'i': {
+            long long v = z ? (long long)va_arg(ap, ptrdiff_t) : lng >= 2 ? va_arg(ap, long long)
+                          : lng ? va_arg(ap, long) : va_arg(ap, int);
+            fmt_unsigned(&o, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v, v < 0);
+            break;
+        }
+        default: {          /* 'u' */
+            unsigned long long v = z ? va_arg(ap, size_t) : lng >= 2 ? va_arg(ap, unsigned long long)
+                                   : lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
+            fmt_unsigned(&o, v, false);
+            break;
+        }
+        }
+    }
+    va_end(again);
+    if (cap)
+        o.p[o.len < cap ? o.len : cap - 1] = '\0';
+    return o.len > INT_MAX ? -1 : (int)o.len;
+}
+
+/* One vsnprintf, straight into the current chunk, when the text fits (the
+ * emitter's strings nearly always do); else a second into a new block. */
 char *arena_printf(const char *fmt, ...)
 {
     va_list ap;
     if (fmt == NULL)        /* a bug; also tells GCC's format checks so */
         die("arena_printf: NULL format");
+    size_t avail = arena_head ? arena_head->size - arena_head->used : 0;
+    char *dst = arena_head ? (char *)arena_head->data + arena_head->used : NULL;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = format_into(dst, avail, fmt, ap);
     va_end(ap);
     if (n < 0)
         die("bad format '%s'", fmt);
+    if ((size_t)n < avail) {
+        size_t align = sizeof(max_align_t);
+        size_t used = ((size_t)n + 1 + align - 1) / align * align;
+        arena_head->used += used < avail ? used : avail;
+        return dst;
+    }
+    if (avail)
+        memset(dst, 0, avail);   /* the arena's free memory stays zero */
     char *p = arena_alloc((size_t)n + 1);
     va_start(ap, fmt);
-    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    format_into(p, (size_t)n + 1, fmt, ap);
     va_end(ap);
     return p;
 }
@@ -271,21 +396,30 @@ void sb_putn(StrBuf *b, const char *s, size_t n)
     b->s[b->len] = '\0';
 }
 
+void sb_vprintf(StrBuf *b, const char *fmt, va_list ap)
+{
+    if (fmt == NULL)        /* as in arena_printf */
+        die("sb_printf: NULL format");
+    size_t avail = b->s ? b->cap - b->len : 0;
+    va_list again;
+    va_copy(again, ap);
+    int n = format_into(b->s ? b->s + b->len : NULL, avail, fmt, ap);
+    if (n < 0)
+        die("bad format '%s'", fmt);
+    if ((size_t)n >= avail) {   /* did not fit: again, with room */
+        sb_reserve(b, (size_t)n);
+        format_into(b->s + b->len, (size_t)n + 1, fmt, again);
+    }
+    va_end(again);
+    b->len += (size_t)n;
+}
+
 void sb_printf(StrBuf *b, const char *fmt, ...)
 {
     va_list ap;
-    if (fmt == NULL)        /* as in arena_printf */
-        die("sb_printf: NULL format");
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    sb_vprintf(b, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        die("bad format '%s'", fmt);
-    sb_reserve(b, (size_t)n);
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
 }
 
 void sb_free(StrBuf *b)
