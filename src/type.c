@@ -133,13 +133,16 @@ static const char *import_hint(const char *name)
 /* Typing contexts and specialisations                                 */
 /* ------------------------------------------------------------------ */
 
-static PtrVec all_specs;    /* Spec* */
+/* Every specialisation, by (function, argument types): open addressing. */
+static Spec **spec_tab;
+static size_t spec_cap, spec_len;
 static PtrVec order;        /* Func*: finalised, callees first */
 static int spec_depth;
 
 void type_reset(void)
 {
-    all_specs = (PtrVec){0};
+    spec_tab = NULL;
+    spec_cap = spec_len = 0;
     order = (PtrVec){0};
     spec_depth = 0;
 }
@@ -2178,6 +2181,45 @@ static void spec_finalize(Spec *s)
     vec_push(&order, f);
 }
 
+static size_t spec_hash(const FuncDef *fd, Type **args, int nargs)
+{
+    size_t h = (size_t)(uintptr_t)fd * 31u + (size_t)nargs;
+    for (int i = 0; i < nargs; i++)
+        h = h * 1000003u ^ (size_t)(uintptr_t)args[i];
+    return h ^ (h >> 17);
+}
+
+static Spec **spec_slot(const FuncDef *fd, Type **args, int nargs)
+{
+    size_t i = spec_hash(fd, args, nargs) & (spec_cap - 1);
+    for (;; i = (i + 1) & (spec_cap - 1)) {
+        Spec *t = spec_tab[i];
+        if (!t)
+            return &spec_tab[i];
+        if (t->fd == fd && t->nargs == nargs &&
+            (nargs == 0 || memcmp(t->args, args, sizeof *args * (size_t)nargs) == 0))
+            return &spec_tab[i];
+    }
+}
+
+static void spec_add(Spec *s)
+{
+    if (2 * (spec_len + 1) > spec_cap) {
+        Spec **old = spec_tab;
+        size_t n = spec_cap;
+        spec_cap = spec_cap ? 2 * spec_cap : 64;
+        spec_tab = arena_alloc(sizeof *spec_tab * spec_cap);
+        for (size_t i = 0; i < n; i++)
+            if (old[i])
+                *spec_slot(old[i]->fd, old[i]->args, old[i]->nargs) = old[i];
+    }
+    Spec **slot = spec_slot(s->fd, s->args, s->nargs);
+    if (!*slot) {           /* the first of equal ones is found, as before */
+        *slot = s;
+        spec_len++;
+    }
+}
+
 static Spec *spec_new(FuncDef *fd, Type **args, int nargs)
 {
     Spec *s = arena_alloc(sizeof *s);
@@ -2186,7 +2228,7 @@ static Spec *spec_new(FuncDef *fd, Type **args, int nargs)
     memcpy(s->args, args, sizeof *args * (size_t)nargs);
     s->nargs = nargs;
     s->f = func_new(fd, args, nargs);
-    vec_push(&all_specs, s);
+    spec_add(s);
     Func **specs = arena_alloc(sizeof *specs * (size_t)(fd->nspecs + 1));
     if (fd->nspecs)
         memcpy(specs, fd->specs, sizeof *specs * (size_t)fd->nspecs);
@@ -2199,17 +2241,7 @@ static Spec *spec_new(FuncDef *fd, Type **args, int nargs)
  * (fixed point) on first use, lowered when a final pass first calls it. */
 Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
 {
-    Spec *s = NULL;
-    for (int i = 0; i < all_specs.len && !s; i++) {
-        Spec *t = all_specs.items[i];
-        if (t->fd != fd || t->nargs != nargs)
-            continue;
-        int j = 0;
-        while (j < nargs && t->args[j] == args[j])
-            j++;
-        if (j == nargs)
-            s = t;
-    }
+    Spec *s = spec_cap ? *spec_slot(fd, args, nargs) : NULL;
     if (s && (s->inferring || s->finalizing)) {
         if (!c->quiet)
             sema_error(loc, "recursion is not supported ('%s' calls itself)", fd->name);
