@@ -223,6 +223,45 @@ static const char *cached_name(const CpuBlock *r, const Var *v)
     return r->ctx->inlined ? arena_printf("%s__%s", fn_cname(r->ctx->fn), c) : c;
 }
 
+/* The run of region r by the thread of krt_f: its frame variables in C
+ * locals, its items, the frame variables it changed stored back.  set (if
+ * not NULL) starts from value instead of its frame field (a fused warp
+ * result, CpuBlock.fuse), which is stored too when store_set. */
+static void print_region_run(Emitter *E, const CpuBlock *r, const Var *set, const char *value, bool store_set)
+{
+    /* the frame variables it uses, in C locals for the thread's run (and
+     * those it computes again from their definition) */
+    E->cpu_region = r;
+    for (int i = 0; i < r->ncache; i++) {
+        const Var *v = r->cache[i];
+        const char *name = cached_name(r, v);
+        const Node *rv = v->kind != VAR_PARAM && r->ctx->remat ? r->ctx->remat[v->index] : NULL;
+        if (v == set)
+            outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), name, value);
+        else if (rv && r->cache_load[i])
+            outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), name, unparen(ex(E, tree(rv))));
+        else if (r->cache_load[i])
+            outf(E, "%s %s KRT_MAYBE_UNUSED = krt_f->%s;", t_c(v->type), name, name);
+        else
+            outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), name, zero_of(v->type));
+    }
+    E->thread_loop = true;
+    E->exit_label = r->label;
+    E->exit_used = false;
+    E->cloops = 0;
+    E->cpu_region = r;
+    for (int i = 0; i < r->nitems; i++)
+        print_item(E, &r->items[i]);
+    if (E->exit_used) {
+        E->indent--;
+        outf(E, "krt_skip%d:;", E->exit_label);
+        E->indent++;
+    }
+    for (int i = 0; i < r->ncache; i++)
+        if (r->cache_store[i] || (r->cache[i] == set && store_set))
+            outf(E, "krt_f->%s = %s;", cached_name(r, r->cache[i]), cached_name(r, r->cache[i]));
+}
+
 /* A region: one loop over the threads (those still running, if its first
  * item says so). */
 static void print_region(Emitter *E, const CpuBlock *r)
@@ -250,35 +289,7 @@ static void print_region(Emitter *E, const CpuBlock *r)
         outf(E, "if (*krt_b->error != KRT_OK)");
         outf(E, "    return;");
     }
-    /* the frame variables it uses, in C locals for the thread's run (and
-     * those it computes again from their definition) */
-    E->cpu_region = r;
-    for (int i = 0; i < r->ncache; i++) {
-        const Var *v = r->cache[i];
-        const char *name = cached_name(r, v);
-        const Node *rv = v->kind != VAR_PARAM && r->ctx->remat ? r->ctx->remat[v->index] : NULL;
-        if (rv && r->cache_load[i])
-            outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), name, unparen(ex(E, tree(rv))));
-        else if (r->cache_load[i])
-            outf(E, "%s %s KRT_MAYBE_UNUSED = krt_f->%s;", t_c(v->type), name, name);
-        else
-            outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), name, zero_of(v->type));
-    }
-    E->thread_loop = true;
-    E->exit_label = r->label;
-    E->exit_used = false;
-    E->cloops = 0;
-    E->cpu_region = r;
-    for (int i = 0; i < r->nitems; i++)
-        print_item(E, &r->items[i]);
-    if (E->exit_used) {
-        E->indent--;
-        outf(E, "krt_skip%d:;", E->exit_label);
-        E->indent++;
-    }
-    for (int i = 0; i < r->ncache; i++)
-        if (r->cache_store[i])
-            outf(E, "krt_f->%s = %s;", cached_name(r, r->cache[i]), cached_name(r, r->cache[i]));
+    print_region_run(E, r, NULL, NULL, false);
     E->indent--;
     outf(E, "}");
     if (r->uvars.len > 0) {
@@ -441,7 +452,8 @@ static void print_warp(Emitter *E, const CpuBlock *b)
     if (b->full_shfl && b->arg_direct && s->lhs && (ea == API_SHFL_DOWN_SYNC || ea == API_SHFL_UP_SYNC)) {
         /* every lane active, a uniform delta d: down, the lanes below
          * wn - d read lane l + d and the others their own value; up, the
-         * lanes from d read lane l - d -- two plain copy loops */
+         * lanes from d read lane l - d -- two plain copy loops (or the
+         * fused region after it, CpuBlock.fuse) */
         bool down = ea == API_SHFL_DOWN_SYNC;
         const char *lhs = ex(E, s->lhs);
         const char *from = unparen(conv(arena_printf("krt_fr[krt_w + krt_l %s (size_t)krt_src].%s",
@@ -453,13 +465,26 @@ static void print_warp(Emitter *E, const CpuBlock *b)
         outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
         outf(E, down ? "for (krt_l = 0; (int64_t)krt_l + krt_src < (int64_t)krt_wn; krt_l++) {"
                      : "for (krt_l = 0; krt_l < krt_wn && (int64_t)krt_l < krt_src; krt_l++) {");
-        outf(E, "    krt_f = &krt_fr[krt_w + krt_l];");
-        outf(E, "    %s = %s;", lhs, down ? from : own);
-        outf(E, "}");
-        outf(E, "for (; krt_l < krt_wn; krt_l++) {");
-        outf(E, "    krt_f = &krt_fr[krt_w + krt_l];");
-        outf(E, "    %s = %s;", lhs, down ? own : from);
-        outf(E, "}");
+        for (int half = 0; half < 2; half++) {
+            const char *value = (half == 0) == down ? from : own;
+            if (half == 1)
+                outf(E, "for (; krt_l < krt_wn; krt_l++) {");
+            E->indent++;
+            outf(E, "krt_f = &krt_fr[krt_w + krt_l];");
+            if (b->fuse) {
+                /* the region after the shuffle, run by this lane now */
+                enter_block(E, b->fuse);
+                emit_lineno(E, b->fuse->line);
+                print_region_run(E, b->fuse, s->lhs->var, value, b->fuse_store);
+                E->thread_loop = false;
+                E->cpu_region = NULL;
+                enter_block(E, b);
+            } else {
+                outf(E, "%s = %s;", lhs, value);
+            }
+            E->indent--;
+            outf(E, "}");
+        }
         E->indent--;
         outf(E, "}");
         if (scope) {
@@ -707,7 +732,8 @@ static void print_block(Emitter *E, const CpuBlock *b)
 static void print_list(Emitter *E, const CpuList *l)
 {
     for (int i = 0; i < l->len; i++)
-        print_block(E, l->items[i]);
+        if (!l->items[i]->fused)   /* printed by the warp before it */
+            print_block(E, l->items[i]);
 }
 
 /* An extra member of the frame or the shared struct. */

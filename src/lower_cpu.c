@@ -892,6 +892,74 @@ static void cache_list(CpuList *l, bool in_loop, int pass)
         cache_block(l->items[i], in_loop, pass);
 }
 
+/* ---- a shuffle and the region after it in one loop (CpuBlock.fuse) ---- */
+
+static Visit fuse_thread_dep(const Node *n, void *ctx)
+{
+    (void)ctx;
+    if (n->kind == E_API && api_id_has(api_id(n->api), AF_THREAD_DEP))
+        return VISIT_STOP;
+    if (n->kind == S_WARPOP || n->kind == S_BARRIER || n->kind == S_PRINT || n->kind == S_ASSERT)
+        return VISIT_STOP;
+    return VISIT_CHILDREN;
+}
+
+static bool fusable(const CpuBlock *b, const CpuBlock *r)
+{
+    const Node *s = b->stmt;
+    if (b->kind != CB_WARP || !b->full_shfl || !b->arg_direct || b->ea != API_SHFL_DOWN_SYNC ||
+        b->head || !s->lhs || s->lhs->kind != E_VAR || b->ctx->debug)
+        return false;
+    if (!r || r->kind != CB_REGION || r->ctx != b->ctx || r->binds != b->binds || r->inl != b->inl ||
+        r->uvars.len > 0 || r->nexits > 0)
+        return false;
+    const Var *w = s->lhs->var;
+    if (!uni_local(b->ctx->fn, w) || var_home(b->ctx, w) != CPU_HOME_FRAME)
+        return false;
+    bool reads_w = false;
+    for (int i = 0; i < r->ncache; i++) {
+        if (var_home(r->ctx, r->cache[i]) == CPU_HOME_REMAT)
+            return false;
+        if (r->cache[i] == w)
+            reads_w = true;
+    }
+    if (!reads_w)
+        return false;
+    for (int i = 0; i < r->nitems; i++)
+        if (r->items[i].kind != CI_STMT || node_walk(r->items[i].stmt, fuse_thread_dep, NULL))
+            return false;
+    return true;
+}
+
+static void fuse_list(CpuList *l);
+
+static void fuse_block(CpuBlock *b)
+{
+    if (!b)
+        return;
+    fuse_block(b->head);
+    fuse_block(b->next);
+    fuse_list(&b->body);
+    fuse_list(&b->orelse);
+}
+
+static void fuse_list(CpuList *l)
+{
+    for (int i = 0; i < l->len; i++) {
+        CpuBlock *b = l->items[i];
+        CpuBlock *r = i + 1 < l->len ? l->items[i + 1] : NULL;
+        if (fusable(b, r)) {
+            const Var *w = b->stmt->lhs->var;
+            int *n = var_refs(b->ctx, w);
+            b->fuse = r;
+            /* the warp's own 2, the region's 1: nobody else reads the field */
+            b->fuse_store = !n || *n > 3;
+            r->fused = true;
+        }
+        fuse_block(b);
+    }
+}
+
 /* ---- blocks ---- */
 
 static CpuBlock *block_new(Lower *L, CpuBlockKind kind, const Node *stmt)
@@ -1986,6 +2054,7 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
         lower_block_list(&L, &K->body, &f->def->body);
         cache_list(&K->body, false, 0);
         cache_list(&K->body, false, 1);
+        fuse_list(&K->body);
         K->uses_state = list_reads_state(&K->body);
     } else {
         /* one thread loop over the whole body; its exits go to krt_next */

@@ -215,6 +215,14 @@ typedef struct CpuBlock {
      * nothing is left to store */
     bool mask_direct, arg_direct;
     const Var *val_direct;
+    /* CB_WARP: a full shfl_down with a uniform delta whose result only the
+     * region after it reads, that region needing no thread index: it runs
+     * inside the warp's lane loops (lane l reads lane l + d before that
+     * lane runs it), the result a C local of it; fuse_store: the result's
+     * frame field is read elsewhere too.  CB_REGION: fused, printed by the
+     * warp before it */
+    const struct CpuBlock *fuse;
+    bool fuse_store, fused;
 } CpuBlock;
 
 /* An extra member of the frame or of the shared struct. */

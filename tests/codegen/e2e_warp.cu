@@ -213,21 +213,21 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
                 for (krt_l = 0; (int64_t)krt_l + krt_src < (int64_t)krt_wn; krt_l++) {
                     krt_f = &krt_fr[krt_w + krt_l];
-                    krt_f->krt_w1 = krt_fr[krt_w + krt_l + (size_t)krt_src].v;
+                    float v KRT_MAYBE_UNUSED = krt_f->v;
+                    float krt_w1 KRT_MAYBE_UNUSED = krt_fr[krt_w + krt_l + (size_t)krt_src].v;
+#line 16 "e2e_warp.kern"
+                    v = v + krt_w1;
+                    krt_f->v = v;
                 }
                 for (; krt_l < krt_wn; krt_l++) {
                     krt_f = &krt_fr[krt_w + krt_l];
-                    krt_f->krt_w1 = krt_f->v;
+                    float v KRT_MAYBE_UNUSED = krt_f->v;
+                    float krt_w1 KRT_MAYBE_UNUSED = krt_f->v;
+#line 16 "e2e_warp.kern"
+                    v = v + krt_w1;
+                    krt_f->v = v;
                 }
             }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            float v KRT_MAYBE_UNUSED = krt_f->v;
-            float krt_w1 KRT_MAYBE_UNUSED = krt_f->krt_w1;
-#line 16 "e2e_warp.kern"
-            v = v + krt_w1;
-            krt_f->v = v;
         }
 #line 17 "e2e_warp.kern"
         off = (int64_t)((int32_t)off >> 1);
