@@ -146,6 +146,11 @@ static const char *cpu_var_ref(Emitter *E, const Var *v)
             if (E->cpu_region->cache[k] == v)
                 return field;
         return arena_printf("krt_f->%s", field);
+    case CPU_HOME_REMAT:
+        for (int k = 0; E->cpu_region && k < E->cpu_region->ncache; k++)
+            if (E->cpu_region->cache[k] == v)
+                return field;
+        die("recomputed variable '%s' outside a region that computes it", v->name);
     case CPU_HOME_SHARED:
         E->used_s = true;
         return arena_printf("krt_s->%s", field);
@@ -218,6 +223,45 @@ static const char *cached_name(const CpuBlock *r, const Var *v)
     return r->ctx->inlined ? arena_printf("%s__%s", fn_cname(r->ctx->fn), c) : c;
 }
 
+/* The run of region r by the thread of krt_f: its frame variables in C
+ * locals, its items, the frame variables it changed stored back.  set (if
+ * not NULL) starts from value instead of its frame field (a fused warp
+ * result, CpuBlock.fuse), which is stored too when store_set. */
+static void print_region_run(Emitter *E, const CpuBlock *r, const Var *set, const char *value, bool store_set)
+{
+    /* the frame variables it uses, in C locals for the thread's run (and
+     * those it computes again from their definition) */
+    E->cpu_region = r;
+    for (int i = 0; i < r->ncache; i++) {
+        const Var *v = r->cache[i];
+        const char *name = cached_name(r, v);
+        const Node *rv = v->kind != VAR_PARAM && r->ctx->remat ? r->ctx->remat[v->index] : NULL;
+        if (v == set)
+            outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), name, value);
+        else if (rv && r->cache_load[i])
+            outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), name, unparen(ex(E, tree(rv))));
+        else if (r->cache_load[i])
+            outf(E, "%s %s KRT_MAYBE_UNUSED = krt_f->%s;", t_c(v->type), name, name);
+        else
+            outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), name, zero_of(v->type));
+    }
+    E->thread_loop = true;
+    E->exit_label = r->label;
+    E->exit_used = false;
+    E->cloops = 0;
+    E->cpu_region = r;
+    for (int i = 0; i < r->nitems; i++)
+        print_item(E, &r->items[i]);
+    if (E->exit_used) {
+        E->indent--;
+        outf(E, "krt_skip%d:;", E->exit_label);
+        E->indent++;
+    }
+    for (int i = 0; i < r->ncache; i++)
+        if (r->cache_store[i] || (r->cache[i] == set && store_set))
+            outf(E, "krt_f->%s = %s;", cached_name(r, r->cache[i]), cached_name(r, r->cache[i]));
+}
+
 /* A region: one loop over the threads (those still running, if its first
  * item says so). */
 static void print_region(Emitter *E, const CpuBlock *r)
@@ -245,30 +289,7 @@ static void print_region(Emitter *E, const CpuBlock *r)
         outf(E, "if (*krt_b->error != KRT_OK)");
         outf(E, "    return;");
     }
-    /* the frame variables it uses, in C locals for the thread's run */
-    for (int i = 0; i < r->ncache; i++) {
-        const Var *v = r->cache[i];
-        const char *name = cached_name(r, v);
-        if (r->cache_load[i])
-            outf(E, "%s %s KRT_MAYBE_UNUSED = krt_f->%s;", t_c(v->type), name, name);
-        else
-            outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), name, zero_of(v->type));
-    }
-    E->thread_loop = true;
-    E->exit_label = r->label;
-    E->exit_used = false;
-    E->cloops = 0;
-    E->cpu_region = r;
-    for (int i = 0; i < r->nitems; i++)
-        print_item(E, &r->items[i]);
-    if (E->exit_used) {
-        E->indent--;
-        outf(E, "krt_skip%d:;", E->exit_label);
-        E->indent++;
-    }
-    for (int i = 0; i < r->ncache; i++)
-        if (r->cache_store[i])
-            outf(E, "krt_f->%s = %s;", cached_name(r, r->cache[i]), cached_name(r, r->cache[i]));
+    print_region_run(E, r, NULL, NULL, false);
     E->indent--;
     outf(E, "}");
     if (r->uvars.len > 0) {
@@ -361,11 +382,12 @@ static void print_item(Emitter *E, const CpuItem *it)
         Node *arg = s->args.len > 2 ? s->args.items[2] : NULL;
         int k = it->slot;
         emit_lineno(E, s->loc);
-        outf(E, "krt_f->krt_warp%d_mask = %s;", k,
-             mask ? arena_printf("(uint32_t)%s", ex(E, mask)) : "0xffffffffu");
-        if (val)
+        if (!it->warp->mask_direct)
+            outf(E, "krt_f->krt_warp%d_mask = %s;", k,
+                 mask ? arena_printf("(uint32_t)%s", ex(E, mask)) : "0xffffffffu");
+        if (val && !it->warp->val_direct)
             outf(E, "krt_f->krt_warp%d_val = %s;", k, ex(E, val));
-        if (arg)
+        if (arg && !it->warp->arg_direct)
             outf(E, "krt_f->krt_warp%d_arg = (int64_t)%s;", k, ex(E, arg));
         return;
     }
@@ -405,6 +427,72 @@ static void print_warp(Emitter *E, const CpuBlock *b)
     const char *M = arena_printf("krt_warp%d_mask", k), *V = arena_printf("krt_warp%d_val", k),
                *A = arena_printf("krt_warp%d_arg", k);
     bool vote = ea == API_ALL_SYNC || ea == API_ANY_SYNC || ea == API_EQ_SYNC || ea == API_BALLOT_SYNC;
+    /* operands not stored per lane: the uniform ones once, in C locals of
+     * the same names; a shuffled variable from its own frame field */
+    bool scope = b->mask_direct || b->arg_direct;
+    if (scope) {
+        outf(E, "{");
+        E->indent++;
+    }
+    if (b->mask_direct) {
+        Node *mask = s->args.len > 0 ? s->args.items[0] : NULL;
+        outf(E, "const uint32_t %s KRT_MAYBE_UNUSED = %s;", M,
+             mask ? arena_printf("(uint32_t)%s", ex(E, mask)) : "0xffffffffu");
+        M = arena_printf("(%s)", M);
+    } else {
+        M = arena_printf("krt_f->%s", M);
+    }
+    if (b->arg_direct) {
+        outf(E, "const int64_t %s = (int64_t)%s;", A, ex(E, s->args.items[2]));
+    } else {
+        A = arena_printf("krt_f->%s", A);
+    }
+    if (b->val_direct)
+        V = b->val_direct->cname ? b->val_direct->cname : b->val_direct->name;
+    if (b->full_shfl && b->arg_direct && s->lhs && (ea == API_SHFL_DOWN_SYNC || ea == API_SHFL_UP_SYNC)) {
+        /* every lane active, a uniform delta d: down, the lanes below
+         * wn - d read lane l + d and the others their own value; up, the
+         * lanes from d read lane l - d -- two plain copy loops (or the
+         * fused region after it, CpuBlock.fuse) */
+        bool down = ea == API_SHFL_DOWN_SYNC;
+        const char *lhs = ex(E, s->lhs);
+        const char *from = unparen(conv(arena_printf("krt_fr[krt_w + krt_l %s (size_t)krt_src].%s",
+                                                     down ? "+" : "-", V), val->type, s->lhs->type));
+        const char *own = unparen(conv(arena_printf("krt_f->%s", V), val->type, s->lhs->type));
+        outf(E, "krt_src = (int64_t)(uint32_t)%s;", A);
+        outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
+        E->indent++;
+        outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
+        outf(E, down ? "for (krt_l = 0; (int64_t)krt_l + krt_src < (int64_t)krt_wn; krt_l++) {"
+                     : "for (krt_l = 0; krt_l < krt_wn && (int64_t)krt_l < krt_src; krt_l++) {");
+        for (int half = 0; half < 2; half++) {
+            const char *value = (half == 0) == down ? from : own;
+            if (half == 1)
+                outf(E, "for (; krt_l < krt_wn; krt_l++) {");
+            E->indent++;
+            outf(E, "krt_f = &krt_fr[krt_w + krt_l];");
+            if (b->fuse) {
+                /* the region after the shuffle, run by this lane now */
+                enter_block(E, b->fuse);
+                emit_lineno(E, b->fuse->line);
+                print_region_run(E, b->fuse, s->lhs->var, value, b->fuse_store);
+                E->thread_loop = false;
+                E->cpu_region = NULL;
+                enter_block(E, b);
+            } else {
+                outf(E, "%s = %s;", lhs, value);
+            }
+            E->indent--;
+            outf(E, "}");
+        }
+        E->indent--;
+        outf(E, "}");
+        if (scope) {
+            E->indent--;
+            outf(E, "}");
+        }
+        return;
+    }
     outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
     E->indent++;
     outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
@@ -436,17 +524,17 @@ static void print_warp(Emitter *E, const CpuBlock *b)
         outf(E, "if (!(krt_act >> krt_l & 1u))");
         outf(E, "    continue;");
     }
-    const char *part = arena_printf("(krt_act & krt_f->%s)", M);
+    const char *part = arena_printf("(krt_act & %s)", M);
     const char *res = NULL;
     const Type *rt = ty_uint32;
     switch (ea) {
     case API_SHFL_SYNC: case API_SHFL_UP_SYNC: case API_SHFL_DOWN_SYNC: case API_SHFL_XOR_SYNC: {
         /* PTX shfl.sync with numba's clamp values: idx uses the low 5 bits
          * of the lane; up is valid from lane 0, down and xor up to lane 31 */
-        const char *src = ea == API_SHFL_SYNC ? "(int64_t)(krt_f->%s & 31)"
-                          : ea == API_SHFL_UP_SYNC ? "(int64_t)krt_l - (int64_t)(uint32_t)krt_f->%s"
-                          : ea == API_SHFL_DOWN_SYNC ? "(int64_t)krt_l + (int64_t)(uint32_t)krt_f->%s"
-                                               : "(int64_t)(krt_l ^ (uint32_t)krt_f->%s)";
+        const char *src = ea == API_SHFL_SYNC ? "(int64_t)(%s & 31)"
+                          : ea == API_SHFL_UP_SYNC ? "(int64_t)krt_l - (int64_t)(uint32_t)%s"
+                          : ea == API_SHFL_DOWN_SYNC ? "(int64_t)krt_l + (int64_t)(uint32_t)%s"
+                                               : "(int64_t)(krt_l ^ (uint32_t)%s)";
         outf(E, "krt_src = %s;", arena_printf(src, A));
         if (b->full_shfl)
             /* every lane active, all in the mask: any lane of the warp */
@@ -508,6 +596,10 @@ static void print_warp(Emitter *E, const CpuBlock *b)
     outf(E, "}");
     E->indent--;
     outf(E, "}");
+    if (scope) {
+        E->indent--;
+        outf(E, "}");
+    }
 }
 
 static void print_block(Emitter *E, const CpuBlock *b)
@@ -603,7 +695,8 @@ static void print_block(Emitter *E, const CpuBlock *b)
             print_region(E, b->next);
         return;
     case CB_WARP:
-        print_region(E, b->head);
+        if (b->head)
+            print_region(E, b->head);
         enter_block(E, b);
         print_warp(E, b);
         return;
@@ -639,7 +732,8 @@ static void print_block(Emitter *E, const CpuBlock *b)
 static void print_list(Emitter *E, const CpuList *l)
 {
     for (int i = 0; i < l->len; i++)
-        print_block(E, l->items[i]);
+        if (!l->items[i]->fused)   /* printed by the warp before it */
+            print_block(E, l->items[i]);
 }
 
 /* An extra member of the frame or the shared struct. */
@@ -661,6 +755,69 @@ static bool kernel_has_shared(const Func *f)
     return false;
 }
 
+/* A grid-stride loop (CpuGridStride) with the threads inside: with a 1-D
+ * block and a positive step, iteration k of every thread in turn, thread
+ * t at element base + k * step + t, so that the block walks consecutive
+ * elements; the locals are C locals of the function, each set before it
+ * is read in every iteration.  Otherwise (the else branch the caller
+ * prints) the plain thread loop. */
+static void print_grid_stride(Emitter *E, const CpuKernel *K, const CpuBlock *r)
+{
+    const Func *f = K->fn;
+    const CpuGridStride *g = K->gs;
+    const NodeList *body = &f->def->body;
+    outf(E, "{");
+    E->indent++;
+    outf(E, "/* a grid-stride loop: the threads run inside it */");
+    for (int i = 0; i < f->nlocals; i++) {
+        Var *v = f->locals[i];
+        if (K->vars->local_home[i] != CPU_HOME_C || v->kind == VAR_DYNSHARED)
+            continue;
+        if ((v->kind == VAR_LOCAL || v->kind == VAR_HIDDEN) && v->type->kind != TY_ARRAY)
+            outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), v->cname, zero_of(v->type));
+        else
+            decl_local(E, v);
+    }
+    for (int k = 0; k < g->nprefix; k++)
+        if (g->prefix_uniform[k])
+            emit_stmt(E, tree(body->items[k]));
+    const char *step = ex(E, tree(g->step));
+    outf(E, "if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1 && %s > 0) {", step);
+    E->indent++;
+    outf(E, "const int64_t krt_gs_step = %s;", unparen(step));
+    outf(E, "const int64_t krt_gs_stop = %s;", unparen(ex(E, tree(g->stop))));
+    outf(E, "int64_t krt_gs;");
+    outf(E, "krt_tid.y = 0;");
+    outf(E, "krt_tid.z = 0;");
+    outf(E, "for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;");
+    outf(E, "     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {");
+    E->indent++;
+    outf(E, "for (krt_tid.x = 0; krt_tid.x < krt_b->block_dim.x && (int64_t)krt_tid.x < krt_gs_stop - krt_gs; krt_tid.x++) {");
+    E->indent++;
+    E->thread_loop = true;
+    E->exit_label = 0;
+    E->exit_used = false;
+    E->cpu_region = r;
+    for (int k = 0; k < g->nprefix; k++)
+        if (!g->prefix_uniform[k])
+            emit_stmt(E, tree(body->items[k]));
+    outf(E, "%s = %s;", g->var->cname ? g->var->cname : g->var->name,
+         unparen(conv("(krt_gs + (int64_t)krt_tid.x)", ty_scalar[TY_INT64], g->var->type)));
+    for (int k = 0; k < g->nbody; k++)
+        emit_stmt(E, tree(g->loop->body.items[k]));
+    if (E->exit_used)
+        die("an exit in a grid-stride loop the CPU lowering did not foresee");
+    E->thread_loop = false;
+    E->cpu_region = NULL;
+    E->indent--;
+    outf(E, "}");
+    E->indent--;
+    outf(E, "}");
+    E->indent--;
+    outf(E, "} else {");
+    E->indent++;
+}
+
 /* The CPU version of kernel f: static void NAME__cpu(block, args). */
 void emit_cpu_kernel(Emitter *E, Func *f)
 {
@@ -677,6 +834,8 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         /* One thread loop; locals are plain C locals of the loop body. */
         const CpuBlock *r = K->body.items[0];
         enter_block(E, r);
+        if (K->gs)
+            print_grid_stride(E, K, r);
         /* (any order is right without a barrier: the one that walks the
          * arrays sequentially, see lower_cpu's prefers_y_inner) */
         outf(E, K->y_inner ? "KRT_FOR_EACH_THREAD_YX(krt_b) {" : "KRT_FOR_EACH_THREAD(krt_b) {");
@@ -715,6 +874,12 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         E->cpu_region = NULL;
         E->indent--;
         outf(E, "}");
+        if (K->gs) {
+            E->indent--;
+            outf(E, "}");
+            E->indent--;
+            outf(E, "}");
+        }
     } else {
         /* A kernel with a grid sync is resumable: it returns at each sync
          * (CB_GRIDSYNC) and the runtime, once every block of the grid has
@@ -855,8 +1020,8 @@ void emit_cpu_kernel(Emitter *E, Func *f)
             decl_local(E, f->locals[i]);
     if (K->split) {
         outf(E, "struct %s__frame *krt_fr = (struct %s__frame *)krt_b->frame;", name, name);
-        outf(E, "struct %s__frame *krt_f;", name);
-        outf(E, "unsigned krt_t;");
+        outf(E, "struct %s__frame *krt_f KRT_MAYBE_UNUSED;", name);
+        outf(E, "size_t krt_t;");
     }
     if (K->uses_go)
         outf(E, "int krt_go;");
@@ -868,7 +1033,7 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     }
     if (K->uses_warp) {
         outf(E, "const unsigned krt_nt = krt_cpu_nthreads(krt_b);");
-        outf(E, "unsigned krt_w, krt_wn, krt_l;");
+        outf(E, "size_t krt_w, krt_wn, krt_l;");
         if (K->uses_act)
             outf(E, "uint32_t krt_act;");
         if (K->uses_bal)

@@ -492,7 +492,174 @@ static void find_nonneg(CpuFunc *cf)
     } while (N.changed);
 }
 
+/* ---- recomputed variables ----
+ * A frame variable assigned once, by a statement at the top level of the
+ * kernel's body, from constants, thread and block indices and sizes,
+ * parameters the kernel never assigns, array shapes of those, and other
+ * such variables, and read only after that statement (tx =
+ * cuda.threadIdx.x, i = cuda.grid(1)), has the same value in every region
+ * after it: each region that uses it computes it again (CPU_HOME_REMAT),
+ * a few instructions instead of a frame slot stored and loaded per thread
+ * and region.  Not with debug checks (the -g path keeps its frames). */
+
+typedef struct Remat {
+    const Func *f;
+    const CpuKernel *K;
+    int *defs;               /* by local index: assignments anywhere */
+    bool *ok;                /* by local index: recomputable so far */
+    const Var *find;         /* remat_reads: the variable looked for */
+    bool uniform_only;       /* remat_expr: block-uniform too (uok) */
+    bool *uok;               /* by local index: that, and block-uniform */
+} Remat;
+
+static void remat_def(Remat *R, const Var *v)
+{
+    if (v && uni_local(R->f, v))
+        R->defs[v->index]++;
+}
+
+static Visit remat_defs(const Node *n, void *ctx)
+{
+    Remat *R = ctx;
+    switch (n->kind) {
+    case S_ASSIGN:
+        for (int i = 0; i < n->args.len; i++) {
+            const Node *t = n->args.items[i];
+            if (t->kind == E_VAR)
+                remat_def(R, t->var);
+            else if (t->kind == E_TUPLE)
+                for (int k = 0; k < t->args.len; k++)
+                    if (t->args.items[k]->kind == E_VAR)
+                        remat_def(R, t->args.items[k]->var);
+        }
+        break;
+    case S_AUGASSIGN: case S_WARPOP:
+        if (n->lhs && n->lhs->kind == E_VAR)
+            remat_def(R, n->lhs->var);
+        break;
+    case S_BARRIER:
+        if (n->rhs && n->rhs->kind == E_VAR)
+            remat_def(R, n->rhs->var);
+        break;
+    case S_FORRANGE:
+        remat_def(R, n->var);
+        remat_def(R, n->it);
+        remat_def(R, n->stop);
+        remat_def(R, n->step);
+        break;
+    case E_LET:
+        remat_def(R, n->var);
+        break;
+    default:
+        break;
+    }
+    return VISIT_CHILDREN;
+}
+
+static Visit remat_reads(const Node *n, void *ctx)
+{
+    const Remat *R = ctx;
+    return n->kind == E_VAR && n->var == R->find ? VISIT_STOP : VISIT_CHILDREN;
+}
+
+static bool remat_expr(const Remat *R, const Node *n)
+{
+    if (!n)
+        return false;
+    switch (n->kind) {
+    case E_CONST:
+        return true;
+    case E_VAR: {
+        const Var *v = n->var;
+        if (!v)
+            return false;
+        if (v->kind == VAR_PARAM)
+            return v->index >= 0 && v->index < R->f->nparams && R->f->params[v->index] == v &&
+                   !R->K->param_copied[v->index] && v->type && v->type->kind != TY_ARRAY;
+        return uni_local(R->f, v) && (R->uniform_only ? R->uok : R->ok)[v->index];
+    }
+    case E_CAST:
+        return n->type && n->lhs && n->lhs->type && ty_is_scalar(n->type) && ty_is_scalar(n->lhs->type) &&
+               remat_expr(R, n->lhs);
+    case E_UNARY:
+        return (n->op == OP_NEG || n->op == OP_INVERT) && n->type && ty_is_int(n->type) &&
+               remat_expr(R, n->lhs);
+    case E_TUPLEGET:
+        return remat_expr(R, n->lhs);
+    case E_SHAPE: {
+        const Var *a = n->lhs && n->lhs->kind == E_VAR ? n->lhs->var : NULL;
+        return a && a->kind == VAR_PARAM && a->index >= 0 && a->index < R->f->nparams &&
+               R->f->params[a->index] == a && !R->K->param_copied[a->index];
+    }
+    case E_BINOP:
+        switch (n->op) {
+        case OP_ADD: case OP_SUB: case OP_MUL: case OP_BITAND: case OP_BITOR: case OP_BITXOR:
+            break;
+        default:
+            return false;
+        }
+        return n->type && ty_is_int(n->type) && remat_expr(R, n->lhs) && remat_expr(R, n->rhs);
+    case E_API:
+        switch (api_id(n->api)) {
+        case API_TID_X: case API_TID_Y: case API_TID_Z: case API_BID_X: case API_BID_Y:
+        case API_BID_Z: case API_BDIM_X: case API_BDIM_Y: case API_BDIM_Z: case API_GDIM_X:
+        case API_GDIM_Y: case API_GDIM_Z: case API_GRID: case API_GRIDSIZE: case API_WARPSIZE:
+        case API_LANEID:
+            if (R->uniform_only && api_id_has(api_id(n->api), AF_THREAD_DEP))
+                return false;
+            for (int i = 0; i < n->args.len; i++)
+                if (!remat_expr(R, n->args.items[i]))
+                    return false;
+            return true;
+        default:
+            return false;
+        }
+    default:
+        return false;
+    }
+}
+
+static void find_remat(CpuKernel *K, CpuFunc *kv)
+{
+    const Func *f = K->fn;
+    const NodeList *body = &f->def->body;
+    Remat R = {0};
+    R.f = f;
+    R.K = K;
+    R.defs = arena_alloc(sizeof(int) * (size_t)(f->nlocals + 1));
+    R.ok = arena_alloc(sizeof(bool) * (size_t)(f->nlocals + 1));
+    for (int i = 0; i < body->len; i++)
+        node_walk(body->items[i], remat_defs, &R);
+    kv->remat = arena_alloc(sizeof(const Node *) * (size_t)(f->nlocals + 1));
+    for (int k = 0; k < body->len; k++) {
+        const Node *s = body->items[k];
+        if (s->kind != S_ASSIGN || s->args.len != 1 || s->args.items[0]->kind != E_VAR)
+            continue;
+        const Var *v = s->args.items[0]->var;
+        if (!uni_local(f, v) || R.defs[v->index] != 1 || !remat_expr(&R, s->rhs))
+            continue;
+        CpuHome h = kv->local_home[v->index];
+        if (h != CPU_HOME_FRAME && h != CPU_HOME_BLOCK)
+            continue;
+        /* read before its definition: 0 there, not the value */
+        R.find = v;
+        bool early = node_walk(s->rhs, remat_reads, &R);
+        for (int j = 0; j < k && !early; j++)
+            early = node_walk(body->items[j], remat_reads, &R);
+        if (early)
+            continue;
+        /* a block-uniform one stays once per block, but others may use it */
+        R.ok[v->index] = true;
+        if (h == CPU_HOME_FRAME) {
+            kv->local_home[v->index] = CPU_HOME_REMAT;
+            kv->remat[v->index] = s->rhs;
+        }
+    }
+}
+
 /* ---- frame variables cached in a region's C locals ---- */
+
+static Visit cache_use(const Node *n, void *ctx);
 
 static void cache_var(CpuBlock *r, const Var *v, bool store)
 {
@@ -512,13 +679,16 @@ static void cache_var(CpuBlock *r, const Var *v, bool store)
     }
     if (h == CPU_HOME_BLOCK && store && !vec_contains(&r->uvars, v))
         vec_push(&r->uvars, (void *)v);
-    if (h != CPU_HOME_FRAME)
+    if (h != CPU_HOME_FRAME && h != CPU_HOME_REMAT)
         return;
     for (int i = 0; i < r->ncache; i++)
         if (r->cache[i] == v) {
             r->cache_store[i] |= store;
             return;
         }
+    if (h == CPU_HOME_REMAT)
+        /* what its value is computed from, cached first */
+        node_walk(cf->remat[v->index], cache_use, r);
     if (r->ncache == r->cache_cap) {
         int ncap = r->cache_cap ? 2 * r->cache_cap : 8;
         const Var **nv = arena_alloc(sizeof *nv * (size_t)ncap);
@@ -645,6 +815,11 @@ static int *var_refs(const CpuFunc *cf, const Var *v)
                ? &cf->local_refs[v->index] : NULL;
 }
 
+static CpuHome var_home(const CpuFunc *cf, const Var *v)
+{
+    return v->kind == VAR_PARAM ? cf->param_home[v->index] : cf->local_home[v->index];
+}
+
 static void refs_alloc(CpuFunc *cf)
 {
     if (cf->param_refs)
@@ -677,7 +852,7 @@ static void cache_block(CpuBlock *b, bool in_loop, int pass)
                 int *n = var_refs(b->ctx, b->cache[i]);
                 bool alone = n && *n == 1 && !b->in_loop;
                 b->cache_load[i] = !alone;
-                if (alone)
+                if (alone || var_home(b->ctx, b->cache[i]) == CPU_HOME_REMAT)
                     b->cache_store[i] = false;
             }
         }
@@ -687,6 +862,13 @@ static void cache_block(CpuBlock *b, bool in_loop, int pass)
         /* the result is written by the warp's loop, not by a region */
         refs_alloc((CpuFunc *)b->ctx);
         int *n = var_refs(b->ctx, b->stmt->lhs->var);
+        if (n)
+            *n += 2;
+    }
+    if (b->kind == CB_WARP && pass == 0 && b->val_direct) {
+        /* the warp's loop reads the value from the frame */
+        refs_alloc((CpuFunc *)b->ctx);
+        int *n = var_refs(b->ctx, b->val_direct);
         if (n)
             *n += 2;
     }
@@ -708,6 +890,74 @@ static void cache_list(CpuList *l, bool in_loop, int pass)
 {
     for (int i = 0; i < l->len; i++)
         cache_block(l->items[i], in_loop, pass);
+}
+
+/* ---- a shuffle and the region after it in one loop (CpuBlock.fuse) ---- */
+
+static Visit fuse_thread_dep(const Node *n, void *ctx)
+{
+    (void)ctx;
+    if (n->kind == E_API && api_id_has(api_id(n->api), AF_THREAD_DEP))
+        return VISIT_STOP;
+    if (n->kind == S_WARPOP || n->kind == S_BARRIER || n->kind == S_PRINT || n->kind == S_ASSERT)
+        return VISIT_STOP;
+    return VISIT_CHILDREN;
+}
+
+static bool fusable(const CpuBlock *b, const CpuBlock *r)
+{
+    const Node *s = b->stmt;
+    if (b->kind != CB_WARP || !b->full_shfl || !b->arg_direct || b->ea != API_SHFL_DOWN_SYNC ||
+        b->head || !s->lhs || s->lhs->kind != E_VAR || b->ctx->debug)
+        return false;
+    if (!r || r->kind != CB_REGION || r->ctx != b->ctx || r->binds != b->binds || r->inl != b->inl ||
+        r->uvars.len > 0 || r->nexits > 0)
+        return false;
+    const Var *w = s->lhs->var;
+    if (!uni_local(b->ctx->fn, w) || var_home(b->ctx, w) != CPU_HOME_FRAME)
+        return false;
+    bool reads_w = false;
+    for (int i = 0; i < r->ncache; i++) {
+        if (var_home(r->ctx, r->cache[i]) == CPU_HOME_REMAT)
+            return false;
+        if (r->cache[i] == w)
+            reads_w = true;
+    }
+    if (!reads_w)
+        return false;
+    for (int i = 0; i < r->nitems; i++)
+        if (r->items[i].kind != CI_STMT || node_walk(r->items[i].stmt, fuse_thread_dep, NULL))
+            return false;
+    return true;
+}
+
+static void fuse_list(CpuList *l);
+
+static void fuse_block(CpuBlock *b)
+{
+    if (!b)
+        return;
+    fuse_block(b->head);
+    fuse_block(b->next);
+    fuse_list(&b->body);
+    fuse_list(&b->orelse);
+}
+
+static void fuse_list(CpuList *l)
+{
+    for (int i = 0; i < l->len; i++) {
+        CpuBlock *b = l->items[i];
+        CpuBlock *r = i + 1 < l->len ? l->items[i + 1] : NULL;
+        if (fusable(b, r)) {
+            const Var *w = b->stmt->lhs->var;
+            int *n = var_refs(b->ctx, w);
+            b->fuse = r;
+            /* the warp's own 2, the region's 1: nobody else reads the field */
+            b->fuse_store = !n || *n > 3;
+            r->fused = true;
+        }
+        fuse_block(b);
+    }
 }
 
 /* ---- blocks ---- */
@@ -1085,13 +1335,26 @@ static void lower_warpop(Lower *L, CpuList *into, const Node *s)
     if (ea == API_NONE || !api_id_has(ea, AF_WARP))
         die("%s is not a warp operation", s->api ? s->api->path : "?");
     int k = L->nwarp++;
+    const Node *mask = s->args.len > 0 ? s->args.items[0] : NULL;
     const Node *val = s->args.len > 1 ? s->args.items[1] : NULL;
     const Node *arg = s->args.len > 2 ? s->args.items[2] : NULL;
+    bool shfl = ea == API_SHFL_SYNC || ea == API_SHFL_UP_SYNC || ea == API_SHFL_DOWN_SYNC ||
+                ea == API_SHFL_XOR_SYNC;
+    /* operands the lanes need not store (see CpuBlock.mask_direct) */
+    bool mask_direct = !mask || is_uniform(L, mask);
+    bool arg_direct = arg && is_uniform(L, arg);
+    const Var *val_direct = NULL;
+    if (shfl && val && val->kind == E_VAR && val->var && val->var->kind != VAR_PARAM &&
+        L->ctx == L->K->vars && !L->binds && uni_local(L->K->fn, val->var) &&
+        L->K->vars->local_home[val->var->index] == CPU_HOME_FRAME &&
+        !(s->lhs && s->lhs->kind == E_VAR && s->lhs->var == val->var))
+        val_direct = val->var;
     CpuSlots *fx = &L->K->frame_extra;
-    slot_add(fx, (CpuSlot){arena_printf("krt_warp%d_mask", k), ty_uint32, NULL, NULL});
-    if (val)
+    if (!mask_direct)
+        slot_add(fx, (CpuSlot){arena_printf("krt_warp%d_mask", k), ty_uint32, NULL, NULL});
+    if (val && !val_direct)
         slot_add(fx, (CpuSlot){arena_printf("krt_warp%d_val", k), val->type, NULL, NULL});
-    if (arg)
+    if (arg && !arg_direct)
         slot_add(fx, (CpuSlot){arena_printf("krt_warp%d_arg", k), ty_scalar[TY_INT64], NULL, NULL});
     L->K->uses_warp = true;
     if (ea == API_ALL_SYNC || ea == API_ANY_SYNC || ea == API_EQ_SYNC || ea == API_BALLOT_SYNC)
@@ -1113,9 +1376,16 @@ static void lower_warpop(Lower *L, CpuList *into, const Node *s)
                     ea == API_SHFL_XOR_SYNC);
     if (!b->full_shfl)
         L->K->uses_act = true;
+    b->mask_direct = mask_direct;
+    b->arg_direct = arg_direct;
+    b->val_direct = val_direct;
     list_push(into, b);
-    b->head = region_new(L, NULL, s, true);
-    item_add(b->head, CI_WARP_STORE, s)->slot = k;
+    if (!mask_direct || (arg && !arg_direct) || (val && !val_direct)) {
+        b->head = region_new(L, NULL, s, true);
+        CpuItem *it = item_add(b->head, CI_WARP_STORE, s);
+        it->slot = k;
+        it->warp = b;
+    }
     for (int i = 0; i < s->args.len && i < 3; i++)
         note_calls(L, s->args.items[i]);
     note_calls(L, s->lhs);
@@ -1528,6 +1798,186 @@ static bool list_reads_state(const CpuList *l)
     return false;
 }
 
+/* ---- grid-stride loops, the threads inside (CpuGridStride) ---- */
+
+/* Is n cuda.grid(1) (through casts, or a prefix variable set to it)? */
+static bool gs_is_grid1(const Node *n, const Node *const *def_rhs, const Func *f)
+{
+    n = strip_casts(n);
+    if (n && n->kind == E_VAR && uni_local(f, n->var) && def_rhs[n->var->index])
+        n = strip_casts(def_rhs[n->var->index]);
+    if (!n || n->kind != E_API || api_id(n->api) != API_GRID || n->args.len != 1 ||
+        n->type != ty_scalar[TY_INT64])
+        return false;
+    const Node *a = strip_casts(n->args.items[0]);
+    return a && a->kind == E_CONST && a->ival == 1;
+}
+
+typedef struct GsBody {
+    const Func *f;
+    const bool *set;         /* by local index: holds this iteration's value */
+    bool bad;
+} GsBody;
+
+/* Every variable the loop's body mentions holds a value of this iteration:
+ * a prefix variable, the loop's own, one the body assigned before at its
+ * top level, an E_LET temporary; no local array (its elements would carry
+ * over), no nested range loop (its variables would). */
+static Visit gs_mentions(const Node *n, void *ctx)
+{
+    GsBody *G = ctx;
+    if (n->kind == S_FORRANGE || n->kind == S_ARRAYDECL || n->kind == S_WARPOP || n->kind == S_BARRIER) {
+        G->bad = true;
+        return VISIT_STOP;
+    }
+    if (n->kind == E_LET)
+        return VISIT_CHILDREN;   /* bound before its use, in the expression */
+    if (n->kind != E_VAR || !n->var)
+        return VISIT_CHILDREN;
+    const Var *v = n->var;
+    switch (v->kind) {
+    case VAR_PARAM: case VAR_SHARED: case VAR_DYNSHARED: case VAR_CONSTARRAY:
+        return VISIT_CHILDREN;
+    case VAR_LOCAL: case VAR_HIDDEN:
+        if (uni_local(G->f, v) && G->set[v->index])
+            return VISIT_CHILDREN;
+        break;
+    default:
+        break;
+    }
+    G->bad = true;
+    return VISIT_STOP;
+}
+
+static Visit gs_lets(const Node *n, void *ctx)
+{
+    GsBody *G = ctx;
+    if (n->kind == E_LET && uni_local(G->f, n->var))
+        ((bool *)G->set)[n->var->index] = true;
+    return VISIT_CHILDREN;
+}
+
+static void find_grid_stride(CpuKernel *K)
+{
+    const Func *f = K->fn;
+    const NodeList *body = &f->def->body;
+    for (int i = 0; i < f->nparams; i++)
+        if (K->param_copied[i])
+            return;
+    int last = body->len - 1;
+    while (last >= 0 && (body->items[last]->kind == S_NOP || body->items[last]->kind == S_PASS))
+        last--;
+    if (last < 0)
+        return;
+    const Node *loop = body->items[last];
+    Remat R = {0};
+    R.f = f;
+    R.K = K;
+    R.defs = arena_alloc(sizeof(int) * (size_t)(f->nlocals + 1));
+    R.ok = arena_alloc(sizeof(bool) * (size_t)(f->nlocals + 1));
+    R.uok = arena_alloc(sizeof(bool) * (size_t)(f->nlocals + 1));
+    const Node **def_rhs = arena_alloc(sizeof(const Node *) * (size_t)(f->nlocals + 1));
+    for (int i = 0; i < body->len; i++)
+        node_walk(body->items[i], remat_defs, &R);
+
+    /* the while's induction variable, set twice: before and at the end */
+    const Var *iv = NULL;
+    const Node *incr = NULL;
+    if (loop->kind == S_WHILE) {
+        const Node *c = loop->cond;
+        if (!c || c->kind != E_COMPARE || c->args.len != 2 || c->ops[0] != OP_LT || loop->body.len < 1)
+            return;
+        const Node *a = c->args.items[0];
+        if (a->kind != E_VAR || !uni_local(f, a->var) || a->var->type != ty_scalar[TY_INT64] ||
+            R.defs[a->var->index] != 2)
+            return;
+        iv = a->var;
+        incr = loop->body.items[loop->body.len - 1];
+        if (incr->kind != S_ASSIGN || incr->args.len != 1 || incr->args.items[0]->kind != E_VAR ||
+            incr->args.items[0]->var != iv || !incr->rhs || incr->rhs->kind != E_BINOP ||
+            incr->rhs->op != OP_ADD || incr->rhs->type != iv->type || !incr->rhs->lhs ||
+            incr->rhs->lhs->kind != E_VAR || incr->rhs->lhs->var != iv)
+            return;
+    } else if (loop->kind == S_FORRANGE) {
+        if (loop->args.len != 3 || !loop->it || loop->it->type != ty_scalar[TY_INT64] || !loop->var)
+            return;
+    } else {
+        return;
+    }
+
+    CpuGridStride *g = arena_alloc(sizeof *g);
+    g->loop = loop;
+    g->nprefix = last;
+    g->prefix_uniform = arena_alloc(sizeof(bool) * (size_t)(last + 1));
+    for (int k = 0; k < last; k++) {
+        const Node *s = body->items[k];
+        if (s->kind == S_NOP || s->kind == S_PASS)
+            continue;
+        if (s->kind != S_ASSIGN || s->args.len != 1 || s->args.items[0]->kind != E_VAR)
+            return;
+        const Var *v = s->args.items[0]->var;
+        if (!uni_local(f, v) || R.defs[v->index] != (v == iv ? 2 : 1))
+            return;
+        R.uniform_only = false;
+        if (!remat_expr(&R, s->rhs))
+            return;
+        R.ok[v->index] = true;
+        def_rhs[v->index] = s->rhs;
+        R.uniform_only = true;
+        if (v != iv && remat_expr(&R, s->rhs)) {
+            R.uok[v->index] = true;
+            g->prefix_uniform[k] = true;
+        }
+    }
+    R.uniform_only = true;
+    if (iv) {
+        if (!gs_is_grid1(loop->cond->args.items[0], def_rhs, f) ||
+            loop->cond->args.items[1]->type != iv->type || !remat_expr(&R, loop->cond->args.items[1]) ||
+            !remat_expr(&R, incr->rhs->rhs))
+            return;
+        g->var = iv;
+        g->stop = loop->cond->args.items[1];
+        g->step = incr->rhs->rhs;
+        g->nbody = loop->body.len - 1;
+    } else {
+        if (!gs_is_grid1(loop->args.items[0], def_rhs, f) || !remat_expr(&R, loop->args.items[1]) ||
+            !remat_expr(&R, loop->args.items[2]))
+            return;
+        g->var = loop->var;
+        g->stop = loop->args.items[1];
+        g->step = loop->args.items[2];
+        g->nbody = loop->body.len;
+    }
+    if (g->stop->type != ty_scalar[TY_INT64] || g->step->type != ty_scalar[TY_INT64])
+        return;
+
+    /* the body: no exit, nothing carried from one iteration to the next */
+    GsBody G = {0};
+    G.f = f;
+    bool *set = arena_alloc(sizeof(bool) * (size_t)(f->nlocals + 1));
+    memcpy(set, R.ok, sizeof(bool) * (size_t)f->nlocals);
+    if (uni_local(f, g->var))
+        set[g->var->index] = true;
+    G.set = set;
+    for (int k = 0; k < g->nbody; k++) {
+        const Node *s = loop->body.items[k];
+        if (has_exit(s))
+            return;
+        node_walk(s, gs_lets, &G);
+        bool plain = s->kind == S_ASSIGN && s->args.len == 1 && s->args.items[0]->kind == E_VAR;
+        node_walk(plain ? s->rhs : s, gs_mentions, &G);
+        if (G.bad)
+            return;
+        if (plain) {
+            const Var *v = s->args.items[0]->var;
+            if (!uni_local(f, v) || R.ok[v->index] || v == iv)
+                return;   /* a prefix variable: the next iteration's would differ */
+            set[v->index] = true;
+        }
+    }
+    K->gs = g;
+}
+
 /* ---- the kernel ---- */
 
 static void mark_assigned(const Func *f, bool *assigned, const Var *v)
@@ -1592,6 +2042,8 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
      * kernel, which returns at each grid sync). */
     if (K->split && !K->coop)
         find_uniform(K, f);
+    if (K->split && !kv->debug)
+        find_remat(K, kv);
 
     Lower L = {0};
     L.K = K;
@@ -1602,10 +2054,13 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
         lower_block_list(&L, &K->body, &f->def->body);
         cache_list(&K->body, false, 0);
         cache_list(&K->body, false, 1);
+        fuse_list(&K->body);
         K->uses_state = list_reads_state(&K->body);
     } else {
         /* one thread loop over the whole body; its exits go to krt_next */
         K->y_inner = prefers_y_inner(f);
+        if (!K->y_inner && !kv->debug)
+            find_grid_stride(K);
         CpuBlock *r = block_new(&L, CB_REGION, NULL);
         list_push(&K->body, r);
         for (int i = 0; i < f->def->body.len; i++)

@@ -39,6 +39,10 @@ typedef enum CpuHome {
     CPU_HOME_DYNSHARED,  /* an inlined callee's dynamic shared array: the
                             block's dynamic region, cast */
     CPU_HOME_CONST,      /* a file-scope static const array */
+    CPU_HOME_REMAT,      /* recomputed: a C local of each region that uses
+                            it, set from its one definition (CpuFunc.remat),
+                            a pure function of the thread and block indices
+                            (i = cuda.grid(1)); never in the frame */
 } CpuHome;
 
 /* The variables of one function in the kernel's CPU code: the kernel
@@ -53,6 +57,8 @@ typedef struct CpuFunc {
     int *param_refs, *local_refs;  /* how many regions (or warp results)
                                       use each frame variable */
     bool *local_nonneg;      /* integer locals never negative (NULL: none) */
+    const Node **remat;      /* by local index: CPU_HOME_REMAT's value (NULL:
+                                none) */
 } CpuFunc;
 
 /* An inlined call's result, standing for the call in the rest of its
@@ -111,6 +117,7 @@ typedef struct CpuItem {
     const char *go, *other;  /* CI_IF_TEST: the block-level flags */
     int slot;                /* CI_WARP_STORE: the warp cut's number */
     const struct CpuBlock *inl;  /* CI_INLINE_ARGS: its CB_INLINE */
+    const struct CpuBlock *warp; /* CI_WARP_STORE: its CB_WARP */
 } CpuItem;
 
 typedef enum CpuBlockKind {
@@ -201,6 +208,21 @@ typedef struct CpuBlock {
     /* CB_WARP: a shuffle with the full constant mask that every lane
      * reaches (uniform): any lane of the warp is a valid source */
     bool full_shfl;
+    /* CB_WARP: operands read where they are instead of stored per thread
+     * into the warp slots: a block-uniform mask and lane argument (C
+     * locals computed once), a shuffled frame variable the operation does
+     * not assign (read from the source lane's frame); head is NULL when
+     * nothing is left to store */
+    bool mask_direct, arg_direct;
+    const Var *val_direct;
+    /* CB_WARP: a full shfl_down with a uniform delta whose result only the
+     * region after it reads, that region needing no thread index: it runs
+     * inside the warp's lane loops (lane l reads lane l + d before that
+     * lane runs it), the result a C local of it; fuse_store: the result's
+     * frame field is read elsewhere too.  CB_REGION: fused, printed by the
+     * warp before it */
+    const struct CpuBlock *fuse;
+    bool fuse_store, fused;
 } CpuBlock;
 
 /* An extra member of the frame or of the shared struct. */
@@ -215,6 +237,25 @@ typedef struct CpuSlots {
     CpuSlot *items;
     int len, cap;
 } CpuSlots;
+
+/* A barrier-free kernel whose body is a grid-stride loop (lower_cpu's
+ * find_grid_stride): pure assignments, then `for i in range(cuda.grid(1),
+ * stop, step)` or `i = cuda.grid(1) ... while i < stop: ...; i += step`,
+ * stop and step block-uniform, no thread state carried from one iteration
+ * to the next.  With a 1-D block and step > 0 it runs with the loop
+ * outermost and the threads inside, each iteration walking the block's
+ * consecutive elements (any interleaving of the threads is one CUDA
+ * allows without a barrier). */
+typedef struct CpuGridStride {
+    const Node *loop;        /* the S_FORRANGE or S_WHILE, last in the body */
+    const Var *var;          /* set to the thread's element: the range's loop
+                                variable or the while's induction variable */
+    const Node *stop, *step; /* block-uniform, int64 */
+    int nbody;               /* loop statements run per iteration (a while's
+                                last, the increment, is not) */
+    int nprefix;             /* statements before the loop */
+    bool *prefix_uniform;    /* by statement: run once per block */
+} CpuGridStride;
 
 /* One kernel's CPU version. */
 typedef struct CpuKernel {
@@ -234,6 +275,7 @@ typedef struct CpuKernel {
     bool has_exit;           /* a thread can leave early (return, break...) */
     bool y_inner;            /* not split: run the threads y innermost */
     bool *uni;               /* by local index: block-uniform (NULL: none) */
+    const CpuGridStride *gs; /* not split: a grid-stride loop (NULL: not) */
 } CpuKernel;
 
 /* lower_cpu.c: is integer expression n never negative (so an index needs

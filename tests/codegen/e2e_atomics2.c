@@ -172,7 +172,6 @@ struct shared_atomics__shared {
 
 struct shared_atomics__frame {
     int krt_state;
-    int32_t t;
     int32_t v;
 };
 
@@ -183,12 +182,12 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct shared_atomics__shared *krt_s = (struct shared_atomics__shared *)krt_b->shared;
     struct shared_atomics__frame *krt_fr = (struct shared_atomics__frame *)krt_b->frame;
-    struct shared_atomics__frame *krt_f;
-    unsigned krt_t;
+    struct shared_atomics__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_atomics2.kern"
         t = (int32_t)krt_tid.x;
 #line 75 "e2e_atomics2.kern"
@@ -196,7 +195,6 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 76 "e2e_atomics2.kern"
             krt_s->s[t] = 0;
         }
-        krt_f->t = t;
     }
 #line 77 "e2e_atomics2.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -218,13 +216,13 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 222 "e2e_atomics2.c"
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+#line 220 "e2e_atomics2.c"
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 84 "e2e_atomics2.kern"
         if (t < 4) {
 #line 85 "e2e_atomics2.kern"
             *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[t];
-#line 228 "e2e_atomics2.c"
+#line 226 "e2e_atomics2.c"
         }
     }
 }

@@ -75,8 +75,6 @@ struct flags__shared {
 struct flags__frame {
     int krt_state;
     int64_t n;
-    int64_t i;
-    int32_t t;
     float v;
     float p;
 };
@@ -89,8 +87,8 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int64_t krt_arg_n = *(const int64_t *)krt_args[2];
     struct flags__shared *krt_s = (struct flags__shared *)krt_b->shared;
     struct flags__frame *krt_fr = (struct flags__frame *)krt_b->frame;
-    struct flags__frame *krt_f;
-    unsigned krt_t;
+    struct flags__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -99,16 +97,14 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 10 "e2e_control.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "e2e_control.kern"
         t = (int32_t)krt_tid.x;
 #line 13 "e2e_control.kern"
         krt_s->s[t] = 0.0f;
-        krt_f->i = i;
-        krt_f->t = t;
     }
 #line 14 "e2e_control.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -134,7 +130,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t n KRT_MAYBE_UNUSED = krt_f->n;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 16 "e2e_control.kern"
@@ -171,7 +167,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             float v KRT_MAYBE_UNUSED = krt_f->v;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 25 "e2e_control.kern"
             v = krt_s->s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))];
             krt_f->v = v;
@@ -180,7 +176,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 27 "e2e_control.kern"
             krt_s->s[t] = krt_s->s[t] + (v * 100.0f);
@@ -188,24 +184,24 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 29 "e2e_control.kern"
             krt_s->s[t] = (float)(((double)krt_s->s[t]) - 1.0);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 198 "e2e_control.cu"
+#line 194 "e2e_control.cu"
         krt_f = &krt_fr[krt_t];
         float p KRT_MAYBE_UNUSED = 0;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 30 "e2e_control.kern"
         if (i < x.shape[0]) {
 #line 31 "e2e_control.kern"
             p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
             *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[t] + p);
-#line 209 "e2e_control.cu"
+#line 205 "e2e_control.cu"
         }
     }
 }

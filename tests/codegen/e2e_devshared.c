@@ -77,8 +77,6 @@ struct count_blocks__shared {
 
 struct count_blocks__frame {
     int krt_state;
-    int32_t t;
-    int64_t i;
 };
 
 #line 40 "e2e_devshared.kern"
@@ -88,13 +86,13 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct count_blocks__shared *krt_s = (struct count_blocks__shared *)krt_b->shared;
     struct count_blocks__frame *krt_fr = (struct count_blocks__frame *)krt_b->frame;
-    struct count_blocks__frame *krt_f;
-    unsigned krt_t;
+    struct count_blocks__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 41 "e2e_devshared.kern"
         t = (int32_t)krt_tid.x;
 #line 42 "e2e_devshared.kern"
@@ -104,15 +102,13 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 44 "e2e_devshared.kern"
             (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 0, 0);
         }
-        krt_f->t = t;
-        krt_f->i = i;
     }
 #line 45 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 46 "e2e_devshared.kern"
         if (i < x.shape[0]) {
 #line 47 "e2e_devshared.kern"
@@ -133,7 +129,7 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 54 "e2e_devshared.kern"
         if (t == 0) {
 #line 55 "e2e_devshared.kern"
@@ -142,14 +138,13 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 146 "e2e_devshared.c"
+#line 142 "e2e_devshared.c"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
 
 struct totals__frame {
     int krt_state;
-    int64_t i;
     int64_t v;
     int64_t r;
     int64_t krt_ret0;
@@ -164,15 +159,15 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct totals__shared *krt_s = (struct totals__shared *)krt_b->shared;
     struct totals__frame *krt_fr = (struct totals__frame *)krt_b->frame;
-    struct totals__frame *krt_f;
-    unsigned krt_t;
+    struct totals__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 73 "e2e_devshared.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -183,7 +178,6 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 76 "e2e_devshared.kern"
             v = *(int64_t *)(x.data + i * x.strides[0]);
         }
-        krt_f->i = i;
         krt_f->v = v;
     }
 #line 77 "e2e_devshared.kern"
@@ -246,7 +240,7 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         int64_t r KRT_MAYBE_UNUSED = krt_f->r;
 #line 78 "e2e_devshared.kern"
         if (i < x.shape[0]) {
@@ -281,7 +275,7 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     return acc;
 }
 
-#line 285 "e2e_devshared.c"
+#line 279 "e2e_devshared.c"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -312,7 +306,7 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
-#line 316 "e2e_devshared.c"
+#line 310 "e2e_devshared.c"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
@@ -322,7 +316,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
-#line 326 "e2e_devshared.c"
+#line 320 "e2e_devshared.c"
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -333,7 +327,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
             *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
-#line 337 "e2e_devshared.c"
+#line 331 "e2e_devshared.c"
         }
     }
 }

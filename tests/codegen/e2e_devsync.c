@@ -13,7 +13,6 @@ struct reduce__shared {
 
 struct reduce__frame {
     int krt_state;
-    int64_t i;
     float v;
     float s;
     float krt_ret0;
@@ -44,12 +43,12 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct reduce__shared *krt_s = (struct reduce__shared *)krt_b->shared;
     struct reduce__frame *krt_fr = (struct reduce__frame *)krt_b->frame;
-    struct reduce__frame *krt_f;
-    unsigned krt_t;
+    struct reduce__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     int krt_go;
     int krt_br0;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
     int64_t krt_src;
     krt_dim3 krt_tid;
@@ -391,15 +390,13 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 395 "e2e_devsync.c"
+#line 394 "e2e_devsync.c"
 struct shuffle__shared {
     int32_t rotate__buf[128];
 };
 
 struct shuffle__frame {
     int krt_state;
-    int32_t t;
-    int64_t i;
     int32_t krt_ret0;
     int32_t rotate__x;
     int32_t rotate__t;
@@ -429,14 +426,14 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view counts = *(const krt_view *)krt_args[2];
     struct shuffle__shared *krt_s = (struct shuffle__shared *)krt_b->shared;
     struct shuffle__frame *krt_fr = (struct shuffle__frame *)krt_b->frame;
-    struct shuffle__frame *krt_f;
-    unsigned krt_t;
+    struct shuffle__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     int krt_go;
     int krt_br0;
     int krt_br1;
-#line 438 "e2e_devsync.c"
+#line 435 "e2e_devsync.c"
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
     int64_t krt_src;
     int64_t krt_red, krt_nred;
@@ -446,20 +443,18 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 72 "e2e_devsync.kern"
         t = (int32_t)krt_tid.x;
 #line 73 "e2e_devsync.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        krt_f->t = t;
-        krt_f->i = i;
     }
 #line 74 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_devsync.kern"
         krt_f->rotate__x = ((int32_t *)a.data)[i];
         krt_f->rotate__t = t;
@@ -502,8 +497,8 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_devsync.kern"
         krt_f->rotate__x = krt_f->krt_ret0;
         krt_f->rotate__t = t;
@@ -545,16 +540,16 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_devsync.kern"
         ((int32_t *)out.data)[i] = (int32_t)krt_add_i64(((int64_t)krt_f->krt_ret1), 1);
     }
 #line 75 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 75 "e2e_devsync.kern"
         krt_f->rotate__x = ((int32_t *)a.data)[i];
         krt_f->rotate__t = t;
@@ -564,7 +559,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t rotate__x KRT_MAYBE_UNUSED = krt_f->rotate__x;
-#line 568 "e2e_devsync.c"
+#line 563 "e2e_devsync.c"
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 49 "e2e_devsync.kern"
         krt_s->rotate__buf[krt_wrap_index(((int64_t)rotate__t), 128)] = rotate__x;
@@ -597,8 +592,8 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 75 "e2e_devsync.kern"
         if (krt_f->krt_ret2 > 50) {
 #line 76 "e2e_devsync.kern"
@@ -610,7 +605,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 77 "e2e_devsync.kern"
         if (t < 64) {
             krt_br0 = 1;
@@ -618,13 +613,13 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
-#line 622 "e2e_devsync.c"
+#line 617 "e2e_devsync.c"
     }
     if (krt_br0) {
 #line 78 "e2e_devsync.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 78 "e2e_devsync.kern"
@@ -633,7 +628,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         /* device function warp_sum, inlined */
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 637 "e2e_devsync.c"
+#line 632 "e2e_devsync.c"
             krt_f = &krt_fr[krt_t];
             int64_t warp_sum__i4__v_2 KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v_2;
             int32_t warp_sum__i4__v KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v;
@@ -734,7 +729,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 78 "e2e_devsync.kern"
@@ -743,7 +738,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 747 "e2e_devsync.c"
+#line 742 "e2e_devsync.c"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
@@ -752,14 +747,14 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 80 "e2e_devsync.kern"
             ((int32_t *)counts.data)[krt_mul_i64(2, i)] = -5;
         }
     }
-#line 763 "e2e_devsync.c"
+#line 758 "e2e_devsync.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_MASKED(1))
@@ -768,12 +763,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 81 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 772 "e2e_devsync.c"
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+#line 767 "e2e_devsync.c"
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 81 "e2e_devsync.kern"
         krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[i]), 50);
         krt_f->krt_ret4 = 0;
-#line 777 "e2e_devsync.c"
+#line 772 "e2e_devsync.c"
     }
     /* device function count_positive, inlined */
 #line 58 "e2e_devsync.kern"
@@ -815,18 +810,18 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 81 "e2e_devsync.kern"
         ((int32_t *)counts.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = (int32_t)krt_f->krt_ret4;
     }
 #line 82 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 825 "e2e_devsync.c"
+#line 820 "e2e_devsync.c"
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 82 "e2e_devsync.kern"
         krt_f->fence__a = a;
-#line 830 "e2e_devsync.c"
+#line 825 "e2e_devsync.c"
         krt_f->fence__i = i;
     }
     /* device function fence, inlined */
@@ -845,7 +840,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 849 "e2e_devsync.c"
+#line 844 "e2e_devsync.c"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param reduce__params[] = {

@@ -184,7 +184,6 @@ struct reduce__shared {
 
 struct reduce__frame {
     int krt_state;
-    int64_t i;
     float v;
     float s;
     float krt_ret0;
@@ -215,12 +214,12 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct reduce__shared *krt_s = (struct reduce__shared *)krt_b->shared;
     struct reduce__frame *krt_fr = (struct reduce__frame *)krt_b->frame;
-    struct reduce__frame *krt_f;
-    unsigned krt_t;
+    struct reduce__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     int krt_go;
     int krt_br0;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
     int64_t krt_src;
     krt_dim3 krt_tid;
@@ -562,15 +561,13 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 566 "e2e_devsync.cu"
+#line 565 "e2e_devsync.cu"
 struct shuffle__shared {
     int32_t rotate__buf[128];
 };
 
 struct shuffle__frame {
     int krt_state;
-    int32_t t;
-    int64_t i;
     int32_t krt_ret0;
     int32_t rotate__x;
     int32_t rotate__t;
@@ -600,14 +597,14 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view counts = *(const krt_view *)krt_args[2];
     struct shuffle__shared *krt_s = (struct shuffle__shared *)krt_b->shared;
     struct shuffle__frame *krt_fr = (struct shuffle__frame *)krt_b->frame;
-    struct shuffle__frame *krt_f;
-    unsigned krt_t;
+    struct shuffle__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     int krt_go;
     int krt_br0;
     int krt_br1;
-#line 609 "e2e_devsync.cu"
+#line 606 "e2e_devsync.cu"
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
     int64_t krt_src;
     int64_t krt_red, krt_nred;
@@ -617,20 +614,18 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 72 "e2e_devsync.kern"
         t = (int32_t)krt_tid.x;
 #line 73 "e2e_devsync.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        krt_f->t = t;
-        krt_f->i = i;
     }
 #line 74 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_devsync.kern"
         krt_f->rotate__x = ((int32_t *)a.data)[i];
         krt_f->rotate__t = t;
@@ -673,8 +668,8 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_devsync.kern"
         krt_f->rotate__x = krt_f->krt_ret0;
         krt_f->rotate__t = t;
@@ -716,16 +711,16 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_devsync.kern"
         ((int32_t *)out.data)[i] = (int32_t)krt_add_i64(((int64_t)krt_f->krt_ret1), 1);
     }
 #line 75 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 75 "e2e_devsync.kern"
         krt_f->rotate__x = ((int32_t *)a.data)[i];
         krt_f->rotate__t = t;
@@ -735,7 +730,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t rotate__x KRT_MAYBE_UNUSED = krt_f->rotate__x;
-#line 739 "e2e_devsync.cu"
+#line 734 "e2e_devsync.cu"
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 49 "e2e_devsync.kern"
         krt_s->rotate__buf[krt_wrap_index(((int64_t)rotate__t), 128)] = rotate__x;
@@ -768,8 +763,8 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 75 "e2e_devsync.kern"
         if (krt_f->krt_ret2 > 50) {
 #line 76 "e2e_devsync.kern"
@@ -781,7 +776,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 77 "e2e_devsync.kern"
         if (t < 64) {
             krt_br0 = 1;
@@ -789,13 +784,13 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
-#line 793 "e2e_devsync.cu"
+#line 788 "e2e_devsync.cu"
     }
     if (krt_br0) {
 #line 78 "e2e_devsync.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 78 "e2e_devsync.kern"
@@ -804,7 +799,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         /* device function warp_sum, inlined */
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 808 "e2e_devsync.cu"
+#line 803 "e2e_devsync.cu"
             krt_f = &krt_fr[krt_t];
             int64_t warp_sum__i4__v_2 KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v_2;
             int32_t warp_sum__i4__v KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v;
@@ -905,7 +900,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 78 "e2e_devsync.kern"
@@ -914,7 +909,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 918 "e2e_devsync.cu"
+#line 913 "e2e_devsync.cu"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
@@ -923,14 +918,14 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 80 "e2e_devsync.kern"
             ((int32_t *)counts.data)[krt_mul_i64(2, i)] = -5;
         }
     }
-#line 934 "e2e_devsync.cu"
+#line 929 "e2e_devsync.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_MASKED(1))
@@ -939,12 +934,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 81 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 943 "e2e_devsync.cu"
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+#line 938 "e2e_devsync.cu"
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 81 "e2e_devsync.kern"
         krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[i]), 50);
         krt_f->krt_ret4 = 0;
-#line 948 "e2e_devsync.cu"
+#line 943 "e2e_devsync.cu"
     }
     /* device function count_positive, inlined */
 #line 58 "e2e_devsync.kern"
@@ -986,18 +981,18 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 81 "e2e_devsync.kern"
         ((int32_t *)counts.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = (int32_t)krt_f->krt_ret4;
     }
 #line 82 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 996 "e2e_devsync.cu"
+#line 991 "e2e_devsync.cu"
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 82 "e2e_devsync.kern"
         krt_f->fence__a = a;
-#line 1001 "e2e_devsync.cu"
+#line 996 "e2e_devsync.cu"
         krt_f->fence__i = i;
     }
     /* device function fence, inlined */
@@ -1016,7 +1011,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 1020 "e2e_devsync.cu"
+#line 1015 "e2e_devsync.cu"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param reduce__params[] = {

@@ -366,7 +366,6 @@ struct count_sync__shared {
 
 struct count_sync__frame {
     int krt_state;
-    int32_t t;
     int64_t n;
     int64_t k;
     int64_t krt_it1;
@@ -381,20 +380,19 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view steps = *(const krt_view *)krt_args[1];
     struct count_sync__shared *krt_s = (struct count_sync__shared *)krt_b->shared;
     struct count_sync__frame *krt_fr = (struct count_sync__frame *)krt_b->frame;
-    struct count_sync__frame *krt_f;
-    unsigned krt_t;
+    struct count_sync__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 35 "e2e_range_step.kern"
         t = (int32_t)krt_tid.x;
 #line 37 "e2e_range_step.kern"
         krt_s->s[t] = -1;
-        krt_f->t = t;
     }
 #line 38 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -405,7 +403,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
         int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
         int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 39 "e2e_range_step.kern"
         n = 0;
 #line 40 "e2e_range_step.kern"
@@ -431,7 +429,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t n KRT_MAYBE_UNUSED = krt_f->n;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 44 "e2e_range_step.kern"
@@ -439,14 +437,13 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 443 "e2e_range_step.cu"
+#line 441 "e2e_range_step.cu"
 struct count_block__shared {
     int64_t s[64];
 };
 
 struct count_block__frame {
     int krt_state;
-    int32_t t;
     int64_t acc;
     int64_t k;
     int64_t krt_it1;
@@ -461,8 +458,8 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int64_t step = *(const int64_t *)krt_args[1];
     struct count_block__shared *krt_s = (struct count_block__shared *)krt_b->shared;
     struct count_block__frame *krt_fr = (struct count_block__frame *)krt_b->frame;
-    struct count_block__frame *krt_f;
-    unsigned krt_t;
+    struct count_block__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -470,12 +467,11 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 49 "e2e_range_step.kern"
         t = (int32_t)krt_tid.x;
 #line 51 "e2e_range_step.kern"
         krt_s->s[t] = 0;
-        krt_f->t = t;
     }
 #line 52 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -528,7 +524,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t k KRT_MAYBE_UNUSED = krt_f->k;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -540,7 +536,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 57 "e2e_range_step.kern"
@@ -569,7 +565,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 59 "e2e_range_step.kern"
@@ -577,10 +573,9 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 581 "e2e_range_step.cu"
+#line 577 "e2e_range_step.cu"
 struct count_inlined__frame {
     int krt_state;
-    int32_t t;
     int64_t n;
     int64_t krt_ret0;
     int64_t trips_sync__a;
@@ -599,23 +594,22 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view steps = *(const krt_view *)krt_args[1];
     struct count_inlined__frame *krt_fr = (struct count_inlined__frame *)krt_b->frame;
-    struct count_inlined__frame *krt_f;
-    unsigned krt_t;
+    struct count_inlined__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 73 "e2e_range_step.kern"
         t = (int32_t)krt_tid.x;
-        krt_f->t = t;
     }
 #line 74 "e2e_range_step.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_range_step.kern"
         krt_f->trips_sync__a = 0;
         krt_f->trips_sync__b = 6;
@@ -672,7 +666,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t n KRT_MAYBE_UNUSED = krt_f->n;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 74 "e2e_range_step.kern"
@@ -682,7 +676,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t n KRT_MAYBE_UNUSED = krt_f->n;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_range_step.kern"
@@ -746,7 +740,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 750 "e2e_range_step.cu"
+#line 744 "e2e_range_step.cu"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -766,7 +760,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
-#line 770 "e2e_range_step.cu"
+#line 764 "e2e_range_step.cu"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -778,7 +772,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
-#line 782 "e2e_range_step.cu"
+#line 776 "e2e_range_step.cu"
         }
     }
 }

@@ -23,8 +23,6 @@ struct block_sum__shared {
 
 struct block_sum__frame {
     int krt_state;
-    int32_t tid;
-    int64_t i;
 };
 
 #line 16 "e2e_shared.kern"
@@ -35,12 +33,12 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct block_sum__shared *krt_s = (struct block_sum__shared *)krt_b->shared;
     int64_t step = 0;
     struct block_sum__frame *krt_fr = (struct block_sum__frame *)krt_b->frame;
-    struct block_sum__frame *krt_f;
-    unsigned krt_t;
+    struct block_sum__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t tid KRT_MAYBE_UNUSED = krt_f->tid;
+        int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t i KRT_MAYBE_UNUSED = 0;
 #line 18 "e2e_shared.kern"
         tid = (int32_t)krt_tid.x;
@@ -54,7 +52,6 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 23 "e2e_shared.kern"
             krt_s->s[tid] = 0.0f;
         }
-        krt_f->tid = tid;
     }
 #line 24 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -64,7 +61,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     while ((int32_t)step > 0) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t tid KRT_MAYBE_UNUSED = krt_f->tid;
+            int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 27 "e2e_shared.kern"
             if (tid < (int32_t)step) {
 #line 28 "e2e_shared.kern"
@@ -78,7 +75,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t tid KRT_MAYBE_UNUSED = krt_f->tid;
+        int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 31 "e2e_shared.kern"
         if (tid == 0) {
 #line 32 "e2e_shared.kern"
@@ -96,15 +93,13 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
-#line 100 "e2e_shared.c"
+#line 97 "e2e_shared.c"
 struct scan__shared {
     int64_t sh[256];
 };
 
 struct scan__frame {
     int krt_state;
-    int32_t t;
-    int64_t i;
     int64_t d;
     int64_t off;
     int64_t v;
@@ -121,8 +116,8 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int32_t n = *(const int32_t *)krt_args[2];
     struct scan__shared *krt_s = (struct scan__shared *)krt_b->shared;
     struct scan__frame *krt_fr = (struct scan__frame *)krt_b->frame;
-    struct scan__frame *krt_f;
-    unsigned krt_t;
+    struct scan__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -130,8 +125,8 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 38 "e2e_shared.kern"
         t = (int32_t)krt_tid.x;
 #line 39 "e2e_shared.kern"
@@ -145,8 +140,6 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 42 "e2e_shared.kern"
         krt_s->sh[t] = *(int64_t *)(x.data + (int32_t)i * x.strides[0]);
     krt_skip1:;
-        krt_f->t = t;
-        krt_f->i = i;
     }
 #line 43 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -192,7 +185,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             int64_t off KRT_MAYBE_UNUSED = krt_f->off;
             int64_t d KRT_MAYBE_UNUSED = krt_f->d;
             int64_t v KRT_MAYBE_UNUSED = krt_f->v;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 45 "e2e_shared.kern"
@@ -212,7 +205,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t v KRT_MAYBE_UNUSED = krt_f->v;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 50 "e2e_shared.kern"
@@ -239,8 +232,8 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 52 "e2e_shared.kern"
@@ -248,16 +241,13 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 252 "e2e_shared.c"
+#line 245 "e2e_shared.c"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
 
 struct mirror3__frame {
     int krt_state;
-    int32_t x;
-    int32_t y;
-    int32_t z;
 };
 
 #line 56 "e2e_shared.kern"
@@ -269,8 +259,8 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int32_t by = 0;
     int32_t bz = 0;
     struct mirror3__frame *krt_fr = (struct mirror3__frame *)krt_b->frame;
-    struct mirror3__frame *krt_f;
-    unsigned krt_t;
+    struct mirror3__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     {
         const int32_t krt_in_bx = bx;
@@ -281,9 +271,9 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
             bx = krt_in_bx;
             by = krt_in_by;
             bz = krt_in_bz;
-            int32_t x KRT_MAYBE_UNUSED = krt_f->x;
-            int32_t y KRT_MAYBE_UNUSED = krt_f->y;
-            int32_t z KRT_MAYBE_UNUSED = krt_f->z;
+            int32_t x KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t y KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
+            int32_t z KRT_MAYBE_UNUSED = (int32_t)krt_tid.z;
 #line 58 "e2e_shared.kern"
             x = (int32_t)krt_tid.x;
 #line 59 "e2e_shared.kern"
@@ -298,29 +288,24 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
             bz = (int32_t)krt_b->block_dim.z;
 #line 64 "e2e_shared.kern"
             krt_s->s[z][y][x] = (int32_t)krt_add_i64(((int64_t)((((z * by) + y) * bx) + x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
-            krt_f->x = x;
-            krt_f->y = y;
-            krt_f->z = z;
         }
     }
 #line 65 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t z KRT_MAYBE_UNUSED = krt_f->z;
-        int32_t y KRT_MAYBE_UNUSED = krt_f->y;
-        int32_t x KRT_MAYBE_UNUSED = krt_f->x;
+        int32_t z KRT_MAYBE_UNUSED = (int32_t)krt_tid.z;
+        int32_t y KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
+        int32_t x KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 66 "e2e_shared.kern"
         ((int32_t *)out.data)[(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)bz)), ((int64_t)z)) * out.shape[1] + y) * out.shape[2] + x] = krt_s->s[krt_wrap_index(((int64_t)((bz - 1) - z)), 4)][krt_wrap_index(((int64_t)((by - 1) - y)), 8)][krt_wrap_index(((int64_t)((bx - 1) - x)), 32)];
     }
 }
 
-#line 319 "e2e_shared.c"
+#line 306 "e2e_shared.c"
 struct dyn_local__frame {
     int krt_state;
     double tmp[4];
-    int32_t t;
-    int64_t i;
     double acc;
 };
 
@@ -339,22 +324,20 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int64_t krt_stop5 = 0;
     int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
-#line 343 "e2e_shared.c"
-    struct dyn_local__frame *krt_f;
-    unsigned krt_t;
+#line 328 "e2e_shared.c"
+    struct dyn_local__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 73 "e2e_shared.kern"
         t = (int32_t)krt_tid.x;
 #line 74 "e2e_shared.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 75 "e2e_shared.kern"
         d[t] = (i < x.shape[0]) ? *(double *)(x.data + i * x.strides[0]) : 0.0;
-        krt_f->t = t;
-        krt_f->i = i;
     }
 #line 76 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -365,7 +348,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         const int64_t krt_in_krt_step3 = krt_step3;
         const int64_t krt_in_k_2 = k_2;
         const int64_t krt_in_krt_it4 = krt_it4;
-#line 369 "e2e_shared.c"
+#line 352 "e2e_shared.c"
         const int64_t krt_in_krt_stop5 = krt_stop5;
         const int64_t krt_in_krt_step6 = krt_step6;
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -378,9 +361,9 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it4 = krt_in_krt_it4;
             krt_stop5 = krt_in_krt_stop5;
             krt_step6 = krt_in_krt_step6;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             double acc KRT_MAYBE_UNUSED = 0;
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 77 "e2e_shared.kern"
             krt_it1 = 0;
             krt_stop2 = 4;
@@ -397,7 +380,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_stop5 = 4;
             krt_step6 = 1;
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-#line 401 "e2e_shared.c"
+#line 384 "e2e_shared.c"
                 k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
                 acc = acc + (krt_f->tmp[(int32_t)k_2] * ((double)((int64_t)((int32_t)k_2 + 1))));
@@ -406,7 +389,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
                 *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-#line 410 "e2e_shared.c"
+#line 393 "e2e_shared.c"
             }
         }
     }

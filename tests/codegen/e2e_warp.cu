@@ -173,12 +173,8 @@ KRT_EXTERN_C __global__ void block_votes(krt_view x, krt_view out)
 
 struct warp_sum__frame {
     int krt_state;
-    int64_t i;
     float v;
     float krt_w1;
-    uint32_t krt_warp0_mask;
-    float krt_warp0_val;
-    int64_t krt_warp0_arg;
 };
 
 #line 11 "e2e_warp.kern"
@@ -188,21 +184,20 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     int64_t off = 0;
     struct warp_sum__frame *krt_fr = (struct warp_sum__frame *)krt_b->frame;
-    struct warp_sum__frame *krt_f;
-    unsigned krt_t;
+    struct warp_sum__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     int64_t krt_src;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 12 "e2e_warp.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 13 "e2e_warp.kern"
         v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
-        krt_f->i = i;
         krt_f->v = v;
     }
 #line 14 "e2e_warp.kern"
@@ -210,31 +205,29 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 15 "e2e_warp.kern"
     while (off > 0) {
 #line 16 "e2e_warp.kern"
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            float v KRT_MAYBE_UNUSED = krt_f->v;
+        {
+            const uint32_t krt_warp0_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+            const int64_t krt_warp0_arg = (int64_t)((int32_t)off);
+            krt_src = (int64_t)(uint32_t)krt_warp0_arg;
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                for (krt_l = 0; (int64_t)krt_l + krt_src < (int64_t)krt_wn; krt_l++) {
+                    krt_f = &krt_fr[krt_w + krt_l];
+                    float v KRT_MAYBE_UNUSED = krt_f->v;
+                    float krt_w1 KRT_MAYBE_UNUSED = krt_fr[krt_w + krt_l + (size_t)krt_src].v;
 #line 16 "e2e_warp.kern"
-            krt_f->krt_warp0_mask = (uint32_t)4294967295u;
-            krt_f->krt_warp0_val = v;
-            krt_f->krt_warp0_arg = (int64_t)((int32_t)off);
-        }
-        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_f = &krt_fr[krt_w + krt_l];
-                krt_src = (int64_t)krt_l + (int64_t)(uint32_t)krt_f->krt_warp0_arg;
-                if (krt_src < 0 || krt_src >= (int64_t)krt_wn)
-                    krt_src = krt_l;
-                krt_f->krt_w1 = krt_fr[krt_w + krt_src].krt_warp0_val;
+                    v = v + krt_w1;
+                    krt_f->v = v;
+                }
+                for (; krt_l < krt_wn; krt_l++) {
+                    krt_f = &krt_fr[krt_w + krt_l];
+                    float v KRT_MAYBE_UNUSED = krt_f->v;
+                    float krt_w1 KRT_MAYBE_UNUSED = krt_f->v;
+#line 16 "e2e_warp.kern"
+                    v = v + krt_w1;
+                    krt_f->v = v;
+                }
             }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            float v KRT_MAYBE_UNUSED = krt_f->v;
-            float krt_w1 KRT_MAYBE_UNUSED = krt_f->krt_w1;
-#line 16 "e2e_warp.kern"
-            v = v + krt_w1;
-            krt_f->v = v;
         }
 #line 17 "e2e_warp.kern"
         off = (int64_t)((int32_t)off >> 1);
@@ -242,7 +235,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         float v KRT_MAYBE_UNUSED = krt_f->v;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "e2e_warp.kern"
         if (krt_cpu_laneid(krt_b, krt_tid) == 0) {
 #line 19 "e2e_warp.kern"
@@ -251,13 +244,11 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 255 "e2e_warp.cu"
+#line 248 "e2e_warp.cu"
 struct ballot_count__frame {
     int krt_state;
-    int64_t i;
     int32_t b;
     int64_t w;
-    uint32_t krt_warp0_mask;
     bool krt_warp0_val;
 };
 
@@ -267,37 +258,38 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct ballot_count__frame *krt_fr = (struct ballot_count__frame *)krt_b->frame;
-    struct ballot_count__frame *krt_f;
-    unsigned krt_t;
+    struct ballot_count__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
     uint32_t krt_bal;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 24 "e2e_warp.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        krt_f->i = i;
     }
 #line 25 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 25 "e2e_warp.kern"
-        krt_f->krt_warp0_mask = (uint32_t)4294967295u;
         krt_f->krt_warp0_val = (((int32_t *)x.data)[i] > 0);
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
-        krt_bal = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++)
-            krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp0_val != 0) << krt_l;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_f->b = (int32_t)((krt_act & krt_f->krt_warp0_mask) & krt_bal);
+    {
+        const uint32_t krt_warp0_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
+            krt_bal = 0;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++)
+                krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp0_val != 0) << krt_l;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_f->b = (int32_t)((krt_act & (krt_warp0_mask)) & krt_bal);
+            }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -314,17 +306,14 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 318 "e2e_warp.cu"
+#line 310 "e2e_warp.cu"
 struct match_keys__frame {
     int krt_state;
-    int64_t i;
     int32_t m;
     int32_t mask;
     uint8_t same;
     krt_tup_i32_b krt_w1;
-    uint32_t krt_warp0_mask;
     int64_t krt_warp0_val;
-    uint32_t krt_warp1_mask;
     int64_t krt_warp1_val;
 };
 
@@ -335,68 +324,71 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view anyout = *(const krt_view *)krt_args[1];
     const krt_view allout = *(const krt_view *)krt_args[2];
     struct match_keys__frame *krt_fr = (struct match_keys__frame *)krt_b->frame;
-    struct match_keys__frame *krt_f;
-    unsigned krt_t;
+    struct match_keys__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
     uint32_t krt_bal;
     int64_t krt_src;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 33 "e2e_warp.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        krt_f->i = i;
     }
 #line 34 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 34 "e2e_warp.kern"
-        krt_f->krt_warp0_mask = (uint32_t)4294967295u;
         krt_f->krt_warp0_val = ((int64_t *)keys.data)[i];
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_bal = 0;
-            for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)
-                if (((krt_act & krt_f->krt_warp0_mask) >> krt_src & 1u) &&
-                    memcmp(&krt_fr[krt_w + krt_src].krt_warp0_val, &krt_f->krt_warp0_val, sizeof krt_f->krt_warp0_val) == 0)
-                    krt_bal |= 1u << krt_src;
-            krt_f->m = (int32_t)krt_bal;
+    {
+        const uint32_t krt_warp0_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_bal = 0;
+                for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)
+                    if (((krt_act & (krt_warp0_mask)) >> krt_src & 1u) &&
+                        memcmp(&krt_fr[krt_w + krt_src].krt_warp0_val, &krt_f->krt_warp0_val, sizeof krt_f->krt_warp0_val) == 0)
+                        krt_bal |= 1u << krt_src;
+                krt_f->m = (int32_t)krt_bal;
+            }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t m KRT_MAYBE_UNUSED = krt_f->m;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 35 "e2e_warp.kern"
         ((int32_t *)anyout.data)[i] = m;
     }
 #line 36 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 36 "e2e_warp.kern"
-        krt_f->krt_warp1_mask = (uint32_t)4294967295u;
         krt_f->krt_warp1_val = krt_floordiv_i64(((int64_t *)keys.data)[i], 1000);
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_bal = 0;
-            for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)
-                if (((krt_act & krt_f->krt_warp1_mask) >> krt_src & 1u) &&
-                    memcmp(&krt_fr[krt_w + krt_src].krt_warp1_val, &krt_f->krt_warp1_val, sizeof krt_f->krt_warp1_val) == 0)
-                    krt_bal |= 1u << krt_src;
-            krt_f->krt_w1 = krt_tup_i32_b_make(((int32_t)(krt_bal == (krt_act & krt_f->krt_warp1_mask) ? (krt_act & krt_f->krt_warp1_mask) : 0u)), (krt_bal == (krt_act & krt_f->krt_warp1_mask)));
+    {
+        const uint32_t krt_warp1_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_bal = 0;
+                for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)
+                    if (((krt_act & (krt_warp1_mask)) >> krt_src & 1u) &&
+                        memcmp(&krt_fr[krt_w + krt_src].krt_warp1_val, &krt_f->krt_warp1_val, sizeof krt_f->krt_warp1_val) == 0)
+                        krt_bal |= 1u << krt_src;
+                krt_f->krt_w1 = krt_tup_i32_b_make(((int32_t)(krt_bal == (krt_act & (krt_warp1_mask)) ? (krt_act & (krt_warp1_mask)) : 0u)), (krt_bal == (krt_act & (krt_warp1_mask))));
+            }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -404,7 +396,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t mask KRT_MAYBE_UNUSED = 0;
         krt_tup_i32_b krt_w1 KRT_MAYBE_UNUSED = krt_f->krt_w1;
         bool same KRT_MAYBE_UNUSED = false;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 36 "e2e_warp.kern"
         mask = krt_w1.f0;
 #line 36 "e2e_warp.kern"
@@ -414,33 +406,20 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 418 "e2e_warp.cu"
+#line 410 "e2e_warp.cu"
 struct divergent__frame {
     int krt_state;
-    int64_t i;
-    int32_t lane;
     int32_t r_2;
     uint32_t act;
     int64_t up;
     uint8_t al;
     uint8_t an;
     uint8_t eq;
-    uint32_t krt_warp0_mask;
     int32_t krt_warp0_val;
-    int64_t krt_warp0_arg;
-    uint32_t krt_warp1_mask;
-    uint32_t krt_warp2_mask;
-    uint32_t krt_warp3_mask;
     int32_t krt_warp3_val;
-    int64_t krt_warp3_arg;
-    uint32_t krt_warp4_mask;
     int64_t krt_warp4_val;
-    int64_t krt_warp4_arg;
-    uint32_t krt_warp5_mask;
     bool krt_warp5_val;
-    uint32_t krt_warp6_mask;
     bool krt_warp6_val;
-    uint32_t krt_warp7_mask;
     bool krt_warp7_val;
 };
 
@@ -451,12 +430,12 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     int64_t r KRT_MAYBE_UNUSED = 0;
     struct divergent__frame *krt_fr = (struct divergent__frame *)krt_b->frame;
-    struct divergent__frame *krt_f;
-    unsigned krt_t;
+    struct divergent__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     int krt_br0;
     int krt_br1;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
     uint32_t krt_bal;
     int64_t krt_src;
@@ -466,14 +445,12 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t lane KRT_MAYBE_UNUSED = krt_f->lane;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t lane KRT_MAYBE_UNUSED = krt_cpu_laneid(krt_b, krt_tid);
 #line 42 "e2e_warp.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 43 "e2e_warp.kern"
         lane = krt_cpu_laneid(krt_b, krt_tid);
-        krt_f->i = i;
-        krt_f->lane = lane;
     }
 #line 44 "e2e_warp.kern"
     r = -1;
@@ -482,7 +459,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t lane KRT_MAYBE_UNUSED = krt_f->lane;
+        int32_t lane KRT_MAYBE_UNUSED = krt_cpu_laneid(krt_b, krt_tid);
 #line 45 "e2e_warp.kern"
         if (lane < 16) {
             krt_br0 = 1;
@@ -495,53 +472,51 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 46 "e2e_warp.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 46 "e2e_warp.kern"
-            krt_f->krt_warp0_mask = (uint32_t)65535u;
             krt_f->krt_warp0_val = ((int32_t *)x.data)[i];
-            krt_f->krt_warp0_arg = (int64_t)1;
         }
-        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            krt_act = 0;
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                    continue;
-                krt_act |= 1u << krt_l;
-            }
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_f = &krt_fr[krt_w + krt_l];
-                if (!(krt_act >> krt_l & 1u))
-                    continue;
-                krt_src = (int64_t)(krt_l ^ (uint32_t)krt_f->krt_warp0_arg);
-                if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & krt_f->krt_warp0_mask) >> krt_src & 1u))
-                    krt_src = krt_l;
-                krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp0_val;
+        {
+            const uint32_t krt_warp0_mask KRT_MAYBE_UNUSED = (uint32_t)65535u;
+            const int64_t krt_warp0_arg = (int64_t)1;
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                krt_act = 0;
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
+                        continue;
+                    krt_act |= 1u << krt_l;
+                }
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    krt_f = &krt_fr[krt_w + krt_l];
+                    if (!(krt_act >> krt_l & 1u))
+                        continue;
+                    krt_src = (int64_t)(krt_l ^ (uint32_t)krt_warp0_arg);
+                    if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp0_mask)) >> krt_src & 1u))
+                        krt_src = krt_l;
+                    krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp0_val;
+                }
             }
         }
 #line 47 "e2e_warp.kern"
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 47 "e2e_warp.kern"
-            krt_f->krt_warp1_mask = 0xffffffffu;
-        }
-        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            krt_act = 0;
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                    continue;
-                krt_act |= 1u << krt_l;
-            }
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_f = &krt_fr[krt_w + krt_l];
-                if (!(krt_act >> krt_l & 1u))
-                    continue;
-                krt_f->act = krt_act;
+        {
+            const uint32_t krt_warp1_mask KRT_MAYBE_UNUSED = 0xffffffffu;
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                krt_act = 0;
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
+                        continue;
+                    krt_act |= 1u << krt_l;
+                }
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    krt_f = &krt_fr[krt_w + krt_l];
+                    if (!(krt_act >> krt_l & 1u))
+                        continue;
+                    krt_f->act = krt_act;
+                }
             }
         }
     }
@@ -550,62 +525,60 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
+#line 529 "e2e_warp.cu"
             else if (krt_f->krt_state == KRT_MASKED(1))
-#line 555 "e2e_warp.cu"
                 krt_f->krt_state = KRT_RUNNING;
         }
 #line 49 "e2e_warp.kern"
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 49 "e2e_warp.kern"
-            krt_f->krt_warp2_mask = 0xffffffffu;
-        }
-        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            krt_act = 0;
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                    continue;
-                krt_act |= 1u << krt_l;
-            }
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_f = &krt_fr[krt_w + krt_l];
-                if (!(krt_act >> krt_l & 1u))
-                    continue;
-                krt_f->act = krt_act;
+        {
+            const uint32_t krt_warp2_mask KRT_MAYBE_UNUSED = 0xffffffffu;
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                krt_act = 0;
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
+                        continue;
+                    krt_act |= 1u << krt_l;
+                }
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    krt_f = &krt_fr[krt_w + krt_l];
+                    if (!(krt_act >> krt_l & 1u))
+                        continue;
+                    krt_f->act = krt_act;
+                }
             }
         }
 #line 50 "e2e_warp.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 50 "e2e_warp.kern"
-            krt_f->krt_warp3_mask = (uint32_t)4294901760u;
             krt_f->krt_warp3_val = ((int32_t *)x.data)[i];
-            krt_f->krt_warp3_arg = (int64_t)31;
         }
-        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            krt_act = 0;
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                    continue;
-                krt_act |= 1u << krt_l;
+        {
+            const uint32_t krt_warp3_mask KRT_MAYBE_UNUSED = (uint32_t)4294901760u;
+            const int64_t krt_warp3_arg = (int64_t)31;
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                krt_act = 0;
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
+                        continue;
+                    krt_act |= 1u << krt_l;
+                }
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    krt_f = &krt_fr[krt_w + krt_l];
+                    if (!(krt_act >> krt_l & 1u))
+                        continue;
+                    krt_src = (int64_t)(krt_warp3_arg & 31);
+                    if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
+                        krt_src = krt_l;
+                    krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
+#line 580 "e2e_warp.cu"
+                }
             }
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_f = &krt_fr[krt_w + krt_l];
-                if (!(krt_act >> krt_l & 1u))
-                    continue;
-                krt_src = (int64_t)(krt_f->krt_warp3_arg & 31);
-                if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & krt_f->krt_warp3_mask) >> krt_src & 1u))
-                    krt_src = krt_l;
-                krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-            }
-#line 609 "e2e_warp.cu"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -616,7 +589,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t r_2 KRT_MAYBE_UNUSED = krt_f->r_2;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         uint32_t act KRT_MAYBE_UNUSED = krt_f->act;
 #line 51 "e2e_warp.kern"
         ((int64_t *)out.data)[krt_mul_i64(4, i)] = (int64_t)r_2;
@@ -626,102 +599,113 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 53 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 53 "e2e_warp.kern"
-        krt_f->krt_warp4_mask = (uint32_t)4294967295u;
         krt_f->krt_warp4_val = krt_mul_i64(((int64_t)((int32_t *)x.data)[i]), 2);
-        krt_f->krt_warp4_arg = (int64_t)3;
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_src = (int64_t)krt_l - (int64_t)(uint32_t)krt_f->krt_warp4_arg;
-            if (krt_src < 0 || krt_src >= (int64_t)krt_wn)
-                krt_src = krt_l;
-            krt_f->up = krt_fr[krt_w + krt_src].krt_warp4_val;
+    {
+        const uint32_t krt_warp4_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        const int64_t krt_warp4_arg = (int64_t)3;
+        krt_src = (int64_t)(uint32_t)krt_warp4_arg;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            for (krt_l = 0; krt_l < krt_wn && (int64_t)krt_l < krt_src; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_f->up = krt_f->krt_warp4_val;
+            }
+            for (; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_f->up = krt_fr[krt_w + krt_l - (size_t)krt_src].krt_warp4_val;
+            }
         }
     }
+#line 623 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 54 "e2e_warp.kern"
         ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 2)] = up;
     }
 #line 55 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 55 "e2e_warp.kern"
-        krt_f->krt_warp5_mask = (uint32_t)4294967295u;
         krt_f->krt_warp5_val = (((int32_t *)x.data)[i] >= 0);
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
-        krt_bal = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++)
-            krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp5_val != 0) << krt_l;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_f->al = ((krt_act & krt_f->krt_warp5_mask) & ~krt_bal) == 0;
+    {
+        const uint32_t krt_warp5_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
+            krt_bal = 0;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++)
+                krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp5_val != 0) << krt_l;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_f->al = ((krt_act & (krt_warp5_mask)) & ~krt_bal) == 0;
+            }
         }
     }
 #line 56 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 56 "e2e_warp.kern"
-        krt_f->krt_warp6_mask = (uint32_t)4294967295u;
         krt_f->krt_warp6_val = (((int32_t *)x.data)[i] > 5);
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
-        krt_bal = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++)
-            krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp6_val != 0) << krt_l;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_f->an = ((krt_act & krt_f->krt_warp6_mask) & krt_bal) != 0;
+    {
+        const uint32_t krt_warp6_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
+            krt_bal = 0;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++)
+                krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp6_val != 0) << krt_l;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
+            }
         }
+#line 672 "e2e_warp.cu"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 57 "e2e_warp.kern"
-        krt_f->krt_warp7_mask = (uint32_t)4294967295u;
         krt_f->krt_warp7_val = (((int32_t *)x.data)[i] > 5);
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
-        krt_bal = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++)
-            krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp7_val != 0) << krt_l;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_f->eq = ((krt_act & krt_f->krt_warp7_mask) & krt_bal) == 0 || ((krt_act & krt_f->krt_warp7_mask) & krt_bal) == (krt_act & krt_f->krt_warp7_mask);
+    {
+        const uint32_t krt_warp7_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
+            krt_bal = 0;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++)
+                krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp7_val != 0) << krt_l;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
+            }
+#line 693 "e2e_warp.cu"
         }
     }
-#line 710 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         bool al KRT_MAYBE_UNUSED = krt_f->al;
         bool an KRT_MAYBE_UNUSED = krt_f->an;
         bool eq KRT_MAYBE_UNUSED = krt_f->eq;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 58 "e2e_warp.kern"
         ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = (int64_t)((((int32_t)((int64_t)al) * 4) + ((int32_t)((int64_t)an) * 2)) + (int32_t)((int64_t)eq));
     }
 }
 
-#line 722 "e2e_warp.cu"
+#line 707 "e2e_warp.cu"
 struct block_votes__frame {
     int krt_state;
-    int32_t t;
     int32_t c;
     int32_t a;
     int32_t o;
@@ -733,24 +717,23 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_votes__frame *krt_fr = (struct block_votes__frame *)krt_b->frame;
-    struct block_votes__frame *krt_f;
-    unsigned krt_t;
+    struct block_votes__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
-#line 741 "e2e_warp.cu"
+#line 725 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 63 "e2e_warp.kern"
         t = (int32_t)krt_tid.x;
-        krt_f->t = t;
     }
 #line 64 "e2e_warp.kern"
     krt_red = 0;
     krt_nred = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 64 "e2e_warp.kern"
         krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
         krt_nred++;
@@ -759,7 +742,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 763 "e2e_warp.cu"
+#line 746 "e2e_warp.cu"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -767,7 +750,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_nred = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 65 "e2e_warp.kern"
         krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
         krt_nred++;
@@ -775,7 +758,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 779 "e2e_warp.cu"
+#line 762 "e2e_warp.cu"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -784,21 +767,21 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_nred = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 66 "e2e_warp.kern"
         krt_red += (((int32_t)(((int32_t *)x.data)[t] > 100))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 795 "e2e_warp.cu"
+#line 778 "e2e_warp.cu"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
@@ -810,7 +793,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 814 "e2e_warp.cu"
+#line 797 "e2e_warp.cu"
         }
     }
 }

@@ -15,32 +15,63 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const float a = *(const float *)krt_args[2];
 #line 17 "gridstride.c"
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t start = 0;
-        int64_t stride = 0;
-        int64_t i = 0;
-        int64_t krt_it1 = 0;
-        int64_t krt_stop2 = 0;
-        int64_t krt_step3 = 0;
-#line 8 "gridstride.kern"
-        start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+    {
+        /* a grid-stride loop: the threads run inside it */
+        int64_t start KRT_MAYBE_UNUSED = 0;
+        int64_t stride KRT_MAYBE_UNUSED = 0;
+        int64_t i KRT_MAYBE_UNUSED = 0;
+        int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+        int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+        int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 9 "gridstride.kern"
         stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
-#line 10 "gridstride.kern"
-        krt_it1 = start;
-        krt_stop2 = x.shape[0];
-#line 33 "gridstride.c"
-        krt_step3 = stride;
-        if (krt_step3 == 0) {
-            goto krt_next;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            i = krt_it1;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1 && stride > 0) {
+            const int64_t krt_gs_step = stride;
+#line 31 "gridstride.c"
+            const int64_t krt_gs_stop = x.shape[0];
+            int64_t krt_gs;
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
+                 krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
+                for (krt_tid.x = 0; krt_tid.x < krt_b->block_dim.x && (int64_t)krt_tid.x < krt_gs_stop - krt_gs; krt_tid.x++) {
+#line 8 "gridstride.kern"
+                    start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                    i = krt_gs + (int64_t)krt_tid.x;
 #line 11 "gridstride.kern"
-            *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
-#line 42 "gridstride.c"
+                    *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
+#line 44 "gridstride.c"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD(krt_b) {
+                int64_t start = 0;
+                int64_t stride = 0;
+                int64_t i = 0;
+                int64_t krt_it1 = 0;
+                int64_t krt_stop2 = 0;
+                int64_t krt_step3 = 0;
+#line 8 "gridstride.kern"
+                start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 9 "gridstride.kern"
+                stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+#line 10 "gridstride.kern"
+                krt_it1 = start;
+                krt_stop2 = x.shape[0];
+#line 62 "gridstride.c"
+                krt_step3 = stride;
+                if (krt_step3 == 0) {
+                    goto krt_next;
+                }
+                for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                    i = krt_it1;
+#line 11 "gridstride.kern"
+                    *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
+#line 71 "gridstride.c"
+                }
+            krt_next:;
+            }
         }
-    krt_next:;
     }
 }
 

@@ -9,9 +9,6 @@
 
 struct diffuse__frame {
     int krt_state;
-    int64_t start;
-    int64_t stride;
-    int64_t n;
     int32_t s;
     int64_t k;
     int64_t k_2;
@@ -34,15 +31,15 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int32_t steps = *(const int32_t *)krt_args[2];
     const double alpha = *(const double *)krt_args[3];
     struct diffuse__frame *krt_fr = (struct diffuse__frame *)krt_b->frame;
-    struct diffuse__frame *krt_f;
-    unsigned krt_t;
+    struct diffuse__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     int krt_go;
     const int krt_rp = *krt_b->resume;
     krt_dim3 krt_tid;
     *krt_b->resume = 0;
     switch (krt_rp) {
     default:
-#line 46 "gridsync.c"
+#line 43 "gridsync.c"
         krt_cpu_fail(krt_b, KRT_EINTERNAL, "bad resume point");
         return;
     case 0:
@@ -51,18 +48,15 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t start KRT_MAYBE_UNUSED = krt_f->start;
-        int64_t stride KRT_MAYBE_UNUSED = krt_f->stride;
-        int64_t n KRT_MAYBE_UNUSED = krt_f->n;
+        int64_t start KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int64_t stride KRT_MAYBE_UNUSED = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+        int64_t n KRT_MAYBE_UNUSED = u.shape[0];
 #line 13 "gridsync.kern"
         start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "gridsync.kern"
         stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
 #line 15 "gridsync.kern"
         n = u.shape[0];
-        krt_f->start = start;
-        krt_f->stride = stride;
-        krt_f->n = n;
     }
 #line 16 "gridsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -75,7 +69,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_step9 = 1;
         krt_f->krt_it7 = krt_it7;
         krt_f->krt_stop8 = krt_stop8;
-#line 79 "gridsync.c"
+#line 73 "gridsync.c"
         krt_f->krt_step9 = krt_step9;
     }
 #line 16 "gridsync.kern"
@@ -100,16 +94,16 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         if (!krt_go)
             break;
-#line 104 "gridsync.c"
+#line 98 "gridsync.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t k KRT_MAYBE_UNUSED = krt_f->k;
             int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
             int64_t krt_stop2 KRT_MAYBE_UNUSED = krt_f->krt_stop2;
             int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
-            int64_t start KRT_MAYBE_UNUSED = krt_f->start;
-            int64_t n KRT_MAYBE_UNUSED = krt_f->n;
-            int64_t stride KRT_MAYBE_UNUSED = krt_f->stride;
+            int64_t start KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t n KRT_MAYBE_UNUSED = u.shape[0];
+            int64_t stride KRT_MAYBE_UNUSED = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 17 "gridsync.kern"
@@ -133,7 +127,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         krt_skip4:;
             krt_f->k = k;
-#line 137 "gridsync.c"
+#line 131 "gridsync.c"
             krt_f->krt_it1 = krt_it1;
             krt_f->krt_stop2 = krt_stop2;
             krt_f->krt_step3 = krt_step3;
@@ -143,23 +137,23 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *krt_b->resume = 1;
         return;
     case 1:;
-#line 147 "gridsync.c"
+#line 141 "gridsync.c"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t k_2 KRT_MAYBE_UNUSED = krt_f->k_2;
             int64_t krt_it4 KRT_MAYBE_UNUSED = krt_f->krt_it4;
             int64_t krt_stop5 KRT_MAYBE_UNUSED = krt_f->krt_stop5;
             int64_t krt_step6 KRT_MAYBE_UNUSED = krt_f->krt_step6;
-            int64_t start KRT_MAYBE_UNUSED = krt_f->start;
-            int64_t n KRT_MAYBE_UNUSED = krt_f->n;
-            int64_t stride KRT_MAYBE_UNUSED = krt_f->stride;
+            int64_t start KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t n KRT_MAYBE_UNUSED = u.shape[0];
+            int64_t stride KRT_MAYBE_UNUSED = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 23 "gridsync.kern"
             krt_it4 = start;
             krt_stop5 = n;
             krt_step6 = stride;
-#line 163 "gridsync.c"
+#line 157 "gridsync.c"
             if (krt_step6 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip5;
@@ -169,7 +163,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 24 "gridsync.kern"
                 ((double *)u.data)[(int64_t)k_2] = ((double *)tmp.data)[(int64_t)k_2];
             }
-#line 173 "gridsync.c"
+#line 167 "gridsync.c"
         krt_skip5:;
             krt_f->k_2 = k_2;
             krt_f->krt_it4 = krt_it4;
@@ -178,7 +172,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
 #line 25 "gridsync.kern"
         /* this_grid().sync(): every block of the grid reaches this point */
-#line 182 "gridsync.c"
+#line 176 "gridsync.c"
         *krt_b->resume = 2;
         return;
     case 2:;

@@ -26,10 +26,6 @@ struct fast_matmul__shared {
 
 struct fast_matmul__frame {
     int krt_state;
-    int64_t x;
-    int64_t y;
-    int32_t tx;
-    int32_t ty;
     float tmp;
 };
 
@@ -50,18 +46,18 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int32_t krt_stop5 = 0;
     int32_t krt_step6 = 0;
     struct fast_matmul__frame *krt_fr = (struct fast_matmul__frame *)krt_b->frame;
-    struct fast_matmul__frame *krt_f;
-    unsigned krt_t;
+    struct fast_matmul__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     {
         const int32_t krt_in_bpg = bpg;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             bpg = krt_in_bpg;
-            int64_t x KRT_MAYBE_UNUSED = krt_f->x;
-            int64_t y KRT_MAYBE_UNUSED = krt_f->y;
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-            int32_t ty KRT_MAYBE_UNUSED = krt_f->ty;
+            int64_t x KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t y KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t ty KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
             float tmp KRT_MAYBE_UNUSED = krt_f->tmp;
 #line 14 "matmul.kern"
             x = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -75,10 +71,6 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
             bpg = (int32_t)krt_b->grid_dim.x;
 #line 20 "matmul.kern"
             tmp = 0.0f;
-            krt_f->x = x;
-            krt_f->y = y;
-            krt_f->tx = tx;
-            krt_f->ty = ty;
             krt_f->tmp = tmp;
         }
     }
@@ -90,10 +82,10 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
         i = krt_it4;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t ty KRT_MAYBE_UNUSED = krt_f->ty;
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-            int64_t y KRT_MAYBE_UNUSED = krt_f->y;
-            int64_t x KRT_MAYBE_UNUSED = krt_f->x;
+            int32_t ty KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t y KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+            int64_t x KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 23 "matmul.kern"
             krt_s->sA[ty][tx] = 0.0f;
 #line 24 "matmul.kern"
@@ -119,13 +111,13 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
                 j = krt_in_j;
-#line 123 "matmul.c"
+#line 115 "matmul.c"
                 krt_it1 = krt_in_krt_it1;
                 krt_stop2 = krt_in_krt_stop2;
                 krt_step3 = krt_in_krt_step3;
                 float tmp KRT_MAYBE_UNUSED = krt_f->tmp;
-                int32_t ty KRT_MAYBE_UNUSED = krt_f->ty;
-                int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+                int32_t ty KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 33 "matmul.kern"
                 krt_it1 = 0;
                 krt_stop2 = 16;
@@ -142,16 +134,16 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 146 "matmul.c"
+#line 138 "matmul.c"
         krt_f = &krt_fr[krt_t];
-        int64_t y KRT_MAYBE_UNUSED = krt_f->y;
-        int64_t x KRT_MAYBE_UNUSED = krt_f->x;
+        int64_t y KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+        int64_t x KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         float tmp KRT_MAYBE_UNUSED = krt_f->tmp;
 #line 38 "matmul.kern"
         if ((y < C.shape[0]) && (x < C.shape[1])) {
 #line 39 "matmul.kern"
             *(float *)(C.data + (int32_t)y * C.strides[0] + x * C.strides[1]) = tmp;
-#line 155 "matmul.c"
+#line 147 "matmul.c"
         }
     }
 }

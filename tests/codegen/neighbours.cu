@@ -56,8 +56,6 @@ struct neighbour_sum__shared {
 
 struct neighbour_sum__frame {
     int krt_state;
-    int32_t tx;
-    int64_t i;
     int64_t s;
 };
 
@@ -68,13 +66,13 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct neighbour_sum__shared *krt_s = (struct neighbour_sum__shared *)krt_b->shared;
     struct neighbour_sum__frame *krt_fr = (struct neighbour_sum__frame *)krt_b->frame;
-    struct neighbour_sum__frame *krt_f;
-    unsigned krt_t;
+    struct neighbour_sum__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "neighbours.kern"
         tx = (int32_t)krt_tid.x;
 #line 13 "neighbours.kern"
@@ -87,16 +85,14 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "neighbours.kern"
             krt_s->tile[tx] = 0;
         }
-        krt_f->tx = tx;
-        krt_f->i = i;
     }
 #line 19 "neighbours.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t s KRT_MAYBE_UNUSED = 0;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 20 "neighbours.kern"
         if (i < inp.shape[0]) {
 #line 21 "neighbours.kern"
@@ -113,7 +109,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 26 "neighbours.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 117 "neighbours.cu"
+#line 113 "neighbours.cu"
         }
     }
 }

@@ -13,7 +13,6 @@ struct block_sum__shared {
 
 struct block_sum__frame {
     int krt_state;
-    int32_t tx;
     int64_t i;
     float acc;
 };
@@ -27,15 +26,15 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int64_t stride = 0;
     int64_t step = 0;
     struct block_sum__frame *krt_fr = (struct block_sum__frame *)krt_b->frame;
-    struct block_sum__frame *krt_f;
-    unsigned krt_t;
+    struct block_sum__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     {
         const int64_t krt_in_stride = stride;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             stride = krt_in_stride;
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t i KRT_MAYBE_UNUSED = 0;
             float acc KRT_MAYBE_UNUSED = 0;
 #line 12 "reduce.kern"
@@ -55,7 +54,6 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 19 "reduce.kern"
             krt_s->s[tx] = acc;
-            krt_f->tx = tx;
         }
     }
 #line 20 "reduce.kern"
@@ -66,7 +64,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     while (step > 0) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 23 "reduce.kern"
             if (tx < (int32_t)step) {
 #line 24 "reduce.kern"
@@ -79,14 +77,14 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         step = (int64_t)((int32_t)step >> 1);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 83 "reduce.c"
+#line 81 "reduce.c"
         krt_f = &krt_fr[krt_t];
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 27 "reduce.kern"
         if (tx == 0) {
 #line 28 "reduce.kern"
             *(float *)(partial.data + ((int32_t)krt_b->block_idx.x) * partial.strides[0]) = krt_s->s[0];
-#line 90 "reduce.c"
+#line 88 "reduce.c"
         }
     }
 }

@@ -13,8 +13,6 @@ struct block_scan__shared {
 
 struct block_scan__frame {
     int krt_state;
-    int32_t tx;
-    int64_t i;
     int64_t v;
 };
 
@@ -26,13 +24,13 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct block_scan__shared *krt_s = (struct block_scan__shared *)krt_b->shared;
     int64_t offset = 0;
     struct block_scan__frame *krt_fr = (struct block_scan__frame *)krt_b->frame;
-    struct block_scan__frame *krt_f;
-    unsigned krt_t;
+    struct block_scan__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "scan.kern"
         tx = (int32_t)krt_tid.x;
 #line 13 "scan.kern"
@@ -45,8 +43,6 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "scan.kern"
             krt_s->temp[tx] = 0;
         }
-        krt_f->tx = tx;
-        krt_f->i = i;
     }
 #line 18 "scan.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -57,7 +53,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t v KRT_MAYBE_UNUSED = krt_f->v;
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 21 "scan.kern"
             v = 0;
 #line 22 "scan.kern"
@@ -71,7 +67,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 25 "scan.kern"
             krt_s->temp[tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[tx]), v);
@@ -82,15 +78,15 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         offset = (int64_t)((int32_t)offset * 2);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 86 "scan.c"
+#line 82 "scan.c"
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 28 "scan.kern"
         if (i < inp.shape[0]) {
 #line 29 "scan.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[tx];
-#line 94 "scan.c"
+#line 90 "scan.c"
         }
     }
 }

@@ -150,8 +150,6 @@ static inline KRT_MAYBE_UNUSED float dot__a1f4s_a1f4s__cpu(const krt_cpu_block *
 #line 151 "slicing.cu"
 struct slicing__frame {
     int krt_state;
-    int64_t i;
-    int32_t t;
     krt_view a;
     krt_view b;
     float krt_seq1;
@@ -166,13 +164,13 @@ static void slicing__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int32_t n = *(const int32_t *)krt_args[3];
     float *dyn = (float *)krt_b->dyn_shared;
     struct slicing__frame *krt_fr = (struct slicing__frame *)krt_b->frame;
-    struct slicing__frame *krt_f;
-    unsigned krt_t;
+    struct slicing__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 175 "slicing.cu"
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+#line 173 "slicing.cu"
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         int32_t t KRT_MAYBE_UNUSED = 0;
 #line 18 "slicing.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -186,13 +184,12 @@ static void slicing__cpu(const krt_cpu_block *krt_b, void **krt_args)
         ((float *)krt_f->a.data)[t] = ((float *)m.data)[(int32_t)krt_mod_i64(((int64_t)t), m.shape[0]) * m.shape[1] + 0];
 #line 24 "slicing.kern"
         ((float *)krt_f->b.data)[t] = 1.0f;
-        krt_f->i = i;
     }
 #line 25 "slicing.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         float krt_seq1 KRT_MAYBE_UNUSED = 0;
 #line 26 "slicing.kern"
         if (i < m.shape[0]) {
@@ -202,7 +199,7 @@ static void slicing__cpu(const krt_cpu_block *krt_b, void **krt_args)
             (void)krt_atomic_add_i32(&((int32_t *)(krt_view_slice(hits, 0, i, 0, 1, 1)).data)[0], 1);
 #line 29 "slicing.kern"
             {
-#line 206 "slicing.cu"
+#line 203 "slicing.cu"
                 float krt_fill_x = 0.0f;
                 krt_view krt_fill_v = krt_view_index(krt_view_slice(m, 1, 1, 3, 1, 3), 0, i);
                 for (int64_t krt_fill_i0 = 0; krt_fill_i0 < krt_fill_v.shape[0]; krt_fill_i0++)

@@ -13,8 +13,6 @@ struct stencil1d__shared {
 
 struct stencil1d__frame {
     int krt_state;
-    int32_t tx;
-    int64_t i;
     float s;
     int64_t k;
     int64_t krt_it1;
@@ -30,16 +28,16 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct stencil1d__shared *krt_s = (struct stencil1d__shared *)krt_b->shared;
     int64_t n = 0;
     struct stencil1d__frame *krt_fr = (struct stencil1d__frame *)krt_b->frame;
-    struct stencil1d__frame *krt_f;
-    unsigned krt_t;
+    struct stencil1d__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     {
         const int64_t krt_in_n = n;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             n = krt_in_n;
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
             tx = (int32_t)krt_tid.x;
 #line 15 "stencil.kern"
@@ -73,8 +71,6 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->tile[(tx + 128) + 3] = 0.0f;
                 }
             }
-            krt_f->tx = tx;
-            krt_f->i = i;
         }
     }
 #line 31 "stencil.kern"
@@ -82,13 +78,13 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         float s KRT_MAYBE_UNUSED = 0;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         int64_t k KRT_MAYBE_UNUSED = 0;
-#line 88 "stencil.c"
+#line 84 "stencil.c"
         int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
         int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
         int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 32 "stencil.kern"
         if (i < n) {
 #line 33 "stencil.kern"
@@ -97,7 +93,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = (-3);
             krt_stop2 = ((int64_t)(3 + 1));
             krt_step3 = 1;
-#line 101 "stencil.c"
+#line 97 "stencil.c"
             for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                 k = krt_it1;
 #line 35 "stencil.kern"
@@ -105,7 +101,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 36 "stencil.kern"
             *(float *)(out.data + i * out.strides[0]) = s;
-#line 109 "stencil.c"
+#line 105 "stencil.c"
         }
     }
 }
