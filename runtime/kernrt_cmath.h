@@ -394,7 +394,7 @@ KRT_FN krt_c128 krt_catanh_d_(double x, double y, int f32)
         KRT_CPART_##s re, im;                                                \
         if (!isfinite(phi)) {                                                \
             if (r == 0)                                                      \
-                return krt_cmake_##s(r < 0 ? -r : r, 0);                     \
+                return krt_cmake_##s((KRT_CPART_##s)fabs(r), 0); /* abs(-0.0) is 0.0 */ \
             if (isinf(r))                                                    \
                 return krt_cmake_##s(r, phi);                                \
         }                                                                    \
@@ -419,5 +419,115 @@ KRT_FN krt_c128 krt_catanh_d_(double x, double y, int f32)
 #define KRT_C128_ID_(z) (z)
 KRT_CMATH_WIDE_(c64, krt_c64, krt_c64_of_c128, KRT_FLT_MAX_D, krt_ctanh_f_, 1)
 KRT_CMATH_WIDE_(c128, krt_c128, KRT_C128_ID_, KRT_DBL_MAX_D, krt_ctanh_d_, 0)
+
+/* ---- NumPy's complex loops inside kernels (npufunc.c: np.sinh(z),
+ * np.maximum(a, b, out), ...), as numba-cuda 0.30's ufuncs.py and
+ * np/npyfuncs.py compute them; the loops that are cmath's (np.sin,
+ * np.arctan, np.log, ...) call the helpers above.  Per type: (suffix,
+ * complex type, float type, <math.h> suffix). ---- */
+#define KRT_NPCX_(s, C, F, m)                                                \
+    /* ufuncs.py np_complex_sinh_impl, np_complex_cosh_impl */              \
+    KRT_FN C krt_npsinh_##s(C z)                                             \
+    {                                                                        \
+        return krt_cmake_##s(cos##m(z.im) * sinh##m(z.re), sin##m(z.im) * cosh##m(z.re)); \
+    }                                                                        \
+    KRT_FN C krt_npcosh_##s(C z)                                             \
+    {                                                                        \
+        return krt_cmake_##s(cos##m(z.im) * cosh##m(z.re), sin##m(z.im) * sinh##m(z.re)); \
+    }                                                                        \
+    /* ufuncs.py np_complex_tanh_impl */                                     \
+    KRT_FN C krt_nptanh_##s(C z)                                             \
+    {                                                                        \
+        F si = sin##m(z.im), ci = cos##m(z.im), shr = sinh##m(z.re), chr_ = cosh##m(z.re); \
+        F rs = ci * shr, is = si * chr_, rc = ci * chr_, ic = si * shr;      \
+        F inv_d = (F)1 / (rc * rc + ic * ic);                                \
+        return krt_cmake_##s((rs * rc + is * ic) * inv_d, (is * rc - rs * ic) * inv_d); \
+    }                                                                        \
+    /* npyfuncs.py np_complex_log2_impl, np_complex_log10_impl: log(z),     \
+     * each part times log2(e) / log10(e) in the part's type */             \
+    KRT_FN C krt_nplog2_##s(C z)                                             \
+    {                                                                        \
+        C l = krt_clog_##s(z);                                               \
+        return krt_cmake_##s((F)1.4426950408889634074 * l.re, (F)1.4426950408889634074 * l.im); \
+    }                                                                        \
+    KRT_FN C krt_nplog10_##s(C z)                                            \
+    {                                                                        \
+        C l = krt_clog_##s(z);                                               \
+        return krt_cmake_##s((F)0.43429448190325182765 * l.re, (F)0.43429448190325182765 * l.im); \
+    }                                                                        \
+    /* npyfuncs.py np_complex_acosh_impl: log(z + sqrt(z + 1) sqrt(z - 1)) */ \
+    KRT_FN C krt_npacosh_##s(C z)                                            \
+    {                                                                        \
+        C one = krt_cmake_##s(1, 0);                                         \
+        C p = krt_cmul_##s(krt_csqrt_##s(krt_cadd_##s(z, one)), krt_csqrt_##s(krt_csub_##s(z, one))); \
+        return krt_clog_##s(krt_cadd_##s(z, p));                             \
+    }                                                                        \
+    /* npyfuncs.py np_complex_div_impl (Smith's algorithm; a zero divisor   \
+     * gives the infinities and NaNs of re / 0 and im / 0) */               \
+    KRT_FN C krt_npdiv_##s(C a, C b)                                         \
+    {                                                                        \
+        F br = fabs##m(b.re), bi = fabs##m(b.im), rat, scl;                  \
+        if (br >= bi) {                                                      \
+            if (br == 0 && bi == 0)                                          \
+                return krt_cmake_##s(a.re / br, a.im / bi);                  \
+            rat = b.im / b.re;                                               \
+            scl = (F)1 / (b.re + b.im * rat);                                \
+            return krt_cmake_##s((a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl); \
+        }                                                                    \
+        rat = b.re / b.im;                                                   \
+        scl = (F)1 / (b.im + b.re * rat);                                    \
+        return krt_cmake_##s((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl); \
+    }                                                                        \
+    /* NumPy's lexicographic order (npyfuncs.py np_complex_gt_impl, ...:   \
+     * loops.c.src's CGT CGE CLT CLE) */                                     \
+    KRT_FN bool krt_npgt_##s(C x, C y)                                       \
+    {                                                                        \
+        return (x.re > y.re && x.im == x.im && y.im == y.im) || (x.re == y.re && x.im > y.im); \
+    }                                                                        \
+    KRT_FN bool krt_npge_##s(C x, C y)                                       \
+    {                                                                        \
+        return (x.re > y.re && x.im == x.im && y.im == y.im) || (x.re == y.re && x.im >= y.im); \
+    }                                                                        \
+    KRT_FN bool krt_nplt_##s(C x, C y)                                       \
+    {                                                                        \
+        return (x.re < y.re && x.im == x.im && y.im == y.im) || (x.re == y.re && x.im < y.im); \
+    }                                                                        \
+    KRT_FN bool krt_nple_##s(C x, C y)                                       \
+    {                                                                        \
+        return (x.re < y.re && x.im == x.im && y.im == y.im) || (x.re == y.re && x.im <= y.im); \
+    }                                                                        \
+    /* np_complex_maximum_impl / minimum: a NaN operand wins (a's when both \
+     * are); np_complex_fmax_impl / fmin: a number wins (a when both are   \
+     * NaN); otherwise a >= b ? a : b (maximum, fmax), a <= b ? a : b */    \
+    KRT_FN C krt_npmaximum_##s(C a, C b)                                     \
+    {                                                                        \
+        bool an = krt_cisnan_##s(a), bn = krt_cisnan_##s(b);                 \
+        if (an || bn)                                                        \
+            return an ? a : b;                                               \
+        return krt_npge_##s(a, b) ? a : b;                                   \
+    }                                                                        \
+    KRT_FN C krt_npminimum_##s(C a, C b)                                     \
+    {                                                                        \
+        bool an = krt_cisnan_##s(a), bn = krt_cisnan_##s(b);                 \
+        if (an || bn)                                                        \
+            return an ? a : b;                                               \
+        return krt_nple_##s(a, b) ? a : b;                                   \
+    }                                                                        \
+    KRT_FN C krt_npfmax_##s(C a, C b)                                        \
+    {                                                                        \
+        bool an = krt_cisnan_##s(a), bn = krt_cisnan_##s(b);                 \
+        if (an || bn)                                                        \
+            return bn ? a : b;                                               \
+        return krt_npge_##s(a, b) ? a : b;                                   \
+    }                                                                        \
+    KRT_FN C krt_npfmin_##s(C a, C b)                                        \
+    {                                                                        \
+        bool an = krt_cisnan_##s(a), bn = krt_cisnan_##s(b);                 \
+        if (an || bn)                                                        \
+            return bn ? a : b;                                               \
+        return krt_nple_##s(a, b) ? a : b;                                   \
+    }
+KRT_NPCX_(c64, krt_c64, float, f)
+KRT_NPCX_(c128, krt_c128, double, )
 
 #endif /* KERNRT_CMATH_H */

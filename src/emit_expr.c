@@ -1126,6 +1126,10 @@ static const char *ex_boolop(Emitter *E, Node *n)
     if (n->lhs->type->kind == TY_FLOAT16)   /* float16: its truth through a helper */
         return arena_printf("(krt_f16_to_f32(%s = %s) != 0.0f ? %s : %s)", tmp,
                             ex(E, n->lhs), is_and ? r : l, is_and ? l : r);
+    if (ty_is_complex(n->lhs->type))   /* complex_as_bool: either part nonzero */
+        return arena_printf("(%s ? %s : %s)",
+                            conv(arena_printf("(%s = %s)", tmp, ex(E, n->lhs)), n->lhs->type,
+                                 ty_bool), is_and ? r : l, is_and ? l : r);
     return arena_printf("((%s = %s) ? %s : %s)", tmp, ex(E, n->lhs), is_and ? r : l,
                         is_and ? l : r);
 }
@@ -1682,6 +1686,10 @@ static const char *ex_complex_api(Emitter *E, Node *n)
     }
     if (!a->cuda || !ty_is_complex(x->type))
         return NULL;
+    if (n->args.len == 2)   /* cx: NumPy's binary complex loops (krt_npmaximum_c64(a, b)) */
+        return arena_printf("%s_%s(%s, %s)", E->mode == MODE_CUDA ? a->cuda : a->cpu,
+                            cx_sfx(x->type), unparen(ex(E, x)),
+                            unparen(ex(E, n->args.items[1])));
     return arena_printf("%s_%s(%s)", E->mode == MODE_CUDA ? a->cuda : a->cpu, cx_sfx(x->type),
                         unparen(ex(E, x)));
 }

@@ -19,13 +19,13 @@
 typedef __int128 PyInt;
 #define PYINT_BITS 128
 
-/* A value during folding: a Python int, float, bool, a typed scalar made
- * by a cast such as np.float32(0.5), or a tuple (typed: an E_TUPLE of
- * constants). */
+/* A value during folding: a Python int, float, bool, complex (f + fi j,
+ * cx: module-level `C = 1 + 2j`), a typed scalar made by a cast such as
+ * np.float32(0.5), or a tuple (typed: an E_TUPLE of constants). */
 typedef struct Val {
-    enum { V_INT, V_FLOAT, V_BOOL, V_TYPED, V_TUPLE } kind;
+    enum { V_INT, V_FLOAT, V_BOOL, V_TYPED, V_TUPLE, V_COMPLEX } kind;
     PyInt i;
-    double f;
+    double f, fi;
     Node *typed;
 } Val;
 
@@ -117,6 +117,10 @@ static Val val_of_const(const Node *k)
     } else if (k->type == ty_bool) {
         v.kind = V_BOOL;
         v.i = k->ival != 0;
+    } else if (k->kind == E_CONST && k->type == ty_scalar[TY_COMPLEX128]) {
+        v.kind = V_COMPLEX;   /* a Python complex is numba's complex128 */
+        v.f = k->fval;
+        v.fi = k->fimag;
     } else if (k->kind == E_TUPLE) {
         v.kind = V_TUPLE;
         v.typed = (Node *)k;
@@ -148,6 +152,11 @@ static Node *const_of_val(Folder *F, const Val *v, Loc loc)
         k->ival = (uint64_t)v->i;
         break;
     case V_BOOL: k->type = ty_bool; k->ival = (uint64_t)v->i; break;
+    case V_COMPLEX:
+        k->type = ty_scalar[TY_COMPLEX128];
+        k->fval = v->f;
+        k->fimag = v->fi;
+        break;
     default: k->type = ty_float64; k->fval = v->f; break;
     }
     return k;
@@ -161,6 +170,42 @@ static double py_fmod(double a, double b)
     return m;
 }
 
+/* cx: a binary operation with a complex operand, as CPython computes it
+ * (complexobject.c: the other operand made complex; _Py_c_quot). */
+static bool fold_complex_binop(Folder *F, Node *e, Val a, Val b, Val *out)
+{
+    double ar = a.kind == V_COMPLEX || a.kind == V_FLOAT ? a.f : (double)a.i;
+    double ai = a.kind == V_COMPLEX ? a.fi : 0;
+    double br = b.kind == V_COMPLEX || b.kind == V_FLOAT ? b.f : (double)b.i;
+    double bi = b.kind == V_COMPLEX ? b.fi : 0;
+    out->kind = V_COMPLEX;
+    switch (e->op) {
+    case OP_ADD: out->f = ar + br; out->fi = ai + bi; return true;
+    case OP_SUB: out->f = ar - br; out->fi = ai - bi; return true;
+    case OP_MUL: out->f = ar * br - ai * bi; out->fi = ar * bi + ai * br; return true;
+    case OP_DIV: {
+        double abs_br = fabs(br), abs_bi = fabs(bi);
+        if (br == 0 && bi == 0)
+            return fold_runtime(F, e->loc, "complex division by zero in a constant expression");
+        if (abs_br >= abs_bi) {
+            double ratio = bi / br, denom = br + bi * ratio;
+            out->f = (ar + ai * ratio) / denom;
+            out->fi = (ai - ar * ratio) / denom;
+        } else if (abs_bi >= abs_br) {
+            double ratio = br / bi, denom = br * ratio + bi;
+            out->f = (ar * ratio + ai) / denom;
+            out->fi = (ai * ratio - ar) / denom;
+        } else {   /* a NaN part */
+            out->f = out->fi = NAN;
+        }
+        return true;
+    }
+    default:
+        return fold_fail(F, e->loc, "only + - * / are supported on complex constants in a "
+                         "constant expression");
+    }
+}
+
 static bool fold_binop(Folder *F, Node *e, Val a, Val b, Val *out)
 {
     if (a.kind == V_TUPLE || b.kind == V_TUPLE)
@@ -168,6 +213,8 @@ static bool fold_binop(Folder *F, Node *e, Val a, Val b, Val *out)
     if (a.kind == V_TYPED || b.kind == V_TYPED)
         return fold_fail(F, e->loc, "arithmetic on typed constants is not supported yet; "
                          "convert inside the kernel");
+    if (a.kind == V_COMPLEX || b.kind == V_COMPLEX)
+        return fold_complex_binop(F, e, a, b, out);
     bool isf = a.kind == V_FLOAT || b.kind == V_FLOAT;
     double fa = a.kind == V_FLOAT ? a.f : (double)a.i;
     double fb = b.kind == V_FLOAT ? b.f : (double)b.i;
@@ -281,6 +328,23 @@ static bool fold_cast(Folder *F, Node *e, const char *path, Val *out)
         return false;
     if (a.kind == V_TUPLE)
         return fold_fail(F, e->args.items[0]->loc, "a tuple cannot be converted to a number");
+    if (a.kind == V_COMPLEX || ty_is_complex(sema_scalar_named(path) ? sema_scalar_named(path)
+                                                                       : ty_void)) {
+        /* cx: np.complex64(1 + 2j), bool(1j); int()/float() of a complex
+         * is a TypeError in Python */
+        Type *t = sema_scalar_named(path);
+        Node *k = const_of_val(F, &a, e->loc), *r;
+        if (strcmp(path, "bool") == 0)
+            t = ty_bool;
+        if (!k || !t || !(r = cx_const_convert(k, t)))
+            return fold_fail(F, e->loc, "a complex constant cannot be converted to a real type");
+        *out = val_of_const(r);
+        if (out->kind != V_COMPLEX && out->kind != V_BOOL) {
+            out->kind = V_TYPED;
+            out->typed = r;
+        }
+        return true;
+    }
     if (strcmp(path, "int") == 0 && a.kind != V_FLOAT && a.kind != V_TYPED) {
         out->kind = V_INT;   /* int(7), int(True): a Python int, of any size */
         out->i = a.i;
@@ -352,9 +416,12 @@ static bool fold(Folder *F, Node *e, Val *out)
         out->i = (PyInt)e->ival;
         return true;
     case E_FLOAT:
-        if (ast_is_imag(e))
-            return fold_fail(F, e->loc, "complex constants are not supported in constant "
-                             "expressions; write them inside the kernel");
+        if (ast_is_imag(e)) {   /* 2j (cx) */
+            out->kind = V_COMPLEX;
+            out->f = 0;
+            out->fi = e->fval;
+            return true;
+        }
         out->kind = V_FLOAT;
         out->f = e->fval;
         return true;
@@ -404,6 +471,21 @@ static bool fold(Folder *F, Node *e, Val *out)
         if (a.kind == V_TYPED)
             return fold_fail(F, e->loc, "arithmetic on typed constants is not supported yet; "
                              "convert inside the kernel");
+        if (a.kind == V_COMPLEX) {   /* cx */
+            if (e->op == OP_NOT) {
+                out->kind = V_BOOL;
+                out->i = a.f == 0 && a.fi == 0;
+                return true;
+            }
+            if (e->op != OP_POS && e->op != OP_NEG)
+                return fold_fail(F, e->loc, "bad operand type for a unary operator: complex");
+            *out = a;
+            if (e->op == OP_NEG) {
+                out->f = -a.f;
+                out->fi = -a.fi;
+            }
+            return true;
+        }
         switch (e->op) {
         case OP_NOT:
             out->kind = V_BOOL;
@@ -484,6 +566,28 @@ static bool fold(Folder *F, Node *e, Val *out)
                 return fold_fail(F, e->loc, "len() of a number");
             out->kind = V_INT;
             out->i = t.typed->args.len;
+            return true;
+        }
+        if (p && strcmp(p, "complex") == 0 && !e->kwargs.len && e->args.len >= 1 &&
+            e->args.len <= 2) {   /* cx: complex(re[, im]) of numbers */
+            Val v[2] = {{0}, {0}};
+            for (int i = 0; i < e->args.len; i++) {
+                if (!fold(F, e->args.items[i], &v[i]))
+                    return false;
+                if (v[i].kind == V_TUPLE || v[i].kind == V_TYPED)
+                    return fold_fail(F, ((Node *)e->args.items[i])->loc,
+                                     "complex() of this constant is not supported");
+            }
+            double re[2], im[2];
+            for (int i = 0; i < 2; i++) {
+                re[i] = v[i].kind == V_COMPLEX || v[i].kind == V_FLOAT ? v[i].f : (double)v[i].i;
+                im[i] = v[i].kind == V_COMPLEX ? v[i].fi : 0;
+            }
+            /* CPython's complex_new: re + im * 1j, a part left as it is
+             * where the other argument has none to add (signed zeros) */
+            out->kind = V_COMPLEX;
+            out->f = v[1].kind == V_COMPLEX ? re[0] - im[1] : re[0];
+            out->fi = e->args.len == 1 ? im[0] : v[0].kind == V_COMPLEX ? im[0] + re[1] : re[1];
             return true;
         }
         if (p && (strcmp(p, "int") == 0 || strcmp(p, "float") == 0 ||

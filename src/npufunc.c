@@ -8,9 +8,10 @@
  * both backends print it with no code of their own.
  *
  * Loop choice: NumPy's loops of the ufunc in NumPy's order (ufunc.types),
- * of which only the real ones are kept here (float16 loops are skipped by
- * numba, long double ones cannot be typed, and complex loops are never
- * reached from real operands before a real one fits); the first loop each
+ * of which the real and complex ones are kept here (float16 loops are
+ * skipped by numba, long double ones cannot be typed; the complex loops,
+ * F and D, are those numba-cuda's database has: it has one for every
+ * ufunc below whose NumPy loops include complex); the first loop each
  * input can be cast to safely (np.can_cast 'safe'; when the inputs mix
  * integers and floats any integer may go to any float) and whose outputs
  * can be cast 'same_kind' to the explicit output arrays is the one.  A
@@ -49,17 +50,20 @@ struct NpUfunc {
                             output letter (l/L and q/Q both int64/uint64) */
 };
 
-/* Loops as NumPy 1.25+ / 2.x lists them (ufunc.types), real ones only. */
-#define L_FLOAT1 "f:f d:d"
+/* Loops as NumPy 1.25+ / 2.x lists them (ufunc.types), real and complex
+ * ones (F complex64, D complex128). */
+#define L_REAL1 "f:f d:d"
+#define L_FLOAT1 "f:f d:d F:F D:D"
 #define L_FLOAT2 "ff:f dd:d"
-#define L_CMP "??:? bb:? BB:? hh:? HH:? ii:? II:? ll:? LL:? qq:? QQ:? qQ:? Qq:? ff:? dd:?"
-#define L_LOGIC "??:? bb:? BB:? hh:? HH:? ii:? II:? ll:? LL:? qq:? QQ:? ff:? dd:?"
-#define L_LNOT "?:? b:? B:? h:? H:? i:? I:? l:? L:? q:? Q:? f:? d:?"
-#define L_MINMAX "??:? bb:b BB:B hh:h HH:H ii:i II:I ll:l LL:L qq:q QQ:Q ff:f dd:d"
+#define L_DIV "ff:f dd:d FF:F DD:D"
+#define L_CMP "??:? bb:? BB:? hh:? HH:? ii:? II:? ll:? LL:? qq:? QQ:? qQ:? Qq:? ff:? dd:? FF:? DD:?"
+#define L_LOGIC "??:? bb:? BB:? hh:? HH:? ii:? II:? ll:? LL:? qq:? QQ:? ff:? dd:? FF:? DD:?"
+#define L_LNOT "?:? b:? B:? h:? H:? i:? I:? l:? L:? q:? Q:? f:? d:? F:? D:?"
+#define L_MINMAX "??:? bb:b BB:B hh:h HH:H ii:i II:I ll:l LL:L qq:q QQ:Q ff:f dd:d FF:F DD:D"
 #define L_BITS "??:? bb:b BB:B hh:h HH:H ii:i II:I ll:l LL:L qq:q QQ:Q"
 #define L_SHIFT "bb:b BB:B hh:h HH:H ii:i II:I ll:l LL:L qq:q QQ:Q"
 #define L_INVERT "?:? b:b B:B h:h H:H i:i I:I l:l L:L q:q Q:Q"
-#define L_CONJ "b:b B:B h:h H:H i:i I:I l:l L:L q:q Q:Q f:f d:d"
+#define L_CONJ "b:b B:B h:h H:H i:i I:I l:l L:L q:q Q:Q f:f d:d F:F D:D"
 
 static const NpUfunc npu_table[] = {
     {"sin", 1, NPU_MATH, "math.sin", OP_NONE_, L_FLOAT1},
@@ -79,10 +83,10 @@ static const NpUfunc npu_table[] = {
     {"log", 1, NPU_MATH, "math.log", OP_NONE_, L_FLOAT1},
     {"log2", 1, NPU_MATH, "math.log2", OP_NONE_, L_FLOAT1},
     {"log10", 1, NPU_MATH, "math.log10", OP_NONE_, L_FLOAT1},
-    {"deg2rad", 1, NPU_SCALE, NULL, OP_NONE_, L_FLOAT1},
-    {"radians", 1, NPU_SCALE, NULL, OP_NONE_, L_FLOAT1},
-    {"rad2deg", 1, NPU_SCALE, NULL, OP_NONE_, L_FLOAT1},
-    {"degrees", 1, NPU_SCALE, NULL, OP_NONE_, L_FLOAT1},
+    {"deg2rad", 1, NPU_SCALE, NULL, OP_NONE_, L_REAL1},
+    {"radians", 1, NPU_SCALE, NULL, OP_NONE_, L_REAL1},
+    {"rad2deg", 1, NPU_SCALE, NULL, OP_NONE_, L_REAL1},
+    {"degrees", 1, NPU_SCALE, NULL, OP_NONE_, L_REAL1},
     {"greater", 2, NPU_CMP, NULL, OP_GT, L_CMP},
     {"greater_equal", 2, NPU_CMP, NULL, OP_GE, L_CMP},
     {"less", 2, NPU_CMP, NULL, OP_LT, L_CMP},
@@ -105,7 +109,7 @@ static const NpUfunc npu_table[] = {
     {"right_shift", 2, NPU_BITS, NULL, OP_RSHIFT, L_SHIFT},
     {"isnan", 1, NPU_ISNAN, NULL, OP_NONE_, L_LNOT},
     {"conjugate", 1, NPU_IDENT, NULL, OP_NONE_, L_CONJ},
-    {"divide", 2, NPU_DIV, NULL, OP_NONE_, L_FLOAT2},
+    {"divide", 2, NPU_DIV, NULL, OP_NONE_, L_DIV},
 };
 
 /* NumPy 2's other names for the same ufunc objects. */
@@ -170,7 +174,7 @@ const char *npu_missing_message(const char *path)
     return NULL;
 }
 
-/* ---- NumPy's casting rules over the real types ---- */
+/* ---- NumPy's casting rules over the real and complex types ---- */
 
 /* The type letter of a scalar type (int64 is 'l', uint64 'L'), or 0. */
 static char letter_of(const Type *t)
@@ -187,11 +191,13 @@ static char letter_of(const Type *t)
     case TY_UINT64: return 'L';
     case TY_FLOAT32: return 'f';
     case TY_FLOAT64: return 'd';
+    case TY_COMPLEX64: return 'F';
+    case TY_COMPLEX128: return 'D';
     default: return 0;
     }
 }
 
-static const char letters[] = "?bBhHiIlLfd";
+static const char letters[] = "?bBhHiIlLfdFD";
 
 static int letter_index(char c)
 {
@@ -207,29 +213,30 @@ static Type *type_of_letter(char c)
 {
     static const TypeKind kinds[] = {TY_BOOL, TY_INT8, TY_UINT8, TY_INT16, TY_UINT16,
                                      TY_INT32, TY_UINT32, TY_INT64, TY_UINT64, TY_FLOAT32,
-                                     TY_FLOAT64};
+                                     TY_FLOAT64, TY_COMPLEX64, TY_COMPLEX128};
     return ty_scalar[kinds[letter_index(c)]];
 }
 
 /* np.can_cast(from, to, 'safe') and 'same_kind', row from, column to, in
  * the order of letters[] (printed by NumPy 2.4 and 1.x alike). */
 static const char *const can_safe[] = {
-    "11111111111", "01010101011", "00111111111", "00010101011", "00001111111",
-    "00000101001", "00000011101", "00000001001", "00000000101", "00000000011",
-    "00000000001"};
+    "1111111111111", "0101010101111", "0011111111111", "0001010101111", "0000111111111",
+    "0000010100101", "0000001110101", "0000000100101", "0000000010101", "0000000001111",
+    "0000000000101", "0000000000011", "0000000000001"};
 static const char *const can_same_kind[] = {
-    "11111111111", "01010101011", "01111111111", "01010101011", "01111111111",
-    "01010101011", "01111111111", "01010101011", "01111111111", "00000000011",
-    "00000000011"};
+    "1111111111111", "0101010101111", "0111111111111", "0101010101111", "0111111111111",
+    "0101010101111", "0111111111111", "0101010101111", "0111111111111", "0000000001111",
+    "0000000001111", "0000000000011", "0000000000011"};
 
 static bool can_cast(char from, char to, bool mixed, bool same_kind)
 {
     int f = letter_index(from), t = letter_index(to);
     if (f < 0 || t < 0)
         return false;
-    /* numba's ufunc_can_cast: with mixed integer and float inputs, any
-     * integer goes to any float (np.power(float32, int32) is float32) */
-    if (mixed && strchr("bBhHiIlL", letters[f]) && strchr("fd", letters[t]))
+    /* numba's ufunc_can_cast: with mixed integer and float (or complex)
+     * inputs, any integer goes to any float or complex (np.power(float32,
+     * int32) is float32) */
+    if (mixed && strchr("bBhHiIlL", letters[f]) && strchr("fdFD", letters[t]))
         return true;
     return (same_kind ? can_same_kind : can_safe)[f][t] == '1';
 }
@@ -244,7 +251,7 @@ bool npu_resolve(const NpUfunc *u, Type *const *in, Type *const *out, int nout,
         if (!ic[i])
             return false;
         has_int |= strchr("bBhHiIlL", ic[i]) != NULL;
-        has_float |= strchr("fd", ic[i]) != NULL;
+        has_float |= strchr("fdFD", ic[i]) != NULL;
     }
     for (int i = 0; i < nout; i++) {
         oc[i] = letter_of(out[i]);
@@ -340,6 +347,8 @@ static Node *pick_if(Loc loc, Node *cond, Node *a, Node *b)
 
 bool npu_rereads(const NpUfunc *u, Type *const *loop_in)
 {
+    if (ty_is_complex(loop_in[0]))   /* the complex loops are helpers of one call */
+        return false;
     switch (u->impl) {
     case NPU_MAX: case NPU_MIN: case NPU_FMAX: case NPU_FMIN:
         return loop_in[0]->kind != TY_BOOL;
@@ -368,12 +377,78 @@ static Node *mixed_cmp(Loc loc, Op op, Node *a, Node *b, bool signed_first)
     return mk_if(loc, neg, tree_int(loc, ty_bool, s_small), cmp);
 }
 
+/* ---- cx: the complex loops (F, D) of numba-cuda 0.30's ufunc database
+ * (ufuncs.py): the cmath functions its entries call (cmathimpl.py, typed
+ * at the loop's type as cmath.* is), its own formulas as helpers of
+ * kernrt_cmath.h (krt_np*), and the truth-value and isnan loops ---- */
+
+static Node *cx_row(Loc loc, ApiId id, Node **x, int n, Type *t)
+{
+    Node *r = node_new(E_API, loc);
+    r->api = &api_table[id];
+    for (int i = 0; i < n; i++)
+        nl_push(&r->args, x[i]);
+    r->type = t;
+    return r;
+}
+
+/* The element of a complex loop; v are the operands at the loop's type. */
+static Node *npu_complex_element(const NpUfunc *u, Loc loc, Node **v, Type *res)
+{
+    static const struct { const char *name; ApiId id; } rows[] = {
+        /* npyfuncs.np_complex_sin_impl/cos: cmathimpl's; tan, arcsin,
+         * arccos, arctan, arcsinh, arctanh: cmathimpl's directly */
+        {"sin", API_CM_SIN}, {"cos", API_CM_COS}, {"tan", API_CM_TAN},
+        {"arcsin", API_CM_ASIN}, {"arccos", API_CM_ACOS}, {"arctan", API_CM_ATAN},
+        {"arcsinh", API_CM_ASINH}, {"arctanh", API_CM_ATANH}, {"log", API_CM_LOG},
+        /* ufuncs.py's np_complex_sinh/cosh/tanh_impl, npyfuncs' log2,
+         * log10, acosh */
+        {"sinh", API_NPCX_SINH}, {"cosh", API_NPCX_COSH}, {"tanh", API_NPCX_TANH},
+        {"log2", API_NPCX_LOG2}, {"log10", API_NPCX_LOG10}, {"arccosh", API_NPCX_ACOSH},
+    };
+    Type *t = v[0]->type;
+    switch (u->impl) {
+    case NPU_MATH:
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+            if (strcmp(u->name, rows[i].name) == 0)
+                return cx_row(loc, rows[i].id, v, 1, res);
+        return NULL;
+    case NPU_CMP:   /* lexicographic; == and != part by part */
+        switch (u->op) {
+        case OP_GT: return cx_row(loc, API_NPCX_GT, v, 2, ty_bool);
+        case OP_GE: return cx_row(loc, API_NPCX_GE, v, 2, ty_bool);
+        case OP_LT: return cx_row(loc, API_NPCX_LT, v, 2, ty_bool);
+        case OP_LE: return cx_row(loc, API_NPCX_LE, v, 2, ty_bool);
+        default: return mk_cmp(loc, u->op, v[0], v[1]);
+        }
+    case NPU_LOGIC:   /* _complex_is_true: either part nonzero */
+        return tree_binop(loc, u->op, tree_cast(v[0], ty_bool), tree_cast(v[1], ty_bool),
+                          ty_bool);
+    case NPU_LNOT:
+        return mk_unary(loc, OP_NOT, tree_cast(v[0], ty_bool), ty_bool);
+    case NPU_MAX: return cx_row(loc, API_NPCX_MAXIMUM, v, 2, t);
+    case NPU_MIN: return cx_row(loc, API_NPCX_MINIMUM, v, 2, t);
+    case NPU_FMAX: return cx_row(loc, API_NPCX_FMAX, v, 2, t);
+    case NPU_FMIN: return cx_row(loc, API_NPCX_FMIN, v, 2, t);
+    case NPU_ISNAN:   /* cmathimpl.is_nan */
+        return cx_row(loc, API_CM_ISNAN, v, 1, ty_bool);
+    case NPU_IDENT:   /* complex_conjugate_impl */
+        return cx_row(loc, API_CX_CONJ, v, 1, t);
+    case NPU_DIV:
+        return cx_row(loc, API_NPCX_DIV, v, 2, t);
+    default:
+        return NULL;   /* no complex loops: npu_resolve never picks one */
+    }
+}
+
 Node *npu_element(const NpUfunc *u, Loc loc, Node **x, Type *const *loop_in, Type *res)
 {
     Node *v[2];
     for (int i = 0; i < u->nin; i++)
         v[i] = tree_cast(x[i], loop_in[i]);
     Type *t = loop_in[0];
+    if (ty_is_complex(t))
+        return npu_complex_element(u, loc, v, res);
     switch (u->impl) {
     case NPU_MATH:
         return mk_math(loc, u->math, v, u->nin, res);

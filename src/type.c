@@ -841,6 +841,8 @@ static int const_truth(Ctx *c, Node *e)
     Node *k = sema_fold(e, false, ctx_is_local, c);
     if (!k || k->kind != E_CONST || !k->type || !ty_is_scalar(k->type))
         return -1;
+    if (ty_is_complex(k->type))   /* cx: either part nonzero */
+        return k->fval != 0 || k->fimag != 0;
     return ty_is_float(k->type) ? k->fval != 0 : k->ival != 0;
 }
 
@@ -853,9 +855,6 @@ static Node *lower_boolop(Ctx *c, Node *e)
     if (BAD(a) || BAD(b))
         return poison(e->loc, a, b);
     Type *t = ty_is_scalar(a->type) && ty_is_scalar(b->type) ? ty_unify(a->type, b->type) : NULL;
-    if (t && ty_is_complex(t))
-        return fail(c, e->loc, "'%s' on complex values is not supported yet; compare with 0 "
-                    "first", op_spelling[e->op]);
     if (!t)
         return fail(c, e->loc, "'%s' is not supported between %s and %s", op_spelling[e->op],
                     ty_name(a->type), ty_name(b->type));
@@ -1422,6 +1421,12 @@ void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
                      "cannot store %s into an array slice", ty_name(v->type));
                 return;
             }
+            if (ty_is_complex(v->type) && !ty_is_complex(t->type->elem)) {   /* cx */
+                fail(c, v->loc, "cannot store %s into an array of %s (numba has no conversion "
+                     "from complex to a real type; take .real or abs())", ty_name(v->type),
+                     ty_name(t->type->elem));
+                return;
+            }
             if (!c->quiet)
                 nl_push(out, tree_assign(target->loc, t, tree_cast(v, t->type->elem)));
             return;
@@ -1436,6 +1441,12 @@ void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
         }
         if (!ty_is_scalar(v->type)) {
             fail(c, v->loc, "cannot store %s into an array element", ty_name(v->type));
+            return;
+        }
+        if (ty_is_complex(v->type) && !ty_is_complex(t->type)) {   /* cx: numba's setitem */
+            fail(c, v->loc, "cannot store %s into an array of %s (numba has no conversion from "
+                 "complex to a real type; take .real or abs())", ty_name(v->type),
+                 ty_name(t->type));
             return;
         }
         if (!c->quiet)

@@ -3,7 +3,8 @@
 # complex literals on the command line, complex arrays made by the
 # generators, printed as Python's repr, written back as '<c8'/'<c16' .npy
 # files, a bad literal refused with a usage error, a complex division by
-# zero, cuda.reduce and @vectorize over complex.
+# zero, cuda.reduce, @vectorize and @guvectorize over complex, NumPy
+# ufuncs on complex inside a @vectorize function.
 #
 # Environment: KERNC (the kernc binary), srcdir (default .), KERNC_INCLUDEDIR.
 
@@ -15,7 +16,7 @@ kern=$srcdir/tests/complex/kernels.kern
 work=$(mktemp -d "${TMPDIR:-/tmp}/kernc-complex-test.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT INT TERM
 
-echo "1..9"
+echo "1..11"
 n=0
 failed=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else failed=$((failed + 1)); echo "not ok $n - $2"; sed 's/^/# /' "$work/out" | head -10; fi; }
@@ -30,7 +31,7 @@ test $? -eq 1 && grep -q 'complex64' "$work/out"; ok $? "a complex64 .npy for a 
 "$KERNC" run "$kern" shift --grid 1 --block 4 'zeros(2)' '1+2k' > "$work/out" 2>&1
 test $? -eq 2 && grep -q 'expected a complex number' "$work/out"; ok $? "a bad complex literal is a usage error"
 "$KERNC" run "$kern" divide --grid 1 --block 4 'full(3, 1)' 'zeros(3)' > "$work/out" 2>&1
-test $? -eq 1 && grep -q 'kernels.kern:23: ZeroDivisionError: complex division by zero' "$work/out"
+test $? -eq 1 && grep -q 'kernels.kern:24: ZeroDivisionError: complex division by zero' "$work/out"
 ok $? "complex division by zero: numba's ZeroDivisionError fails the CPU launch"
 "$KERNC" run "$kern" csum 'full(4, 0.5j, complex128)' '1+1j' > "$work/out" 2>&1
 grep -qx '(1+3j)' "$work/out"; ok $? "cuda.reduce over complex128 with a complex init: (1+3j)"
@@ -38,4 +39,8 @@ grep -qx '(1+3j)' "$work/out"; ok $? "cuda.reduce over complex128 with a complex
 grep -q '(2+2j) (2+2j) (2+2j)' "$work/out"; ok $? "@vectorize over complex64 with a complex scalar"
 "$KERNC" run "$kern" cmul 'full(2, 1j, complex128)' 'full(2, 3, float64)' 'zeros(2, complex128)' > "$work/out" 2>&1
 grep -q '3j 3j' "$work/out"; ok $? "@vectorize: the complex128 x float64 signature chosen by the dtypes"
+"$KERNC" run "$kern" cnorm 'full((2, 3), 1+1j, complex128)' 'zeros(2, complex64)' > "$work/out" 2>&1
+grep -q '(6+0j) (6+0j)' "$work/out"; ok $? "@guvectorize over complex128 into complex64: sum of |z|^2"
+"$KERNC" run "$kern" ctanh 'full(2, 0.5+0.25j, complex128)' 'zeros(2, complex128)' > "$work/out" 2>&1
+grep -q '(0.9854872810241354+0.4480554499513495j)' "$work/out"; ok $? "@vectorize calling np.tanh and np.maximum on complex128 (numba's tanh formula)"
 exit $((failed != 0))
