@@ -233,6 +233,19 @@ bool ctx_is_local(void *ctx, const char *name)
     return lookup_var(ctx, name) != NULL;
 }
 
+/* py (issue 9): a literal argument of this specialisation, read as a
+ * constant (numba's dead_branch_prune of literal arguments, shapes): the
+ * E_CONST, and the spec is keyed by its value from now on. */
+Node *ctx_literal(void *ctx, const char *name)
+{
+    Ctx *c = ctx;
+    int i = var_index(c, name);
+    if (i < 0 || !c->lits || i >= c->fn->nparams || !c->lits[i])
+        return NULL;
+    c->lit_used[i] = true;
+    return c->lits[i];
+}
+
 bool is_array_var(const Var *v)
 {
     return v->kind == VAR_SHARED || v->kind == VAR_DYNSHARED || v->kind == VAR_LOCALARRAY ||
@@ -317,8 +330,9 @@ void bind_var(Ctx *c, Var *v, Type *t, Loc loc)
 const char *expr_path(Ctx *c, const Node *e)
 {
     if (e->kind == E_NAME) {
-        if (lookup_var(c, e->name))
-            return NULL;
+        Var *lv = lookup_var(c, e->name);
+        if (lv)   /* py: a parameter holding cuda.atomic.add or a dtype */
+            return lv->type && ty_is_ct(lv->type) && lv->type->api ? lv->type->api->path : NULL;
         const Global *g = sema_global(e->name);
         if (g)
             return g->kind == GLOBAL_PATH ? sema_vector_canon(g->path) : NULL;
@@ -470,6 +484,10 @@ static Node *lower_name(Ctx *c, Node *e)
             return fail(c, e->loc, "local variable '%s' is referenced before assignment",
                         e->name);
         }
+        if (ty_is_ct(v->type))   /* py: a function or dtype argument */
+            return fail(c, e->loc, "'%s' holds %s: it can only be called%s or passed on to a "
+                        "device function", e->name, ty_name(v->type),
+                        v->type->kind == TY_TYPEREF ? ", used as a dtype" : "");
         return tree_var(e->loc, v);
     }
     const Global *g = sema_global(e->name);
@@ -828,7 +846,7 @@ static int const_truth(Ctx *c, Node *e)
     }
     if (!const_shape(e))
         return -1;
-    Node *k = sema_fold(e, false, ctx_is_local, c);
+    Node *k = sema_fold_local(e, false, ctx_is_local, ctx_literal, c);
     if (!k || k->kind != E_CONST || !k->type || !ty_is_scalar(k->type))
         return -1;
     return ty_is_float(k->type) ? k->fval != 0 : k->ival != 0;
@@ -1066,7 +1084,7 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
     }
     int64_t dims[3];
     if (shape->kind != E_TUPLE) {   /* a module-level tuple: SHAPE = (16, 16) */
-        Node *k = sema_fold(shape, false, ctx_is_local, c);
+        Node *k = sema_fold_local(shape, false, ctx_is_local, ctx_literal, c);
         if (k && k->kind == E_TUPLE)
             shape = k;
     }
@@ -2028,6 +2046,76 @@ static bool falls_through(NodeList *body)
     return true;
 }
 
+/* py (issue 9): literal arguments (Spec.lits) compared and named */
+static bool lit_equal(const Node *a, const Node *b)
+{
+    if (a->type != b->type || a->kind != b->kind)
+        return false;
+    if (a->kind == E_CONST)
+        return a->ival == b->ival;
+    for (int i = 0; i < a->args.len; i++)
+        if (!lit_equal(a->args.items[i], b->args.items[i]))
+            return false;
+    return true;
+}
+
+/* numba's spelling of a literal argument; a C name's part of it */
+static const char *lit_name(const Node *l, bool code)
+{
+    if (l->kind == E_TUPLE) {
+        StrBuf b = {0};
+        sb_puts(&b, code ? "t" : "Tuple(");
+        for (int i = 0; i < l->args.len; i++)
+            sb_printf(&b, "%s%s", i && !code ? ", " : "", lit_name(l->args.items[i], code));
+        if (!code)
+            sb_putc(&b, ')');
+        return sb_take(&b);
+    }
+    int64_t v = (int64_t)l->ival;
+    if (l->type == ty_bool)
+        return code ? (v ? "LT" : "LF") : v ? "Literal[bool](True)" : "Literal[bool](False)";
+    if (code)
+        return arena_printf("L%s%llu", v < 0 ? "m" : "",
+                            (unsigned long long)(v < 0 ? 0 - (uint64_t)v : (uint64_t)v));
+    return arena_printf("Literal[int](%lld)", (long long)v);
+}
+
+/* py (issue 9): is name a target anywhere in body (after ssa_split: the
+ * parameter's own web)? */
+static bool target_named(const Node *t, const char *name)
+{
+    if (t->kind == E_NAME)
+        return strcmp(t->name, name) == 0;
+    if (t->kind == E_TUPLE || t->kind == E_LIST)
+        for (int i = 0; i < t->args.len; i++)
+            if (target_named(t->args.items[i], name))
+                return true;
+    return false;
+}
+
+static bool name_assigned(const NodeList *body, const char *name)
+{
+    for (int i = 0; i < body->len; i++) {
+        const Node *s = body->items[i];
+        switch (s->kind) {
+        case S_ASSIGN:
+            for (int j = 0; j < s->args.len; j++)
+                if (target_named(s->args.items[j], name))
+                    return true;
+            break;
+        case S_AUGASSIGN: case S_ANNASSIGN: case S_FOR:
+            if (s->lhs && target_named(s->lhs, name))
+                return true;
+            break;
+        default:
+            break;
+        }
+        if (name_assigned(&s->body, name) || name_assigned(&s->orelse, name))
+            return true;
+    }
+    return false;
+}
+
 static Func *func_new(FuncDef *fd, Type **ptypes, int n)
 {
     Func *f = arena_alloc(sizeof *f);
@@ -2068,6 +2156,13 @@ static void spec_infer(Spec *s, Type *declared_ret)
     }
     ssa_split(f->def, ssa_pinned_decl, c);
     collect_locals(c, &f->def->body);
+    if (s->lits) {   /* py: a parameter assigned in its body is no literal */
+        c->lits = arena_alloc(sizeof *c->lits * (size_t)f->nparams);
+        c->lit_used = s->lit_used;
+        for (int i = 0; i < f->nparams; i++)
+            if (s->lits[i] && !name_assigned(&f->def->body, f->params[i]->name))
+                c->lits[i] = s->lits[i];
+    }
     s->inferring = true;
     for (int iter = 0; iter < 100; iter++) {
         c->quiet = true;
@@ -2150,12 +2245,27 @@ static void spec_finalize(Spec *s)
     } else {
         StrBuf b = {0};
         sb_printf(&b, "%s_", f->name);
-        for (int i = 0; i < f->nparams; i++)
-            sb_printf(&b, "_%s", ty_code(f->params[i]->type));
+        for (int i = 0; i < f->nparams; i++) {
+            Node *l = s->lit_used && s->lit_used[i] ? s->lits[i] : NULL;
+            if (l)   /* py: a literal argument the typing used */
+                sb_printf(&b, "_%s", lit_name(l, true));
+            else
+                sb_printf(&b, "_%s", ty_code(f->params[i]->type));
+        }
         if (!f->nparams)
             sb_printf(&b, "_%d", seen);
         f->cname = sb_take(&b);
     }
+    /* py (issue 9): function and dtype arguments are compile-time only: the
+     * C function has no parameter for them (the calls pass none) */
+    int np = 0;
+    for (int i = 0; i < f->nparams; i++)
+        if (!ty_is_ct(f->params[i]->type)) {
+            f->params[np] = f->params[i];
+            f->params[np]->index = np;
+            np++;
+        }
+    f->nparams = np;
     vec_push(&order, f);
 }
 
@@ -2180,13 +2290,27 @@ static Spec *spec_new(FuncDef *fd, Type **args, int nargs)
  * (fixed point) on first use, lowered when a final pass first calls it. */
 Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
 {
+    return spec_get_lits(c, fd, args, NULL, nargs, loc);
+}
+
+/* py (issue 9): does a literal argument agree with what a spec used? */
+static bool lit_matches(const Spec *t, Node **lits, int j)
+{
+    if (!t->lit_used || !t->lit_used[j])
+        return true;
+    Node *a = lits ? lits[j] : NULL, *b = t->lits[j];
+    return a && b && lit_equal(a, b);
+}
+
+Spec *spec_get_lits(Ctx *c, FuncDef *fd, Type **args, Node **lits, int nargs, Loc loc)
+{
     Spec *s = NULL;
     for (int i = 0; i < all_specs.len && !s; i++) {
         Spec *t = all_specs.items[i];
         if (t->fd != fd || t->nargs != nargs)
             continue;
         int j = 0;
-        while (j < nargs && t->args[j] == args[j])
+        while (j < nargs && t->args[j] == args[j] && lit_matches(t, lits, j))
             j++;
         if (j == nargs)
             s = t;
@@ -2204,12 +2328,22 @@ Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
     spec_depth++;
     if (!s) {
         s = spec_new(fd, args, nargs);
+        if (lits && !fd->nsigs) {
+            s->lits = arena_alloc(sizeof *s->lits * (size_t)nargs);
+            memcpy(s->lits, lits, sizeof *lits * (size_t)nargs);
+            s->lit_used = arena_alloc(sizeof *s->lit_used * (size_t)nargs);
+        }
         spec_infer(s, fd->nsigs ? fd->sigs[0].ret : NULL);
     }
     if (!c->quiet && !s->final_done) {
         StrBuf b = {0};
-        for (int i = 0; i < nargs; i++)
-            sb_printf(&b, "%s%s", i ? ", " : "", ty_name(args[i]));
+        for (int i = 0; i < nargs; i++) {
+            Node *l = s->lit_used && s->lit_used[i] ? s->lits[i] : NULL;
+            if (l)   /* py: numba's spelling of a literal argument */
+                sb_printf(&b, "%s%s", i ? ", " : "", lit_name(l, false));
+            else
+                sb_printf(&b, "%s%s", i ? ", " : "", ty_name(args[i]));
+        }
         if (nargs)
             diag_push_context(loc, "in '%s' typed for (%s), called here", fd->name, sb_take(&b));
         else

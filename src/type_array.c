@@ -21,7 +21,7 @@
  * and grid(n); false (reported unless quiet) otherwise. */
 bool const_int(Ctx *c, Node *e, int64_t *out)
 {
-    Node *k = sema_fold(e, false, ctx_is_local, c);
+    Node *k = sema_fold_local(e, false, ctx_is_local, ctx_literal, c);   /* py: literals */
     if (!k || !ty_is_int(k->type))
         return false;
     *out = (int64_t)k->ival;

@@ -980,6 +980,63 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     return fail(c, e->loc, "'%s' is not supported yet", a->path);
 }
 
+/* py (issue 9): the compile-time type of a device-function argument that
+ * names a function (a device function: numba's Dispatcher), a callable API
+ * row (cuda.atomic.add, math.sin: Function) or a scalar type (uint32,
+ * np.float64: NumberClass), also through a parameter holding one; NULL
+ * for an ordinary value. */
+static Type *ct_arg(Ctx *c, const Node *a)
+{
+    if (a->kind != E_NAME && a->kind != E_ATTR)
+        return NULL;
+    if (a->kind == E_NAME) {
+        Var *lv = lookup_var(c, a->name);
+        if (lv)
+            return ty_is_ct(lv->type) ? lv->type : NULL;
+        const Global *g = sema_global(a->name);
+        if (g && g->kind == GLOBAL_FUNC)
+            return ty_funcref(g->fn);
+    }
+    const char *p = expr_path(c, a);
+    const ApiEntry *api = p ? api_lookup(p) : NULL;
+    if (!api)
+        return NULL;
+    if (api->kind == AK_CALL && api->cls != AC_MEMORY)
+        return ty_apiref(api);
+    if (api->kind == AK_TYPE) {
+        Type *t = api_type(api);
+        if (t && ty_is_scalar(t)) {
+            Type *r = ty_typeref(t);
+            if (!r->api)
+                r->api = api;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* py: numba's Literal[int] / Literal[bool], and tuples of them */
+static bool is_literal(const Node *v)
+{
+    if (v->kind == E_CONST)
+        return v->type == ty_int64 || v->type == ty_bool;
+    if (v->kind != E_TUPLE || !v->args.len)
+        return false;
+    for (int i = 0; i < v->args.len; i++)
+        if (!is_literal(v->args.items[i]))
+            return false;
+    return true;
+}
+
+static int param_index(Ctx *c, const char *name)
+{
+    Var *v = lookup_var(c, name);
+    for (int j = 0; v && j < c->fn->nparams; j++)
+        if (c->vars.items[j] == v)
+            return j;
+    return -1;
+}
+
 static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
 {
     if (fd->is_kernel)
@@ -993,10 +1050,48 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
                     nparams == 1 ? "" : "s", nargs);
     Node **v = arena_alloc(sizeof *v * (size_t)(nargs ? nargs : 1));
     Type **types = arena_alloc(sizeof *types * (size_t)(nargs ? nargs : 1));
-    Node *bad;
-    if (!lower_args(c, e, v, &bad))
+    Node **lits = arena_alloc(sizeof *lits * (size_t)(nargs ? nargs : 1));
+    int *lit_from = arena_alloc(sizeof *lit_from * (size_t)(nargs ? nargs : 1));
+    Node *bad = NULL;
+    bool any_lit = false;
+    for (int i = 0; i < nargs; i++) {
+        Node *a = e->args.items[i];
+        lit_from[i] = -1;
+        /* py (issue 9): a function, atomic or dtype passed as a value is
+         * part of the specialisation, as numba's Dispatcher, Function and
+         * NumberClass argument types are */
+        Type *ct = fd->nsigs ? NULL : ct_arg(c, a);
+        if (ct) {
+            types[i] = ct;
+            v[i] = NULL;
+            continue;
+        }
+        v[i] = lx(c, a);
+        if (BAD(v[i])) {
+            if (!bad || v[i]->type == ty_error)
+                bad = v[i];
+            continue;
+        }
+        /* py: a literal int or bool (numba's Literal[int], Literal[bool]) */
+        if (!fd->nsigs && is_literal(v[i]) &&
+            (a->kind == E_TUPLE || a->kind == E_INT || a->kind == E_BOOL || a->kind == E_NAME || a->kind == E_UNARY ||
+             a->kind == E_BINOP)) {
+            lits[i] = v[i];
+            any_lit = true;
+        } else if (!fd->nsigs && a->kind == E_NAME && c->lits) {
+            int j = param_index(c, a->name);
+            if (j >= 0 && c->lits[j]) {   /* a literal parameter passed on */
+                lits[i] = c->lits[j];
+                lit_from[i] = j;
+                any_lit = true;
+            }
+        }
+    }
+    if (bad)
         return poison(e->loc, bad, NULL);
     for (int i = 0; i < nargs; i++) {
+        if (!v[i])
+            continue;
         Type *t = v[i]->type;
         if (t == ty_gridgroup)
             return fail(c, v[i]->loc, "cannot pass a GridGroup to a device function; call "
@@ -1028,9 +1123,12 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
                             ty_name(want), ty_name(types[i]));
         }
     }
-    Spec *s = spec_get(c, fd, types, nargs, e->loc);
+    Spec *s = spec_get_lits(c, fd, types, any_lit ? lits : NULL, nargs, e->loc);
     if (!s)
         return bad_node(e->loc, c->quiet ? NULL : ty_error);
+    for (int i = 0; i < nargs; i++)   /* py: the callee used our literal */
+        if (lit_from[i] >= 0 && s->lit_used && s->lit_used[i])
+            c->lit_used[lit_from[i]] = true;
     if (!s->f->ret)
         return bad_node(e->loc, NULL);
     if (s->failed)   /* its errors are reported: no cascade at the call */
@@ -1039,13 +1137,20 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         return fail(c, e->loc, "device function '%s' returns no value", fd->name);
     /* a call statement, or one to a function with barriers (the emitter
      * splits the caller there), keeps the plain form */
+    /* py: compile-time arguments are not passed */
+    int nrt = 0;
+    for (int i = 0; i < nargs; i++)
+        if (v[i]) {
+            v[nrt] = v[i];
+            types[nrt++] = types[i];
+        }
     Seq q = {.n = 0};
     if (s->f->ret != ty_void && !s->f->has_barrier && !s->f->has_warpop)
-        seq_operands(c, v, nargs, &q);
+        seq_operands(c, v, nrt, &q);
     Node *n = node_new(E_CALLFN, e->loc);
     n->callee = s->f;
     n->type = s->f->ret;
-    for (int i = 0; i < nargs; i++)
+    for (int i = 0; i < nrt; i++)
         nl_push(&n->args, tree_cast(v[i], types[i]));
     if (!c->quiet) {
         c->fn->has_barrier |= s->f->has_barrier;
@@ -1200,7 +1305,10 @@ Node *lx_call(Ctx *c, Node *e, bool stmt)
     }
     if (e->lhs->kind == E_NAME) {
         const char *name = e->lhs->name;
-        if (lookup_var(c, name))
+        Var *lv = lookup_var(c, name);
+        if (lv && lv->type && lv->type->kind == TY_FUNCTION && lv->type->fd)
+            return lower_device_call(c, e, lv->type->fd, stmt);   /* py */
+        if (lv)
             return fail(c, e->lhs->loc, "'%s' is not callable", name);
         const Global *g = sema_global(name);
         if (g && g->kind == GLOBAL_FUNC)
