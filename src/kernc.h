@@ -1215,6 +1215,10 @@ bool sema_const_array(Node *data, Type *elem, Node **flat, int64_t shape[3]);
 const char *sema_vector_canon(const char *path);
 /* Canonical spelling of a numba/NumPy type name (f4 -> float32); NULL if none. */
 const char *sema_type_alias(const char *name);
+/* py (issue 9): numba's own C-style type names (numba.bool, numba.uint,
+ * numba.byte = uint8, numba.size_t ...; not NumPy's, where np.byte is
+ * int8): the canonical type name, else sema_type_alias's answer. */
+const char *sema_numba_type_alias(const char *name);
 /* type.c: type one kernel signature / the eagerly-typed device functions;
  * type_finish lists every Func reached, callees first. */
 void type_reset(void);

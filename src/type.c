@@ -353,11 +353,13 @@ const char *expr_path(Ctx *c, const Node *e)
             if (t)
                 return t;
         }
-        if (!strchr(full, '.')) {
-            const char *t = sema_type_alias(full);
+        if (!strchr(full, '.')) {   /* numba.X (py: numba's own aliases too) */
+            const char *t = sema_numba_type_alias(full);
             if (t)
                 return t;
         }
+        if (strncmp(full, "types.", 6) == 0 && sema_numba_type_alias(full + 6))
+            return sema_numba_type_alias(full + 6);   /* py: from numba import types */
         return sema_vector_canon(full);
     }
     return NULL;
