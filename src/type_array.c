@@ -652,7 +652,7 @@ static Iter *lower_iterable(Ctx *c, Node *e, NodeList *out)
                      "is not supported yet)", ty_name(v->type));
                 return NULL;
             }
-        if (el && !ty_is_scalar(el)) {
+        if (el && !ty_is_scalar(el) && !ty_is_vector(el)) {   /* py: vectors too */
             fail(c, e->loc, "iterating over a tuple of %s is not supported", ty_name(el));
             return NULL;
         }
@@ -736,6 +736,20 @@ static void iter_assign(Ctx *c, Node *target, Iter *r, Node *k, NodeList *out)
     assign_value(c, target, iter_value(r, node_clone(k)), out);
 }
 
+/* py: the targets of a loop whose iterable had an error (reported): poison,
+ * so that their uses in the body report nothing more */
+static void poison_targets(Ctx *c, Node *t)
+{
+    if (t->kind == E_NAME) {
+        Var *v = lookup_var(c, t->name);
+        if (v && !v->type)
+            v->type = ty_error;
+    } else if (t->kind == E_TUPLE || t->kind == E_LIST) {
+        for (int i = 0; i < t->args.len; i++)
+            poison_targets(c, t->args.items[i]);
+    }
+}
+
 static void lower_for_iter(Ctx *c, Node *s, NodeList *out)
 {
     Iter *r = lower_iterable(c, s->rhs, out);
@@ -743,6 +757,8 @@ static void lower_for_iter(Ctx *c, Node *s, NodeList *out)
     Var *k = hidden_var(c, "k", ty_int64, s->loc);
     if (r)
         iter_assign(c, s->lhs, r, tree_var(s->loc, k), &f->body);
+    else if (!c->quiet)
+        poison_targets(c, s->lhs);
     c->loops++;
     lblock(c, &s->body, &f->body);
     c->loops--;

@@ -1317,6 +1317,15 @@ Node *lx_call(Ctx *c, Node *e, bool stmt)
             return fail(c, e->lhs->loc, "'%s' is not callable", name);
         if (strcmp(name, "print") == 0)
             return fail(c, e->loc, "print() is not supported yet");
+        if (strcmp(name, "tuple") == 0 && !g) {   /* py: tuple(t) of a tuple is t */
+            if (e->args.len != 1 || e->kwargs.len)
+                return fail(c, e->loc, "tuple() takes one tuple here");
+            Node *t = lx(c, e->args.items[0]);
+            if (BAD(t) || t->type->kind == TY_TUPLE)
+                return t;
+            return fail(c, t->loc, "tuple() of %s is not supported (numba-cuda builds "
+                        "tuples of tuples only)", ty_name(t->type));
+        }
         return fail(c, e->lhs->loc, "name '%s' is not defined%s", name, name_hint(c, name));
     }
     if (e->lhs->kind == E_ATTR) {
