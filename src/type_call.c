@@ -1236,12 +1236,25 @@ static Node *lower_array_method(Ctx *c, Node *e, Node *base)
         if (!t->contiguous)
             return fail(c, e->loc, "reshape() supports contiguous (C) arrays only, not %s",
                         ty_name(t));
+        Node *tv = NULL, *pre = NULL;   /* py: a.reshape(shape) of a tuple value */
+        if (nargs == 1 && ((Node *)items[0])->kind != E_TUPLE) {
+            Node *v = pre = lx(c, items[0]);
+            if (BAD(v))
+                return poison(e->loc, v, NULL);
+            if (v->type->kind == TY_TUPLE) {
+                if (!tree_is_pure(v))
+                    return fail(c, v->loc, "a shape tuple returned by a call is not supported "
+                                "here; assign it to a variable first");
+                tv = v;
+                nargs = v->type->nelems;
+            }
+        }
         if (nargs < 1 || nargs > 3)
             return fail(c, e->loc, "reshape() to %d dimensions is not supported (1 to 3)",
                         nargs);
         Node *n = array_op(e->loc, AOP_RESHAPE, base, ty_array(t->elem, nargs, true, t->space));
         for (int i = 0; i < nargs; i++) {
-            Node *v = lx(c, items[i]);
+            Node *v = tv ? tree_tupleget(node_clone(tv), i) : pre ? pre : lx(c, items[i]);
             if (BAD(v))
                 return poison(e->loc, v, NULL);
             if (!ty_is_int(v->type))
