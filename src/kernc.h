@@ -1045,6 +1045,8 @@ struct Var {
     int index;             /* position in Func.params or Func.locals */
     Node *init;            /* VAR_CONSTARRAY: E_TUPLE of every element, flat in
                               C order, each an E_CONST of the element type */
+    int align;             /* py (issue 9): alignment= of a shared or local array
+                              in bytes (0: its element type's) */
 };
 
 /* Kernel options from @cuda.jit(...). */

@@ -1064,8 +1064,9 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
     }
     Node *shape = call->args.len > 0 ? call->args.items[0] : NULL;
     Node *dtype = call->args.len > 1 ? call->args.items[1] : NULL;
-    if (call->args.len > 2) {
-        fail(c, ((Node *)call->args.items[2])->loc, "%s() takes 2 arguments (%d given)",
+    Node *align = call->args.len > 2 ? call->args.items[2] : NULL;   /* py */
+    if (call->args.len > 3) {
+        fail(c, ((Node *)call->args.items[3])->loc, "%s() takes 3 arguments (%d given)",
              a->path, call->args.len);
         return;
     }
@@ -1075,6 +1076,8 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
             shape = kw->lhs;
         else if (strcmp(kw->name, "dtype") == 0 && !dtype)
             dtype = kw->lhs;
+        else if (strcmp(kw->name, "alignment") == 0 && !align)
+            align = kw->lhs;
         else {
             fail(c, kw->loc, "unexpected keyword argument '%s' in %s()", kw->name, a->path);
             return;
@@ -1126,6 +1129,27 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
         fail(c, dtype->loc, "the dtype of %s() must be a scalar type such as float32", a->path);
         return;
     }
+    /* py (issue 9): alignment=, numba-cuda 0.30's rules (cudadecl.py: a
+     * constant integer or None; cudaimpl.py _validate_alignment) */
+    int64_t alignment = 0;
+    if (align && align->kind != E_NONE) {
+        if (!const_int(c, align, &alignment)) {
+            fail(c, align->loc, "alignment must be a constant integer");
+            return;
+        }
+        const char *bad = alignment <= 0 ? "positive" :
+                          (alignment & (alignment - 1)) != 0 ? "a power of 2" :
+                          alignment % 8 != 0 ? "a multiple of 8" : NULL;
+        if (bad) {
+            fail(c, align->loc, "Alignment must be %s (%lld given)", bad, (long long)alignment);
+            return;
+        }
+        if (dynamic && alignment > 16) {
+            fail(c, align->loc, "alignment= above 16 of a dynamic shared array is not "
+                 "supported (kernc's dynamic shared memory is 16-byte aligned)");
+            return;
+        }
+    }
     Type *t = ty_array(elem, ndim, true, shared ? SPACE_SHARED : SPACE_LOCAL);
     bool first;
     Var *v = array_decl_var(c, stmt, target, t, &first);
@@ -1135,6 +1159,7 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
         v->kind = !shared ? VAR_LOCALARRAY : dynamic ? VAR_DYNSHARED : VAR_SHARED;
         for (int i = 0; i < ndim; i++)
             v->shape[i] = dims[i];
+        v->align = (int)alignment;
     }
     if (c->quiet)
         return;
