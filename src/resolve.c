@@ -332,6 +332,15 @@ bool resolve_check_params(FuncDef *fd)
             sema_error(p->rhs->loc, "default parameter values are not supported");
             ok = false;
         }
+        if (p->ival == 1 && i + 1 < fd->def->params.len) {   /* py: *args */
+            sema_error(((Node *)fd->def->params.items[i + 1])->loc, "keyword-only parameters "
+                       "(after '*%s') are not supported", p->name);
+            ok = false;
+        } else if (p->ival == 1 && (fd->is_kernel || fd->nsigs || fd->ufunc)) {
+            sema_error(p->loc, "'*%s' parameters are supported in device functions typed "
+                       "at their calls only (no signature, not a kernel)", p->name);
+            ok = false;
+        }
     }
     return ok;
 }

@@ -1870,6 +1870,11 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
             return;
         }
         Node *v = e->kind == E_CALL ? lx_call(c, e, true) : lx(c, e);
+        while (!BAD(v) && v->kind == E_LET && v->ival == 1) {   /* py: f(*t) */
+            if (!c->quiet)
+                nl_push(out, tree_assign(v->loc, tree_var(v->loc, v->var), v->lhs));
+            v = v->rhs;
+        }
         if (v->type == ty_void && v->kind == E_CONST) {   /* cuda.syncthreads() */
             if (!c->quiet) {
                 Node *b = tree_stmt(S_BARRIER, s->loc);

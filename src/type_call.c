@@ -1045,7 +1045,12 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         return fail(c, ((Node *)e->kwargs.items[0])->loc,
                     "keyword arguments in device function calls are not supported yet");
     int nargs = e->args.len, nparams = fd->def->params.len;
-    if (nargs != nparams)
+    /* py (issue 9): def f(a, *args): the extra arguments are a tuple */
+    bool va = nparams > 0 && ((Node *)fd->def->params.items[nparams - 1])->ival == 1;
+    if (va && nargs < nparams - 1)
+        return fail(c, e->loc, "%s() takes at least %d argument%s (%d given)", fd->name,
+                    nparams - 1, nparams == 2 ? "" : "s", nargs);
+    if (!va && nargs != nparams)
         return fail(c, e->loc, "%s() takes %d argument%s (%d given)", fd->name, nparams,
                     nparams == 1 ? "" : "s", nargs);
     Node **v = arena_alloc(sizeof *v * (size_t)(nargs ? nargs : 1));
@@ -1089,6 +1094,30 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
     }
     if (bad)
         return poison(e->loc, bad, NULL);
+    if (va) {   /* py: pack the extra arguments (numba's StarArgTuple) */
+        int k = nparams - 1;
+        Node *tup = node_new(E_TUPLE, e->loc);
+        Type **el = arena_alloc(sizeof *el * (size_t)(nargs - k + 1));
+        for (int i = k; i < nargs; i++) {
+            if (!v[i])
+                return fail(c, ((Node *)e->args.items[i])->loc, "a function or dtype cannot be "
+                            "passed in '*%s' here", ((Node *)fd->def->params.items[k])->name);
+            if (!ty_is_scalar(v[i]->type) && v[i]->type->kind != TY_TUPLE &&
+                v[i]->type->kind != TY_VECTOR && v[i]->type->kind != TY_ARRAY)
+                return fail(c, v[i]->loc, "cannot pass %s to a device function",
+                            ty_name(v[i]->type));
+            el[i - k] = v[i]->type;
+            nl_push(&tup->args, v[i]);
+        }
+        if (nargs == k)
+            return fail(c, e->loc, "an empty '*%s' is not supported (kernc has no empty "
+                        "tuples)", ((Node *)fd->def->params.items[k])->name);
+        tup->type = ty_tuple(el, nargs - k);
+        v[k] = tup;
+        lits[k] = NULL;
+        lit_from[k] = -1;
+        nargs = nparams;
+    }
     for (int i = 0; i < nargs; i++) {
         if (!v[i])
             continue;
@@ -1305,8 +1334,53 @@ static Node *lower_bit_count(Ctx *c, Node *e, Node *x)
     return r;
 }
 
+/* py (issue 9): f(*t), t a tuple (numba's StarArgs): each element of each
+ * starred argument into a hidden variable (the tuple evaluated once, left
+ * to right), the call made with those, inside E_LETs marked ival 1 (an
+ * expression statement makes them assignments). */
+static Node *lower_starred_call(Ctx *c, Node *e, bool stmt)
+{
+    Node *n = arena_alloc(sizeof *n);
+    *n = *e;
+    n->args = (NodeList){0};
+    PtrVec vars = {0}, vals = {0};
+    for (int i = 0; i < e->args.len; i++) {
+        Node *a = e->args.items[i];
+        if (a->kind != E_STARRED) {
+            nl_push(&n->args, a);
+            continue;
+        }
+        Node *t = lx(c, a->lhs);
+        if (BAD(t))
+            return poison(e->loc, t, NULL);
+        if (t->type->kind != TY_TUPLE)
+            return fail(c, a->loc, "a '*' argument must be a tuple here, not %s",
+                        ty_name(t->type));
+        Var *tv = hidden_var(c, "star", t->type, a->loc);
+        vec_push(&vars, tv);
+        vec_push(&vals, t);
+        for (int j = 0; j < t->type->nelems; j++) {
+            Var *ev = hidden_var(c, "sarg", t->type->elems[j], a->loc);
+            vec_push(&vars, ev);
+            vec_push(&vals, tree_tupleget(tree_var(a->loc, tv), j));
+            nl_push(&n->args, tree_var(a->loc, ev));
+        }
+    }
+    Node *r = lx_call(c, n, stmt);
+    if (BAD(r))
+        return r;
+    for (int i = vars.len - 1; i >= 0; i--) {
+        r = tree_let(e->loc, vars.items[i], vals.items[i], r);
+        r->ival = 1;
+    }
+    return r;
+}
+
 Node *lx_call(Ctx *c, Node *e, bool stmt)
 {
+    for (int i = 0; i < e->args.len; i++)
+        if (((Node *)e->args.items[i])->kind == E_STARRED)
+            return lower_starred_call(c, e, stmt);
     const char *p = expr_path(c, e->lhs);
     if (p) {
         const ApiEntry *a = api_lookup(p);
