@@ -34,6 +34,8 @@ typedef struct Ctx {
      * (dead-branch pruning, array shapes): only those key the spec. */
     Node **lits;
     bool *lit_used;
+    PtrVec unroll;          /* py: literal_unroll's per-element loop variables
+                               (Node *stmt, Var * per element, in pairs) */
 } Ctx;
 
 typedef struct Spec {
