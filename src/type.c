@@ -373,6 +373,30 @@ static const char *const later_api[] = {
     "math.isclose", "math.factorial",
     "math.gcd", "math.comb", "math.perm", NULL};
 
+/* py (issue 9): the array reductions as numba-cuda 0.30 has them (checked
+ * with compile_ptx): sum prod mean var std any all argmax argmin nansum
+ * nanprod nanmean are lowered there and not here yet; max min amax amin
+ * nanmax nanmin median cumsum cumprod fail numba-cuda's own typing.  The
+ * message for np.NAME or a.NAME(), NULL for anything else. */
+const char *reduction_message(const char *path)
+{
+    static const char *const lowered[] = {"sum", "prod", "mean", "var", "std", "any", "all",
+                                          "argmax", "argmin", "nansum", "nanprod", "nanmean",
+                                          NULL};
+    static const char *const refused[] = {"max", "min", "amax", "amin", "nanmax", "nanmin",
+                                          "median", "cumsum", "cumprod", NULL};
+    const char *name = strncmp(path, "np.", 3) == 0 ? path + 3 : path;
+    for (int i = 0; lowered[i]; i++)
+        if (strcmp(name, lowered[i]) == 0)
+            return arena_printf("the array reduction %s() is not supported yet (numba-cuda "
+                                "0.30 compiles it; write the loop)", name);
+    for (int i = 0; refused[i]; i++)
+        if (strcmp(name, refused[i]) == 0)
+            return arena_printf("numba-cuda 0.30 cannot compile the array reduction %s() in "
+                                "kernels (its typing fails); write the loop", name);
+    return NULL;
+}
+
 Node *unknown_path(Ctx *c, Loc loc, const char *path)
 {
     for (int i = 0; later_api[i]; i++) {
@@ -383,6 +407,9 @@ Node *unknown_path(Ctx *c, Loc loc, const char *path)
     const char *npmsg = npu_missing_message(path);   /* npk: np.add, np.sqrt */
     if (npmsg)
         return fail(c, loc, "%s", npmsg);
+    const char *red = reduction_message(path);   /* py: np.sum, np.max, ... */
+    if (red)
+        return fail(c, loc, "%s", red);
     if (strncmp(path, "np.", 3) == 0)   /* np.zeros, np.sum, ...: not numba.cuda */
         return fail(c, loc, "'%s' is not supported in kernels (NumPy functions that allocate "
                     "or reduce are not available on the device; use cuda.local.array, "

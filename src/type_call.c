@@ -1314,6 +1314,8 @@ static Node *lower_array_method(Ctx *c, Node *e, Node *base)
         nl_push(&n->args, tree_int(e->loc, ty_int64, ty_size(el)));
         return n;
     }
+    if (reduction_message(m))   /* py: a.sum(), a.max() */
+        return fail(c, e->lhs->loc, "%s", reduction_message(m));
     if (strcmp(m, "copy") == 0 || strcmp(m, "flatten") == 0 || strcmp(m, "ravel") == 0 ||
         strcmp(m, "astype") == 0)
         return fail(c, e->loc, "array.%s() allocates a new array, which numba-cuda cannot do "

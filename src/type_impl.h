@@ -71,6 +71,7 @@ Var *lookup_var(Ctx *c, const char *name);
 const char *name_hint(Ctx *c, const char *name);
 bool ctx_is_local(void *ctx, const char *name);
 Node *ctx_literal(void *ctx, const char *name);   /* py: a literal argument's E_CONST */
+const char *reduction_message(const char *path);   /* py: np.sum / a.max() refusals */
 Var *hidden_var(Ctx *c, const char *what, Type *t, Loc loc);
 void seq_operands(Ctx *c, Node **v, int n, Seq *q);
 Node *seq_wrap(Node *n, const Seq *q);
