@@ -658,7 +658,7 @@ param:
   | NAME '=' test               { $$ = mk_param($1, NULL, $3, @$); }
   | NAME ':' test '=' test      { $$ = mk_param($1, $3, $5, @$); }
   | '*'                         { error_at(@$, "keyword-only parameters ('*') are not supported"); $$ = NULL; }
-  | '*' NAME                    { error_at(@$, "'*%s' parameters are not supported", $2); $$ = NULL; }
+  | '*' NAME                    { $$ = mk_param($2, NULL, NULL, @$); $$->ival = 1; }   /* py: *args */
   | POW NAME                    { error_at(@$, "'**%s' parameters are not supported", $2); $$ = NULL; }
   | '/'                         { error_at(@$, "positional-only parameters ('/') are not supported"); $$ = NULL; }
   ;
@@ -849,7 +849,7 @@ arglist:
 argument:
     test
   | NAME '=' test               { $$ = mk(N_KWARG, @$); $$->name = $1; $$->lhs = $3; }
-  | '*' test                    { error_at(@$, "'*' arguments in calls are not supported"); $$ = NULL; }
+  | '*' test                    { $$ = mk(E_STARRED, @$); $$->lhs = $2; }   /* py: f(*t) */
   | POW test                    { error_at(@$, "'**' arguments in calls are not supported"); $$ = NULL; }
   ;
 

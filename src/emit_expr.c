@@ -2313,6 +2313,8 @@ const char *array_dims(const Var *v)
     StrBuf b = {0};
     for (int k = 0; k < t->ndim && k < 3; k++)
         sb_printf(&b, "[%lld]", (long long)v->shape[k]);
+    if (v->align > 0)   /* py: alignment= (CUDA's __align__ is this attribute) */
+        sb_printf(&b, " __attribute__((aligned(%d)))", v->align);
     return sb_take(&b);
 }
 

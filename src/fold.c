@@ -32,6 +32,7 @@ typedef struct Val {
 typedef struct Folder {
     bool report;
     bool (*is_local)(void *, const char *);
+    Node *(*local_value)(void *, const char *);   /* py: literal arguments */
     void *ctx;
     bool literal;      /* a literal-only expression in a function: fold only
                           what CPython's compiler folds (see sema_fold_literal) */
@@ -433,8 +434,14 @@ static bool fold(Folder *F, Node *e, Val *out)
         *out = val_of_const(e);
         return true;
     case E_NAME: {
-        if (F->is_local && F->is_local(F->ctx, e->name))
+        if (F->is_local && F->is_local(F->ctx, e->name)) {
+            Node *k = F->local_value ? F->local_value(F->ctx, e->name) : NULL;
+            if (k) {
+                *out = val_of_const(k);
+                return true;
+            }
             return fold_fail(F, e->loc, "a local variable is not a compile-time constant");
+        }
         const Global *g = sema_global(e->name);
         if (g && g->kind == GLOBAL_CONST) {
             *out = val_of_const(g->value);
@@ -603,6 +610,16 @@ static bool fold(Folder *F, Node *e, Val *out)
 Node *sema_fold(Node *e, bool report, bool (*is_local)(void *, const char *), void *ctx)
 {
     Folder F = {.report = report, .is_local = is_local, .ctx = ctx};
+    Val v;
+    if (!fold(&F, e, &v))
+        return NULL;
+    return const_of_val(&F, &v, e->loc);
+}
+
+Node *sema_fold_local(Node *e, bool report, bool (*is_local)(void *, const char *),
+                      Node *(*local_value)(void *, const char *), void *ctx)
+{
+    Folder F = {.report = report, .is_local = is_local, .local_value = local_value, .ctx = ctx};
     Val v;
     if (!fold(&F, e, &v))
         return NULL;

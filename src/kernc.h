@@ -226,6 +226,12 @@ struct Type {
     int nelems;
     /* TY_TYPEREF: the type named */
     Type *ref;
+    /* py (issue 9): a function as a value (TY_FUNCTION, interned): the
+       device function, or the callable API row (cuda.atomic.add); with
+       TY_TYPEREF, compile-time arguments of device-function
+       specialisations (numba's Dispatcher, Function and NumberClass) */
+    struct FuncDef *fd;
+    const struct ApiEntry *api;
 };
 
 #define TY_NSCALAR KRT_NSCALAR      /* the scalar kinds: 0..TY_NSCALAR-1 */
@@ -298,6 +304,12 @@ int ty_dtype(const Type *t);          /* krt_dtype of a scalar or of ty_rngstate
 /* A short code of a type for specialisation names: i4, u8, f4, b1; arrays
  * a<ndim><elem>[c][s|l|k]; tuples t<n><elem>. */
 const char *ty_code(const Type *t);
+/* py (issue 9): the interned types of compile-time arguments: a device
+ * function, a callable API row, a scalar type named as a value. */
+Type *ty_funcref(struct FuncDef *fd);
+Type *ty_apiref(const struct ApiEntry *api);
+Type *ty_typeref(Type *t);
+bool ty_is_ct(const Type *t);   /* one of those three */
 /* Vector types (vecrec; kernrt_vector.h): the interned vector of n (1..4)
  * elements of the scalar elem, NULL if CUDA has none; the one a name of
  * numba-cuda's names ("float32x4", or an alias "float4", "long2"), NULL if
@@ -1054,6 +1066,8 @@ struct Var {
     int index;             /* position in Func.params or Func.locals */
     Node *init;            /* VAR_CONSTARRAY: E_TUPLE of every element, flat in
                               C order, each an E_CONST of the element type */
+    int align;             /* py (issue 9): alignment= of a shared or local array
+                              in bytes (0: its element type's) */
 };
 
 /* Kernel options from @cuda.jit(...). */
@@ -1205,6 +1219,10 @@ void sema_bind_path(const char *name, const char *path);
  * why).  is_local tells names that are local
  * to the function being typed (they are never constants). */
 Node *sema_fold(Node *e, bool report, bool (*is_local)(void *, const char *), void *ctx);
+/* py (issue 9): sema_fold where a local for which local_value gives an
+ * E_CONST (a literal argument of a specialisation) is that constant. */
+Node *sema_fold_local(Node *e, bool report, bool (*is_local)(void *, const char *),
+                      Node *(*local_value)(void *, const char *), void *ctx);
 /* An expression with only number literals at its leaves, folded as
  * CPython's compiler folds it before numba sees it (exact integers, so
  * 9223372036854775807 + 1 is the uint64 2**63): the E_CONST (int64, uint64,
@@ -1225,6 +1243,10 @@ bool sema_const_array(Node *data, Type *elem, Node **flat, int64_t shape[3]);
 const char *sema_vector_canon(const char *path);
 /* Canonical spelling of a numba/NumPy type name (f4 -> float32); NULL if none. */
 const char *sema_type_alias(const char *name);
+/* py (issue 9): numba's own C-style type names (numba.bool, numba.uint,
+ * numba.byte = uint8, numba.size_t ...; not NumPy's, where np.byte is
+ * int8): the canonical type name, else sema_type_alias's answer. */
+const char *sema_numba_type_alias(const char *name);
 /* type.c: type one kernel signature / the eagerly-typed device functions;
  * type_finish lists every Func reached, callees first. */
 void type_reset(void);

@@ -98,6 +98,21 @@ const char *sema_type_alias(const char *name)
     return NULL;
 }
 
+/* py (issue 9): numba/core/types/__init__.py's aliases of the C names */
+const char *sema_numba_type_alias(const char *name)
+{
+    static const char *const tab[][2] = {
+        {"bool", "bool_"}, {"byte", "uint8"}, {"uchar", "uint8"}, {"char", "int8"},
+        {"short", "int16"}, {"ushort", "uint16"}, {"long_", "int64"}, {"ulong", "uint64"},
+        {"longlong", "int64"}, {"ulonglong", "uint64"}, {"uint", "uint64"},
+        {"ssize_t", "int64"}, {"size_t", "uint64"},
+    };
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        if (strcmp(name, tab[i][0]) == 0)
+            return sema_type_alias(tab[i][1]);
+    return sema_type_alias(name);
+}
+
 Type *sema_scalar_named(const char *canon)
 {
     const ApiEntry *a = canon ? api_lookup(canon) : NULL;
@@ -140,10 +155,10 @@ const char *sema_path_of(const Node *e, bool (*is_local)(void *, const char *), 
             full += 6;
         if (strncmp(full, "np.", 3) == 0 && sema_type_alias(full + 3))
             return sema_type_alias(full + 3);
-        if (strncmp(full, "types.", 6) == 0 && sema_type_alias(full + 6))
-            return sema_type_alias(full + 6);
-        if (!strchr(full, '.') && sema_type_alias(full))
-            return sema_type_alias(full);
+        if (strncmp(full, "types.", 6) == 0 && sema_numba_type_alias(full + 6))
+            return sema_numba_type_alias(full + 6);
+        if (!strchr(full, '.') && sema_numba_type_alias(full))   /* numba.X */
+            return sema_numba_type_alias(full);
         return sema_vector_canon(full);
     }
     return NULL;

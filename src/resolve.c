@@ -58,9 +58,18 @@ static void resolve_fromimport(Node *s)
             continue;
         }
         if (strcmp(mod, "numba") == 0 || strcmp(mod, "numba.types") == 0 ||
-            strcmp(mod, "numpy") == 0) {
-            if (sema_type_alias(name))
+            strcmp(mod, "numba.core.types") == 0 || strcmp(mod, "numpy") == 0) {
+            if (strcmp(mod, "numpy") != 0 && sema_numba_type_alias(name))
+                path = sema_numba_type_alias(name);   /* py: numba.bool, numba.uint ... */
+            else if (sema_type_alias(name))
                 path = sema_type_alias(name);
+            else if (strcmp(mod, "numba") == 0 && strcmp(name, "types") == 0)
+                path = "types";   /* py: types.int32 */
+            else if (strcmp(mod, "numba") == 0 && strcmp(name, "prange") == 0) {
+                sema_error(a->loc, "numba-cuda has no prange in kernels (numba refuses it "
+                           "there); use range");
+                continue;
+            }
             else if (strcmp(mod, "numba") == 0 && strcmp(name, "cuda") == 0)
                 path = "cuda";
             else if (strcmp(mod, "numba") == 0 &&
@@ -76,6 +85,8 @@ static void resolve_fromimport(Node *s)
                 path = p;
             else if (sema_type_alias(name))   /* npk: numba-cuda 0.30's numba.cuda.types */
                 path = sema_type_alias(name);
+        } else if (strcmp(mod, "numba.core") == 0 && strcmp(name, "types") == 0) {
+            path = "types";   /* py */
         } else if (strcmp(mod, "numba.cuda.random") == 0) {
             const char *p = arena_printf("cuda.random.%s", name);
             if (api_lookup(p))
@@ -319,6 +330,15 @@ bool resolve_check_params(FuncDef *fd)
         Node *p = fd->def->params.items[i];
         if (p->rhs) {
             sema_error(p->rhs->loc, "default parameter values are not supported");
+            ok = false;
+        }
+        if (p->ival == 1 && i + 1 < fd->def->params.len) {   /* py: *args */
+            sema_error(((Node *)fd->def->params.items[i + 1])->loc, "keyword-only parameters "
+                       "(after '*%s') are not supported", p->name);
+            ok = false;
+        } else if (p->ival == 1 && (fd->is_kernel || fd->nsigs || fd->ufunc)) {
+            sema_error(p->loc, "'*%s' parameters are supported in device functions typed "
+                       "at their calls only (no signature, not a kernel)", p->name);
             ok = false;
         }
     }

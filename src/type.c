@@ -242,6 +242,19 @@ bool ctx_is_local(void *ctx, const char *name)
     return lookup_var(ctx, name) != NULL;
 }
 
+/* py (issue 9): a literal argument of this specialisation, read as a
+ * constant (numba's dead_branch_prune of literal arguments, shapes): the
+ * E_CONST, and the spec is keyed by its value from now on. */
+Node *ctx_literal(void *ctx, const char *name)
+{
+    Ctx *c = ctx;
+    int i = var_index(c, name);
+    if (i < 0 || !c->lits || i >= c->fn->nparams || !c->lits[i])
+        return NULL;
+    c->lit_used[i] = true;
+    return c->lits[i];
+}
+
 bool is_array_var(const Var *v)
 {
     return v->kind == VAR_SHARED || v->kind == VAR_DYNSHARED || v->kind == VAR_LOCALARRAY ||
@@ -327,8 +340,9 @@ void bind_var(Ctx *c, Var *v, Type *t, Loc loc)
 const char *expr_path(Ctx *c, const Node *e)
 {
     if (e->kind == E_NAME) {
-        if (lookup_var(c, e->name))
-            return NULL;
+        Var *lv = lookup_var(c, e->name);
+        if (lv)   /* py: a parameter holding cuda.atomic.add or a dtype */
+            return lv->type && ty_is_ct(lv->type) && lv->type->api ? lv->type->api->path : NULL;
         const Global *g = sema_global(e->name);
         if (g)
             return g->kind == GLOBAL_PATH ? sema_vector_canon(g->path) : NULL;
@@ -349,11 +363,13 @@ const char *expr_path(Ctx *c, const Node *e)
             if (t)
                 return t;
         }
-        if (!strchr(full, '.')) {
-            const char *t = sema_type_alias(full);
+        if (!strchr(full, '.')) {   /* numba.X (py: numba's own aliases too) */
+            const char *t = sema_numba_type_alias(full);
             if (t)
                 return t;
         }
+        if (strncmp(full, "types.", 6) == 0 && sema_numba_type_alias(full + 6))
+            return sema_numba_type_alias(full + 6);   /* py: from numba import types */
         return sema_vector_canon(full);
     }
     return NULL;
@@ -367,6 +383,30 @@ static const char *const later_api[] = {
     "math.isclose", "math.factorial",
     "math.gcd", "math.comb", "math.perm", NULL};
 
+/* py (issue 9): the array reductions as numba-cuda 0.30 has them (checked
+ * with compile_ptx): sum prod mean var std any all argmax argmin nansum
+ * nanprod nanmean are lowered there and not here yet; max min amax amin
+ * nanmax nanmin median cumsum cumprod fail numba-cuda's own typing.  The
+ * message for np.NAME or a.NAME(), NULL for anything else. */
+const char *reduction_message(const char *path)
+{
+    static const char *const lowered[] = {"sum", "prod", "mean", "var", "std", "any", "all",
+                                          "argmax", "argmin", "nansum", "nanprod", "nanmean",
+                                          NULL};
+    static const char *const refused[] = {"max", "min", "amax", "amin", "nanmax", "nanmin",
+                                          "median", "cumsum", "cumprod", NULL};
+    const char *name = strncmp(path, "np.", 3) == 0 ? path + 3 : path;
+    for (int i = 0; lowered[i]; i++)
+        if (strcmp(name, lowered[i]) == 0)
+            return arena_printf("the array reduction %s() is not supported yet (numba-cuda "
+                                "0.30 compiles it; write the loop)", name);
+    for (int i = 0; refused[i]; i++)
+        if (strcmp(name, refused[i]) == 0)
+            return arena_printf("numba-cuda 0.30 cannot compile the array reduction %s() in "
+                                "kernels (its typing fails); write the loop", name);
+    return NULL;
+}
+
 Node *unknown_path(Ctx *c, Loc loc, const char *path)
 {
     for (int i = 0; later_api[i]; i++) {
@@ -377,6 +417,9 @@ Node *unknown_path(Ctx *c, Loc loc, const char *path)
     const char *npmsg = npu_missing_message(path);   /* npk: np.add, np.sqrt */
     if (npmsg)
         return fail(c, loc, "%s", npmsg);
+    const char *red = reduction_message(path);   /* py: np.sum, np.max, ... */
+    if (red)
+        return fail(c, loc, "%s", red);
     if (strncmp(path, "np.", 3) == 0)   /* np.zeros, np.sum, ...: not numba.cuda */
         return fail(c, loc, "'%s' is not supported in kernels (NumPy functions that allocate "
                     "or reduce are not available on the device; use cuda.local.array, "
@@ -480,6 +523,10 @@ static Node *lower_name(Ctx *c, Node *e)
             return fail(c, e->loc, "local variable '%s' is referenced before assignment",
                         e->name);
         }
+        if (ty_is_ct(v->type))   /* py: a function or dtype argument */
+            return fail(c, e->loc, "'%s' holds %s: it can only be called%s or passed on to a "
+                        "device function", e->name, ty_name(v->type),
+                        v->type->kind == TY_TYPEREF ? ", used as a dtype" : "");
         return tree_var(e->loc, v);
     }
     const Global *g = sema_global(e->name);
@@ -838,7 +885,7 @@ static int const_truth(Ctx *c, Node *e)
     }
     if (!const_shape(e))
         return -1;
-    Node *k = sema_fold(e, false, ctx_is_local, c);
+    Node *k = sema_fold_local(e, false, ctx_is_local, ctx_literal, c);
     if (!k || k->kind != E_CONST || !k->type || !ty_is_scalar(k->type))
         return -1;
     if (ty_is_complex(k->type))   /* cx: either part nonzero */
@@ -1053,8 +1100,9 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
     }
     Node *shape = call->args.len > 0 ? call->args.items[0] : NULL;
     Node *dtype = call->args.len > 1 ? call->args.items[1] : NULL;
-    if (call->args.len > 2) {
-        fail(c, ((Node *)call->args.items[2])->loc, "%s() takes 2 arguments (%d given)",
+    Node *align = call->args.len > 2 ? call->args.items[2] : NULL;   /* py */
+    if (call->args.len > 3) {
+        fail(c, ((Node *)call->args.items[3])->loc, "%s() takes 3 arguments (%d given)",
              a->path, call->args.len);
         return;
     }
@@ -1064,6 +1112,8 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
             shape = kw->lhs;
         else if (strcmp(kw->name, "dtype") == 0 && !dtype)
             dtype = kw->lhs;
+        else if (strcmp(kw->name, "alignment") == 0 && !align)
+            align = kw->lhs;
         else {
             fail(c, kw->loc, "unexpected keyword argument '%s' in %s()", kw->name, a->path);
             return;
@@ -1075,7 +1125,7 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
     }
     int64_t dims[3];
     if (shape->kind != E_TUPLE) {   /* a module-level tuple: SHAPE = (16, 16) */
-        Node *k = sema_fold(shape, false, ctx_is_local, c);
+        Node *k = sema_fold_local(shape, false, ctx_is_local, ctx_literal, c);
         if (k && k->kind == E_TUPLE)
             shape = k;
     }
@@ -1115,6 +1165,27 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
         fail(c, dtype->loc, "the dtype of %s() must be a scalar type such as float32", a->path);
         return;
     }
+    /* py (issue 9): alignment=, numba-cuda 0.30's rules (cudadecl.py: a
+     * constant integer or None; cudaimpl.py _validate_alignment) */
+    int64_t alignment = 0;
+    if (align && align->kind != E_NONE) {
+        if (!const_int(c, align, &alignment)) {
+            fail(c, align->loc, "alignment must be a constant integer");
+            return;
+        }
+        const char *bad = alignment <= 0 ? "positive" :
+                          (alignment & (alignment - 1)) != 0 ? "a power of 2" :
+                          alignment % 8 != 0 ? "a multiple of 8" : NULL;
+        if (bad) {
+            fail(c, align->loc, "Alignment must be %s (%lld given)", bad, (long long)alignment);
+            return;
+        }
+        if (dynamic && alignment > 16) {
+            fail(c, align->loc, "alignment= above 16 of a dynamic shared array is not "
+                 "supported (kernc's dynamic shared memory is 16-byte aligned)");
+            return;
+        }
+    }
     Type *t = ty_array(elem, ndim, true, shared ? SPACE_SHARED : SPACE_LOCAL);
     bool first;
     Var *v = array_decl_var(c, stmt, target, t, &first);
@@ -1124,6 +1195,7 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
         v->kind = !shared ? VAR_LOCALARRAY : dynamic ? VAR_DYNSHARED : VAR_SHARED;
         for (int i = 0; i < ndim; i++)
             v->shape[i] = dims[i];
+        v->align = (int)alignment;
     }
     if (c->quiet)
         return;
@@ -1848,6 +1920,11 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
             return;
         }
         Node *v = e->kind == E_CALL ? lx_call(c, e, true) : lx(c, e);
+        while (!BAD(v) && v->kind == E_LET && v->ival == 1) {   /* py: f(*t) */
+            if (!c->quiet)
+                nl_push(out, tree_assign(v->loc, tree_var(v->loc, v->var), v->lhs));
+            v = v->rhs;
+        }
         if (v->type == ty_void && v->kind == E_CONST) {   /* cuda.syncthreads() */
             if (!c->quiet) {
                 Node *b = tree_stmt(S_BARRIER, s->loc);
@@ -2051,6 +2128,76 @@ static bool falls_through(NodeList *body)
     return true;
 }
 
+/* py (issue 9): literal arguments (Spec.lits) compared and named */
+static bool lit_equal(const Node *a, const Node *b)
+{
+    if (a->type != b->type || a->kind != b->kind)
+        return false;
+    if (a->kind == E_CONST)
+        return a->ival == b->ival;
+    for (int i = 0; i < a->args.len; i++)
+        if (!lit_equal(a->args.items[i], b->args.items[i]))
+            return false;
+    return true;
+}
+
+/* numba's spelling of a literal argument; a C name's part of it */
+static const char *lit_name(const Node *l, bool code)
+{
+    if (l->kind == E_TUPLE) {
+        StrBuf b = {0};
+        sb_puts(&b, code ? "t" : "Tuple(");
+        for (int i = 0; i < l->args.len; i++)
+            sb_printf(&b, "%s%s", i && !code ? ", " : "", lit_name(l->args.items[i], code));
+        if (!code)
+            sb_putc(&b, ')');
+        return sb_take(&b);
+    }
+    int64_t v = (int64_t)l->ival;
+    if (l->type == ty_bool)
+        return code ? (v ? "LT" : "LF") : v ? "Literal[bool](True)" : "Literal[bool](False)";
+    if (code)
+        return arena_printf("L%s%llu", v < 0 ? "m" : "",
+                            (unsigned long long)(v < 0 ? 0 - (uint64_t)v : (uint64_t)v));
+    return arena_printf("Literal[int](%lld)", (long long)v);
+}
+
+/* py (issue 9): is name a target anywhere in body (after ssa_split: the
+ * parameter's own web)? */
+static bool target_named(const Node *t, const char *name)
+{
+    if (t->kind == E_NAME)
+        return strcmp(t->name, name) == 0;
+    if (t->kind == E_TUPLE || t->kind == E_LIST)
+        for (int i = 0; i < t->args.len; i++)
+            if (target_named(t->args.items[i], name))
+                return true;
+    return false;
+}
+
+static bool name_assigned(const NodeList *body, const char *name)
+{
+    for (int i = 0; i < body->len; i++) {
+        const Node *s = body->items[i];
+        switch (s->kind) {
+        case S_ASSIGN:
+            for (int j = 0; j < s->args.len; j++)
+                if (target_named(s->args.items[j], name))
+                    return true;
+            break;
+        case S_AUGASSIGN: case S_ANNASSIGN: case S_FOR:
+            if (s->lhs && target_named(s->lhs, name))
+                return true;
+            break;
+        default:
+            break;
+        }
+        if (name_assigned(&s->body, name) || name_assigned(&s->orelse, name))
+            return true;
+    }
+    return false;
+}
+
 static Func *func_new(FuncDef *fd, Type **ptypes, int n)
 {
     Func *f = arena_alloc(sizeof *f);
@@ -2091,6 +2238,13 @@ static void spec_infer(Spec *s, Type *declared_ret)
     }
     ssa_split(f->def, ssa_pinned_decl, c);
     collect_locals(c, &f->def->body);
+    if (s->lits) {   /* py: a parameter assigned in its body is no literal */
+        c->lits = arena_alloc(sizeof *c->lits * (size_t)f->nparams);
+        c->lit_used = s->lit_used;
+        for (int i = 0; i < f->nparams; i++)
+            if (s->lits[i] && !name_assigned(&f->def->body, f->params[i]->name))
+                c->lits[i] = s->lits[i];
+    }
     s->inferring = true;
     for (int iter = 0; iter < 100; iter++) {
         c->quiet = true;
@@ -2183,12 +2337,27 @@ static void spec_finalize(Spec *s)
     } else {
         StrBuf b = {0};
         sb_printf(&b, "%s_", f->name);
-        for (int i = 0; i < f->nparams; i++)
-            sb_printf(&b, "_%s", ty_code(f->params[i]->type));
+        for (int i = 0; i < f->nparams; i++) {
+            Node *l = s->lit_used && s->lit_used[i] ? s->lits[i] : NULL;
+            if (l)   /* py: a literal argument the typing used */
+                sb_printf(&b, "_%s", lit_name(l, true));
+            else
+                sb_printf(&b, "_%s", ty_code(f->params[i]->type));
+        }
         if (!f->nparams)
             sb_printf(&b, "_%d", seen);
         f->cname = sb_take(&b);
     }
+    /* py (issue 9): function and dtype arguments are compile-time only: the
+     * C function has no parameter for them (the calls pass none) */
+    int np = 0;
+    for (int i = 0; i < f->nparams; i++)
+        if (!ty_is_ct(f->params[i]->type)) {
+            f->params[np] = f->params[i];
+            f->params[np]->index = np;
+            np++;
+        }
+    f->nparams = np;
     vec_push(&order, f);
 }
 
@@ -2225,10 +2394,15 @@ static void spec_add(Spec *s)
                 *spec_slot(old[i]->fd, old[i]->args, old[i]->nargs) = old[i];
     }
     Spec **slot = spec_slot(s->fd, s->args, s->nargs);
-    if (!*slot) {           /* the first of equal ones is found, as before */
+    if (!*slot) {
         *slot = s;
         spec_len++;
+        return;
     }
+    Spec *t = *slot;        /* same types (other literals): made later, found later */
+    while (t->same_next)
+        t = t->same_next;
+    t->same_next = s;
 }
 
 static Spec *spec_new(FuncDef *fd, Type **args, int nargs)
@@ -2252,7 +2426,29 @@ static Spec *spec_new(FuncDef *fd, Type **args, int nargs)
  * (fixed point) on first use, lowered when a final pass first calls it. */
 Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
 {
+    return spec_get_lits(c, fd, args, NULL, nargs, loc);
+}
+
+/* py (issue 9): does a literal argument agree with what a spec used? */
+static bool lit_matches(const Spec *t, Node **lits, int j)
+{
+    if (!t->lit_used || !t->lit_used[j])
+        return true;
+    Node *a = lits ? lits[j] : NULL, *b = t->lits[j];
+    return a && b && lit_equal(a, b);
+}
+
+Spec *spec_get_lits(Ctx *c, FuncDef *fd, Type **args, Node **lits, int nargs, Loc loc)
+{
+    /* the first made of those with these types whose used literals agree */
     Spec *s = spec_cap ? *spec_slot(fd, args, nargs) : NULL;
+    for (; s; s = s->same_next) {
+        int j = 0;
+        while (j < nargs && lit_matches(s, lits, j))
+            j++;
+        if (j == nargs)
+            break;
+    }
     if (s && (s->inferring || s->finalizing)) {
         if (!c->quiet)
             sema_error(loc, "recursion is not supported ('%s' calls itself)", fd->name);
@@ -2268,12 +2464,23 @@ Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
     bool scratch = scratch_suspend();
     if (!s) {
         s = spec_new(fd, args, nargs);
+        if (lits && !fd->nsigs) {
+            s->lits = arena_alloc(sizeof *s->lits * (size_t)nargs);
+            for (int i = 0; i < nargs; i++)   /* the caller's pass may be scratch */
+                s->lits[i] = lits[i] ? node_clone(lits[i]) : NULL;
+            s->lit_used = arena_alloc(sizeof *s->lit_used * (size_t)nargs);
+        }
         spec_infer(s, fd->nsigs ? fd->sigs[0].ret : NULL);
     }
     if (!c->quiet && !s->final_done) {
         StrBuf b = {0};
-        for (int i = 0; i < nargs; i++)
-            sb_printf(&b, "%s%s", i ? ", " : "", ty_name(args[i]));
+        for (int i = 0; i < nargs; i++) {
+            Node *l = s->lit_used && s->lit_used[i] ? s->lits[i] : NULL;
+            if (l)   /* py: numba's spelling of a literal argument */
+                sb_printf(&b, "%s%s", i ? ", " : "", lit_name(l, false));
+            else
+                sb_printf(&b, "%s%s", i ? ", " : "", ty_name(args[i]));
+        }
         if (nargs)
             diag_push_context(loc, "in '%s' typed for (%s), called here", fd->name, sb_take(&b));
         else

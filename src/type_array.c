@@ -21,7 +21,7 @@
  * and grid(n); false (reported unless quiet) otherwise. */
 bool const_int(Ctx *c, Node *e, int64_t *out)
 {
-    Node *k = sema_fold(e, false, ctx_is_local, c);
+    Node *k = sema_fold_local(e, false, ctx_is_local, ctx_literal, c);   /* py: literals */
     if (!k || !ty_is_int(k->type))
         return false;
     *out = (int64_t)k->ival;
@@ -648,11 +648,11 @@ static Iter *lower_iterable(Ctx *c, Node *e, NodeList *out)
         for (int i = 0; i < v->type->nelems; i++)
             if (v->type->elems[i] != el) {
                 fail(c, e->loc, "cannot iterate over the heterogeneous tuple %s (numba-cuda "
-                     "iterates over tuples of one type only; literal_unroll() of such a tuple "
-                     "is not supported yet)", ty_name(v->type));
+                     "iterates over tuples of one type only; use literal_unroll())",
+                     ty_name(v->type));
                 return NULL;
             }
-        if (el && !ty_is_scalar(el)) {
+        if (el && !ty_is_scalar(el) && !ty_is_vector(el)) {   /* py: vectors too */
             fail(c, e->loc, "iterating over a tuple of %s is not supported", ty_name(el));
             return NULL;
         }
@@ -736,13 +736,115 @@ static void iter_assign(Ctx *c, Node *target, Iter *r, Node *k, NodeList *out)
     assign_value(c, target, iter_value(r, node_clone(k)), out);
 }
 
+/* py: the targets of a loop whose iterable had an error (reported): poison,
+ * so that their uses in the body report nothing more */
+static void poison_targets(Ctx *c, Node *t)
+{
+    if (t->kind == E_NAME) {
+        Var *v = lookup_var(c, t->name);
+        if (v && !v->type)
+            v->type = ty_error;
+    } else if (t->kind == E_TUPLE || t->kind == E_LIST) {
+        for (int i = 0; i < t->args.len; i++)
+            poison_targets(c, t->args.items[i]);
+    }
+}
+
+/* py (issue 9): literal_unroll(t) of a heterogeneous tuple, as numba
+ * versions the loop body per element type: a loop over k whose body is
+ * `if k == 0: x = t[0]; BODY elif k == 1: ...`, each copy of BODY typed
+ * with its own variable for x (so break and continue keep their meaning).
+ * Other variables of the body are one each, their types unified over the
+ * copies. */
+static Var *unroll_var(Ctx *c, Node *s, int i, Var *base)
+{
+    for (int j = 0; j + 2 < c->unroll.len; j += 3)
+        if (c->unroll.items[j] == s && (intptr_t)c->unroll.items[j + 1] == i)
+            return c->unroll.items[j + 2];
+    Var *v = arena_alloc(sizeof *v);
+    *v = *base;
+    v->type = NULL;
+    vec_push(&c->unroll, s);
+    vec_push(&c->unroll, (void *)(intptr_t)i);
+    vec_push(&c->unroll, v);
+    return v;
+}
+
+static void lower_unroll_mixed(Ctx *c, Node *s, Node *tv, NodeList *out)
+{
+    if (s->lhs->kind != E_NAME) {
+        fail(c, s->lhs->loc, "literal_unroll() of the heterogeneous tuple %s needs a single "
+             "loop variable here", ty_name(tv->type));
+        return;
+    }
+    Var *base = lookup_var(c, s->lhs->name);
+    int idx = -1;
+    for (int j = 0; base && j < c->vars.len; j++)
+        if (c->vars.items[j] == base)
+            idx = j;
+    if (idx < 0) {
+        fail(c, s->lhs->loc, "internal: '%s' was not collected", s->lhs->name);
+        return;
+    }
+    Node *src = iter_once(c, tv, "titer", out);
+    Var *k = hidden_var(c, "k", ty_int64, s->loc);
+    Node *f = tree_stmt(S_FORRANGE, s->loc);
+    NodeList *slot = &f->body;
+    for (int i = 0; i < tv->type->nelems; i++) {
+        Var *xi = unroll_var(c, s, i, base);
+        c->vars.items[idx] = xi;
+        Node *iff = tree_stmt(S_IF, s->loc);
+        iff->cond = iter_cmp(s->loc, OP_EQ, tree_var(s->loc, k), tree_int(s->loc, ty_int64, i));
+        assign_value(c, s->lhs, tree_tupleget(node_clone(src), i), &iff->body);
+        c->loops++;
+        lblock(c, &s->body, &iff->body);
+        c->loops--;
+        c->vars.items[idx] = base;
+        if (!c->quiet && xi->type)
+            vec_push(&c->hidden, xi);
+        nl_push(slot, iff);
+        slot = &iff->orelse;
+    }
+    if (c->quiet)
+        return;
+    f->var = k;
+    f->it = hidden_var(c, "it", ty_int64, s->loc);
+    f->stop = hidden_var(c, "stop", ty_int64, s->loc);
+    f->step = hidden_var(c, "step", ty_int64, s->loc);
+    nl_push(&f->args, tree_int(s->loc, ty_int64, 0));
+    nl_push(&f->args, tree_int(s->loc, ty_int64, tv->type->nelems));
+    nl_push(&f->args, tree_int(s->loc, ty_int64, 1));
+    nl_push(out, f);
+}
+
 static void lower_for_iter(Ctx *c, Node *s, NodeList *out)
 {
+    const char *up = s->rhs->kind == E_CALL ? expr_path(c, s->rhs->lhs) : NULL;
+    if (up && strcmp(up, "literal_unroll") == 0 && s->rhs->args.len == 1 &&
+        !s->rhs->kwargs.len) {
+        /* py: a heterogeneous tuple? (probed quietly, then lowered for real) */
+        bool q = c->quiet;
+        c->quiet = true;
+        Node *probe = lx(c, s->rhs->args.items[0]);
+        c->quiet = q;
+        bool mixed = false;
+        for (int i = 1; !BAD(probe) && probe->type->kind == TY_TUPLE &&
+                        i < probe->type->nelems; i++)
+            mixed |= probe->type->elems[i] != probe->type->elems[0];
+        if (mixed) {
+            Node *tv = q ? probe : lx(c, s->rhs->args.items[0]);
+            if (!BAD(tv))
+                lower_unroll_mixed(c, s, tv, out);
+            return;
+        }
+    }
     Iter *r = lower_iterable(c, s->rhs, out);
     Node *f = tree_stmt(S_FORRANGE, s->loc);
     Var *k = hidden_var(c, "k", ty_int64, s->loc);
     if (r)
         iter_assign(c, s->lhs, r, tree_var(s->loc, k), &f->body);
+    else if (!c->quiet)
+        poison_targets(c, s->lhs);
     c->loops++;
     lblock(c, &s->body, &f->body);
     c->loops--;

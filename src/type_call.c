@@ -993,6 +993,63 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
     return fail(c, e->loc, "'%s' is not supported yet", a->path);
 }
 
+/* py (issue 9): the compile-time type of a device-function argument that
+ * names a function (a device function: numba's Dispatcher), a callable API
+ * row (cuda.atomic.add, math.sin: Function) or a scalar type (uint32,
+ * np.float64: NumberClass), also through a parameter holding one; NULL
+ * for an ordinary value. */
+static Type *ct_arg(Ctx *c, const Node *a)
+{
+    if (a->kind != E_NAME && a->kind != E_ATTR)
+        return NULL;
+    if (a->kind == E_NAME) {
+        Var *lv = lookup_var(c, a->name);
+        if (lv)
+            return ty_is_ct(lv->type) ? lv->type : NULL;
+        const Global *g = sema_global(a->name);
+        if (g && g->kind == GLOBAL_FUNC)
+            return ty_funcref(g->fn);
+    }
+    const char *p = expr_path(c, a);
+    const ApiEntry *api = p ? api_lookup(p) : NULL;
+    if (!api)
+        return NULL;
+    if (api->kind == AK_CALL && api->cls != AC_MEMORY)
+        return ty_apiref(api);
+    if (api->kind == AK_TYPE) {
+        Type *t = api_type(api);
+        if (t && ty_is_scalar(t)) {
+            Type *r = ty_typeref(t);
+            if (!r->api)
+                r->api = api;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+/* py: numba's Literal[int] / Literal[bool], and tuples of them */
+static bool is_literal(const Node *v)
+{
+    if (v->kind == E_CONST)
+        return v->type == ty_int64 || v->type == ty_bool;
+    if (v->kind != E_TUPLE || !v->args.len)
+        return false;
+    for (int i = 0; i < v->args.len; i++)
+        if (!is_literal(v->args.items[i]))
+            return false;
+    return true;
+}
+
+static int param_index(Ctx *c, const char *name)
+{
+    Var *v = lookup_var(c, name);
+    for (int j = 0; v && j < c->fn->nparams; j++)
+        if (c->vars.items[j] == v)
+            return j;
+    return -1;
+}
+
 static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
 {
     if (fd->is_kernel)
@@ -1001,15 +1058,82 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         return fail(c, ((Node *)e->kwargs.items[0])->loc,
                     "keyword arguments in device function calls are not supported yet");
     int nargs = e->args.len, nparams = fd->def->params.len;
-    if (nargs != nparams)
+    /* py (issue 9): def f(a, *args): the extra arguments are a tuple */
+    bool va = nparams > 0 && ((Node *)fd->def->params.items[nparams - 1])->ival == 1;
+    if (va && nargs < nparams - 1)
+        return fail(c, e->loc, "%s() takes at least %d argument%s (%d given)", fd->name,
+                    nparams - 1, nparams == 2 ? "" : "s", nargs);
+    if (!va && nargs != nparams)
         return fail(c, e->loc, "%s() takes %d argument%s (%d given)", fd->name, nparams,
                     nparams == 1 ? "" : "s", nargs);
     Node **v = arena_alloc(sizeof *v * (size_t)(nargs ? nargs : 1));
     Type **types = arena_alloc(sizeof *types * (size_t)(nargs ? nargs : 1));
-    Node *bad;
-    if (!lower_args(c, e, v, &bad))
-        return poison(e->loc, bad, NULL);
+    Node **lits = arena_alloc(sizeof *lits * (size_t)(nargs ? nargs : 1));
+    int *lit_from = arena_alloc(sizeof *lit_from * (size_t)(nargs ? nargs : 1));
+    Node *bad = NULL;
+    bool any_lit = false;
     for (int i = 0; i < nargs; i++) {
+        Node *a = e->args.items[i];
+        lit_from[i] = -1;
+        /* py (issue 9): a function, atomic or dtype passed as a value is
+         * part of the specialisation, as numba's Dispatcher, Function and
+         * NumberClass argument types are */
+        Type *ct = fd->nsigs ? NULL : ct_arg(c, a);
+        if (ct) {
+            types[i] = ct;
+            v[i] = NULL;
+            continue;
+        }
+        v[i] = lx(c, a);
+        if (BAD(v[i])) {
+            if (!bad || v[i]->type == ty_error)
+                bad = v[i];
+            continue;
+        }
+        /* py: a literal int or bool (numba's Literal[int], Literal[bool]) */
+        if (!fd->nsigs && is_literal(v[i]) &&
+            (a->kind == E_TUPLE || a->kind == E_INT || a->kind == E_BOOL || a->kind == E_NAME || a->kind == E_UNARY ||
+             a->kind == E_BINOP)) {
+            lits[i] = v[i];
+            any_lit = true;
+        } else if (!fd->nsigs && a->kind == E_NAME && c->lits) {
+            int j = param_index(c, a->name);
+            if (j >= 0 && c->lits[j]) {   /* a literal parameter passed on */
+                lits[i] = c->lits[j];
+                lit_from[i] = j;
+                any_lit = true;
+            }
+        }
+    }
+    if (bad)
+        return poison(e->loc, bad, NULL);
+    if (va) {   /* py: pack the extra arguments (numba's StarArgTuple) */
+        int k = nparams - 1;
+        Node *tup = node_new(E_TUPLE, e->loc);
+        Type **el = arena_alloc(sizeof *el * (size_t)(nargs - k + 1));
+        for (int i = k; i < nargs; i++) {
+            if (!v[i])
+                return fail(c, ((Node *)e->args.items[i])->loc, "a function or dtype cannot be "
+                            "passed in '*%s' here", ((Node *)fd->def->params.items[k])->name);
+            if (!ty_is_scalar(v[i]->type) && v[i]->type->kind != TY_TUPLE &&
+                v[i]->type->kind != TY_VECTOR && v[i]->type->kind != TY_ARRAY)
+                return fail(c, v[i]->loc, "cannot pass %s to a device function",
+                            ty_name(v[i]->type));
+            el[i - k] = v[i]->type;
+            nl_push(&tup->args, v[i]);
+        }
+        if (nargs == k)
+            return fail(c, e->loc, "an empty '*%s' is not supported (kernc has no empty "
+                        "tuples)", ((Node *)fd->def->params.items[k])->name);
+        tup->type = ty_tuple(el, nargs - k);
+        v[k] = tup;
+        lits[k] = NULL;
+        lit_from[k] = -1;
+        nargs = nparams;
+    }
+    for (int i = 0; i < nargs; i++) {
+        if (!v[i])
+            continue;
         Type *t = v[i]->type;
         if (t == ty_gridgroup)
             return fail(c, v[i]->loc, "cannot pass a GridGroup to a device function; call "
@@ -1041,9 +1165,12 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
                             ty_name(want), ty_name(types[i]));
         }
     }
-    Spec *s = spec_get(c, fd, types, nargs, e->loc);
+    Spec *s = spec_get_lits(c, fd, types, any_lit ? lits : NULL, nargs, e->loc);
     if (!s)
         return bad_node(e->loc, c->quiet ? NULL : ty_error);
+    for (int i = 0; i < nargs; i++)   /* py: the callee used our literal */
+        if (lit_from[i] >= 0 && s->lit_used && s->lit_used[i])
+            c->lit_used[lit_from[i]] = true;
     if (!s->f->ret)
         return bad_node(e->loc, NULL);
     if (s->failed)   /* its errors are reported: no cascade at the call */
@@ -1052,13 +1179,20 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         return fail(c, e->loc, "device function '%s' returns no value", fd->name);
     /* a call statement, or one to a function with barriers (the emitter
      * splits the caller there), keeps the plain form */
+    /* py: compile-time arguments are not passed */
+    int nrt = 0;
+    for (int i = 0; i < nargs; i++)
+        if (v[i]) {
+            v[nrt] = v[i];
+            types[nrt++] = types[i];
+        }
     Seq q = {.n = 0};
     if (s->f->ret != ty_void && !s->f->has_barrier && !s->f->has_warpop)
-        seq_operands(c, v, nargs, &q);
+        seq_operands(c, v, nrt, &q);
     Node *n = node_new(E_CALLFN, e->loc);
     n->callee = s->f;
     n->type = s->f->ret;
-    for (int i = 0; i < nargs; i++)
+    for (int i = 0; i < nrt; i++)
         nl_push(&n->args, tree_cast(v[i], types[i]));
     if (!c->quiet) {
         c->fn->has_barrier |= s->f->has_barrier;
@@ -1144,12 +1278,25 @@ static Node *lower_array_method(Ctx *c, Node *e, Node *base)
         if (!t->contiguous)
             return fail(c, e->loc, "reshape() supports contiguous (C) arrays only, not %s",
                         ty_name(t));
+        Node *tv = NULL, *pre = NULL;   /* py: a.reshape(shape) of a tuple value */
+        if (nargs == 1 && ((Node *)items[0])->kind != E_TUPLE) {
+            Node *v = pre = lx(c, items[0]);
+            if (BAD(v))
+                return poison(e->loc, v, NULL);
+            if (v->type->kind == TY_TUPLE) {
+                if (!tree_is_pure(v))
+                    return fail(c, v->loc, "a shape tuple returned by a call is not supported "
+                                "here; assign it to a variable first");
+                tv = v;
+                nargs = v->type->nelems;
+            }
+        }
         if (nargs < 1 || nargs > 3)
             return fail(c, e->loc, "reshape() to %d dimensions is not supported (1 to 3)",
                         nargs);
         Node *n = array_op(e->loc, AOP_RESHAPE, base, ty_array(t->elem, nargs, true, t->space));
         for (int i = 0; i < nargs; i++) {
-            Node *v = lx(c, items[i]);
+            Node *v = tv ? tree_tupleget(node_clone(tv), i) : pre ? pre : lx(c, items[i]);
             if (BAD(v))
                 return poison(e->loc, v, NULL);
             if (!ty_is_int(v->type))
@@ -1180,6 +1327,8 @@ static Node *lower_array_method(Ctx *c, Node *e, Node *base)
         nl_push(&n->args, tree_int(e->loc, ty_int64, ty_size(el)));
         return n;
     }
+    if (reduction_message(m))   /* py: a.sum(), a.max() */
+        return fail(c, e->lhs->loc, "%s", reduction_message(m));
     if (strcmp(m, "copy") == 0 || strcmp(m, "flatten") == 0 || strcmp(m, "ravel") == 0 ||
         strcmp(m, "astype") == 0)
         return fail(c, e->loc, "array.%s() allocates a new array, which numba-cuda cannot do "
@@ -1200,8 +1349,53 @@ static Node *lower_bit_count(Ctx *c, Node *e, Node *x)
     return r;
 }
 
+/* py (issue 9): f(*t), t a tuple (numba's StarArgs): each element of each
+ * starred argument into a hidden variable (the tuple evaluated once, left
+ * to right), the call made with those, inside E_LETs marked ival 1 (an
+ * expression statement makes them assignments). */
+static Node *lower_starred_call(Ctx *c, Node *e, bool stmt)
+{
+    Node *n = arena_alloc(sizeof *n);
+    *n = *e;
+    n->args = (NodeList){0};
+    PtrVec vars = {0}, vals = {0};
+    for (int i = 0; i < e->args.len; i++) {
+        Node *a = e->args.items[i];
+        if (a->kind != E_STARRED) {
+            nl_push(&n->args, a);
+            continue;
+        }
+        Node *t = lx(c, a->lhs);
+        if (BAD(t))
+            return poison(e->loc, t, NULL);
+        if (t->type->kind != TY_TUPLE)
+            return fail(c, a->loc, "a '*' argument must be a tuple here, not %s",
+                        ty_name(t->type));
+        Var *tv = hidden_var(c, "star", t->type, a->loc);
+        vec_push(&vars, tv);
+        vec_push(&vals, t);
+        for (int j = 0; j < t->type->nelems; j++) {
+            Var *ev = hidden_var(c, "sarg", t->type->elems[j], a->loc);
+            vec_push(&vars, ev);
+            vec_push(&vals, tree_tupleget(tree_var(a->loc, tv), j));
+            nl_push(&n->args, tree_var(a->loc, ev));
+        }
+    }
+    Node *r = lx_call(c, n, stmt);
+    if (BAD(r))
+        return r;
+    for (int i = vars.len - 1; i >= 0; i--) {
+        r = tree_let(e->loc, vars.items[i], vals.items[i], r);
+        r->ival = 1;
+    }
+    return r;
+}
+
 Node *lx_call(Ctx *c, Node *e, bool stmt)
 {
+    for (int i = 0; i < e->args.len; i++)
+        if (((Node *)e->args.items[i])->kind == E_STARRED)
+            return lower_starred_call(c, e, stmt);
     const char *p = expr_path(c, e->lhs);
     if (p) {
         const ApiEntry *a = api_lookup(p);
@@ -1213,7 +1407,10 @@ Node *lx_call(Ctx *c, Node *e, bool stmt)
     }
     if (e->lhs->kind == E_NAME) {
         const char *name = e->lhs->name;
-        if (lookup_var(c, name))
+        Var *lv = lookup_var(c, name);
+        if (lv && lv->type && lv->type->kind == TY_FUNCTION && lv->type->fd)
+            return lower_device_call(c, e, lv->type->fd, stmt);   /* py */
+        if (lv)
             return fail(c, e->lhs->loc, "'%s' is not callable", name);
         const Global *g = sema_global(name);
         if (g && g->kind == GLOBAL_FUNC)
@@ -1222,6 +1419,15 @@ Node *lx_call(Ctx *c, Node *e, bool stmt)
             return fail(c, e->lhs->loc, "'%s' is not callable", name);
         if (strcmp(name, "print") == 0)
             return fail(c, e->loc, "print() is not supported yet");
+        if (strcmp(name, "tuple") == 0 && !g) {   /* py: tuple(t) of a tuple is t */
+            if (e->args.len != 1 || e->kwargs.len)
+                return fail(c, e->loc, "tuple() takes one tuple here");
+            Node *t = lx(c, e->args.items[0]);
+            if (BAD(t) || t->type->kind == TY_TUPLE)
+                return t;
+            return fail(c, t->loc, "tuple() of %s is not supported (numba-cuda builds "
+                        "tuples of tuples only)", ty_name(t->type));
+        }
         return fail(c, e->lhs->loc, "name '%s' is not defined%s", name, name_hint(c, name));
     }
     if (e->lhs->kind == E_ATTR) {

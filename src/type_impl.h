@@ -29,6 +29,14 @@ typedef struct Ctx {
     PtrVec constarrays;     /* Var*: module-level arrays this body reads */
     int loops;
     int ntemps;
+    /* py (issue 9): literal arguments (numba's Literal[int], Literal[bool])
+     * of this specialisation, per parameter (NULL: none, or the parameter
+     * is assigned), and which of them the typing used as constants
+     * (dead-branch pruning, array shapes): only those key the spec. */
+    Node **lits;
+    bool *lit_used;
+    PtrVec unroll;          /* py: literal_unroll's per-element loop variables
+                               (Node *stmt, Var * per element, in pairs) */
 } Ctx;
 
 typedef struct Spec {
@@ -39,6 +47,9 @@ typedef struct Spec {
     Ctx *ctx;
     bool inferring, finalizing, final_done;
     bool failed;            /* its final pass reported errors */
+    Node **lits;            /* py: the literal arguments (see Ctx.lits) */
+    struct Spec *same_next; /* the next made with the same argument types */
+    bool *lit_used;
 } Spec;
 
 /* Python evaluates operands left to right; C leaves the order of an
@@ -61,6 +72,8 @@ Node *poison(Loc loc, Node *a, Node *b);
 Var *lookup_var(Ctx *c, const char *name);
 const char *name_hint(Ctx *c, const char *name);
 bool ctx_is_local(void *ctx, const char *name);
+Node *ctx_literal(void *ctx, const char *name);   /* py: a literal argument's E_CONST */
+const char *reduction_message(const char *path);   /* py: np.sum / a.max() refusals */
 Var *hidden_var(Ctx *c, const char *what, Type *t, Loc loc);
 void seq_operands(Ctx *c, Node **v, int n, Seq *q);
 Node *seq_wrap(Node *n, const Seq *q);
@@ -73,6 +86,9 @@ Var *const_array_var(Ctx *c, const char *name, Node *flat, const int64_t *shape,
 Node *lower_binop(Ctx *c, Loc loc, Op op, Node *a, Node *b);
 Node *lx(Ctx *c, Node *e);
 Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc);
+/* py (issue 9): with the literal arguments lits[i] (E_CONST int64/bool or
+ * NULL; lits NULL: none); a spec matches when its used literals agree. */
+Spec *spec_get_lits(Ctx *c, FuncDef *fd, Type **args, Node **lits, int nargs, Loc loc);
 bool is_array_var(const Var *v);
 void bind_var(Ctx *c, Var *v, Type *t, Loc loc);
 void assign_value(Ctx *c, Node *target, Node *v, NodeList *out);

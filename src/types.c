@@ -129,6 +129,51 @@ Type *ty_tuple(Type **elems, int n)
     return t;
 }
 
+/* py (issue 9): compile-time arguments, interned */
+Type *ty_funcref(FuncDef *fd)
+{
+    for (int i = 0; i < interned.len; i++) {
+        Type *t = interned.items[i];
+        if (t->kind == TY_FUNCTION && t->fd == fd)
+            return t;
+    }
+    Type *t = new_type(TY_FUNCTION);
+    t->fd = fd;
+    vec_push(&interned, t);
+    return t;
+}
+
+Type *ty_apiref(const ApiEntry *api)
+{
+    for (int i = 0; i < interned.len; i++) {
+        Type *t = interned.items[i];
+        if (t->kind == TY_FUNCTION && t->api == api)
+            return t;
+    }
+    Type *t = new_type(TY_FUNCTION);
+    t->api = api;
+    vec_push(&interned, t);
+    return t;
+}
+
+Type *ty_typeref(Type *ref)
+{
+    for (int i = 0; i < interned.len; i++) {
+        Type *t = interned.items[i];
+        if (t->kind == TY_TYPEREF && t->ref == ref)
+            return t;
+    }
+    Type *t = new_type(TY_TYPEREF);
+    t->ref = ref;
+    vec_push(&interned, t);
+    return t;
+}
+
+bool ty_is_ct(const Type *t)
+{
+    return t && ((t->kind == TY_FUNCTION && (t->fd || t->api)) || t->kind == TY_TYPEREF);
+}
+
 bool ty_is_scalar(const Type *t) { return t && (int)t->kind < NSCALAR; }
 const ScalarInfo *ty_info(const Type *t) { return ty_is_scalar(t) ? &ty_scalar_info[t->kind] : NULL; }
 bool ty_is_int(const Type *t)
@@ -179,8 +224,10 @@ const char *ty_name(const Type *t)
     case TY_NONE: return "none";
     case TY_RANGE: return "range";
     case TY_MODULE: return "module";
-    case TY_FUNCTION: return "function";
-    case TY_TYPEREF: return arena_printf("type(%s)", ty_name(t->ref));
+    case TY_FUNCTION:   /* py: numba's Dispatcher / Function */
+        return t->fd ? arena_printf("function %s", t->fd->name) :
+               t->api ? arena_printf("Function(%s)", t->api->path) : "function";
+    case TY_TYPEREF: return arena_printf("class(%s)", ty_name(t->ref));   /* numba's NumberClass */
     case TY_ERROR: return "<error>";
     case TY_RNGSTATE: return "xoroshiro128p_type";
     case TY_GRIDGROUP: return "GridGroup";
@@ -231,6 +278,16 @@ const char *ty_code(const Type *t)
         return arena_printf("t%d%s", t->nelems, ty_code(t->elems[0]));
     if (t->kind == TY_VECTOR)
         return arena_printf("v%d%s", t->nelems, ty_code(t->elem));
+    /* py: compile-time arguments (a C name's part: dots become _) */
+    if (t->kind == TY_FUNCTION && (t->fd || t->api)) {
+        char *s = arena_printf("F%s", t->fd ? t->fd->name : t->api->path);
+        for (char *q = s; *q; q++)
+            if (*q == '.')
+                *q = '_';
+        return s;
+    }
+    if (t->kind == TY_TYPEREF)
+        return arena_printf("T%s", ty_code(t->ref));
     return "x";
 }
 

@@ -30,8 +30,10 @@ numba/cuda/tests/cudapy/test_*.py of the installed numba-cuda).
        literals) and every array after it: the simulator's results are the
        reference.
    A launch that cannot be written as a .kern file (a lambda, a closure over
-   a Python object, a plain Python function called from the kernel, a 0-d or
-   tuple argument, ...) is recorded as "not replayable" with the reason.
+   a Python object, a plain Python function called from the kernel, a 0-d
+   array, a named tuple or a tuple of arrays, ...) is recorded as "not
+   replayable" with the reason; a tuple of numbers (nested too) is passed
+   as `kernc run`'s tuple literal, '(1, 2.5, (3, 4))'.
 2. Replay.  Each distinct .kern file is first translated once
    (`kernc --target c -fsyntax-only`): a translation error fails all its
    launches with that message.  The others run one by one,
@@ -222,6 +224,13 @@ def _capture_module(modname, outdir, max_launches):
             return "boolean"
         if t == nbt.none:
             return "void"
+        if isinstance(t, (nbt.NamedTuple, nbt.NamedUniTuple)):
+            raise NotReplayable("named tuple argument")
+        if isinstance(t, nbt.UniTuple):
+            return "UniTuple(%s, %d)" % (type_str(t.dtype, env), t.count)
+        if isinstance(t, nbt.Tuple):
+            return "Tuple((%s%s))" % (", ".join(type_str(a, env) for a in t.types),
+                                      "," if len(t.types) == 1 else "")
         s = str(t)
         return s
 
@@ -463,6 +472,28 @@ def _capture_module(modname, outdir, max_launches):
             a = a._ary
         return a
 
+    def tuple_literal(t):
+        """A tuple argument as `kernc run` takes it: '(1, 2.5, (3, 4))'."""
+        if hasattr(t, "_fields"):
+            raise NotReplayable("named tuple argument")
+        parts = []
+        for v in t:
+            if isinstance(v, tuple):
+                parts.append(tuple_literal(v))
+            elif isinstance(v, (bool, np.bool_)):
+                parts.append("True" if v else "False")
+            elif isinstance(v, (int, np.integer)):
+                parts.append(str(int(v)))
+            elif isinstance(v, (float, np.floating)):
+                parts.append(repr(float(v)))
+            elif isinstance(v, np.ndarray):
+                raise NotReplayable("tuple of arrays argument")
+            else:
+                raise NotReplayable("tuple argument holding %s" % type(v).__name__)
+        if not parts:
+            raise NotReplayable("empty tuple argument")
+        return "(%s%s)" % (", ".join(parts), "," if len(parts) == 1 else "")
+
     def call(self, *args):
         if self._device or simkernel._kernel_context:
             return orig_call(self, *args)
@@ -483,8 +514,10 @@ def _capture_module(modname, outdir, max_launches):
                             raise NotReplayable("0-d array argument")
                         if a.nbytes > (16 << 20):
                             raise NotReplayable("array argument over 16 MiB")
-                    elif isinstance(a, (tuple, list)):
-                        raise NotReplayable("tuple argument")
+                    elif isinstance(a, list):
+                        raise NotReplayable("list argument")
+                    elif isinstance(a, tuple):
+                        tuple_literal(a)   # kernc run takes tuples of numbers
                     elif isinstance(a, np.void):
                         raise NotReplayable("record scalar argument")
                     elif not isinstance(a, (bool, int, float, complex, np.generic)):
@@ -508,6 +541,9 @@ def _capture_module(modname, outdir, max_launches):
                         np.save(os.path.join(outdir, p), np.ascontiguousarray(a))
                         argrecs.append({"kind": "array", "in": p})
                         before.append(a)
+                    elif isinstance(a, tuple):
+                        argrecs.append({"kind": "scalar", "value": tuple_literal(a)})
+                        before.append(None)
                     else:
                         if isinstance(a, (complex, np.complexfloating)):
                             lit = repr(complex(a))

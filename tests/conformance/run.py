@@ -75,6 +75,21 @@ import numba  # noqa: E402
 from numba.core import sigutils, types as nbtypes  # noqa: E402
 from numba.np import numpy_support  # noqa: E402
 
+# py: numba-cuda 0.30 has literal_unroll in numba.cuda.misc.special (only
+# there: its kernels refuse numba.literal_unroll); numba 0.56 has no such
+# module, so the tests that import it from there find numba's here.
+if "numba.cuda.misc.special" not in sys.modules:
+    try:
+        import numba.cuda.misc.special  # noqa: E402,F401
+    except ImportError:
+        import types as _types
+        _special = _types.ModuleType("numba.cuda.misc.special")
+        _special.literal_unroll = numba.literal_unroll
+        _misc = _types.ModuleType("numba.cuda.misc")
+        _misc.special = _special
+        sys.modules["numba.cuda.misc"] = _misc
+        sys.modules["numba.cuda.misc.special"] = _special
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SEED = 20240229
 
