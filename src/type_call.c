@@ -271,11 +271,13 @@ static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
 
 static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
 {
-    if (e->args.len == 1 && v[0]->type == ty_float16 && half_math_name(a->id)) {
-        /* float16 (src/half.c): numba-cuda's fp16.py overloads */
+    if (e->args.len == 1 && ((v[0]->type == ty_float16 && half_math_name(a->id)) ||
+                             (v[0]->type == ty_bfloat16 && bf16_math_name(a->id)))) {
+        /* float16 (src/half.c): numba-cuda's fp16.py overloads; bfloat16
+         * (src/bf16.c): bf16.py's */
         Node *r = node_new(E_API, e->loc);
         r->api = a;
-        r->type = ty_float16;
+        r->type = v[0]->type;
         nl_push(&r->args, v[0]);
         return r;
     }
@@ -888,6 +890,24 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
         r->type = a->rule == TR_FP16 ? ty_float16 : ty_bool;
         for (int i = 0; i < nargs; i++)
             nl_push(&r->args, tree_cast(v[i], ty_float16));
+        return seq_wrap(r, &q);
+    }
+    case TR_BF16: {   /* bfloat16 (src/bf16.c): numba.cuda.bf16, one signature */
+        Type *ret, *param;
+        Seq q;
+        if (!bf16_signature(a->id, &ret, &param))
+            return fail(c, e->loc, "%s() is not supported", a->path);
+        for (int i = 0; i < nargs; i++)
+            if (!ty_is_scalar(v[i]->type) || (!ty_converts_safely(v[i]->type, param) &&
+                                              !ty_converts_unsafely(v[i]->type, param)))
+                return fail(c, v[i]->loc, "%s() does not accept %s (it takes %s)", a->path,
+                            ty_name(v[i]->type), ty_name(param));
+        seq_operands(c, v, nargs, &q);
+        Node *r = node_new(E_API, e->loc);
+        r->api = a;
+        r->type = ret;
+        for (int i = 0; i < nargs; i++)
+            nl_push(&r->args, tree_cast(v[i], param));
         return seq_wrap(r, &q);
     }
     case TR_CAST: {   /* float32(x): a conversion */
