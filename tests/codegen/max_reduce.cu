@@ -1921,17 +1921,191 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
 }
 #line 1923 "max_reduce.cu"
 
+#line 5 "max_reduce.kern"
+static __device__ inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16(krt_bf16 a, krt_bf16 b)
+{
+#line 6 "max_reduce.kern"
+    return krt_max_bf16(a, b);
+#line 1930 "max_reduce.cu"
+}
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_bf16(krt_view arr, krt_view partials, krt_bf16 init, bool use_init)
+{
+    __shared__ krt_bf16 krt_u_sm_[4][33];
+#line 1937 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    krt_bf16 krt_u_tmp_ = KRT_BF16_ZERO;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    krt_bf16 krt_u_old_ = KRT_BF16_ZERO;
+    int64_t krt_u_size_ = 0;
+    krt_bf16 krt_u_value_ = KRT_BF16_ZERO;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    krt_bf16 krt_u_old_2_ = KRT_BF16_ZERO;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    krt_bf16 krt_u_result_ = KRT_BF16_ZERO;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(krt_bf16 *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 1984 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__bf16_bf16(krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__bf16_bf16(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(krt_bf16 *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__bf16_bf16(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(krt_bf16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+            krt_step6 = 1;
+#line 2062 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__bf16_bf16(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 2081 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__bf16_bf16(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(krt_bf16 *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16(*(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
+    }
+}
+#line 2097 "max_reduce.cu"
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int8_t max_reduce__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int8_t a, int8_t b)
 {
-#line 1930 "max_reduce.cu"
+#line 2104 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i8(a, b);
-#line 1935 "max_reduce.cu"
+#line 2109 "max_reduce.cu"
 }
 
 struct max_reduce__red_i1__shared {
@@ -1974,7 +2148,7 @@ struct max_reduce__red_i1__frame {
 static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 1978 "max_reduce.cu"
+#line 2152 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int8_t init = *(const int8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2000,14 +2174,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 2004 "max_reduce.cu"
+#line 2178 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2011 "max_reduce.cu"
+#line 2185 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2026,7 +2200,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2030 "max_reduce.cu"
+#line 2204 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2037,14 +2211,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2041 "max_reduce.cu"
+#line 2215 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2048 "max_reduce.cu"
+#line 2222 "max_reduce.cu"
             int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2057,7 +2231,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2061 "max_reduce.cu"
+#line 2235 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2069,7 +2243,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2073 "max_reduce.cu"
+#line 2247 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2080,7 +2254,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2084 "max_reduce.cu"
+#line 2258 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2102,13 +2276,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2106 "max_reduce.cu"
+#line 2280 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2112 "max_reduce.cu"
+#line 2286 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2116,7 +2290,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2120 "max_reduce.cu"
+#line 2294 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2138,7 +2312,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2142 "max_reduce.cu"
+#line 2316 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2148,7 +2322,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2152 "max_reduce.cu"
+#line 2326 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2169,7 +2343,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2173 "max_reduce.cu"
+#line 2347 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2180,13 +2354,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2184 "max_reduce.cu"
+#line 2358 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2190 "max_reduce.cu"
+#line 2364 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2197,7 +2371,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2201 "max_reduce.cu"
+#line 2375 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2220,13 +2394,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2224 "max_reduce.cu"
+#line 2398 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2230 "max_reduce.cu"
+#line 2404 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2234,7 +2408,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2238 "max_reduce.cu"
+#line 2412 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2260,20 +2434,20 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2264 "max_reduce.cu"
+#line 2438 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2271 "max_reduce.cu"
+#line 2445 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2277 "max_reduce.cu"
+#line 2451 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -2291,7 +2465,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2295 "max_reduce.cu"
+#line 2469 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2301,7 +2475,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2305 "max_reduce.cu"
+#line 2479 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2314,18 +2488,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2318 "max_reduce.cu"
+#line 2492 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
-#line 2324 "max_reduce.cu"
+#line 2498 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 2329 "max_reduce.cu"
+#line 2503 "max_reduce.cu"
 }
 
 struct max_reduce__red_i2__shared {
@@ -2368,7 +2542,7 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2372 "max_reduce.cu"
+#line 2546 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int16_t init = *(const int16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2394,14 +2568,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 2398 "max_reduce.cu"
+#line 2572 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2405 "max_reduce.cu"
+#line 2579 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2420,7 +2594,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2424 "max_reduce.cu"
+#line 2598 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2431,14 +2605,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2435 "max_reduce.cu"
+#line 2609 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2442 "max_reduce.cu"
+#line 2616 "max_reduce.cu"
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2451,7 +2625,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2455 "max_reduce.cu"
+#line 2629 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2463,7 +2637,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2467 "max_reduce.cu"
+#line 2641 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2474,7 +2648,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2478 "max_reduce.cu"
+#line 2652 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2496,13 +2670,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2500 "max_reduce.cu"
+#line 2674 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2506 "max_reduce.cu"
+#line 2680 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2510,7 +2684,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2514 "max_reduce.cu"
+#line 2688 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2532,7 +2706,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2536 "max_reduce.cu"
+#line 2710 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2542,7 +2716,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2546 "max_reduce.cu"
+#line 2720 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2563,7 +2737,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2567 "max_reduce.cu"
+#line 2741 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2574,13 +2748,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2578 "max_reduce.cu"
+#line 2752 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2584 "max_reduce.cu"
+#line 2758 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2591,7 +2765,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2595 "max_reduce.cu"
+#line 2769 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2614,13 +2788,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2618 "max_reduce.cu"
+#line 2792 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2624 "max_reduce.cu"
+#line 2798 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2628,7 +2802,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2632 "max_reduce.cu"
+#line 2806 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2654,20 +2828,20 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2658 "max_reduce.cu"
+#line 2832 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2665 "max_reduce.cu"
+#line 2839 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2671 "max_reduce.cu"
+#line 2845 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -2685,7 +2859,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2689 "max_reduce.cu"
+#line 2863 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2695,7 +2869,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2699 "max_reduce.cu"
+#line 2873 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2708,18 +2882,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2712 "max_reduce.cu"
+#line 2886 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
-#line 2718 "max_reduce.cu"
+#line 2892 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 2723 "max_reduce.cu"
+#line 2897 "max_reduce.cu"
 }
 
 struct max_reduce__red_i4__shared {
@@ -2762,7 +2936,7 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2766 "max_reduce.cu"
+#line 2940 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int32_t init = *(const int32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2788,14 +2962,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 2792 "max_reduce.cu"
+#line 2966 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2799 "max_reduce.cu"
+#line 2973 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2814,7 +2988,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2818 "max_reduce.cu"
+#line 2992 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2825,14 +2999,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2829 "max_reduce.cu"
+#line 3003 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2836 "max_reduce.cu"
+#line 3010 "max_reduce.cu"
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2845,7 +3019,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2849 "max_reduce.cu"
+#line 3023 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2857,7 +3031,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2861 "max_reduce.cu"
+#line 3035 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2868,7 +3042,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2872 "max_reduce.cu"
+#line 3046 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2890,13 +3064,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2894 "max_reduce.cu"
+#line 3068 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2900 "max_reduce.cu"
+#line 3074 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2904,7 +3078,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2908 "max_reduce.cu"
+#line 3082 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2926,7 +3100,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2930 "max_reduce.cu"
+#line 3104 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2936,7 +3110,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2940 "max_reduce.cu"
+#line 3114 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2957,7 +3131,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2961 "max_reduce.cu"
+#line 3135 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2968,13 +3142,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2972 "max_reduce.cu"
+#line 3146 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2978 "max_reduce.cu"
+#line 3152 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2985,7 +3159,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2989 "max_reduce.cu"
+#line 3163 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3008,13 +3182,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3012 "max_reduce.cu"
+#line 3186 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3018 "max_reduce.cu"
+#line 3192 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3022,7 +3196,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3026 "max_reduce.cu"
+#line 3200 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3048,20 +3222,20 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3052 "max_reduce.cu"
+#line 3226 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3059 "max_reduce.cu"
+#line 3233 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3065 "max_reduce.cu"
+#line 3239 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -3079,7 +3253,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3083 "max_reduce.cu"
+#line 3257 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3089,7 +3263,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3093 "max_reduce.cu"
+#line 3267 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3102,18 +3276,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3106 "max_reduce.cu"
+#line 3280 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
-#line 3112 "max_reduce.cu"
+#line 3286 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 3117 "max_reduce.cu"
+#line 3291 "max_reduce.cu"
 }
 
 struct max_reduce__red_i8__shared {
@@ -3156,7 +3330,7 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3160 "max_reduce.cu"
+#line 3334 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int64_t init = *(const int64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3182,14 +3356,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 3186 "max_reduce.cu"
+#line 3360 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3193 "max_reduce.cu"
+#line 3367 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3208,7 +3382,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3212 "max_reduce.cu"
+#line 3386 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3219,14 +3393,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3223 "max_reduce.cu"
+#line 3397 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3230 "max_reduce.cu"
+#line 3404 "max_reduce.cu"
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3239,7 +3413,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3243 "max_reduce.cu"
+#line 3417 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3251,7 +3425,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3255 "max_reduce.cu"
+#line 3429 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3262,7 +3436,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3266 "max_reduce.cu"
+#line 3440 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3284,13 +3458,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3288 "max_reduce.cu"
+#line 3462 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3294 "max_reduce.cu"
+#line 3468 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3298,7 +3472,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3302 "max_reduce.cu"
+#line 3476 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3320,7 +3494,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3324 "max_reduce.cu"
+#line 3498 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3330,7 +3504,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3334 "max_reduce.cu"
+#line 3508 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3351,7 +3525,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3355 "max_reduce.cu"
+#line 3529 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3362,13 +3536,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3366 "max_reduce.cu"
+#line 3540 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3372 "max_reduce.cu"
+#line 3546 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3379,7 +3553,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3383 "max_reduce.cu"
+#line 3557 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3402,13 +3576,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3406 "max_reduce.cu"
+#line 3580 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3412 "max_reduce.cu"
+#line 3586 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3416,7 +3590,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3420 "max_reduce.cu"
+#line 3594 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3442,20 +3616,20 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3446 "max_reduce.cu"
+#line 3620 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3453 "max_reduce.cu"
+#line 3627 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3459 "max_reduce.cu"
+#line 3633 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -3473,7 +3647,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3477 "max_reduce.cu"
+#line 3651 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3483,7 +3657,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3487 "max_reduce.cu"
+#line 3661 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3496,18 +3670,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3500 "max_reduce.cu"
+#line 3674 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
-#line 3506 "max_reduce.cu"
+#line 3680 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 3511 "max_reduce.cu"
+#line 3685 "max_reduce.cu"
 }
 
 struct max_reduce__red_u1__shared {
@@ -3550,7 +3724,7 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3554 "max_reduce.cu"
+#line 3728 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint8_t init = *(const uint8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3576,14 +3750,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 3580 "max_reduce.cu"
+#line 3754 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3587 "max_reduce.cu"
+#line 3761 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3602,7 +3776,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3606 "max_reduce.cu"
+#line 3780 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3613,14 +3787,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3617 "max_reduce.cu"
+#line 3791 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3624 "max_reduce.cu"
+#line 3798 "max_reduce.cu"
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3633,7 +3807,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3637 "max_reduce.cu"
+#line 3811 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3645,7 +3819,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3649 "max_reduce.cu"
+#line 3823 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3656,7 +3830,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3660 "max_reduce.cu"
+#line 3834 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3678,13 +3852,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3682 "max_reduce.cu"
+#line 3856 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3688 "max_reduce.cu"
+#line 3862 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3692,7 +3866,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3696 "max_reduce.cu"
+#line 3870 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3714,7 +3888,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3718 "max_reduce.cu"
+#line 3892 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3724,7 +3898,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3728 "max_reduce.cu"
+#line 3902 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3745,7 +3919,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3749 "max_reduce.cu"
+#line 3923 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3756,13 +3930,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3760 "max_reduce.cu"
+#line 3934 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3766 "max_reduce.cu"
+#line 3940 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3773,7 +3947,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3777 "max_reduce.cu"
+#line 3951 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3796,13 +3970,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3800 "max_reduce.cu"
+#line 3974 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3806 "max_reduce.cu"
+#line 3980 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3810,7 +3984,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3814 "max_reduce.cu"
+#line 3988 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3836,20 +4010,20 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3840 "max_reduce.cu"
+#line 4014 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3847 "max_reduce.cu"
+#line 4021 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3853 "max_reduce.cu"
+#line 4027 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -3867,7 +4041,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3871 "max_reduce.cu"
+#line 4045 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3877,7 +4051,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3881 "max_reduce.cu"
+#line 4055 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3890,18 +4064,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3894 "max_reduce.cu"
+#line 4068 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
-#line 3900 "max_reduce.cu"
+#line 4074 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 3905 "max_reduce.cu"
+#line 4079 "max_reduce.cu"
 }
 
 struct max_reduce__red_u2__shared {
@@ -3944,7 +4118,7 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3948 "max_reduce.cu"
+#line 4122 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint16_t init = *(const uint16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3970,14 +4144,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 3974 "max_reduce.cu"
+#line 4148 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3981 "max_reduce.cu"
+#line 4155 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3996,7 +4170,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4000 "max_reduce.cu"
+#line 4174 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4007,14 +4181,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4011 "max_reduce.cu"
+#line 4185 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4018 "max_reduce.cu"
+#line 4192 "max_reduce.cu"
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4027,7 +4201,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4031 "max_reduce.cu"
+#line 4205 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4039,7 +4213,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4043 "max_reduce.cu"
+#line 4217 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4050,7 +4224,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4054 "max_reduce.cu"
+#line 4228 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4072,13 +4246,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4076 "max_reduce.cu"
+#line 4250 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4082 "max_reduce.cu"
+#line 4256 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4086,7 +4260,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4090 "max_reduce.cu"
+#line 4264 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4108,7 +4282,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4112 "max_reduce.cu"
+#line 4286 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4118,7 +4292,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4122 "max_reduce.cu"
+#line 4296 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4139,7 +4313,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4143 "max_reduce.cu"
+#line 4317 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4150,13 +4324,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4154 "max_reduce.cu"
+#line 4328 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4160 "max_reduce.cu"
+#line 4334 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4167,7 +4341,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4171 "max_reduce.cu"
+#line 4345 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4190,13 +4364,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4194 "max_reduce.cu"
+#line 4368 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4200 "max_reduce.cu"
+#line 4374 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4204,7 +4378,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4208 "max_reduce.cu"
+#line 4382 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4230,20 +4404,20 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4234 "max_reduce.cu"
+#line 4408 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4241 "max_reduce.cu"
+#line 4415 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4247 "max_reduce.cu"
+#line 4421 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -4261,7 +4435,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4265 "max_reduce.cu"
+#line 4439 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4271,7 +4445,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4275 "max_reduce.cu"
+#line 4449 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4284,18 +4458,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4288 "max_reduce.cu"
+#line 4462 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
-#line 4294 "max_reduce.cu"
+#line 4468 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 4299 "max_reduce.cu"
+#line 4473 "max_reduce.cu"
 }
 
 struct max_reduce__red_u4__shared {
@@ -4338,7 +4512,7 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4342 "max_reduce.cu"
+#line 4516 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint32_t init = *(const uint32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4364,14 +4538,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 4368 "max_reduce.cu"
+#line 4542 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4375 "max_reduce.cu"
+#line 4549 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4390,7 +4564,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4394 "max_reduce.cu"
+#line 4568 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4401,14 +4575,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4405 "max_reduce.cu"
+#line 4579 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4412 "max_reduce.cu"
+#line 4586 "max_reduce.cu"
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4421,7 +4595,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4425 "max_reduce.cu"
+#line 4599 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4433,7 +4607,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4437 "max_reduce.cu"
+#line 4611 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4444,7 +4618,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4448 "max_reduce.cu"
+#line 4622 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4466,13 +4640,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4470 "max_reduce.cu"
+#line 4644 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4476 "max_reduce.cu"
+#line 4650 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4480,7 +4654,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4484 "max_reduce.cu"
+#line 4658 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4502,7 +4676,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4506 "max_reduce.cu"
+#line 4680 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4512,7 +4686,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4516 "max_reduce.cu"
+#line 4690 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4533,7 +4707,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4537 "max_reduce.cu"
+#line 4711 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4544,13 +4718,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4548 "max_reduce.cu"
+#line 4722 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4554 "max_reduce.cu"
+#line 4728 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4561,7 +4735,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4565 "max_reduce.cu"
+#line 4739 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4584,13 +4758,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4588 "max_reduce.cu"
+#line 4762 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4594 "max_reduce.cu"
+#line 4768 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4598,7 +4772,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4602 "max_reduce.cu"
+#line 4776 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4624,20 +4798,20 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4628 "max_reduce.cu"
+#line 4802 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4635 "max_reduce.cu"
+#line 4809 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4641 "max_reduce.cu"
+#line 4815 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -4655,7 +4829,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4659 "max_reduce.cu"
+#line 4833 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4665,7 +4839,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4669 "max_reduce.cu"
+#line 4843 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4678,18 +4852,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4682 "max_reduce.cu"
+#line 4856 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
-#line 4688 "max_reduce.cu"
+#line 4862 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 4693 "max_reduce.cu"
+#line 4867 "max_reduce.cu"
 }
 
 struct max_reduce__red_u8__shared {
@@ -4732,7 +4906,7 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4736 "max_reduce.cu"
+#line 4910 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint64_t init = *(const uint64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4758,14 +4932,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 4762 "max_reduce.cu"
+#line 4936 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4769 "max_reduce.cu"
+#line 4943 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4784,7 +4958,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4788 "max_reduce.cu"
+#line 4962 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4795,14 +4969,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4799 "max_reduce.cu"
+#line 4973 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4806 "max_reduce.cu"
+#line 4980 "max_reduce.cu"
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4815,7 +4989,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4819 "max_reduce.cu"
+#line 4993 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4827,7 +5001,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4831 "max_reduce.cu"
+#line 5005 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4838,7 +5012,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4842 "max_reduce.cu"
+#line 5016 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4860,13 +5034,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4864 "max_reduce.cu"
+#line 5038 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4870 "max_reduce.cu"
+#line 5044 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4874,7 +5048,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4878 "max_reduce.cu"
+#line 5052 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4896,7 +5070,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4900 "max_reduce.cu"
+#line 5074 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4906,7 +5080,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4910 "max_reduce.cu"
+#line 5084 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4927,7 +5101,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4931 "max_reduce.cu"
+#line 5105 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4938,13 +5112,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4942 "max_reduce.cu"
+#line 5116 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4948 "max_reduce.cu"
+#line 5122 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4955,7 +5129,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4959 "max_reduce.cu"
+#line 5133 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4978,13 +5152,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4982 "max_reduce.cu"
+#line 5156 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4988 "max_reduce.cu"
+#line 5162 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4992,7 +5166,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4996 "max_reduce.cu"
+#line 5170 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5018,20 +5192,20 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5022 "max_reduce.cu"
+#line 5196 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5029 "max_reduce.cu"
+#line 5203 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5035 "max_reduce.cu"
+#line 5209 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -5049,7 +5223,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5053 "max_reduce.cu"
+#line 5227 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5059,7 +5233,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5063 "max_reduce.cu"
+#line 5237 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5072,18 +5246,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5076 "max_reduce.cu"
+#line 5250 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
-#line 5082 "max_reduce.cu"
+#line 5256 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 5087 "max_reduce.cu"
+#line 5261 "max_reduce.cu"
 }
 
 struct max_reduce__red_f4__shared {
@@ -5126,7 +5300,7 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5130 "max_reduce.cu"
+#line 5304 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const float init = *(const float *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -5152,14 +5326,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 5156 "max_reduce.cu"
+#line 5330 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5163 "max_reduce.cu"
+#line 5337 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5178,7 +5352,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5182 "max_reduce.cu"
+#line 5356 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5189,14 +5363,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5193 "max_reduce.cu"
+#line 5367 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5200 "max_reduce.cu"
+#line 5374 "max_reduce.cu"
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5209,7 +5383,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5213 "max_reduce.cu"
+#line 5387 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5221,7 +5395,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5225 "max_reduce.cu"
+#line 5399 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5232,7 +5406,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5236 "max_reduce.cu"
+#line 5410 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5254,13 +5428,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5258 "max_reduce.cu"
+#line 5432 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5264 "max_reduce.cu"
+#line 5438 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5268,7 +5442,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5272 "max_reduce.cu"
+#line 5446 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5290,7 +5464,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5294 "max_reduce.cu"
+#line 5468 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5300,7 +5474,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5304 "max_reduce.cu"
+#line 5478 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5321,7 +5495,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5325 "max_reduce.cu"
+#line 5499 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5332,13 +5506,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5336 "max_reduce.cu"
+#line 5510 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5342 "max_reduce.cu"
+#line 5516 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5349,7 +5523,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5353 "max_reduce.cu"
+#line 5527 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5372,13 +5546,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5376 "max_reduce.cu"
+#line 5550 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5382 "max_reduce.cu"
+#line 5556 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5386,7 +5560,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5390 "max_reduce.cu"
+#line 5564 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5412,20 +5586,20 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5416 "max_reduce.cu"
+#line 5590 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5423 "max_reduce.cu"
+#line 5597 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5429 "max_reduce.cu"
+#line 5603 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             float krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -5443,7 +5617,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5447 "max_reduce.cu"
+#line 5621 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5453,7 +5627,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5457 "max_reduce.cu"
+#line 5631 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5466,18 +5640,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5470 "max_reduce.cu"
+#line 5644 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
-#line 5476 "max_reduce.cu"
+#line 5650 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 5481 "max_reduce.cu"
+#line 5655 "max_reduce.cu"
 }
 
 struct max_reduce__red_f8__shared {
@@ -5520,7 +5694,7 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5524 "max_reduce.cu"
+#line 5698 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const double init = *(const double *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -5546,14 +5720,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 5550 "max_reduce.cu"
+#line 5724 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5557 "max_reduce.cu"
+#line 5731 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5572,7 +5746,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5576 "max_reduce.cu"
+#line 5750 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5583,14 +5757,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5587 "max_reduce.cu"
+#line 5761 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5594 "max_reduce.cu"
+#line 5768 "max_reduce.cu"
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5603,7 +5777,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5607 "max_reduce.cu"
+#line 5781 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5615,7 +5789,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5619 "max_reduce.cu"
+#line 5793 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5626,7 +5800,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5630 "max_reduce.cu"
+#line 5804 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5648,13 +5822,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5652 "max_reduce.cu"
+#line 5826 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5658 "max_reduce.cu"
+#line 5832 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5662,7 +5836,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5666 "max_reduce.cu"
+#line 5840 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5684,7 +5858,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5688 "max_reduce.cu"
+#line 5862 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5694,7 +5868,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5698 "max_reduce.cu"
+#line 5872 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5715,7 +5889,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5719 "max_reduce.cu"
+#line 5893 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5726,13 +5900,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5730 "max_reduce.cu"
+#line 5904 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5736 "max_reduce.cu"
+#line 5910 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5743,7 +5917,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5747 "max_reduce.cu"
+#line 5921 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5766,13 +5940,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5770 "max_reduce.cu"
+#line 5944 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5776 "max_reduce.cu"
+#line 5950 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5780,7 +5954,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5784 "max_reduce.cu"
+#line 5958 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5806,20 +5980,20 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5810 "max_reduce.cu"
+#line 5984 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5817 "max_reduce.cu"
+#line 5991 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5823 "max_reduce.cu"
+#line 5997 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             double krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -5837,7 +6011,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5841 "max_reduce.cu"
+#line 6015 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5847,7 +6021,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5851 "max_reduce.cu"
+#line 6025 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5860,18 +6034,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5864 "max_reduce.cu"
+#line 6038 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
 {
-#line 5870 "max_reduce.cu"
+#line 6044 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 5875 "max_reduce.cu"
+#line 6049 "max_reduce.cu"
 }
 
 struct max_reduce__red_f2__shared {
@@ -5914,7 +6088,7 @@ struct max_reduce__red_f2__frame {
 static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5918 "max_reduce.cu"
+#line 6092 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const krt_f16 init = *(const krt_f16 *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -5940,14 +6114,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 5944 "max_reduce.cu"
+#line 6118 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5951 "max_reduce.cu"
+#line 6125 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5966,7 +6140,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5970 "max_reduce.cu"
+#line 6144 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5977,14 +6151,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5981 "max_reduce.cu"
+#line 6155 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5988 "max_reduce.cu"
+#line 6162 "max_reduce.cu"
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5997,7 +6171,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6001 "max_reduce.cu"
+#line 6175 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6009,7 +6183,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6013 "max_reduce.cu"
+#line 6187 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6020,7 +6194,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 6024 "max_reduce.cu"
+#line 6198 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6042,13 +6216,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 6046 "max_reduce.cu"
+#line 6220 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6052 "max_reduce.cu"
+#line 6226 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6056,7 +6230,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 6060 "max_reduce.cu"
+#line 6234 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6078,7 +6252,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6082 "max_reduce.cu"
+#line 6256 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6088,7 +6262,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 6092 "max_reduce.cu"
+#line 6266 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6109,7 +6283,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6113 "max_reduce.cu"
+#line 6287 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -6120,13 +6294,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6124 "max_reduce.cu"
+#line 6298 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6130 "max_reduce.cu"
+#line 6304 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6137,7 +6311,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 6141 "max_reduce.cu"
+#line 6315 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6160,13 +6334,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6164 "max_reduce.cu"
+#line 6338 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6170 "max_reduce.cu"
+#line 6344 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6174,7 +6348,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 6178 "max_reduce.cu"
+#line 6352 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6200,20 +6374,20 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 6204 "max_reduce.cu"
+#line 6378 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6211 "max_reduce.cu"
+#line 6385 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6217 "max_reduce.cu"
+#line 6391 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -6231,7 +6405,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6235 "max_reduce.cu"
+#line 6409 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -6241,7 +6415,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6245 "max_reduce.cu"
+#line 6419 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -6254,7 +6428,401 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6258 "max_reduce.cu"
+#line 6432 "max_reduce.cu"
+}
+
+#line 5 "max_reduce.kern"
+static inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_bf16 a, krt_bf16 b)
+{
+#line 6438 "max_reduce.cu"
+    (void)krt_b;
+    (void)krt_tid;
+#line 6 "max_reduce.kern"
+    return krt_max_bf16(a, b);
+#line 6443 "max_reduce.cu"
+}
+
+struct max_reduce__red_bf16__shared {
+    krt_bf16 krt_u_sm_[4][33];
+};
+
+struct max_reduce__red_bf16__frame {
+    int krt_state;
+    int32_t krt_u_tid_;
+    int64_t krt_u_warpid_;
+    int64_t krt_u_laneid_;
+    int64_t krt_u_start_;
+    int64_t krt_u_step_;
+    krt_bf16 krt_u_tmp_;
+    int64_t krt_u_i_;
+    int64_t krt_u_width_;
+    krt_bf16 krt_u_old_;
+    int64_t krt_u_size_;
+    krt_bf16 krt_u_value_;
+    uint8_t krt_u_full_;
+    int64_t krt_u_width_2_;
+    krt_bf16 krt_u_old_2_;
+    int64_t krt_u_base_;
+    int64_t krt_u_i_2_;
+    int64_t krt_u_nwarps_;
+    krt_bf16 krt_u_result_;
+    int64_t krt_u_i_3_;
+    int64_t krt_it1;
+    int64_t krt_stop2;
+    int64_t krt_step3;
+    int64_t krt_it4;
+    int64_t krt_stop5;
+    int64_t krt_step6;
+    int64_t krt_it7;
+    int64_t krt_stop8;
+    int64_t krt_step9;
+};
+
+#line 4 "max_reduce.kern"
+static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_args)
+{
+    const krt_view arr = *(const krt_view *)krt_args[0];
+#line 6486 "max_reduce.cu"
+    const krt_view partials = *(const krt_view *)krt_args[1];
+    const krt_bf16 init = *(const krt_bf16 *)krt_args[2];
+    const bool use_init = *(const uint8_t *)krt_args[3] != 0;
+    struct max_reduce__red_bf16__shared *krt_s = (struct max_reduce__red_bf16__shared *)krt_b->shared;
+    struct max_reduce__red_bf16__frame *krt_fr = (struct max_reduce__red_bf16__frame *)krt_b->frame;
+    struct max_reduce__red_bf16__frame *krt_f;
+    unsigned krt_t;
+    int krt_go;
+    krt_dim3 krt_tid;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_fr[krt_t].krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+        krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 6512 "max_reduce.cu"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
+    }
+#line 4 "max_reduce.kern"
+    if (((int32_t)krt_b->block_dim.x) == 128) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6519 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+#line 4 "max_reduce.kern"
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = *(krt_bf16 *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 6538 "max_reduce.cu"
+            if (krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip2;
+            }
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+                krt_u_tmp_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip2:;
+#line 6549 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6556 "max_reduce.cu"
+            krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6569 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 6581 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 6592 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                krt_bf16 krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 6614 "max_reduce.cu"
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 6620 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
+            }
+#line 6628 "max_reduce.cu"
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6650 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 6660 "max_reduce.cu"
+    } else {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            krt_bf16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+            krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_u_value_ = *(krt_bf16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6681 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 6692 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 6698 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 6709 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                krt_bf16 krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 6732 "max_reduce.cu"
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 6738 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+            }
+#line 6746 "max_reduce.cu"
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 6772 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                }
+            }
+#line 6779 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6785 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            krt_bf16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 6803 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_u_result_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+            }
+        }
+#line 6813 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+#line 4 "max_reduce.kern"
+            *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, *(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
+        }
+    }
+#line 6826 "max_reduce.cu"
 }
 
 /* ---- kernel descriptors and launchers ---- */
@@ -6567,6 +7135,34 @@ KRT_EXTERN_C int max_reduce__red_f2__launch(krt_launch_cfg cfg, krt_array arr, k
     return krt_launch(&max_reduce__red_f2__kernel, cfg, krt_argv);
 }
 
+static const krt_param max_reduce__red_bf16__params[] = {
+    {"arr", KRT_PARAM_ARRAY, KRT_BFLOAT16, 1, 0},
+    {"partials", KRT_PARAM_ARRAY, KRT_BFLOAT16, 1, 0},
+    {"init", KRT_PARAM_SCALAR, KRT_BFLOAT16, 0, 0},
+    {"use_init", KRT_PARAM_SCALAR, KRT_BOOL, 0, 0},
+};
+KRT_EXTERN_C const krt_kernel max_reduce__red_bf16__kernel = {
+    "max_reduce__red_bf16", "max_reduce.kern", 4, max_reduce__red_bf16__params,
+    max_reduce__red_bf16__cpu, (const void *)max_reduce__red_bf16,
+    sizeof(struct max_reduce__red_bf16__shared), sizeof(struct max_reduce__red_bf16__frame),
+    0
+};
+
+KRT_EXTERN_C int max_reduce__red_bf16__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_bfloat16 init, uint8_t use_init)
+{
+    krt_view krt_v0;
+    krt_view krt_v1;
+    void *krt_argv[4];
+    KRT_TRY(krt_check_array(&max_reduce__red_bf16__kernel, 0, &arr, &krt_v0));
+    krt_argv[0] = &krt_v0;
+    KRT_TRY(krt_check_array(&max_reduce__red_bf16__kernel, 1, &partials, &krt_v1));
+    krt_argv[1] = &krt_v1;
+    krt_argv[2] = &init;
+    use_init = (uint8_t)(use_init != 0);
+    krt_argv[3] = &use_init;
+    return krt_launch(&max_reduce__red_bf16__kernel, cfg, krt_argv);
+}
+
 static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_i1__kernel,
     &max_reduce__red_i2__kernel,
@@ -6579,9 +7175,10 @@ static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_f4__kernel,
     &max_reduce__red_f8__kernel,
     &max_reduce__red_f2__kernel,
+    &max_reduce__red_bf16__kernel,
 };
 KRT_EXTERN_C const krt_module krt_module_max_reduce = {
-    "max_reduce.kern", 11, krt_kernels_max_reduce
+    "max_reduce.kern", 12, krt_kernels_max_reduce
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -6750,6 +7347,21 @@ KRT_EXTERN_C int max_reduce_f2(krt_array in, krt_half init, krt_half *result, kr
     return krt_reduce_call(&max_reduce_f2__ufunc, in, &init, result, device_result, stream);
 }
 
+/* cuda.reduce max_reduce: bfloat16[:] */
+static const krt_ufunc_operand max_reduce_bf16__operands[] = {
+    {"arr", KRT_BFLOAT16, 0, 0, 0, 1, {0, 0, 0, 0}},
+};
+static const krt_ufunc max_reduce_bf16__ufunc = {
+    "max_reduce", "max_reduce_bf16", "bfloat16[:]", KRT_UFUNC_REDUCE,
+    &max_reduce__red_bf16__kernel, 1, 1, 0, max_reduce_bf16__operands,
+    0, NULL
+};
+
+KRT_EXTERN_C int max_reduce_bf16(krt_array in, krt_bfloat16 init, krt_bfloat16 *result, krt_array *device_result, krt_stream *stream)
+{
+    return krt_reduce_call(&max_reduce_bf16__ufunc, in, &init, result, device_result, stream);
+}
+
 static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_i1__ufunc,
     &max_reduce_i2__ufunc,
@@ -6762,7 +7374,8 @@ static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_f4__ufunc,
     &max_reduce_f8__ufunc,
     &max_reduce_f2__ufunc,
+    &max_reduce_bf16__ufunc,
 };
 KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_max_reduce = {
-    "max_reduce.kern", 11, krt_ufunc_list_max_reduce
+    "max_reduce.kern", 12, krt_ufunc_list_max_reduce
 };
