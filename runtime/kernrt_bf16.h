@@ -170,7 +170,8 @@ KRT_FN krt_bf16 krt_bf16_fma_host_(krt_bf16 a, krt_bf16 b, krt_bf16 c)
     krt_bf16_fma_exact_(a, b, c, &r);
     return r;
 }
-/* .sat: clamped to [0, 1], NaN -> +0; .relu: negatives (and NaN) -> +0 */
+/* .sat: clamped to [0, 1], NaN -> +0; .relu: negatives -> +0, NaN -> the
+ * canonical NaN */
 KRT_FN krt_bf16 krt_bf16_sat_(krt_bf16 x)
 {
     float f = krt_bf16_to_f32(x);
@@ -178,7 +179,8 @@ KRT_FN krt_bf16 krt_bf16_sat_(krt_bf16 x)
 }
 KRT_FN krt_bf16 krt_bf16_relu_(krt_bf16 x)
 {
-    return !(krt_bf16_to_f32(x) > 0.0f) ? KRT_BF16_ZERO : x;
+    float f = krt_bf16_to_f32(x);
+    return f != f ? krt_bf16_from_bits(0x7fffu) : !(f > 0.0f) ? KRT_BF16_ZERO : x;
 }
 
 KRT_BF16_BIN_(add, __hadd, KRT_BF16_H_(KRT_BF16_F_(a) + KRT_BF16_F_(b)))
