@@ -1564,6 +1564,19 @@ static const char *ex_api(Emitter *E, Node *n)
         sb_putc(&b, ')');
         return sb_take(&b);
     }
+    case EK_VIEW: {   /* scalar x.view(dtype): the bits of x as n->type */
+        Node *x = n->args.items[0];
+        const Type *f = x->type, *t = n->type;
+        int bits = ty_size(f) * 8;
+        const char *u = ty_is_half16(f) || ty_is_float(f)
+                            ? arena_printf("krt_%s_bits(%s)", t_suffix(f), unparen(ex(E, x)))
+                            : arena_printf("((uint%d_t)%s)", bits, ex(E, x));
+        if (t->kind == TY_FLOAT16)
+            return arena_printf("krt_f16_from_bits(%s)", unparen(u));
+        if (ty_is_float(t))
+            return arena_printf("krt_bits_%s(%s)", t_suffix(t), unparen(u));
+        return arena_printf("((%s)%s)", ty_info(t)->cname, u);
+    }
     case EK_MATH:
         return ex_math(E, n);
     case EK_CONST:

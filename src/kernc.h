@@ -469,6 +469,7 @@ typedef enum ApiEmit {
     EK_FP16,       /* spelling(a, ...), the operands as float16 */
     /* bfloat16 (src/bf16.c) */
     EK_BF16,       /* spelling(a, ...), the operands converted by typing */
+    EK_VIEW,       /* scalar x.view(dtype): x's bits as the result type */
     /* complex */
     EK_COMPLEX,    /* spelling_SUFFIX(args) (emit_expr.c; the parts: .re/.im) */
     EK_CACHE,      /* issue 9: CUDA: spelling(&element[, value]); CPU: a plain

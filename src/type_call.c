@@ -1207,6 +1207,37 @@ static Node *lower_bit_count(Ctx *c, Node *e, Node *x)
     return r;
 }
 
+/* x.view(np.int32) of a scalar: numba-cuda's scalar_view (np/math/
+ * numbers.py), for Float and Integer scalars (float16 included; not bool,
+ * complex or bfloat16) to a dtype of the same bit width: the bits
+ * reinterpreted. */
+static Node *lower_scalar_view(Ctx *c, Node *e, Node *x)
+{
+    Type *t = x->type;
+    if (e->args.len != 1 || e->kwargs.len)
+        return fail(c, e->loc, "view() takes one dtype");
+    if (t->kind == TY_BOOL || ty_is_complex(t) || t->kind == TY_BFLOAT16)
+        return fail(c, e->lhs->loc, "method 'view' of %s is not supported", ty_name(t));
+    Node *arg = e->args.items[0];
+    const char *dp = expr_path(c, arg);
+    const ApiEntry *da = dp ? api_lookup(dp) : NULL;
+    Type *to = da && da->kind == AK_TYPE ? api_type(da) : NULL;
+    if (!to || !ty_is_scalar(to) || to->kind == TY_BOOL || ty_is_complex(to) ||
+        to->kind == TY_BFLOAT16)
+        return fail(c, arg->loc, "the argument of view() must be an integer or float dtype "
+                    "such as np.int32");
+    if (ty_size(to) != ty_size(t))
+        return fail(c, e->loc, "%s.view(%s): changing the dtype of a 0d array is only "
+                    "supported if the itemsize is unchanged", ty_name(t), ty_name(to));
+    if (to == t)
+        return x;
+    Node *r = node_new(E_API, e->loc);
+    r->api = &api_table[API_SCALAR_VIEW];
+    r->type = to;
+    nl_push(&r->args, x);
+    return r;
+}
+
 Node *lx_call(Ctx *c, Node *e, bool stmt)
 {
     const char *p = expr_path(c, e->lhs);
@@ -1243,6 +1274,21 @@ Node *lx_call(Ctx *c, Node *e, bool stmt)
             return lower_array_method(c, e, base);
         if (ty_is_int(base->type) && strcmp(e->lhs->name, "bit_count") == 0)
             return lower_bit_count(c, e, base);   /* npk */
+        if (ty_is_scalar(base->type) && strcmp(e->lhs->name, "view") == 0) {
+            /* numba's check (ir_utils.raise_on_unsupported_feature): the
+             * value is a variable or a call of np.<integer or float type> */
+            Node *rx = e->lhs->lhs;
+            bool np_call = rx->kind == E_CALL && rx->lhs->kind == E_ATTR &&
+                           rx->lhs->lhs->kind == E_NAME && sema_global(rx->lhs->lhs->name) &&
+                           sema_global(rx->lhs->lhs->name)->kind == GLOBAL_PATH &&
+                           strcmp(sema_global(rx->lhs->lhs->name)->path, "np") == 0;
+            bool named_type = rx->kind == E_CALL && rx->lhs->kind == E_NAME &&
+                              !lookup_var(c, rx->lhs->name);
+            if (rx->kind != E_NAME && !np_call && !named_type)
+                return fail(c, e->lhs->loc, "'view' can only be called on NumPy dtypes, try "
+                            "wrapping the value with 'np.<dtype>()'");
+            return lower_scalar_view(c, e, base);
+        }
         return fail(c, e->lhs->loc, "method '%s' of %s is not supported", e->lhs->name,
                     ty_name(base->type));
     }
