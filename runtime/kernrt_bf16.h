@@ -31,6 +31,13 @@
 #include <kernrt_bfloat16.h>
 
 /* ---- the type and its conversions ---------------------------------- */
+/* cuda_bf16.h's bfloat16 arithmetic needs sm_80 (as numba-cuda's bfloat16
+ * does); device code for older GPUs takes the software path. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define KRT_BF16_NATIVE_ 1
+#else
+#define KRT_BF16_NATIVE_ 0
+#endif
 #if defined(__CUDACC__)
 #include <cuda_bf16.h>
 typedef __nv_bfloat16 krt_bf16;
@@ -66,7 +73,7 @@ KRT_FN krt_bf16 krt_bf16_round_f64_(double d, int mode)
 {
     return krt_bf16_from_bits(krt_bfloat16_bits_from_double_mode(d, mode));
 }
-#if defined(__CUDA_ARCH__)
+#if KRT_BF16_NATIVE_
 KRT_FN krt_bf16 krt_bf16_from_f32(float f) { return __float2bfloat16(f); }
 KRT_FN krt_bf16 krt_bf16_from_f64(double d) { return __double2bfloat16(d); }
 #else
@@ -125,7 +132,7 @@ KRT_BF16_TO_INT_(u64, uint64_t, 0, UINT64_MAX)
 /* F(x): x as float; H(f): a float rounded to bfloat16. */
 #define KRT_BF16_F_(x) krt_bf16_to_f32(x)
 #define KRT_BF16_H_(f) krt_bf16_from_f32(f)
-#if defined(__CUDA_ARCH__)
+#if KRT_BF16_NATIVE_
 #define KRT_BF16_BIN_(name, intr, expr)                                      \
     KRT_FN krt_bf16 krt_##name##_bf16(krt_bf16 a, krt_bf16 b) { return intr(a, b); }
 #define KRT_BF16_UN_(name, intr, expr)                                       \
