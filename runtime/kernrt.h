@@ -30,6 +30,7 @@
 
 #include <kernrt_types.h>
 #include <kernrt_half.h>   /* krt_half: float16 as stored */
+#include <kernrt_bfloat16.h>   /* krt_bfloat16: bfloat16 as stored */
 #include <kernrt_complex.h>   /* krt_c64, krt_c128 */
 
 #ifdef __cplusplus

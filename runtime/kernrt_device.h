@@ -47,6 +47,13 @@
 #define KRT_FLOAT_BITS_HALF(s, T, size, fsfx)
 #define KRT_FLOAT_MINMAX_HALF(s, T, size, fsfx)
 #define KRT_BIT_OPS_HALF(s, T, size, fsfx)
+/* bfloat16 (kernrt_bf16.h): no C arithmetic either */
+#include <kernrt_bf16.h>
+#define KRT_INT_OPS_BF16(s, T, size, fsfx)
+#define KRT_FLOAT_OPS_BF16(s, T, size, fsfx)
+#define KRT_FLOAT_BITS_BF16(s, T, size, fsfx)
+#define KRT_FLOAT_MINMAX_BF16(s, T, size, fsfx)
+#define KRT_BIT_OPS_BF16(s, T, size, fsfx)
 /* Generated helpers a file may not call (nvcc warns about those). */
 #if defined(__GNUC__) || defined(__CUDACC__)
 #define KRT_MAYBE_UNUSED __attribute__((unused))

@@ -39,6 +39,7 @@
  *   size     bytes
  *   class    BOOL, SINT (signed integer), UINT (unsigned integer), FLOAT,
  *            HALF (a 16-bit float, kernrt_fp16.h: no C arithmetic on it);
+ *            BF16 (bfloat16, kernrt_bf16.h: no C arithmetic on it either);
  *            COMPLEX (a pair of floats, kernrt_complex.h);
  *            code that depends on the kind of number dispatches on it
  *   rank     NumPy's order of the types for np.promote_types: the result
@@ -81,6 +82,10 @@
     /* float16 (kernrt_fp16.h): computed as krt_f16, stored as krt_half; every operation is a helper */   \
     X(A, FLOAT16, 14, "float16", "float16", "f2 half",      "f2", "<f2", f16, krt_f16,  krt_half, 2, HALF,  9,  , 5,  \
       "%f",   "krt_f16_to_f64(%s)")  \
+    /* bfloat16 (kernrt_bf16.h, src/bf16.c): computed as krt_bf16, stored as krt_bfloat16; every \
+     * operation is a helper; .npy: '<V2', what np.save writes for ml_dtypes.bfloat16 */              \
+    X(A, BFLOAT16, 15, "bfloat16", "bfloat16", "",          "bf16", "<V2", bf16, krt_bf16, krt_bfloat16, 2, \
+      BF16, 9,  , 4,  "%f",   "krt_bf16_to_f64(%s)")  \
     /* complex (kernrt_complex.h): fsfx and digits are the parts' float; print() refuses them */          \
     X(A, COMPLEX64,  12, "complex64",  "complex64",  "c8 csingle",           "c8",  "<c8",  c64,  krt_c64,  \
       krt_c64,  8,  COMPLEX, 12, f, 9,  "", "")                                                            \

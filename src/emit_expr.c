@@ -11,6 +11,7 @@
  */
 #include "emit.h"
 #include "kernrt_half.h"   /* float16 literals: krt_half_bits_from_double */
+#include "kernrt_bfloat16.h"   /* bfloat16 literals (src/bf16.c) */
 
 #include <ctype.h>
 #include <math.h>
@@ -387,7 +388,7 @@ const char *unparen(const char *s)
 /* A condition, as the inside of if (...) / while (...). */
 const char *ex_cond(Emitter *E, Node *n)
 {
-    if (n->type && n->type->kind == TY_FLOAT16)   /* float16's truth: a helper */
+    if (ty_is_half16(n->type))   /* float16's (bfloat16's) truth: a helper */
         return unparen(ex_as(E, n, ty_bool));
     return unparen(ex(E, n));
 }
@@ -544,6 +545,11 @@ const char *fmt_float(const Type *t, double d)
         double v = (double)krt_half_bits_to_float(bits);
         return arena_printf("KRT_F16(%s, 0x%04x)", fmt_float(ty_float32, v), (unsigned)bits);
     }
+    if (t->kind == TY_BFLOAT16) {   /* bfloat16 (kernrt_bf16.h): likewise */
+        uint16_t bits = krt_bfloat16_bits_from_double(d);
+        double v = (double)krt_bfloat16_bits_to_float(bits);
+        return arena_printf("KRT_BF16(%s, 0x%04x)", fmt_float(ty_float32, v), (unsigned)bits);
+    }
     bool is_float = strcmp(info->fsfx, "f") == 0;
     if (d != d)
         return is_float ? "NAN" : arena_printf("((%s)NAN)", info->cname);
@@ -568,15 +574,16 @@ const char *conv(const char *s, const Type *from, const Type *to)
 {
     if (!to || !from || same_type(from, to) || !t_scalar(to) || !t_scalar(from))
         return s;
-    if (from->kind == TY_FLOAT16 || to->kind == TY_FLOAT16) {
-        /* float16 (kernrt_fp16.h): every conversion is a helper */
+    if (ty_is_half16(from) || ty_is_half16(to)) {
+        /* float16 (kernrt_fp16.h), bfloat16 (kernrt_bf16.h): every
+         * conversion is a helper */
         if (to->kind == TY_BOOL)
-            return arena_printf("(krt_f16_to_f32(%s) != 0.0f)", s);
-        if (to->kind == TY_FLOAT16)
-            return arena_printf("krt_f16_from_%s(%s)", t_suffix(from), s);
+            return arena_printf("(krt_%s_to_f32(%s) != 0.0f)", t_suffix(from), s);
+        if (ty_is_half16(to))
+            return arena_printf("krt_%s_from_%s(%s)", t_suffix(to), t_suffix(from), s);
         if (t_int(to))
-            return arena_printf("krt_cvt_%s_f16(%s)", t_suffix(to), s);
-        return arena_printf("krt_f16_to_%s(%s)", t_suffix(to), s);
+            return arena_printf("krt_cvt_%s_%s(%s)", t_suffix(to), t_suffix(from), s);
+        return arena_printf("krt_%s_to_%s(%s)", t_suffix(from), t_suffix(to), s);
     }
     if (ty_is_complex(from) || ty_is_complex(to))
         return conv_complex(s, from, to);
@@ -961,14 +968,15 @@ static const char *ex_compare(Emitter *E, Node *n)
         }
         if (i > 0)
             sb_puts(&b, " && ");
-        if (ct->kind == TY_FLOAT16) {   /* float16: kernrt_fp16.h's comparisons */
+        if (ty_is_half16(ct)) {   /* float16, bfloat16: kernrt_fp16.h's comparisons */
             static const char *const names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
             static const char *const syms[] = {"==", "!=", "<", "<=", ">", ">="};
             const char *name = "eq";
             for (int j = 0; j < 6; j++)
                 if (strcmp(op, syms[j]) == 0)
                     name = names[j];
-            sb_printf(&b, "krt_%s_f16(%s, %s)", name, conv(ls, l->type, ct), conv(rs, r->type, ct));
+            sb_printf(&b, "krt_%s_%s(%s, %s)", name, t_suffix(ct), conv(ls, l->type, ct),
+                      conv(rs, r->type, ct));
             continue;
         }
         sb_printf(&b, "%s %s %s", conv(ls, l->type, ct), op, conv(rs, r->type, ct));
@@ -982,11 +990,11 @@ static const char *ex_binop(Emitter *E, Node *n)
     const Type *t = n->type;
     Node *l = n->lhs, *r = n->rhs;
     const char *sfx = t_suffix(t);
-    if (t && t->kind == TY_FLOAT16) {   /* float16: type.c makes only these */
+    if (ty_is_half16(t)) {   /* float16, bfloat16: type.c makes only these */
         const char *name = n->op == OP_ADD ? "add" : n->op == OP_SUB ? "sub"
                          : n->op == OP_MUL ? "mul" : n->op == OP_DIV ? "div" : NULL;
         if (name)
-            return arena_printf("krt_%s_f16(%s, %s)", name, ex_as(E, l, t), ex_as(E, r, t));
+            return arena_printf("krt_%s_%s(%s, %s)", name, sfx, ex_as(E, l, t), ex_as(E, r, t));
     }
     switch (n->op) {
     case OP_ADD: case OP_SUB: case OP_MUL: {
@@ -1082,8 +1090,8 @@ static const char *ex_unary(Emitter *E, Node *n)
             return fmt_int(t, (uint64_t)-v);
         if (n->lhs->kind == E_CONST && t_float(t) && same_type(n->lhs->type, t))
             return fmt_float(t, -n->lhs->fval);
-        if (t && t->kind == TY_FLOAT16)
-            return arena_printf("krt_neg_f16(%s)", ex_as(E, n->lhs, t));
+        if (ty_is_half16(t))
+            return arena_printf("krt_neg_%s(%s)", t_suffix(t), ex_as(E, n->lhs, t));
     }
         if (t_float(t))
             return arena_printf("(-%s)", ex_as(E, n->lhs, t));
@@ -1123,8 +1131,8 @@ static const char *ex_boolop(Emitter *E, Node *n)
     const char *tmp = new_tmp(E, n->lhs->type);
     const char *l = conv(tmp, n->lhs->type, t);
     const char *r = ex_as(E, n->rhs, t);
-    if (n->lhs->type->kind == TY_FLOAT16)   /* float16: its truth through a helper */
-        return arena_printf("(krt_f16_to_f32(%s = %s) != 0.0f ? %s : %s)", tmp,
+    if (ty_is_half16(n->lhs->type))   /* float16, bfloat16: its truth through a helper */
+        return arena_printf("(krt_%s_to_f32(%s = %s) != 0.0f ? %s : %s)", t_suffix(n->lhs->type), tmp,
                             ex(E, n->lhs), is_and ? r : l, is_and ? l : r);
     if (ty_is_complex(n->lhs->type))   /* complex_as_bool: either part nonzero */
         return arena_printf("(%s ? %s : %s)",
@@ -1214,6 +1222,9 @@ static const char *ex_math(Emitter *E, Node *n)
     if (n->type && n->type->kind == TY_FLOAT16 && x && x->type == n->type &&
         half_math_name(a->id))   /* float16: fp16.py's intrinsic (half.c) */
         return arena_printf("krt_%s_f16(%s)", half_math_name(a->id), ex(E, x));
+    if (n->type && n->type->kind == TY_BFLOAT16 && x && x->type == n->type &&
+        bf16_math_name(a->id))   /* bfloat16: bf16.py's overload (bf16.c) */
+        return arena_printf("krt_%s_bf16(%s)", bf16_math_name(a->id), ex(E, x));
     const Type *ft = x && t_float(x->type) ? x->type : ty_scalar[TY_FLOAT64];
     const char *f = t_libm(ft);
     switch (a->rule) {
@@ -1388,7 +1399,7 @@ static const char *ex_builtin(Emitter *E, Node *n)
         /* numba-cuda lowers two-float min/max to fmin/fmax (a NaN operand
          * is ignored); any other form is numba's generic one, Python's
          * comparisons */
-        if (t_float(t) && t->kind != TY_FLOAT16 && n->args.len == 2 && !n->ival) {
+        if (t_float(t) && !ty_is_half16(t) && n->args.len == 2 && !n->ival) {
             Node *y = n->args.items[1];
             bool fx = !(x->kind == E_CAST && !t_float(x->lhs->type));
             bool fy = !(y->kind == E_CAST && !t_float(y->lhs->type));
@@ -1535,6 +1546,27 @@ static const char *ex_api(Emitter *E, Node *n)
             sb_printf(&b, "%s%s", i ? ", " : "", ex_as(E, n->args.items[i], ty_float16));
         sb_putc(&b, ')');
         return sb_take(&b);
+    }
+    case EK_BF16: {   /* bfloat16 (bf16.c): numba.cuda.bf16, operands converted */
+        StrBuf b = {0};
+        sb_printf(&b, "%s(", spell);
+        for (int i = 0; i < n->args.len; i++)
+            sb_printf(&b, "%s%s", i ? ", " : "", unparen(ex(E, n->args.items[i])));
+        sb_putc(&b, ')');
+        return sb_take(&b);
+    }
+    case EK_VIEW: {   /* scalar x.view(dtype): the bits of x as n->type */
+        Node *x = n->args.items[0];
+        const Type *f = x->type, *t = n->type;
+        int bits = ty_size(f) * 8;
+        const char *u = ty_is_half16(f) || ty_is_float(f)
+                            ? arena_printf("krt_%s_bits(%s)", t_suffix(f), unparen(ex(E, x)))
+                            : arena_printf("((uint%d_t)%s)", bits, ex(E, x));
+        if (t->kind == TY_FLOAT16)
+            return arena_printf("krt_f16_from_bits(%s)", unparen(u));
+        if (ty_is_float(t))
+            return arena_printf("krt_bits_%s(%s)", t_suffix(t), unparen(u));
+        return arena_printf("((%s)%s)", ty_info(t)->cname, u);
     }
     case EK_MATH:
         return ex_math(E, n);
@@ -1835,7 +1867,7 @@ const char *ex(Emitter *E, Node *n)
         return ex_compare(E, n);
     case E_IFEXP:
         return arena_printf("(%s ? %s : %s)",
-                            n->cond->type && n->cond->type->kind == TY_FLOAT16
+                            ty_is_half16(n->cond->type)
                                 ? ex_as(E, n->cond, ty_bool) : ex(E, n->cond),
                             ex_as(E, n->lhs, n->type),
                             ex_as(E, n->rhs, n->type));
@@ -2005,6 +2037,8 @@ const char *zero_of(const Type *t)
                             &"0, 0, 0, 0"[(4 - t->nelems) * 3]);
     if (t && t->kind == TY_FLOAT16)
         return "KRT_F16_ZERO";
+    if (t && t->kind == TY_BFLOAT16)
+        return "KRT_BF16_ZERO";
     if (ty_is_complex(t))
         return arena_printf("krt_cmake_%s(0, 0)", ty_info(t)->sfx);
     return t && t->kind == TY_BOOL ? "false" : "0";

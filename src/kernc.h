@@ -244,6 +244,8 @@ typedef enum ScalarClass {
     SC_FLOAT,
     /* float16 (src/half.c) */
     SC_HALF,       /* a 16-bit float: a float to typing, a helper for each operation */
+    /* bfloat16 (src/bf16.c) */
+    SC_BF16,       /* bfloat16: likewise, with its own conversions (kernrt_bf16.h) */
     /* complex (src/complex.c) */
     SC_COMPLEX,    /* complex64, complex128: two floats (re, im) */
 } ScalarClass;
@@ -293,6 +295,10 @@ bool ty_is_float(const Type *t);
 bool ty_converts_safely(const Type *from, const Type *to);   /* numba: not unsafe */
 double ty_round_float(const Type *t, double v);   /* v rounded to float type t */
 #define ty_float16 (ty_scalar[TY_FLOAT16])
+/* bfloat16 (src/bf16.c) */
+#define ty_bfloat16 (ty_scalar[TY_BFLOAT16])
+/* float16 or bfloat16: a 16-bit float that every operation is a helper of */
+#define ty_is_half16(t) ((t) && ((t)->kind == TY_FLOAT16 || (t)->kind == TY_BFLOAT16))
 int ty_size(const Type *t);           /* scalars */
 const ScalarInfo *ty_info(const Type *t);   /* NULL unless a scalar */
 const ScalarInfo *ty_info_of_dtype(int dtype);  /* NULL unless a scalar's krt_dtype */
@@ -455,6 +461,8 @@ typedef enum ApiRule {
     /* float16 (src/half.c) */
     TR_FP16,            /* cuda.fp16: every operand to float16 -> float16 */
     TR_FP16_PRED,       /* cuda.fp16 comparisons: two float16 -> bool */
+    /* bfloat16 (src/bf16.c) */
+    TR_BF16,            /* numba.cuda.bf16: bf16_signature's types */
     /* complex (type.c's complex block) */
     TR_COMPLEX,         /* complex(), the parts of a complex, abs of one */
     TR_CMATH_UNARY,     /* cmathdecl.py: complex -> same complex [cases] */
@@ -492,6 +500,9 @@ typedef enum ApiEmit {
     EK_VECTOR,     /* krt_make_<cuda type>(elements) (vecrec) */
     /* float16 (src/half.c) */
     EK_FP16,       /* spelling(a, ...), the operands as float16 */
+    /* bfloat16 (src/bf16.c) */
+    EK_BF16,       /* spelling(a, ...), the operands converted by typing */
+    EK_VIEW,       /* scalar x.view(dtype): x's bits as the result type */
     /* complex */
     EK_COMPLEX,    /* spelling_SUFFIX(args) (emit_expr.c; the parts: .re/.im) */
     EK_CACHE,      /* issue 9: CUDA: spelling(&element[, value]); CPU: a plain
@@ -1411,5 +1422,11 @@ bool run_complex_parse(const char *text, double *re, double *im);
  * safely) and fp16.py's math overloads (the helper's name, or NULL). */
 bool half_operator(Op op, const Type *a, const Type *b);
 const char *half_math_name(int api_id);
+/* bfloat16 (src/bf16.c) */
+Type *bf16_operator(Op op, const Type *a, const Type *b);
+const char *bf16_math_name(int api_id);
+bool bf16_signature(int api_id, Type **ret, Type **param);
+bool ty_converts_unsafely(const Type *from, const Type *to);   /* any conversion */
+const char *bf16_import_path(const char *name);
 
 #endif /* KERNC_H */

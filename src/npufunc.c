@@ -180,6 +180,11 @@ const char *npu_missing_message(const char *path)
 static char letter_of(const Type *t)
 {
     switch (t->kind) {
+    /* float16 (bf16 helper): numba-cuda skips the 'e' loops, and 'e'
+     * casts (safe as an input, same_kind as an output) exactly as 'f' does
+     * to and from every other loop letter: a float16 operand takes the
+     * float32 loop, converted to it and back */
+    case TY_FLOAT16: return 'f';
     case TY_BOOL: return '?';
     case TY_INT8: return 'b';
     case TY_UINT8: return 'B';

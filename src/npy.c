@@ -278,8 +278,10 @@ static int hdr_dtype(NpyHeader *h, const char *descr, NpyArray *a)
     for (int t = 0; t < KRT_DTYPE_COUNT; t++) {
         if (!npy_types[t].descr || strcmp(descr + 1, npy_types[t].descr + 1) != 0)
             continue;
-        /* Void types ('|V16') take no byte order; wider numbers need one. */
-        if (descr[1] == 'V' && order != '|')
+        /* Void types ('|V16') take no byte order; wider numbers need one.
+         * bfloat16: '<V2' is what np.save writes for ml_dtypes.bfloat16
+         * (and '|V2' what it writes again after np.load). */
+        if (descr[1] == 'V' && order != '|' && !(t == KRT_BFLOAT16 && order == '<'))
             break;
         if (descr[1] != 'V' && npy_types[t].size > 1 && (order == '>' || order == '|'))
             return npy_fail(h->err, h->errlen,

@@ -68,7 +68,7 @@ static void buf_spaces(Buf *b, int n)
 
 static bool is_float(krt_dtype t)
 {
-    return t == KRT_FLOAT32 || t == KRT_FLOAT64 || t == KRT_FLOAT16;
+    return t == KRT_FLOAT32 || t == KRT_FLOAT64 || t == KRT_FLOAT16 || t == KRT_BFLOAT16;
 }
 
 static double elem_double(const NpyArray *a, int64_t i)
@@ -77,6 +77,8 @@ static double elem_double(const NpyArray *a, int64_t i)
         return ((const float *)a->data)[i];
     if (a->dtype == KRT_FLOAT16)
         return krt_half_to_double(((const krt_half *)a->data)[i]);
+    if (a->dtype == KRT_BFLOAT16)
+        return krt_bfloat16_to_double(((const krt_bfloat16 *)a->data)[i]);
     return ((const double *)a->data)[i];
 }
 
@@ -117,6 +119,8 @@ static bool reads_back(const char *buf, double x, krt_dtype t)
 {
     if (t == KRT_FLOAT16)   /* float16: the same binary16 value */
         return krt_half_bits_from_double(strtod(buf, NULL)) == krt_half_bits_from_double(x);
+    if (t == KRT_BFLOAT16)   /* bfloat16: the same value */
+        return krt_bfloat16_bits_from_double(strtod(buf, NULL)) == krt_bfloat16_bits_from_double(x);
     return t == KRT_FLOAT32 ? strtof(buf, NULL) == (float)x : strtod(buf, NULL) == x;
 }
 

@@ -100,6 +100,11 @@ static void resolve_fromimport(Node *s)
             const char *p = arena_printf("cuda.fp16.%s", name);
             if (api_lookup(p))
                 path = p;
+        } else if (strcmp(mod, "numba.cuda.bf16") == 0 ||
+                   strcmp(mod, "numba.cuda._internal.cuda_bf16") == 0) {   /* bfloat16 (bf16.c) */
+            path = bf16_import_path(name);
+        } else if (strcmp(mod, "numba.cuda.types") == 0 && sema_type_alias(name)) {
+            path = sema_type_alias(name);   /* bfloat16: numba-cuda 0.30's types module */
         } else if (strcmp(mod, "math") == 0 || strcmp(mod, "cmath") == 0) {
             const char *p = arena_printf("%s.%s", mod, name);
             if (api_lookup(p))

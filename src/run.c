@@ -1061,7 +1061,7 @@ static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunSca
             out->c128.re = re;
             out->c128.im = im;
         }
-    } else if (info->cls == SC_FLOAT || info->cls == SC_HALF) {
+    } else if (info->cls == SC_FLOAT || info->cls == SC_HALF || info->cls == SC_BF16) {
         /* Integer literals (also 0x10) are numbers too, as numba converts
          * an int argument to a float parameter. */
         uint64_t mag;
@@ -1086,6 +1086,11 @@ static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunSca
             rc = run_error(RUN_USAGE, "%s: %s is out of range for float16", label.s, text);
         else if (p->dtype == KRT_FLOAT16)   /* float16: rounded to nearest even */
             out->f16 = krt_half_from_double(v);
+        else if (p->dtype == KRT_BFLOAT16 && isfinite(v) &&
+                 (krt_bfloat16_bits_from_double(v) & 0x7fffu) == 0x7f80u)
+            rc = run_error(RUN_USAGE, "%s: %s is out of range for bfloat16", label.s, text);
+        else if (p->dtype == KRT_BFLOAT16)   /* bfloat16: rounded to nearest even */
+            out->bf16 = krt_bfloat16_from_double(v);
         else if (p->dtype == KRT_FLOAT64)
             out->f64 = v;
         else
@@ -1281,6 +1286,9 @@ static void run_store_index(NpyArray *a, size_t i, uint64_t v)
         *(uint8_t *)p = v != 0;
     } else if (info->cls == SC_HALF) {
         krt_half h = krt_half_from_double((double)v);
+        memcpy(p, &h, sizeof h);
+    } else if (info->cls == SC_BF16) {
+        krt_bfloat16 h = krt_bfloat16_from_double((double)v);
         memcpy(p, &h, sizeof h);
     } else if (info->cls == SC_COMPLEX) {   /* v + 0j */
         double d[2] = {(double)v, 0};
@@ -2071,9 +2079,10 @@ static void run_print_scalar(krt_dtype t, const RunScalar *v)
     if (!info)
         die("run_print_scalar: dtype %d", (int)t);
     switch (info->cls) {
-    case SC_FLOAT: case SC_HALF: {
+    case SC_FLOAT: case SC_HALF: case SC_BF16: {
         double d = t == KRT_FLOAT32 ? (double)v->f32
-                 : t == KRT_FLOAT16 ? krt_half_to_double(v->f16) : v->f64;
+                 : t == KRT_FLOAT16 ? krt_half_to_double(v->f16)
+                 : t == KRT_BFLOAT16 ? krt_bfloat16_to_double(v->bf16) : v->f64;
         if (isnan(d)) {
             puts("nan");
             return;
@@ -2088,6 +2097,7 @@ static void run_print_scalar(krt_dtype t, const RunScalar *v)
         for (; prec < 17; prec++) {
             snprintf(buf, sizeof buf, "%.*e", prec - 1, d);
             if (t == KRT_FLOAT16 ? krt_half_bits_from_double(strtod(buf, NULL)) == v->f16.bits
+                : t == KRT_BFLOAT16 ? krt_bfloat16_bits_from_double(strtod(buf, NULL)) == v->bf16.bits
                 : t == KRT_FLOAT32 ? strtof(buf, NULL) == v->f32 : strtod(buf, NULL) == d)
                 break;
         }

@@ -59,7 +59,8 @@ Node *tree_assign(Loc loc, Node *target, Node *value)
 uint64_t tree_wrap_int(uint64_t v, const Type *t)
 {
     const ScalarInfo *info = ty_info(t);
-    if (!info || info->cls == SC_FLOAT || info->cls == SC_HALF || info->size >= 8)
+    if (!info || info->cls == SC_FLOAT || info->cls == SC_HALF || info->cls == SC_BF16 ||
+        info->size >= 8)
         return v;
     if (info->cls == SC_BOOL)
         return v != 0;
@@ -86,7 +87,7 @@ Node *tree_const_convert(Node *k, Type *t)
                  : (double)k->ival;
         return tree_float(k->loc, t, v);
     }
-    if (from->kind == TY_FLOAT16)   /* cvt.rni at run time (kernrt_fp16.h) */
+    if (ty_is_half16(from))   /* cvt.rni / bfloat16's saturating rz at run time */
         return NULL;
     if (ty_is_float(from)) {
         double v = trunc(k->fval);

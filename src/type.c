@@ -569,13 +569,15 @@ Node *lower_binop(Ctx *c, Loc loc, Op op, Node *a, Node *b)
     if (!ty_is_scalar(a->type) || !ty_is_scalar(b->type))
         return fail(c, loc, "unsupported operand types for %s: %s and %s", op_spelling[op],
                     ty_name(a->type), ty_name(b->type));
-    if (half_operator(op, a->type, b->type)) {
+    Type *ht = half_operator(op, a->type, b->type) ? ty_float16
+             : bf16_operator(op, a->type, b->type);   /* bfloat16 (src/bf16.c) */
+    if (ht) {
         /* float16 (src/half.c): numba-cuda's operator template first */
         Node *hops[2] = {a, b};
         Seq hq;
         seq_operands(c, hops, 2, &hq);
-        return seq_wrap(tree_binop(loc, op, tree_cast(hops[0], ty_float16),
-                                   tree_cast(hops[1], ty_float16), ty_float16), &hq);
+        return seq_wrap(tree_binop(loc, op, tree_cast(hops[0], ht),
+                                   tree_cast(hops[1], ht), ht), &hq);
     }
     Type *args[2] = {a->type, b->type};
     const Case *cases;
@@ -724,6 +726,8 @@ static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
     Type *t = ty_scalar[cl->cases[k].a[0]];
     if (half_operator(op, a->type, b->type))   /* float16 (src/half.c) */
         t = ty_float16;
+    if (bf16_operator(op, a->type, b->type))   /* bfloat16 (src/bf16.c) */
+        t = ty_bfloat16;
     Node *ops[2] = {a, b};
     Seq q;
     seq_operands(c, ops, 2, &q);

@@ -271,11 +271,13 @@ static Node *lower_atomic(Ctx *c, Node *e, const ApiEntry *a)
 
 static Node *lower_math(Ctx *c, Node *e, const ApiEntry *a, Node **v)
 {
-    if (e->args.len == 1 && v[0]->type == ty_float16 && half_math_name(a->id)) {
-        /* float16 (src/half.c): numba-cuda's fp16.py overloads */
+    if (e->args.len == 1 && ((v[0]->type == ty_float16 && half_math_name(a->id)) ||
+                             (v[0]->type == ty_bfloat16 && bf16_math_name(a->id)))) {
+        /* float16 (src/half.c): numba-cuda's fp16.py overloads; bfloat16
+         * (src/bf16.c): bf16.py's */
         Node *r = node_new(E_API, e->loc);
         r->api = a;
-        r->type = ty_float16;
+        r->type = v[0]->type;
         nl_push(&r->args, v[0]);
         return r;
     }
@@ -903,6 +905,24 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
             nl_push(&r->args, tree_cast(v[i], ty_float16));
         return seq_wrap(r, &q);
     }
+    case TR_BF16: {   /* bfloat16 (src/bf16.c): numba.cuda.bf16, one signature */
+        Type *ret, *param;
+        Seq q;
+        if (!bf16_signature(a->id, &ret, &param))
+            return fail(c, e->loc, "%s() is not supported", a->path);
+        for (int i = 0; i < nargs; i++)
+            if (!ty_is_scalar(v[i]->type) || (!ty_converts_safely(v[i]->type, param) &&
+                                              !ty_converts_unsafely(v[i]->type, param)))
+                return fail(c, v[i]->loc, "%s() does not accept %s (it takes %s)", a->path,
+                            ty_name(v[i]->type), ty_name(param));
+        seq_operands(c, v, nargs, &q);
+        Node *r = node_new(E_API, e->loc);
+        r->api = a;
+        r->type = ret;
+        for (int i = 0; i < nargs; i++)
+            nl_push(&r->args, tree_cast(v[i], param));
+        return seq_wrap(r, &q);
+    }
     case TR_CAST: {   /* float32(x): a conversion */
         if (!ty_is_scalar(v[0]->type))
             return fail(c, v[0]->loc, "cannot convert %s to %s", ty_name(v[0]->type), a->path);
@@ -1391,6 +1411,37 @@ static Node *lower_starred_call(Ctx *c, Node *e, bool stmt)
     return r;
 }
 
+/* x.view(np.int32) of a scalar: numba-cuda's scalar_view (np/math/
+ * numbers.py), for Float and Integer scalars (float16 included; not bool,
+ * complex or bfloat16) to a dtype of the same bit width: the bits
+ * reinterpreted. */
+static Node *lower_scalar_view(Ctx *c, Node *e, Node *x)
+{
+    Type *t = x->type;
+    if (e->args.len != 1 || e->kwargs.len)
+        return fail(c, e->loc, "view() takes one dtype");
+    if (t->kind == TY_BOOL || ty_is_complex(t) || t->kind == TY_BFLOAT16)
+        return fail(c, e->lhs->loc, "method 'view' of %s is not supported", ty_name(t));
+    Node *arg = e->args.items[0];
+    const char *dp = expr_path(c, arg);
+    const ApiEntry *da = dp ? api_lookup(dp) : NULL;
+    Type *to = da && da->kind == AK_TYPE ? api_type(da) : NULL;
+    if (!to || !ty_is_scalar(to) || to->kind == TY_BOOL || ty_is_complex(to) ||
+        to->kind == TY_BFLOAT16)
+        return fail(c, arg->loc, "the argument of view() must be an integer or float dtype "
+                    "such as np.int32");
+    if (ty_size(to) != ty_size(t))
+        return fail(c, e->loc, "%s.view(%s): changing the dtype of a 0d array is only "
+                    "supported if the itemsize is unchanged", ty_name(t), ty_name(to));
+    if (to == t)
+        return x;
+    Node *r = node_new(E_API, e->loc);
+    r->api = &api_table[API_SCALAR_VIEW];
+    r->type = to;
+    nl_push(&r->args, x);
+    return r;
+}
+
 Node *lx_call(Ctx *c, Node *e, bool stmt)
 {
     for (int i = 0; i < e->args.len; i++)
@@ -1442,6 +1493,21 @@ Node *lx_call(Ctx *c, Node *e, bool stmt)
             return lower_array_method(c, e, base);
         if (ty_is_int(base->type) && strcmp(e->lhs->name, "bit_count") == 0)
             return lower_bit_count(c, e, base);   /* npk */
+        if (ty_is_scalar(base->type) && strcmp(e->lhs->name, "view") == 0) {
+            /* numba's check (ir_utils.raise_on_unsupported_feature): the
+             * value is a variable or a call of np.<integer or float type> */
+            Node *rx = e->lhs->lhs;
+            bool np_call = rx->kind == E_CALL && rx->lhs->kind == E_ATTR &&
+                           rx->lhs->lhs->kind == E_NAME && sema_global(rx->lhs->lhs->name) &&
+                           sema_global(rx->lhs->lhs->name)->kind == GLOBAL_PATH &&
+                           strcmp(sema_global(rx->lhs->lhs->name)->path, "np") == 0;
+            bool named_type = rx->kind == E_CALL && rx->lhs->kind == E_NAME &&
+                              !lookup_var(c, rx->lhs->name);
+            if (rx->kind != E_NAME && !np_call && !named_type)
+                return fail(c, e->lhs->loc, "'view' can only be called on NumPy dtypes, try "
+                            "wrapping the value with 'np.<dtype>()'");
+            return lower_scalar_view(c, e, base);
+        }
         return fail(c, e->lhs->loc, "method '%s' of %s is not supported", e->lhs->name,
                     ty_name(base->type));
     }

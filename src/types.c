@@ -183,7 +183,8 @@ bool ty_is_int(const Type *t)
 bool ty_is_signed(const Type *t) { return ty_is_scalar(t) && ty_info(t)->cls == SC_SINT; }
 bool ty_is_float(const Type *t)
 {
-    return ty_is_scalar(t) && (ty_info(t)->cls == SC_FLOAT || ty_info(t)->cls == SC_HALF);
+    return ty_is_scalar(t) && (ty_info(t)->cls == SC_FLOAT || ty_info(t)->cls == SC_HALF ||
+                               ty_info(t)->cls == SC_BF16);
 }
 /* complex (complex.c has the rest) */
 bool ty_is_complex(const Type *t) { return ty_is_scalar(t) && ty_info(t)->cls == SC_COMPLEX; }
@@ -316,6 +317,26 @@ static unsigned char conv[NSCALAR][NSCALAR];
     X(CONV_SAFE, INT8, FLOAT16) X(CONV_UNSAFE, INT16, FLOAT16)               \
     X(CONV_PROMOTE, FLOAT16, FLOAT32)
 
+/* bfloat16 (src/bf16.c): not in numba's TypeGraph but Bfloat16's own
+ * can_convert_from/to, which numba asks of the pair directly (no paths
+ * through it): from a float unsafe, from an 8-bit integer safe, from
+ * another integer unsafe; to float32/float64 safe, to float16 and to the
+ * integers unsafe; nothing with bool or complex. */
+static void bf16_casting_rules(void)
+{
+    for (int k = 0; k < NSCALAR; k++) {
+        const ScalarInfo *f = &ty_scalar_info[k];
+        if (k == TY_BFLOAT16)
+            continue;
+        conv[k][TY_BFLOAT16] = f->cls == SC_FLOAT || f->cls == SC_HALF ? CONV_UNSAFE
+                             : (f->cls == SC_SINT || f->cls == SC_UINT) ? (f->size == 1 ? CONV_SAFE : CONV_UNSAFE)
+                             : CONV_NONE;
+        conv[TY_BFLOAT16][k] = f->cls == SC_FLOAT ? CONV_SAFE
+                             : f->cls == SC_HALF || f->cls == SC_SINT || f->cls == SC_UINT ? CONV_UNSAFE
+                             : CONV_NONE;
+    }
+}
+
 static void conv_init(void)
 {
     for (int a = 0; a < NSCALAR; a++)
@@ -352,6 +373,7 @@ static void conv_init(void)
                 }
             }
     }
+    bf16_casting_rules();
 }
 
 /* numba's BaseContext._resolve_overload: rate every candidate of the right
@@ -408,6 +430,12 @@ bool ty_converts_safely(const Type *from, const Type *to)
     return ty_is_scalar(from) && ty_is_scalar(to) && conv[from->kind][to->kind] <= CONV_SAFE;
 }
 
+/* bfloat16 (src/bf16.c): numba can convert at all (unsafely included). */
+bool ty_converts_unsafely(const Type *from, const Type *to)
+{
+    return ty_is_scalar(from) && ty_is_scalar(to) && conv[from->kind][to->kind] != CONV_NONE;
+}
+
 /* A float value rounded to the precision of float type t (float16 to
  * nearest even, as NumPy and the GPU round). */
 double ty_round_float(const Type *t, double v)
@@ -416,6 +444,8 @@ double ty_round_float(const Type *t, double v)
         return (double)(float)v;
     if (t && t->kind == TY_FLOAT16)
         return (double)krt_half_bits_to_float(krt_half_bits_from_double(v));
+    if (t && t->kind == TY_BFLOAT16)   /* bfloat16 (src/bf16.c) */
+        return (double)krt_bfloat16_bits_to_float(krt_bfloat16_bits_from_double(v));
     return v;
 }
 
@@ -430,6 +460,10 @@ static bool np_safe_cast(const Type *from, const Type *to)
         return true;
     if (f->cls == SC_COMPLEX && t->cls != SC_COMPLEX)
         return false;   /* complex */
+    if (f->cls == SC_BF16)   /* bfloat16 (ml_dtypes): into float32 and wider */
+        return (t->cls == SC_FLOAT && t->size >= 4) || t->cls == SC_COMPLEX;
+    if (t->cls == SC_BF16)
+        return f->cls == SC_BOOL || ((f->cls == SC_SINT || f->cls == SC_UINT) && f->size == 1);
     switch (t->cls) {
     case SC_SINT:
         return f->cls == SC_SINT ? t->size >= f->size : f->cls == SC_UINT && t->size > f->size;

@@ -4319,6 +4319,400 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4320 "max_reduce.c"
 }
 
+#line 5 "max_reduce.kern"
+static inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_bf16 a, krt_bf16 b)
+{
+#line 4348 "max_reduce.c"
+    (void)krt_b;
+    (void)krt_tid;
+#line 6 "max_reduce.kern"
+    return krt_max_bf16(a, b);
+#line 4353 "max_reduce.c"
+}
+
+struct max_reduce__red_bf16__shared {
+    krt_bf16 krt_u_sm_[4][33];
+};
+
+struct max_reduce__red_bf16__frame {
+    int krt_state;
+    int32_t krt_u_tid_;
+    int64_t krt_u_warpid_;
+    int64_t krt_u_laneid_;
+    int64_t krt_u_start_;
+    int64_t krt_u_step_;
+    krt_bf16 krt_u_tmp_;
+    int64_t krt_u_i_;
+    int64_t krt_u_width_;
+    krt_bf16 krt_u_old_;
+    int64_t krt_u_size_;
+    krt_bf16 krt_u_value_;
+    uint8_t krt_u_full_;
+    int64_t krt_u_width_2_;
+    krt_bf16 krt_u_old_2_;
+    int64_t krt_u_base_;
+    int64_t krt_u_i_2_;
+    int64_t krt_u_nwarps_;
+    krt_bf16 krt_u_result_;
+    int64_t krt_u_i_3_;
+    int64_t krt_it1;
+    int64_t krt_stop2;
+    int64_t krt_step3;
+    int64_t krt_it4;
+    int64_t krt_stop5;
+    int64_t krt_step6;
+    int64_t krt_it7;
+    int64_t krt_stop8;
+    int64_t krt_step9;
+};
+
+#line 4 "max_reduce.kern"
+static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_args)
+{
+    const krt_view arr = *(const krt_view *)krt_args[0];
+#line 4396 "max_reduce.c"
+    const krt_view partials = *(const krt_view *)krt_args[1];
+    const krt_bf16 init = *(const krt_bf16 *)krt_args[2];
+    const bool use_init = *(const uint8_t *)krt_args[3] != 0;
+    struct max_reduce__red_bf16__shared *krt_s = (struct max_reduce__red_bf16__shared *)krt_b->shared;
+    struct max_reduce__red_bf16__frame *krt_fr = (struct max_reduce__red_bf16__frame *)krt_b->frame;
+    struct max_reduce__red_bf16__frame *krt_f;
+    unsigned krt_t;
+    int krt_go;
+    krt_dim3 krt_tid;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_fr[krt_t].krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+        krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 4422 "max_reduce.c"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
+    }
+#line 4 "max_reduce.kern"
+    if (((int32_t)krt_b->block_dim.x) == 128) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4429 "max_reduce.c"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+#line 4 "max_reduce.kern"
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = *(krt_bf16 *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 4448 "max_reduce.c"
+            if (krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip2;
+            }
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+                krt_u_tmp_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip2:;
+#line 4459 "max_reduce.c"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4466 "max_reduce.c"
+            krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4479 "max_reduce.c"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 4491 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 4502 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                krt_bf16 krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 4524 "max_reduce.c"
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 4530 "max_reduce.c"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
+            }
+#line 4538 "max_reduce.c"
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4560 "max_reduce.c"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 4570 "max_reduce.c"
+    } else {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            krt_bf16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+            krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_u_value_ = *(krt_bf16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4591 "max_reduce.c"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 4602 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 4608 "max_reduce.c"
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 4619 "max_reduce.c"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                krt_bf16 krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 4642 "max_reduce.c"
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 4648 "max_reduce.c"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+            }
+#line 4656 "max_reduce.c"
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 4682 "max_reduce.c"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                }
+            }
+#line 4689 "max_reduce.c"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 4695 "max_reduce.c"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            krt_bf16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 4713 "max_reduce.c"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_u_result_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+            }
+        }
+#line 4723 "max_reduce.c"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+#line 4 "max_reduce.kern"
+            *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, *(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
+        }
+    }
+#line 4736 "max_reduce.c"
+}
+
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param max_reduce__red_i1__params[] = {
@@ -4629,6 +5023,34 @@ KRT_EXTERN_C int max_reduce__red_f2__launch(krt_launch_cfg cfg, krt_array arr, k
     return krt_launch(&max_reduce__red_f2__kernel, cfg, krt_argv);
 }
 
+static const krt_param max_reduce__red_bf16__params[] = {
+    {"arr", KRT_PARAM_ARRAY, KRT_BFLOAT16, 1, 0},
+    {"partials", KRT_PARAM_ARRAY, KRT_BFLOAT16, 1, 0},
+    {"init", KRT_PARAM_SCALAR, KRT_BFLOAT16, 0, 0},
+    {"use_init", KRT_PARAM_SCALAR, KRT_BOOL, 0, 0},
+};
+KRT_EXTERN_C const krt_kernel max_reduce__red_bf16__kernel = {
+    "max_reduce__red_bf16", "max_reduce.kern", 4, max_reduce__red_bf16__params,
+    max_reduce__red_bf16__cpu, NULL,
+    sizeof(struct max_reduce__red_bf16__shared), sizeof(struct max_reduce__red_bf16__frame),
+    0
+};
+
+KRT_EXTERN_C int max_reduce__red_bf16__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_bfloat16 init, uint8_t use_init)
+{
+    krt_view krt_v0;
+    krt_view krt_v1;
+    void *krt_argv[4];
+    KRT_TRY(krt_check_array(&max_reduce__red_bf16__kernel, 0, &arr, &krt_v0));
+    krt_argv[0] = &krt_v0;
+    KRT_TRY(krt_check_array(&max_reduce__red_bf16__kernel, 1, &partials, &krt_v1));
+    krt_argv[1] = &krt_v1;
+    krt_argv[2] = &init;
+    use_init = (uint8_t)(use_init != 0);
+    krt_argv[3] = &use_init;
+    return krt_launch(&max_reduce__red_bf16__kernel, cfg, krt_argv);
+}
+
 static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_i1__kernel,
     &max_reduce__red_i2__kernel,
@@ -4641,9 +5063,10 @@ static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_f4__kernel,
     &max_reduce__red_f8__kernel,
     &max_reduce__red_f2__kernel,
+    &max_reduce__red_bf16__kernel,
 };
 KRT_EXTERN_C const krt_module krt_module_max_reduce = {
-    "max_reduce.kern", 11, krt_kernels_max_reduce
+    "max_reduce.kern", 12, krt_kernels_max_reduce
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -4812,6 +5235,21 @@ KRT_EXTERN_C int max_reduce_f2(krt_array in, krt_half init, krt_half *result, kr
     return krt_reduce_call(&max_reduce_f2__ufunc, in, &init, result, device_result, stream);
 }
 
+/* cuda.reduce max_reduce: bfloat16[:] */
+static const krt_ufunc_operand max_reduce_bf16__operands[] = {
+    {"arr", KRT_BFLOAT16, 0, 0, 0, 1, {0, 0, 0, 0}},
+};
+static const krt_ufunc max_reduce_bf16__ufunc = {
+    "max_reduce", "max_reduce_bf16", "bfloat16[:]", KRT_UFUNC_REDUCE,
+    &max_reduce__red_bf16__kernel, 1, 1, 0, max_reduce_bf16__operands,
+    0, NULL
+};
+
+KRT_EXTERN_C int max_reduce_bf16(krt_array in, krt_bfloat16 init, krt_bfloat16 *result, krt_array *device_result, krt_stream *stream)
+{
+    return krt_reduce_call(&max_reduce_bf16__ufunc, in, &init, result, device_result, stream);
+}
+
 static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_i1__ufunc,
     &max_reduce_i2__ufunc,
@@ -4824,7 +5262,8 @@ static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_f4__ufunc,
     &max_reduce_f8__ufunc,
     &max_reduce_f2__ufunc,
+    &max_reduce_bf16__ufunc,
 };
 KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_max_reduce = {
-    "max_reduce.kern", 11, krt_ufunc_list_max_reduce
+    "max_reduce.kern", 12, krt_ufunc_list_max_reduce
 };

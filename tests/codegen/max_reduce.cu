@@ -1921,17 +1921,191 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
 }
 #line 1923 "max_reduce.cu"
 
+#line 5 "max_reduce.kern"
+static __device__ inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16(krt_bf16 a, krt_bf16 b)
+{
+#line 6 "max_reduce.kern"
+    return krt_max_bf16(a, b);
+#line 1930 "max_reduce.cu"
+}
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_bf16(krt_view arr, krt_view partials, krt_bf16 init, bool use_init)
+{
+    __shared__ krt_bf16 krt_u_sm_[4][33];
+#line 1937 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    krt_bf16 krt_u_tmp_ = KRT_BF16_ZERO;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    krt_bf16 krt_u_old_ = KRT_BF16_ZERO;
+    int64_t krt_u_size_ = 0;
+    krt_bf16 krt_u_value_ = KRT_BF16_ZERO;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    krt_bf16 krt_u_old_2_ = KRT_BF16_ZERO;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    krt_bf16 krt_u_result_ = KRT_BF16_ZERO;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(krt_bf16 *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 1984 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__bf16_bf16(krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__bf16_bf16(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(krt_bf16 *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__bf16_bf16(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(krt_bf16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+            krt_step6 = 1;
+#line 2062 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__bf16_bf16(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 2081 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__bf16_bf16(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(krt_bf16 *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16(*(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
+    }
+}
+#line 2097 "max_reduce.cu"
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int8_t max_reduce__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int8_t a, int8_t b)
 {
-#line 1930 "max_reduce.cu"
+#line 2104 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i8(a, b);
-#line 1935 "max_reduce.cu"
+#line 2109 "max_reduce.cu"
 }
 
 struct max_reduce__red_i1__shared {
@@ -1940,6 +2114,7 @@ struct max_reduce__red_i1__shared {
 
 struct max_reduce__red_i1__frame {
     int krt_state;
+    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -1973,14 +2148,14 @@ struct max_reduce__red_i1__frame {
 static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 1977 "max_reduce.cu"
+#line 2152 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int8_t init = *(const int8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_i1__shared *krt_s = (struct max_reduce__red_i1__shared *)krt_b->shared;
     struct max_reduce__red_i1__frame *krt_fr = (struct max_reduce__red_i1__frame *)krt_b->frame;
-    struct max_reduce__red_i1__frame *krt_f KRT_MAYBE_UNUSED;
-    size_t krt_t;
+    struct max_reduce__red_i1__frame *krt_f;
+    unsigned krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1988,7 +2163,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -1997,17 +2172,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 2178 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 2003 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2009 "max_reduce.cu"
+#line 2185 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -2024,7 +2200,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2028 "max_reduce.cu"
+#line 2204 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2035,14 +2211,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2039 "max_reduce.cu"
+#line 2215 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2046 "max_reduce.cu"
+#line 2222 "max_reduce.cu"
             int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2055,7 +2231,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2059 "max_reduce.cu"
+#line 2235 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2067,7 +2243,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2071 "max_reduce.cu"
+#line 2247 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2078,7 +2254,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2082 "max_reduce.cu"
+#line 2258 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2100,13 +2276,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2104 "max_reduce.cu"
+#line 2280 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2110 "max_reduce.cu"
+#line 2286 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2114,7 +2290,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2118 "max_reduce.cu"
+#line 2294 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2123,7 +2299,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2136,8 +2312,8 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2140 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 2316 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2146,13 +2322,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2150 "max_reduce.cu"
+#line 2326 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -2167,7 +2343,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2171 "max_reduce.cu"
+#line 2347 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2178,13 +2354,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2182 "max_reduce.cu"
+#line 2358 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2188 "max_reduce.cu"
+#line 2364 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2195,7 +2371,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2199 "max_reduce.cu"
+#line 2375 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2218,13 +2394,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2222 "max_reduce.cu"
+#line 2398 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2228 "max_reduce.cu"
+#line 2404 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2232,7 +2408,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2236 "max_reduce.cu"
+#line 2412 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2258,23 +2434,23 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2262 "max_reduce.cu"
+#line 2438 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2269 "max_reduce.cu"
+#line 2445 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2275 "max_reduce.cu"
+#line 2451 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -2289,7 +2465,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2293 "max_reduce.cu"
+#line 2469 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2299,11 +2475,11 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2303 "max_reduce.cu"
+#line 2479 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -2312,18 +2488,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2316 "max_reduce.cu"
+#line 2492 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
-#line 2322 "max_reduce.cu"
+#line 2498 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 2327 "max_reduce.cu"
+#line 2503 "max_reduce.cu"
 }
 
 struct max_reduce__red_i2__shared {
@@ -2332,6 +2508,7 @@ struct max_reduce__red_i2__shared {
 
 struct max_reduce__red_i2__frame {
     int krt_state;
+    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -2365,14 +2542,14 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2369 "max_reduce.cu"
+#line 2546 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int16_t init = *(const int16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_i2__shared *krt_s = (struct max_reduce__red_i2__shared *)krt_b->shared;
     struct max_reduce__red_i2__frame *krt_fr = (struct max_reduce__red_i2__frame *)krt_b->frame;
-    struct max_reduce__red_i2__frame *krt_f KRT_MAYBE_UNUSED;
-    size_t krt_t;
+    struct max_reduce__red_i2__frame *krt_f;
+    unsigned krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2380,7 +2557,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -2389,17 +2566,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 2572 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 2395 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2401 "max_reduce.cu"
+#line 2579 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -2416,7 +2594,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2420 "max_reduce.cu"
+#line 2598 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2427,14 +2605,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2431 "max_reduce.cu"
+#line 2609 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2438 "max_reduce.cu"
+#line 2616 "max_reduce.cu"
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2447,7 +2625,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2451 "max_reduce.cu"
+#line 2629 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2459,7 +2637,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2463 "max_reduce.cu"
+#line 2641 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2470,7 +2648,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2474 "max_reduce.cu"
+#line 2652 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2492,13 +2670,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2496 "max_reduce.cu"
+#line 2674 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2502 "max_reduce.cu"
+#line 2680 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2506,7 +2684,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2510 "max_reduce.cu"
+#line 2688 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2515,7 +2693,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2528,8 +2706,8 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2532 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 2710 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2538,13 +2716,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2542 "max_reduce.cu"
+#line 2720 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -2559,7 +2737,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2563 "max_reduce.cu"
+#line 2741 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2570,13 +2748,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2574 "max_reduce.cu"
+#line 2752 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2580 "max_reduce.cu"
+#line 2758 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2587,7 +2765,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2591 "max_reduce.cu"
+#line 2769 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2610,13 +2788,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2614 "max_reduce.cu"
+#line 2792 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2620 "max_reduce.cu"
+#line 2798 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2624,7 +2802,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2628 "max_reduce.cu"
+#line 2806 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2650,23 +2828,23 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2654 "max_reduce.cu"
+#line 2832 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2661 "max_reduce.cu"
+#line 2839 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2667 "max_reduce.cu"
+#line 2845 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -2681,7 +2859,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2685 "max_reduce.cu"
+#line 2863 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2691,11 +2869,11 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2695 "max_reduce.cu"
+#line 2873 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -2704,18 +2882,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2708 "max_reduce.cu"
+#line 2886 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
-#line 2714 "max_reduce.cu"
+#line 2892 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 2719 "max_reduce.cu"
+#line 2897 "max_reduce.cu"
 }
 
 struct max_reduce__red_i4__shared {
@@ -2724,6 +2902,7 @@ struct max_reduce__red_i4__shared {
 
 struct max_reduce__red_i4__frame {
     int krt_state;
+    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -2757,14 +2936,14 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2761 "max_reduce.cu"
+#line 2940 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int32_t init = *(const int32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_i4__shared *krt_s = (struct max_reduce__red_i4__shared *)krt_b->shared;
     struct max_reduce__red_i4__frame *krt_fr = (struct max_reduce__red_i4__frame *)krt_b->frame;
-    struct max_reduce__red_i4__frame *krt_f KRT_MAYBE_UNUSED;
-    size_t krt_t;
+    struct max_reduce__red_i4__frame *krt_f;
+    unsigned krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2772,7 +2951,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -2781,17 +2960,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 2966 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 2787 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2793 "max_reduce.cu"
+#line 2973 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -2808,7 +2988,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2812 "max_reduce.cu"
+#line 2992 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2819,14 +2999,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2823 "max_reduce.cu"
+#line 3003 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2830 "max_reduce.cu"
+#line 3010 "max_reduce.cu"
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2839,7 +3019,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2843 "max_reduce.cu"
+#line 3023 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2851,7 +3031,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2855 "max_reduce.cu"
+#line 3035 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2862,7 +3042,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2866 "max_reduce.cu"
+#line 3046 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2884,13 +3064,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2888 "max_reduce.cu"
+#line 3068 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2894 "max_reduce.cu"
+#line 3074 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2898,7 +3078,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2902 "max_reduce.cu"
+#line 3082 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2907,7 +3087,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2920,8 +3100,8 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2924 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 3104 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2930,13 +3110,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2934 "max_reduce.cu"
+#line 3114 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -2951,7 +3131,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2955 "max_reduce.cu"
+#line 3135 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2962,13 +3142,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2966 "max_reduce.cu"
+#line 3146 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2972 "max_reduce.cu"
+#line 3152 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2979,7 +3159,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2983 "max_reduce.cu"
+#line 3163 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3002,13 +3182,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3006 "max_reduce.cu"
+#line 3186 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3012 "max_reduce.cu"
+#line 3192 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3016,7 +3196,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3020 "max_reduce.cu"
+#line 3200 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3042,23 +3222,23 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3046 "max_reduce.cu"
+#line 3226 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3053 "max_reduce.cu"
+#line 3233 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3059 "max_reduce.cu"
+#line 3239 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -3073,7 +3253,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3077 "max_reduce.cu"
+#line 3257 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3083,11 +3263,11 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3087 "max_reduce.cu"
+#line 3267 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -3096,18 +3276,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3100 "max_reduce.cu"
+#line 3280 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
-#line 3106 "max_reduce.cu"
+#line 3286 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 3111 "max_reduce.cu"
+#line 3291 "max_reduce.cu"
 }
 
 struct max_reduce__red_i8__shared {
@@ -3116,6 +3296,7 @@ struct max_reduce__red_i8__shared {
 
 struct max_reduce__red_i8__frame {
     int krt_state;
+    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -3149,14 +3330,14 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3153 "max_reduce.cu"
+#line 3334 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int64_t init = *(const int64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_i8__shared *krt_s = (struct max_reduce__red_i8__shared *)krt_b->shared;
     struct max_reduce__red_i8__frame *krt_fr = (struct max_reduce__red_i8__frame *)krt_b->frame;
-    struct max_reduce__red_i8__frame *krt_f KRT_MAYBE_UNUSED;
-    size_t krt_t;
+    struct max_reduce__red_i8__frame *krt_f;
+    unsigned krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3164,7 +3345,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -3173,17 +3354,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 3360 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 3179 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3185 "max_reduce.cu"
+#line 3367 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -3200,7 +3382,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3204 "max_reduce.cu"
+#line 3386 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3211,14 +3393,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3215 "max_reduce.cu"
+#line 3397 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3222 "max_reduce.cu"
+#line 3404 "max_reduce.cu"
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3231,7 +3413,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3235 "max_reduce.cu"
+#line 3417 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3243,7 +3425,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3247 "max_reduce.cu"
+#line 3429 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3254,7 +3436,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3258 "max_reduce.cu"
+#line 3440 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3276,13 +3458,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3280 "max_reduce.cu"
+#line 3462 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3286 "max_reduce.cu"
+#line 3468 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3290,7 +3472,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3294 "max_reduce.cu"
+#line 3476 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3299,7 +3481,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3312,8 +3494,8 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3316 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 3498 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3322,13 +3504,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3326 "max_reduce.cu"
+#line 3508 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -3343,7 +3525,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3347 "max_reduce.cu"
+#line 3529 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3354,13 +3536,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3358 "max_reduce.cu"
+#line 3540 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3364 "max_reduce.cu"
+#line 3546 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3371,7 +3553,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3375 "max_reduce.cu"
+#line 3557 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3394,13 +3576,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3398 "max_reduce.cu"
+#line 3580 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3404 "max_reduce.cu"
+#line 3586 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3408,7 +3590,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3412 "max_reduce.cu"
+#line 3594 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3434,23 +3616,23 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3438 "max_reduce.cu"
+#line 3620 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3445 "max_reduce.cu"
+#line 3627 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3451 "max_reduce.cu"
+#line 3633 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -3465,7 +3647,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3469 "max_reduce.cu"
+#line 3651 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3475,11 +3657,11 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3479 "max_reduce.cu"
+#line 3661 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -3488,18 +3670,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3492 "max_reduce.cu"
+#line 3674 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
-#line 3498 "max_reduce.cu"
+#line 3680 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 3503 "max_reduce.cu"
+#line 3685 "max_reduce.cu"
 }
 
 struct max_reduce__red_u1__shared {
@@ -3508,6 +3690,7 @@ struct max_reduce__red_u1__shared {
 
 struct max_reduce__red_u1__frame {
     int krt_state;
+    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -3541,14 +3724,14 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3545 "max_reduce.cu"
+#line 3728 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint8_t init = *(const uint8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_u1__shared *krt_s = (struct max_reduce__red_u1__shared *)krt_b->shared;
     struct max_reduce__red_u1__frame *krt_fr = (struct max_reduce__red_u1__frame *)krt_b->frame;
-    struct max_reduce__red_u1__frame *krt_f KRT_MAYBE_UNUSED;
-    size_t krt_t;
+    struct max_reduce__red_u1__frame *krt_f;
+    unsigned krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3556,7 +3739,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -3565,17 +3748,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 3754 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 3571 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3577 "max_reduce.cu"
+#line 3761 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -3592,7 +3776,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3596 "max_reduce.cu"
+#line 3780 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3603,14 +3787,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3607 "max_reduce.cu"
+#line 3791 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3614 "max_reduce.cu"
+#line 3798 "max_reduce.cu"
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3623,7 +3807,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3627 "max_reduce.cu"
+#line 3811 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3635,7 +3819,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3639 "max_reduce.cu"
+#line 3823 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3646,7 +3830,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3650 "max_reduce.cu"
+#line 3834 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3668,13 +3852,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3672 "max_reduce.cu"
+#line 3856 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3678 "max_reduce.cu"
+#line 3862 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3682,7 +3866,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3686 "max_reduce.cu"
+#line 3870 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3691,7 +3875,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3704,8 +3888,8 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3708 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 3892 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3714,13 +3898,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3718 "max_reduce.cu"
+#line 3902 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -3735,7 +3919,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3739 "max_reduce.cu"
+#line 3923 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3746,13 +3930,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3750 "max_reduce.cu"
+#line 3934 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3756 "max_reduce.cu"
+#line 3940 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3763,7 +3947,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3767 "max_reduce.cu"
+#line 3951 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3786,13 +3970,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3790 "max_reduce.cu"
+#line 3974 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3796 "max_reduce.cu"
+#line 3980 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3800,7 +3984,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3804 "max_reduce.cu"
+#line 3988 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3826,23 +4010,23 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3830 "max_reduce.cu"
+#line 4014 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3837 "max_reduce.cu"
+#line 4021 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3843 "max_reduce.cu"
+#line 4027 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -3857,7 +4041,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3861 "max_reduce.cu"
+#line 4045 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3867,11 +4051,11 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3871 "max_reduce.cu"
+#line 4055 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -3880,18 +4064,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3884 "max_reduce.cu"
+#line 4068 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
-#line 3890 "max_reduce.cu"
+#line 4074 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 3895 "max_reduce.cu"
+#line 4079 "max_reduce.cu"
 }
 
 struct max_reduce__red_u2__shared {
@@ -3900,6 +4084,7 @@ struct max_reduce__red_u2__shared {
 
 struct max_reduce__red_u2__frame {
     int krt_state;
+    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -3933,14 +4118,14 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3937 "max_reduce.cu"
+#line 4122 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint16_t init = *(const uint16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_u2__shared *krt_s = (struct max_reduce__red_u2__shared *)krt_b->shared;
     struct max_reduce__red_u2__frame *krt_fr = (struct max_reduce__red_u2__frame *)krt_b->frame;
-    struct max_reduce__red_u2__frame *krt_f KRT_MAYBE_UNUSED;
-    size_t krt_t;
+    struct max_reduce__red_u2__frame *krt_f;
+    unsigned krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3948,7 +4133,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -3957,17 +4142,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 4148 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 3963 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3969 "max_reduce.cu"
+#line 4155 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -3984,7 +4170,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3988 "max_reduce.cu"
+#line 4174 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3995,14 +4181,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3999 "max_reduce.cu"
+#line 4185 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4006 "max_reduce.cu"
+#line 4192 "max_reduce.cu"
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4015,7 +4201,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4019 "max_reduce.cu"
+#line 4205 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4027,7 +4213,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4031 "max_reduce.cu"
+#line 4217 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4038,7 +4224,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4042 "max_reduce.cu"
+#line 4228 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4060,13 +4246,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4064 "max_reduce.cu"
+#line 4250 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4070 "max_reduce.cu"
+#line 4256 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4074,7 +4260,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4078 "max_reduce.cu"
+#line 4264 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4083,7 +4269,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -4096,8 +4282,8 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4100 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 4286 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -4106,13 +4292,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4110 "max_reduce.cu"
+#line 4296 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -4127,7 +4313,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4131 "max_reduce.cu"
+#line 4317 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4138,13 +4324,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4142 "max_reduce.cu"
+#line 4328 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4148 "max_reduce.cu"
+#line 4334 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4155,7 +4341,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4159 "max_reduce.cu"
+#line 4345 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4178,13 +4364,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4182 "max_reduce.cu"
+#line 4368 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4188 "max_reduce.cu"
+#line 4374 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4192,7 +4378,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4196 "max_reduce.cu"
+#line 4382 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4218,23 +4404,23 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4222 "max_reduce.cu"
+#line 4408 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4229 "max_reduce.cu"
+#line 4415 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4235 "max_reduce.cu"
+#line 4421 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -4249,7 +4435,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4253 "max_reduce.cu"
+#line 4439 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4259,11 +4445,11 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4263 "max_reduce.cu"
+#line 4449 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -4272,18 +4458,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4276 "max_reduce.cu"
+#line 4462 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
-#line 4282 "max_reduce.cu"
+#line 4468 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 4287 "max_reduce.cu"
+#line 4473 "max_reduce.cu"
 }
 
 struct max_reduce__red_u4__shared {
@@ -4292,6 +4478,7 @@ struct max_reduce__red_u4__shared {
 
 struct max_reduce__red_u4__frame {
     int krt_state;
+    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -4325,14 +4512,14 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4329 "max_reduce.cu"
+#line 4516 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint32_t init = *(const uint32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_u4__shared *krt_s = (struct max_reduce__red_u4__shared *)krt_b->shared;
     struct max_reduce__red_u4__frame *krt_fr = (struct max_reduce__red_u4__frame *)krt_b->frame;
-    struct max_reduce__red_u4__frame *krt_f KRT_MAYBE_UNUSED;
-    size_t krt_t;
+    struct max_reduce__red_u4__frame *krt_f;
+    unsigned krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4340,7 +4527,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -4349,17 +4536,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 4542 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4355 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4361 "max_reduce.cu"
+#line 4549 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -4376,7 +4564,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4380 "max_reduce.cu"
+#line 4568 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4387,14 +4575,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4391 "max_reduce.cu"
+#line 4579 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4398 "max_reduce.cu"
+#line 4586 "max_reduce.cu"
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4407,7 +4595,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4411 "max_reduce.cu"
+#line 4599 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4419,7 +4607,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4423 "max_reduce.cu"
+#line 4611 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4430,7 +4618,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4434 "max_reduce.cu"
+#line 4622 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4452,13 +4640,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4456 "max_reduce.cu"
+#line 4644 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4462 "max_reduce.cu"
+#line 4650 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4466,7 +4654,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4470 "max_reduce.cu"
+#line 4658 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4475,7 +4663,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -4488,8 +4676,8 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4492 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 4680 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -4498,13 +4686,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4502 "max_reduce.cu"
+#line 4690 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -4519,7 +4707,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4523 "max_reduce.cu"
+#line 4711 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4530,13 +4718,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4534 "max_reduce.cu"
+#line 4722 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4540 "max_reduce.cu"
+#line 4728 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4547,7 +4735,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4551 "max_reduce.cu"
+#line 4739 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4570,13 +4758,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4574 "max_reduce.cu"
+#line 4762 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4580 "max_reduce.cu"
+#line 4768 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4584,7 +4772,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4588 "max_reduce.cu"
+#line 4776 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4610,23 +4798,23 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4614 "max_reduce.cu"
+#line 4802 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4621 "max_reduce.cu"
+#line 4809 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4627 "max_reduce.cu"
+#line 4815 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -4641,7 +4829,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4645 "max_reduce.cu"
+#line 4833 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4651,11 +4839,11 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4655 "max_reduce.cu"
+#line 4843 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -4664,18 +4852,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4668 "max_reduce.cu"
+#line 4856 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
-#line 4674 "max_reduce.cu"
+#line 4862 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 4679 "max_reduce.cu"
+#line 4867 "max_reduce.cu"
 }
 
 struct max_reduce__red_u8__shared {
@@ -4684,6 +4872,7 @@ struct max_reduce__red_u8__shared {
 
 struct max_reduce__red_u8__frame {
     int krt_state;
+    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -4717,14 +4906,14 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4721 "max_reduce.cu"
+#line 4910 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint64_t init = *(const uint64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_u8__shared *krt_s = (struct max_reduce__red_u8__shared *)krt_b->shared;
     struct max_reduce__red_u8__frame *krt_fr = (struct max_reduce__red_u8__frame *)krt_b->frame;
-    struct max_reduce__red_u8__frame *krt_f KRT_MAYBE_UNUSED;
-    size_t krt_t;
+    struct max_reduce__red_u8__frame *krt_f;
+    unsigned krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4732,7 +4921,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -4741,17 +4930,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 4936 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4747 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4753 "max_reduce.cu"
+#line 4943 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -4768,7 +4958,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4772 "max_reduce.cu"
+#line 4962 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4779,14 +4969,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4783 "max_reduce.cu"
+#line 4973 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4790 "max_reduce.cu"
+#line 4980 "max_reduce.cu"
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4799,7 +4989,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4803 "max_reduce.cu"
+#line 4993 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4811,7 +5001,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4815 "max_reduce.cu"
+#line 5005 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4822,7 +5012,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4826 "max_reduce.cu"
+#line 5016 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4844,13 +5034,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4848 "max_reduce.cu"
+#line 5038 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4854 "max_reduce.cu"
+#line 5044 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4858,7 +5048,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4862 "max_reduce.cu"
+#line 5052 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4867,7 +5057,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -4880,8 +5070,8 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4884 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 5074 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -4890,13 +5080,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4894 "max_reduce.cu"
+#line 5084 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -4911,7 +5101,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4915 "max_reduce.cu"
+#line 5105 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4922,13 +5112,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4926 "max_reduce.cu"
+#line 5116 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4932 "max_reduce.cu"
+#line 5122 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4939,7 +5129,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4943 "max_reduce.cu"
+#line 5133 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4962,13 +5152,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4966 "max_reduce.cu"
+#line 5156 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4972 "max_reduce.cu"
+#line 5162 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4976,7 +5166,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4980 "max_reduce.cu"
+#line 5170 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5002,23 +5192,23 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5006 "max_reduce.cu"
+#line 5196 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5013 "max_reduce.cu"
+#line 5203 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5019 "max_reduce.cu"
+#line 5209 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -5033,7 +5223,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5037 "max_reduce.cu"
+#line 5227 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5043,11 +5233,11 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5047 "max_reduce.cu"
+#line 5237 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -5056,18 +5246,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5060 "max_reduce.cu"
+#line 5250 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
-#line 5066 "max_reduce.cu"
+#line 5256 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 5071 "max_reduce.cu"
+#line 5261 "max_reduce.cu"
 }
 
 struct max_reduce__red_f4__shared {
@@ -5076,6 +5266,7 @@ struct max_reduce__red_f4__shared {
 
 struct max_reduce__red_f4__frame {
     int krt_state;
+    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -5109,14 +5300,14 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5113 "max_reduce.cu"
+#line 5304 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const float init = *(const float *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_f4__shared *krt_s = (struct max_reduce__red_f4__shared *)krt_b->shared;
     struct max_reduce__red_f4__frame *krt_fr = (struct max_reduce__red_f4__frame *)krt_b->frame;
-    struct max_reduce__red_f4__frame *krt_f KRT_MAYBE_UNUSED;
-    size_t krt_t;
+    struct max_reduce__red_f4__frame *krt_f;
+    unsigned krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -5124,7 +5315,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -5133,17 +5324,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 5330 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 5139 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5145 "max_reduce.cu"
+#line 5337 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -5160,7 +5352,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5164 "max_reduce.cu"
+#line 5356 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5171,14 +5363,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5175 "max_reduce.cu"
+#line 5367 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5182 "max_reduce.cu"
+#line 5374 "max_reduce.cu"
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5191,7 +5383,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5195 "max_reduce.cu"
+#line 5387 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5203,7 +5395,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5207 "max_reduce.cu"
+#line 5399 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5214,7 +5406,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5218 "max_reduce.cu"
+#line 5410 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5236,13 +5428,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5240 "max_reduce.cu"
+#line 5432 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5246 "max_reduce.cu"
+#line 5438 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5250,7 +5442,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5254 "max_reduce.cu"
+#line 5446 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5259,7 +5451,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -5272,8 +5464,8 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5276 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 5468 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -5282,13 +5474,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5286 "max_reduce.cu"
+#line 5478 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             float krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -5303,7 +5495,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5307 "max_reduce.cu"
+#line 5499 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5314,13 +5506,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5318 "max_reduce.cu"
+#line 5510 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5324 "max_reduce.cu"
+#line 5516 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5331,7 +5523,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5335 "max_reduce.cu"
+#line 5527 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5354,13 +5546,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5358 "max_reduce.cu"
+#line 5550 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5364 "max_reduce.cu"
+#line 5556 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5368,7 +5560,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5372 "max_reduce.cu"
+#line 5564 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5394,23 +5586,23 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5398 "max_reduce.cu"
+#line 5590 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5405 "max_reduce.cu"
+#line 5597 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5411 "max_reduce.cu"
+#line 5603 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             float krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -5425,7 +5617,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5429 "max_reduce.cu"
+#line 5621 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5435,11 +5627,11 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5439 "max_reduce.cu"
+#line 5631 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -5448,18 +5640,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5452 "max_reduce.cu"
+#line 5644 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
-#line 5458 "max_reduce.cu"
+#line 5650 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 5463 "max_reduce.cu"
+#line 5655 "max_reduce.cu"
 }
 
 struct max_reduce__red_f8__shared {
@@ -5468,6 +5660,7 @@ struct max_reduce__red_f8__shared {
 
 struct max_reduce__red_f8__frame {
     int krt_state;
+    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -5501,14 +5694,14 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5505 "max_reduce.cu"
+#line 5698 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const double init = *(const double *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_f8__shared *krt_s = (struct max_reduce__red_f8__shared *)krt_b->shared;
     struct max_reduce__red_f8__frame *krt_fr = (struct max_reduce__red_f8__frame *)krt_b->frame;
-    struct max_reduce__red_f8__frame *krt_f KRT_MAYBE_UNUSED;
-    size_t krt_t;
+    struct max_reduce__red_f8__frame *krt_f;
+    unsigned krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -5516,7 +5709,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -5525,17 +5718,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 5724 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 5531 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5537 "max_reduce.cu"
+#line 5731 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -5552,7 +5746,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5556 "max_reduce.cu"
+#line 5750 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5563,14 +5757,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5567 "max_reduce.cu"
+#line 5761 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5574 "max_reduce.cu"
+#line 5768 "max_reduce.cu"
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5583,7 +5777,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5587 "max_reduce.cu"
+#line 5781 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5595,7 +5789,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5599 "max_reduce.cu"
+#line 5793 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5606,7 +5800,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5610 "max_reduce.cu"
+#line 5804 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5628,13 +5822,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5632 "max_reduce.cu"
+#line 5826 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5638 "max_reduce.cu"
+#line 5832 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5642,7 +5836,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5646 "max_reduce.cu"
+#line 5840 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5651,7 +5845,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -5664,8 +5858,8 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5668 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 5862 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -5674,13 +5868,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5678 "max_reduce.cu"
+#line 5872 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             double krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -5695,7 +5889,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5699 "max_reduce.cu"
+#line 5893 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5706,13 +5900,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5710 "max_reduce.cu"
+#line 5904 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5716 "max_reduce.cu"
+#line 5910 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5723,7 +5917,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5727 "max_reduce.cu"
+#line 5921 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5746,13 +5940,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5750 "max_reduce.cu"
+#line 5944 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5756 "max_reduce.cu"
+#line 5950 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5760,7 +5954,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5764 "max_reduce.cu"
+#line 5958 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5786,23 +5980,23 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5790 "max_reduce.cu"
+#line 5984 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5797 "max_reduce.cu"
+#line 5991 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5803 "max_reduce.cu"
+#line 5997 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             double krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -5817,7 +6011,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5821 "max_reduce.cu"
+#line 6015 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5827,11 +6021,11 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5831 "max_reduce.cu"
+#line 6025 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -5840,18 +6034,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5844 "max_reduce.cu"
+#line 6038 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
 {
-#line 5850 "max_reduce.cu"
+#line 6044 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 5855 "max_reduce.cu"
+#line 6049 "max_reduce.cu"
 }
 
 struct max_reduce__red_f2__shared {
@@ -5860,6 +6054,7 @@ struct max_reduce__red_f2__shared {
 
 struct max_reduce__red_f2__frame {
     int krt_state;
+    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -5893,14 +6088,14 @@ struct max_reduce__red_f2__frame {
 static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5897 "max_reduce.cu"
+#line 6092 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const krt_f16 init = *(const krt_f16 *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_f2__shared *krt_s = (struct max_reduce__red_f2__shared *)krt_b->shared;
     struct max_reduce__red_f2__frame *krt_fr = (struct max_reduce__red_f2__frame *)krt_b->frame;
-    struct max_reduce__red_f2__frame *krt_f KRT_MAYBE_UNUSED;
-    size_t krt_t;
+    struct max_reduce__red_f2__frame *krt_f;
+    unsigned krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -5908,7 +6103,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -5917,17 +6112,18 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 6118 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 5923 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5929 "max_reduce.cu"
+#line 6125 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -5944,7 +6140,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5948 "max_reduce.cu"
+#line 6144 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5955,14 +6151,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5959 "max_reduce.cu"
+#line 6155 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5966 "max_reduce.cu"
+#line 6162 "max_reduce.cu"
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5975,7 +6171,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5979 "max_reduce.cu"
+#line 6175 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5987,7 +6183,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5991 "max_reduce.cu"
+#line 6187 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5998,7 +6194,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 6002 "max_reduce.cu"
+#line 6198 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6020,13 +6216,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 6024 "max_reduce.cu"
+#line 6220 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6030 "max_reduce.cu"
+#line 6226 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6034,7 +6230,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 6038 "max_reduce.cu"
+#line 6234 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6043,7 +6239,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -6056,8 +6252,8 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6060 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 6256 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -6066,13 +6262,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 6070 "max_reduce.cu"
+#line 6266 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             krt_f16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -6087,7 +6283,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6091 "max_reduce.cu"
+#line 6287 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -6098,13 +6294,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6102 "max_reduce.cu"
+#line 6298 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6108 "max_reduce.cu"
+#line 6304 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6115,7 +6311,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 6119 "max_reduce.cu"
+#line 6315 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6138,13 +6334,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6142 "max_reduce.cu"
+#line 6338 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6148 "max_reduce.cu"
+#line 6344 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6152,7 +6348,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 6156 "max_reduce.cu"
+#line 6352 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6178,23 +6374,23 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 6182 "max_reduce.cu"
+#line 6378 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6189 "max_reduce.cu"
+#line 6385 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6195 "max_reduce.cu"
+#line 6391 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -6209,7 +6405,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6213 "max_reduce.cu"
+#line 6409 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -6219,11 +6415,11 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6223 "max_reduce.cu"
+#line 6419 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -6232,7 +6428,401 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6236 "max_reduce.cu"
+#line 6432 "max_reduce.cu"
+}
+
+#line 5 "max_reduce.kern"
+static inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_bf16 a, krt_bf16 b)
+{
+#line 6438 "max_reduce.cu"
+    (void)krt_b;
+    (void)krt_tid;
+#line 6 "max_reduce.kern"
+    return krt_max_bf16(a, b);
+#line 6443 "max_reduce.cu"
+}
+
+struct max_reduce__red_bf16__shared {
+    krt_bf16 krt_u_sm_[4][33];
+};
+
+struct max_reduce__red_bf16__frame {
+    int krt_state;
+    int32_t krt_u_tid_;
+    int64_t krt_u_warpid_;
+    int64_t krt_u_laneid_;
+    int64_t krt_u_start_;
+    int64_t krt_u_step_;
+    krt_bf16 krt_u_tmp_;
+    int64_t krt_u_i_;
+    int64_t krt_u_width_;
+    krt_bf16 krt_u_old_;
+    int64_t krt_u_size_;
+    krt_bf16 krt_u_value_;
+    uint8_t krt_u_full_;
+    int64_t krt_u_width_2_;
+    krt_bf16 krt_u_old_2_;
+    int64_t krt_u_base_;
+    int64_t krt_u_i_2_;
+    int64_t krt_u_nwarps_;
+    krt_bf16 krt_u_result_;
+    int64_t krt_u_i_3_;
+    int64_t krt_it1;
+    int64_t krt_stop2;
+    int64_t krt_step3;
+    int64_t krt_it4;
+    int64_t krt_stop5;
+    int64_t krt_step6;
+    int64_t krt_it7;
+    int64_t krt_stop8;
+    int64_t krt_step9;
+};
+
+#line 4 "max_reduce.kern"
+static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_args)
+{
+    const krt_view arr = *(const krt_view *)krt_args[0];
+#line 6486 "max_reduce.cu"
+    const krt_view partials = *(const krt_view *)krt_args[1];
+    const krt_bf16 init = *(const krt_bf16 *)krt_args[2];
+    const bool use_init = *(const uint8_t *)krt_args[3] != 0;
+    struct max_reduce__red_bf16__shared *krt_s = (struct max_reduce__red_bf16__shared *)krt_b->shared;
+    struct max_reduce__red_bf16__frame *krt_fr = (struct max_reduce__red_bf16__frame *)krt_b->frame;
+    struct max_reduce__red_bf16__frame *krt_f;
+    unsigned krt_t;
+    int krt_go;
+    krt_dim3 krt_tid;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_fr[krt_t].krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+        krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_tid_ = krt_u_tid_;
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+#line 6512 "max_reduce.cu"
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
+    }
+#line 4 "max_reduce.kern"
+    if (((int32_t)krt_b->block_dim.x) == 128) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6519 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+#line 4 "max_reduce.kern"
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = *(krt_bf16 *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 6538 "max_reduce.cu"
+            if (krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip2;
+            }
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+                krt_u_tmp_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip2:;
+#line 6549 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6556 "max_reduce.cu"
+            krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6569 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 6581 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 6592 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                krt_bf16 krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 6614 "max_reduce.cu"
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 6620 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
+            }
+#line 6628 "max_reduce.cu"
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6650 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 6660 "max_reduce.cu"
+    } else {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            krt_bf16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+            krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_u_value_ = *(krt_bf16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6681 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 6692 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 6698 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 6709 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                krt_bf16 krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 6732 "max_reduce.cu"
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 6738 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+            }
+#line 6746 "max_reduce.cu"
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 6772 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                }
+            }
+#line 6779 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 6785 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            krt_bf16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 6803 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_u_result_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+            }
+        }
+#line 6813 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+#line 4 "max_reduce.kern"
+            *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, *(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
+        }
+    }
+#line 6826 "max_reduce.cu"
 }
 
 /* ---- kernel descriptors and launchers ---- */
@@ -6545,6 +7135,34 @@ KRT_EXTERN_C int max_reduce__red_f2__launch(krt_launch_cfg cfg, krt_array arr, k
     return krt_launch(&max_reduce__red_f2__kernel, cfg, krt_argv);
 }
 
+static const krt_param max_reduce__red_bf16__params[] = {
+    {"arr", KRT_PARAM_ARRAY, KRT_BFLOAT16, 1, 0},
+    {"partials", KRT_PARAM_ARRAY, KRT_BFLOAT16, 1, 0},
+    {"init", KRT_PARAM_SCALAR, KRT_BFLOAT16, 0, 0},
+    {"use_init", KRT_PARAM_SCALAR, KRT_BOOL, 0, 0},
+};
+KRT_EXTERN_C const krt_kernel max_reduce__red_bf16__kernel = {
+    "max_reduce__red_bf16", "max_reduce.kern", 4, max_reduce__red_bf16__params,
+    max_reduce__red_bf16__cpu, (const void *)max_reduce__red_bf16,
+    sizeof(struct max_reduce__red_bf16__shared), sizeof(struct max_reduce__red_bf16__frame),
+    0
+};
+
+KRT_EXTERN_C int max_reduce__red_bf16__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_bfloat16 init, uint8_t use_init)
+{
+    krt_view krt_v0;
+    krt_view krt_v1;
+    void *krt_argv[4];
+    KRT_TRY(krt_check_array(&max_reduce__red_bf16__kernel, 0, &arr, &krt_v0));
+    krt_argv[0] = &krt_v0;
+    KRT_TRY(krt_check_array(&max_reduce__red_bf16__kernel, 1, &partials, &krt_v1));
+    krt_argv[1] = &krt_v1;
+    krt_argv[2] = &init;
+    use_init = (uint8_t)(use_init != 0);
+    krt_argv[3] = &use_init;
+    return krt_launch(&max_reduce__red_bf16__kernel, cfg, krt_argv);
+}
+
 static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_i1__kernel,
     &max_reduce__red_i2__kernel,
@@ -6557,9 +7175,10 @@ static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_f4__kernel,
     &max_reduce__red_f8__kernel,
     &max_reduce__red_f2__kernel,
+    &max_reduce__red_bf16__kernel,
 };
 KRT_EXTERN_C const krt_module krt_module_max_reduce = {
-    "max_reduce.kern", 11, krt_kernels_max_reduce
+    "max_reduce.kern", 12, krt_kernels_max_reduce
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -6728,6 +7347,21 @@ KRT_EXTERN_C int max_reduce_f2(krt_array in, krt_half init, krt_half *result, kr
     return krt_reduce_call(&max_reduce_f2__ufunc, in, &init, result, device_result, stream);
 }
 
+/* cuda.reduce max_reduce: bfloat16[:] */
+static const krt_ufunc_operand max_reduce_bf16__operands[] = {
+    {"arr", KRT_BFLOAT16, 0, 0, 0, 1, {0, 0, 0, 0}},
+};
+static const krt_ufunc max_reduce_bf16__ufunc = {
+    "max_reduce", "max_reduce_bf16", "bfloat16[:]", KRT_UFUNC_REDUCE,
+    &max_reduce__red_bf16__kernel, 1, 1, 0, max_reduce_bf16__operands,
+    0, NULL
+};
+
+KRT_EXTERN_C int max_reduce_bf16(krt_array in, krt_bfloat16 init, krt_bfloat16 *result, krt_array *device_result, krt_stream *stream)
+{
+    return krt_reduce_call(&max_reduce_bf16__ufunc, in, &init, result, device_result, stream);
+}
+
 static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_i1__ufunc,
     &max_reduce_i2__ufunc,
@@ -6740,7 +7374,8 @@ static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_f4__ufunc,
     &max_reduce_f8__ufunc,
     &max_reduce_f2__ufunc,
+    &max_reduce_bf16__ufunc,
 };
 KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_max_reduce = {
-    "max_reduce.kern", 11, krt_ufunc_list_max_reduce
+    "max_reduce.kern", 12, krt_ufunc_list_max_reduce
 };
