@@ -815,10 +815,18 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
         sb_printf(&b, "((%s *)%s)[%s]", T, data, lin);
     } else {
         sb_printf(&b, "*(%s *)(%s", T, data);
+        /* the 32-bit variant of a kernel (issue 11): a parameter's
+         * strides fit in int32, an index that does too makes a 32 x 32
+         * -> 64-bit product, which is exact (krt_mul_wide) */
+        bool s32 = E->i32 && !E->debug && range_i32_param(E->fn, v);
         for (int k = 0; k < nidx; k++) {
             E->axis = k;
-            sb_printf(&b, " + %s * %s.strides[%d]",
-                      index_expr(E, idx[k], arena_printf("%s.shape[%d]", a, k)), a, k);
+            int64_t c;
+            const char *ix = index_expr(E, idx[k], arena_printf("%s.shape[%d]", a, k));
+            if (s32 && (const_int(idx[k], &c) ? c >= 0 && c <= INT32_MAX : r_nonneg(idx[k]) && r_fits32(idx[k])))
+                sb_printf(&b, " + krt_mul_wide(%s, (int32_t)%s.strides[%d])", unparen(ix), a, k);
+            else
+                sb_printf(&b, " + %s * %s.strides[%d]", ix, a, k);
         }
         sb_putc(&b, ')');
     }
