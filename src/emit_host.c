@@ -521,6 +521,20 @@ static void emit_cpu_half(Emitter *E, bool cuda)
                 outf(E, "    &%s__kernel,", fn_cname(p->funcs[i]));
         outf(E, "};");
     }
+    /* issue 11: the 32-bit variants' descriptors by the index in
+     * krt_kernels_MOD (NULL: none), for `kernc run` (src/run.c) */
+    if (cuda && E->i32_kernels.len > 0) {
+        outf(E, "KRT_EXTERN_C const krt_kernel *const krt_i32_%s[] = {", mod);
+        for (int i = 0; i < p->nfuncs; i++) {
+            Func *f = p->funcs[i];
+            bool v32 = false;
+            for (int k = 0; f->is_kernel && k < E->i32_kernels.len; k++)
+                v32 |= E->i32_kernels.items[k] == f;
+            if (f->is_kernel)
+                outf(E, v32 ? "    &%s__kernel_i32," : "    NULL,", fn_cname(f));
+        }
+        outf(E, "};");
+    }
     outf(E, "KRT_EXTERN_C const krt_module krt_module_%s = {", mod);
     outf(E, "    \"%s\", %d, %s", c_string(path_base(E->path)), nk,
          nk ? arena_printf("krt_kernels_%s", mod) : "NULL");

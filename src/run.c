@@ -1847,7 +1847,14 @@ static int run_timed(Run *r, RunCall call, void *ctx)
 static int run_launch_once(Run *r, void *argv)
 {
     krt_launch_cfg cfg = {r->cfg.grid, r->cfg.block, r->cfg.shared, NULL};
-    int st = krt_launch(r->kernel, cfg, argv);
+    /* issue 11: the kernel's 32-bit variant where the launch allows it
+     * (krt_i32_<base>: by the index in the module's table) */
+    const krt_kernel *k = r->kernel;
+    const krt_kernel *const *v32 = run_find_symbol(r, "krt_i32_");
+    for (int j = 0; v32 && r->module && j < r->module->nkernels; j++)
+        if (r->module->kernels[j] == r->kernel && v32[j] && krt_launch_fits32(r->kernel, &cfg, argv))
+            k = v32[j];
+    int st = krt_launch(k, cfg, argv);
     return st == KRT_OK ? RUN_OK : run_krt_error(st);
 }
 

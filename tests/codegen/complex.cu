@@ -107,6 +107,9 @@ KRT_EXTERN_C int rotate__launch(krt_launch_cfg cfg, krt_array z, krt_array phase
 static const krt_kernel *const krt_kernels_complex[] = {
     &rotate__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_complex[] = {
+    &rotate__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_complex = {
     "complex.kern", 1, krt_kernels_complex
 };

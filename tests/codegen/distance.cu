@@ -132,6 +132,9 @@ KRT_EXTERN_C int distances__launch(krt_launch_cfg cfg, krt_array xs, krt_array y
 static const krt_kernel *const krt_kernels_distance[] = {
     &distances__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_distance[] = {
+    &distances__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_distance = {
     "distance.kern", 1, krt_kernels_distance
 };

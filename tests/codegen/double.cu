@@ -88,6 +88,9 @@ KRT_EXTERN_C int double_it__launch(krt_launch_cfg cfg, krt_array a)
 static const krt_kernel *const krt_kernels_double[] = {
     &double_it__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_double[] = {
+    &double_it__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_double = {
     "double.kern", 1, krt_kernels_double
 };

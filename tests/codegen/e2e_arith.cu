@@ -614,6 +614,11 @@ static const krt_kernel *const krt_kernels_e2e_arith[] = {
     &widen__kernel,
     &floatops__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_arith[] = {
+    &intops__kernel_i32,
+    &widen__kernel_i32,
+    &floatops__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_arith = {
     "e2e_arith.kern", 3, krt_kernels_e2e_arith
 };

@@ -261,6 +261,10 @@ static const krt_kernel *const krt_kernels_e2e_arrays[] = {
     &add2__kernel,
     &scale3__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_arrays[] = {
+    &add2__kernel_i32,
+    &scale3__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_arrays = {
     "e2e_arrays.kern", 2, krt_kernels_e2e_arrays
 };

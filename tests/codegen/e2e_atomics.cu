@@ -397,6 +397,10 @@ static const krt_kernel *const krt_kernels_e2e_atomics[] = {
     &hammer__kernel,
     &tickets__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_atomics[] = {
+    &hammer__kernel_i32,
+    &tickets__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_atomics = {
     "e2e_atomics.kern", 2, krt_kernels_e2e_atomics
 };

@@ -757,6 +757,13 @@ static const krt_kernel *const krt_kernels_e2e_atomics2[] = {
     &nans__kernel,
     &shared_atomics__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_atomics2[] = {
+    &bits__kernel_i32,
+    &incdec__kernel_i32,
+    &exch_cas__kernel_i32,
+    &nans__kernel_i32,
+    &shared_atomics__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_atomics2 = {
     "e2e_atomics2.kern", 5, krt_kernels_e2e_atomics2
 };

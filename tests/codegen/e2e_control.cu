@@ -306,6 +306,9 @@ KRT_EXTERN_C int flags__launch(krt_launch_cfg cfg, krt_array x, uint8_t neg, int
 static const krt_kernel *const krt_kernels_e2e_control[] = {
     &flags__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_control[] = {
+    &flags__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_control = {
     "e2e_control.kern", 1, krt_kernels_e2e_control
 };

@@ -712,6 +712,11 @@ static const krt_kernel *const krt_kernels_e2e_devshared[] = {
     &totals__kernel,
     &no_barrier__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_devshared[] = {
+    &count_blocks__kernel_i32,
+    &totals__kernel_i32,
+    &no_barrier__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_devshared = {
     "e2e_devshared.kern", 3, krt_kernels_e2e_devshared
 };

@@ -1140,6 +1140,10 @@ static const krt_kernel *const krt_kernels_e2e_devsync[] = {
     &reduce__kernel,
     &shuffle__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_devsync[] = {
+    &reduce__kernel_i32,
+    &shuffle__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_devsync = {
     "e2e_devsync.kern", 2, krt_kernels_e2e_devsync
 };

@@ -657,6 +657,10 @@ static const krt_kernel *const krt_kernels_e2e_gridsync[] = {
     &jacobi__kernel,
     &grid_scan__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_gridsync[] = {
+    NULL,
+    &grid_scan__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_gridsync = {
     "e2e_gridsync.kern", 2, krt_kernels_e2e_gridsync
 };

@@ -807,6 +807,12 @@ static const krt_kernel *const krt_kernels_e2e_intrinsics[] = {
     &tables__kernel,
     &say__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_intrinsics[] = {
+    &bitops__kernel_i32,
+    &mathops__kernel_i32,
+    &tables__kernel_i32,
+    &say__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_intrinsics = {
     "e2e_intrinsics.kern", 4, krt_kernels_e2e_intrinsics
 };

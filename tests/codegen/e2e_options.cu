@@ -425,6 +425,13 @@ static const krt_kernel *const krt_kernels_e2e_options[] = {
     &tuple_local__kernel,
     &fast__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_options[] = {
+    &axpb__kernel_i32,
+    &axpb__a1f8_f8__kernel_i32,
+    &shadow__kernel_i32,
+    NULL,
+    &fast__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_options = {
     "e2e_options.kern", 5, krt_kernels_e2e_options
 };

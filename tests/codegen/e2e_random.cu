@@ -378,6 +378,10 @@ static const krt_kernel *const krt_kernels_e2e_random[] = {
     &draws__kernel,
     &mixed__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_random[] = {
+    &draws__kernel_i32,
+    &mixed__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_random = {
     "e2e_random.kern", 2, krt_kernels_e2e_random
 };

@@ -1172,6 +1172,15 @@ static const krt_kernel *const krt_kernels_e2e_range_step[] = {
     &count_device__kernel,
     &count_debug__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_range_step[] = {
+    &count__kernel_i32,
+    &count_unsigned__kernel_i32,
+    &count_sync__kernel_i32,
+    &count_block__kernel_i32,
+    &count_inlined__kernel_i32,
+    &count_device__kernel_i32,
+    NULL,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_range_step = {
     "e2e_range_step.kern", 7, krt_kernels_e2e_range_step
 };

@@ -914,6 +914,12 @@ static const krt_kernel *const krt_kernels_e2e_shared[] = {
     &mirror3__kernel,
     &dyn_local__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_shared[] = {
+    &block_sum__kernel_i32,
+    &scan__kernel_i32,
+    &mirror3__kernel_i32,
+    &dyn_local__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_shared = {
     "e2e_shared.kern", 4, krt_kernels_e2e_shared
 };

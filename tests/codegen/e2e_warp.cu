@@ -1133,6 +1133,13 @@ static const krt_kernel *const krt_kernels_e2e_warp[] = {
     &divergent__kernel,
     &block_votes__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_warp[] = {
+    &warp_sum__kernel_i32,
+    &ballot_count__kernel_i32,
+    &match_keys__kernel_i32,
+    &divergent__kernel_i32,
+    &block_votes__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_e2e_warp = {
     "e2e_warp.kern", 5, krt_kernels_e2e_warp
 };

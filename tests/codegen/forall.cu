@@ -136,6 +136,10 @@ static const krt_kernel *const krt_kernels_forall[] = {
     &affine__kernel,
     &count_threads__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_forall[] = {
+    &affine__kernel_i32,
+    NULL,
+};
 KRT_EXTERN_C const krt_module krt_module_forall = {
     "forall.kern", 2, krt_kernels_forall
 };

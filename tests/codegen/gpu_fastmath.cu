@@ -183,6 +183,10 @@ static const krt_kernel *const krt_kernels_gpu_fastmath[] = {
     &distance__kernel,
     &distance__a1f8c_a1f8c_a1f8c__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_gpu_fastmath[] = {
+    &distance__kernel_i32,
+    &distance__a1f8c_a1f8c_a1f8c__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_gpu_fastmath = {
     "gpu_fastmath.kern", 2, krt_kernels_gpu_fastmath
 };

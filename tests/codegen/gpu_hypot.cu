@@ -476,6 +476,10 @@ static const krt_kernel *const krt_kernels_gpu_hypot[] = {
     &gpu_hypot__vec_f4__kernel,
     &gpu_hypot__vec_f8__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_gpu_hypot[] = {
+    &gpu_hypot__vec_f4__kernel_i32,
+    &gpu_hypot__vec_f8__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_gpu_hypot = {
     "gpu_hypot.kern", 2, krt_kernels_gpu_hypot
 };

@@ -332,6 +332,9 @@ KRT_EXTERN_C int gpu_matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt
 static const krt_kernel *const krt_kernels_gpu_matmul[] = {
     &gpu_matmul__guv_f4__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_gpu_matmul[] = {
+    &gpu_matmul__guv_f4__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_gpu_matmul = {
     "gpu_matmul.kern", 1, krt_kernels_gpu_matmul
 };

@@ -122,6 +122,9 @@ KRT_EXTERN_C int noalias__launch(krt_launch_cfg cfg, krt_array x, krt_array y, k
 static const krt_kernel *const krt_kernels_gpu_noalias[] = {
     &noalias__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_gpu_noalias[] = {
+    &noalias__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_gpu_noalias = {
     "gpu_noalias.kern", 1, krt_kernels_gpu_noalias
 };

@@ -127,6 +127,9 @@ KRT_EXTERN_C int axpy2d__launch(krt_launch_cfg cfg, krt_array out, krt_array a, 
 static const krt_kernel *const krt_kernels_grid2d[] = {
     &axpy2d__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_grid2d[] = {
+    &axpy2d__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_grid2d = {
     "grid2d.kern", 1, krt_kernels_grid2d
 };

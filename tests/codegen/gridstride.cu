@@ -144,6 +144,9 @@ KRT_EXTERN_C int saxpy_stride__launch(krt_launch_cfg cfg, krt_array x, krt_array
 static const krt_kernel *const krt_kernels_gridstride[] = {
     &saxpy_stride__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_gridstride[] = {
+    &saxpy_stride__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_gridstride = {
     "gridstride.kern", 1, krt_kernels_gridstride
 };

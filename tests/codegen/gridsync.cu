@@ -388,6 +388,9 @@ KRT_EXTERN_C int diffuse__launch(krt_launch_cfg cfg, krt_array u, krt_array tmp,
 static const krt_kernel *const krt_kernels_gridsync[] = {
     &diffuse__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_gridsync[] = {
+    &diffuse__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_gridsync = {
     "gridsync.kern", 1, krt_kernels_gridsync
 };

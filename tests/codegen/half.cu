@@ -147,6 +147,9 @@ KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt
 static const krt_kernel *const krt_kernels_half[] = {
     &blend__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_half[] = {
+    &blend__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_half = {
     "half.kern", 1, krt_kernels_half
 };

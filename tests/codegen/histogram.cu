@@ -108,6 +108,9 @@ KRT_EXTERN_C int histogram__launch(krt_launch_cfg cfg, krt_array values, krt_arr
 static const krt_kernel *const krt_kernels_histogram[] = {
     &histogram__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_histogram[] = {
+    &histogram__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_histogram = {
     "histogram.kern", 1, krt_kernels_histogram
 };

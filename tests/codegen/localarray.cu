@@ -258,6 +258,9 @@ KRT_EXTERN_C int sort_rows__launch(krt_launch_cfg cfg, krt_array inp, krt_array 
 static const krt_kernel *const krt_kernels_localarray[] = {
     &sort_rows__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_localarray[] = {
+    &sort_rows__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_localarray = {
     "localarray.kern", 1, krt_kernels_localarray
 };

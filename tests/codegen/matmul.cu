@@ -344,6 +344,9 @@ KRT_EXTERN_C int fast_matmul__launch(krt_launch_cfg cfg, krt_array A, krt_array 
 static const krt_kernel *const krt_kernels_matmul[] = {
     &fast_matmul__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_matmul[] = {
+    &fast_matmul__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_matmul = {
     "matmul.kern", 1, krt_kernels_matmul
 };

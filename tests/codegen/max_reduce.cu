@@ -8494,6 +8494,19 @@ static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_f8__kernel,
     &max_reduce__red_f2__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_max_reduce[] = {
+    &max_reduce__red_i1__kernel_i32,
+    &max_reduce__red_i2__kernel_i32,
+    &max_reduce__red_i4__kernel_i32,
+    &max_reduce__red_i8__kernel_i32,
+    &max_reduce__red_u1__kernel_i32,
+    &max_reduce__red_u2__kernel_i32,
+    &max_reduce__red_u4__kernel_i32,
+    &max_reduce__red_u8__kernel_i32,
+    &max_reduce__red_f4__kernel_i32,
+    &max_reduce__red_f8__kernel_i32,
+    &max_reduce__red_f2__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_max_reduce = {
     "max_reduce.kern", 11, krt_kernels_max_reduce
 };

@@ -184,6 +184,9 @@ KRT_EXTERN_C int count_inside__launch(krt_launch_cfg cfg, krt_array states, int6
 static const krt_kernel *const krt_kernels_montecarlo_pi[] = {
     &count_inside__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_montecarlo_pi[] = {
+    &count_inside__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_montecarlo_pi = {
     "montecarlo_pi.kern", 1, krt_kernels_montecarlo_pi
 };

@@ -195,6 +195,9 @@ KRT_EXTERN_C int neighbour_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_ar
 static const krt_kernel *const krt_kernels_neighbours[] = {
     &neighbour_sum__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_neighbours[] = {
+    &neighbour_sum__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_neighbours = {
     "neighbours.kern", 1, krt_kernels_neighbours
 };

@@ -260,6 +260,9 @@ KRT_EXTERN_C int np_ufunc__launch(krt_launch_cfg cfg, krt_array x, krt_array a, 
 static const krt_kernel *const krt_kernels_np_ufunc[] = {
     &np_ufunc__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_np_ufunc[] = {
+    &np_ufunc__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_np_ufunc = {
     "np_ufunc.kern", 1, krt_kernels_np_ufunc
 };

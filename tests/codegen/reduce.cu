@@ -229,6 +229,9 @@ KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array 
 static const krt_kernel *const krt_kernels_reduce[] = {
     &block_sum__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_reduce[] = {
+    &block_sum__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_reduce = {
     "reduce.kern", 1, krt_kernels_reduce
 };

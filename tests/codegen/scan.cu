@@ -233,6 +233,9 @@ KRT_EXTERN_C int block_scan__launch(krt_launch_cfg cfg, krt_array inp, krt_array
 static const krt_kernel *const krt_kernels_scan[] = {
     &block_scan__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_scan[] = {
+    &block_scan__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_scan = {
     "scan.kern", 1, krt_kernels_scan
 };

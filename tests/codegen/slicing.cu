@@ -294,6 +294,9 @@ KRT_EXTERN_C int slicing__launch(krt_launch_cfg cfg, krt_array m, krt_array out,
 static const krt_kernel *const krt_kernels_slicing[] = {
     &slicing__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_slicing[] = {
+    &slicing__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_slicing = {
     "slicing.kern", 1, krt_kernels_slicing
 };

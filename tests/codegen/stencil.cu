@@ -282,6 +282,9 @@ KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array 
 static const krt_kernel *const krt_kernels_stencil[] = {
     &stencil1d__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_stencil[] = {
+    &stencil1d__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_stencil = {
     "stencil.kern", 1, krt_kernels_stencil
 };

@@ -1121,6 +1121,12 @@ static const krt_kernel *const krt_kernels_ufunc_gu[] = {
     &scaled_sum__guv_f8__kernel,
     &cumsum__guv_i4__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_ufunc_gu[] = {
+    &matmul__guv_f4__kernel_i32,
+    &matmul__guv_f8__kernel_i32,
+    &scaled_sum__guv_f8__kernel_i32,
+    &cumsum__guv_i4__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_ufunc_gu = {
     "ufunc_gu.kern", 4, krt_kernels_ufunc_gu
 };

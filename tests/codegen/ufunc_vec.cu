@@ -1004,6 +1004,13 @@ static const krt_kernel *const krt_kernels_ufunc_vec[] = {
     &scale__vec_f8_i4_f8__kernel,
     &scale__vec_i8__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_ufunc_vec[] = {
+    &hyp_kernel__kernel_i32,
+    &hyp__vec_f4__kernel_i32,
+    &hyp__vec_f8__kernel_i32,
+    &scale__vec_f8_i4_f8__kernel_i32,
+    &scale__vec_i8__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_ufunc_vec = {
     "ufunc_vec.kern", 5, krt_kernels_ufunc_vec
 };

@@ -178,6 +178,9 @@ KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array a, krt_array b, flo
 static const krt_kernel *const krt_kernels_vectors[] = {
     &blend__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_vectors[] = {
+    &blend__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_vectors = {
     "vectors.kern", 1, krt_kernels_vectors
 };

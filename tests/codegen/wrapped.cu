@@ -172,6 +172,10 @@ static const krt_kernel *const krt_kernels_wrapped[] = {
     &vadd__kernel,
     &scale__kernel,
 };
+KRT_EXTERN_C const krt_kernel *const krt_i32_wrapped[] = {
+    &vadd__kernel_i32,
+    &scale__kernel_i32,
+};
 KRT_EXTERN_C const krt_module krt_module_wrapped = {
     "wrapped.kern", 2, krt_kernels_wrapped
 };
