@@ -11,7 +11,7 @@ build=${abs_top_builddir:-.}
 KERNC=$build/kernc
 work=$(mktemp -d "${TMPDIR:-/tmp}/kernc-gpu.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT INT TERM
-echo "1..6"
+echo "1..7"
 
 f=$("$KERNC" --print-nvcc-flags "$top/tests/e2e/options.kern")
 g=$("$KERNC" --print-nvcc-flags "$top/examples/double.kern")
@@ -47,6 +47,7 @@ if [ -z "$NVCC" ] || ! command -v "$NVCC" >/dev/null 2>&1; then
     echo "ok 4 # SKIP no nvcc"
     echo "ok 5 # SKIP no nvcc"
     echo "ok 6 # SKIP no nvcc"
+    echo "ok 7 # SKIP no nvcc"
     exit 0
 fi
 out=$(abs_top_builddir=$build abs_top_srcdir=$top NVCC=$NVCC CHECK_GPU_PROBE_ONLY=1 \
@@ -75,3 +76,25 @@ case $rc:$out in
     0:*"geometric mean: kernc/hand"*) echo "ok 6 - bench/sass/count: $(echo "$out" | grep 'geometric mean')" ;;
     *) echo "not ok 6 - bench/sass/count: exit $rc"; echo "$out" | sed 's/^/# /' ;;
 esac
+
+# The GPU timings' references (tests/gpu/timing.sh) build without a GPU
+# and skip cleanly (77) where there is none.
+ok=yes
+"$NVCC" -arch=sm_90 -Werror all-warnings -o "$work/hand_timing" "$top/bench/gpu/hand_timing.cu" 2>"$work/err" ||
+    { ok=no; echo "# hand_timing.cu: $(head -n 3 "$work/err")"; }
+if "$KERNC" -o "$work/launch.kern.cu" --header "$work/launch.kern.h" "$top/bench/gpu/launch.kern"; then
+    "$NVCC" -arch=sm_90 -Werror all-warnings -I"$work" -I"$top/runtime" -I"$build/runtime" -o "$work/launch_overhead" \
+        "$top/bench/gpu/launch_overhead.cu" "$work/launch.kern.cu" -L"$build/runtime/.libs" -lkernrt 2>"$work/err" ||
+        { ok=no; echo "# launch_overhead.cu: $(head -n 3 "$work/err")"; }
+else
+    ok=no
+fi
+/usr/bin/python3 -c "import ast, sys; ast.parse(open(sys.argv[1]).read())" "$top/bench/gpu/numba_timing.py" ||
+    { ok=no; echo "# numba_timing.py does not parse"; }
+if [ $ok = yes ] && [ -z "$(nvidia-smi -L 2>/dev/null)" ]; then
+    "$work/hand_timing" >/dev/null; a=$?
+    LD_LIBRARY_PATH=$build/runtime/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$work/launch_overhead" >/dev/null; b=$?
+    [ $a = 77 ] && [ $b = 77 ] || { ok=no; echo "# without a GPU: exit $a and $b, not 77"; }
+fi
+[ $ok = yes ] && echo "ok 7 - bench/gpu: the hand-written and launch-overhead timings build (nvcc -Werror) and skip without a GPU" \
+              || echo "not ok 7 - bench/gpu"
