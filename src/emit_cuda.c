@@ -15,10 +15,23 @@
  * flag of the whole file (nvcc has no per-kernel form). */
 const char *emit_nvcc_flags(const Program *p)
 {
-    for (int i = 0; i < p->nfuncs; i++)
-        if (p->funcs[i]->opt.lineinfo)
-            return "-lineinfo";
-    return "";
+    bool lineinfo = false, all_fast = true, kernels = false;
+    for (int i = 0; i < p->nfuncs; i++) {
+        lineinfo |= p->funcs[i]->opt.lineinfo;
+        if (p->funcs[i]->is_kernel) {
+            kernels = true;
+            all_fast &= p->funcs[i]->opt.fastmath;
+        }
+    }
+    /* fastmath=True: numba-cuda's NVVM options (ftz=1, prec-div=0,
+     * prec-sqrt=0, fma=1) are nvcc's -ftz=true -prec-div=false
+     * -prec-sqrt=false (-fmad=true is nvcc's default); flags of the whole
+     * file, so only where every kernel asks for fastmath (otherwise the
+     * code itself gives the division and sqrt, without flush-to-zero) */
+    const char *fast = kernels && all_fast ? "-ftz=true -prec-div=false -prec-sqrt=false" : "";
+    if (lineinfo && *fast)
+        return arena_printf("-lineinfo %s", fast);
+    return lineinfo ? "-lineinfo" : fast;
 }
 
 /* ------------------------------------------------------------------ */

@@ -855,8 +855,10 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
         argv[n++] = "-fPIC";
         argv[n++] = "-cudart";
         argv[n++] = "shared";
-        if (r->nvcc_flags && r->nvcc_flags[0])   /* lineinfo=True: -lineinfo */
-            argv[n++] = (char *)r->nvcc_flags;
+        /* lineinfo=True: -lineinfo; fastmath=True in every kernel: -ftz=true
+         * -prec-div=false -prec-sqrt=false (emit_nvcc_flags) */
+        if (r->nvcc_flags && r->nvcc_flags[0])
+            n += run_split(arena_strdup(r->nvcc_flags), argv + n, 4);
     } else {
         argv[n++] = "-fPIC";
     }
