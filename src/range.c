@@ -926,15 +926,26 @@ typedef struct Rebind {
     bool hit;
 } Rebind;
 
+/* an assignment target that binds r->v (an element store a[i] = x does
+ * not; a tuple target may) */
+static bool binds(const Node *t, const Var *v)
+{
+    if (t->kind == E_VAR)
+        return t->var == v;
+    if (t->kind == E_TUPLE)
+        for (int i = 0; i < t->args.len; i++)
+            if (binds(t->args.items[i], v))
+                return true;
+    return false;
+}
+
 static Visit rebind_visit(const Node *n, void *ctx)
 {
     Rebind *r = ctx;
     if (n->kind == S_ASSIGN)
-        for (int i = 0; i < n->args.len; i++) {
-            const Node *t = n->args.items[i];
-            if (t->kind == E_VAR && t->var == r->v)
+        for (int i = 0; i < n->args.len; i++)
+            if (binds(n->args.items[i], r->v))
                 r->hit = true;
-        }
     if ((n->kind == S_AUGASSIGN && n->lhs && n->lhs->kind == E_VAR && n->lhs->var == r->v) ||
         (n->kind == E_LET && n->var == r->v))
         r->hit = true;
