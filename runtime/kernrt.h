@@ -547,6 +547,14 @@ struct krt_kernel {
                                         it as krt_launch_cooperative does */
 };
 
+/* issue 11: whether a launch may take a kernel's 32-bit variant (kernc's
+ * NAME__i32, descriptor NAME__kernel_i32: the same results, index
+ * arithmetic in 32 bits; the typed launcher NAME__launch asks): KRT_I32=0
+ * is not set in the environment, grid.x * block.x <= 2^30, grid.x <= 2^24,
+ * and every array argument of k has each extent < 2^30 and each byte
+ * stride in [-(2^31 - 1), 2^31 - 1].  args as for krt_launch. */
+int krt_launch_fits32(const krt_kernel *k, const krt_launch_cfg *cfg, void **args);
+
 /* Every kernel of one .kern file: the symbol krt_module_<base> in the
  * generated code, where <base> is the file's base name without its
  * directory and without the ".kern" suffix (saxpy.kern: krt_module_saxpy);

@@ -1030,6 +1030,19 @@ KRT_FN float krt_fast_sqrtf(float x)
     return sqrtf(x);
 #endif
 }
+/* The 32-bit variants of kernels (NAME__i32): an index times a stride,
+ * both in int32, exactly as int64: one IMAD.WIDE (PTX mul.wide.s32; NVVM
+ * makes a full 64-bit multiply of (int64_t)a * b). */
+KRT_FN int64_t krt_mul_wide(int32_t a, int32_t b)
+{
+#if defined(__CUDA_ARCH__)
+    int64_t r;
+    asm("mul.wide.s32 %0, %1, %2;" : "=l"(r) : "r"(a), "r"(b));
+    return r;
+#else
+    return (int64_t)a * b;
+#endif
+}
 /* complex64 / complex128 (issue 8) */
 #include <kernrt_cmath.h>
 

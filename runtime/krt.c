@@ -1598,6 +1598,36 @@ int krt_check_array(const krt_kernel *k, int param, const krt_array *a,
     return KRT_OK;
 }
 
+/* issue 11: the launch conditions of a kernel's 32-bit variant, which
+ * kernc's range.c assumes when it prints NAME__i32 (range_func_i32). */
+int krt_launch_fits32(const krt_kernel *k, const krt_launch_cfg *cfg, void **args)
+{
+    static int off = -1;
+    int i, d;
+
+    if (off < 0) {
+        const char *env = getenv("KRT_I32");
+        off = env != NULL && strcmp(env, "0") == 0;
+    }
+    if (k == NULL || off || cfg == NULL ||
+        (uint64_t)cfg->grid.x * cfg->block.x > (UINT64_C(1) << 30) ||
+        cfg->grid.x > (1u << 24))
+        return 0;
+    for (i = 0; i < k->nparams; i++) {
+        const krt_view *v;
+        if (k->params[i].kind != KRT_PARAM_ARRAY)
+            continue;
+        if (args == NULL || args[i] == NULL)
+            return 0;
+        v = (const krt_view *)args[i];
+        for (d = 0; d < k->params[i].ndim && d < KRT_MAX_NDIM; d++)
+            if (v->shape[d] < 0 || v->shape[d] >= (INT64_C(1) << 30) ||
+                v->strides[d] < -INT32_MAX || v->strides[d] > INT32_MAX)
+                return 0;
+    }
+    return 1;
+}
+
 /* Everything krt_launch and krt_launch_cooperative check, then the launch;
  * fn is the public name, for messages. */
 static int krt_launch_checked(const krt_kernel *k, krt_launch_cfg cfg,

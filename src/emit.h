@@ -72,6 +72,15 @@ typedef struct Emitter {
      * NULL otherwise), by parameter index: reached through its
      * __restrict__ pointer krt_rp_NAME; read only (loads through __ldg) */
     bool *noalias_ptr, *noalias_ro;
+    /* issue 11 (sass): printing a kernel's 32-bit variant (emit_cuda.c):
+     * the parameters' strides fit in int32 (range_i32_param) */
+    bool i32;
+    PtrVec i32_kernels;      /* the kernels that have one */
+    /* fastmath=True's NVVM options (ftz, prec-div=0, prec-sqrt=0) hold for
+     * the function being printed: its own fastmath, or a device function
+     * that only fastmath kernels reach (numba-cuda gives the kernel's NVVM
+     * options to the whole module, its device functions too) */
+    bool nvvm_fast;
 
     /* Expression temporaries of the function: krt_tmpN */
     Type **tmp_types;

@@ -4,6 +4,8 @@
  */
 #include "emit.h"
 
+#include <string.h>
+
 /* ------------------------------------------------------------------ */
 /* Options that are nvcc flags                                         */
 /* ------------------------------------------------------------------ */
@@ -13,10 +15,23 @@
  * flag of the whole file (nvcc has no per-kernel form). */
 const char *emit_nvcc_flags(const Program *p)
 {
-    for (int i = 0; i < p->nfuncs; i++)
-        if (p->funcs[i]->opt.lineinfo)
-            return "-lineinfo";
-    return "";
+    bool lineinfo = false, all_fast = true, kernels = false;
+    for (int i = 0; i < p->nfuncs; i++) {
+        lineinfo |= p->funcs[i]->opt.lineinfo;
+        if (p->funcs[i]->is_kernel) {
+            kernels = true;
+            all_fast &= p->funcs[i]->opt.fastmath;
+        }
+    }
+    /* fastmath=True: numba-cuda's NVVM options (ftz=1, prec-div=0,
+     * prec-sqrt=0, fma=1) are nvcc's -ftz=true -prec-div=false
+     * -prec-sqrt=false (-fmad=true is nvcc's default); flags of the whole
+     * file, so only where every kernel asks for fastmath (otherwise the
+     * code itself gives the division and sqrt, without flush-to-zero) */
+    const char *fast = kernels && all_fast ? "-ftz=true -prec-div=false -prec-sqrt=false" : "";
+    if (lineinfo && *fast)
+        return arena_printf("-lineinfo %s", fast);
+    return lineinfo ? "-lineinfo" : fast;
 }
 
 /* ------------------------------------------------------------------ */
@@ -104,7 +119,8 @@ static void noalias_scan(Emitter *E, Func *f)
 /* CUDA functions                                                      */
 /* ------------------------------------------------------------------ */
 
-void emit_cuda_func(Emitter *E, Func *f)
+/* f as CUDA; the 32-bit variant of kernel f (E->i32) is NAME__i32. */
+static void cuda_func_text(Emitter *E, Func *f)
 {
     func_begin(E, f, MODE_CUDA);
     bool noalias = f->is_kernel && E->opt && E->opt->assume_noalias && !E->debug;
@@ -122,7 +138,8 @@ void emit_cuda_func(Emitter *E, Func *f)
     /* extern "C": profilers and cuobjdump show the kernel as the user named
      * it (the launcher is NAME__launch, the header's NAME forwards to it) */
     if (f->is_kernel)
-        outf(E, "KRT_EXTERN_C __global__ void %s%s(%s)", maxreg, fn_cname(f), param_list(f, ""));
+        outf(E, "KRT_EXTERN_C __global__ void %s%s%s(%s)", maxreg, fn_cname(f), E->i32 ? "__i32" : "",
+             param_list(f, ""));
     else
         outf(E, "static __device__ %s KRT_MAYBE_UNUSED %s %s(%s)",
              f->opt.inline_ ? "__forceinline__" : "inline", nonvoid ? t_c(f->ret) : "void",
@@ -143,3 +160,51 @@ void emit_cuda_func(Emitter *E, Func *f)
 }
 
 /* ------------------------------------------------------------------ */
+
+/* ------------------------------------------------------------------ */
+/* The 32-bit variant of a kernel (issue 11)                          */
+/* ------------------------------------------------------------------ */
+
+/* numba types cuda.grid, lengths and index arithmetic as int64, and the
+ * kernel NAME computes them so.  Most launches are smaller: where
+ * gridDim.x * blockDim.x <= 2^30, gridDim.x <= 2^24 and every array
+ * parameter has extents < 2^30 and strides in int32 (krt_launch_fits32,
+ * runtime/krt.c), range.c proves more of those values in int32
+ * (range_func_i32), and NAME__i32 computes them in 32 bits, with the
+ * same results.  The launch picks NAME__i32 when the arguments satisfy
+ * the conditions (KRT_I32=0 in the environment: never).  A kernel gets the
+ * variant only where its text differs from NAME's. */
+static bool i32_differs(const StrBuf *a, const StrBuf *b)
+{
+    const char *x = a->s ? strstr(a->s, "\n{\n") : NULL, *y = b->s ? strstr(b->s, "\n{\n") : NULL;
+    return !x || !y || strcmp(x, y) != 0;
+}
+
+void emit_cuda_func(Emitter *E, Func *f)
+{
+    bool debug = f->opt.debug || (E->opt && E->opt->debug);
+    if (!f->is_kernel || debug) {
+        cuda_func_text(E, f);
+        return;
+    }
+    StrBuf gen = {0}, v32 = {0};
+    StrBuf *out = swap_out(E, &gen);
+    int errors = error_count();
+    cuda_func_text(E, f);
+    if (error_count() == errors) {
+        range_func_i32(f);
+        swap_out(E, &v32);
+        E->i32 = true;
+        cuda_func_text(E, f);
+        E->i32 = false;
+        range_func(f);
+    }
+    swap_out(E, out);
+    sb_putn(E->out, gen.s ? gen.s : "", gen.len);
+    if (v32.len && i32_differs(&gen, &v32)) {
+        sb_putn(E->out, v32.s, v32.len);
+        vec_push(&E->i32_kernels, f);
+    }
+    sb_free(&gen);
+    sb_free(&v32);
+}

@@ -809,10 +809,18 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
         sb_printf(&b, "((%s *)%s)[%s]", T, data, lin);
     } else {
         sb_printf(&b, "*(%s *)(%s", T, data);
+        /* the 32-bit variant of a kernel (issue 11): a parameter's
+         * strides fit in int32, an index that does too makes a 32 x 32
+         * -> 64-bit product, which is exact (krt_mul_wide) */
+        bool s32 = E->i32 && !E->debug && range_i32_param(E->fn, v);
         for (int k = 0; k < nidx; k++) {
             E->axis = k;
-            sb_printf(&b, " + %s * %s.strides[%d]",
-                      index_expr(E, idx[k], arena_printf("%s.shape[%d]", a, k)), a, k);
+            int64_t c;
+            const char *ix = index_expr(E, idx[k], arena_printf("%s.shape[%d]", a, k));
+            if (s32 && (const_int(idx[k], &c) ? c >= 0 && c <= INT32_MAX : r_nonneg(idx[k]) && r_fits32(idx[k])))
+                sb_printf(&b, " + krt_mul_wide(%s, (int32_t)%s.strides[%d])", unparen(ix), a, k);
+            else
+                sb_printf(&b, " + %s * %s.strides[%d]", ix, a, k);
         }
         sb_putc(&b, ')');
     }
@@ -1011,7 +1019,7 @@ static const char *ex_binop(Emitter *E, Node *n)
     }
     case OP_DIV:
         /* fastmath: numba's approximate division (NVVM prec-div=0) */
-        if (t && t->kind == TY_FLOAT32 && E->mode == MODE_CUDA && E->fn && E->fn->opt.fastmath)
+        if (t && t->kind == TY_FLOAT32 && E->mode == MODE_CUDA && E->fn && E->nvvm_fast)
             return arena_printf("__fdividef(%s, %s)", ex_as(E, l, t), ex_as(E, r, t));
         if (t_float(t))
             return arena_printf("(%s / %s)", ex_as(E, l, t), ex_as(E, r, t));
@@ -1281,7 +1289,10 @@ static const char *ex_math(Emitter *E, Node *n)
     bool fm32 = E->mode == MODE_CUDA && E->fn && E->fn->opt.fastmath && ft->kind == TY_FLOAT32;
     bool fast = fm32 && api_has(a, AF_FASTMATH);
     StrBuf b = {0};
-    if (fm32 && a->id == API_M_SQRT)   /* NVVM's prec-sqrt=0, ftz */
+    /* NVVM's prec-sqrt=0, ftz: also in a device function that only
+     * fastmath kernels call (E->nvvm_fast), as numba-cuda's module-wide
+     * NVVM options give it; the fast intrinsics are per function */
+    if (E->mode == MODE_CUDA && E->fn && E->nvvm_fast && ft->kind == TY_FLOAT32 && a->id == API_M_SQRT)
         sb_puts(&b, "krt_fast_sqrtf(");
     else
         sb_printf(&b, fast ? "__%s%s(" : "%s%s(", spell, f);
@@ -2415,6 +2426,55 @@ void void_unread(Emitter *E, bool params, bool locals)
         }
 }
 
+/* Does kernel-or-function `from` call `to`, directly or not? */
+typedef struct Reach {
+    const Func *to;
+    PtrVec seen;
+    bool hit;
+} Reach;
+
+static Visit reach_visit(const Node *n, void *ctx)
+{
+    Reach *r = ctx;
+    if (n->kind != E_CALLFN || !n->callee)
+        return VISIT_CHILDREN;
+    if (n->callee == r->to) {
+        r->hit = true;
+        return VISIT_STOP;
+    }
+    for (int i = 0; i < r->seen.len; i++)
+        if (r->seen.items[i] == n->callee)
+            return VISIT_CHILDREN;
+    vec_push(&r->seen, n->callee);
+    for (int i = 0; i < n->callee->def->body.len && !r->hit; i++)
+        node_walk(n->callee->def->body.items[i], reach_visit, r);
+    return r->hit ? VISIT_STOP : VISIT_CHILDREN;
+}
+
+static bool reaches(const Func *from, const Func *to)
+{
+    Reach r = {to, {0}, false};
+    for (int i = 0; i < from->def->body.len && !r.hit; i++)
+        node_walk(from->def->body.items[i], reach_visit, &r);
+    return r.hit;
+}
+
+/* fastmath's NVVM options for device function f: every kernel that calls
+ * it is a fastmath one (and one does). */
+static bool devfunc_nvvm_fast(const Program *p, const Func *f)
+{
+    bool any = false;
+    for (int i = 0; i < p->nfuncs; i++) {
+        const Func *k = p->funcs[i];
+        if (!k->is_kernel || !reaches(k, f))
+            continue;
+        if (!k->opt.fastmath)
+            return false;
+        any = true;
+    }
+    return any;
+}
+
 void func_begin(Emitter *E, Func *f, Mode mode)
 {
     E->fn = f;
@@ -2427,6 +2487,8 @@ void func_begin(Emitter *E, Func *f, Mode mode)
     E->used_s = false;
     E->cpu_failed = false;
     E->debug = f->opt.debug || (E->opt && E->opt->debug);
+    E->nvvm_fast = mode == MODE_CUDA &&
+                   (f->opt.fastmath || (!f->is_kernel && E->prog && devfunc_nvvm_fast(E->prog, f)));
     E->used_sink = false;
     E->cpu = NULL;
     E->cpu_vars = NULL;

@@ -10,6 +10,7 @@
  */
 #include "emit.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
@@ -129,8 +130,24 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
     outf(E, "    %s, %s,",
          with_cpu && shared ? arena_printf("sizeof(struct %s__shared)", name) : "0",
          with_cpu && frame ? arena_printf("sizeof(struct %s__frame)", name) : "0");
+    /* the 32-bit variant (issue 11; emit_cuda.c), when there is one */
+    bool v32 = false;
+    for (int i = 0; with_cuda && i < E->i32_kernels.len; i++)
+        v32 |= E->i32_kernels.items[i] == f;
     outf(E, "    %d", f->has_grid_sync ? 1 : 0);
     outf(E, "};");
+    if (v32) {
+        /* the 32-bit variant's: the same but for the CUDA function */
+        outf(E, "static const krt_kernel %s__kernel_i32 = {", name);
+        outf(E, "    \"%s\", \"%s\", %d, %s,", c_string(f->name), c_string(path_base(E->path)),
+             f->nparams, f->nparams > 0 ? arena_printf("%s__params", name) : "NULL");
+        outf(E, "    %s, (const void *)%s__i32,", with_cpu ? arena_printf("%s__cpu", name) : "NULL", name);
+        outf(E, "    %s, %s,",
+             with_cpu && shared ? arena_printf("sizeof(struct %s__shared)", name) : "0",
+             with_cpu && frame ? arena_printf("sizeof(struct %s__frame)", name) : "0");
+        outf(E, "    %d", f->has_grid_sync ? 1 : 0);
+        outf(E, "};");
+    }
     outf(E, "%s", "");
 
     outf(E, "KRT_EXTERN_C %s", launcher_proto(f, "__launch"));
@@ -153,7 +170,13 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
             outf(E, "krt_argv[%d] = &%s;", i, v->cname);
         }
     }
-    outf(E, "return krt_launch(&%s__kernel, cfg, %s);", name, f->nparams > 0 ? "krt_argv" : "NULL");
+    const char *argv = f->nparams > 0 ? "krt_argv" : "NULL";
+    if (v32) {
+        /* issue 11: NAME__i32 where the launch meets its conditions */
+        outf(E, "if (krt_launch_fits32(&%s__kernel, &cfg, %s))", name, argv);
+        outf(E, "    return krt_launch(&%s__kernel_i32, cfg, %s);", name, argv);
+    }
+    outf(E, "return krt_launch(&%s__kernel, cfg, %s);", name, argv);
     E->indent = 0;
     outf(E, "}");
     outf(E, "%s", "");
@@ -456,12 +479,25 @@ static void emit_cpu_half(Emitter *E, bool cuda)
 {
     Program *p = E->prog;
     bool *cpu_ok = arena_alloc(sizeof(bool) * (size_t)(p->nfuncs + 1));
+    const char *env = getenv("KERNC_TEST_CPU_I32");
+    bool test_cpu_i32 = env && strcmp(env, "1") == 0;
     outf(E, "/* ---- CPU backend: each kernel runs all threads of one block ---- */");
     outf(E, "%s", "");
     emit_const_arrays(E, false);
     for (int i = 0; i < p->nfuncs; i++) {
         Func *f = p->funcs[i];
-        if (f->is_kernel) {
+        if (f->is_kernel && test_cpu_i32) {
+            /* tests only (KERNC_TEST_CPU_I32=1, tests/i32.sh): the CPU
+             * kernel printed as the CUDA NAME__i32 is, to check those
+             * printing decisions against numba on the CPU backend; valid
+             * only for launches that krt_launch_fits32 accepts */
+            range_func_i32(f);
+            E->i32 = true;
+            emit_cpu_kernel(E, f);
+            E->i32 = false;
+            range_func(f);
+            cpu_ok[i] = !E->cpu_failed;
+        } else if (f->is_kernel) {
             emit_cpu_kernel(E, f);
             cpu_ok[i] = !E->cpu_failed;
         } else if (!func_has_split(f)) {
@@ -483,6 +519,20 @@ static void emit_cpu_half(Emitter *E, bool cuda)
         for (int i = 0; i < p->nfuncs; i++)
             if (p->funcs[i]->is_kernel)
                 outf(E, "    &%s__kernel,", fn_cname(p->funcs[i]));
+        outf(E, "};");
+    }
+    /* issue 11: the 32-bit variants' descriptors by the index in
+     * krt_kernels_MOD (NULL: none), for `kernc run` (src/run.c) */
+    if (cuda && E->i32_kernels.len > 0) {
+        outf(E, "KRT_EXTERN_C const krt_kernel *const krt_i32_%s[] = {", mod);
+        for (int i = 0; i < p->nfuncs; i++) {
+            Func *f = p->funcs[i];
+            bool v32 = false;
+            for (int k = 0; f->is_kernel && k < E->i32_kernels.len; k++)
+                v32 |= E->i32_kernels.items[k] == f;
+            if (f->is_kernel)
+                outf(E, v32 ? "    &%s__kernel_i32," : "    NULL,", fn_cname(f));
+        }
         outf(E, "};");
     }
     outf(E, "KRT_EXTERN_C const krt_module krt_module_%s = {", mod);

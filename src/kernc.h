@@ -1293,6 +1293,13 @@ void check_program(Program *p, const Options *opt);
 /* range.c: the value ranges of every function's integer expressions
  * (Node.rknown, rlo, rhi), for the printers. */
 void range_program(Program *p);
+/* issue 11 (sass): range_func: one function again (the general intervals);
+ * range_func_i32: kernel f's intervals under its 32-bit variant's launch
+ * conditions (krt_launch_fits32); range_i32_param: v is one of the array
+ * parameters those conditions cover. */
+void range_func(Func *f);
+void range_func_i32(Func *f);
+bool range_i32_param(const Func *f, const Var *v);
 
 /* emit_*.c: the CUDA C file (kernels, CPU code, launchers), the C file for the
  * CPU backend (--target c), and the header with the launcher prototypes. */

@@ -66,6 +66,16 @@ typedef struct RA {
 
 static int range_gen;
 
+/* issue 11: the 32-bit variant of a kernel (range_func_i32).  Its launch
+ * is checked by krt_launch_fits32 (runtime/krt.c): gridDim.x * blockDim.x
+ * <= 2^30 and gridDim.x <= 2^24, and for every array parameter that the
+ * kernel never rebinds, each extent < 2^30 and each stride in int32.  So
+ * cuda.grid(1) < 2^30 and i < a.size < 2^30: a sum of two such values
+ * still fits in int32.  NULL outside range_func_i32. */
+static Func *i32_func;
+#define I32_EXTENT (INT64_C(1) << 30)
+#define I32_BLOCKS (INT64_C(1) << 24)
+
 static const Iv TOP = {0, 0, false};
 
 /* The values of an integer (or bool) scalar type; false for uint64 (whose
@@ -432,9 +442,9 @@ static Iv dim3_range(ApiId id)
     case API_TID_Z: return iv(0, 63);
     case API_BDIM_X: case API_BDIM_Y: return iv(1, 1024);
     case API_BDIM_Z: return iv(1, 64);
-    case API_BID_X: return iv(0, INT32_MAX - 1);
+    case API_BID_X: return iv(0, i32_func ? I32_BLOCKS - 1 : INT32_MAX - 1);
     case API_BID_Y: case API_BID_Z: return iv(0, 65534);
-    case API_GDIM_X: return iv(1, INT32_MAX);
+    case API_GDIM_X: return iv(1, i32_func ? I32_BLOCKS : INT32_MAX);
     case API_GDIM_Y: case API_GDIM_Z: return iv(1, 65535);
     case API_LANEID: return iv(0, 31);
     case API_WARPSIZE: return iv(32, 32);
@@ -447,6 +457,8 @@ static Iv grid_range(bool size, int c)
 {
     Iv bid = dim3_range((ApiId)(API_BID_X + c)), bdim = dim3_range((ApiId)(API_BDIM_X + c));
     Iv tid = dim3_range((ApiId)(API_TID_X + c)), gdim = dim3_range((ApiId)(API_GDIM_X + c));
+    if (i32_func && c == 0)   /* the 32-bit variant: gridDim.x * blockDim.x <= 2^30 */
+        return size ? iv(1, I32_EXTENT) : iv(0, I32_EXTENT - 1);
     return size ? iv_mul(bdim, gdim) : iv_add(iv_mul(bid, bdim), tid);
 }
 
@@ -556,7 +568,14 @@ static Iv rx_kind(RA *ra, Env *e, Node *n)
         return TOP;
     case E_SHAPE:
         rx(ra, e, n->lhs);
+        if (i32_func && n->lhs->kind == E_VAR && range_i32_param(i32_func, n->lhs->var))
+            return iv(0, I32_EXTENT - 1);
         return iv(0, INT64_MAX);
+    case E_STRIDE:
+        rx(ra, e, n->lhs);
+        if (i32_func && n->lhs->kind == E_VAR && range_i32_param(i32_func, n->lhs->var))
+            return iv(-INT32_MAX, INT32_MAX);
+        return TOP;
     case E_LET: {
         Iv a = rx(ra, e, n->lhs);
         env_set(ra, e, n->var, a);
@@ -900,9 +919,60 @@ static Visit forget(const Node *n, void *ctx)
     return VISIT_CHILDREN;
 }
 
+/* ---- the 32-bit variant (issue 11) ---- */
+
+typedef struct Rebind {
+    const Var *v;
+    bool hit;
+} Rebind;
+
+/* an assignment target that binds r->v (an element store a[i] = x does
+ * not; a tuple target may) */
+static bool binds(const Node *t, const Var *v)
+{
+    if (t->kind == E_VAR)
+        return t->var == v;
+    if (t->kind == E_TUPLE)
+        for (int i = 0; i < t->args.len; i++)
+            if (binds(t->args.items[i], v))
+                return true;
+    return false;
+}
+
+static Visit rebind_visit(const Node *n, void *ctx)
+{
+    Rebind *r = ctx;
+    if (n->kind == S_ASSIGN)
+        for (int i = 0; i < n->args.len; i++)
+            if (binds(n->args.items[i], r->v))
+                r->hit = true;
+    if ((n->kind == S_AUGASSIGN && n->lhs && n->lhs->kind == E_VAR && n->lhs->var == r->v) ||
+        (n->kind == E_LET && n->var == r->v))
+        r->hit = true;
+    return r->hit ? VISIT_STOP : VISIT_CHILDREN;
+}
+
+/* v is an array parameter of kernel f in global memory that f never
+ * rebinds: its extents and strides are the ones krt_launch_fits32 checks. */
+bool range_i32_param(const Func *f, const Var *v)
+{
+    if (!f || !f->is_kernel || !v || v->kind != VAR_PARAM || v->index < 0 || v->index >= f->nparams ||
+        f->params[v->index] != v)
+        return false;
+    const Type *t = v->type;
+    if (!t || t->kind != TY_ARRAY || t->space != SPACE_GLOBAL)
+        return false;
+    Rebind r = {v, false};
+    for (int i = 0; i < f->def->body.len && !r.hit; i++)
+        node_walk(f->def->body.items[i], rebind_visit, &r);
+    return !r.hit;
+}
+
 void range_func(Func *f)
 {
     RA ra = {0};
+    for (int i = 0; i < f->def->body.len; i++)   /* a previous run's */
+        node_walk(f->def->body.items[i], forget, NULL);
     ra.f = f;
     ra.nslots = f->nparams + f->nlocals;
     ra.gen = ++range_gen;
@@ -917,6 +987,15 @@ void range_func(Func *f)
     if (ra.gave_up)
         for (int i = 0; i < f->def->body.len; i++)
             node_walk(f->def->body.items[i], forget, NULL);
+}
+
+/* The intervals of kernel f under the launch conditions of its 32-bit
+ * variant (i32_func); range_func(f) afterwards gives back the general ones. */
+void range_func_i32(Func *f)
+{
+    i32_func = f;
+    range_func(f);
+    i32_func = NULL;
 }
 
 void range_program(Program *p)

@@ -855,8 +855,10 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
         argv[n++] = "-fPIC";
         argv[n++] = "-cudart";
         argv[n++] = "shared";
-        if (r->nvcc_flags && r->nvcc_flags[0])   /* lineinfo=True: -lineinfo */
-            argv[n++] = (char *)r->nvcc_flags;
+        /* lineinfo=True: -lineinfo; fastmath=True in every kernel: -ftz=true
+         * -prec-div=false -prec-sqrt=false (emit_nvcc_flags) */
+        if (r->nvcc_flags && r->nvcc_flags[0])
+            n += run_split(arena_strdup(r->nvcc_flags), argv + n, 4);
     } else {
         argv[n++] = "-fPIC";
     }
@@ -1855,7 +1857,14 @@ static int run_timed(Run *r, RunCall call, void *ctx)
 static int run_launch_once(Run *r, void *argv)
 {
     krt_launch_cfg cfg = {r->cfg.grid, r->cfg.block, r->cfg.shared, NULL};
-    int st = krt_launch(r->kernel, cfg, argv);
+    /* issue 11: the kernel's 32-bit variant where the launch allows it
+     * (krt_i32_<base>: by the index in the module's table) */
+    const krt_kernel *k = r->kernel;
+    const krt_kernel *const *v32 = run_find_symbol(r, "krt_i32_");
+    for (int j = 0; v32 && r->module && j < r->module->nkernels; j++)
+        if (r->module->kernels[j] == r->kernel && v32[j] && krt_launch_fits32(r->kernel, &cfg, argv))
+            k = v32[j];
+    int st = krt_launch(k, cfg, argv);
     return st == KRT_OK ? RUN_OK : run_krt_error(st);
 }
 

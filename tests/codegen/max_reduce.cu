@@ -181,19 +181,185 @@ KRT_EXTERN_C __global__ void max_reduce__red_i1(krt_view arr, krt_view partials,
 }
 #line 183 "max_reduce.cu"
 
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_i1__i32(krt_view arr, krt_view partials, int8_t init, bool use_init)
+{
+    __shared__ int8_t krt_u_sm_[4][33];
+#line 189 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    int8_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    int8_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    int8_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    int8_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    int8_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(int8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 236 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce(krt_u_tmp_, *(int8_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(int8_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(int8_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 314 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 333 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(int8_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(int8_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce(*(int8_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 349 "max_reduce.cu"
+
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2(int16_t a, int16_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 190 "max_reduce.cu"
+#line 356 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials, int16_t init, bool use_init)
 {
     __shared__ int16_t krt_u_sm_[4][33];
-#line 197 "max_reduce.cu"
+#line 363 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -240,7 +406,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 244 "max_reduce.cu"
+#line 410 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -318,7 +484,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 322 "max_reduce.cu"
+#line 488 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -337,7 +503,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 341 "max_reduce.cu"
+#line 507 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -353,21 +519,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
         *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2(*(int16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 357 "max_reduce.cu"
+#line 523 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_i2__i32(krt_view arr, krt_view partials, int16_t init, bool use_init)
+{
+    __shared__ int16_t krt_u_sm_[4][33];
+#line 529 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    int16_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    int16_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    int16_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    int16_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    int16_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(int16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 576 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__i2_i2(krt_u_tmp_, *(int16_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__i2_i2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(int16_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__i2_i2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(int16_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 654 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 673 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__i2_i2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(int16_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(int16_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__i2_i2(*(int16_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 689 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4(int32_t a, int32_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 364 "max_reduce.cu"
+#line 696 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials, int32_t init, bool use_init)
 {
     __shared__ int32_t krt_u_sm_[4][33];
-#line 371 "max_reduce.cu"
+#line 703 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -414,7 +746,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 418 "max_reduce.cu"
+#line 750 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -492,7 +824,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 496 "max_reduce.cu"
+#line 828 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -511,7 +843,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 515 "max_reduce.cu"
+#line 847 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -527,21 +859,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
         *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4(*(int32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 531 "max_reduce.cu"
+#line 863 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_i4__i32(krt_view arr, krt_view partials, int32_t init, bool use_init)
+{
+    __shared__ int32_t krt_u_sm_[4][33];
+#line 869 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    int32_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    int32_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    int32_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    int32_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    int32_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(int32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 916 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__i4_i4(krt_u_tmp_, *(int32_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__i4_i4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(int32_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__i4_i4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(int32_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 994 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 1013 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__i4_i4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(int32_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(int32_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__i4_i4(*(int32_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 1029 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8(int64_t a, int64_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 538 "max_reduce.cu"
+#line 1036 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials, int64_t init, bool use_init)
 {
     __shared__ int64_t krt_u_sm_[4][33];
-#line 545 "max_reduce.cu"
+#line 1043 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -588,7 +1086,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 592 "max_reduce.cu"
+#line 1090 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -666,7 +1164,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 670 "max_reduce.cu"
+#line 1168 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -685,7 +1183,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 689 "max_reduce.cu"
+#line 1187 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -701,21 +1199,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
         *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8(*(int64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 705 "max_reduce.cu"
+#line 1203 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_i8__i32(krt_view arr, krt_view partials, int64_t init, bool use_init)
+{
+    __shared__ int64_t krt_u_sm_[4][33];
+#line 1209 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    int64_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    int64_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    int64_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    int64_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    int64_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(int64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 1256 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__i8_i8(krt_u_tmp_, *(int64_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__i8_i8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(int64_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__i8_i8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(int64_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 1334 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 1353 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__i8_i8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(int64_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(int64_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__i8_i8(*(int64_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 1369 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1(uint8_t a, uint8_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 712 "max_reduce.cu"
+#line 1376 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials, uint8_t init, bool use_init)
 {
     __shared__ uint8_t krt_u_sm_[4][33];
-#line 719 "max_reduce.cu"
+#line 1383 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -762,7 +1426,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 766 "max_reduce.cu"
+#line 1430 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -840,7 +1504,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 844 "max_reduce.cu"
+#line 1508 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -859,7 +1523,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 863 "max_reduce.cu"
+#line 1527 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -875,21 +1539,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
         *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1(*(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 879 "max_reduce.cu"
+#line 1543 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_u1__i32(krt_view arr, krt_view partials, uint8_t init, bool use_init)
+{
+    __shared__ uint8_t krt_u_sm_[4][33];
+#line 1549 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    uint8_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    uint8_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    uint8_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    uint8_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    uint8_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(uint8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 1596 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__u1_u1(krt_u_tmp_, *(uint8_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u1_u1(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(uint8_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__u1_u1(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(uint8_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 1674 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 1693 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__u1_u1(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(uint8_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(uint8_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__u1_u1(*(uint8_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 1709 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2(uint16_t a, uint16_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 886 "max_reduce.cu"
+#line 1716 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials, uint16_t init, bool use_init)
 {
     __shared__ uint16_t krt_u_sm_[4][33];
-#line 893 "max_reduce.cu"
+#line 1723 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -936,7 +1766,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 940 "max_reduce.cu"
+#line 1770 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1014,7 +1844,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1018 "max_reduce.cu"
+#line 1848 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1033,7 +1863,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1037 "max_reduce.cu"
+#line 1867 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1049,21 +1879,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
         *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2(*(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1053 "max_reduce.cu"
+#line 1883 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_u2__i32(krt_view arr, krt_view partials, uint16_t init, bool use_init)
+{
+    __shared__ uint16_t krt_u_sm_[4][33];
+#line 1889 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    uint16_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    uint16_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    uint16_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    uint16_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    uint16_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(uint16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 1936 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__u2_u2(krt_u_tmp_, *(uint16_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u2_u2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(uint16_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__u2_u2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(uint16_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 2014 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 2033 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__u2_u2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(uint16_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(uint16_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__u2_u2(*(uint16_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 2049 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4(uint32_t a, uint32_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 1060 "max_reduce.cu"
+#line 2056 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials, uint32_t init, bool use_init)
 {
     __shared__ uint32_t krt_u_sm_[4][33];
-#line 1067 "max_reduce.cu"
+#line 2063 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1110,7 +2106,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1114 "max_reduce.cu"
+#line 2110 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1188,7 +2184,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1192 "max_reduce.cu"
+#line 2188 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1207,7 +2203,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1211 "max_reduce.cu"
+#line 2207 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1223,21 +2219,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
         *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4(*(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1227 "max_reduce.cu"
+#line 2223 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_u4__i32(krt_view arr, krt_view partials, uint32_t init, bool use_init)
+{
+    __shared__ uint32_t krt_u_sm_[4][33];
+#line 2229 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    uint32_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    uint32_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    uint32_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    uint32_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    uint32_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(uint32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 2276 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__u4_u4(krt_u_tmp_, *(uint32_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u4_u4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(uint32_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__u4_u4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(uint32_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 2354 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 2373 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__u4_u4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(uint32_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(uint32_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__u4_u4(*(uint32_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 2389 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8(uint64_t a, uint64_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 1234 "max_reduce.cu"
+#line 2396 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials, uint64_t init, bool use_init)
 {
     __shared__ uint64_t krt_u_sm_[4][33];
-#line 1241 "max_reduce.cu"
+#line 2403 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1284,7 +2446,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1288 "max_reduce.cu"
+#line 2450 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1362,7 +2524,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1366 "max_reduce.cu"
+#line 2528 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1381,7 +2543,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1385 "max_reduce.cu"
+#line 2547 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1397,21 +2559,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
         *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8(*(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1401 "max_reduce.cu"
+#line 2563 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_u8__i32(krt_view arr, krt_view partials, uint64_t init, bool use_init)
+{
+    __shared__ uint64_t krt_u_sm_[4][33];
+#line 2569 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    uint64_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    uint64_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    uint64_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    uint64_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    uint64_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(uint64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 2616 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__u8_u8(krt_u_tmp_, *(uint64_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u8_u8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(uint64_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__u8_u8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(uint64_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 2694 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 2713 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__u8_u8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(uint64_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(uint64_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__u8_u8(*(uint64_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 2729 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED float max_reduce__f4_f4(float a, float b)
 {
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 1408 "max_reduce.cu"
+#line 2736 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials, float init, bool use_init)
 {
     __shared__ float krt_u_sm_[4][33];
-#line 1415 "max_reduce.cu"
+#line 2743 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1458,7 +2786,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1462 "max_reduce.cu"
+#line 2790 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1536,7 +2864,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1540 "max_reduce.cu"
+#line 2868 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1555,7 +2883,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1559 "max_reduce.cu"
+#line 2887 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1571,21 +2899,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
         *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4(*(float *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1575 "max_reduce.cu"
+#line 2903 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_f4__i32(krt_view arr, krt_view partials, float init, bool use_init)
+{
+    __shared__ float krt_u_sm_[4][33];
+#line 2909 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    float krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    float krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    float krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    float krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    float krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(float *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 2956 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__f4_f4(krt_u_tmp_, *(float *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__f4_f4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(float *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__f4_f4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(float *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 3034 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 3053 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__f4_f4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(float *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(float *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__f4_f4(*(float *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 3069 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED double max_reduce__f8_f8(double a, double b)
 {
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 1582 "max_reduce.cu"
+#line 3076 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials, double init, bool use_init)
 {
     __shared__ double krt_u_sm_[4][33];
-#line 1589 "max_reduce.cu"
+#line 3083 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1632,7 +3126,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1636 "max_reduce.cu"
+#line 3130 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1710,7 +3204,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1714 "max_reduce.cu"
+#line 3208 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1729,7 +3223,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1733 "max_reduce.cu"
+#line 3227 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1745,21 +3239,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
         *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8(*(double *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1749 "max_reduce.cu"
+#line 3243 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_f8__i32(krt_view arr, krt_view partials, double init, bool use_init)
+{
+    __shared__ double krt_u_sm_[4][33];
+#line 3249 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    double krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    double krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    double krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    double krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    double krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(double *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 3296 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__f8_f8(krt_u_tmp_, *(double *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__f8_f8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(double *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__f8_f8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(double *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 3374 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 3393 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__f8_f8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(double *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(double *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__f8_f8(*(double *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 3409 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2(krt_f16 a, krt_f16 b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 1756 "max_reduce.cu"
+#line 3416 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials, krt_f16 init, bool use_init)
 {
     __shared__ krt_f16 krt_u_sm_[4][33];
-#line 1763 "max_reduce.cu"
+#line 3423 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1806,7 +3466,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1810 "max_reduce.cu"
+#line 3470 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1884,7 +3544,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1888 "max_reduce.cu"
+#line 3548 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1903,7 +3563,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1907 "max_reduce.cu"
+#line 3567 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1919,39 +3579,31 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
         *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2(*(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1923 "max_reduce.cu"
-
-#line 5 "max_reduce.kern"
-static __device__ inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16(krt_bf16 a, krt_bf16 b)
-{
-#line 6 "max_reduce.kern"
-    return krt_max_bf16(a, b);
-#line 1930 "max_reduce.cu"
-}
+#line 3583 "max_reduce.cu"
 
 #line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_bf16(krt_view arr, krt_view partials, krt_bf16 init, bool use_init)
+KRT_EXTERN_C __global__ void max_reduce__red_f2__i32(krt_view arr, krt_view partials, krt_f16 init, bool use_init)
 {
-    __shared__ krt_bf16 krt_u_sm_[4][33];
-#line 1937 "max_reduce.cu"
+    __shared__ krt_f16 krt_u_sm_[4][33];
+#line 3589 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
     int64_t krt_u_start_ = 0;
     int64_t krt_u_step_ = 0;
-    krt_bf16 krt_u_tmp_ = KRT_BF16_ZERO;
+    krt_f16 krt_u_tmp_ = KRT_F16_ZERO;
     int64_t krt_u_i_ = 0;
     int64_t krt_u_width_ = 0;
-    krt_bf16 krt_u_old_ = KRT_BF16_ZERO;
+    krt_f16 krt_u_old_ = KRT_F16_ZERO;
     int64_t krt_u_size_ = 0;
-    krt_bf16 krt_u_value_ = KRT_BF16_ZERO;
+    krt_f16 krt_u_value_ = KRT_F16_ZERO;
     bool krt_u_full_ = false;
     int64_t krt_u_width_2_ = 0;
-    krt_bf16 krt_u_old_2_ = KRT_BF16_ZERO;
+    krt_f16 krt_u_old_2_ = KRT_F16_ZERO;
     int64_t krt_u_base_ = 0;
     int64_t krt_u_i_2_ = 0;
     int64_t krt_u_nwarps_ = 0;
-    krt_bf16 krt_u_result_ = KRT_BF16_ZERO;
+    krt_f16 krt_u_result_ = KRT_F16_ZERO;
     int64_t krt_u_i_3_ = 0;
     int64_t krt_it1 = 0;
     int64_t krt_stop2 = 0;
@@ -1975,19 +3627,19 @@ KRT_EXTERN_C __global__ void max_reduce__red_bf16(krt_view arr, krt_view partial
 #line 4 "max_reduce.kern"
         krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
 #line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(krt_bf16 *)(arr.data + krt_u_start_ * arr.strides[0]);
+        krt_u_tmp_ = *(krt_f16 *)(arr.data + krt_u_start_ * arr.strides[0]);
 #line 4 "max_reduce.kern"
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1984 "max_reduce.cu"
+#line 3636 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
         for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
             krt_u_i_ = krt_it1;
 #line 4 "max_reduce.kern"
-            krt_u_tmp_ = max_reduce__bf16_bf16(krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            krt_u_tmp_ = max_reduce__f2_f2(krt_u_tmp_, *(krt_f16 *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
@@ -2004,7 +3656,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_bf16(krt_view arr, krt_view partial
 #line 4 "max_reduce.kern"
                 krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
@@ -2014,26 +3666,26 @@ KRT_EXTERN_C __global__ void max_reduce__red_bf16(krt_view arr, krt_view partial
 #line 4 "max_reduce.kern"
         if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__bf16_bf16(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__f2_f2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
         }
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
         if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-            *(krt_bf16 *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__bf16_bf16(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+            *(krt_f16 *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__f2_f2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
         }
     } else {
 #line 4 "max_reduce.kern"
         krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-        krt_u_value_ = *(krt_bf16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+        krt_u_value_ = *(krt_f16 *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
 #line 4 "max_reduce.kern"
         krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
 #line 4 "max_reduce.kern"
         __syncthreads();
 #line 4 "max_reduce.kern"
-        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
 #line 4 "max_reduce.kern"
         krt_u_width_2_ = 16;
 #line 4 "max_reduce.kern"
@@ -2043,7 +3695,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_bf16(krt_view arr, krt_view partial
 #line 4 "max_reduce.kern"
                 krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
             }
 #line 4 "max_reduce.kern"
             __syncthreads();
@@ -2056,13 +3708,13 @@ KRT_EXTERN_C __global__ void max_reduce__red_bf16(krt_view arr, krt_view partial
             krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
 #line 4 "max_reduce.kern"
             krt_it4 = 1;
-            krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
             krt_step6 = 1;
-#line 2062 "max_reduce.cu"
+#line 3714 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__bf16_bf16(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f2_f2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
             }
         }
 #line 4 "max_reduce.kern"
@@ -2077,35 +3729,35 @@ KRT_EXTERN_C __global__ void max_reduce__red_bf16(krt_view arr, krt_view partial
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 2081 "max_reduce.cu"
+#line 3733 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__bf16_bf16(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                krt_u_result_ = max_reduce__f2_f2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
             }
 #line 4 "max_reduce.kern"
-            *(krt_bf16 *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+            *(krt_f16 *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
         }
     }
 #line 4 "max_reduce.kern"
     if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
 #line 4 "max_reduce.kern"
-        *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16(*(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
+        *(krt_f16 *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__f2_f2(*(krt_f16 *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
     }
 }
-#line 2097 "max_reduce.cu"
+#line 3749 "max_reduce.cu"
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int8_t max_reduce__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int8_t a, int8_t b)
 {
-#line 2104 "max_reduce.cu"
+#line 3756 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i8(a, b);
-#line 2109 "max_reduce.cu"
+#line 3761 "max_reduce.cu"
 }
 
 struct max_reduce__red_i1__shared {
@@ -2148,7 +3800,7 @@ struct max_reduce__red_i1__frame {
 static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2152 "max_reduce.cu"
+#line 3804 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int8_t init = *(const int8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2174,14 +3826,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 2178 "max_reduce.cu"
+#line 3830 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2185 "max_reduce.cu"
+#line 3837 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2200,7 +3852,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2204 "max_reduce.cu"
+#line 3856 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2211,14 +3863,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2215 "max_reduce.cu"
+#line 3867 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2222 "max_reduce.cu"
+#line 3874 "max_reduce.cu"
             int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2231,7 +3883,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2235 "max_reduce.cu"
+#line 3887 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2243,7 +3895,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2247 "max_reduce.cu"
+#line 3899 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2254,7 +3906,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2258 "max_reduce.cu"
+#line 3910 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2276,13 +3928,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2280 "max_reduce.cu"
+#line 3932 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2286 "max_reduce.cu"
+#line 3938 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2290,7 +3942,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2294 "max_reduce.cu"
+#line 3946 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2312,7 +3964,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2316 "max_reduce.cu"
+#line 3968 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2322,7 +3974,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2326 "max_reduce.cu"
+#line 3978 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2343,7 +3995,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2347 "max_reduce.cu"
+#line 3999 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2354,13 +4006,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2358 "max_reduce.cu"
+#line 4010 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2364 "max_reduce.cu"
+#line 4016 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2371,7 +4023,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2375 "max_reduce.cu"
+#line 4027 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2394,13 +4046,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2398 "max_reduce.cu"
+#line 4050 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2404 "max_reduce.cu"
+#line 4056 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2408,7 +4060,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2412 "max_reduce.cu"
+#line 4064 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2434,20 +4086,20 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2438 "max_reduce.cu"
+#line 4090 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2445 "max_reduce.cu"
+#line 4097 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2451 "max_reduce.cu"
+#line 4103 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -2465,7 +4117,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2469 "max_reduce.cu"
+#line 4121 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2475,7 +4127,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2479 "max_reduce.cu"
+#line 4131 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2488,18 +4140,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2492 "max_reduce.cu"
+#line 4144 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
-#line 2498 "max_reduce.cu"
+#line 4150 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 2503 "max_reduce.cu"
+#line 4155 "max_reduce.cu"
 }
 
 struct max_reduce__red_i2__shared {
@@ -2542,7 +4194,7 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2546 "max_reduce.cu"
+#line 4198 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int16_t init = *(const int16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2568,14 +4220,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 2572 "max_reduce.cu"
+#line 4224 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2579 "max_reduce.cu"
+#line 4231 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2594,7 +4246,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2598 "max_reduce.cu"
+#line 4250 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2605,14 +4257,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2609 "max_reduce.cu"
+#line 4261 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2616 "max_reduce.cu"
+#line 4268 "max_reduce.cu"
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2625,7 +4277,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2629 "max_reduce.cu"
+#line 4281 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2637,7 +4289,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2641 "max_reduce.cu"
+#line 4293 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2648,7 +4300,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2652 "max_reduce.cu"
+#line 4304 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2670,13 +4322,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2674 "max_reduce.cu"
+#line 4326 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2680 "max_reduce.cu"
+#line 4332 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2684,7 +4336,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2688 "max_reduce.cu"
+#line 4340 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2706,7 +4358,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2710 "max_reduce.cu"
+#line 4362 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2716,7 +4368,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2720 "max_reduce.cu"
+#line 4372 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2737,7 +4389,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2741 "max_reduce.cu"
+#line 4393 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2748,13 +4400,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2752 "max_reduce.cu"
+#line 4404 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2758 "max_reduce.cu"
+#line 4410 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2765,7 +4417,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2769 "max_reduce.cu"
+#line 4421 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2788,13 +4440,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2792 "max_reduce.cu"
+#line 4444 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2798 "max_reduce.cu"
+#line 4450 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2802,7 +4454,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2806 "max_reduce.cu"
+#line 4458 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2828,20 +4480,20 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2832 "max_reduce.cu"
+#line 4484 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2839 "max_reduce.cu"
+#line 4491 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2845 "max_reduce.cu"
+#line 4497 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -2859,7 +4511,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2863 "max_reduce.cu"
+#line 4515 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2869,7 +4521,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2873 "max_reduce.cu"
+#line 4525 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2882,18 +4534,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2886 "max_reduce.cu"
+#line 4538 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
-#line 2892 "max_reduce.cu"
+#line 4544 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 2897 "max_reduce.cu"
+#line 4549 "max_reduce.cu"
 }
 
 struct max_reduce__red_i4__shared {
@@ -2936,7 +4588,7 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2940 "max_reduce.cu"
+#line 4592 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int32_t init = *(const int32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2962,14 +4614,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 2966 "max_reduce.cu"
+#line 4618 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2973 "max_reduce.cu"
+#line 4625 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2988,7 +4640,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2992 "max_reduce.cu"
+#line 4644 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2999,14 +4651,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3003 "max_reduce.cu"
+#line 4655 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3010 "max_reduce.cu"
+#line 4662 "max_reduce.cu"
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3019,7 +4671,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3023 "max_reduce.cu"
+#line 4675 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3031,7 +4683,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3035 "max_reduce.cu"
+#line 4687 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3042,7 +4694,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3046 "max_reduce.cu"
+#line 4698 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3064,13 +4716,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3068 "max_reduce.cu"
+#line 4720 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3074 "max_reduce.cu"
+#line 4726 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3078,7 +4730,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3082 "max_reduce.cu"
+#line 4734 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3100,7 +4752,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3104 "max_reduce.cu"
+#line 4756 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3110,7 +4762,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3114 "max_reduce.cu"
+#line 4766 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3131,7 +4783,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3135 "max_reduce.cu"
+#line 4787 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3142,13 +4794,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3146 "max_reduce.cu"
+#line 4798 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3152 "max_reduce.cu"
+#line 4804 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3159,7 +4811,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3163 "max_reduce.cu"
+#line 4815 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3182,13 +4834,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3186 "max_reduce.cu"
+#line 4838 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3192 "max_reduce.cu"
+#line 4844 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3196,7 +4848,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3200 "max_reduce.cu"
+#line 4852 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3222,20 +4874,20 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3226 "max_reduce.cu"
+#line 4878 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3233 "max_reduce.cu"
+#line 4885 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3239 "max_reduce.cu"
+#line 4891 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -3253,7 +4905,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3257 "max_reduce.cu"
+#line 4909 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3263,7 +4915,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3267 "max_reduce.cu"
+#line 4919 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3276,18 +4928,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3280 "max_reduce.cu"
+#line 4932 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
-#line 3286 "max_reduce.cu"
+#line 4938 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 3291 "max_reduce.cu"
+#line 4943 "max_reduce.cu"
 }
 
 struct max_reduce__red_i8__shared {
@@ -3330,7 +4982,7 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3334 "max_reduce.cu"
+#line 4986 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int64_t init = *(const int64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3356,14 +5008,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 3360 "max_reduce.cu"
+#line 5012 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3367 "max_reduce.cu"
+#line 5019 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3382,7 +5034,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3386 "max_reduce.cu"
+#line 5038 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3393,14 +5045,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3397 "max_reduce.cu"
+#line 5049 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3404 "max_reduce.cu"
+#line 5056 "max_reduce.cu"
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3413,7 +5065,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3417 "max_reduce.cu"
+#line 5069 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3425,7 +5077,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3429 "max_reduce.cu"
+#line 5081 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3436,7 +5088,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3440 "max_reduce.cu"
+#line 5092 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3458,13 +5110,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3462 "max_reduce.cu"
+#line 5114 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3468 "max_reduce.cu"
+#line 5120 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3472,7 +5124,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3476 "max_reduce.cu"
+#line 5128 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3494,7 +5146,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3498 "max_reduce.cu"
+#line 5150 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3504,7 +5156,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3508 "max_reduce.cu"
+#line 5160 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3525,7 +5177,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3529 "max_reduce.cu"
+#line 5181 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3536,13 +5188,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3540 "max_reduce.cu"
+#line 5192 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3546 "max_reduce.cu"
+#line 5198 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3553,7 +5205,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3557 "max_reduce.cu"
+#line 5209 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3576,13 +5228,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3580 "max_reduce.cu"
+#line 5232 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3586 "max_reduce.cu"
+#line 5238 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3590,7 +5242,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3594 "max_reduce.cu"
+#line 5246 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3616,20 +5268,20 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3620 "max_reduce.cu"
+#line 5272 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3627 "max_reduce.cu"
+#line 5279 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3633 "max_reduce.cu"
+#line 5285 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -3647,7 +5299,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3651 "max_reduce.cu"
+#line 5303 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3657,7 +5309,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3661 "max_reduce.cu"
+#line 5313 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3670,18 +5322,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3674 "max_reduce.cu"
+#line 5326 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
-#line 3680 "max_reduce.cu"
+#line 5332 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 3685 "max_reduce.cu"
+#line 5337 "max_reduce.cu"
 }
 
 struct max_reduce__red_u1__shared {
@@ -3724,7 +5376,7 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3728 "max_reduce.cu"
+#line 5380 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint8_t init = *(const uint8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3750,14 +5402,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 3754 "max_reduce.cu"
+#line 5406 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3761 "max_reduce.cu"
+#line 5413 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3776,7 +5428,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3780 "max_reduce.cu"
+#line 5432 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3787,14 +5439,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3791 "max_reduce.cu"
+#line 5443 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3798 "max_reduce.cu"
+#line 5450 "max_reduce.cu"
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3807,7 +5459,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3811 "max_reduce.cu"
+#line 5463 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3819,7 +5471,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3823 "max_reduce.cu"
+#line 5475 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3830,7 +5482,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3834 "max_reduce.cu"
+#line 5486 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3852,13 +5504,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3856 "max_reduce.cu"
+#line 5508 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3862 "max_reduce.cu"
+#line 5514 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3866,7 +5518,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3870 "max_reduce.cu"
+#line 5522 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3888,7 +5540,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3892 "max_reduce.cu"
+#line 5544 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3898,7 +5550,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3902 "max_reduce.cu"
+#line 5554 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3919,7 +5571,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3923 "max_reduce.cu"
+#line 5575 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3930,13 +5582,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3934 "max_reduce.cu"
+#line 5586 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3940 "max_reduce.cu"
+#line 5592 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3947,7 +5599,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3951 "max_reduce.cu"
+#line 5603 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3970,13 +5622,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3974 "max_reduce.cu"
+#line 5626 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3980 "max_reduce.cu"
+#line 5632 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3984,7 +5636,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3988 "max_reduce.cu"
+#line 5640 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4010,20 +5662,20 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4014 "max_reduce.cu"
+#line 5666 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4021 "max_reduce.cu"
+#line 5673 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4027 "max_reduce.cu"
+#line 5679 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -4041,7 +5693,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4045 "max_reduce.cu"
+#line 5697 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4051,7 +5703,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4055 "max_reduce.cu"
+#line 5707 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4064,18 +5716,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4068 "max_reduce.cu"
+#line 5720 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
-#line 4074 "max_reduce.cu"
+#line 5726 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 4079 "max_reduce.cu"
+#line 5731 "max_reduce.cu"
 }
 
 struct max_reduce__red_u2__shared {
@@ -4118,7 +5770,7 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4122 "max_reduce.cu"
+#line 5774 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint16_t init = *(const uint16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4144,14 +5796,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 4148 "max_reduce.cu"
+#line 5800 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4155 "max_reduce.cu"
+#line 5807 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4170,7 +5822,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4174 "max_reduce.cu"
+#line 5826 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4181,14 +5833,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4185 "max_reduce.cu"
+#line 5837 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4192 "max_reduce.cu"
+#line 5844 "max_reduce.cu"
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4201,7 +5853,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4205 "max_reduce.cu"
+#line 5857 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4213,7 +5865,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4217 "max_reduce.cu"
+#line 5869 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4224,7 +5876,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4228 "max_reduce.cu"
+#line 5880 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4246,13 +5898,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4250 "max_reduce.cu"
+#line 5902 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4256 "max_reduce.cu"
+#line 5908 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4260,7 +5912,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4264 "max_reduce.cu"
+#line 5916 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4282,7 +5934,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4286 "max_reduce.cu"
+#line 5938 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4292,7 +5944,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4296 "max_reduce.cu"
+#line 5948 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4313,7 +5965,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4317 "max_reduce.cu"
+#line 5969 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4324,13 +5976,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4328 "max_reduce.cu"
+#line 5980 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4334 "max_reduce.cu"
+#line 5986 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4341,7 +5993,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4345 "max_reduce.cu"
+#line 5997 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4364,13 +6016,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4368 "max_reduce.cu"
+#line 6020 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4374 "max_reduce.cu"
+#line 6026 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4378,7 +6030,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4382 "max_reduce.cu"
+#line 6034 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4404,20 +6056,20 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4408 "max_reduce.cu"
+#line 6060 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4415 "max_reduce.cu"
+#line 6067 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4421 "max_reduce.cu"
+#line 6073 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -4435,7 +6087,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4439 "max_reduce.cu"
+#line 6091 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4445,7 +6097,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4449 "max_reduce.cu"
+#line 6101 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4458,18 +6110,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4462 "max_reduce.cu"
+#line 6114 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
-#line 4468 "max_reduce.cu"
+#line 6120 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 4473 "max_reduce.cu"
+#line 6125 "max_reduce.cu"
 }
 
 struct max_reduce__red_u4__shared {
@@ -4512,7 +6164,7 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4516 "max_reduce.cu"
+#line 6168 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint32_t init = *(const uint32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4538,14 +6190,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 4542 "max_reduce.cu"
+#line 6194 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4549 "max_reduce.cu"
+#line 6201 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4564,7 +6216,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4568 "max_reduce.cu"
+#line 6220 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4575,14 +6227,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4579 "max_reduce.cu"
+#line 6231 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4586 "max_reduce.cu"
+#line 6238 "max_reduce.cu"
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4595,7 +6247,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4599 "max_reduce.cu"
+#line 6251 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4607,7 +6259,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4611 "max_reduce.cu"
+#line 6263 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4618,7 +6270,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4622 "max_reduce.cu"
+#line 6274 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4640,13 +6292,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4644 "max_reduce.cu"
+#line 6296 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4650 "max_reduce.cu"
+#line 6302 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4654,7 +6306,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4658 "max_reduce.cu"
+#line 6310 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4676,7 +6328,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4680 "max_reduce.cu"
+#line 6332 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4686,7 +6338,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4690 "max_reduce.cu"
+#line 6342 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4707,7 +6359,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4711 "max_reduce.cu"
+#line 6363 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4718,13 +6370,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4722 "max_reduce.cu"
+#line 6374 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4728 "max_reduce.cu"
+#line 6380 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4735,7 +6387,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4739 "max_reduce.cu"
+#line 6391 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4758,13 +6410,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4762 "max_reduce.cu"
+#line 6414 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4768 "max_reduce.cu"
+#line 6420 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4772,7 +6424,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4776 "max_reduce.cu"
+#line 6428 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4798,20 +6450,20 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4802 "max_reduce.cu"
+#line 6454 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4809 "max_reduce.cu"
+#line 6461 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4815 "max_reduce.cu"
+#line 6467 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -4829,7 +6481,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4833 "max_reduce.cu"
+#line 6485 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4839,7 +6491,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4843 "max_reduce.cu"
+#line 6495 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4852,18 +6504,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4856 "max_reduce.cu"
+#line 6508 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
-#line 4862 "max_reduce.cu"
+#line 6514 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 4867 "max_reduce.cu"
+#line 6519 "max_reduce.cu"
 }
 
 struct max_reduce__red_u8__shared {
@@ -4906,7 +6558,7 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4910 "max_reduce.cu"
+#line 6562 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint64_t init = *(const uint64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4932,14 +6584,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 4936 "max_reduce.cu"
+#line 6588 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4943 "max_reduce.cu"
+#line 6595 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4958,7 +6610,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4962 "max_reduce.cu"
+#line 6614 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4969,14 +6621,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4973 "max_reduce.cu"
+#line 6625 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4980 "max_reduce.cu"
+#line 6632 "max_reduce.cu"
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4989,7 +6641,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4993 "max_reduce.cu"
+#line 6645 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5001,7 +6653,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5005 "max_reduce.cu"
+#line 6657 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5012,7 +6664,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5016 "max_reduce.cu"
+#line 6668 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5034,13 +6686,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5038 "max_reduce.cu"
+#line 6690 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5044 "max_reduce.cu"
+#line 6696 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5048,7 +6700,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5052 "max_reduce.cu"
+#line 6704 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5070,7 +6722,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5074 "max_reduce.cu"
+#line 6726 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5080,7 +6732,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5084 "max_reduce.cu"
+#line 6736 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5101,7 +6753,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5105 "max_reduce.cu"
+#line 6757 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5112,13 +6764,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5116 "max_reduce.cu"
+#line 6768 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5122 "max_reduce.cu"
+#line 6774 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5129,7 +6781,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5133 "max_reduce.cu"
+#line 6785 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5152,13 +6804,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5156 "max_reduce.cu"
+#line 6808 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5162 "max_reduce.cu"
+#line 6814 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5166,7 +6818,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5170 "max_reduce.cu"
+#line 6822 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5192,20 +6844,20 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5196 "max_reduce.cu"
+#line 6848 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5203 "max_reduce.cu"
+#line 6855 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5209 "max_reduce.cu"
+#line 6861 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -5223,7 +6875,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5227 "max_reduce.cu"
+#line 6879 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5233,7 +6885,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5237 "max_reduce.cu"
+#line 6889 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5246,18 +6898,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5250 "max_reduce.cu"
+#line 6902 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
-#line 5256 "max_reduce.cu"
+#line 6908 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 5261 "max_reduce.cu"
+#line 6913 "max_reduce.cu"
 }
 
 struct max_reduce__red_f4__shared {
@@ -5300,7 +6952,7 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5304 "max_reduce.cu"
+#line 6956 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const float init = *(const float *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -5326,14 +6978,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 5330 "max_reduce.cu"
+#line 6982 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5337 "max_reduce.cu"
+#line 6989 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5352,7 +7004,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5356 "max_reduce.cu"
+#line 7008 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5363,14 +7015,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5367 "max_reduce.cu"
+#line 7019 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5374 "max_reduce.cu"
+#line 7026 "max_reduce.cu"
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5383,7 +7035,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5387 "max_reduce.cu"
+#line 7039 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5395,7 +7047,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5399 "max_reduce.cu"
+#line 7051 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5406,7 +7058,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5410 "max_reduce.cu"
+#line 7062 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5428,13 +7080,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5432 "max_reduce.cu"
+#line 7084 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5438 "max_reduce.cu"
+#line 7090 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5442,7 +7094,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5446 "max_reduce.cu"
+#line 7098 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5464,7 +7116,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5468 "max_reduce.cu"
+#line 7120 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5474,7 +7126,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5478 "max_reduce.cu"
+#line 7130 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5495,7 +7147,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5499 "max_reduce.cu"
+#line 7151 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5506,13 +7158,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5510 "max_reduce.cu"
+#line 7162 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5516 "max_reduce.cu"
+#line 7168 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5523,7 +7175,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5527 "max_reduce.cu"
+#line 7179 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5546,13 +7198,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5550 "max_reduce.cu"
+#line 7202 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5556 "max_reduce.cu"
+#line 7208 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5560,7 +7212,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5564 "max_reduce.cu"
+#line 7216 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5586,20 +7238,20 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5590 "max_reduce.cu"
+#line 7242 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5597 "max_reduce.cu"
+#line 7249 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5603 "max_reduce.cu"
+#line 7255 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             float krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -5617,7 +7269,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5621 "max_reduce.cu"
+#line 7273 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5627,7 +7279,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5631 "max_reduce.cu"
+#line 7283 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5640,18 +7292,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5644 "max_reduce.cu"
+#line 7296 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
-#line 5650 "max_reduce.cu"
+#line 7302 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 5655 "max_reduce.cu"
+#line 7307 "max_reduce.cu"
 }
 
 struct max_reduce__red_f8__shared {
@@ -5694,7 +7346,7 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5698 "max_reduce.cu"
+#line 7350 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const double init = *(const double *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -5720,14 +7372,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 5724 "max_reduce.cu"
+#line 7376 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5731 "max_reduce.cu"
+#line 7383 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5746,7 +7398,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5750 "max_reduce.cu"
+#line 7402 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5757,14 +7409,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5761 "max_reduce.cu"
+#line 7413 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5768 "max_reduce.cu"
+#line 7420 "max_reduce.cu"
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5777,7 +7429,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5781 "max_reduce.cu"
+#line 7433 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5789,7 +7441,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5793 "max_reduce.cu"
+#line 7445 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5800,7 +7452,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5804 "max_reduce.cu"
+#line 7456 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5822,13 +7474,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5826 "max_reduce.cu"
+#line 7478 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5832 "max_reduce.cu"
+#line 7484 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5836,7 +7488,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5840 "max_reduce.cu"
+#line 7492 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5858,7 +7510,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5862 "max_reduce.cu"
+#line 7514 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5868,7 +7520,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5872 "max_reduce.cu"
+#line 7524 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5889,7 +7541,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5893 "max_reduce.cu"
+#line 7545 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5900,13 +7552,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5904 "max_reduce.cu"
+#line 7556 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5910 "max_reduce.cu"
+#line 7562 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5917,7 +7569,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5921 "max_reduce.cu"
+#line 7573 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5940,13 +7592,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5944 "max_reduce.cu"
+#line 7596 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5950 "max_reduce.cu"
+#line 7602 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5954,7 +7606,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5958 "max_reduce.cu"
+#line 7610 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5980,20 +7632,20 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5984 "max_reduce.cu"
+#line 7636 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5991 "max_reduce.cu"
+#line 7643 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5997 "max_reduce.cu"
+#line 7649 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             double krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -6011,7 +7663,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6015 "max_reduce.cu"
+#line 7667 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -6021,7 +7673,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6025 "max_reduce.cu"
+#line 7677 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -6034,18 +7686,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6038 "max_reduce.cu"
+#line 7690 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
 {
-#line 6044 "max_reduce.cu"
+#line 7696 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 6049 "max_reduce.cu"
+#line 7701 "max_reduce.cu"
 }
 
 struct max_reduce__red_f2__shared {
@@ -6088,7 +7740,7 @@ struct max_reduce__red_f2__frame {
 static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 6092 "max_reduce.cu"
+#line 7744 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const krt_f16 init = *(const krt_f16 *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -6114,14 +7766,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 6118 "max_reduce.cu"
+#line 7770 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6125 "max_reduce.cu"
+#line 7777 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -6140,7 +7792,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 6144 "max_reduce.cu"
+#line 7796 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -6151,14 +7803,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 6155 "max_reduce.cu"
+#line 7807 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6162 "max_reduce.cu"
+#line 7814 "max_reduce.cu"
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -6171,7 +7823,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6175 "max_reduce.cu"
+#line 7827 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6183,7 +7835,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6187 "max_reduce.cu"
+#line 7839 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6194,7 +7846,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 6198 "max_reduce.cu"
+#line 7850 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6216,13 +7868,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 6220 "max_reduce.cu"
+#line 7872 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6226 "max_reduce.cu"
+#line 7878 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6230,7 +7882,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 6234 "max_reduce.cu"
+#line 7886 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6252,7 +7904,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6256 "max_reduce.cu"
+#line 7908 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6262,7 +7914,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 6266 "max_reduce.cu"
+#line 7918 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6283,7 +7935,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6287 "max_reduce.cu"
+#line 7939 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -6294,13 +7946,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6298 "max_reduce.cu"
+#line 7950 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6304 "max_reduce.cu"
+#line 7956 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6311,7 +7963,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 6315 "max_reduce.cu"
+#line 7967 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6334,13 +7986,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6338 "max_reduce.cu"
+#line 7990 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6344 "max_reduce.cu"
+#line 7996 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6348,7 +8000,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 6352 "max_reduce.cu"
+#line 8004 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6374,20 +8026,20 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 6378 "max_reduce.cu"
+#line 8030 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6385 "max_reduce.cu"
+#line 8037 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6391 "max_reduce.cu"
+#line 8043 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -6405,7 +8057,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6409 "max_reduce.cu"
+#line 8061 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -6415,7 +8067,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6419 "max_reduce.cu"
+#line 8071 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -6428,401 +8080,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6432 "max_reduce.cu"
-}
-
-#line 5 "max_reduce.kern"
-static inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_bf16 a, krt_bf16 b)
-{
-#line 6438 "max_reduce.cu"
-    (void)krt_b;
-    (void)krt_tid;
-#line 6 "max_reduce.kern"
-    return krt_max_bf16(a, b);
-#line 6443 "max_reduce.cu"
-}
-
-struct max_reduce__red_bf16__shared {
-    krt_bf16 krt_u_sm_[4][33];
-};
-
-struct max_reduce__red_bf16__frame {
-    int krt_state;
-    int32_t krt_u_tid_;
-    int64_t krt_u_warpid_;
-    int64_t krt_u_laneid_;
-    int64_t krt_u_start_;
-    int64_t krt_u_step_;
-    krt_bf16 krt_u_tmp_;
-    int64_t krt_u_i_;
-    int64_t krt_u_width_;
-    krt_bf16 krt_u_old_;
-    int64_t krt_u_size_;
-    krt_bf16 krt_u_value_;
-    uint8_t krt_u_full_;
-    int64_t krt_u_width_2_;
-    krt_bf16 krt_u_old_2_;
-    int64_t krt_u_base_;
-    int64_t krt_u_i_2_;
-    int64_t krt_u_nwarps_;
-    krt_bf16 krt_u_result_;
-    int64_t krt_u_i_3_;
-    int64_t krt_it1;
-    int64_t krt_stop2;
-    int64_t krt_step3;
-    int64_t krt_it4;
-    int64_t krt_stop5;
-    int64_t krt_step6;
-    int64_t krt_it7;
-    int64_t krt_stop8;
-    int64_t krt_step9;
-};
-
-#line 4 "max_reduce.kern"
-static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_args)
-{
-    const krt_view arr = *(const krt_view *)krt_args[0];
-#line 6486 "max_reduce.cu"
-    const krt_view partials = *(const krt_view *)krt_args[1];
-    const krt_bf16 init = *(const krt_bf16 *)krt_args[2];
-    const bool use_init = *(const uint8_t *)krt_args[3] != 0;
-    struct max_reduce__red_bf16__shared *krt_s = (struct max_reduce__red_bf16__shared *)krt_b->shared;
-    struct max_reduce__red_bf16__frame *krt_fr = (struct max_reduce__red_bf16__frame *)krt_b->frame;
-    struct max_reduce__red_bf16__frame *krt_f;
-    unsigned krt_t;
-    int krt_go;
-    krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_fr[krt_t].krt_state = KRT_RUNNING;
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-        krt_u_tid_ = (int32_t)krt_tid.x;
-#line 4 "max_reduce.kern"
-        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
-#line 4 "max_reduce.kern"
-        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-        krt_f->krt_u_tid_ = krt_u_tid_;
-        krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 6512 "max_reduce.cu"
-        krt_f->krt_u_laneid_ = krt_u_laneid_;
-    }
-#line 4 "max_reduce.kern"
-    if (((int32_t)krt_b->block_dim.x) == 128) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 6519 "max_reduce.cu"
-            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
-            krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
-#line 4 "max_reduce.kern"
-            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = *(krt_bf16 *)(arr.data + krt_u_start_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-            krt_stop2 = arr.shape[0];
-            krt_step3 = krt_u_step_;
-#line 6538 "max_reduce.cu"
-            if (krt_step3 == 0) {
-                krt_f->krt_state = KRT_RETURNED;
-                goto krt_skip2;
-            }
-            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-                krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-                krt_u_tmp_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
-            }
-        krt_skip2:;
-#line 6549 "max_reduce.cu"
-            krt_f->krt_u_tmp_ = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 6556 "max_reduce.cu"
-            krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 6569 "max_reduce.cu"
-            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            krt_u_width_ = 16;
-            krt_f->krt_u_width_ = krt_u_width_;
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6581 "max_reduce.cu"
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_) {
-                    krt_go = 1;
-                } else {
-#line 6592 "max_reduce.cu"
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                krt_bf16 krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-                }
-                krt_f->krt_u_old_ = krt_u_old_;
-#line 6614 "max_reduce.cu"
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-#line 6620 "max_reduce.cu"
-                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_ = krt_u_width_ >> 1;
-                krt_f->krt_u_width_ = krt_u_width_;
-            }
-#line 6628 "max_reduce.cu"
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 6650 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 4 "max_reduce.kern"
-            if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
-            }
-        }
-#line 6660 "max_reduce.cu"
-    } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            krt_bf16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-#line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-            krt_u_value_ = *(krt_bf16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 6681 "max_reduce.cu"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-#line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6692 "max_reduce.cu"
-        }
-#line 4 "max_reduce.kern"
-        for (;;) {
-            krt_go = 0;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6698 "max_reduce.cu"
-                krt_f = &krt_fr[krt_t];
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state == KRT_CONTINUE(1))
-                    krt_f->krt_state = KRT_RUNNING;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_width_2_) {
-                    krt_go = 1;
-                } else {
-#line 6709 "max_reduce.cu"
-                    krt_f->krt_state = KRT_BREAK(1);
-                }
-            }
-            if (!krt_go)
-                break;
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-                krt_bf16 krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
-                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-                }
-                krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6732 "max_reduce.cu"
-            }
-#line 4 "max_reduce.kern"
-            /* cuda.syncthreads(): every thread has reached this point */
-            KRT_FOR_EACH_THREAD_T(krt_b) {
-                krt_f = &krt_fr[krt_t];
-#line 6738 "max_reduce.cu"
-                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
-                if (krt_f->krt_state != KRT_RUNNING)
-                    continue;
-#line 4 "max_reduce.kern"
-                krt_u_width_2_ = krt_u_width_2_ >> 1;
-                krt_f->krt_u_width_2_ = krt_u_width_2_;
-            }
-#line 6746 "max_reduce.cu"
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state == KRT_BREAK(1))
-                krt_f->krt_state = KRT_RUNNING;
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-#line 4 "max_reduce.kern"
-            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
-#line 4 "max_reduce.kern"
-                krt_it4 = 1;
-                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
-                krt_step6 = 1;
-#line 6772 "max_reduce.cu"
-                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                    krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
-                }
-            }
-#line 6779 "max_reduce.cu"
-        }
-#line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 6785 "max_reduce.cu"
-            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
-            krt_bf16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
-            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
-            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
-#line 4 "max_reduce.kern"
-            if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
-#line 4 "max_reduce.kern"
-                krt_u_result_ = krt_s->krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-                krt_it7 = 1;
-                krt_stop8 = krt_u_nwarps_;
-                krt_step9 = 1;
-#line 6803 "max_reduce.cu"
-                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                    krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
-                }
-#line 4 "max_reduce.kern"
-                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
-            }
-        }
-#line 6813 "max_reduce.cu"
-    }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
-        if (krt_f->krt_state != KRT_RUNNING)
-            continue;
-#line 4 "max_reduce.kern"
-        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
-#line 4 "max_reduce.kern"
-            *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, *(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
-        }
-    }
-#line 6826 "max_reduce.cu"
+#line 8084 "max_reduce.cu"
 }
 
 /* ---- kernel descriptors and launchers ---- */
@@ -6839,6 +8097,12 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i1__kernel = {
     sizeof(struct max_reduce__red_i1__shared), sizeof(struct max_reduce__red_i1__frame),
     0
 };
+static const krt_kernel max_reduce__red_i1__kernel_i32 = {
+    "max_reduce__red_i1", "max_reduce.kern", 4, max_reduce__red_i1__params,
+    max_reduce__red_i1__cpu, (const void *)max_reduce__red_i1__i32,
+    sizeof(struct max_reduce__red_i1__shared), sizeof(struct max_reduce__red_i1__frame),
+    0
+};
 
 KRT_EXTERN_C int max_reduce__red_i1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
 {
@@ -6852,6 +8116,8 @@ KRT_EXTERN_C int max_reduce__red_i1__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_i1__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_i1__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_i1__kernel, cfg, krt_argv);
 }
 
@@ -6864,6 +8130,12 @@ static const krt_param max_reduce__red_i2__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_i2__kernel = {
     "max_reduce__red_i2", "max_reduce.kern", 4, max_reduce__red_i2__params,
     max_reduce__red_i2__cpu, (const void *)max_reduce__red_i2,
+    sizeof(struct max_reduce__red_i2__shared), sizeof(struct max_reduce__red_i2__frame),
+    0
+};
+static const krt_kernel max_reduce__red_i2__kernel_i32 = {
+    "max_reduce__red_i2", "max_reduce.kern", 4, max_reduce__red_i2__params,
+    max_reduce__red_i2__cpu, (const void *)max_reduce__red_i2__i32,
     sizeof(struct max_reduce__red_i2__shared), sizeof(struct max_reduce__red_i2__frame),
     0
 };
@@ -6880,6 +8152,8 @@ KRT_EXTERN_C int max_reduce__red_i2__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_i2__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_i2__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_i2__kernel, cfg, krt_argv);
 }
 
@@ -6892,6 +8166,12 @@ static const krt_param max_reduce__red_i4__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_i4__kernel = {
     "max_reduce__red_i4", "max_reduce.kern", 4, max_reduce__red_i4__params,
     max_reduce__red_i4__cpu, (const void *)max_reduce__red_i4,
+    sizeof(struct max_reduce__red_i4__shared), sizeof(struct max_reduce__red_i4__frame),
+    0
+};
+static const krt_kernel max_reduce__red_i4__kernel_i32 = {
+    "max_reduce__red_i4", "max_reduce.kern", 4, max_reduce__red_i4__params,
+    max_reduce__red_i4__cpu, (const void *)max_reduce__red_i4__i32,
     sizeof(struct max_reduce__red_i4__shared), sizeof(struct max_reduce__red_i4__frame),
     0
 };
@@ -6908,6 +8188,8 @@ KRT_EXTERN_C int max_reduce__red_i4__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_i4__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_i4__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_i4__kernel, cfg, krt_argv);
 }
 
@@ -6920,6 +8202,12 @@ static const krt_param max_reduce__red_i8__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_i8__kernel = {
     "max_reduce__red_i8", "max_reduce.kern", 4, max_reduce__red_i8__params,
     max_reduce__red_i8__cpu, (const void *)max_reduce__red_i8,
+    sizeof(struct max_reduce__red_i8__shared), sizeof(struct max_reduce__red_i8__frame),
+    0
+};
+static const krt_kernel max_reduce__red_i8__kernel_i32 = {
+    "max_reduce__red_i8", "max_reduce.kern", 4, max_reduce__red_i8__params,
+    max_reduce__red_i8__cpu, (const void *)max_reduce__red_i8__i32,
     sizeof(struct max_reduce__red_i8__shared), sizeof(struct max_reduce__red_i8__frame),
     0
 };
@@ -6936,6 +8224,8 @@ KRT_EXTERN_C int max_reduce__red_i8__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_i8__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_i8__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_i8__kernel, cfg, krt_argv);
 }
 
@@ -6948,6 +8238,12 @@ static const krt_param max_reduce__red_u1__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_u1__kernel = {
     "max_reduce__red_u1", "max_reduce.kern", 4, max_reduce__red_u1__params,
     max_reduce__red_u1__cpu, (const void *)max_reduce__red_u1,
+    sizeof(struct max_reduce__red_u1__shared), sizeof(struct max_reduce__red_u1__frame),
+    0
+};
+static const krt_kernel max_reduce__red_u1__kernel_i32 = {
+    "max_reduce__red_u1", "max_reduce.kern", 4, max_reduce__red_u1__params,
+    max_reduce__red_u1__cpu, (const void *)max_reduce__red_u1__i32,
     sizeof(struct max_reduce__red_u1__shared), sizeof(struct max_reduce__red_u1__frame),
     0
 };
@@ -6964,6 +8260,8 @@ KRT_EXTERN_C int max_reduce__red_u1__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_u1__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_u1__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_u1__kernel, cfg, krt_argv);
 }
 
@@ -6976,6 +8274,12 @@ static const krt_param max_reduce__red_u2__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_u2__kernel = {
     "max_reduce__red_u2", "max_reduce.kern", 4, max_reduce__red_u2__params,
     max_reduce__red_u2__cpu, (const void *)max_reduce__red_u2,
+    sizeof(struct max_reduce__red_u2__shared), sizeof(struct max_reduce__red_u2__frame),
+    0
+};
+static const krt_kernel max_reduce__red_u2__kernel_i32 = {
+    "max_reduce__red_u2", "max_reduce.kern", 4, max_reduce__red_u2__params,
+    max_reduce__red_u2__cpu, (const void *)max_reduce__red_u2__i32,
     sizeof(struct max_reduce__red_u2__shared), sizeof(struct max_reduce__red_u2__frame),
     0
 };
@@ -6992,6 +8296,8 @@ KRT_EXTERN_C int max_reduce__red_u2__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_u2__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_u2__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_u2__kernel, cfg, krt_argv);
 }
 
@@ -7004,6 +8310,12 @@ static const krt_param max_reduce__red_u4__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_u4__kernel = {
     "max_reduce__red_u4", "max_reduce.kern", 4, max_reduce__red_u4__params,
     max_reduce__red_u4__cpu, (const void *)max_reduce__red_u4,
+    sizeof(struct max_reduce__red_u4__shared), sizeof(struct max_reduce__red_u4__frame),
+    0
+};
+static const krt_kernel max_reduce__red_u4__kernel_i32 = {
+    "max_reduce__red_u4", "max_reduce.kern", 4, max_reduce__red_u4__params,
+    max_reduce__red_u4__cpu, (const void *)max_reduce__red_u4__i32,
     sizeof(struct max_reduce__red_u4__shared), sizeof(struct max_reduce__red_u4__frame),
     0
 };
@@ -7020,6 +8332,8 @@ KRT_EXTERN_C int max_reduce__red_u4__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_u4__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_u4__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_u4__kernel, cfg, krt_argv);
 }
 
@@ -7032,6 +8346,12 @@ static const krt_param max_reduce__red_u8__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_u8__kernel = {
     "max_reduce__red_u8", "max_reduce.kern", 4, max_reduce__red_u8__params,
     max_reduce__red_u8__cpu, (const void *)max_reduce__red_u8,
+    sizeof(struct max_reduce__red_u8__shared), sizeof(struct max_reduce__red_u8__frame),
+    0
+};
+static const krt_kernel max_reduce__red_u8__kernel_i32 = {
+    "max_reduce__red_u8", "max_reduce.kern", 4, max_reduce__red_u8__params,
+    max_reduce__red_u8__cpu, (const void *)max_reduce__red_u8__i32,
     sizeof(struct max_reduce__red_u8__shared), sizeof(struct max_reduce__red_u8__frame),
     0
 };
@@ -7048,6 +8368,8 @@ KRT_EXTERN_C int max_reduce__red_u8__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_u8__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_u8__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_u8__kernel, cfg, krt_argv);
 }
 
@@ -7060,6 +8382,12 @@ static const krt_param max_reduce__red_f4__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_f4__kernel = {
     "max_reduce__red_f4", "max_reduce.kern", 4, max_reduce__red_f4__params,
     max_reduce__red_f4__cpu, (const void *)max_reduce__red_f4,
+    sizeof(struct max_reduce__red_f4__shared), sizeof(struct max_reduce__red_f4__frame),
+    0
+};
+static const krt_kernel max_reduce__red_f4__kernel_i32 = {
+    "max_reduce__red_f4", "max_reduce.kern", 4, max_reduce__red_f4__params,
+    max_reduce__red_f4__cpu, (const void *)max_reduce__red_f4__i32,
     sizeof(struct max_reduce__red_f4__shared), sizeof(struct max_reduce__red_f4__frame),
     0
 };
@@ -7076,6 +8404,8 @@ KRT_EXTERN_C int max_reduce__red_f4__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_f4__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_f4__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_f4__kernel, cfg, krt_argv);
 }
 
@@ -7088,6 +8418,12 @@ static const krt_param max_reduce__red_f8__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_f8__kernel = {
     "max_reduce__red_f8", "max_reduce.kern", 4, max_reduce__red_f8__params,
     max_reduce__red_f8__cpu, (const void *)max_reduce__red_f8,
+    sizeof(struct max_reduce__red_f8__shared), sizeof(struct max_reduce__red_f8__frame),
+    0
+};
+static const krt_kernel max_reduce__red_f8__kernel_i32 = {
+    "max_reduce__red_f8", "max_reduce.kern", 4, max_reduce__red_f8__params,
+    max_reduce__red_f8__cpu, (const void *)max_reduce__red_f8__i32,
     sizeof(struct max_reduce__red_f8__shared), sizeof(struct max_reduce__red_f8__frame),
     0
 };
@@ -7104,6 +8440,8 @@ KRT_EXTERN_C int max_reduce__red_f8__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_f8__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_f8__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_f8__kernel, cfg, krt_argv);
 }
 
@@ -7116,6 +8454,12 @@ static const krt_param max_reduce__red_f2__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_f2__kernel = {
     "max_reduce__red_f2", "max_reduce.kern", 4, max_reduce__red_f2__params,
     max_reduce__red_f2__cpu, (const void *)max_reduce__red_f2,
+    sizeof(struct max_reduce__red_f2__shared), sizeof(struct max_reduce__red_f2__frame),
+    0
+};
+static const krt_kernel max_reduce__red_f2__kernel_i32 = {
+    "max_reduce__red_f2", "max_reduce.kern", 4, max_reduce__red_f2__params,
+    max_reduce__red_f2__cpu, (const void *)max_reduce__red_f2__i32,
     sizeof(struct max_reduce__red_f2__shared), sizeof(struct max_reduce__red_f2__frame),
     0
 };
@@ -7132,35 +8476,9 @@ KRT_EXTERN_C int max_reduce__red_f2__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_f2__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_f2__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_f2__kernel, cfg, krt_argv);
-}
-
-static const krt_param max_reduce__red_bf16__params[] = {
-    {"arr", KRT_PARAM_ARRAY, KRT_BFLOAT16, 1, 0},
-    {"partials", KRT_PARAM_ARRAY, KRT_BFLOAT16, 1, 0},
-    {"init", KRT_PARAM_SCALAR, KRT_BFLOAT16, 0, 0},
-    {"use_init", KRT_PARAM_SCALAR, KRT_BOOL, 0, 0},
-};
-KRT_EXTERN_C const krt_kernel max_reduce__red_bf16__kernel = {
-    "max_reduce__red_bf16", "max_reduce.kern", 4, max_reduce__red_bf16__params,
-    max_reduce__red_bf16__cpu, (const void *)max_reduce__red_bf16,
-    sizeof(struct max_reduce__red_bf16__shared), sizeof(struct max_reduce__red_bf16__frame),
-    0
-};
-
-KRT_EXTERN_C int max_reduce__red_bf16__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_bfloat16 init, uint8_t use_init)
-{
-    krt_view krt_v0;
-    krt_view krt_v1;
-    void *krt_argv[4];
-    KRT_TRY(krt_check_array(&max_reduce__red_bf16__kernel, 0, &arr, &krt_v0));
-    krt_argv[0] = &krt_v0;
-    KRT_TRY(krt_check_array(&max_reduce__red_bf16__kernel, 1, &partials, &krt_v1));
-    krt_argv[1] = &krt_v1;
-    krt_argv[2] = &init;
-    use_init = (uint8_t)(use_init != 0);
-    krt_argv[3] = &use_init;
-    return krt_launch(&max_reduce__red_bf16__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_max_reduce[] = {
@@ -7175,10 +8493,22 @@ static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_f4__kernel,
     &max_reduce__red_f8__kernel,
     &max_reduce__red_f2__kernel,
-    &max_reduce__red_bf16__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_max_reduce[] = {
+    &max_reduce__red_i1__kernel_i32,
+    &max_reduce__red_i2__kernel_i32,
+    &max_reduce__red_i4__kernel_i32,
+    &max_reduce__red_i8__kernel_i32,
+    &max_reduce__red_u1__kernel_i32,
+    &max_reduce__red_u2__kernel_i32,
+    &max_reduce__red_u4__kernel_i32,
+    &max_reduce__red_u8__kernel_i32,
+    &max_reduce__red_f4__kernel_i32,
+    &max_reduce__red_f8__kernel_i32,
+    &max_reduce__red_f2__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_max_reduce = {
-    "max_reduce.kern", 12, krt_kernels_max_reduce
+    "max_reduce.kern", 11, krt_kernels_max_reduce
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -7347,21 +8677,6 @@ KRT_EXTERN_C int max_reduce_f2(krt_array in, krt_half init, krt_half *result, kr
     return krt_reduce_call(&max_reduce_f2__ufunc, in, &init, result, device_result, stream);
 }
 
-/* cuda.reduce max_reduce: bfloat16[:] */
-static const krt_ufunc_operand max_reduce_bf16__operands[] = {
-    {"arr", KRT_BFLOAT16, 0, 0, 0, 1, {0, 0, 0, 0}},
-};
-static const krt_ufunc max_reduce_bf16__ufunc = {
-    "max_reduce", "max_reduce_bf16", "bfloat16[:]", KRT_UFUNC_REDUCE,
-    &max_reduce__red_bf16__kernel, 1, 1, 0, max_reduce_bf16__operands,
-    0, NULL
-};
-
-KRT_EXTERN_C int max_reduce_bf16(krt_array in, krt_bfloat16 init, krt_bfloat16 *result, krt_array *device_result, krt_stream *stream)
-{
-    return krt_reduce_call(&max_reduce_bf16__ufunc, in, &init, result, device_result, stream);
-}
-
 static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_i1__ufunc,
     &max_reduce_i2__ufunc,
@@ -7374,8 +8689,7 @@ static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_f4__ufunc,
     &max_reduce_f8__ufunc,
     &max_reduce_f2__ufunc,
-    &max_reduce_bf16__ufunc,
 };
 KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_max_reduce = {
-    "max_reduce.kern", 12, krt_ufunc_list_max_reduce
+    "max_reduce.kern", 11, krt_ufunc_list_max_reduce
 };

@@ -12,6 +12,8 @@
 #      and `--backend cuda`, each compared with the same numba reference
 #      (tests/conformance/run.py: exact for integers, a few ulps for the
 #      transcendental functions), so the two backends agree with each other;
+#      the e2e programs once more with KRT_I32=0 (the int64 kernels, not
+#      their 32-bit variants NAME__i32);
 #   4. the GPU benchmark: bench/sass/count (SASS instructions and registers,
 #      kernc against hand-written CUDA and numba-cuda) and the timed kernels
 #      of tests/gpu/timing.sh (kernc run --time --repeat: CUDA events around
@@ -75,6 +77,10 @@ for b in cpu cuda; do
     step "examples, $b backend" env KRT_BACKEND=$b $MAKE check TESTS=tests/examples.sh
     step "conformance kernels, $b backend" env KERNC_BACKEND=$b $MAKE check TESTS=tests/conformance.sh
 done
+# the e2e programs launch the kernels' 32-bit variants NAME__i32 where
+# their launches allow (krt_launch_fits32); once more with the int64
+# kernels only, so that both variants of every kernel run and check
+step "e2e programs, cuda backend, KRT_I32=0" env KRT_BACKEND=cuda KRT_I32=0 $MAKE check TESTS=tests/e2e.sh
 step "SASS counts (bench/sass/count)" env SASS_REPORT="$work/sass" "$top/bench/sass/count" "$build"
 test -f "$work/sass" && cp "$work/sass" "$report.sass"
 step "GPU timings (tests/gpu/timing.sh)" env TIMING_REPORT="$work/timing" "$top/tests/gpu/timing.sh"
