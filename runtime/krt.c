@@ -127,17 +127,23 @@ static const char *const krt_dtype_names[KRT_DTYPE_COUNT] = {
 
 static int krt_dtype_valid(krt_dtype t)
 {
+    if (KRT_DTYPE_IS_RECORD(t))   /* rec */
+        return 1;
     /* a code no row has yet (KRT_DTYPE_COUNT leaves room) has size 0 */
     return (int)t >= 0 && (int)t < KRT_DTYPE_COUNT && krt_dtype_sizes[t] != 0;
 }
 
 size_t krt_dtype_size(krt_dtype t)
 {
+    if (KRT_DTYPE_IS_RECORD(t))   /* rec */
+        return KRT_RECORD_ITEMSIZE(t);
     return krt_dtype_valid(t) ? krt_dtype_sizes[t] : 0;
 }
 
 const char *krt_dtype_name(krt_dtype t)
 {
+    if (KRT_DTYPE_IS_RECORD(t))   /* rec */
+        return "record";
     return krt_dtype_valid(t) ? krt_dtype_names[t] : "?";
 }
 
@@ -548,7 +554,7 @@ int krt_array_is_contiguous(const krt_array *a)
 static int krt_shape_fits(krt_dtype dtype, int ndim, const int64_t *shape,
                           size_t *nbytes)
 {
-    int64_t n = (int64_t)krt_dtype_sizes[dtype];
+    int64_t n = (int64_t)krt_dtype_size(dtype);
     int i, empty = 0;
 
     for (i = 0; i < ndim; i++) {
@@ -592,7 +598,7 @@ static int krt_check_shape(const char *who, krt_dtype dtype, int ndim,
 static void krt_array_init(krt_array *out, krt_dtype dtype, int ndim,
                            const int64_t *shape, const krt_backend *b)
 {
-    int64_t stride = (int64_t)krt_dtype_sizes[dtype];
+    int64_t stride = (int64_t)krt_dtype_size(dtype);
     int i;
 
     memset(out, 0, sizeof *out);
@@ -1099,7 +1105,7 @@ int krt_to_device(krt_array *out, const void *host, krt_dtype dtype, int ndim,
  * the array's whole byte span; base is where element (0, ..., 0) lies. */
 static void krt_gather(char *dst, const char *base, const krt_array *a)
 {
-    size_t item = krt_dtype_sizes[a->dtype];
+    size_t item = krt_dtype_size(a->dtype);
     int64_t idx[KRT_MAX_NDIM] = {0};
     int64_t n = krt_array_size(a), e;
     int d;

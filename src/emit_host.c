@@ -180,6 +180,14 @@ static void emit_prologue(Emitter *E, const char *what)
 
 static void emit_tuples(Emitter *E)
 {
+    /* rec: the structs of the records, nested ones first (record.c) */
+    for (int i = 0; i < E->records.len; i++) {
+        StrBuf b = {0};
+        record_emit_struct(&b, E->records.items[i], false);
+        sb_puts(E->out, b.s);
+        sb_free(&b);
+        outf(E, "%s", "");
+    }
     for (int i = 0; i < E->tuples.len; i++) {
         Type *t = E->tuples.items[i];
         const char *n = tuple_cname(t);
@@ -445,6 +453,11 @@ static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt
         for (int k = 0; k < f->nlocals; k++)
             note_tuple(E, f->locals[k]->type);
         note_tuple(E, f->ret);
+        for (int k = 0; k < f->nparams; k++)   /* rec */
+            record_collect(&E->records, f->params[k]->type);
+        for (int k = 0; k < f->nlocals; k++)
+            record_collect(&E->records, f->locals[k]->type);
+        record_collect(&E->records, f->ret);
         for (int k = 0; k < f->def->body.len; k++)
             walk_tuples(E, f->def->body.items[k]);
     }
@@ -565,6 +578,26 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
     outf(&E, "extern \"C\" {");
     outf(&E, "#endif");
     outf(&E, "%s", "");
+    /* rec: the structs of the records of kernel parameters, with NumPy's
+     * layout; guarded, as the tuples below */
+    PtrVec recs = {0};
+    for (int i = 0; i < p->nfuncs; i++)
+        for (int k = 0; p->funcs[i]->is_kernel && k < p->funcs[i]->nparams; k++)
+            record_collect(&recs, p->funcs[i]->params[k]->type);
+    if (recs.len)
+        outf(&E, "#include <stddef.h>");
+    for (int i = 0; i < recs.len; i++) {
+        const Type *t = recs.items[i];
+        StrBuf b = {0};
+        record_emit_struct(&b, t, true);
+        outf(&E, "/* %s */", ty_name(t));
+        outf(&E, "#ifndef KRT_DEFINED_%s", t->rec->cname);
+        outf(&E, "#define KRT_DEFINED_%s", t->rec->cname);
+        sb_puts(E.out, b.s);
+        outf(&E, "#endif");
+        outf(&E, "%s", "");
+        sb_free(&b);
+    }
     /* issue 9: the structs of tuple parameters, as the generated code has
      * them; guarded, since the headers of two .kern files may both have one */
     for (int i = 0; i < p->nfuncs; i++)

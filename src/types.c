@@ -71,6 +71,7 @@ void types_init(void)
     ty_rngstate = new_type(TY_RNGSTATE);
     ty_gridgroup = new_type(TY_GRIDGROUP);
     interned = (PtrVec){0};
+    record_reset();   /* rec */
     conv_init();
 }
 
@@ -143,7 +144,12 @@ bool ty_is_float(const Type *t)
 /* complex (complex.c has the rest) */
 bool ty_is_complex(const Type *t) { return ty_is_scalar(t) && ty_info(t)->cls == SC_COMPLEX; }
 Type *ty_complex_part(const Type *t) { return t->kind == TY_COMPLEX64 ? ty_float32 : ty_float64; }
-int ty_size(const Type *t) { return ty_is_scalar(t) ? ty_info(t)->size : 0; }
+int ty_size(const Type *t)
+{
+    if (t && t->kind == TY_RECORD)   /* rec: NumPy's itemsize */
+        return (int)t->rec->size;
+    return ty_is_scalar(t) ? ty_info(t)->size : 0;
+}
 const char *ty_cname(const Type *t) { return ty_is_scalar(t) ? ty_info(t)->cname : "void"; }
 int ty_dtype(const Type *t)
 {
@@ -185,6 +191,7 @@ const char *ty_name(const Type *t)
     case TY_RNGSTATE: return "xoroshiro128p_type";
     case TY_GRIDGROUP: return "GridGroup";
     case TY_VECTOR: return arena_printf("%sx%d", ty_name(t->elem), t->nelems);
+    case TY_RECORD: return record_name(t);   /* rec */
     case TY_ARRAY: {
         StrBuf b = {0};
         sb_printf(&b, "%s[", ty_name(t->elem));
@@ -231,6 +238,8 @@ const char *ty_code(const Type *t)
         return arena_printf("t%d%s", t->nelems, ty_code(t->elems[0]));
     if (t->kind == TY_VECTOR)
         return arena_printf("v%d%s", t->nelems, ty_code(t->elem));
+    if (t->kind == TY_RECORD)   /* rec: r<struct name> */
+        return arena_printf("r%s", t->rec->cname + 8);
     return "x";
 }
 
