@@ -510,7 +510,11 @@ typedef struct krt_view {
 enum krt_param_kind {
     KRT_PARAM_SCALAR,
     KRT_PARAM_ARRAY,
-    KRT_PARAM_TUPLE                  /* a tuple: the generated krt_tup_* struct */
+    KRT_PARAM_TUPLE,                 /* a tuple: the generated krt_tup_* struct */
+    KRT_PARAM_RECORD                 /* rec: a record scalar, by reference as numba
+                                        passes it: an array of one record (ndim 0,
+                                        or 1 of extent 1); the kernel gets its
+                                        device address */
 };
 
 typedef struct krt_param {

@@ -1543,6 +1543,30 @@ static void krt_describe(char *buf, size_t size, krt_dtype dtype, int ndim)
              ndim, ndim == 1 ? "" : "s");
 }
 
+/* rec: a record scalar parameter takes an array of one record of its
+ * dtype (ndim 0, or 1 of extent 1) */
+static int krt_check_record(const krt_kernel *k, const krt_param *p, const krt_array *a,
+                            krt_view *out)
+{
+    const krt_backend *b;
+    char what[256];
+    snprintf(what, sizeof what, "krt_launch: kernel '%s': parameter '%s'", k->name, p->name);
+    if (out == NULL)
+        return krt__error(KRT_EINVAL, "krt_check_array: out is NULL");
+    memset(out, 0, sizeof *out);
+    KRT_TRY(krt_backend_get(&b, what));
+    KRT_TRY(krt_check_launchable(a, what, b));
+    if (a->dtype != p->dtype)
+        return krt__error(KRT_EDTYPE, "%s: expected a record of %zu bytes, got a %s array",
+                          what, KRT_RECORD_ITEMSIZE(p->dtype),
+                          KRT_DTYPE_IS_RECORD(a->dtype) ? "record" : krt_dtype_name(a->dtype));
+    if (krt_array_size(a) != 1 || a->ndim > 1)
+        return krt__error(KRT_ESHAPE, "%s: expected one record (an array of shape () or "
+                          "(1,)), got %lld", what, (long long)krt_array_size(a));
+    out->data = a->data;
+    return KRT_OK;
+}
+
 int krt_check_array(const krt_kernel *k, int param, const krt_array *a,
                     krt_view *out)
 {
@@ -1558,6 +1582,8 @@ int krt_check_array(const krt_kernel *k, int param, const krt_array *a,
                           "krt_check_array: kernel '%s' has no parameter %d",
                           k->name, param);
     p = &k->params[param];
+    if (p->kind == KRT_PARAM_RECORD)   /* rec */
+        return krt_check_record(k, p, a, out);
     if (p->kind != KRT_PARAM_ARRAY)
         return krt__error(KRT_EINVAL,
                           "krt_check_array: kernel '%s': parameter '%s' is "

@@ -78,7 +78,7 @@ static const char *header_guard(const char *path)
 /* The launcher's C type of a parameter (bool travels as uint8_t). */
 static const char *abi_type(const Type *t)
 {
-    if (t->kind == TY_ARRAY)
+    if (t->kind == TY_ARRAY || t->kind == TY_RECORD)   /* rec: a record in device memory */
         return "krt_array";
     if (ty_is_scalar(t))
         return ty_info(t)->abi;
@@ -106,6 +106,11 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
         for (int i = 0; i < f->nparams; i++) {
             const Type *t = f->params[i]->type;
             bool arr = t->kind == TY_ARRAY;
+            if (t->kind == TY_RECORD) {   /* rec: an array of one record, by reference */
+                outf(E, "    {\"%s\", KRT_PARAM_RECORD, %s, 0, 1},", c_string(f->params[i]->name),
+                     t_dtype(t));
+                continue;
+            }
             if (t->kind == TY_TUPLE) {   /* issue 9: ndim holds the struct's size */
                 outf(E, "    {\"%s\", KRT_PARAM_TUPLE, KRT_INT64, (int)sizeof(%s), 0},",
                      c_string(f->params[i]->name), t_c(t));
@@ -137,7 +142,7 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
     outf(E, "{");
     E->indent = 1;
     for (int i = 0; i < f->nparams; i++)
-        if (f->params[i]->type->kind == TY_ARRAY)
+        if (f->params[i]->type->kind == TY_ARRAY || f->params[i]->type->kind == TY_RECORD)
             outf(E, "krt_view krt_v%d;", i);
     if (f->nparams > 0)
         outf(E, "void *krt_argv[%d];", f->nparams);
@@ -147,6 +152,10 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
             outf(E, "KRT_TRY(krt_check_array(&%s__kernel, %d, &%s, &krt_v%d));", name, i,
                  v->cname, i);
             outf(E, "krt_argv[%d] = &krt_v%d;", i, i);
+        } else if (v->type->kind == TY_RECORD) {   /* rec: the record's device address */
+            outf(E, "KRT_TRY(krt_check_array(&%s__kernel, %d, &%s, &krt_v%d));", name, i,
+                 v->cname, i);
+            outf(E, "krt_argv[%d] = &krt_v%d.data;", i, i);
         } else {
             if (v->type->kind == TY_BOOL)
                 outf(E, "%s = (%s)(%s != 0);", v->cname, abi_type(v->type), v->cname);

@@ -26,6 +26,8 @@ typedef struct NpyArray {
     int64_t shape[KRT_MAX_NDIM];
     void *data;                       /* malloc'd; nbytes long (may be NULL if 0) */
     size_t nbytes;
+    char *descr;                      /* rec: a record's descr as NumPy writes it
+                                         (dtype KRT_RECORD_DTYPE); malloc'd */
 } NpyArray;
 
 /* Room for any message these functions write into their err buffer. */
