@@ -929,6 +929,10 @@ static const char *ex_arrayop(Emitter *E, Node *n)
         return arena_printf("krt_view_reshape(%s, %d, %d, %s, %s, %s, (int64_t)sizeof(%s))", a,
                             n->lhs->type->ndim, n->args.len, v[0], v[1], v[2],
                             t_c(n->type->elem));
+    case AOP_FIELD: {   /* rec */
+        return arena_printf("krt_view_field(%s, %d, %d, %s, %s, %s, %s)", a, n->lhs->type->ndim,
+                            n->type->ndim - n->lhs->type->ndim, v[0], v[1], v[2], v[3]);
+    }
     default:
         return arena_printf("krt_view_dtype(%s, %d, %s, %s)", a, n->type->ndim, v[0], v[1]);
     }
@@ -2241,6 +2245,25 @@ void emit_stmt(Emitter *E, Node *s)
                 }
                 outf(E, "*(%s *)(krt_fill_v.data%s) = krt_fill_x;", t_c(el), sb_take(&at));
                 E->indent -= nd + 1;
+                outf(E, "}");
+                return;
+            }
+            if (t->kind == E_TUPLEGET && t->type && t->type->kind == TY_ARRAY &&
+                t->lhs->type && t->lhs->type->kind == TY_RECORD) {
+                /* rec: a subarray field from an array: its elements copied from
+                 * the array's data in memory order, as numba's memcpy */
+                const RecField *f = &t->lhs->type->rec->fields[t->ival];
+                int64_t n = 1;
+                for (int k = 0; k < f->ndim; k++)
+                    n *= f->shape[k];
+                const char *T = t_elem(f->type);
+                outf(E, "{");
+                E->indent++;
+                outf(E, "const krt_view krt_cp_v = %s;", unparen(array_value(E, s->rhs)));
+                outf(E, "%s *krt_cp_d = (%s *)&%s;", T, T, record_member(E, t));
+                outf(E, "for (int64_t krt_cp_i = 0; krt_cp_i < %lld; krt_cp_i++)", (long long)n);
+                outf(E, "    krt_cp_d[krt_cp_i] = ((const %s *)krt_cp_v.data)[krt_cp_i];", T);
+                E->indent--;
                 outf(E, "}");
                 return;
             }

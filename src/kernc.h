@@ -676,7 +676,9 @@ extern const char *op_spelling[];          /* indexed by Op */
  * the new shape (int64, one may be -1), C arrays only, type C; DTYPE
  * (a.view(t)): args the old and new itemsize (E_CONSTs), the last
  * dimension rescaled, the layout kept. */
-enum { AOP_TRANSPOSE, AOP_RESHAPE, AOP_DTYPE };
+enum { AOP_TRANSPOSE, AOP_RESHAPE, AOP_DTYPE,
+       AOP_FIELD /* rec: a.x of an array of records; args: offset, the field's
+                    extents (up to 2), its element size */ };
 
 typedef struct Node Node;
 typedef struct Var Var;

@@ -2025,8 +2025,11 @@ static int run_mkdirs(const char *dir)
  * run changed. */
 static int run_upload(RunArg *a)
 {
-    int st = krt_to_device(&a->dev, a->host.data, a->host.dtype, a->host.ndim, a->host.shape,
-                           NULL);
+    /* rec: a record scalar (a 0-d array) travels as one element */
+    bool one = a->host.ndim == 0;
+    int64_t shape1[1] = {1};
+    int st = krt_to_device(&a->dev, a->host.data, a->host.dtype, one ? 1 : a->host.ndim,
+                           one ? shape1 : a->host.shape, NULL);
     if (st != KRT_OK)
         return run_krt_error(st);
     a->on_device = true;

@@ -1357,9 +1357,13 @@ static void record_store(Ctx *c, Node *target, Node *t, Node *v, NodeList *out)
             return;
         }
     } else if (t->type->kind == TY_ARRAY) {
-        fail(c, target->loc, "assigning to a whole subarray field of a record is not "
-             "supported: assign its elements");
-        return;
+        /* numba: the field's elements are copied from the array's data, in
+         * memory order (a memcpy of the field's size) */
+        if (v->type->kind != TY_ARRAY || v->type->elem != t->type->elem) {
+            fail(c, v->loc, "cannot store %s into a subarray field of %s (numba-cuda copies "
+                 "an array of the same dtype)", ty_name(v->type), ty_name(t->type->elem));
+            return;
+        }
     } else if (!ty_is_scalar(v->type)) {
         fail(c, v->loc, "cannot store %s into a record field of type %s", ty_name(v->type),
              ty_name(t->type));

@@ -296,8 +296,33 @@ Node *record_attr(Ctx *c, Node *e, Node *base)
     return record_get(c, e->loc, base, f);
 }
 
-#define RECARRAY_FIELD_MSG "a field of an array of records (a.%s) is not supported, as in " \
-    "numba-cuda: index the array first (a[i].%s)"
+/* rec: a.x of an array of records: a view of field x of every element
+ * (layout A: the records' stride), a subarray field's dimensions after
+ * the array's, as numba types it */
+static Node *record_array_field(Ctx *c, Loc loc, Node *base, int i)
+{
+    const Type *at = base->type;
+    const RecField *f = &at->elem->rec->fields[i];
+    const char *why = record_misaligned(at->elem, i);
+    if (why)
+        return fail(c, loc, "%s", why);
+    if (at->fortran)
+        return fail(c, loc, "a field of an F-layout array of records is not supported");
+    if (at->ndim + f->ndim > 3 || f->ndim > 2)
+        return fail(c, loc, "the field view %s.%s would have more than 3 dimensions",
+                    ty_name(at), f->name);
+    Node *n = node_new(E_ARRAYOP, loc);
+    n->ival = AOP_FIELD;
+    n->lhs = base;
+    n->type = ty_array(f->type, at->ndim + f->ndim, false, at->space == SPACE_CONST ?
+                       SPACE_CONST : SPACE_GLOBAL);
+    nl_push(&n->args, tree_int(loc, ty_int64, f->offset));
+    nl_push(&n->args, tree_int(loc, ty_int64, f->ndim > 0 ? f->shape[0] : 1));
+    nl_push(&n->args, tree_int(loc, ty_int64, f->ndim > 1 ? f->shape[1] : 1));
+    nl_push(&n->args, tree_int(loc, ty_int64, f->type->kind == TY_RECORD ?
+                               f->type->rec->size : ty_size(f->type)));
+    return n;
+}
 
 Node *lower_index(Ctx *c, Node *e)
 {
@@ -380,8 +405,12 @@ Node *lower_index(Ctx *c, Node *e)
         return record_get(c, e->loc, base, (int)k);
     }
     if (base->type->kind == TY_ARRAY && base->type->elem->kind == TY_RECORD &&
-        idx->kind == E_STR)
-        return fail(c, e->loc, RECARRAY_FIELD_MSG, idx->text, idx->text);
+        idx->kind == E_STR) {
+        int f = record_field_index(base->type->elem, idx->text);
+        if (f < 0)
+            return record_no_field(c, idx->loc, base->type->elem, idx->text);
+        return record_array_field(c, e->loc, base, f);
+    }
     if (base->type->kind != TY_ARRAY)
         return fail(c, e->lhs->loc, "a value of type %s cannot be indexed",
                     ty_name(base->type));
@@ -503,7 +532,7 @@ Node *lower_attr(Ctx *c, Node *e)
             return fail(c, e->loc, "array.%s allocates a new array, which numba-cuda cannot do "
                         "on the device (NRT)", e->name);
         if (t->elem->kind == TY_RECORD && record_field_index(t->elem, e->name) >= 0)
-            return fail(c, e->loc, RECARRAY_FIELD_MSG, e->name, e->name);   /* rec */
+            return record_array_field(c, e->loc, base, record_field_index(t->elem, e->name));
         return fail(c, e->loc, "array attribute '%s' is not supported%s", e->name,
                     array_attr_hint(e->name));
     }

@@ -184,6 +184,14 @@ def kernel_signature(tree, module_ns, name):
                     else:
                         sig = eval(compile(ast.Expression(sig), "<sig>", "eval"), module_ns)
                     sigs = sig if isinstance(sig, list) else [sig]
+                    # a string naming module-level types (records:
+                    # rec_t = from_dtype(...)) is evaluated among them
+                    sigs = [eval(t, dict(vars(nbtypes), **module_ns))
+                            if isinstance(t, str) and any(
+                                re.search(r"\b%s\b" % re.escape(k), t)
+                                for k, v in module_ns.items()
+                                if isinstance(v, nbtypes.Record)) else t
+                            for t in sigs]
                     return params, [list(sigutils.normalize_signature(s)[0]) for s in sigs]
             if node.args.args and all(a.annotation is not None for a in node.args.args):
                 return params, [[eval(compile(ast.Expression(a.annotation), "<annotation>",
@@ -346,9 +354,43 @@ def make_ns():
         """v with zeros replaced by ones."""
         return np.where(v == 0, v.dtype.type(1), v).astype(v.dtype)
 
+    def records(dtype, n):
+        """n records of a structured dtype, every field (nested ones and
+        the elements of subarrays too) seeded random: integers in
+        [-100, 100) (unsigned [0, 100)), floats multiples of 1/4 in [-64, 64),
+        booleans; padding bytes zero."""
+        dt = np.dtype(dtype)
+        out = np.zeros(n, dt)
+
+        def fill(view, d):
+            for name in d.names:
+                sub = view[name]
+                fd = d.fields[name][0]
+                base = fd.base if fd.subdtype is not None else fd
+                if base.names is not None:
+                    fill(sub, base)
+                elif base.kind in "iu":
+                    lo = 0 if base.kind == "u" else -100
+                    sub[...] = rng.integers(lo, 100, sub.shape).astype(base)
+                elif base.kind == "f":
+                    sub[...] = (rng.integers(-256, 256, sub.shape) / 4).astype(base)
+                elif base.kind == "c":
+                    sub[...] = (rng.integers(-256, 256, sub.shape) / 4 +
+                                1j * rng.integers(-256, 256, sub.shape) / 4).astype(base)
+                else:
+                    sub[...] = rng.integers(0, 2, sub.shape).astype(bool)
+        fill(out, dt)
+        return out
+
     ns.update(np=np, math=math, rng=rng, edge=edge, sample=sample, nonzero=nonzero,
-              rng_states=rng_states, rng_draws=rng_draws, fma=fma)
+              rng_states=rng_states, rng_draws=rng_draws, fma=fma, records=records)
+    # records: the module's structured dtypes by their names
+    ns.update(MODULE_DTYPES)
     return ns
+
+
+# The structured dtypes (np.dtype with fields) of the module under test.
+MODULE_DTYPES = {}
 
 
 def make_inputs(spec, params, sigs):
@@ -839,6 +881,9 @@ def run_test(path):
             node.decorator_list = []
     module_ns = {"__name__": "conformance_sig"}
     exec(compile(bare, path, "exec"), module_ns)
+    MODULE_DTYPES.clear()
+    MODULE_DTYPES.update({k: v for k, v in module_ns.items()
+                          if isinstance(v, np.dtype) and v.names is not None})
     params, sigs = kernel_signature(tree, module_ns, spec["opts"]["kernel"])
     values, ns, argtys = make_inputs(spec, params, sigs)
     for how in spec["compare"]:
