@@ -1824,12 +1824,19 @@ static int run_parse_record(const krt_kernel *k, int i, const RunRec *rr, char *
             continue;
         }
         char *leaves[4096];
+        char *item = strdup(items[j]);   /* for the message: the split writes into it */
+        if (item == NULL)
+            return run_error(RUN_FAIL, "out of memory");
         int m = rr->count[j] == 1 && !rr->sub[j] ? (leaves[0] = items[j], 1)
                                                  : run_rec_leaves(items[j], leaves, 4096, 0);
-        if (m != rr->count[j] && !(rr->sub[j] && m >= 0))
-            return run_error(RUN_USAGE, "%s: field '%s' takes %lld value%s, got '%s'", label,
-                             rr->names[j], (long long)rr->count[j],
-                             rr->count[j] == 1 ? "" : "s", items[j]);
+        if (m != rr->count[j] && !(rr->sub[j] && m >= 0)) {
+            int rc = run_error(RUN_USAGE, "%s: field '%s' takes %lld value%s, got '%s'", label,
+                               rr->names[j], (long long)rr->count[j],
+                               rr->count[j] == 1 ? "" : "s", item);
+            free(item);
+            return rc;
+        }
+        free(item);
         if (rr->sub[j])
             return run_error(RUN_USAGE, "%s: field '%s': a subarray of records cannot be "
                              "written as a literal; use a .npy file", label, rr->names[j]);

@@ -205,6 +205,12 @@ def fits(values, params, argtys):
     signature (as `kernc run` picks the first overload that fits)."""
     for p, ty in zip(params, argtys):
         v = values[p]
+        if isinstance(ty, nbtypes.Record):
+            # a record scalar: a 0-d array of its dtype (kernc run's .npy;
+            # numba copies a record argument back, so it can be compared)
+            if not (isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype == np_dtype(ty)):
+                return False
+            continue
         if isinstance(ty, nbtypes.Array) != isinstance(v, np.ndarray):
             return False
         if isinstance(ty, nbtypes.Array) and (v.dtype != np_dtype(ty.dtype) or v.ndim != ty.ndim):
@@ -407,7 +413,7 @@ def make_inputs(spec, params, sigs):
             v = eval(expr, ns)
         except Exception as e:
             raise TestError("%d: arg %s: %s" % (lineno, name, e))
-        if isinstance(v, np.ndarray):
+        if isinstance(v, np.ndarray) and v.ndim > 0:   # (it makes a 0-d array 1-D)
             v = np.ascontiguousarray(v)
         values[name] = v
         ns[name] = v
@@ -418,7 +424,7 @@ def make_inputs(spec, params, sigs):
                       else type(v).__name__ for v in values.values()),
             "; ".join(", ".join(map(str, tys)) for tys in sigs)))
     for name, ty in zip(params, argtys):
-        if not isinstance(ty, nbtypes.Array):
+        if not isinstance(ty, (nbtypes.Array, nbtypes.Record)):
             values[name] = ns[name] = cast_scalar(ty, values[name])
     return values, ns, argtys
 
@@ -735,7 +741,9 @@ def njit_reference(src, path, spec, values, params):
     args = fresh(values)
     grid, block = dims(spec["opts"]["grid"]), dims(spec["opts"]["block"])
     i32 = np.int32
-    argv = [args[p] for p in params]
+    # a record scalar (a 0-d array): njit takes the record, a view of it
+    argv = [args[p][()] if isinstance(args[p], np.ndarray) and args[p].ndim == 0 and
+            args[p].dtype.names is not None else args[p] for p in params]
     for bz in range(grid[2]):
         for by in range(grid[1]):
             for bx in range(grid[0]):

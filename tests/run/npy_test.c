@@ -69,7 +69,7 @@ static void test_round_trip(void)
         if (dtype_size[t] == 0)   /* a code no row has yet */
             continue;
         for (int s = 0; s < 3; s++) {
-            NpyArray a = {(krt_dtype)t, ndims[s], {0}, NULL, 0};
+            NpyArray a = {(krt_dtype)t, ndims[s], {0}, NULL, 0, NULL};
             int64_t n = 1;
             for (int d = 0; d < a.ndim; d++)
                 n *= a.shape[d] = shapes[s][d];
@@ -108,7 +108,7 @@ static void test_round_trip(void)
 static void test_numpy_bytes(void)
 {
     float v[3] = {0, 1, 2};
-    NpyArray a = {KRT_FLOAT32, 1, {3}, v, sizeof v};
+    NpyArray a = {KRT_FLOAT32, 1, {3}, v, sizeof v, NULL};
     size_t len;
     char err[NPY_ERR_MAX];
     unsigned char *img = npy_format(&a, &len, err, sizeof err);
@@ -121,7 +121,7 @@ static void test_numpy_bytes(void)
 
     /* A 0-d array and an empty one, as NumPy writes them. */
     double x = 4.5;
-    NpyArray z = {KRT_FLOAT64, 0, {0}, &x, sizeof x};
+    NpyArray z = {KRT_FLOAT64, 0, {0}, &x, sizeof x, NULL};
     img = npy_format(&z, &len, err, sizeof err);
     ok(img != NULL && strstr((char *)img + 10, "'shape': (), }") != NULL && (len - 8) % 64 == 0,
        "0-d array: shape () and no growth padding");
@@ -131,7 +131,7 @@ static void test_numpy_bytes(void)
        "0-d array reads back");
     npy_free(&back);
     free(img);
-    NpyArray e = {KRT_INT32, 2, {0, 5}, NULL, 0};
+    NpyArray e = {KRT_INT32, 2, {0, 5}, NULL, 0, NULL};
     img = npy_format(&e, &len, err, sizeof err);
     ok(img != NULL && npy_parse(img, len, &back, err, sizeof err) == 0 && back.ndim == 2 &&
            back.shape[0] == 0 && back.shape[1] == 5 && back.nbytes == 0,
@@ -148,7 +148,7 @@ static void test_structured(void)
         "{'descr': [('s0', '<u8'), ('s1', '<u8')], 'fortran_order': False, 'shape': (2,), }"
         "                                   \n";
     uint64_t words[4] = {1, 2, 3, 0xfedcba9876543210u};
-    NpyArray a = {KRT_XOROSHIRO128P, 1, {2}, words, sizeof words};
+    NpyArray a = {KRT_XOROSHIRO128P, 1, {2}, words, sizeof words, NULL};
     size_t len;
     char err[NPY_ERR_MAX];
     unsigned char *img = npy_format(&a, &len, err, sizeof err);
@@ -297,7 +297,7 @@ static void test_files(void)
     char path[128], err[NPY_ERR_MAX];
     snprintf(path, sizeof path, "%s/a.npy", dir);
     uint32_t v[4] = {1, 2, 3, 0xffffffffu};
-    NpyArray a = {KRT_UINT32, 2, {2, 2}, v, sizeof v};
+    NpyArray a = {KRT_UINT32, 2, {2, 2}, v, sizeof v, NULL};
     ok(npy_write(path, &a, err, sizeof err) == 0, "npy_write writes a file");
     struct stat st;
     ok(stat(path, &st) == 0 && st.st_size == 128 + 16, "the file is 128 + 16 bytes");
