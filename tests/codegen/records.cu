@@ -122,7 +122,6 @@ KRT_EXTERN_C __global__ void sums(krt_view a, krt_view out)
     int64_t krt_it1 = 0;
     int64_t krt_stop2 = 0;
     int64_t krt_step3 = 0;
-#line 126 "records.cu"
     int64_t krt_it4 = 0;
     int64_t krt_stop5 = 0;
     int64_t krt_step6 = 0;
@@ -143,7 +142,6 @@ KRT_EXTERN_C __global__ void sums(krt_view a, krt_view out)
             krt_stop2 = 2;
             krt_step3 = 1;
             for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
-#line 147 "records.cu"
                 w = krt_it1;
 #line 51 "records.kern"
                 s = s + ((double)(*(krt_rec_packed *)(a.data + i * a.strides[0])).j[(int32_t)u][(int32_t)w]);
@@ -153,7 +151,34 @@ KRT_EXTERN_C __global__ void sums(krt_view a, krt_view out)
         (*(krt_rec_packed *)(a.data + i * a.strides[0])).i = (int32_t)(krt_view_make((void *)(*(krt_rec_packed *)(a.data + i * a.strides[0])).j, 2, 3, 2, 0, (int64_t)sizeof(float))).shape[0];
 #line 53 "records.kern"
         *(float *)(out.data + i * out.strides[0]) = (float)s;
-#line 157 "records.cu"
+    }
+}
+
+#line 57 "records.kern"
+KRT_EXTERN_C __global__ void scalar(krt_recp_particle r, krt_view ps, krt_view xs)
+{
+    int64_t i = 0;
+#line 58 "records.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 59 "records.kern"
+    if (i < ps.shape[0]) {
+#line 60 "records.kern"
+        (*(krt_rec_particle *)(ps.data + i * ps.strides[0])).m = r->m + *(double *)((krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 8, 1, 1, 8)).data + i * (krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 8, 1, 1, 8)).strides[0]);
+#line 61 "records.kern"
+        ((int16_t *)xs.data)[i] = *(int16_t *)((krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 0, 1, 1, 2)).data + i * (krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 0, 1, 1, 2)).strides[0]);
+    }
+#line 62 "records.kern"
+    if (i == 0) {
+#line 63 "records.kern"
+        r->id = (int32_t)ps.shape[0];
+#line 64 "records.kern"
+        {
+#line 177 "records.cu"
+            const krt_view krt_cp_v = krt_view_make((void *)(*(krt_rec_particle *)(ps.data + 0 * ps.strides[0])).v, 1, 3, 0, 0, (int64_t)sizeof(float));
+            float *krt_cp_d = (float *)&r->v;
+            for (int64_t krt_cp_i = 0; krt_cp_i < 3; krt_cp_i++)
+                krt_cp_d[krt_cp_i] = ((const float *)krt_cp_v.data)[krt_cp_i];
+        }
     }
 }
 
@@ -195,7 +220,7 @@ static void step__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 199 "records.cu"
+#line 224 "records.cu"
 struct rotate__shared {
     krt_rec_particle sh[32];
 };
@@ -255,7 +280,6 @@ static void sums__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t i = 0;
         double s = 0;
         int64_t u = 0;
-#line 259 "records.cu"
         int64_t w = 0;
         int64_t krt_it1 = 0;
         int64_t krt_stop2 = 0;
@@ -280,7 +304,6 @@ static void sums__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_stop2 = 2;
                 krt_step3 = 1;
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
-#line 284 "records.cu"
                     w = krt_it1;
 #line 51 "records.kern"
                     s = s + ((double)(*(krt_rec_packed *)(a.data + i * a.strides[0])).j[(int32_t)u][(int32_t)w]);
@@ -290,7 +313,40 @@ static void sums__cpu(const krt_cpu_block *krt_b, void **krt_args)
             (*(krt_rec_packed *)(a.data + i * a.strides[0])).i = (int32_t)(krt_view_make((void *)(*(krt_rec_packed *)(a.data + i * a.strides[0])).j, 2, 3, 2, 0, (int64_t)sizeof(float))).shape[0];
 #line 53 "records.kern"
             *(float *)(out.data + i * out.strides[0]) = (float)s;
-#line 294 "records.cu"
+        }
+    }
+}
+
+#line 57 "records.kern"
+static void scalar__cpu(const krt_cpu_block *krt_b, void **krt_args)
+{
+    const krt_recp_particle r = *(const krt_recp_particle *)krt_args[0];
+    const krt_view ps = *(const krt_view *)krt_args[1];
+    const krt_view xs = *(const krt_view *)krt_args[2];
+    krt_dim3 krt_tid;
+    KRT_FOR_EACH_THREAD(krt_b) {
+        int64_t i = 0;
+#line 58 "records.kern"
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 59 "records.kern"
+        if (i < ps.shape[0]) {
+#line 60 "records.kern"
+            (*(krt_rec_particle *)(ps.data + i * ps.strides[0])).m = r->m + *(double *)((krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 8, 1, 1, 8)).data + i * (krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 8, 1, 1, 8)).strides[0]);
+#line 61 "records.kern"
+            ((int16_t *)xs.data)[i] = *(int16_t *)((krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 0, 1, 1, 2)).data + i * (krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 0, 1, 1, 2)).strides[0]);
+        }
+#line 62 "records.kern"
+        if (i == 0) {
+#line 63 "records.kern"
+            r->id = (int32_t)ps.shape[0];
+#line 64 "records.kern"
+            {
+#line 345 "records.cu"
+                const krt_view krt_cp_v = krt_view_make((void *)(*(krt_rec_particle *)(ps.data + 0 * ps.strides[0])).v, 1, 3, 0, 0, (int64_t)sizeof(float));
+                float *krt_cp_d = (float *)&r->v;
+                for (int64_t krt_cp_i = 0; krt_cp_i < 3; krt_cp_i++)
+                    krt_cp_d[krt_cp_i] = ((const float *)krt_cp_v.data)[krt_cp_i];
+            }
         }
     }
 }
@@ -364,11 +420,39 @@ KRT_EXTERN_C int sums__launch(krt_launch_cfg cfg, krt_array a, krt_array out)
     return krt_launch(&sums__kernel, cfg, krt_argv);
 }
 
+static const krt_param scalar__params[] = {
+    {"r", KRT_PARAM_RECORD, KRT_RECORD_DTYPE(40), 0, 1},
+    {"ps", KRT_PARAM_ARRAY, KRT_RECORD_DTYPE(40), 1, 0},
+    {"xs", KRT_PARAM_ARRAY, KRT_INT16, 1, 1},
+};
+KRT_EXTERN_C const krt_kernel scalar__kernel = {
+    "scalar", "records.kern", 3, scalar__params,
+    scalar__cpu, (const void *)scalar,
+    0, 0,
+    0
+};
+
+KRT_EXTERN_C int scalar__launch(krt_launch_cfg cfg, krt_array r, krt_array ps, krt_array xs)
+{
+    krt_view krt_v0;
+    krt_view krt_v1;
+    krt_view krt_v2;
+    void *krt_argv[3];
+    KRT_TRY(krt_check_array(&scalar__kernel, 0, &r, &krt_v0));
+    krt_argv[0] = &krt_v0.data;
+    KRT_TRY(krt_check_array(&scalar__kernel, 1, &ps, &krt_v1));
+    krt_argv[1] = &krt_v1;
+    KRT_TRY(krt_check_array(&scalar__kernel, 2, &xs, &krt_v2));
+    krt_argv[2] = &krt_v2;
+    return krt_launch(&scalar__kernel, cfg, krt_argv);
+}
+
 static const krt_kernel *const krt_kernels_records[] = {
     &step__kernel,
     &rotate__kernel,
     &sums__kernel,
+    &scalar__kernel,
 };
 KRT_EXTERN_C const krt_module krt_module_records = {
-    "records.kern", 3, krt_kernels_records
+    "records.kern", 4, krt_kernels_records
 };

@@ -102,6 +102,14 @@ static inline int sums(krt_launch_cfg cfg, krt_array a, krt_array out)
 }
 extern const krt_kernel sums__kernel;
 
+/* kernel scalar: void(Record(m[type=float64;offset=0],id[type=int32;offset=8],v[type=nestedarray(float32, (3,));offset=12],p[type=Record(x[type=int16;offset=0],y[type=float64;offset=8];16;True);offset=24];40;True), Record(m[type=float64;offset=0],id[type=int32;offset=8],v[type=nestedarray(float32, (3,));offset=12],p[type=Record(x[type=int16;offset=0],y[type=float64;offset=8];16;True);offset=24];40;True)[:], int16[::1]) */
+int scalar__launch(krt_launch_cfg cfg, krt_array r, krt_array ps, krt_array xs);
+static inline int scalar(krt_launch_cfg cfg, krt_array r, krt_array ps, krt_array xs)
+{
+    return scalar__launch(cfg, r, ps, xs);
+}
+extern const krt_kernel scalar__kernel;
+
 extern const krt_module krt_module_records;
 
 #ifdef __cplusplus
