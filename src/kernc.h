@@ -319,7 +319,6 @@ int record_field_index(const Type *t, const char *name);
 Type *record_field_type(const Type *t, int i);
 int64_t record_field_size(const RecField *f);
 const char *record_misaligned(const Type *t, int i);
-const char *record_name(const Type *t);
 void record_collect(PtrVec *out, const Type *t);
 void record_emit_struct(StrBuf *b, const Type *t, bool abi);
 

@@ -492,28 +492,6 @@ const char *record_misaligned(const Type *t, int i)
                         ty_name(f->type));
 }
 
-/* numba's str(): Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True) */
-const char *record_name(const Type *t)
-{
-    StrBuf b = {0};
-    sb_puts(&b, "Record(");
-    for (int i = 0; i < t->rec->nfields; i++) {
-        const RecField *f = &t->rec->fields[i];
-        sb_printf(&b, "%s%s[type=", i ? "," : "", f->name);
-        if (f->ndim) {
-            sb_printf(&b, "nestedarray(%s, (", ty_name(f->type));
-            for (int k = 0; k < f->ndim; k++)
-                sb_printf(&b, "%s%lld", k ? ", " : "", (long long)f->shape[k]);
-            sb_puts(&b, f->ndim == 1 ? ",))" : "))");
-        } else {
-            sb_puts(&b, ty_name(f->type));
-        }
-        sb_printf(&b, ";offset=%lld]", (long long)f->offset);
-    }
-    sb_printf(&b, ";%lld;%s)", (long long)t->rec->size, t->rec->aligned ? "True" : "False");
-    return sb_take(&b);
-}
-
 /* ---- C ---- */
 
 /* Every record a type reaches, nested ones first, into *out (once). */

@@ -337,6 +337,7 @@ bool resolve_check_params(FuncDef *fd)
 PtrVec resolve_module(Node *module, const Options *opt)
 {
     sema_names_reset();
+    record_reset();   /* rec: the records of the last translation are gone */
     fdefs = (PtrVec){0};
 
     /* Pass 1: bind names in file order. */

@@ -71,7 +71,6 @@ void types_init(void)
     ty_rngstate = new_type(TY_RNGSTATE);
     ty_gridgroup = new_type(TY_GRIDGROUP);
     interned = (PtrVec){0};
-    record_reset();   /* rec */
     conv_init();
 }
 
@@ -172,6 +171,28 @@ Type *ty_scalar_named(const char *name)
         if (strcmp(ty_scalar_info[k].name, name) == 0)
             return ty_scalar[k];
     return NULL;
+}
+
+/* rec: numba's str() of a record (src/record.c): Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True) */
+static const char *record_name(const Type *t)
+{
+    StrBuf b = {0};
+    sb_puts(&b, "Record(");
+    for (int i = 0; i < t->rec->nfields; i++) {
+        const RecField *f = &t->rec->fields[i];
+        sb_printf(&b, "%s%s[type=", i ? "," : "", f->name);
+        if (f->ndim) {
+            sb_printf(&b, "nestedarray(%s, (", ty_name(f->type));
+            for (int k = 0; k < f->ndim; k++)
+                sb_printf(&b, "%s%lld", k ? ", " : "", (long long)f->shape[k]);
+            sb_puts(&b, f->ndim == 1 ? ",))" : "))");
+        } else {
+            sb_puts(&b, ty_name(f->type));
+        }
+        sb_printf(&b, ";offset=%lld]", (long long)f->offset);
+    }
+    sb_printf(&b, ";%lld;%s)", (long long)t->rec->size, t->rec->aligned ? "True" : "False");
+    return sb_take(&b);
 }
 
 const char *ty_name(const Type *t)
