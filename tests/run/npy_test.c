@@ -61,6 +61,24 @@ static void dict_fails(const char *dict, const char *want, const char *what)
     parse_fails(buf, image(buf, dict, data, sizeof data), want, what);
 }
 
+/* rec: a structured descr other than the states' is a record: its dtype
+ * KRT_RECORD_DTYPE(itemsize), its descr in NumPy's spelling. */
+static void dict_record(const char *dict, size_t itemsize, const char *descr, const char *what)
+{
+    unsigned char buf[1024];
+    static const unsigned char data[64];
+    char err[NPY_ERR_MAX];
+    NpyArray a;
+    int rc = npy_parse(buf, image(buf, dict, data, 2 * itemsize), &a, err, sizeof err);
+    ok(rc == 0 && a.dtype == KRT_RECORD_DTYPE(itemsize) && a.descr &&
+           strcmp(a.descr, descr) == 0 && a.nbytes == 2 * itemsize,
+       "%s", what);
+    if (rc != 0)
+        diag("%s", err);
+    else
+        npy_free(&a);
+}
+
 static void test_round_trip(void)
 {
     static const int64_t shapes[][3] = {{7, 0, 0}, {3, 5, 0}, {2, 3, 4}};
@@ -177,10 +195,14 @@ static void test_structured(void)
     ok(rc == 0 && b.dtype == KRT_XOROSHIRO128P, "raw void '|V16' is read as states");
     if (rc == 0)
         npy_free(&b);
-    dict_fails("{'descr': [('s0', '<u4'), ('s1', '<u4')], 'fortran_order': False, 'shape': (2,)}\n",
-               "structured dtypes are not supported", "other structured dtypes refused");
-    dict_fails("{'descr': [('s0', '<u8', (2,))], 'fortran_order': False, 'shape': (2,)}\n",
-               "expected ')' in a structured descr", "sub-array fields refused");
+    dict_record("{'descr': [('s0', '<u4'), ('s1', '<u4')], 'fortran_order': False, 'shape': (2,)}\n",
+                8, "[('s0', '<u4'), ('s1', '<u4')]", "other structured dtypes are records");
+    dict_record("{'descr': [('s0', '<u8', (2,))], 'fortran_order': False, 'shape': (2,)}\n",
+                16, "[('s0', '<u8', (2,))]", "sub-array fields");
+    dict_record("{'descr': [(\"a\", \"|i1\"), ('', '|V3'), ('n', [('x', '<f4'), ('y', '<i2', (2, 1))])],"
+                " 'fortran_order': False, 'shape': (2,)}\n", 12,
+                "[('a', '|i1'), ('', '|V3'), ('n', [('x', '<f4'), ('y', '<i2', (2, 1))])]",
+                "nested records, padding, 2-D sub-arrays");
 }
 
 static void test_versions(void)
@@ -255,8 +277,10 @@ static void test_errors(void)
                "unsupported dtype '<f16'", "long double refused");
     dict_fails("{'descr': '<c32', 'fortran_order': False, 'shape': (2,), }\n",
                "unsupported dtype '<c32'", "complex256 refused");
-    dict_fails("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (2,), }\n",
-               "structured dtypes are not supported", "structured dtype refused");
+    dict_fails("{'descr': [('a', '|S12')], 'fortran_order': False, 'shape': (2,), }\n",
+               "unsupported field format '|S12' of field 'a'", "string fields refused");
+    dict_fails("{'descr': [('a', '>i4')], 'fortran_order': False, 'shape': (2,), }\n",
+               "unsupported field format '>i4'", "big-endian fields refused");
     dict_fails("{'descr': '<V16', 'fortran_order': False, 'shape': (2,), }\n",
                "unsupported dtype '<V16'", "void dtype with a byte order refused");
     dict_fails("{'descr': 'f4', 'fortran_order': False, 'shape': (2,), }\n",
