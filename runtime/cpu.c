@@ -969,6 +969,8 @@ static size_t krt_cpu_arg_size(const krt_param *p)
 {
     if (p->kind == KRT_PARAM_TUPLE)
         return p->ndim > 0 ? (size_t)p->ndim : 0;
+    if (p->kind == KRT_PARAM_RECORD)   /* rec: its device address */
+        return sizeof(void *);
     return p->kind == KRT_PARAM_ARRAY ? sizeof(krt_view)
                                       : krt_dtype_size(p->dtype);
 }

@@ -113,8 +113,19 @@ typedef enum krt_dtype {
     KRT_SCALAR_TYPES(KRT_DTYPE_ENUM_)
 #undef KRT_DTYPE_ENUM_
     KRT_XOROSHIRO128P = 11,              /* named KRT_XOROSHIRO128P_NAME */
-    KRT_DTYPE_COUNT = KRT_NSCALAR + 1    /* the codes are 0..KRT_DTYPE_COUNT-1 */
+    KRT_DTYPE_COUNT = KRT_NSCALAR + 1,   /* the codes are 0..KRT_DTYPE_COUNT-1 */
+    KRT_DTYPE_RANGE_ = 0x7fffffff        /* rec: room for KRT_RECORD_DTYPE values */
 } krt_dtype;
+
+/* Records (NumPy structured dtypes, kernc's record.c): not rows of the
+ * scalar table; the dtype of an array of records is KRT_RECORD_DTYPE(
+ * itemsize), code 20 in the low byte and the record's size above it, so
+ * that arrays of one record size share a dtype.  The launcher header
+ * declares each record's struct (krt_rec_NAME) with NumPy's layout. */
+#define KRT_RECORD 20
+#define KRT_RECORD_DTYPE(itemsize) ((krt_dtype)(KRT_RECORD | ((int)(itemsize) << 8)))
+#define KRT_DTYPE_IS_RECORD(t) (((int)(t) & 0xff) == KRT_RECORD && ((int)(t) >> 8) > 0)
+#define KRT_RECORD_ITEMSIZE(t) ((size_t)((unsigned)(t) >> 8))
 
 #define KRT_XOROSHIRO128P_NAME "xoroshiro128p"
 
@@ -500,7 +511,11 @@ typedef struct krt_view {
 enum krt_param_kind {
     KRT_PARAM_SCALAR,
     KRT_PARAM_ARRAY,
-    KRT_PARAM_TUPLE                  /* a tuple: the generated krt_tup_* struct */
+    KRT_PARAM_TUPLE,                 /* a tuple: the generated krt_tup_* struct */
+    KRT_PARAM_RECORD                 /* rec: a record scalar, by reference as numba
+                                        passes it: an array of one record (ndim 0,
+                                        or 1 of extent 1); the kernel gets its
+                                        device address */
 };
 
 typedef struct krt_param {

@@ -492,6 +492,24 @@ KRT_FN krt_view krt_view_dtype(krt_view v, int ndim, int64_t from, int64_t to)
     return v;
 }
 
+/* records (rec): a.x of an array of records v (ndim dimensions): the view
+ * of field x at byte offset off of each record, its own fnd (0..2)
+ * dimensions n0, n1 of elements of esize bytes after v's */
+KRT_FN krt_view krt_view_field(krt_view v, int ndim, int fnd, int64_t off, int64_t n0,
+                               int64_t n1, int64_t esize)
+{
+    v.data += off;
+    if (fnd > 0) {
+        v.shape[ndim] = n0;
+        v.strides[ndim] = fnd > 1 ? n1 * esize : esize;
+    }
+    if (fnd > 1) {
+        v.shape[ndim + 1] = n1;
+        v.strides[ndim + 1] = esize;
+    }
+    return v;
+}
+
 /* issue 9: the length of range(start, stop, step) (step != 0), for a
  * range iterated inside enumerate() or zip(). */
 KRT_FN int64_t krt_range_len(int64_t start, int64_t stop, int64_t step)

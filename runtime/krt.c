@@ -127,17 +127,23 @@ static const char *const krt_dtype_names[KRT_DTYPE_COUNT] = {
 
 static int krt_dtype_valid(krt_dtype t)
 {
+    if (KRT_DTYPE_IS_RECORD(t))   /* rec */
+        return 1;
     /* a code no row has yet (KRT_DTYPE_COUNT leaves room) has size 0 */
     return (int)t >= 0 && (int)t < KRT_DTYPE_COUNT && krt_dtype_sizes[t] != 0;
 }
 
 size_t krt_dtype_size(krt_dtype t)
 {
+    if (KRT_DTYPE_IS_RECORD(t))   /* rec */
+        return KRT_RECORD_ITEMSIZE(t);
     return krt_dtype_valid(t) ? krt_dtype_sizes[t] : 0;
 }
 
 const char *krt_dtype_name(krt_dtype t)
 {
+    if (KRT_DTYPE_IS_RECORD(t))   /* rec */
+        return "record";
     return krt_dtype_valid(t) ? krt_dtype_names[t] : "?";
 }
 
@@ -548,7 +554,7 @@ int krt_array_is_contiguous(const krt_array *a)
 static int krt_shape_fits(krt_dtype dtype, int ndim, const int64_t *shape,
                           size_t *nbytes)
 {
-    int64_t n = (int64_t)krt_dtype_sizes[dtype];
+    int64_t n = (int64_t)krt_dtype_size(dtype);
     int i, empty = 0;
 
     for (i = 0; i < ndim; i++) {
@@ -592,7 +598,7 @@ static int krt_check_shape(const char *who, krt_dtype dtype, int ndim,
 static void krt_array_init(krt_array *out, krt_dtype dtype, int ndim,
                            const int64_t *shape, const krt_backend *b)
 {
-    int64_t stride = (int64_t)krt_dtype_sizes[dtype];
+    int64_t stride = (int64_t)krt_dtype_size(dtype);
     int i;
 
     memset(out, 0, sizeof *out);
@@ -1099,7 +1105,7 @@ int krt_to_device(krt_array *out, const void *host, krt_dtype dtype, int ndim,
  * the array's whole byte span; base is where element (0, ..., 0) lies. */
 static void krt_gather(char *dst, const char *base, const krt_array *a)
 {
-    size_t item = krt_dtype_sizes[a->dtype];
+    size_t item = krt_dtype_size(a->dtype);
     int64_t idx[KRT_MAX_NDIM] = {0};
     int64_t n = krt_array_size(a), e;
     int d;
@@ -1537,6 +1543,30 @@ static void krt_describe(char *buf, size_t size, krt_dtype dtype, int ndim)
              ndim, ndim == 1 ? "" : "s");
 }
 
+/* rec: a record scalar parameter takes an array of one record of its
+ * dtype (ndim 0, or 1 of extent 1) */
+static int krt_check_record(const krt_kernel *k, const krt_param *p, const krt_array *a,
+                            krt_view *out)
+{
+    const krt_backend *b;
+    char what[256];
+    snprintf(what, sizeof what, "krt_launch: kernel '%s': parameter '%s'", k->name, p->name);
+    if (out == NULL)
+        return krt__error(KRT_EINVAL, "krt_check_array: out is NULL");
+    memset(out, 0, sizeof *out);
+    KRT_TRY(krt_backend_get(&b, what));
+    KRT_TRY(krt_check_launchable(a, what, b));
+    if (a->dtype != p->dtype)
+        return krt__error(KRT_EDTYPE, "%s: expected a record of %zu bytes, got a %s array",
+                          what, KRT_RECORD_ITEMSIZE(p->dtype),
+                          KRT_DTYPE_IS_RECORD(a->dtype) ? "record" : krt_dtype_name(a->dtype));
+    if (krt_array_size(a) != 1 || a->ndim > 1)
+        return krt__error(KRT_ESHAPE, "%s: expected one record (an array of shape () or "
+                          "(1,)), got %lld", what, (long long)krt_array_size(a));
+    out->data = a->data;
+    return KRT_OK;
+}
+
 int krt_check_array(const krt_kernel *k, int param, const krt_array *a,
                     krt_view *out)
 {
@@ -1552,6 +1582,8 @@ int krt_check_array(const krt_kernel *k, int param, const krt_array *a,
                           "krt_check_array: kernel '%s' has no parameter %d",
                           k->name, param);
     p = &k->params[param];
+    if (p->kind == KRT_PARAM_RECORD)   /* rec */
+        return krt_check_record(k, p, a, out);
     if (p->kind != KRT_PARAM_ARRAY)
         return krt__error(KRT_EINVAL,
                           "krt_check_array: kernel '%s': parameter '%s' is "

@@ -88,6 +88,7 @@ typedef struct Emitter {
 
     /* Tuple types used anywhere, each emitted once as a struct */
     PtrVec tuples;
+    PtrVec records;          /* rec: the record types the code uses */
     /* Device functions whose CPU version could not be made */
     PtrVec cpu_failed_funcs;
 } Emitter;
@@ -104,6 +105,7 @@ void outf(Emitter *E, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 void emit_lineno(Emitter *E, Loc loc);
 void cpu_unsupported(Emitter *E, Loc loc, const char *msg);
 const char *t_c(const Type *t);
+const char *t_elem(const Type *t);   /* rec: array elements, struct members */
 const char *tuple_cname(const Type *t);
 const char *t_dtype(const Type *t);
 void note_tuple(Emitter *E, Type *t);

@@ -77,7 +77,7 @@ void emit_cpu_devfunc(Emitter *E, Func *f)
         for (int i = 0; i < f->nlocals; i++) {
             Var *v = f->locals[i];
             if (v->kind == VAR_SHARED)
-                outf(E, "    %s %s%s;", t_c(v->type->elem), v->cname, array_dims(v));
+                outf(E, "    %s %s%s;", t_elem(v->type->elem), v->cname, array_dims(v));
         }
         outf(E, "};");
         outf(E, "%s", "");
@@ -155,7 +155,7 @@ static const char *cpu_var_ref(Emitter *E, const Var *v)
         E->used_s = true;
         return arena_printf("krt_s->%s", field);
     case CPU_HOME_DYNSHARED:
-        return arena_printf("((%s *)krt_b->dyn_shared)", t_c(v->type->elem));
+        return arena_printf("((%s *)krt_b->dyn_shared)", t_elem(v->type->elem));
     case CPU_HOME_CONST:
         return arena_printf("%s__%s_cpu", fn_cname(f), c);
     }
@@ -948,7 +948,7 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         for (int i = 0; i < f->nlocals; i++) {
             Var *v = f->locals[i];
             if (v->kind == VAR_SHARED)
-                outf(E, "    %s %s%s;", t_c(v->type->elem), v->cname, array_dims(v));
+                outf(E, "    %s %s%s;", t_elem(v->type->elem), v->cname, array_dims(v));
         }
         for (int i = 0; i < K->shared_extra.len; i++)
             print_slot(E, &K->shared_extra.items[i]);
@@ -970,7 +970,7 @@ void emit_cpu_kernel(Emitter *E, Func *f)
             if (K->vars->local_home[i] != CPU_HOME_FRAME)
                 continue;
             if (v->kind == VAR_LOCALARRAY)
-                outf(E, "%s %s%s;", t_c(v->type->elem), v->cname, array_dims(v));
+                outf(E, "%s %s%s;", t_elem(v->type->elem), v->cname, array_dims(v));
             else if (v->type == ty_bool)   /* read before written, a byte of the last block's
                                               (or another kernel's) frame: no _Bool trap */
                 outf(E, "uint8_t %s;", v->cname);

@@ -114,8 +114,16 @@ const char *t_c(const Type *t)
     case TY_ARRAY: return "krt_view";
     case TY_TUPLE: return tuple_cname(t);
     case TY_VECTOR: return vec_spell(t, false);   /* vecrec: float4 */
+    case TY_RECORD: return arena_printf("krt_recp_%s", t->rec->cname + 8);   /* rec: a pointer */
     default: return "void";
     }
+}
+
+/* rec: the C type of an array element or a struct member (a record's
+ * struct itself; t_c otherwise). */
+const char *t_elem(const Type *t)
+{
+    return t && t->kind == TY_RECORD ? t->rec->cname : t_c(t);
 }
 
 const char *tuple_cname(const Type *t)
@@ -136,6 +144,8 @@ const char *t_dtype(const Type *t)
 {
     if (t && t->kind == TY_RNGSTATE)
         return "KRT_XOROSHIRO128P";
+    if (t && t->kind == TY_RECORD)   /* rec: code 20 and the itemsize */
+        return arena_printf("KRT_RECORD_DTYPE(%lld)", (long long)t->rec->size);
     return t_scalar(t) ? ty_info(t)->dtype : "KRT_INT64";
 }
 
@@ -596,6 +606,8 @@ const char *conv(const char *s, const Type *from, const Type *to)
 
 const char *ex_as(Emitter *E, Node *n, const Type *to)
 {
+    if (to && to->kind == TY_RECORD)   /* rec: into a pointer slot, its address */
+        return arena_printf("&(%s)", unparen(ex(E, n)));
     return conv(ex(E, n), n->type, to);
 }
 
@@ -735,8 +747,8 @@ static const char *index_expr(Emitter *E, Node *i, const char *len)
 static const char *dyn_len(Emitter *E, const Type *elem)
 {
     if (E->mode == MODE_CUDA)
-        return arena_printf("(int64_t)(krt_dynamic_smem_bytes() / sizeof(%s))", t_c(elem));
-    return arena_printf("(int64_t)(krt_b->dyn_shared_bytes / sizeof(%s))", t_c(elem));
+        return arena_printf("(int64_t)(krt_dynamic_smem_bytes() / sizeof(%s))", t_elem(elem));
+    return arena_printf("(int64_t)(krt_b->dyn_shared_bytes / sizeof(%s))", t_elem(elem));
 }
 
 /* Arrays with a constant shape that are C arrays in the generated code. */
@@ -746,6 +758,34 @@ static bool is_c_array(const Var *v)
 }
 
 static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx);
+
+/* rec: the member of field n->ival of record n->lhs, `(lv).name` */
+static const char *record_member(Emitter *E, Node *n)
+{
+    const RecField *f = &n->lhs->type->rec->fields[n->ival];
+    if (n->lhs->kind == E_VAR)   /* a record variable: a pointer */
+        return arena_printf("%s->%s", var_ref(E, n->lhs->var), c_ident(f->name));
+    const char *lv = ex(E, n->lhs);
+    return arena_printf(is_name(E, n->lhs) ? "%s.%s" : "(%s).%s", lv, c_ident(f->name));
+}
+
+/* rec: a field as a value: the member; a subarray field as a view of it */
+static const char *record_field(Emitter *E, Node *n)
+{
+    const RecField *f = &n->lhs->type->rec->fields[n->ival];
+    const char *m = record_member(E, n);
+    if (f->ndim == 0)
+        return m;
+    if (f->ndim > 3) {
+        error_at(n->loc, "a record subarray field of more than 3 dimensions can only be indexed");
+        return "krt_view_make(NULL, 1, 0, 0, 0, 1)";
+    }
+    const char *len[3] = {"0", "0", "0"};
+    for (int k = 0; k < f->ndim; k++)
+        len[k] = arena_printf("%lld", (long long)f->shape[k]);
+    return arena_printf("krt_view_make((void *)%s, %d, %s, %s, %s, (int64_t)sizeof(%s))", m,
+                        f->ndim, len[0], len[1], len[2], t_elem(f->type));
+}
 
 /* The element of array expression `arr` at the given indices (an lvalue).
  * Checked accesses on the CPU go through krt_cpu_pick, which sends them to
@@ -759,7 +799,7 @@ static const char *elem_ref(Emitter *E, Node *arr, Node **idx, int nidx)
     E->line = saved;
     if (E->debug && E->mode == MODE_CPU && arr->type && arr->type->kind == TY_ARRAY) {
         E->used_sink = true;
-        const char *T = t_c(arr->type->elem);
+        const char *T = t_elem(arr->type->elem);
         return arena_printf("(*(%s *)krt_cpu_pick(krt_b, (void *)&%s, &krt_sinkv))", T, s);
     }
     return s;
@@ -772,10 +812,21 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx)
         error_at(arr->loc, "cannot index a value of this type");
         return "0";
     }
-    const char *T = t_c(at->elem);
+    const char *T = t_elem(at->elem);
     if (nidx != at->ndim) {
         error_at(arr->loc, "%d indices for a %d-dimensional array", nidx, at->ndim);
         return "0";
+    }
+    if (arr->kind == E_TUPLEGET && arr->lhs->type && arr->lhs->type->kind == TY_RECORD) {
+        /* rec: a subarray field, indexed in place */
+        const RecField *f = &arr->lhs->type->rec->fields[arr->ival];
+        StrBuf b = {0};
+        sb_puts(&b, record_member(E, arr));
+        for (int k = 0; k < nidx; k++) {
+            E->axis = k;
+            sb_printf(&b, "[%s]", unparen(index_expr(E, idx[k], arena_printf("%lld", (long long)f->shape[k]))));
+        }
+        return sb_take(&b);
     }
     Var *v = arr->kind == E_VAR ? arr->var : NULL;
     if (is_c_array(v)) {
@@ -840,7 +891,7 @@ const char *array_value(Emitter *E, Node *n)
         len[k] = v->kind == VAR_DYNSHARED ? dyn_len(E, t->elem)
                                           : arena_printf("%lld", (long long)v->shape[k]);
     return arena_printf("krt_view_make((void *)%s, %d, %s, %s, %s, (int64_t)sizeof(%s))",
-                        var_ref(E, v), t->ndim, len[0], len[1], len[2], t_c(t->elem));
+                        var_ref(E, v), t->ndim, len[0], len[1], len[2], t_elem(t->elem));
 }
 
 /* issue 9: a view, base[items]: a krt_view_slice / krt_view_index call per
@@ -880,6 +931,10 @@ static const char *ex_arrayop(Emitter *E, Node *n)
         return arena_printf("krt_view_reshape(%s, %d, %d, %s, %s, %s, (int64_t)sizeof(%s))", a,
                             n->lhs->type->ndim, n->args.len, v[0], v[1], v[2],
                             t_c(n->type->elem));
+    case AOP_FIELD: {   /* rec */
+        return arena_printf("krt_view_field(%s, %d, %d, %s, %s, %s, %s)", a, n->lhs->type->ndim,
+                            n->type->ndim - n->lhs->type->ndim, v[0], v[1], v[2], v[3]);
+    }
     default:
         return arena_printf("krt_view_dtype(%s, %d, %s, %s)", a, n->type->ndim, v[0], v[1]);
     }
@@ -1826,12 +1881,16 @@ const char *ex(Emitter *E, Node *n)
             return fmt_float(n->type, n->fval);
         return fmt_int(n->type, n->ival);
     case E_VAR:
+        if (n->type && n->type->kind == TY_RECORD)   /* rec: a pointer */
+            return arena_printf("(*%s)", var_ref(E, n->var));
         return var_ref(E, n->var);
     case E_CAST:
         return ex_as(E, n->lhs, n->type);
     case E_API:
         return ex_api(E, n);
     case E_CALLFN:
+        if (n->type && n->type->kind == TY_RECORD)   /* rec: returns a pointer */
+            return arena_printf("(*%s)", ex_call(E, n));
         return ex_call(E, n);
     case E_INDEX:
         /* --assume-noalias: an array the kernel never writes is read
@@ -1853,6 +1912,8 @@ const char *ex(Emitter *E, Node *n)
             return grid_comp(E, t->api->id == API_GRIDSIZE, (int)n->ival);
         if (t->kind == E_TUPLE && (int)n->ival < t->args.len)
             return ex(E, t->args.items[n->ival]);
+        if (t->type && t->type->kind == TY_RECORD)   /* rec: r.a */
+            return record_field(E, n);
         if (t->type && t->type->kind == TY_VECTOR)   /* vecrec: v.x */
             return arena_printf(is_name(E, t) ? "%s.%c" : "(%s).%c", ex(E, t),
                                 "xyzw"[n->ival & 3]);
@@ -2043,6 +2104,8 @@ const char *zero_of(const Type *t)
     }
     if (t && t->kind == TY_ARRAY)
         return "krt_view_make(NULL, 1, 0, 0, 0, 1)";
+    if (t && t->kind == TY_RECORD)   /* rec: no record yet */
+        return "NULL";
     if (t && t->kind == TY_VECTOR)   /* vecrec */
         return arena_printf("%s(%s)", vec_spell(t, true),
                             &"0, 0, 0, 0"[(4 - t->nelems) * 3]);
@@ -2225,6 +2288,32 @@ void emit_stmt(Emitter *E, Node *s)
                 outf(E, "}");
                 return;
             }
+            if (t->kind == E_TUPLEGET && t->type && t->type->kind == TY_ARRAY &&
+                t->lhs->type && t->lhs->type->kind == TY_RECORD) {
+                /* rec: a subarray field from an array: its elements copied from
+                 * the array's data in memory order, as numba's memcpy */
+                const RecField *f = &t->lhs->type->rec->fields[t->ival];
+                int64_t n = 1;
+                for (int k = 0; k < f->ndim; k++)
+                    n *= f->shape[k];
+                const char *T = t_elem(f->type);
+                outf(E, "{");
+                E->indent++;
+                outf(E, "const krt_view krt_cp_v = %s;", unparen(array_value(E, s->rhs)));
+                outf(E, "%s *krt_cp_d = (%s *)&%s;", T, T, record_member(E, t));
+                outf(E, "for (int64_t krt_cp_i = 0; krt_cp_i < %lld; krt_cp_i++)", (long long)n);
+                outf(E, "    krt_cp_d[krt_cp_i] = ((const %s *)krt_cp_v.data)[krt_cp_i];", T);
+                E->indent--;
+                outf(E, "}");
+                return;
+            }
+            if (t->type && t->type->kind == TY_RECORD) {   /* rec */
+                if (t->kind == E_VAR)   /* the variable refers to it */
+                    outf(E, "%s = %s;", var_ref(E, t->var), ex_as(E, s->rhs, t->type));
+                else   /* a copy of the whole record */
+                    outf(E, "%s = %s;", ex(E, t), unparen(ex(E, s->rhs)));
+                return;
+            }
             if (t->type && t->type->kind == TY_ARRAY) {   /* a view variable */
                 outf(E, "%s = %s;", ex(E, t), unparen(array_value(E, s->rhs)));
                 return;
@@ -2370,16 +2459,16 @@ void decl_local(Emitter *E, Var *v)
     switch (v->kind) {
     case VAR_SHARED:
         if (E->mode == MODE_CUDA)
-            outf(E, "__shared__ %s %s%s;", t_c(t->elem), v->cname, array_dims(v));
+            outf(E, "__shared__ %s %s%s;", t_elem(t->elem), v->cname, array_dims(v));
         return;
     case VAR_DYNSHARED:
         if (E->mode == MODE_CUDA)
-            outf(E, "%s *%s = (%s *)krt_dynshared;", t_c(t->elem), v->cname, t_c(t->elem));
+            outf(E, "%s *%s = (%s *)krt_dynshared;", t_elem(t->elem), v->cname, t_elem(t->elem));
         else
-            outf(E, "%s *%s = (%s *)krt_b->dyn_shared;", t_c(t->elem), v->cname, t_c(t->elem));
+            outf(E, "%s *%s = (%s *)krt_b->dyn_shared;", t_elem(t->elem), v->cname, t_elem(t->elem));
         return;
     case VAR_LOCALARRAY:
-        outf(E, "%s %s%s;", t_c(t->elem), v->cname, array_dims(v));
+        outf(E, "%s %s%s;", t_elem(t->elem), v->cname, array_dims(v));
         return;
     case VAR_CONSTARRAY:
         return;
@@ -2394,7 +2483,7 @@ void decl_local(Emitter *E, Var *v)
     const char *attr = unread ? " KRT_MAYBE_UNUSED" : "";
     if (t->kind == TY_ARRAY)
         outf(E, "krt_view %s%s;", v->cname, attr);
-    else if (t_scalar(t) || t->kind == TY_TUPLE || t->kind == TY_VECTOR)
+    else if (t_scalar(t) || t->kind == TY_TUPLE || t->kind == TY_VECTOR || t->kind == TY_RECORD)
         outf(E, "%s %s%s = %s;", t_c(t), v->cname, attr, zero_of(t));
     else
         error_at(v->loc, "variable '%s' has a type kernc cannot translate (%s)", v->name,

@@ -79,7 +79,7 @@ static const char *header_guard(const char *path)
 /* The launcher's C type of a parameter (bool travels as uint8_t). */
 static const char *abi_type(const Type *t)
 {
-    if (t->kind == TY_ARRAY)
+    if (t->kind == TY_ARRAY || t->kind == TY_RECORD)   /* rec: a record in device memory */
         return "krt_array";
     if (ty_is_scalar(t))
         return ty_info(t)->abi;
@@ -107,6 +107,11 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
         for (int i = 0; i < f->nparams; i++) {
             const Type *t = f->params[i]->type;
             bool arr = t->kind == TY_ARRAY;
+            if (t->kind == TY_RECORD) {   /* rec: an array of one record, by reference */
+                outf(E, "    {\"%s\", KRT_PARAM_RECORD, %s, 0, 1},", c_string(f->params[i]->name),
+                     t_dtype(t));
+                continue;
+            }
             if (t->kind == TY_TUPLE) {   /* issue 9: ndim holds the struct's size */
                 outf(E, "    {\"%s\", KRT_PARAM_TUPLE, KRT_INT64, (int)sizeof(%s), 0},",
                      c_string(f->params[i]->name), t_c(t));
@@ -154,7 +159,7 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
     outf(E, "{");
     E->indent = 1;
     for (int i = 0; i < f->nparams; i++)
-        if (f->params[i]->type->kind == TY_ARRAY)
+        if (f->params[i]->type->kind == TY_ARRAY || f->params[i]->type->kind == TY_RECORD)
             outf(E, "krt_view krt_v%d;", i);
     if (f->nparams > 0)
         outf(E, "void *krt_argv[%d];", f->nparams);
@@ -164,6 +169,10 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
             outf(E, "KRT_TRY(krt_check_array(&%s__kernel, %d, &%s, &krt_v%d));", name, i,
                  v->cname, i);
             outf(E, "krt_argv[%d] = &krt_v%d;", i, i);
+        } else if (v->type->kind == TY_RECORD) {   /* rec: the record's device address */
+            outf(E, "KRT_TRY(krt_check_array(&%s__kernel, %d, &%s, &krt_v%d));", name, i,
+                 v->cname, i);
+            outf(E, "krt_argv[%d] = &krt_v%d.data;", i, i);
         } else {
             if (v->type->kind == TY_BOOL)
                 outf(E, "%s = (%s)(%s != 0);", v->cname, abi_type(v->type), v->cname);
@@ -203,6 +212,14 @@ static void emit_prologue(Emitter *E, const char *what)
 
 static void emit_tuples(Emitter *E)
 {
+    /* rec: the structs of the records, nested ones first (record.c) */
+    for (int i = 0; i < E->records.len; i++) {
+        StrBuf b = {0};
+        record_emit_struct(&b, E->records.items[i], false);
+        sb_puts(E->out, b.s);
+        sb_free(&b);
+        outf(E, "%s", "");
+    }
     for (int i = 0; i < E->tuples.len; i++) {
         Type *t = E->tuples.items[i];
         const char *n = tuple_cname(t);
@@ -468,6 +485,11 @@ static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt
         for (int k = 0; k < f->nlocals; k++)
             note_tuple(E, f->locals[k]->type);
         note_tuple(E, f->ret);
+        for (int k = 0; k < f->nparams; k++)   /* rec */
+            record_collect(&E->records, f->params[k]->type);
+        for (int k = 0; k < f->nlocals; k++)
+            record_collect(&E->records, f->locals[k]->type);
+        record_collect(&E->records, f->ret);
         for (int k = 0; k < f->def->body.len; k++)
             walk_tuples(E, f->def->body.items[k]);
     }
@@ -615,6 +637,26 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
     outf(&E, "extern \"C\" {");
     outf(&E, "#endif");
     outf(&E, "%s", "");
+    /* rec: the structs of the records of kernel parameters, with NumPy's
+     * layout; guarded, as the tuples below */
+    PtrVec recs = {0};
+    for (int i = 0; i < p->nfuncs; i++)
+        for (int k = 0; p->funcs[i]->is_kernel && k < p->funcs[i]->nparams; k++)
+            record_collect(&recs, p->funcs[i]->params[k]->type);
+    if (recs.len)
+        outf(&E, "#include <stddef.h>");
+    for (int i = 0; i < recs.len; i++) {
+        const Type *t = recs.items[i];
+        StrBuf b = {0};
+        record_emit_struct(&b, t, true);
+        outf(&E, "/* %s */", ty_name(t));
+        outf(&E, "#ifndef KRT_DEFINED_%s", t->rec->cname);
+        outf(&E, "#define KRT_DEFINED_%s", t->rec->cname);
+        sb_puts(E.out, b.s);
+        outf(&E, "#endif");
+        outf(&E, "%s", "");
+        sb_free(&b);
+    }
     /* issue 9: the structs of tuple parameters, as the generated code has
      * them; guarded, since the headers of two .kern files may both have one */
     for (int i = 0; i < p->nfuncs; i++)

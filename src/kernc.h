@@ -201,6 +201,9 @@ typedef enum TypeKind {
     TY_VECTOR,     /* cuda.float32x4 ...: elem (the base scalar), nelems 1..4
                       (fields x y z w); a value like a tuple (locals, tuple
                       elements, device-function arguments and results) */
+    /* records (rec; src/record.c) */
+    TY_RECORD,     /* a NumPy structured dtype (numba.from_dtype): rec, the
+                      layout; a value is a reference to one in memory */
     TY_ERROR,      /* poison: an error was reported; suppresses cascades */
 } TypeKind;
 
@@ -232,6 +235,8 @@ struct Type {
        specialisations (numba's Dispatcher, Function and NumberClass) */
     struct FuncDef *fd;
     const struct ApiEntry *api;
+    /* TY_RECORD (rec; src/record.c) */
+    struct Record *rec;
 };
 
 #define TY_NSCALAR KRT_NSCALAR      /* the scalar kinds: 0..TY_NSCALAR-1 */
@@ -325,6 +330,36 @@ Type *ty_vector_named(const char *name);
 bool ty_is_vector(const Type *t);
 const char *ty_vector_cname(const Type *t);
 const char *ty_vector_make(const Type *t);
+/* Records (rec; src/record.c): NumPy structured dtypes.  A field: its
+ * scalar or record type, NumPy's byte offset, and a subarray's shape. */
+typedef struct RecField {
+    const char *name;
+    Type *type;            /* a scalar or a TY_RECORD */
+    int64_t offset;
+    int ndim;              /* 0, or the subarray's dimensions */
+    int64_t shape[4];
+    Loc loc;
+} RecField;
+typedef struct Record {
+    const char *pyname;    /* the module-level name it was first bound to */
+    const char *cname;     /* the C struct: krt_rec_<pyname> */
+    RecField *fields;
+    int nfields;
+    int64_t size, align;   /* NumPy's itemsize and alignment */
+    bool aligned;          /* align=True */
+    bool packed;           /* C needs __attribute__((packed)) for it */
+    int64_t c_align;       /* the C struct's alignment */
+} Record;
+void record_reset(void);
+struct Node;
+bool record_module_assign(const char *name, struct Node *rhs);
+Type *record_named(const char *name);
+int record_field_index(const Type *t, const char *name);
+Type *record_field_type(const Type *t, int i);
+int64_t record_field_size(const RecField *f);
+const char *record_misaligned(const Type *t, int i);
+void record_collect(PtrVec *out, const Type *t);
+void record_emit_struct(StrBuf *b, const Type *t, bool abi);
 
 /* One candidate signature of an operator or builtin: the result's and up
  * to three arguments' TypeKinds (-1: no such argument). */
@@ -684,7 +719,9 @@ extern const char *op_spelling[];          /* indexed by Op */
  * the new shape (int64, one may be -1), C arrays only, type C; DTYPE
  * (a.view(t)): args the old and new itemsize (E_CONSTs), the last
  * dimension rescaled, the layout kept. */
-enum { AOP_TRANSPOSE, AOP_RESHAPE, AOP_DTYPE };
+enum { AOP_TRANSPOSE, AOP_RESHAPE, AOP_DTYPE,
+       AOP_FIELD /* rec: a.x of an array of records; args: offset, the field's
+                    extents (up to 2), its element size */ };
 
 typedef struct Node Node;
 typedef struct Var Var;
@@ -1196,6 +1233,9 @@ typedef enum GlobalKind {
     GLOBAL_ARRAY,                /* C = np.array(...): value is the flat E_TUPLE of
                                     E_CONSTs, value->type the SPACE_CONST array
                                     type; shape[] its shape */
+    /* records (rec; src/record.c) */
+    GLOBAL_DTYPE,                /* d = np.dtype([...]): type, a TY_RECORD */
+    GLOBAL_RECORD,               /* r = from_dtype(d): type, a TY_RECORD */
 } GlobalKind;
 
 typedef struct Global {
@@ -1205,6 +1245,7 @@ typedef struct Global {
     Node *value;
     FuncDef *fn;
     int64_t shape[3];            /* GLOBAL_ARRAY */
+    Type *type;                  /* GLOBAL_DTYPE, GLOBAL_RECORD (rec) */
 } Global;
 
 /* names.c: the module-level names.  sema_global: the latest binding of a

@@ -148,6 +148,8 @@ static bool uni_expr(const Uni *U, const Node *n)
         return uni_local(U->f, v) && U->uni[v->index];
     }
     case E_CAST: case E_UNARY: case E_TUPLEGET:
+        if (n->lhs && n->lhs->type && n->lhs->type->kind == TY_RECORD)
+            return false;   /* rec: a field is memory, which threads write */
         return uni_expr(U, n->lhs);
     case E_SHAPE:
         return n->lhs && n->lhs->kind == E_VAR && uni_expr(U, n->lhs);

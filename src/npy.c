@@ -69,6 +69,8 @@ static int npy_fail(char *err, size_t errlen, const char *fmt, ...)
 
 const char *npy_descr(krt_dtype t)
 {
+    if (KRT_DTYPE_IS_RECORD(t))   /* rec: the NpyArray's own */
+        return NULL;
     if ((int)t < 0 || t >= KRT_DTYPE_COUNT)
         return NULL;
     return npy_types[t].descr;
@@ -89,6 +91,8 @@ void npy_free(NpyArray *a)
 {
     free(a->data);
     a->data = NULL;
+    free(a->descr);
+    a->descr = NULL;
     a->nbytes = 0;
 }
 
@@ -196,14 +200,24 @@ static int hdr_int(NpyHeader *h, int64_t *out)
     return 0;
 }
 
-/* A structured descr: '[' ('(' string ',' string ')' ',')* ']', rewritten
- * in NumPy's own spelling into out, to be compared with npy_structured. */
-static int hdr_fields(NpyHeader *h, char *out, size_t outlen)
+/* A structured descr: NumPy's list of (name, format[, shape]), a format a
+ * scalar descr, '|Vn' padding (with an empty name) or a nested list;
+ * rewritten in NumPy's own spelling into out (to be compared with
+ * npy_structured, or with a record's descr by `kernc run`), its itemsize
+ * (the sum of the entries, padding included) added to *size. */
+static int hdr_fields_r(NpyHeader *h, char *out, size_t outlen, size_t *n, uint64_t *size,
+                        int depth)
 {
-    size_t n = 0;
+#define NPY_PUT(...)                                                         \
+    do {                                                                     \
+        if (*n < outlen)                                                     \
+            *n += (size_t)snprintf(out + *n, outlen - *n, __VA_ARGS__);      \
+    } while (0)
+    if (depth > 8)
+        return npy_fail(h->err, h->errlen, "structured dtype nested too deeply");
     if (!hdr_accept(h, '['))
         return hdr_fail(h, "expected '['");
-    n += (size_t)snprintf(out + n, outlen - n, "[");
+    NPY_PUT("[");
     for (int i = 0; !hdr_accept(h, ']'); i++) {
         char name[64], format[64];
         if (!hdr_accept(h, '('))
@@ -212,22 +226,90 @@ static int hdr_fields(NpyHeader *h, char *out, size_t outlen)
             return -1;
         if (!hdr_accept(h, ','))
             return hdr_fail(h, "expected ',' in a structured descr");
-        if (hdr_string(h, format, sizeof format) != 0)
-            return -1;
-        if (!hdr_accept(h, ')'))
+        NPY_PUT("%s('%s', ", i ? ", " : "", name);
+        uint64_t fsize = 0;
+        hdr_space(h);
+        if (h->pos < h->len && h->s[h->pos] == '[') {
+            if (hdr_fields_r(h, out, outlen, n, &fsize, depth + 1) != 0)
+                return -1;
+        } else {
+            if (hdr_string(h, format, sizeof format) != 0)
+                return -1;
+            char order = format[0];
+            int t = -1;
+            if (format[1] == 'V' && order == '|' && name[0] == '\0') {
+                char *end;
+                unsigned long v = strtoul(format + 2, &end, 10);
+                if (*end != '\0' || v == 0 || v > (1u << 20))
+                    return npy_fail(h->err, h->errlen, "unsupported padding '%s' in a "
+                                    "structured dtype", format);
+                fsize = v;
+            } else {
+                for (int k = 0; k < KRT_DTYPE_COUNT && order != '>'; k++)
+                    if (k != KRT_XOROSHIRO128P && npy_types[k].descr &&
+                        strcmp(format + 1, npy_types[k].descr + 1) == 0 &&
+                        (order == npy_types[k].descr[0] || order == '=' ||
+                         (order == '<' && npy_types[k].size == 1)))
+                        t = k;
+                if (t < 0)
+                    return npy_fail(h->err, h->errlen, "unsupported field format '%s' of "
+                                    "field '%s' in a structured dtype", format, name);
+                fsize = npy_types[t].size;
+            }
+            NPY_PUT("'%s'", t >= 0 ? npy_types[t].descr : format);
+        }
+        bool comma = hdr_accept(h, ',');
+        if (comma && hdr_accept(h, ')')) {
+            /* (name, format,) */
+        } else if (comma) {
+            /* a subarray: (n,) or (n, m, ...) */
+            if (!hdr_accept(h, '('))
+                return hdr_fail(h, "expected a shape tuple in a structured descr");
+            NPY_PUT(", (");
+            for (int d = 0;; d++) {
+                int64_t dim = 0;
+                if (hdr_int(h, &dim) != 0)
+                    return -1;
+                if (dim == 0 || (uint64_t)dim > (1u << 20))
+                    return npy_fail(h->err, h->errlen, "unsupported subarray extent in a "
+                                    "structured dtype");
+                fsize *= (uint64_t)dim;
+                NPY_PUT("%s%lld", d ? ", " : "", (long long)dim);
+                bool comma = hdr_accept(h, ',');
+                if (hdr_accept(h, ')')) {
+                    NPY_PUT("%s)", d == 0 ? "," : "");
+                    break;
+                }
+                if (!comma)
+                    return hdr_fail(h, "expected ',' or ')' in a subarray shape");
+            }
+            if (!hdr_accept(h, ')'))
+                return hdr_fail(h, "expected ')' in a structured descr");
+        } else if (!hdr_accept(h, ')')) {
             return hdr_fail(h, "expected ')' in a structured descr");
-        if (n < outlen)
-            n += (size_t)snprintf(out + n, outlen - n, "%s('%s', '%s')", i ? ", " : "", name,
-                                  format);
+        }
+        NPY_PUT(")");
+        *size += fsize;
+        if (*size > ((uint64_t)1 << 24))
+            return npy_fail(h->err, h->errlen, "structured dtype too large");
         if (hdr_accept(h, ']'))
             break;
         if (!hdr_accept(h, ','))
             return hdr_fail(h, "expected ',' or ']' in a structured descr");
     }
-    if (n + 2 > outlen)
-        return npy_fail(h->err, h->errlen, "structured dtypes are not supported");
-    snprintf(out + n, outlen - n, "]");
+    NPY_PUT("]");
+    if (*n + 1 >= outlen)
+        return npy_fail(h->err, h->errlen, "structured dtype too long");
     return 0;
+#undef NPY_PUT
+}
+
+static int hdr_fields(NpyHeader *h, char *out, size_t outlen, uint64_t *size)
+{
+    size_t n = 0;
+    *size = 0;
+    out[0] = '\0';
+    return hdr_fields_r(h, out, outlen, &n, size, 0);
 }
 
 /* '(' [int (',' int)* [',']] ')' */
@@ -258,7 +340,7 @@ static int hdr_shape(NpyHeader *h, NpyArray *a)
 
 /* descr -> dtype: the byte order must be little-endian, native or
  * irrelevant (one-byte types). */
-static int hdr_dtype(NpyHeader *h, const char *descr, NpyArray *a)
+static int hdr_dtype(NpyHeader *h, const char *descr, NpyArray *a, uint64_t rsize)
 {
     if (descr[0] == '[') {
         for (size_t i = 0; i < NPY_NSTRUCTURED; i++) {
@@ -267,9 +349,12 @@ static int hdr_dtype(NpyHeader *h, const char *descr, NpyArray *a)
                 return 0;
             }
         }
-        return npy_fail(h->err, h->errlen,
-                        "structured dtypes are not supported (only numba's xoroshiro128p "
-                        "states, %s)", npy_structured[0].repr);
+        /* rec: any other is a record of that itemsize */
+        a->descr = strdup(descr);
+        if (a->descr == NULL)
+            return npy_fail(h->err, h->errlen, "out of memory");
+        a->dtype = KRT_RECORD_DTYPE(rsize);
+        return 0;
     }
     char order = descr[0];
     if (order != '<' && order != '>' && order != '|' && order != '=')
@@ -307,7 +392,8 @@ static int hdr_parse(NpyHeader *h, NpyArray *a)
 {
     unsigned seen = 0;
     bool fortran = false;
-    char key[32], descr[256];
+    char key[32], descr[4096];
+    uint64_t rsize = 0;
 
     if (!hdr_accept(h, '{'))
         return hdr_fail(h, "expected '{'");
@@ -323,7 +409,7 @@ static int hdr_parse(NpyHeader *h, NpyArray *a)
             bit = KEY_DESCR;
             hdr_space(h);
             if (h->pos < h->len && h->s[h->pos] == '[') {
-                if (hdr_fields(h, descr, sizeof descr) != 0)
+                if (hdr_fields(h, descr, sizeof descr, &rsize) != 0)
                     return -1;
             } else if (hdr_string(h, descr, sizeof descr) != 0) {
                 return -1;
@@ -361,7 +447,7 @@ static int hdr_parse(NpyHeader *h, NpyArray *a)
             return npy_fail(h->err, h->errlen, "bad header: no '%s' key", keys[i].name);
     if (fortran)
         return npy_fail(h->err, h->errlen, "Fortran-order arrays are not supported");
-    return hdr_dtype(h, descr, a);
+    return hdr_dtype(h, descr, a, rsize);
 }
 
 /* ------------------------------------------------------------------ */
@@ -413,7 +499,8 @@ int npy_parse(const void *buf, size_t len, NpyArray *out, char *err, size_t errl
     /* NumPy's rule ("array is too big"): the nonzero dimensions times the
      * item size must fit in an npy_intp, even when another dimension is 0,
      * so that every C-order stride is representable. */
-    size_t size = npy_types[out->dtype].size;
+    size_t size = KRT_DTYPE_IS_RECORD(out->dtype) ? KRT_RECORD_ITEMSIZE(out->dtype)
+                                                  : npy_types[out->dtype].size;
     uint64_t count = 1, extent = size;
     for (int i = 0; i < out->ndim; i++) {
         uint64_t d = (uint64_t)out->shape[i];
@@ -490,7 +577,10 @@ int npy_read(const char *path, NpyArray *out, char *err, size_t errlen)
 
 void *npy_format(const NpyArray *a, size_t *len, char *err, size_t errlen)
 {
-    if ((int)a->dtype < 0 || a->dtype >= KRT_DTYPE_COUNT)
+    bool rec = KRT_DTYPE_IS_RECORD(a->dtype);   /* rec: its descr comes with it */
+    if (rec && a->descr == NULL)
+        return npy_fail(err, errlen, "a record array without its descr"), NULL;
+    if (!rec && ((int)a->dtype < 0 || a->dtype >= KRT_DTYPE_COUNT))
         return npy_fail(err, errlen, "invalid dtype %d", (int)a->dtype), NULL;
     if (a->ndim < 0 || a->ndim > KRT_MAX_NDIM)
         return npy_fail(err, errlen, "invalid number of dimensions %d", a->ndim), NULL;
@@ -508,9 +598,12 @@ void *npy_format(const NpyArray *a, size_t *len, char *err, size_t errlen)
     shape[n] = '\0';
 
     /* NumPy writes a structured descr as its list, a plain one quoted. */
-    char descr[128];
-    snprintf(descr, sizeof descr, "'%s'", npy_types[a->dtype].descr);
-    for (size_t i = 0; i < NPY_NSTRUCTURED; i++)
+    char descr[4096];
+    if (rec)
+        snprintf(descr, sizeof descr, "%s", a->descr);
+    else
+        snprintf(descr, sizeof descr, "'%s'", npy_types[a->dtype].descr);
+    for (size_t i = 0; i < NPY_NSTRUCTURED && !rec; i++)
         if (npy_structured[i].dtype == a->dtype)
             snprintf(descr, sizeof descr, "%s", npy_structured[i].repr);
     char dict[sizeof shape + sizeof descr + 64];

@@ -5,7 +5,9 @@
  *
  * Only what a kernel parameter can hold is accepted: little-endian (or
  * byte-order-free) scalars of the dtypes of kernrt.h (and numba's structured
- * xoroshiro128p state dtype), C order, at most KRT_MAX_NDIM dimensions.  Everything else is refused with a message that
+ * xoroshiro128p state dtype, and records: any other structured dtype of
+ * those, nested, with sub-arrays, as KRT_RECORD_DTYPE(itemsize) and its
+ * descr), C order, at most KRT_MAX_NDIM dimensions.  Everything else is refused with a message that
  * says what is wrong with the file (bad magic, bad header, truncated data,
  * Fortran order, unsupported dtype), never with a crash.  This module depends
  * on kernrt.h's dtype table only, not on the runtime library.
@@ -26,6 +28,8 @@ typedef struct NpyArray {
     int64_t shape[KRT_MAX_NDIM];
     void *data;                       /* malloc'd; nbytes long (may be NULL if 0) */
     size_t nbytes;
+    char *descr;                      /* rec: a record's descr as NumPy writes it
+                                         (dtype KRT_RECORD_DTYPE); malloc'd */
 } NpyArray;
 
 /* Room for any message these functions write into their err buffer. */

@@ -449,6 +449,18 @@ static void recurse(const Layout *L, int axis, int64_t base, const char *indent,
 
 char *npy_str(const NpyArray *a, bool whole)
 {
+    if (KRT_DTYPE_IS_RECORD(a->dtype)) {   /* rec: not printed field by field */
+        int64_t n = 1;
+        for (int d = 0; d < a->ndim; d++)
+            n *= a->shape[d];
+        const char *descr = a->descr ? a->descr : "?";
+        size_t len = strlen(descr) + 64;
+        char *s = malloc(len);
+        if (s)
+            snprintf(s, len, "<%lld record%s of dtype %s>", (long long)n, n == 1 ? "" : "s",
+                     descr);
+        return s;
+    }
     Buf out = {0};
     buf_puts(&out, "");
     int64_t size = 1;

@@ -57,6 +57,13 @@ static void resolve_fromimport(Node *s)
             sema_error(a->loc, "'from %s import *' is not supported", mod);
             continue;
         }
+        /* rec: numba.from_dtype and numba-cuda's numpy_support.from_dtype */
+        if (strcmp(name, "from_dtype") == 0 &&
+            (strcmp(mod, "numba") == 0 || strcmp(mod, "numba.cuda.np.numpy_support") == 0 ||
+             strcmp(mod, "numba.np.numpy_support") == 0)) {
+            sema_bind_path(as, "from_dtype");
+            continue;
+        }
         if (strcmp(mod, "numba") == 0 || strcmp(mod, "numba.types") == 0 ||
             strcmp(mod, "numba.core.types") == 0 || strcmp(mod, "numpy") == 0) {
             if (strcmp(mod, "numpy") != 0 && sema_numba_type_alias(name))
@@ -182,6 +189,8 @@ static void add_funcdef(Node *def)
 static void resolve_constant(Node *s)
 {
     Node *t = s->args.items[0];
+    if (record_module_assign(t->name, s->rhs))   /* rec: np.dtype, from_dtype */
+        return;
     if (s->rhs->kind == E_CALL) {
         const char *p = sema_path_of(s->rhs->lhs, NULL, NULL);
         if (p && strcmp(p, "cuda.reduce") == 0) {   /* ufunc.c: a lambda becomes a def */
@@ -353,6 +362,7 @@ bool resolve_check_params(FuncDef *fd)
 PtrVec resolve_module(Node *module, const Options *opt)
 {
     sema_names_reset();
+    record_reset();   /* rec: the records of the last translation are gone */
     fdefs = (PtrVec){0};
 
     /* Pass 1: bind names in file order. */

@@ -485,6 +485,110 @@ static void run_note_tuples(const Program *prog)
     }
 }
 
+/* rec: a record's descr as NumPy writes it (dtype.descr: the fields in
+ * order, ('', '|Vn') for the padding, nested lists, subarray shapes) */
+static void run_record_descr_to(StrBuf *b, const Type *t)
+{
+    const Record *r = t->rec;
+    int64_t at = 0;
+    int n = 0;
+    sb_putc(b, '[');
+    for (int i = 0; i < r->nfields; i++) {
+        const RecField *f = &r->fields[i];
+        if (f->offset > at)
+            sb_printf(b, "%s('', '|V%lld')", n++ ? ", " : "", (long long)(f->offset - at));
+        sb_printf(b, "%s('%s', ", n++ ? ", " : "", f->name);
+        if (f->type->kind == TY_RECORD)
+            run_record_descr_to(b, f->type);
+        else
+            sb_printf(b, "'%s'", npy_descr((krt_dtype)ty_dtype(f->type)));
+        if (f->ndim) {
+            sb_puts(b, ", (");
+            for (int k = 0; k < f->ndim; k++)
+                sb_printf(b, "%s%lld", k ? ", " : "", (long long)f->shape[k]);
+            sb_puts(b, f->ndim == 1 ? ",)" : ")");
+        }
+        sb_putc(b, ')');
+        at = f->offset + record_field_size(f);
+    }
+    if (r->size > at)
+        sb_printf(b, "%s('', '|V%lld')", n ? ", " : "", (long long)(r->size - at));
+    sb_putc(b, ']');
+}
+
+/* rec: the records of the parameters (record scalars and arrays of
+ * records), as RunRec (copied out of the arena): for literals, the fields
+ * with their dtypes and offsets */
+typedef struct RunRec {
+    char *descr;
+    int64_t size;
+    int n;
+    char **names;
+    int *dtype;                    /* a scalar dtype, or -1: sub */
+    int64_t *offset, *count;       /* count: the elements of a subarray */
+    struct RunRec **sub;
+} RunRec;
+
+static RunRec ***run_recs;         /* [kernel][param], NULL where none */
+
+static RunRec *run_rec_copy(const Type *t)
+{
+    RunRec *r = calloc(1, sizeof *r);
+    StrBuf b = {0};
+    run_record_descr_to(&b, t);
+    r->descr = strdup(b.s);
+    sb_free(&b);
+    r->size = t->rec->size;
+    r->n = t->rec->nfields;
+    r->names = calloc((size_t)r->n, sizeof *r->names);
+    r->dtype = calloc((size_t)r->n, sizeof *r->dtype);
+    r->offset = calloc((size_t)r->n, sizeof *r->offset);
+    r->count = calloc((size_t)r->n, sizeof *r->count);
+    r->sub = calloc((size_t)r->n, sizeof *r->sub);
+    for (int j = 0; j < r->n; j++) {
+        const RecField *f = &t->rec->fields[j];
+        r->names[j] = strdup(f->name);
+        r->dtype[j] = f->type->kind == TY_RECORD ? -1 : ty_dtype(f->type);
+        r->sub[j] = f->type->kind == TY_RECORD ? run_rec_copy(f->type) : NULL;
+        r->offset[j] = f->offset;
+        r->count[j] = 1;
+        for (int k = 0; k < f->ndim; k++)
+            r->count[j] *= f->shape[k];
+    }
+    return r;
+}
+
+static void run_note_records(const Program *prog)
+{
+    int nk = 0;
+    for (int j = 0; j < prog->nfuncs; j++)
+        nk += prog->funcs[j]->is_kernel;
+    run_recs = calloc((size_t)nk + 1, sizeof *run_recs);
+    nk = 0;
+    for (int j = 0; run_recs && j < prog->nfuncs; j++) {
+        Func *f = prog->funcs[j];
+        if (!f->is_kernel)
+            continue;
+        RunRec **ps = calloc((size_t)f->nparams + 1, sizeof *ps);
+        for (int i = 0; ps && i < f->nparams; i++) {
+            const Type *t = f->params[i]->type;
+            if (t->kind == TY_ARRAY)
+                t = t->elem;
+            if (t->kind == TY_RECORD)
+                ps[i] = run_rec_copy(t);
+        }
+        run_recs[nk++] = ps;
+    }
+}
+
+static RunRec *run_param_record(const krt_kernel *k, int i)
+{
+    for (int j = 0; run_mod && run_recs && j < run_mod->nkernels && j < run_ntups; j++)
+        if (run_mod->kernels[j] == k)
+            return run_recs[j] ? run_recs[j][i] : NULL;
+    return NULL;
+}
+
 static RunTup *run_param_tuple_type(const krt_kernel *k, int i)
 {
     for (int j = 0; run_mod && j < run_mod->nkernels && j < run_ntups; j++)
@@ -625,6 +729,7 @@ static int run_translate(Run *r, bool cuda, StrBuf *code)
     if (prog == NULL)
         return RUN_FAIL;
     run_note_tuples(prog);
+    run_note_records(prog);   /* rec */
 
     /* An unknown kernel is reported before paying for a compilation. */
     const char **names = calloc((size_t)prog->nfuncs + 1, sizeof *names);
@@ -908,6 +1013,10 @@ static void run_param_type(StrBuf *b, const krt_param *p)
 {
     if (p->kind == KRT_PARAM_TUPLE) {
         sb_puts(b, "tuple");
+        return;
+    }
+    if (p->kind == KRT_PARAM_RECORD) {   /* rec */
+        sb_puts(b, "record");
         return;
     }
     const ScalarInfo *info = ty_info_of_dtype(p->dtype);
@@ -1382,6 +1491,9 @@ static int run_generate(const krt_kernel *k, int i, const char *text, NpyArray *
     if (rc == RUN_OK && (!run_parse_shape(part[0], out) || (arange && out->ndim != 1)))
         rc = run_error(RUN_USAGE, "%s: %s: expected %s, got '%s'", label.s, text,
                        arange ? "a length N" : "a shape N or (N, M, ...)", part[0]);
+    if (rc == RUN_OK && KRT_DTYPE_IS_RECORD(out->dtype) && name[0] != 'z')   /* rec */
+        rc = run_error(RUN_USAGE, "%s: %s makes numbers; an array of records is a .npy file "
+                       "or zeros(SHAPE)", label.s, text);
     if (rc == RUN_OK && out->dtype == KRT_XOROSHIRO128P)
         rc = run_error(RUN_USAGE, "%s: %s makes numbers, not xoroshiro128p states", label.s,
                        text);
@@ -1476,6 +1588,37 @@ static int run_load(RunArg *a, const krt_kernel *k, int i, const char *text)
     return RUN_OK;
 }
 
+/* rec: a record array (or the one record of a record parameter) against
+ * the parameter's record: NumPy's descr of the file must be the record's */
+static int run_check_record(const krt_kernel *k, int i, RunArg *a, const char *path,
+                            const char *label)
+{
+    const krt_param *p = &k->params[i];
+    RunRec *rr = run_param_record(k, i);
+    if (rr == NULL)
+        die("run_check_record: no record for parameter %d of '%s'", i, k->name);
+    if (a->host.descr == NULL && a->host.dtype == p->dtype)   /* zeros(): this record */
+        a->host.descr = strdup(rr->descr);
+    if (!KRT_DTYPE_IS_RECORD(a->host.dtype) || a->host.descr == NULL ||
+        strcmp(a->host.descr, rr->descr) != 0)
+        return run_error(RUN_FAIL, "%s: %s holds %s data, expected records of dtype %s", label,
+                         path, a->host.descr ? a->host.descr : krt_dtype_name(a->host.dtype),
+                         rr->descr);
+    if (p->kind == KRT_PARAM_RECORD) {
+        int64_t n = 1;
+        for (int d = 0; d < a->host.ndim; d++)
+            n *= a->host.shape[d];
+        if (n != 1 || a->host.ndim > 1)
+            return run_error(RUN_FAIL, "%s: %s must hold one record (shape () or (1,))", label,
+                             path);
+        return RUN_OK;
+    }
+    if (a->host.ndim != p->ndim)
+        return run_error(RUN_FAIL, "%s: %s has %d dimension%s, expected %d", label, path,
+                         a->host.ndim, a->host.ndim == 1 ? "" : "s", p->ndim);
+    return RUN_OK;
+}
+
 /* Check (and load, once) the .npy file of argument i against parameter i
  * of kernel k; the array stays on the host until every argument fits. */
 static int run_check_array(Run *r, const krt_kernel *k, int i)
@@ -1496,6 +1639,8 @@ static int run_check_array(Run *r, const krt_kernel *k, int i)
                        "rand(SHAPE, SEED)", label.s, path, strerror(ENOENT));
     else if (a->load_failed)
         rc = run_error(RUN_FAIL, "%s: %s", label.s, a->load_err);
+    else if (KRT_DTYPE_IS_RECORD(p->dtype))   /* rec: the same fields, NumPy's descr */
+        rc = run_check_record(k, i, a, path, label.s);
     else if (a->host.dtype != p->dtype)
         rc = run_error(RUN_FAIL, "%s: %s holds %s data, expected %s", label.s, path,
                        krt_dtype_name(a->host.dtype), krt_dtype_name(p->dtype));
@@ -1641,6 +1786,123 @@ static int run_bind_tuple(Run *r, const krt_kernel *k, int i)
     return rc;
 }
 
+/* ---- rec: record scalar arguments: a .npy file of one record (written
+ * back, as numba copies a record argument back to the host), zeros(1), or
+ * a tuple literal of the field values in order, `(1.5, 2, (3, 4, 5))`:
+ * a subarray field a tuple of its elements (nested by dimension or flat),
+ * a nested record a tuple of its fields ---- */
+
+/* The leaves of a nested tuple literal, in order, into items. */
+static int run_rec_leaves(char *text, char **items, int max, int n)
+{
+    const char *p = run_skip_space(text);
+    if (*p != '(') {
+        if (n == max)
+            return -1;
+        items[n++] = text;
+        return n;
+    }
+    char *sub[256];
+    int m = run_tuple_items(text, sub, 256);
+    if (m < 0)
+        return -1;
+    for (int j = 0; j < m && n >= 0; j++)
+        n = run_rec_leaves(sub[j], items, max, n);
+    return n;
+}
+
+static int run_parse_record(const krt_kernel *k, int i, const RunRec *rr, char *text,
+                            unsigned char *buf, const char *label)
+{
+    char *items[256];
+    char *orig = strdup(text);
+    int n = run_tuple_items(text, items, 256);
+    if (n != rr->n) {
+        int rc = run_error(RUN_USAGE, "%s: expected a record literal of %d field value%s in "
+                           "order (%s%s), got '%s'", label, rr->n, rr->n == 1 ? "" : "s",
+                           rr->names[0], rr->n > 1 ? ", ..." : ",", orig ? orig : text);
+        free(orig);
+        return rc;
+    }
+    free(orig);
+    for (int j = 0; j < n; j++) {
+        unsigned char *at = buf + rr->offset[j];
+        if (rr->sub[j] && rr->count[j] == 1) {
+            int rc = run_parse_record(k, i, rr->sub[j], items[j], at, label);
+            if (rc != RUN_OK)
+                return rc;
+            continue;
+        }
+        char *leaves[4096];
+        char *item = strdup(items[j]);   /* for the message: the split writes into it */
+        if (item == NULL)
+            return run_error(RUN_FAIL, "out of memory");
+        int m = rr->count[j] == 1 && !rr->sub[j] ? (leaves[0] = items[j], 1)
+                                                 : run_rec_leaves(items[j], leaves, 4096, 0);
+        if (m != rr->count[j] && !(rr->sub[j] && m >= 0)) {
+            int rc = run_error(RUN_USAGE, "%s: field '%s' takes %lld value%s, got '%s'", label,
+                               rr->names[j], (long long)rr->count[j],
+                               rr->count[j] == 1 ? "" : "s", item);
+            free(item);
+            return rc;
+        }
+        free(item);
+        if (rr->sub[j])
+            return run_error(RUN_USAGE, "%s: field '%s': a subarray of records cannot be "
+                             "written as a literal; use a .npy file", label, rr->names[j]);
+        krt_param *ps = malloc(sizeof *ps * (size_t)k->nparams);
+        if (ps == NULL)
+            return run_error(RUN_FAIL, "out of memory");
+        memcpy(ps, k->params, sizeof *ps * (size_t)k->nparams);
+        ps[i].kind = KRT_PARAM_SCALAR;
+        ps[i].dtype = (krt_dtype)rr->dtype[j];
+        krt_kernel ks = *k;
+        ks.params = ps;
+        size_t es = krt_dtype_size((krt_dtype)rr->dtype[j]);
+        int rc = RUN_OK;
+        for (int e = 0; e < m && rc == RUN_OK; e++) {
+            RunScalar v;
+            memset(&v, 0, sizeof v);
+            rc = run_parse_scalar(&ks, i, leaves[e], &v);
+            memcpy(at + (size_t)e * es, &v, es);
+        }
+        free(ps);
+        if (rc != RUN_OK)
+            return rc;
+    }
+    return RUN_OK;
+}
+
+static int run_bind_record(Run *r, const krt_kernel *k, int i)
+{
+    const char *text = r->cfg.args[i];
+    if (*run_skip_space(text) != '(')
+        return run_check_array(r, k, i);
+    RunRec *rr = run_param_record(k, i);
+    if (rr == NULL)
+        die("run_bind_record: no record for parameter %d of '%s'", i, k->name);
+    RunArg *a = &r->args[i];
+    if (a->loaded)
+        return RUN_OK;
+    npy_free(&a->host);
+    memset(&a->host, 0, sizeof a->host);
+    a->host.dtype = k->params[i].dtype;
+    a->host.ndim = 0;
+    a->host.nbytes = (size_t)rr->size;
+    a->host.data = calloc(1, (size_t)rr->size);
+    a->host.descr = strdup(rr->descr);
+    char *t = strdup(text);
+    if (a->host.data == NULL || a->host.descr == NULL || t == NULL)
+        return run_error(RUN_FAIL, "out of memory");
+    StrBuf label = {0};
+    run_arg_label(&label, k, i);
+    int rc = run_parse_record(k, i, rr, t, a->host.data, label.s);
+    sb_free(&label);
+    free(t);
+    a->loaded = rc == RUN_OK;
+    return rc;
+}
+
 /* Bind every ARG to kernel k; RUN_OK or the status of the first misfit. */
 static int run_bind(Run *r, const krt_kernel *k)
 {
@@ -1648,6 +1910,8 @@ static int run_bind(Run *r, const krt_kernel *k)
     for (int i = 0; i < k->nparams && rc == RUN_OK; i++) {
         if (k->params[i].kind == KRT_PARAM_ARRAY)
             rc = run_check_array(r, k, i);
+        else if (k->params[i].kind == KRT_PARAM_RECORD)   /* rec: a .npy or a literal */
+            rc = run_bind_record(r, k, i);
         else if (k->params[i].kind == KRT_PARAM_TUPLE)
             rc = run_bind_tuple(r, k, i);
         else
@@ -1778,8 +2042,11 @@ static int run_mkdirs(const char *dir)
  * run changed. */
 static int run_upload(RunArg *a)
 {
-    int st = krt_to_device(&a->dev, a->host.data, a->host.dtype, a->host.ndim, a->host.shape,
-                           NULL);
+    /* rec: a record scalar (a 0-d array) travels as one element */
+    bool one = a->host.ndim == 0;
+    int64_t shape1[1] = {1};
+    int st = krt_to_device(&a->dev, a->host.data, a->host.dtype, one ? 1 : a->host.ndim,
+                           one ? shape1 : a->host.shape, NULL);
     if (st != KRT_OK)
         return run_krt_error(st);
     a->on_device = true;
@@ -1877,7 +2144,7 @@ static int run_launch(Run *r)
     int rc = RUN_OK;
     for (int i = 0; i < k->nparams && rc == RUN_OK; i++) {
         RunArg *a = &r->args[i];
-        if (k->params[i].kind != KRT_PARAM_ARRAY) {
+        if (k->params[i].kind != KRT_PARAM_ARRAY && k->params[i].kind != KRT_PARAM_RECORD) {
             argv[i] = k->params[i].kind == KRT_PARAM_TUPLE ? (void *)a->tuple : (void *)&a->scalar;
             continue;
         }
@@ -1887,7 +2154,8 @@ static int run_launch(Run *r)
             if (st != KRT_OK)
                 rc = run_krt_error(st);
         }
-        argv[i] = &a->view;
+        /* rec: a record parameter gets the record's device address */
+        argv[i] = k->params[i].kind == KRT_PARAM_RECORD ? (void *)&a->view.data : (void *)&a->view;
     }
     if (rc == RUN_OK)
         rc = run_timed(r, run_launch_once, argv);

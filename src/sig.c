@@ -171,6 +171,8 @@ static Type *sig_type(SigParser *P, bool allow_void)
         return sig_tuple(P, base[0] == 'U', start);
     Type *t = strcmp(base, "xoroshiro128p_type") == 0 ? ty_rngstate
                                                       : sema_scalar_named(sema_type_alias(base));
+    if (!t && !strchr(name, '.'))
+        t = record_named(name);   /* rec: a module-level from_dtype(...) */
     if (!t) {
         size_t save = P->pos;
         P->pos = start;
@@ -286,6 +288,8 @@ static Type *sig_type_expr(Node *e, bool allow_void)
     const char *p = sema_path_of(base, NULL, NULL);
     Type *t = p && strcmp(p, "cuda.random.xoroshiro128p_type") == 0 ? ty_rngstate
             : p ? sema_scalar_named(p) : NULL;
+    if (!t && base->kind == E_NAME)
+        t = record_named(base->name);   /* rec: a module-level from_dtype(...) */
     if (t == ty_rngstate && e->kind != E_SUBSCRIPT) {
         sema_error(base->loc, RNG_SCALAR_MSG);
         return NULL;

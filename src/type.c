@@ -543,6 +543,9 @@ static Node *lower_name(Ctx *c, Node *e)
             return fail(c, e->loc, "function '%s' cannot be used as a value", e->name);
         case GLOBAL_PATH:
             return lower_path_value(c, e->loc, g->path);
+        case GLOBAL_DTYPE: case GLOBAL_RECORD:   /* rec */
+            return fail(c, e->loc, "the record type '%s' cannot be used as a value here",
+                        e->name);
         }
     }
     if (api_lookup(e->name) && !strchr(e->name, '.') && !*import_hint(e->name))
@@ -978,7 +981,8 @@ static Node *lower_tuple(Ctx *c, Node *e)
             bad = !bad || v->type == ty_error ? v : bad;
             continue;
         }
-        if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE && v->type->kind != TY_VECTOR)
+        if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE && v->type->kind != TY_VECTOR &&
+            v->type->kind != TY_RECORD)
             return fail(c, v->loc, "tuples of %s are not supported", ty_name(v->type));
         nl_push(&t->args, v);
         el[i] = v->type;
@@ -1159,13 +1163,15 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
     const char *dp = expr_path(c, dtype);
     const ApiEntry *da = dp ? api_lookup(dp) : NULL;
     Type *elem = da && da->kind == AK_TYPE ? api_type(da) : NULL;
+    if (!elem && dtype->kind == E_NAME && !lookup_var(c, dtype->name))
+        elem = record_named(dtype->name);   /* rec: arrays of records */
     if (!elem && dtype->kind == E_NAME &&
         (*import_hint(dtype->name) ||
          (!lookup_var(c, dtype->name) && !sema_global(dtype->name) && !da))) {
         fail(c, dtype->loc, "name '%s' is not defined%s", dtype->name, name_hint(c, dtype->name));
         return;
     }
-    if (!elem || !ty_is_scalar(elem)) {
+    if (!elem || (!ty_is_scalar(elem) && elem->kind != TY_RECORD)) {
         fail(c, dtype->loc, "the dtype of %s() must be a scalar type such as float32", a->path);
         return;
     }
@@ -1424,6 +1430,36 @@ static void lower_print(Ctx *c, Node *call, NodeList *out)
         nl_push(out, p);
 }
 
+/* rec: a store into a record field (t an E_TUPLEGET of a record) or of a
+ * whole record (t of TY_RECORD: an array element or a field): scalars
+ * converted as numba does, records copied when of the same type. */
+static void record_store(Ctx *c, Node *target, Node *t, Node *v, NodeList *out)
+{
+    if (t->type->kind == TY_RECORD) {
+        if (v->type != t->type) {
+            fail(c, v->loc, "cannot store %s into a record of type %s", ty_name(v->type),
+                 t->type->rec->pyname);
+            return;
+        }
+    } else if (t->type->kind == TY_ARRAY) {
+        /* numba: the field's elements are copied from the array's data, in
+         * memory order (a memcpy of the field's size) */
+        if (v->type->kind != TY_ARRAY || v->type->elem != t->type->elem) {
+            fail(c, v->loc, "cannot store %s into a subarray field of %s (numba-cuda copies "
+                 "an array of the same dtype)", ty_name(v->type), ty_name(t->type->elem));
+            return;
+        }
+    } else if (!ty_is_scalar(v->type)) {
+        fail(c, v->loc, "cannot store %s into a record field of type %s", ty_name(v->type),
+             ty_name(t->type));
+        return;
+    } else {
+        v = tree_cast(v, t->type);
+    }
+    if (!c->quiet)
+        nl_push(out, tree_assign(target->loc, t, v));
+}
+
 /* target = <lowered value v> */
 void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
 {
@@ -1463,7 +1499,8 @@ void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
             bind_var(c, var, v->type, target->loc);
             return;
         }
-        if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE && v->type->kind != TY_VECTOR) {
+        if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE && v->type->kind != TY_VECTOR &&
+            v->type->kind != TY_RECORD) {
             fail(c, v->loc, "a value of type %s cannot be stored in a variable",
                  ty_name(v->type));
             return;
@@ -1507,12 +1544,20 @@ void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
                 nl_push(out, tree_assign(target->loc, t, tree_cast(v, t->type->elem)));
             return;
         }
+        if (t->kind == E_TUPLEGET && t->lhs->type->kind == TY_RECORD) {   /* rec: r['a'] = v */
+            record_store(c, target, t, v, out);
+            return;
+        }
         if (t->kind != E_INDEX) {
             fail(c, target->loc, "tuples are immutable");
             return;
         }
         if (t->lhs->type->space == SPACE_CONST) {
             fail(c, target->loc, "a constant array is read-only");
+            return;
+        }
+        if (t->type->kind == TY_RECORD) {   /* rec: a[i] = r copies the record */
+            record_store(c, target, t, v, out);
             return;
         }
         if (!ty_is_scalar(v->type)) {
@@ -1566,6 +1611,12 @@ void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
     }
     case E_ATTR: {
         Node *base = expr_path(c, target->lhs) ? NULL : lx(c, target->lhs);
+        if (base && !BAD(base) && base->type->kind == TY_RECORD) {   /* rec: r.a = v */
+            Node *t = record_attr(c, target, base);
+            if (!BAD(t) && !BAD(v))
+                record_store(c, target, t, v, out);
+            return;
+        }
         if (base && !BAD(base) && base->type->kind == TY_VECTOR)   /* vecrec */
             fail(c, target->loc, "the fields of %s are read-only (numba-cuda has no "
                  "lowering for setting them): build a new vector", ty_name(base->type));
@@ -1733,7 +1784,8 @@ static void lower_return(Ctx *c, Node *s, NodeList *out)
     Node *v = lx(c, s->lhs);
     if (BAD(v))
         return;
-    if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE && v->type->kind != TY_VECTOR) {
+    if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE && v->type->kind != TY_VECTOR &&
+            v->type->kind != TY_RECORD) {
         fail(c, v->loc, "returning %s from a device function is not supported yet",
              ty_name(v->type));
         return;

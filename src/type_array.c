@@ -264,6 +264,66 @@ static bool is_view_subscript(const Node *idx, int ndim)
     return idx->args.len < ndim;
 }
 
+/* rec: field i of a record value (src/record.c): an E_TUPLEGET of the
+ * field's type; numba's strict alignment refuses a misaligned one. */
+static Node *record_get(Ctx *c, Loc loc, Node *base, int i)
+{
+    const char *why = record_misaligned(base->type, i);
+    if (why)
+        return fail(c, loc, "%s", why);
+    Node *n = node_new(E_TUPLEGET, loc);
+    n->lhs = base;
+    n->ival = (uint64_t)i;
+    n->type = record_field_type(base->type, i);
+    return n;
+}
+
+static Node *record_no_field(Ctx *c, Loc loc, const Type *t, const char *name)
+{
+    Suggest sg;
+    suggest_init(&sg, name);
+    for (int i = 0; i < t->rec->nfields; i++)
+        suggest_add(&sg, t->rec->fields[i].name);
+    return fail(c, loc, "record %s has no field '%s'%s", t->rec->pyname, name, suggest_hint(&sg));
+}
+
+/* rec: e.name of the lowered record base (a field as a store target) */
+Node *record_attr(Ctx *c, Node *e, Node *base)
+{
+    int f = record_field_index(base->type, e->name);
+    if (f < 0)
+        return record_no_field(c, e->loc, base->type, e->name);
+    return record_get(c, e->loc, base, f);
+}
+
+/* rec: a.x of an array of records: a view of field x of every element
+ * (layout A: the records' stride), a subarray field's dimensions after
+ * the array's, as numba types it */
+static Node *record_array_field(Ctx *c, Loc loc, Node *base, int i)
+{
+    const Type *at = base->type;
+    const RecField *f = &at->elem->rec->fields[i];
+    const char *why = record_misaligned(at->elem, i);
+    if (why)
+        return fail(c, loc, "%s", why);
+    if (at->fortran)
+        return fail(c, loc, "a field of an F-layout array of records is not supported");
+    if (at->ndim + f->ndim > 3 || f->ndim > 2)
+        return fail(c, loc, "the field view %s.%s would have more than 3 dimensions",
+                    ty_name(at), f->name);
+    Node *n = node_new(E_ARRAYOP, loc);
+    n->ival = AOP_FIELD;
+    n->lhs = base;
+    n->type = ty_array(f->type, at->ndim + f->ndim, false, at->space == SPACE_CONST ?
+                       SPACE_CONST : SPACE_GLOBAL);
+    nl_push(&n->args, tree_int(loc, ty_int64, f->offset));
+    nl_push(&n->args, tree_int(loc, ty_int64, f->ndim > 0 ? f->shape[0] : 1));
+    nl_push(&n->args, tree_int(loc, ty_int64, f->ndim > 1 ? f->shape[1] : 1));
+    nl_push(&n->args, tree_int(loc, ty_int64, f->type->kind == TY_RECORD ?
+                               f->type->rec->size : ty_size(f->type)));
+    return n;
+}
+
 Node *lower_index(Ctx *c, Node *e)
 {
     /* a.shape[k] */
@@ -326,6 +386,30 @@ Node *lower_index(Ctx *c, Node *e)
         n->ival = (uint64_t)k;
         n->type = base->type->elems[k];
         return n;
+    }
+    if (base->type->kind == TY_RECORD) {   /* rec: r['a'], r[0] */
+        int64_t k;
+        if (idx->kind == E_STR) {
+            int f = record_field_index(base->type, idx->text);
+            if (f < 0)
+                return record_no_field(c, idx->loc, base->type, idx->text);
+            return record_get(c, e->loc, base, f);
+        }
+        if (idx->kind == E_TUPLE || idx->kind == E_SLICE || !const_int(c, idx, &k))
+            return fail(c, idx->loc, "a record is indexed by a field name or a constant "
+                        "field number");
+        if (k < 0)
+            k += base->type->rec->nfields;
+        if (k < 0 || k >= base->type->rec->nfields)
+            return fail(c, idx->loc, "record field number out of range");
+        return record_get(c, e->loc, base, (int)k);
+    }
+    if (base->type->kind == TY_ARRAY && base->type->elem->kind == TY_RECORD &&
+        idx->kind == E_STR) {
+        int f = record_field_index(base->type->elem, idx->text);
+        if (f < 0)
+            return record_no_field(c, idx->loc, base->type->elem, idx->text);
+        return record_array_field(c, e->loc, base, f);
     }
     if (base->type->kind != TY_ARRAY)
         return fail(c, e->lhs->loc, "a value of type %s cannot be indexed",
@@ -447,8 +531,16 @@ Node *lower_attr(Ctx *c, Node *e)
             strcmp(e->name, "ravel") == 0 || strcmp(e->name, "imag") == 0)
             return fail(c, e->loc, "array.%s allocates a new array, which numba-cuda cannot do "
                         "on the device (NRT)", e->name);
+        if (t->elem->kind == TY_RECORD && record_field_index(t->elem, e->name) >= 0)
+            return record_array_field(c, e->loc, base, record_field_index(t->elem, e->name));
         return fail(c, e->loc, "array attribute '%s' is not supported%s", e->name,
                     array_attr_hint(e->name));
+    }
+    if (t->kind == TY_RECORD) {   /* rec: r.a */
+        int f = record_field_index(t, e->name);
+        if (f < 0)
+            return record_no_field(c, e->loc, t, e->name);
+        return record_get(c, e->loc, base, f);
     }
     if (t->kind == TY_VECTOR) {   /* v.x .. v.w (vecrec) */
         static const char fields[] = "xyzw";

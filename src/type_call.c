@@ -1159,7 +1159,7 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
             return fail(c, v[i]->loc, "cannot pass a GridGroup to a device function; call "
                         "cuda.cg.this_grid() in the device function instead");
         if (!ty_is_scalar(t) && t->kind != TY_ARRAY && t->kind != TY_TUPLE &&
-            t->kind != TY_VECTOR)
+            t->kind != TY_VECTOR && t->kind != TY_RECORD)   /* rec: by reference */
             return fail(c, v[i]->loc, "cannot pass %s to a device function", ty_name(t));
         types[i] = t;
     }

@@ -100,6 +100,7 @@ Node *lower_indices(Ctx *c, Node *idx, int ndim, Loc whole, const char *atomic,
                     NodeList *out, Node *pre);
 Node *lower_index(Ctx *c, Node *e);
 Node *lower_attr(Ctx *c, Node *e);
+Node *record_attr(Ctx *c, Node *e, Node *base);   /* rec */
 void lower_for(Ctx *c, Node *s, NodeList *out);
 
 /* type_call.c */

@@ -189,7 +189,12 @@ bool ty_is_float(const Type *t)
 /* complex (complex.c has the rest) */
 bool ty_is_complex(const Type *t) { return ty_is_scalar(t) && ty_info(t)->cls == SC_COMPLEX; }
 Type *ty_complex_part(const Type *t) { return t->kind == TY_COMPLEX64 ? ty_float32 : ty_float64; }
-int ty_size(const Type *t) { return ty_is_scalar(t) ? ty_info(t)->size : 0; }
+int ty_size(const Type *t)
+{
+    if (t && t->kind == TY_RECORD)   /* rec: NumPy's itemsize */
+        return (int)t->rec->size;
+    return ty_is_scalar(t) ? ty_info(t)->size : 0;
+}
 const char *ty_cname(const Type *t) { return ty_is_scalar(t) ? ty_info(t)->cname : "void"; }
 int ty_dtype(const Type *t)
 {
@@ -214,6 +219,28 @@ Type *ty_scalar_named(const char *name)
     return NULL;
 }
 
+/* rec: numba's str() of a record (src/record.c): Record(a[type=float64;offset=0],b[type=int32;offset=8];16;True) */
+static const char *record_name(const Type *t)
+{
+    StrBuf b = {0};
+    sb_puts(&b, "Record(");
+    for (int i = 0; i < t->rec->nfields; i++) {
+        const RecField *f = &t->rec->fields[i];
+        sb_printf(&b, "%s%s[type=", i ? "," : "", f->name);
+        if (f->ndim) {
+            sb_printf(&b, "nestedarray(%s, (", ty_name(f->type));
+            for (int k = 0; k < f->ndim; k++)
+                sb_printf(&b, "%s%lld", k ? ", " : "", (long long)f->shape[k]);
+            sb_puts(&b, f->ndim == 1 ? ",))" : "))");
+        } else {
+            sb_puts(&b, ty_name(f->type));
+        }
+        sb_printf(&b, ";offset=%lld]", (long long)f->offset);
+    }
+    sb_printf(&b, ";%lld;%s)", (long long)t->rec->size, t->rec->aligned ? "True" : "False");
+    return sb_take(&b);
+}
+
 const char *ty_name(const Type *t)
 {
     if (!t)
@@ -233,6 +260,7 @@ const char *ty_name(const Type *t)
     case TY_RNGSTATE: return "xoroshiro128p_type";
     case TY_GRIDGROUP: return "GridGroup";
     case TY_VECTOR: return arena_printf("%sx%d", ty_name(t->elem), t->nelems);
+    case TY_RECORD: return record_name(t);   /* rec */
     case TY_ARRAY: {
         StrBuf b = {0};
         sb_printf(&b, "%s[", ty_name(t->elem));
@@ -289,6 +317,8 @@ const char *ty_code(const Type *t)
     }
     if (t->kind == TY_TYPEREF)
         return arena_printf("T%s", ty_code(t->ref));
+    if (t->kind == TY_RECORD)   /* rec: r<struct name> */
+        return arena_printf("r%s", t->rec->cname + 8);
     return "x";
 }
 

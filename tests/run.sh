@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 mkdir "$work/tmp"
 kern=$srcdir/tests/run/kernels.kern
 
-echo "1..78"
+echo "1..84"
 n=0
 failed=0
 
@@ -312,6 +312,23 @@ refused "a float in an integer tuple" 2 "expected an integer, got the float lite
     "$tkern" tk 'zeros(2)' '(3, 4.5)' '(1, 2.5, (3, 0.25))'
 refused "a scalar for a tuple parameter" 2 "expected a tuple of 3 values such as (1, 2), got '7'" \
     "$tkern" tk 'zeros(2)' '(3, 4)' 7
+# records: a record literal for a record parameter, structured .npy files out
+rkern=$srcdir/tests/run/records.kern
+krun_got "$rkern" rk '(1.5, 2)' 'zeros(2)' 'zeros(1)' --outdir recd
+check "a record literal (its fields in order)" sh -c "tail -n1 got | grep -qx '\[3.5\]'"
+check "an array of records written with NumPy's descr" \
+    grep -qF "{'descr': [('a', '<f8'), ('b', '<i4'), ('', '|V4')], 'fortran_order': False, 'shape': (2,), }" \
+    recd/arg1.npy
+check "a record argument written back as a 0-d array" \
+    grep -qF "{'descr': [('a', '<f8'), ('b', '<i4'), ('', '|V4')], 'fortran_order': False, 'shape': (), }" \
+    recd/arg0.npy
+refused "a record literal of the wrong length" 2 \
+    "argument 0 (r: record): expected a record literal of 2 field values in order (a, ...), got '(1.5,)'" \
+    "$rkern" rk '(1.5,)' 'zeros(2)' 'zeros(1)'
+refused "one record for an array of records" 1 "has 0 dimensions, expected 1" \
+    "$rkern" rk '(1.5, 2)' recd/arg0.npy 'zeros(1)'
+refused "numbers for an array of records" 2 "an array of records is a .npy file or zeros(SHAPE)" \
+    "$rkern" rk '(1.5, 2)' 'arange(2)' 'zeros(1)'
 
 # --backend cuda: runs where there is a device, else a clear error (never a crash).
 krun_got "$kern" saxpy 'arange(1000)' 'full(1000, 1)' 2.5 --grid 4 --block 256 --backend cuda \

@@ -27,7 +27,8 @@ numba/cuda/tests/cudapy/test_*.py of the installed numba-cuda).
        their layout);
      - the launch configuration (grid, block, dynamic shared memory);
      - every argument before the launch (arrays as .npy, scalars as
-       literals) and every array after it: the simulator's results are the
+       literals, record scalars as 0-d structured .npy: numba copies a record
+       argument to the device and back, so it is compared like an array) and every array after it: the simulator's results are the
        reference.
    A launch that cannot be written as a .kern file (a lambda, a closure over
    a Python object, a plain Python function called from the kernel, a 0-d
@@ -493,6 +494,15 @@ def _capture_module(modname, outdir, max_launches):
         if not parts:
             raise NotReplayable("empty tuple argument")
         return "(%s%s)" % (", ".join(parts), "," if len(parts) == 1 else "")
+    def record_array(r):
+        """A record scalar as a 0-d array of its plain structured dtype
+        (the bytes as they are: offsets and padding kept)."""
+        d = r.dtype
+        plain = np.dtype({"names": list(d.names),
+                          "formats": [d.fields[f][0] for f in d.names],
+                          "offsets": [d.fields[f][1] for f in d.names],
+                          "itemsize": d.itemsize, "aligned": d.isalignedstruct})
+        return np.frombuffer(bytes(memoryview(np.array(r)).cast("B")), plain).reshape(())
 
     def call(self, *args):
         if self._device or simkernel._kernel_context:
@@ -519,7 +529,7 @@ def _capture_module(modname, outdir, max_launches):
                     elif isinstance(a, tuple):
                         tuple_literal(a)   # kernc run takes tuples of numbers
                     elif isinstance(a, np.void):
-                        raise NotReplayable("record scalar argument")
+                        pass   # a record: a 0-d structured .npy, in and out
                     elif not isinstance(a, (bool, int, float, complex, np.generic)):
                         raise NotReplayable("argument of type %s" % type(a).__name__)
                 name, text = kern_source(self, host)
@@ -536,7 +546,14 @@ def _capture_module(modname, outdir, max_launches):
                 argrecs = []
                 before = []
                 for i, a in enumerate(host):
-                    if isinstance(a, np.ndarray):
+                    if isinstance(a, np.void):
+                        # a record scalar: numba copies it to the device and
+                        # back, so it is compared after the launch as an array
+                        p = "L%d_a%d_in.npy" % (n, i)
+                        np.save(os.path.join(outdir, p), record_array(a))
+                        argrecs.append({"kind": "array", "in": p})
+                        before.append(a)
+                    elif isinstance(a, np.ndarray):
                         p = "L%d_a%d_in.npy" % (n, i)
                         np.save(os.path.join(outdir, p), np.ascontiguousarray(a))
                         argrecs.append({"kind": "array", "in": p})
@@ -578,7 +595,8 @@ def _capture_module(modname, outdir, max_launches):
                     if a is not None and type(args[i]).__name__ != "In":
                         p = "L%d_a%d_out.npy" % (n, i)
                         host = unwrap(args[i])
-                        np.save(os.path.join(outdir, p), np.ascontiguousarray(host))
+                        np.save(os.path.join(outdir, p), record_array(host)
+                                if isinstance(host, np.void) else np.ascontiguousarray(host))
                         rec["args"][i]["out"] = p
             log.write(json.dumps(rec) + "\n")
             log.flush()

@@ -217,6 +217,14 @@ def kernel_signature(tree, module_ns, name):
                     else:
                         sig = eval(compile(ast.Expression(sig), "<sig>", "eval"), module_ns)
                     sigs = sig if isinstance(sig, list) else [sig]
+                    # a string naming module-level types (records:
+                    # rec_t = from_dtype(...)) is evaluated among them
+                    sigs = [eval(t, dict(vars(nbtypes), **module_ns))
+                            if isinstance(t, str) and any(
+                                re.search(r"\b%s\b" % re.escape(k), t)
+                                for k, v in module_ns.items()
+                                if isinstance(v, nbtypes.Record)) else t
+                            for t in sigs]
                     return params, [list(sigutils.normalize_signature(s)[0]) for s in sigs]
             if node.args.args and all(a.annotation is not None for a in node.args.args):
                 return params, [[eval(compile(ast.Expression(a.annotation), "<annotation>",
@@ -230,6 +238,12 @@ def fits(values, params, argtys):
     signature (as `kernc run` picks the first overload that fits)."""
     for p, ty in zip(params, argtys):
         v = values[p]
+        if isinstance(ty, nbtypes.Record):
+            # a record scalar: a 0-d array of its dtype (kernc run's .npy;
+            # numba copies a record argument back, so it can be compared)
+            if not (isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype == np_dtype(ty)):
+                return False
+            continue
         if isinstance(ty, nbtypes.Array) != isinstance(v, np.ndarray):
             return False
         if isinstance(ty, nbtypes.Array) and (v.dtype != np_dtype(ty.dtype) or v.ndim != ty.ndim):
@@ -379,9 +393,43 @@ def make_ns():
         """v with zeros replaced by ones."""
         return np.where(v == 0, v.dtype.type(1), v).astype(v.dtype)
 
+    def records(dtype, n):
+        """n records of a structured dtype, every field (nested ones and
+        the elements of subarrays too) seeded random: integers in
+        [-100, 100) (unsigned [0, 100)), floats multiples of 1/4 in [-64, 64),
+        booleans; padding bytes zero."""
+        dt = np.dtype(dtype)
+        out = np.zeros(n, dt)
+
+        def fill(view, d):
+            for name in d.names:
+                sub = view[name]
+                fd = d.fields[name][0]
+                base = fd.base if fd.subdtype is not None else fd
+                if base.names is not None:
+                    fill(sub, base)
+                elif base.kind in "iu":
+                    lo = 0 if base.kind == "u" else -100
+                    sub[...] = rng.integers(lo, 100, sub.shape).astype(base)
+                elif base.kind == "f":
+                    sub[...] = (rng.integers(-256, 256, sub.shape) / 4).astype(base)
+                elif base.kind == "c":
+                    sub[...] = (rng.integers(-256, 256, sub.shape) / 4 +
+                                1j * rng.integers(-256, 256, sub.shape) / 4).astype(base)
+                else:
+                    sub[...] = rng.integers(0, 2, sub.shape).astype(bool)
+        fill(out, dt)
+        return out
+
     ns.update(np=np, math=math, rng=rng, edge=edge, sample=sample, nonzero=nonzero,
-              rng_states=rng_states, rng_draws=rng_draws, fma=fma)
+              rng_states=rng_states, rng_draws=rng_draws, fma=fma, records=records)
+    # records: the module's structured dtypes by their names
+    ns.update(MODULE_DTYPES)
     return ns
+
+
+# The structured dtypes (np.dtype with fields) of the module under test.
+MODULE_DTYPES = {}
 
 
 def make_inputs(spec, params, sigs):
@@ -398,7 +446,7 @@ def make_inputs(spec, params, sigs):
             v = eval(expr, ns)
         except Exception as e:
             raise TestError("%d: arg %s: %s" % (lineno, name, e))
-        if isinstance(v, np.ndarray):
+        if isinstance(v, np.ndarray) and v.ndim > 0:   # (it makes a 0-d array 1-D)
             v = np.ascontiguousarray(v)
         values[name] = v
         ns[name] = v
@@ -409,7 +457,7 @@ def make_inputs(spec, params, sigs):
                       else type(v).__name__ for v in values.values()),
             "; ".join(", ".join(map(str, tys)) for tys in sigs)))
     for name, ty in zip(params, argtys):
-        if not isinstance(ty, nbtypes.Array):
+        if not isinstance(ty, (nbtypes.Array, nbtypes.Record)):
             values[name] = ns[name] = cast_scalar(ty, values[name])
     return values, ns, argtys
 
@@ -726,7 +774,9 @@ def njit_reference(src, path, spec, values, params):
     args = fresh(values)
     grid, block = dims(spec["opts"]["grid"]), dims(spec["opts"]["block"])
     i32 = np.int32
-    argv = [args[p] for p in params]
+    # a record scalar (a 0-d array): njit takes the record, a view of it
+    argv = [args[p][()] if isinstance(args[p], np.ndarray) and args[p].ndim == 0 and
+            args[p].dtype.names is not None else args[p] for p in params]
     for bz in range(grid[2]):
         for by in range(grid[1]):
             for bx in range(grid[0]):
@@ -872,6 +922,9 @@ def run_test(path):
             node.decorator_list = []
     module_ns = {"__name__": "conformance_sig"}
     exec(compile(bare, path, "exec"), module_ns)
+    MODULE_DTYPES.clear()
+    MODULE_DTYPES.update({k: v for k, v in module_ns.items()
+                          if isinstance(v, np.dtype) and v.names is not None})
     params, sigs = kernel_signature(tree, module_ns, spec["opts"]["kernel"])
     values, ns, argtys = make_inputs(spec, params, sigs)
     for how in spec["compare"]:

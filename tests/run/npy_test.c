@@ -61,6 +61,24 @@ static void dict_fails(const char *dict, const char *want, const char *what)
     parse_fails(buf, image(buf, dict, data, sizeof data), want, what);
 }
 
+/* rec: a structured descr other than the states' is a record: its dtype
+ * KRT_RECORD_DTYPE(itemsize), its descr in NumPy's spelling. */
+static void dict_record(const char *dict, size_t itemsize, const char *descr, const char *what)
+{
+    unsigned char buf[1024];
+    static const unsigned char data[64];
+    char err[NPY_ERR_MAX];
+    NpyArray a;
+    int rc = npy_parse(buf, image(buf, dict, data, 2 * itemsize), &a, err, sizeof err);
+    ok(rc == 0 && a.dtype == KRT_RECORD_DTYPE(itemsize) && a.descr &&
+           strcmp(a.descr, descr) == 0 && a.nbytes == 2 * itemsize,
+       "%s", what);
+    if (rc != 0)
+        diag("%s", err);
+    else
+        npy_free(&a);
+}
+
 static void test_round_trip(void)
 {
     static const int64_t shapes[][3] = {{7, 0, 0}, {3, 5, 0}, {2, 3, 4}};
@@ -69,7 +87,7 @@ static void test_round_trip(void)
         if (dtype_size[t] == 0)   /* a code no row has yet */
             continue;
         for (int s = 0; s < 3; s++) {
-            NpyArray a = {(krt_dtype)t, ndims[s], {0}, NULL, 0};
+            NpyArray a = {(krt_dtype)t, ndims[s], {0}, NULL, 0, NULL};
             int64_t n = 1;
             for (int d = 0; d < a.ndim; d++)
                 n *= a.shape[d] = shapes[s][d];
@@ -108,7 +126,7 @@ static void test_round_trip(void)
 static void test_numpy_bytes(void)
 {
     float v[3] = {0, 1, 2};
-    NpyArray a = {KRT_FLOAT32, 1, {3}, v, sizeof v};
+    NpyArray a = {KRT_FLOAT32, 1, {3}, v, sizeof v, NULL};
     size_t len;
     char err[NPY_ERR_MAX];
     unsigned char *img = npy_format(&a, &len, err, sizeof err);
@@ -121,7 +139,7 @@ static void test_numpy_bytes(void)
 
     /* A 0-d array and an empty one, as NumPy writes them. */
     double x = 4.5;
-    NpyArray z = {KRT_FLOAT64, 0, {0}, &x, sizeof x};
+    NpyArray z = {KRT_FLOAT64, 0, {0}, &x, sizeof x, NULL};
     img = npy_format(&z, &len, err, sizeof err);
     ok(img != NULL && strstr((char *)img + 10, "'shape': (), }") != NULL && (len - 8) % 64 == 0,
        "0-d array: shape () and no growth padding");
@@ -131,7 +149,7 @@ static void test_numpy_bytes(void)
        "0-d array reads back");
     npy_free(&back);
     free(img);
-    NpyArray e = {KRT_INT32, 2, {0, 5}, NULL, 0};
+    NpyArray e = {KRT_INT32, 2, {0, 5}, NULL, 0, NULL};
     img = npy_format(&e, &len, err, sizeof err);
     ok(img != NULL && npy_parse(img, len, &back, err, sizeof err) == 0 && back.ndim == 2 &&
            back.shape[0] == 0 && back.shape[1] == 5 && back.nbytes == 0,
@@ -148,7 +166,7 @@ static void test_structured(void)
         "{'descr': [('s0', '<u8'), ('s1', '<u8')], 'fortran_order': False, 'shape': (2,), }"
         "                                   \n";
     uint64_t words[4] = {1, 2, 3, 0xfedcba9876543210u};
-    NpyArray a = {KRT_XOROSHIRO128P, 1, {2}, words, sizeof words};
+    NpyArray a = {KRT_XOROSHIRO128P, 1, {2}, words, sizeof words, NULL};
     size_t len;
     char err[NPY_ERR_MAX];
     unsigned char *img = npy_format(&a, &len, err, sizeof err);
@@ -177,10 +195,14 @@ static void test_structured(void)
     ok(rc == 0 && b.dtype == KRT_XOROSHIRO128P, "raw void '|V16' is read as states");
     if (rc == 0)
         npy_free(&b);
-    dict_fails("{'descr': [('s0', '<u4'), ('s1', '<u4')], 'fortran_order': False, 'shape': (2,)}\n",
-               "structured dtypes are not supported", "other structured dtypes refused");
-    dict_fails("{'descr': [('s0', '<u8', (2,))], 'fortran_order': False, 'shape': (2,)}\n",
-               "expected ')' in a structured descr", "sub-array fields refused");
+    dict_record("{'descr': [('s0', '<u4'), ('s1', '<u4')], 'fortran_order': False, 'shape': (2,)}\n",
+                8, "[('s0', '<u4'), ('s1', '<u4')]", "other structured dtypes are records");
+    dict_record("{'descr': [('s0', '<u8', (2,))], 'fortran_order': False, 'shape': (2,)}\n",
+                16, "[('s0', '<u8', (2,))]", "sub-array fields");
+    dict_record("{'descr': [(\"a\", \"|i1\"), ('', '|V3'), ('n', [('x', '<f4'), ('y', '<i2', (2, 1))])],"
+                " 'fortran_order': False, 'shape': (2,)}\n", 12,
+                "[('a', '|i1'), ('', '|V3'), ('n', [('x', '<f4'), ('y', '<i2', (2, 1))])]",
+                "nested records, padding, 2-D sub-arrays");
 }
 
 static void test_versions(void)
@@ -255,8 +277,10 @@ static void test_errors(void)
                "unsupported dtype '<f16'", "long double refused");
     dict_fails("{'descr': '<c32', 'fortran_order': False, 'shape': (2,), }\n",
                "unsupported dtype '<c32'", "complex256 refused");
-    dict_fails("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (2,), }\n",
-               "structured dtypes are not supported", "structured dtype refused");
+    dict_fails("{'descr': [('a', '|S12')], 'fortran_order': False, 'shape': (2,), }\n",
+               "unsupported field format '|S12' of field 'a'", "string fields refused");
+    dict_fails("{'descr': [('a', '>i4')], 'fortran_order': False, 'shape': (2,), }\n",
+               "unsupported field format '>i4'", "big-endian fields refused");
     dict_fails("{'descr': '<V16', 'fortran_order': False, 'shape': (2,), }\n",
                "unsupported dtype '<V16'", "void dtype with a byte order refused");
     dict_fails("{'descr': 'f4', 'fortran_order': False, 'shape': (2,), }\n",
@@ -297,7 +321,7 @@ static void test_files(void)
     char path[128], err[NPY_ERR_MAX];
     snprintf(path, sizeof path, "%s/a.npy", dir);
     uint32_t v[4] = {1, 2, 3, 0xffffffffu};
-    NpyArray a = {KRT_UINT32, 2, {2, 2}, v, sizeof v};
+    NpyArray a = {KRT_UINT32, 2, {2, 2}, v, sizeof v, NULL};
     ok(npy_write(path, &a, err, sizeof err) == 0, "npy_write writes a file");
     struct stat st;
     ok(stat(path, &st) == 0 && st.st_size == 128 + 16, "the file is 128 + 16 bytes");
