@@ -68,6 +68,8 @@ static bool reads_tid_list(const NodeList *l, int depth, bool grid)
  * sync waits for. */
 static bool is_tid_source(const Node *n, bool grid)
 {
+    if (n->kind == E_FFICALL)   /* dev: foreign code may read the thread index */
+        return true;
     if (n->kind != E_API || !n->api)
         return false;
     return api_has(n->api, AF_THREAD_DEP) || (grid && api_has(n->api, AF_BLOCK_DEP));

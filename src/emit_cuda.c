@@ -13,10 +13,14 @@
  * flag of the whole file (nvcc has no per-kernel form). */
 const char *emit_nvcc_flags(const Program *p)
 {
+    bool lineinfo = false;
     for (int i = 0; i < p->nfuncs; i++)
-        if (p->funcs[i]->opt.lineinfo)
-            return "-lineinfo";
-    return "";
+        lineinfo |= p->funcs[i]->opt.lineinfo;
+    /* dev (issue 9): calls of foreign __device__ functions (cuda.declare_device)
+     * are linked by nvcc's device linker */
+    if (ffi_count())
+        return lineinfo ? "-lineinfo -rdc=true" : "-rdc=true";
+    return lineinfo ? "-lineinfo" : "";
 }
 
 /* ------------------------------------------------------------------ */

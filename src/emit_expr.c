@@ -1795,6 +1795,15 @@ const char *ex(Emitter *E, Node *n)
         return ex_api(E, n);
     case E_CALLFN:
         return ex_call(E, n);
+    case E_FFICALL: {   /* dev (issue 9): the wrapper emit_host.c prints (ffi.c) */
+        StrBuf b = {0};
+        sb_printf(&b, "%s%s(%s", n->name, E->mode == MODE_CPU ? "__cpu" : "",
+                  E->mode == MODE_CPU ? "krt_b, krt_tid" : "");
+        for (int i = 0; i < n->args.len; i++)
+            sb_printf(&b, "%s%s", i || E->mode == MODE_CPU ? ", " : "", ex(E, n->args.items[i]));
+        sb_putc(&b, ')');
+        return sb_take(&b);
+    }
     case E_INDEX:
         /* --assume-noalias: an array the kernel never writes is read
          * through the read-only data cache */

@@ -1147,7 +1147,7 @@ static bool is_split_call(const Node *n)
 /* Does evaluating n itself read or change memory a callee may change? */
 static bool expr_touches_memory(const Node *n)
 {
-    if (n->kind == E_INDEX || n->kind == E_CALLFN)
+    if (n->kind == E_INDEX || n->kind == E_CALLFN || n->kind == E_FFICALL)   /* dev: foreign */
         return true;
     if (n->kind != E_API || !n->api)
         return false;

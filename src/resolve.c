@@ -178,6 +178,10 @@ static void resolve_constant(Node *s)
             resolve_array_constant(t->name, s->rhs);
             return;
         }
+        if (p && strcmp(p, "cuda.declare_device") == 0) {   /* dev: ffi.c */
+            ffi_declare(t->name, s->rhs);
+            return;
+        }
     }
     const char *why;
     Loc why_loc;
@@ -329,6 +333,7 @@ PtrVec resolve_module(Node *module, const Options *opt)
 {
     sema_names_reset();
     fdefs = (PtrVec){0};
+    ffi_reset(opt ? opt->input : NULL);   /* dev: ffi.c */
 
     /* Pass 1: bind names in file order. */
     for (int i = 0; i < module->body.len; i++) {

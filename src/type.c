@@ -484,6 +484,8 @@ static Node *lower_name(Ctx *c, Node *e)
             return tree_var(e->loc, const_array_var(c, g->name, g->value, g->shape, e->loc));
         case GLOBAL_FUNC:
             return fail(c, e->loc, "function '%s' cannot be used as a value", e->name);
+        case GLOBAL_FOREIGN:   /* dev */
+            return fail(c, e->loc, "foreign function '%s' cannot be used as a value", e->name);
         case GLOBAL_PATH:
             return lower_path_value(c, e->loc, g->path);
         }

@@ -1052,7 +1052,42 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         c->fn->has_warpop |= s->f->has_warpop;
         c->fn->has_grid_sync |= s->f->has_grid_sync;
         c->fn->uses_dynshared |= s->f->uses_dynshared;
+        c->fn->ffi_cooperative |= s->f->ffi_cooperative;   /* dev */
     }
+    return seq_wrap(n, &q);
+}
+
+/* dev (issue 9): a call of a cuda.declare_device function (ffi.c): the
+ * arguments converted to its signature as numba converts them (any scalar
+ * to any scalar), an E_FFICALL of the wrapper emit_host.c prints. */
+static Node *lower_foreign_call(Ctx *c, Node *e, const Foreign *f, bool stmt)
+{
+    if (e->kwargs.len)
+        return fail(c, ((Node *)e->kwargs.items[0])->loc,
+                    "keyword arguments in foreign function calls are not supported");
+    int nargs = e->args.len;
+    if (nargs != f->sig.nparams)
+        return fail(c, e->loc, "%s() takes %d argument%s (%d given)", f->name, f->sig.nparams,
+                    f->sig.nparams == 1 ? "" : "s", nargs);
+    Node **v = arena_alloc(sizeof *v * (size_t)(nargs ? nargs : 1));
+    Node *bad;
+    if (!lower_args(c, e, v, &bad))
+        return poison(e->loc, bad, NULL);
+    for (int i = 0; i < nargs; i++)
+        if (!ty_is_scalar(v[i]->type))
+            return fail(c, v[i]->loc, "%s() expects %s here, not %s", f->name,
+                        ty_name(f->sig.params[i]), ty_name(v[i]->type));
+    if (f->sig.ret == ty_void && !stmt)
+        return fail(c, e->loc, "foreign function '%s' returns no value", f->name);
+    Seq q = {.n = 0};
+    seq_operands(c, v, nargs, &q);
+    Node *n = node_new(E_FFICALL, e->loc);
+    n->name = f->cname;
+    n->type = f->sig.ret;
+    for (int i = 0; i < nargs; i++)
+        nl_push(&n->args, tree_cast(v[i], f->sig.params[i]));
+    if (!c->quiet)
+        c->fn->ffi_cooperative |= f->cooperative;
     return seq_wrap(n, &q);
 }
 
@@ -1205,6 +1240,8 @@ Node *lx_call(Ctx *c, Node *e, bool stmt)
         const Global *g = sema_global(name);
         if (g && g->kind == GLOBAL_FUNC)
             return lower_device_call(c, e, g->fn, stmt);
+        if (g && g->kind == GLOBAL_FOREIGN)   /* dev */
+            return lower_foreign_call(c, e, g->foreign, stmt);
         if (g && g->kind == GLOBAL_CONST)
             return fail(c, e->lhs->loc, "'%s' is not callable", name);
         if (strcmp(name, "print") == 0)
