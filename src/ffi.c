@@ -37,6 +37,46 @@ static PtrVec foreigns;     /* Foreign*, in file order */
 static PtrVec links;        /* const char*: resolved paths, each once */
 static const char *kern_dir;
 
+/* dev (issue 9): the exceptions a kernel can raise (numba-cuda: any
+ * exception class; its instance is made on the host from the constant
+ * arguments). */
+static const char *const builtin_exceptions[] = {
+    "Exception", "ArithmeticError", "AssertionError", "AttributeError", "BufferError",
+    "EOFError", "FloatingPointError", "IndexError", "KeyError", "LookupError",
+    "MemoryError", "NameError", "NotImplementedError", "OSError", "OverflowError",
+    "RecursionError", "ReferenceError", "RuntimeError", "StopIteration", "SystemError",
+    "TypeError", "UnboundLocalError", "UnicodeError", "ValueError", "ZeroDivisionError",
+    NULL};
+
+const char *exception_class(const char *name)
+{
+    const Global *g = sema_global(name);
+    if (g)
+        return g->kind == GLOBAL_EXC ? g->name : NULL;
+    for (int i = 0; builtin_exceptions[i]; i++)
+        if (strcmp(builtin_exceptions[i], name) == 0)
+            return builtin_exceptions[i];
+    return NULL;
+}
+
+/* class NAME(BASE): pass at module level, BASE an exception class: true
+ * and bound; false (nothing reported) for any other class. */
+bool exception_class_def(const Node *s)
+{
+    if (s->args.len != 1 || s->kwargs.len || s->decorators.len)
+        return false;
+    const Node *b = s->args.items[0];
+    if (b->kind != E_NAME || !exception_class(b->name))
+        return false;
+    for (int i = 0; i < s->body.len; i++) {
+        const Node *t = s->body.items[i];
+        if (t->kind != S_PASS && t->kind != S_NOP && !(t->kind == S_EXPR && t->lhs->kind == E_STR))
+            return false;
+    }
+    sema_bind(GLOBAL_EXC, s->name)->path = exception_class(b->name);
+    return true;
+}
+
 void ffi_reset(const char *input)
 {
     foreigns = (PtrVec){0};

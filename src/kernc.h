@@ -1152,6 +1152,8 @@ typedef enum GlobalKind {
                                     type; shape[] its shape */
     GLOBAL_FOREIGN,              /* dev (issue 9): f = cuda.declare_device(...);
                                     foreign */
+    GLOBAL_EXC,                  /* dev (issue 9): class E(Exception): pass, for
+                                    raise E(...); path: its base's name */
 } GlobalKind;
 
 typedef struct Global {
@@ -1244,6 +1246,10 @@ typedef struct Foreign {
     bool cooperative;            /* use_cooperative=True */
     Loc loc;
 } Foreign;
+/* The name a raise reports for the class called name: a built-in
+ * exception or a module-level class derived from one; NULL otherwise. */
+const char *exception_class(const char *name);
+bool exception_class_def(const Node *s);
 void ffi_reset(const char *input);
 void ffi_declare(const char *pyname, Node *call);
 int ffi_count(void);

@@ -207,7 +207,8 @@ static Visit uni_exit(const Node *n, void *ctx)
     bool *has = ctx;
     int64_t step;
     if (n->kind == S_RETURN || n->kind == S_BREAK || n->kind == S_CONTINUE ||
-        (n->kind == S_FORRANGE && !range_step_known(n, &step))) {
+        (n->kind == S_FORRANGE && !range_step_known(n, &step)) ||
+        ((n->kind == S_RAISE || n->kind == S_ASSERT) && !n->ival)) {   /* dev: the thread ends */
         *has = true;
         return VISIT_STOP;
     }
@@ -842,6 +843,10 @@ static void note_exits(Lower *L, CpuBlock *r, const Node *s, int cloops)
             note_exits(L, r, s->body.items[i], cloops);
         for (int i = 0; i < s->orelse.len; i++)
             note_exits(L, r, s->orelse.items[i], cloops);
+        return;
+    case S_RAISE: case S_ASSERT:   /* dev: without debug the thread ends */
+        if (!s->ival)
+            exit_add(L, r, s, CPU_RETURNED, 0);
         return;
     case S_FORRANGE:
         if (!range_step_known(s, &step) && !L->ctx->debug)

@@ -486,6 +486,8 @@ static Node *lower_name(Ctx *c, Node *e)
             return fail(c, e->loc, "function '%s' cannot be used as a value", e->name);
         case GLOBAL_FOREIGN:   /* dev */
             return fail(c, e->loc, "foreign function '%s' cannot be used as a value", e->name);
+        case GLOBAL_EXC:   /* dev */
+            return fail(c, e->loc, "exception class '%s' can only be raised", e->name);
         case GLOBAL_PATH:
             return lower_path_value(c, e->loc, g->path);
         }
@@ -1905,17 +1907,19 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
         lower_return(c, s, out);
         return;
     case S_ASSERT: {
-        /* checked only with debug=True (or -g); otherwise typed, then
-         * dropped, as numba ignores what a kernel raises without debug */
+        /* dev (issue 9): as numba-cuda compiles it, `if not cond: raise
+         * AssertionError(msg)`: reported with debug=True (or -g); without,
+         * the thread ends there (numba's kernel returns); ival: debug */
         Node *cond = lower_cond(c, s->cond);
         if (s->lhs && s->lhs->kind != E_STR) {
             fail(c, s->lhs->loc, "the message of an assert must be a string literal");
             return;
         }
-        if (BAD(cond) || c->quiet || !c->fn->opt.debug)
+        if (BAD(cond) || c->quiet)
             return;
         Node *n = tree_stmt(S_ASSERT, s->loc);
         n->cond = cond;
+        n->ival = c->fn->opt.debug;
         if (s->lhs) {
             n->lhs = node_new(E_STR, s->lhs->loc);
             n->lhs->text = s->lhs->text;
@@ -1923,9 +1927,52 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
         nl_push(out, n);
         return;
     }
-    case S_RAISE:
-        fail(c, s->loc, "exceptions are not supported in kernels (raise)");
+    case S_RAISE: {
+        /* dev (issue 9): raise CLS, raise CLS(), raise CLS("msg"): text the
+         * class, lhs the message (E_STR) or NULL, ival debug (see S_ASSERT) */
+        Node *x = s->lhs, *msg = NULL;
+        if (!x) {
+            fail(c, s->loc, "a bare 'raise' re-raises the exception being handled, and "
+                 "kernels handle none");
+            return;
+        }
+        if (s->rhs) {
+            fail(c, s->rhs->loc, "'raise ... from ...' is not supported in kernels");
+            return;
+        }
+        if (x->kind == E_CALL) {
+            if (x->kwargs.len) {
+                fail(c, ((Node *)x->kwargs.items[0])->loc,
+                     "keyword arguments of a raised exception are not supported");
+                return;
+            }
+            if (x->args.len > 1 ||
+                (x->args.len == 1 && ((Node *)x->args.items[0])->kind != E_STR)) {
+                fail(c, ((Node *)x->args.items[0])->loc,
+                     "a raised exception takes one string literal, its message");
+                return;
+            }
+            msg = x->args.len ? x->args.items[0] : NULL;
+            x = x->lhs;
+        }
+        const char *cls = x->kind == E_NAME ? exception_class(x->name) : NULL;
+        if (!cls) {
+            fail(c, x->loc, "kernels can raise the built-in exceptions (ValueError, "
+                 "IndexError, ...) and classes derived from Exception, not this");
+            return;
+        }
+        if (c->quiet)
+            return;
+        Node *n = tree_stmt(S_RAISE, s->loc);
+        n->text = cls;
+        n->ival = c->fn->opt.debug;
+        if (msg) {
+            n->lhs = node_new(E_STR, msg->loc);
+            n->lhs->text = msg->text;
+        }
+        nl_push(out, n);
         return;
+    }
     case S_TRY:
         fail(c, s->loc, "exceptions are not supported in kernels (try)");
         return;
