@@ -108,6 +108,15 @@ static void noalias_scan(Emitter *E, Func *f)
 /* CUDA functions                                                      */
 /* ------------------------------------------------------------------ */
 
+/* dev (issue 9): the prototype of a recursive device function, printed
+ * before every function (mutual recursion calls one defined later). */
+void emit_cuda_func_proto(Emitter *E, Func *f)
+{
+    outf(E, "static __device__ %s KRT_MAYBE_UNUSED %s %s(%s);",
+         f->opt.inline_ ? "__forceinline__" : "inline", func_returns_value(f) ? t_c(f->ret) : "void",
+         fn_cname(f), param_list(f, ""));
+}
+
 void emit_cuda_func(Emitter *E, Func *f)
 {
     func_begin(E, f, MODE_CUDA);

@@ -547,6 +547,14 @@ static void emit_cpu_half(Emitter *E, bool cuda)
         emit_ffi_decls(E, false);
     for (int i = 0; i < ffi_count(); i++)   /* dev */
         ffi_wrapper(E, ffi_get(i), true);
+    bool protos = false;   /* dev: recursive device functions */
+    for (int i = 0; i < p->nfuncs; i++)
+        if (p->funcs[i]->recursive && !p->funcs[i]->is_kernel && !func_has_split(p->funcs[i])) {
+            emit_cpu_devfunc_proto(E, p->funcs[i]);
+            protos = true;
+        }
+    if (protos)
+        outf(E, "%s", "");
     for (int i = 0; i < p->nfuncs; i++) {
         Func *f = p->funcs[i];
         if (f->is_kernel) {
@@ -617,6 +625,14 @@ void emit_cuda(StrBuf *out, Program *p, const Options *opt)
     }
     emit_ffi_decls(&E, true);   /* dev */
     emit_const_arrays(&E, true);
+    bool protos = false;   /* dev: recursive device functions */
+    for (int i = 0; i < p->nfuncs; i++)
+        if (p->funcs[i]->recursive && !p->funcs[i]->is_kernel) {
+            emit_cuda_func_proto(&E, p->funcs[i]);
+            protos = true;
+        }
+    if (protos)
+        outf(&E, "%s", "");
     for (int i = 0; i < p->nfuncs; i++)
         emit_cuda_func(&E, p->funcs[i]);
     emit_cpu_half(&E, true);

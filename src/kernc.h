@@ -1065,6 +1065,9 @@ struct Func {
                               callee; has_barrier is then set too.  A kernel
                               with it must be launched cooperatively. */
     bool uses_dynshared;
+    bool recursive;        /* dev (issue 9): called while it is typed (self or
+                              mutual recursion): a real function on both
+                              backends, declared before the functions */
     bool ffi_cooperative;  /* dev (issue 9): calls a foreign function declared
                               use_cooperative=True, directly or via a callee */
     bool c_named;          /* FuncDef.c_named: name is not mangled again */

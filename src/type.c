@@ -2118,12 +2118,20 @@ static void spec_infer(Spec *s, Type *declared_ret)
     ssa_split(f->def, ssa_pinned_decl, c);
     collect_locals(c, &f->def->body);
     s->inferring = true;
+    /* dev (issue 9): a recursive call's type while the body is typed: the
+     * declared result, else the one its other returns give so far (as
+     * numba types fib(n - 1) from `return n`) */
+    f->ret = declared_ret;
     for (int iter = 0; iter < 100; iter++) {
         c->quiet = true;
         c->changed = false;
         c->ntemps = 0;
         NodeList scratch = {0};
         lblock(c, &f->def->body, &scratch);
+        if (!declared_ret && c->ret_value && f->ret != c->ret) {
+            f->ret = c->ret;
+            c->changed |= f->recursive;
+        }
         if (!c->changed)
             break;
     }
@@ -2155,6 +2163,10 @@ static void spec_finalize(Spec *s)
     lblock(c, &f->def->body, &body);
     s->finalizing = false;
     s->final_done = true;
+    if (f->recursive && (f->has_barrier || f->has_warpop))   /* dev (issue 9) */
+        sema_error(f->def->loc, "recursive device function '%s' synchronises (a barrier or "
+                   "a warp operation): the CPU backend runs recursion as a C function, one "
+                   "thread at a time", f->name);
 
     if (!f->is_kernel && c->ret_value && c->ret_none)
         sema_error(f->def->loc, "device function '%s' returns a value on some paths and "
@@ -2193,8 +2205,15 @@ static void spec_finalize(Spec *s)
 
     /* C names: the first finalised specialisation of a def keeps the
      * user's name, later ones add their argument codes. */
-    int seen = s->fd->nfinal++;
-    if (!seen) {
+    int seen = s->fd->is_kernel && !f->is_kernel ? 1 : s->fd->nfinal++;   /* dev: kernels
+        keep their names; one called from device code is NAME__dev_<codes> */
+    if (s->fd->is_kernel && !f->is_kernel) {
+        StrBuf b = {0};
+        sb_printf(&b, "%s__dev", f->name);
+        for (int i = 0; i < f->nparams; i++)
+            sb_printf(&b, "_%s", ty_code(f->params[i]->type));
+        f->cname = sb_take(&b);
+    } else if (!seen) {
         f->cname = f->name;
     } else {
         StrBuf b = {0};
@@ -2234,6 +2253,8 @@ Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
         Spec *t = all_specs.items[i];
         if (t->fd != fd || t->nargs != nargs)
             continue;
+        if (t->f->is_kernel)   /* dev: a kernel called from device code is not its kernel */
+            continue;
         int j = 0;
         while (j < nargs && t->args[j] == args[j])
             j++;
@@ -2241,9 +2262,15 @@ Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
             s = t;
     }
     if (s && (s->inferring || s->finalizing)) {
-        if (!c->quiet)
-            sema_error(loc, "recursion is not supported ('%s' calls itself)", fd->name);
-        return NULL;
+        /* dev (issue 9): recursion, typed as numba types it (above) */
+        s->f->recursive = true;
+        if (!s->f->ret) {
+            if (!c->quiet)
+                sema_error(loc, "cannot type the recursion of '%s': give it a signature, "
+                           "or a return that does not recurse", fd->name);
+            return NULL;
+        }
+        return s;
     }
     if (spec_depth > 64) {
         if (!c->quiet)
@@ -2253,7 +2280,9 @@ Spec *spec_get(Ctx *c, FuncDef *fd, Type **args, int nargs, Loc loc)
     spec_depth++;
     if (!s) {
         s = spec_new(fd, args, nargs);
-        spec_infer(s, fd->nsigs ? fd->sigs[0].ret : NULL);
+        if (fd->is_kernel)   /* dev: compiled as a device function (type_call.c) */
+            s->f->is_kernel = false;
+        spec_infer(s, fd->is_kernel ? ty_void : fd->nsigs ? fd->sigs[0].ret : NULL);
     }
     if (!c->quiet && !s->final_done) {
         StrBuf b = {0};

@@ -982,8 +982,11 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
 
 static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
 {
-    if (fd->is_kernel)
-        return fail(c, e->loc, "kernel '%s' cannot be called from device code", fd->name);
+    /* dev (issue 9): numba-cuda 0.30 compiles a kernel called from device
+     * code as a device function for the call's argument types
+     * (CUDADispatcher.get_call_template -> compile_device): spec_get makes
+     * that specialisation a device function; its result is None */
+    bool kernel_callee = fd->is_kernel;
     if (e->kwargs.len)
         return fail(c, ((Node *)e->kwargs.items[0])->loc,
                     "keyword arguments in device function calls are not supported yet");
@@ -1006,7 +1009,7 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
             return fail(c, v[i]->loc, "cannot pass %s to a device function", ty_name(t));
         types[i] = t;
     }
-    if (fd->nsigs > 0) {
+    if (fd->nsigs > 0 && !kernel_callee) {
         /* eager signature: arguments are converted to it; ufunc.c: of
          * several (@vectorize), the one the arguments match exactly */
         const Signature *sg = &fd->sigs[0];
@@ -1035,6 +1038,9 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         return bad_node(e->loc, NULL);
     if (s->failed)   /* its errors are reported: no cascade at the call */
         return bad_node(e->loc, c->quiet ? NULL : ty_error);
+    if (s->f->ret == ty_void && !stmt && s->f->recursive && s->finalizing)   /* dev */
+        return fail(c, e->loc, "cannot type infer runaway recursion ('%s' returns only what "
+                    "it returns)", fd->name);
     if (s->f->ret == ty_void && !stmt)
         return fail(c, e->loc, "device function '%s' returns no value", fd->name);
     /* a call statement, or one to a function with barriers (the emitter
