@@ -853,6 +853,12 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
     /* dev (issue 9): the CUDA C files cuda.declare_device links (ffi.c),
      * built for the CPU half by a C++ compiler with kernrt_cuda_compat.h
      * (CXX, CXXFLAGS), and given to nvcc as well for the GPU (-rdc=true) */
+    if (ffi_nlinks() > 16 || ffi_count() > 32) {
+        free(ccbuf);
+        free(flagbuf);
+        return run_error(RUN_FAIL, "kernc run links at most 16 CUDA C files and 32 foreign "
+                         "functions");
+    }
     const char **ffi_objs = arena_alloc(sizeof *ffi_objs * (size_t)(ffi_nlinks() + 1));
     for (int i = 0; i < ffi_nlinks(); i++) {
         const char *cxx = getenv("CXX");

@@ -2070,7 +2070,7 @@ static bool falls_through(NodeList *body)
     if (!body->len)
         return true;
     Node *last = body->items[body->len - 1];
-    if (last->kind == S_RETURN)
+    if (last->kind == S_RETURN || last->kind == S_RAISE)   /* dev: raise ends it too */
         return false;
     if (last->kind == S_IF && last->orelse.len)
         return falls_through(&last->body) || falls_through(&last->orelse);
