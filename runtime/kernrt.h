@@ -67,7 +67,9 @@ extern "C" {
     X(NOTREADY, "work is still pending")                                     \
     X(COOPERATIVE, "grid too large for a cooperative launch")                \
     X(DEVICE, "array, stream or event belongs to another device")            \
-    X(BOUNDS, "outside the buffer or array")
+    X(BOUNDS, "outside the buffer or array")                                 \
+    /* dev (issue 9): raise / assert in a kernel compiled with debug=True */ \
+    X(EXCEPTION, "exception raised in a kernel")
 
 enum {
     KRT_OK = 0,

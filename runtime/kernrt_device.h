@@ -937,6 +937,20 @@ static __device__ inline void krt_assert_fail_dev(const char *msg)
            blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z);
     __trap();
 }
+/* dev (issue 9): `raise CLS("msg")` or a failed `assert` under debug=True,
+ * reported as numba-cuda reports it (its thread indices are z, y, x):
+ *   CLS: In function 'FN', file FILE, line N, tid=[z, y, x] ctaid=[z, y, x]: msg
+ * On the GPU the message is printed and the kernel traps (the launch then
+ * fails with a CUDA error); on the CPU the launch fails with
+ * KRT_EEXCEPTION and this message. */
+static __device__ inline void krt_raise_dev(const char *cls, const char *fn, const char *file,
+                                            int line, const char *msg)
+{
+    printf("%s: In function '%s', file %s, line %d, tid=[%u, %u, %u] ctaid=[%u, %u, %u]%s%s\n",
+           cls, fn, file, line, threadIdx.z, threadIdx.y, threadIdx.x, blockIdx.z, blockIdx.y,
+           blockIdx.x, msg ? ": " : "", msg ? msg : "");
+    __trap();
+}
 /* End the calling thread from inside a device function: what numba's
  * propagated exception status does without debug (the device function
  * returns an error, and so does every caller up to the kernel).  PTX exit
@@ -991,6 +1005,16 @@ typedef union krt_sink {
 KRT_CPU_FN void *krt_cpu_pick(const krt_cpu_block *b, void *p, krt_sink *sink)
 {
     return *b->error != KRT_OK ? (void *)sink : p;
+}
+KRT_CPU_FN void krt_raise_cpu(const krt_cpu_block *b, krt_dim3 t, const char *cls,
+                              const char *fn, const char *file, int line, const char *msg)
+{
+    char full[768];
+    snprintf(full, sizeof full,
+             "%s: In function '%s', file %s, line %d, tid=[%u, %u, %u] ctaid=[%u, %u, %u]%s%s",
+             cls, fn, file, line, t.z, t.y, t.x, b->block_idx.z, b->block_idx.y,
+             b->block_idx.x, msg ? ": " : "", msg ? msg : "");
+    krt_cpu_fail(b, KRT_EEXCEPTION, full);
 }
 KRT_CPU_FN void krt_assert_fail_cpu(const krt_cpu_block *b, krt_dim3 t, const char *msg)
 {

@@ -68,6 +68,8 @@ static bool reads_tid_list(const NodeList *l, int depth, bool grid)
  * sync waits for. */
 static bool is_tid_source(const Node *n, bool grid)
 {
+    if (n->kind == E_FFICALL)   /* dev: foreign code may read the thread index */
+        return true;
     if (n->kind != E_API || !n->api)
         return false;
     return api_has(n->api, AF_THREAD_DEP) || (grid && api_has(n->api, AF_BLOCK_DEP));
@@ -83,6 +85,8 @@ static Visit tid_read(const Node *n, void *ctx)
     const TidSearch *s = ctx;
     if (is_tid_source(n, s->grid))
         return VISIT_STOP;
+    if (n->kind == E_CALLFN && n->callee && n->callee->recursive)
+        return VISIT_STOP;   /* dev: not followed (exponential); counted as reading it */
     if (n->kind == E_CALLFN && n->callee &&
         reads_tid_list(&n->callee->def->body, s->depth + 1, s->grid))
         return VISIT_STOP;
@@ -106,7 +110,8 @@ static Visit taint_source(const Node *e, void *ctx)
         return VISIT_STOP;
     if (e->kind == E_VAR)
         return is_tainted_var(t, e->var) ? VISIT_STOP : VISIT_SKIP;
-    if (e->kind == E_CALLFN && reads_tid_list(&e->callee->def->body, 0, t->grid))
+    if (e->kind == E_CALLFN && (e->callee->recursive ||   /* dev */
+                                reads_tid_list(&e->callee->def->body, 0, t->grid)))
         return VISIT_STOP;
     return VISIT_CHILDREN;
 }

@@ -153,9 +153,11 @@ bool func_returns_value(const Func *f);
 
 /* emit_cuda.c */
 void emit_cuda_func(Emitter *E, Func *f);
+void emit_cuda_func_proto(Emitter *E, Func *f);   /* dev: recursive functions */
 
 /* emit_cpu.c */
 void emit_cpu_devfunc(Emitter *E, Func *f);
+void emit_cpu_devfunc_proto(Emitter *E, Func *f);   /* dev: recursive functions */
 void emit_cpu_kernel(Emitter *E, Func *f);
 /* The hooks of the shared printer into a CPU kernel's block-level form
  * (E->cpu_hooks; through pointers, so that emit_expr.c stays below

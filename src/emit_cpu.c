@@ -54,6 +54,19 @@
 /* CPU functions                                                       */
 /* ------------------------------------------------------------------ */
 
+/* dev (issue 9): the prototype of a recursive device function, printed
+ * before every function (mutual recursion calls one defined later). */
+void emit_cpu_devfunc_proto(Emitter *E, Func *f)
+{
+    StrBuf lead = {0};
+    sb_puts(&lead, "const krt_cpu_block *krt_b, krt_dim3 krt_tid");
+    PtrVec d = dsh_funcs(f);
+    for (int i = 0; i < d.len; i++)
+        sb_printf(&lead, ", struct %s__dshared *krt_dsh_%s", fn_cname(d.items[i]), fn_cname(d.items[i]));
+    outf(E, "static inline KRT_MAYBE_UNUSED %s %s__cpu(%s);", func_returns_value(f) ? t_c(f->ret) : "void",
+         fn_cname(f), param_list(f, sb_take(&lead)));
+}
+
 void emit_cpu_devfunc(Emitter *E, Func *f)
 {
     func_begin(E, f, MODE_CPU);

@@ -29,9 +29,15 @@ const char *emit_nvcc_flags(const Program *p)
      * file, so only where every kernel asks for fastmath (otherwise the
      * code itself gives the division and sqrt, without flush-to-zero) */
     const char *fast = kernels && all_fast ? "-ftz=true -prec-div=false -prec-sqrt=false" : "";
-    if (lineinfo && *fast)
-        return arena_printf("-lineinfo %s", fast);
-    return lineinfo ? "-lineinfo" : fast;
+    /* dev (issue 9): calls of foreign __device__ functions (cuda.declare_device)
+     * are linked by nvcc's device linker */
+    const char *rdc = ffi_count() ? "-rdc=true" : "";
+    StrBuf b = {0};
+    const char *parts[3] = {lineinfo ? "-lineinfo" : "", fast, rdc};
+    for (int i = 0; i < 3; i++)
+        if (*parts[i])
+            sb_printf(&b, "%s%s", b.len ? " " : "", parts[i]);
+    return b.len ? sb_take(&b) : "";
 }
 
 /* ------------------------------------------------------------------ */
@@ -118,6 +124,15 @@ static void noalias_scan(Emitter *E, Func *f)
 /* ------------------------------------------------------------------ */
 /* CUDA functions                                                      */
 /* ------------------------------------------------------------------ */
+
+/* dev (issue 9): the prototype of a recursive device function, printed
+ * before every function (mutual recursion calls one defined later). */
+void emit_cuda_func_proto(Emitter *E, Func *f)
+{
+    outf(E, "static __device__ %s KRT_MAYBE_UNUSED %s %s(%s);",
+         f->opt.inline_ ? "__forceinline__" : "inline", func_returns_value(f) ? t_c(f->ret) : "void",
+         fn_cname(f), param_list(f, ""));
+}
 
 /* f as CUDA; the 32-bit variant of kernel f (E->i32) is NAME__i32. */
 static void cuda_func_text(Emitter *E, Func *f)

@@ -1892,6 +1892,15 @@ const char *ex(Emitter *E, Node *n)
         if (n->type && n->type->kind == TY_RECORD)   /* rec: returns a pointer */
             return arena_printf("(*%s)", ex_call(E, n));
         return ex_call(E, n);
+    case E_FFICALL: {   /* dev (issue 9): the wrapper emit_host.c prints (ffi.c) */
+        StrBuf b = {0};
+        sb_printf(&b, "%s%s(%s", n->name, E->mode == MODE_CPU ? "__cpu" : "",
+                  E->mode == MODE_CPU ? "krt_b, krt_tid" : "");
+        for (int i = 0; i < n->args.len; i++)
+            sb_printf(&b, "%s%s", i || E->mode == MODE_CPU ? ", " : "", ex(E, n->args.items[i]));
+        sb_putc(&b, ')');
+        return sb_take(&b);
+    }
     case E_INDEX:
         /* --assume-noalias: an array the kernel never writes is read
          * through the read-only data cache */
@@ -2174,32 +2183,57 @@ static void emit_print(Emitter *E, Node *s)
     sb_free(&args);
 }
 
-/* assert cond[, "msg"] (debug only): the message names the .kern line;
- * CUDA prints it and traps, the CPU fails the launch with KRT_EKERNEL and
- * stops the block. */
+/* dev (issue 9): raise CLS("msg") and assert cond, "msg" (numba-cuda: `if
+ * not cond: raise AssertionError(msg)`).  With debug=True (s->ival) the
+ * exception is reported as numba-cuda reports it: the GPU prints it and
+ * traps, the CPU fails the launch with KRT_EEXCEPTION and stops the block.
+ * Without, the raising thread ends, as numba's kernel returns: see
+ * emit_range_step_check for the four cases (a CPU device function that is
+ * not inlined cannot end its caller's thread: the launch fails, loudly). */
+static void emit_raise(Emitter *E, Node *s, const char *cls, Node *msg)
+{
+    bool kernel = E->fn->is_kernel || E->inlined;
+    bool nonvoid = E->fn->ret && E->fn->ret->kind != TY_VOID && E->fn->ret->kind != TY_NONE;
+    const char *ret = nonvoid && !kernel ? arena_printf("return %s;", zero_of(E->fn->ret)) : "return;";
+    StrBuf m = {0};
+    if (msg && msg->kind == E_STR && msg->text)
+        c_text(&m, msg->text, false);
+    const char *text = msg ? arena_printf("\"%s\"", m.s ? m.s : "") : "NULL";
+    StrBuf fn = {0};
+    c_text(&fn, E->fn->name, false);
+    if (s->ival) {
+        if (E->mode == MODE_CUDA)
+            outf(E, "krt_raise_dev(\"%s\", \"%s\", \"%s\", %d, %s);", cls, fn.s,
+                 E->base_file, s->loc.first_line, text);
+        else
+            outf(E, "krt_raise_cpu(krt_b, krt_tid, \"%s\", \"%s\", \"%s\", %d, %s);", cls, fn.s,
+                 E->base_file, s->loc.first_line, text);
+        outf(E, "%s", ret);
+    } else if (E->mode == MODE_CUDA) {
+        if (!kernel)
+            outf(E, "krt_exit_thread_dev();");
+        outf(E, "%s", ret);
+    } else if (!kernel) {
+        outf(E, "krt_cpu_fail(krt_b, KRT_EKERNEL, \"%s:%d: %s raised in device function '%s' "
+             "without debug=True (the CPU backend cannot end the calling thread, so the "
+             "launch fails)\");", E->base_file, s->loc.first_line, cls, fn.s);
+        outf(E, "%s", ret);
+    } else if (E->thread_loop) {
+        emit_thread_exit(E, s);
+    } else {
+        die("a CPU kernel's raise outside a thread loop");
+    }
+    sb_free(&m);
+    sb_free(&fn);
+}
+
 static void emit_assert(Emitter *E, Node *s)
 {
-    StrBuf m = {0};
-    c_text(&m, path_base(E->path), false);
-    sb_printf(&m, ":%d: assertion failed", s->loc.first_line);
-    if (s->lhs && s->lhs->kind == E_STR && s->lhs->text) {
-        sb_puts(&m, ": ");
-        c_text(&m, s->lhs->text, false);
-    }
     outf(E, "if (!(%s)) {", ex_cond(E, s->cond));
-    if (E->mode == MODE_CUDA) {
-        outf(E, "    krt_assert_fail_dev(\"%s\");", m.s);
-    } else {
-        outf(E, "    krt_assert_fail_cpu(krt_b, krt_tid, \"%s\");", m.s);
-        if (E->fn->is_kernel || E->inlined)
-            outf(E, "    return;");
-        else if (!E->fn->ret || E->fn->ret->kind == TY_VOID || E->fn->ret->kind == TY_NONE)
-            outf(E, "    return;");
-        else
-            outf(E, "    return %s;", zero_of(E->fn->ret));
-    }
+    E->indent++;
+    emit_raise(E, s, "AssertionError", s->lhs);
+    E->indent--;
     outf(E, "}");
-    sb_free(&m);
 }
 
 /* The type an S_WARPOP's result is converted from. */
@@ -2416,6 +2450,9 @@ void emit_stmt(Emitter *E, Node *s)
         return;
     case S_ASSERT:
         emit_assert(E, s);
+        return;
+    case S_RAISE:   /* dev */
+        emit_raise(E, s, s->text, s->lhs);
         return;
     default:
         error_at(s->loc, "%s cannot be translated here", node_kind_desc[s->kind]);

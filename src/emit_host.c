@@ -139,7 +139,7 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
     bool v32 = false;
     for (int i = 0; with_cuda && i < E->i32_kernels.len; i++)
         v32 |= E->i32_kernels.items[i] == f;
-    outf(E, "    %d", f->has_grid_sync ? 1 : 0);
+    outf(E, "    %d", f->has_grid_sync || f->ffi_cooperative ? 1 : 0);
     outf(E, "};");
     if (v32) {
         /* the 32-bit variant's: the same but for the CUDA function */
@@ -497,6 +497,90 @@ static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt
 
 /* The CPU half (device functions, kernels, descriptors, launchers) and the
  * module table; `cuda`: the CUDA kernels exist too. */
+/* ---- dev (issue 9): foreign functions (cuda.declare_device, ffi.c) ----
+ * The declaration of each (the GPU's NAME, a __device__ function; the CPU
+ * backend's NAME__krt_cpu, the same source compiled by a host compiler
+ * with -DNAME=NAME__krt_cpu: nvcc gives every __device__ function a host
+ * stub of its own name, which calls exit), and a wrapper
+ * per backend that kernc's calls go through: numba's ABI passes the result
+ * by pointer and returns a status (nonzero: the exception numba
+ * propagates; on the GPU the thread ends as numba's kernel returns, on the
+ * CPU the launch fails), the C ABI returns the value.  The CPU wrapper
+ * first tells kernrt_cuda_compat.h's threadIdx & co the calling thread. */
+static void ffi_params(StrBuf *b, const Foreign *f, bool named)
+{
+    for (int i = 0; i < f->sig.nparams; i++) {
+        sb_printf(b, "%s%s", i ? ", " : "", t_c(f->sig.params[i]));
+        if (named)
+            sb_printf(b, " a%d", i);
+    }
+}
+
+static void ffi_wrapper(Emitter *E, const Foreign *f, bool cpu)
+{
+    bool ret = f->sig.ret != ty_void;
+    StrBuf p = {0}, a = {0};
+    if (cpu)
+        sb_puts(&p, "const krt_cpu_block *krt_b, krt_dim3 krt_tid");
+    if (f->sig.nparams && cpu)
+        sb_puts(&p, ", ");
+    ffi_params(&p, f, true);
+    if (!cpu && !f->sig.nparams)
+        sb_puts(&p, "void");
+    if (!f->c_abi)
+        sb_puts(&a, "&krt_r");
+    for (int i = 0; i < f->sig.nparams; i++)
+        sb_printf(&a, "%sa%d", i || !f->c_abi ? ", " : "", i);
+    const char *rt = ret ? t_c(f->sig.ret) : "void";
+    outf(E, "static %sinline KRT_MAYBE_UNUSED %s %s%s(%s)", cpu ? "" : "__device__ ", rt,
+         f->cname, cpu ? "__cpu" : "", p.s ? p.s : "");
+    outf(E, "{");
+    if (cpu)
+        outf(E, "    krt_ffi_enter(krt_b, krt_tid);");
+    if (f->c_abi) {
+        outf(E, "    %s%s%s(%s);", ret ? "return " : "", f->name, cpu ? "__krt_cpu" : "",
+             a.s ? a.s : "");
+    } else {
+        outf(E, "    %s krt_r = 0;", ret ? rt : "char");
+        outf(E, "    int krt_st = %s%s(%s);", f->name, cpu ? "__krt_cpu" : "", a.s);
+        outf(E, "    if (krt_st != 0)");
+        if (cpu)
+            outf(E, "        krt_ffi_fail(krt_b, krt_tid, \"%s\", krt_st);", f->name);
+        else
+            outf(E, "        krt_exit_thread_dev();");
+        if (ret)
+            outf(E, "    return krt_r;");
+    }
+    outf(E, "}");
+    sb_free(&p);
+    sb_free(&a);
+}
+
+static void emit_ffi_decls(Emitter *E, bool cuda)
+{
+    if (!ffi_count())
+        return;
+    outf(E, "/* ---- foreign device functions (cuda.declare_device) ---- */");
+    outf(E, "%s", "");
+    if (!cuda)
+        outf(E, "#include <kernrt_ffi.h>");
+    for (int i = 0; i < ffi_count(); i++) {
+        const Foreign *f = ffi_get(i);
+        StrBuf p = {0};
+        if (!f->c_abi)
+            sb_printf(&p, "%s *%s", f->sig.ret == ty_void ? "void" : t_c(f->sig.ret),
+                      f->sig.nparams ? ", " : "");
+        ffi_params(&p, f, false);
+        outf(E, "KRT_EXTERN_C %s%s %s%s(%s);", cuda ? "__device__ " : "",
+             f->c_abi ? (f->sig.ret == ty_void ? "void" : t_c(f->sig.ret)) : "int", f->name,
+             cuda ? "" : "__krt_cpu", p.s ? p.s : "void");
+        sb_free(&p);
+    }
+    for (int i = 0; cuda && i < ffi_count(); i++)
+        ffi_wrapper(E, ffi_get(i), false);
+    outf(E, "%s", "");
+}
+
 static void emit_cpu_half(Emitter *E, bool cuda)
 {
     Program *p = E->prog;
@@ -506,6 +590,18 @@ static void emit_cpu_half(Emitter *E, bool cuda)
     outf(E, "/* ---- CPU backend: each kernel runs all threads of one block ---- */");
     outf(E, "%s", "");
     emit_const_arrays(E, false);
+    if (cuda)   /* dev: the CPU declarations (C output: emit_ffi_decls) */
+        emit_ffi_decls(E, false);
+    for (int i = 0; i < ffi_count(); i++)   /* dev */
+        ffi_wrapper(E, ffi_get(i), true);
+    bool protos = false;   /* dev: recursive device functions */
+    for (int i = 0; i < p->nfuncs; i++)
+        if (p->funcs[i]->recursive && !p->funcs[i]->is_kernel && !func_has_split(p->funcs[i])) {
+            emit_cpu_devfunc_proto(E, p->funcs[i]);
+            protos = true;
+        }
+    if (protos)
+        outf(E, "%s", "");
     for (int i = 0; i < p->nfuncs; i++) {
         Func *f = p->funcs[i];
         if (f->is_kernel && test_cpu_i32) {
@@ -599,7 +695,16 @@ void emit_cuda(StrBuf *out, Program *p, const Options *opt)
         outf(&E, "#include <cooperative_groups.h>");
         outf(&E, "%s", "");
     }
+    emit_ffi_decls(&E, true);   /* dev */
     emit_const_arrays(&E, true);
+    bool protos = false;   /* dev: recursive device functions */
+    for (int i = 0; i < p->nfuncs; i++)
+        if (p->funcs[i]->recursive && !p->funcs[i]->is_kernel) {
+            emit_cuda_func_proto(&E, p->funcs[i]);
+            protos = true;
+        }
+    if (protos)
+        outf(&E, "%s", "");
     for (int i = 0; i < p->nfuncs; i++)
         emit_cuda_func(&E, p->funcs[i]);
     emit_cpu_half(&E, true);
@@ -613,6 +718,7 @@ void emit_c(StrBuf *out, Program *p, const Options *opt)
     E.c_target = true;
     emit_prologue(&E, "C for kernc's CPU backend (kernc --target c), and the typed launchers.");
     emit_tuples(&E);
+    emit_ffi_decls(&E, false);   /* dev */
     emit_cpu_half(&E, false);
     ufunc_emit_code(out, p, opt);
 }

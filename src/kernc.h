@@ -640,6 +640,9 @@ bool ast_is_imag(const struct Node *e);
                                    the first, an int64 index or an E_SLICE */\
     X(E_STRIDE, "array stride") /* lhs: array; ival: the dimension (bytes) */ \
     X(E_ARRAYOP, "array method") /* lhs: array; ival: AOP_*; args: int64s */ \
+    /* dev (issue 9): cuda.declare_device */                                \
+    X(E_FFICALL, "foreign function call") /* name: the wrapper (Foreign    \
+                                   cname); args: converted to the signature */\
     /* ---- statements ---- */                                              \
     X(S_EXPR, "expression statement")  /* lhs */                             \
     X(S_ASSIGN, "assignment")          /* args: targets (a = b = v); rhs */  \
@@ -1145,6 +1148,11 @@ struct Func {
                               callee; has_barrier is then set too.  A kernel
                               with it must be launched cooperatively. */
     bool uses_dynshared;
+    bool recursive;        /* dev (issue 9): called while it is typed (self or
+                              mutual recursion): a real function on both
+                              backends, declared before the functions */
+    bool ffi_cooperative;  /* dev (issue 9): calls a foreign function declared
+                              use_cooperative=True, directly or via a callee */
     bool c_named;          /* FuncDef.c_named: name is not mangled again */
     bool type_failed;      /* its typing reported errors: the check pass
                               skips it (translate.c), nothing is emitted */
@@ -1236,6 +1244,10 @@ typedef enum GlobalKind {
     /* records (rec; src/record.c) */
     GLOBAL_DTYPE,                /* d = np.dtype([...]): type, a TY_RECORD */
     GLOBAL_RECORD,               /* r = from_dtype(d): type, a TY_RECORD */
+    GLOBAL_FOREIGN,              /* dev (issue 9): f = cuda.declare_device(...);
+                                    foreign */
+    GLOBAL_EXC,                  /* dev (issue 9): class E(Exception): pass, for
+                                    raise E(...); path: its base's name */
 } GlobalKind;
 
 typedef struct Global {
@@ -1246,6 +1258,7 @@ typedef struct Global {
     FuncDef *fn;
     int64_t shape[3];            /* GLOBAL_ARRAY */
     Type *type;                  /* GLOBAL_DTYPE, GLOBAL_RECORD (rec) */
+    struct Foreign *foreign;     /* GLOBAL_FOREIGN (dev, issue 9) */
 } Global;
 
 /* names.c: the module-level names.  sema_global: the latest binding of a
@@ -1322,6 +1335,31 @@ bool sema_signature(Node *e, Signature *out);
 bool sema_signature_string(const char *s, const char *who, Signature *out);
 void sema_add_signature(FuncDef *fd, const Signature *s);
 void sema_signature_annotations(FuncDef *fd);
+/* ---- ffi.c (dev, issue 9): cuda.declare_device ----
+ * ffi_reset: forget the previous file's (input: the .kern path, for the
+ * link files' directory); ffi_declare: NAME = cuda.declare_device(...) at
+ * module level (binds NAME, reports errors); the declared functions and
+ * the link files (resolved paths, each once), in file order. */
+typedef struct Foreign {
+    const char *name;            /* the C symbol */
+    const char *cname;           /* kernc's wrapper of it: krt_ffi_NAME */
+    Signature sig;
+    bool c_abi;                  /* abi='c': RET name(ARGS); else numba's
+                                    int name(RET *, ARGS) */
+    bool cooperative;            /* use_cooperative=True */
+    Loc loc;
+} Foreign;
+/* The name a raise reports for the class called name: a built-in
+ * exception or a module-level class derived from one; NULL otherwise. */
+const char *exception_class(const char *name);
+bool exception_class_def(const Node *s);
+void ffi_reset(const char *input);
+void ffi_declare(const char *pyname, Node *call);
+int ffi_count(void);
+const Foreign *ffi_get(int i);
+int ffi_nlinks(void);
+const char *ffi_link(int i);
+
 /* resolve.c: bind the module-level names of a parsed module in file order
  * (imports, constants, functions), then resolve each function's decorator
  * and signatures (opt's --signature ones replace them); the FuncDefs in

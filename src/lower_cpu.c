@@ -209,7 +209,8 @@ static Visit uni_exit(const Node *n, void *ctx)
     bool *has = ctx;
     int64_t step;
     if (n->kind == S_RETURN || n->kind == S_BREAK || n->kind == S_CONTINUE ||
-        (n->kind == S_FORRANGE && !range_step_known(n, &step))) {
+        (n->kind == S_FORRANGE && !range_step_known(n, &step)) ||
+        ((n->kind == S_RAISE || n->kind == S_ASSERT) && !n->ival)) {   /* dev: the thread ends */
         *has = true;
         return VISIT_STOP;
     }
@@ -1095,6 +1096,10 @@ static void note_exits(Lower *L, CpuBlock *r, const Node *s, int cloops)
         for (int i = 0; i < s->orelse.len; i++)
             note_exits(L, r, s->orelse.items[i], cloops);
         return;
+    case S_RAISE: case S_ASSERT:   /* dev: without debug the thread ends */
+        if (!s->ival)
+            exit_add(L, r, s, CPU_RETURNED, 0);
+        return;
     case S_FORRANGE:
         if (!range_step_known(s, &step) && !L->ctx->debug)
             exit_add(L, r, s, CPU_RETURNED, 0);   /* range() arg 3 is zero */
@@ -1419,7 +1424,7 @@ static bool is_split_call(const Node *n)
 /* Does evaluating n itself read or change memory a callee may change? */
 static bool expr_touches_memory(const Node *n)
 {
-    if (n->kind == E_INDEX || n->kind == E_CALLFN)
+    if (n->kind == E_INDEX || n->kind == E_CALLFN || n->kind == E_FFICALL)   /* dev: foreign */
         return true;
     if (n->kind != E_API || !n->api)
         return false;

@@ -62,7 +62,11 @@ static const char usage_text2[] =
     "                          colour diagnostics: auto (default: on a terminal,\n"
     "                          unless NO_COLOR is set), always, never\n"
     "  --print-nvcc-flags      print the nvcc flags the kernels' options ask for\n"
-    "                          (-lineinfo for lineinfo=True) and exit\n"
+    "                          (-lineinfo for lineinfo=True, -rdc=true for foreign\n"
+    "                          functions) and exit\n"
+    "  --print-link-files      print the CUDA C files cuda.declare_device links and exit\n"
+    "  --print-link-cflags     print the flags a C++ compiler builds them with for the\n"
+    "                          CPU backend and exit\n"
     "  -M                      print a make rule for the outputs and exit\n"
     "  -MD                     also write that rule to OUTPUT.d\n"
     "  --version               print the version and exit\n"
@@ -293,7 +297,29 @@ static void make_rule(StrBuf *b, const char *output, const char *header, const c
     }
     sb_puts(b, ": ");
     put_make_path(b, input);
+    /* dev (issue 9): the CUDA C files cuda.declare_device links (ffi.c) */
+    for (int i = 0; i < ffi_nlinks(); i++) {
+        sb_putc(b, ' ');
+        put_make_path(b, ffi_link(i));
+    }
     sb_putc(b, '\n');
+}
+
+/* dev (issue 9): --print-link-files, --print-link-cflags (ffi.c): the
+ * files to link and the flags a host C++ compiler builds them with for the
+ * CPU backend; one line each, empty when the file links nothing. */
+static void print_links(bool cflags)
+{
+    StrBuf b = {0};
+    if (cflags && ffi_count()) {
+        sb_puts(&b, "-x c++ -include kernrt_cuda_compat.h");
+        for (int i = 0; i < ffi_count(); i++)
+            sb_printf(&b, " -D%s=%s__krt_cpu", ffi_get(i)->name, ffi_get(i)->name);
+    }
+    for (int i = 0; !cflags && i < ffi_nlinks(); i++)
+        sb_printf(&b, "%s%s", i ? " " : "", ffi_link(i));
+    printf("%s\n", b.s ? b.s : "");
+    sb_free(&b);
 }
 
 /* ---- options ---- */
@@ -331,6 +357,7 @@ int main(int argc, char **argv)
     Options opt = {0};
     bool dep_only = false, dep_file = false, dump_ast = false, syntax_only = false;
     bool nvcc_flags = false;
+    int link_files = 0;   /* dev: 1 --print-link-files, 2 --print-link-cflags */
     DiagColor color = DIAG_COLOR_AUTO;
     PtrVec sigs = {0};
 
@@ -392,6 +419,10 @@ int main(int argc, char **argv)
             }
         } else if (strcmp(a, "--print-nvcc-flags") == 0) {
             nvcc_flags = true;
+        } else if (strcmp(a, "--print-link-files") == 0) {   /* dev */
+            link_files = 1;
+        } else if (strcmp(a, "--print-link-cflags") == 0) {   /* dev */
+            link_files = 2;
         } else if (strcmp(a, "--assume-noalias") == 0) {
             opt.assume_noalias = true;
         } else if (strcmp(a, "-w") == 0) {
@@ -461,6 +492,20 @@ int main(int argc, char **argv)
         return 1;
     diag_init(&src);
 
+    if (dep_only || link_files) {
+        /* dev: the module level names the link files (cuda.declare_device) */
+        Node *module = parse_source(&src);
+        if (!module || error_count() > 0)
+            return finish(1);
+        types_init();
+        (void)resolve_module(module, &opt);
+        if (error_count() > 0)
+            return finish(1);
+    }
+    if (link_files) {
+        print_links(link_files == 2);
+        return finish(0);
+    }
     if (dep_only) {
         StrBuf rule = {0};
         make_rule(&rule, dep_target, opt.header, opt.input);

@@ -203,6 +203,10 @@ static void resolve_constant(Node *s)
             resolve_array_constant(t->name, s->rhs);
             return;
         }
+        if (p && strcmp(p, "cuda.declare_device") == 0) {   /* dev: ffi.c */
+            ffi_declare(t->name, s->rhs);
+            return;
+        }
     }
     const char *why;
     Loc why_loc;
@@ -364,6 +368,7 @@ PtrVec resolve_module(Node *module, const Options *opt)
     sema_names_reset();
     record_reset();   /* rec: the records of the last translation are gone */
     fdefs = (PtrVec){0};
+    ffi_reset(opt ? opt->input : NULL);   /* dev: ffi.c */
 
     /* Pass 1: bind names in file order. */
     for (int i = 0; i < module->body.len; i++) {
@@ -400,7 +405,8 @@ PtrVec resolve_module(Node *module, const Options *opt)
         case S_PASS: case S_NOP:
             break;
         case S_CLASS:
-            sema_error(s->loc, "classes are not supported");
+            if (!exception_class_def(s))   /* dev: class E(Exception): pass */
+                sema_error(s->loc, "classes are not supported");
             break;
         default:
             sema_error(s->loc, "module-level %s statements are not supported "

@@ -67,6 +67,9 @@
 #ifndef KERNC_NVCC
 #define KERNC_NVCC "nvcc"
 #endif
+#ifndef KERNC_CXX
+#define KERNC_CXX "c++"
+#endif
 /* Where the CUDA toolkit usually is when nvcc is not on PATH. */
 #define RUN_NVCC_FALLBACK "/usr/local/cuda/bin/nvcc"
 
@@ -952,6 +955,49 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
     }
     char incflag[8192];
     snprintf(incflag, sizeof incflag, "-I%s", incdir);
+    /* dev (issue 9): the CUDA C files cuda.declare_device links (ffi.c),
+     * built for the CPU half by a C++ compiler with kernrt_cuda_compat.h
+     * (CXX, CXXFLAGS), and given to nvcc as well for the GPU (-rdc=true) */
+    if (ffi_nlinks() > 16 || ffi_count() > 32) {
+        free(ccbuf);
+        free(flagbuf);
+        return run_error(RUN_FAIL, "kernc run links at most 16 CUDA C files and 32 foreign "
+                         "functions");
+    }
+    const char **ffi_objs = arena_alloc(sizeof *ffi_objs * (size_t)(ffi_nlinks() + 1));
+    for (int i = 0; i < ffi_nlinks(); i++) {
+        const char *cxx = getenv("CXX");
+        const char *cxxflags = getenv("CXXFLAGS");
+        char *xv[RUN_MAX_CMD * 2 + 16];
+        int xn = run_split(arena_strdup(cxx && *cxx ? cxx : KERNC_CXX), xv, RUN_MAX_CMD);
+        if (xn == 0) {
+            free(ccbuf);
+            free(flagbuf);
+            return run_error(RUN_FAIL, "the CXX variable names no compiler");
+        }
+        xv[xn++] = "-O2";
+        xv[xn++] = "-fPIC";
+        xv[xn++] = incflag;
+        xv[xn++] = "-include";
+        xv[xn++] = "kernrt_cuda_compat.h";
+        for (int k = 0; k < ffi_count() && xn < RUN_MAX_CMD; k++)
+            xv[xn++] = arena_printf("-D%s=%s__krt_cpu", ffi_get(k)->name, ffi_get(k)->name);
+        xn += run_split(arena_strdup(cxxflags ? cxxflags : ""), xv + xn, RUN_MAX_CMD - 8);
+        ffi_objs[i] = arena_printf("%s/ffi%d.o", r->tmpdir, i);
+        xv[xn++] = "-x";
+        xv[xn++] = "c++";
+        xv[xn++] = "-c";
+        xv[xn++] = (char *)ffi_link(i);
+        xv[xn++] = "-o";
+        xv[xn++] = (char *)ffi_objs[i];
+        xv[xn] = NULL;
+        int xrc = run_spawn(xv);
+        if (xrc != RUN_OK) {
+            free(ccbuf);
+            free(flagbuf);
+            return run_error(RUN_FAIL, "cannot compile %s for the CPU backend", ffi_link(i));
+        }
+    }
     argv[n++] = "-O2";
     argv[n++] = "-shared";
     if (cuda) {
@@ -961,7 +1007,7 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
         argv[n++] = "-cudart";
         argv[n++] = "shared";
         /* lineinfo=True: -lineinfo; fastmath=True in every kernel: -ftz=true
-         * -prec-div=false -prec-sqrt=false (emit_nvcc_flags) */
+         * -prec-div=false -prec-sqrt=false; dev: -rdc=true (emit_nvcc_flags) */
         if (r->nvcc_flags && r->nvcc_flags[0])
             n += run_split(arena_strdup(r->nvcc_flags), argv + n, 4);
     } else {
@@ -973,6 +1019,11 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
     argv[n++] = "-o";
     argv[n++] = so;
     argv[n++] = src;
+    for (int i = 0; i < ffi_nlinks(); i++) {   /* dev */
+        if (cuda)
+            argv[n++] = (char *)ffi_link(i);
+        argv[n++] = (char *)ffi_objs[i];
+    }
     argv[n++] = "-lm";
     argv[n] = NULL;
     int rc = run_spawn(argv);

@@ -83,12 +83,8 @@ static Program *analyze(Node *module, const Options *opt)
             continue;
         if (fd->sig_failed)
             continue;
-        if (fd->is_kernel && fd->nsigs == 0) {
-            sema_error(fd->def->loc, "kernel '%s' has no signature; give one in "
-                       "@cuda.jit(...), as parameter annotations, or with --signature "
-                       "%s=void(...)", fd->name, fd->name);
-            continue;
-        }
+        if (fd->is_kernel && fd->nsigs == 0)
+            continue;   /* dev: below, unless device code calls it */
         for (int j = 0; j < fd->nsigs; j++) {
             Signature *s = &fd->sigs[j];
             if (fd->is_kernel && s->ret != ty_void) {
@@ -107,6 +103,19 @@ static Program *analyze(Node *module, const Options *opt)
             if (error_count() > e)
                 type_mark_failed(from);
         }
+    }
+    /* dev (issue 9): a bare @cuda.jit without a signature is a kernel kernc
+     * cannot make; called from device code it is a device function there */
+    for (int i = 0; i < fdefs.len; i++) {
+        FuncDef *fd = fdefs.items[i];
+        bool defaults = false;   /* refused above already */
+        for (int k = 0; k < fd->def->params.len; k++)
+            defaults |= ((Node *)fd->def->params.items[k])->rhs != NULL;
+        if (fd->is_kernel && fd->nsigs == 0 && !fd->sig_failed && !fd->ufunc && !defaults &&
+            fd->def->decorators.len == 1 && fd->nspecs == 0)
+            sema_error(fd->def->loc, "kernel '%s' has no signature; give one in "
+                       "@cuda.jit(...), as parameter annotations, or with --signature "
+                       "%s=void(...)", fd->name, fd->name);
     }
     time_pass(opt, "type");
     int e = error_count(), from = type_nfinal();

@@ -145,7 +145,7 @@ Node *tree_tupleget(Node *tuple, int i)
 static Visit impure(const Node *n, void *ctx)
 {
     (void)ctx;
-    if (n->kind == E_CALLFN || n->kind == E_LET)
+    if (n->kind == E_CALLFN || n->kind == E_LET || n->kind == E_FFICALL)   /* dev: foreign */
         return VISIT_STOP;
     if (n->kind == E_API && api_has(n->api, AF_SIDE_EFFECTS))
         return VISIT_STOP;

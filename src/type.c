@@ -541,6 +541,10 @@ static Node *lower_name(Ctx *c, Node *e)
             return tree_var(e->loc, const_array_var(c, g->name, g->value, g->shape, e->loc));
         case GLOBAL_FUNC:
             return fail(c, e->loc, "function '%s' cannot be used as a value", e->name);
+        case GLOBAL_FOREIGN:   /* dev */
+            return fail(c, e->loc, "foreign function '%s' cannot be used as a value", e->name);
+        case GLOBAL_EXC:   /* dev */
+            return fail(c, e->loc, "exception class '%s' can only be raised", e->name);
         case GLOBAL_PATH:
             return lower_path_value(c, e->loc, g->path);
         case GLOBAL_DTYPE: case GLOBAL_RECORD:   /* rec */
@@ -2059,17 +2063,19 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
         lower_return(c, s, out);
         return;
     case S_ASSERT: {
-        /* checked only with debug=True (or -g); otherwise typed, then
-         * dropped, as numba ignores what a kernel raises without debug */
+        /* dev (issue 9): as numba-cuda compiles it, `if not cond: raise
+         * AssertionError(msg)`: reported with debug=True (or -g); without,
+         * the thread ends there (numba's kernel returns); ival: debug */
         Node *cond = lower_cond(c, s->cond);
         if (s->lhs && s->lhs->kind != E_STR) {
             fail(c, s->lhs->loc, "the message of an assert must be a string literal");
             return;
         }
-        if (BAD(cond) || c->quiet || !c->fn->opt.debug)
+        if (BAD(cond) || c->quiet)
             return;
         Node *n = tree_stmt(S_ASSERT, s->loc);
         n->cond = cond;
+        n->ival = c->fn->opt.debug;
         if (s->lhs) {
             n->lhs = node_new(E_STR, s->lhs->loc);
             n->lhs->text = s->lhs->text;
@@ -2077,9 +2083,52 @@ static void lower_stmt(Ctx *c, Node *s, NodeList *out)
         nl_push(out, n);
         return;
     }
-    case S_RAISE:
-        fail(c, s->loc, "exceptions are not supported in kernels (raise)");
+    case S_RAISE: {
+        /* dev (issue 9): raise CLS, raise CLS(), raise CLS("msg"): text the
+         * class, lhs the message (E_STR) or NULL, ival debug (see S_ASSERT) */
+        Node *x = s->lhs, *msg = NULL;
+        if (!x) {
+            fail(c, s->loc, "a bare 'raise' re-raises the exception being handled, and "
+                 "kernels handle none");
+            return;
+        }
+        if (s->rhs) {
+            fail(c, s->rhs->loc, "'raise ... from ...' is not supported in kernels");
+            return;
+        }
+        if (x->kind == E_CALL) {
+            if (x->kwargs.len) {
+                fail(c, ((Node *)x->kwargs.items[0])->loc,
+                     "keyword arguments of a raised exception are not supported");
+                return;
+            }
+            if (x->args.len > 1 ||
+                (x->args.len == 1 && ((Node *)x->args.items[0])->kind != E_STR)) {
+                fail(c, ((Node *)x->args.items[0])->loc,
+                     "a raised exception takes one string literal, its message");
+                return;
+            }
+            msg = x->args.len ? x->args.items[0] : NULL;
+            x = x->lhs;
+        }
+        const char *cls = x->kind == E_NAME ? exception_class(x->name) : NULL;
+        if (!cls) {
+            fail(c, x->loc, "kernels can raise the built-in exceptions (ValueError, "
+                 "IndexError, ...) and classes derived from Exception, not this");
+            return;
+        }
+        if (c->quiet)
+            return;
+        Node *n = tree_stmt(S_RAISE, s->loc);
+        n->text = cls;
+        n->ival = c->fn->opt.debug;
+        if (msg) {
+            n->lhs = node_new(E_STR, msg->loc);
+            n->lhs->text = msg->text;
+        }
+        nl_push(out, n);
         return;
+    }
     case S_TRY:
         fail(c, s->loc, "exceptions are not supported in kernels (try)");
         return;
@@ -2177,7 +2226,7 @@ static bool falls_through(NodeList *body)
     if (!body->len)
         return true;
     Node *last = body->items[body->len - 1];
-    if (last->kind == S_RETURN)
+    if (last->kind == S_RETURN || last->kind == S_RAISE)   /* dev: raise ends it too */
         return false;
     if (last->kind == S_IF && last->orelse.len)
         return falls_through(&last->body) || falls_through(&last->orelse);
@@ -2302,6 +2351,10 @@ static void spec_infer(Spec *s, Type *declared_ret)
                 c->lits[i] = s->lits[i];
     }
     s->inferring = true;
+    /* dev (issue 9): a recursive call's type while the body is typed: the
+     * declared result, else the one its other returns give so far (as
+     * numba types fib(n - 1) from `return n`) */
+    f->ret = declared_ret;
     for (int iter = 0; iter < 100; iter++) {
         c->quiet = true;
         c->changed = false;
@@ -2313,6 +2366,10 @@ static void spec_infer(Spec *s, Type *declared_ret)
         NodeList thrown = {0};
         lblock(c, &f->def->body, &thrown);
         scratch_end(m);
+        if (!declared_ret && c->ret_value && f->ret != c->ret) {
+            f->ret = c->ret;
+            c->changed |= f->recursive;
+        }
         if (!c->changed)
             break;
         /* Types were only given, none widened, and nothing went bad (no
@@ -2349,6 +2406,10 @@ static void spec_finalize(Spec *s)
     lblock(c, &f->def->body, &body);
     s->finalizing = false;
     s->final_done = true;
+    if (f->recursive && (f->has_barrier || f->has_warpop))   /* dev (issue 9) */
+        sema_error(f->def->loc, "recursive device function '%s' synchronises (a barrier or "
+                   "a warp operation): the CPU backend runs recursion as a C function, one "
+                   "thread at a time", f->name);
 
     if (!f->is_kernel && c->ret_value && c->ret_none)
         sema_error(f->def->loc, "device function '%s' returns a value on some paths and "
@@ -2387,8 +2448,15 @@ static void spec_finalize(Spec *s)
 
     /* C names: the first finalised specialisation of a def keeps the
      * user's name, later ones add their argument codes. */
-    int seen = s->fd->nfinal++;
-    if (!seen) {
+    int seen = s->fd->is_kernel && !f->is_kernel ? 1 : s->fd->nfinal++;   /* dev: kernels
+        keep their names; one called from device code is NAME__dev_<codes> */
+    if (s->fd->is_kernel && !f->is_kernel) {
+        StrBuf b = {0};
+        sb_printf(&b, "%s__dev", f->name);
+        for (int i = 0; i < f->nparams; i++)
+            sb_printf(&b, "_%s", ty_code(f->params[i]->type));
+        f->cname = sb_take(&b);
+    } else if (!seen) {
         f->cname = f->name;
     } else {
         StrBuf b = {0};
@@ -2499,6 +2567,8 @@ Spec *spec_get_lits(Ctx *c, FuncDef *fd, Type **args, Node **lits, int nargs, Lo
     /* the first made of those with these types whose used literals agree */
     Spec *s = spec_cap ? *spec_slot(fd, args, nargs) : NULL;
     for (; s; s = s->same_next) {
+        if (s->f->is_kernel)   /* dev: a kernel called from device code is not its kernel */
+            continue;
         int j = 0;
         while (j < nargs && lit_matches(s, lits, j))
             j++;
@@ -2506,9 +2576,15 @@ Spec *spec_get_lits(Ctx *c, FuncDef *fd, Type **args, Node **lits, int nargs, Lo
             break;
     }
     if (s && (s->inferring || s->finalizing)) {
-        if (!c->quiet)
-            sema_error(loc, "recursion is not supported ('%s' calls itself)", fd->name);
-        return NULL;
+        /* dev (issue 9): recursion, typed as numba types it (above) */
+        s->f->recursive = true;
+        if (!s->f->ret) {
+            if (!c->quiet)
+                sema_error(loc, "cannot type the recursion of '%s': give it a signature, "
+                           "or a return that does not recurse", fd->name);
+            return NULL;
+        }
+        return s;
     }
     if (spec_depth > 64) {
         if (!c->quiet)
@@ -2526,7 +2602,9 @@ Spec *spec_get_lits(Ctx *c, FuncDef *fd, Type **args, Node **lits, int nargs, Lo
                 s->lits[i] = lits[i] ? node_clone(lits[i]) : NULL;
             s->lit_used = arena_alloc(sizeof *s->lit_used * (size_t)nargs);
         }
-        spec_infer(s, fd->nsigs ? fd->sigs[0].ret : NULL);
+        if (fd->is_kernel)   /* dev: compiled as a device function (type_call.c) */
+            s->f->is_kernel = false;
+        spec_infer(s, fd->is_kernel ? ty_void : fd->nsigs ? fd->sigs[0].ret : NULL);
     }
     if (!c->quiet && !s->final_done) {
         StrBuf b = {0};

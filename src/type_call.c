@@ -1072,8 +1072,11 @@ static int param_index(Ctx *c, const char *name)
 
 static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
 {
-    if (fd->is_kernel)
-        return fail(c, e->loc, "kernel '%s' cannot be called from device code", fd->name);
+    /* dev (issue 9): numba-cuda 0.30 compiles a kernel called from device
+     * code as a device function for the call's argument types
+     * (CUDADispatcher.get_call_template -> compile_device): spec_get makes
+     * that specialisation a device function; its result is None */
+    bool kernel_callee = fd->is_kernel;
     if (e->kwargs.len)
         return fail(c, ((Node *)e->kwargs.items[0])->loc,
                     "keyword arguments in device function calls are not supported yet");
@@ -1163,7 +1166,7 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
             return fail(c, v[i]->loc, "cannot pass %s to a device function", ty_name(t));
         types[i] = t;
     }
-    if (fd->nsigs > 0) {
+    if (fd->nsigs > 0 && !kernel_callee) {
         /* eager signature: arguments are converted to it; ufunc.c: of
          * several (@vectorize), the one the arguments match exactly */
         const Signature *sg = &fd->sigs[0];
@@ -1195,6 +1198,9 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         return bad_node(e->loc, NULL);
     if (s->failed)   /* its errors are reported: no cascade at the call */
         return bad_node(e->loc, c->quiet ? NULL : ty_error);
+    if (s->f->ret == ty_void && !stmt && s->f->recursive && s->finalizing)   /* dev */
+        return fail(c, e->loc, "cannot type infer runaway recursion ('%s' returns only what "
+                    "it returns)", fd->name);
     if (s->f->ret == ty_void && !stmt)
         return fail(c, e->loc, "device function '%s' returns no value", fd->name);
     /* a call statement, or one to a function with barriers (the emitter
@@ -1219,7 +1225,42 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         c->fn->has_warpop |= s->f->has_warpop;
         c->fn->has_grid_sync |= s->f->has_grid_sync;
         c->fn->uses_dynshared |= s->f->uses_dynshared;
+        c->fn->ffi_cooperative |= s->f->ffi_cooperative;   /* dev */
     }
+    return seq_wrap(n, &q);
+}
+
+/* dev (issue 9): a call of a cuda.declare_device function (ffi.c): the
+ * arguments converted to its signature as numba converts them (any scalar
+ * to any scalar), an E_FFICALL of the wrapper emit_host.c prints. */
+static Node *lower_foreign_call(Ctx *c, Node *e, const Foreign *f, bool stmt)
+{
+    if (e->kwargs.len)
+        return fail(c, ((Node *)e->kwargs.items[0])->loc,
+                    "keyword arguments in foreign function calls are not supported");
+    int nargs = e->args.len;
+    if (nargs != f->sig.nparams)
+        return fail(c, e->loc, "%s() takes %d argument%s (%d given)", f->name, f->sig.nparams,
+                    f->sig.nparams == 1 ? "" : "s", nargs);
+    Node **v = arena_alloc(sizeof *v * (size_t)(nargs ? nargs : 1));
+    Node *bad;
+    if (!lower_args(c, e, v, &bad))
+        return poison(e->loc, bad, NULL);
+    for (int i = 0; i < nargs; i++)
+        if (!ty_is_scalar(v[i]->type))
+            return fail(c, v[i]->loc, "%s() expects %s here, not %s", f->name,
+                        ty_name(f->sig.params[i]), ty_name(v[i]->type));
+    if (f->sig.ret == ty_void && !stmt)
+        return fail(c, e->loc, "foreign function '%s' returns no value", f->name);
+    Seq q = {.n = 0};
+    seq_operands(c, v, nargs, &q);
+    Node *n = node_new(E_FFICALL, e->loc);
+    n->name = f->cname;
+    n->type = f->sig.ret;
+    for (int i = 0; i < nargs; i++)
+        nl_push(&n->args, tree_cast(v[i], f->sig.params[i]));
+    if (!c->quiet)
+        c->fn->ffi_cooperative |= f->cooperative;
     return seq_wrap(n, &q);
 }
 
@@ -1466,6 +1507,8 @@ Node *lx_call(Ctx *c, Node *e, bool stmt)
         const Global *g = sema_global(name);
         if (g && g->kind == GLOBAL_FUNC)
             return lower_device_call(c, e, g->fn, stmt);
+        if (g && g->kind == GLOBAL_FOREIGN)   /* dev */
+            return lower_foreign_call(c, e, g->foreign, stmt);
         if (g && g->kind == GLOBAL_CONST)
             return fail(c, e->lhs->loc, "'%s' is not callable", name);
         if (strcmp(name, "print") == 0)

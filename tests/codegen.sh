@@ -46,6 +46,9 @@ for kern in "$@"; do
     # kernc runs beside a copy of the .kern, so that the #line directives
     # name plain NAME.kern and NAME.cu / NAME.c.
     cp "$kern" "$work/$name.kern"
+    # dev (issue 9): the CUDA C files a .kern links (cuda.declare_device)
+    # are tests/codegen/*_lib.cu, beside it
+    for lib in "$dir"/*_lib.cu; do [ -f "$lib" ] && cp "$lib" "$work/"; done
     # shellcheck disable=SC2086
     (cd "$work" && "$KERNC" $opts -o "$name.cu" --header "$name.kern.h" \
         "$name.kern") > "$work/$name.err1" 2>&1

@@ -61,7 +61,7 @@ export PKG_CONFIG
 # shellcheck disable=SC2086  # PKG_CONFIG is a command with its options
 kernc=$($PKG_CONFIG --variable=kernc kernrt 2> /dev/null)
 
-echo "1..9"
+echo "1..10"
 
 # ---- kernc run, installed ----
 cd "$work" || exit 99
@@ -141,6 +141,16 @@ if [ "$cmake_ok" = yes ]; then
     else
         skip "CMake with Ninja: the same" "no ninja"
     fi
+    # dev (issue 9): a .kern that links CUDA C (cuda.declare_device)
+    mkdir "$work/cmffi" && (cd "$work/cmffi" &&
+        cp "$srcdir/examples/colormap.kern" "$srcdir/examples/colormap.cu" \
+            "$srcdir/examples/colormap.c" . && chmod u+w colormap.* &&
+        printf '%s\n' 'cmake_minimum_required(VERSION 3.20)' 'project(downstream C)' \
+            'find_package(kernc 0.1 REQUIRED)' 'add_executable(colormap colormap.c)' \
+            'kernc_add_sources(colormap colormap.kern)' > CMakeLists.txt)
+    step "CMake: kernc_add_sources builds the CUDA C a .kern links (cuda.declare_device)" \
+        sh -c "cd '$work/cmffi' && cmake -S . -B build -DCMAKE_PREFIX_PATH='$root$prefix' &&
+               cmake --build build && ./build/colormap"
     sed 's/find_package(kernc 0.1 REQUIRED)/find_package(kernc 9.0 REQUIRED)/' CMakeLists.txt \
         > CMakeLists.txt.new && mv CMakeLists.txt.new CMakeLists.txt
     if cmake -S . -B build-v9 -DCMAKE_PREFIX_PATH="$root$prefix" > "$work/log" 2>&1; then
@@ -155,6 +165,8 @@ else
         "no cmake >= 3.20"
     skip "CMake with Ninja: the same" "no cmake >= 3.20"
     skip "CMake: find_package(kernc 9.0) is refused by the version file" "no cmake >= 3.20"
+    skip "CMake: kernc_add_sources builds the CUDA C a .kern links (cuda.declare_device)" \
+        "no cmake >= 3.20"
 fi
 
 # ---- a plain GNU Makefile ----

@@ -31,9 +31,22 @@ for name; do
     test -f "$host" || host=$abs_top_builddir/examples/$name-$name.o
     out=
     n=$((n + 1))
+    # dev (issue 9): an example that links CUDA C files (cuda.declare_device)
+    # is compiled with kernc's nvcc flags (-rdc=true); each linked file is
+    # compiled by nvcc too, and the CPU build of it (examples/NAME.cpu.o,
+    # made by make check) joins the link.
+    kflags=$("$KERNC" --print-nvcc-flags "$abs_top_srcdir/examples/$kern.kern" 2>/dev/null)
+    extra=
+    for lf in $("$KERNC" --print-link-files "$abs_top_srcdir/examples/$kern.kern" 2>/dev/null); do
+        lo=$work/$(basename "$lf" .cu).rdc.o
+        # shellcheck disable=SC2086
+        "$NVCC" $NVCCFLAGS -Werror all-warnings -rdc=true -c "$lf" -o "$lo" \
+            >>"$work/$name.nvcc.log" 2>&1
+        extra="$extra $lo $abs_top_builddir/examples/$(basename "$lf" .cu).cpu.o"
+    done
     # shellcheck disable=SC2086  # NVCCFLAGS is a list of flags
-    if "$NVCC" $NVCCFLAGS -Werror all-warnings -I"$KERNC_INCLUDEDIR" \
-        -c "$cu" -o "$obj" >"$work/$name.nvcc.log" 2>&1; then
+    if "$NVCC" $NVCCFLAGS $kflags -Werror all-warnings -I"$KERNC_INCLUDEDIR" \
+        -c "$cu" -o "$obj" >>"$work/$name.nvcc.log" 2>&1; then
         echo "ok $n - nvcc -c $kern.kern.cu"
     else
         echo "not ok $n - nvcc -c $kern.kern.cu"
@@ -46,7 +59,8 @@ for name; do
     fi
     # -cudart shared: libkernrt uses the shared libcudart, and the kernels
     # must be registered with that same copy.
-    if "$NVCC" $NVCCFLAGS -cudart shared -o "$work/$name" "$obj" \
+    # shellcheck disable=SC2086  # $kflags and $extra are lists
+    if "$NVCC" $NVCCFLAGS $kflags -cudart shared -o "$work/$name" "$obj" $extra \
         "$host" -L"$KRT_LIBDIR" -lkernrt \
         -Xlinker -rpath -Xlinker "$KRT_LIBDIR" >"$work/$name.link.log" 2>&1 &&
         out=$(KRT_BACKEND=auto "$work/$name" 2>&1); then

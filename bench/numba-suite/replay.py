@@ -30,6 +30,12 @@ numba/cuda/tests/cudapy/test_*.py of the installed numba-cuda).
        literals, record scalars as 0-d structured .npy: numba copies a record
        argument to the device and back, so it is compared like an array) and every array after it: the simulator's results are the
        reference.
+   A launch of a debug=True kernel that the simulator ends with an
+   exception is replayed as one that must fail with it (kernc run: "exception
+   raised in a kernel", the same class; the simulator's FloatingPointError
+   is compiled numba's ZeroDivisionError); recursive device functions, user
+   exception classes and kernels called from device code (numba-cuda
+   compiles them as device functions) are written as they are.
    A launch that cannot be written as a .kern file (a lambda, a closure over
    a Python object, a plain Python function called from the kernel, a 0-d
    array, a named tuple or a tuple of arrays, ...) is recorded as "not
@@ -387,9 +393,10 @@ def _capture_module(modname, outdir, max_launches):
             else:
                 continue  # unbound: the simulator would have failed too
             if isinstance(value, FakeCUDAKernel):
-                if not value._device:
-                    raise NotReplayable("calls kernel %s" % name)
-                add_device(name, value.fn, getattr(value, "_npk_sigs", None), env)
+                # a kernel called from device code: numba-cuda 0.30 compiles it
+                # as a device function for the call's argument types
+                add_device(name, value.fn,
+                           getattr(value, "_npk_sigs", None) if value._device else None, env)
                 continue
             if hasattr(value, "py_func") and callable(value):
                 add_device(name, value.py_func, None, env)
@@ -406,6 +413,12 @@ def _capture_module(modname, outdir, max_launches):
                 continue
             if inspect.isfunction(value):
                 raise NotReplayable("calls plain Python function %s" % name)
+            if (isinstance(value, type) and issubclass(value, Exception)
+                    and value.__module__ != "builtins"):
+                # a user exception class, raised by the kernel
+                base = next(b for b in value.__mro__[1:] if b.__module__ == "builtins")
+                add_def(env.consts, name, "class %s(%s):\n    pass" % (name, base.__name__))
+                continue
             if inspect.isclass(value):
                 raise NotReplayable("class %s" % type(value).__name__
                                     if not isinstance(value, type) else
@@ -426,9 +439,7 @@ def _capture_module(modname, outdir, max_launches):
 
     def add_device(name, fn, sigs, env):
         if name in env.funcs or name in env.active:
-            if name in env.active:
-                raise NotReplayable("recursive device function %s" % name)
-            return
+            return  # done, or recursion: the outer call writes it
         env.active.add(name)
         tree, fdef = parse_function(fn)
         resolve_names(fn, fdef, env)
@@ -584,8 +595,16 @@ def _capture_module(modname, outdir, max_launches):
         try:
             return orig_call(self, *args)
         except BaseException as e:
-            rec["status"] = "not replayable"
-            rec["cause"] = "the simulator raised %s" % type(e).__name__
+            # debug=True: compiled numba-cuda reports the exception too, so
+            # kernc's launch must fail with it (without debug compiled code
+            # ignores it, unlike the simulator: not replayable)
+            if (isinstance(e, Exception) and rec.get("status") is None and before is not None
+                    and getattr(self, "_npk_opts", {}).get("debug")):
+                rec["expect_exception"] = type(e).__name__
+                before = None
+            else:
+                rec["status"] = "not replayable"
+                rec["cause"] = "the simulator raised %s" % type(e).__name__
             raise
         finally:
             if before is not None and rec.get("status") is None:
@@ -748,6 +767,18 @@ def replay_one(rec, work, kernc, timeout, ulps, translate_cache):
         stderr = p.stderr.decode(errors="replace")
         if p.returncode < 0:
             return "fail", "run: killed by signal %d" % -p.returncode
+        exc = rec.get("expect_exception")
+        if exc:
+            # the simulator's FloatingPointError is compiled numba's
+            # ZeroDivisionError (test_exception.py says so)
+            want = "ZeroDivisionError" if exc == "FloatingPointError" else exc
+            if p.returncode != 0 and "exception raised in a kernel" in stderr \
+                    and (want + ":") in stderr:
+                return "pass", ""
+            if p.returncode == 0:
+                return "fail", "wrong result: the launch did not raise %s" % want
+        if exc and p.returncode != 0 and "exception raised in a kernel" in stderr:
+            return "fail", "wrong result: raised another exception than %s" % exc
         if p.returncode != 0:
             kind, msg = first_error(stderr)
             if kind == "run" and msg.startswith("compilation of the generated code failed"):

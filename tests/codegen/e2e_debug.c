@@ -70,7 +70,7 @@ static void checked__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 21 "e2e_debug.kern"
         if (!(n < 100)) {
-            krt_assert_fail_cpu(krt_b, krt_tid, "e2e_debug.kern:21: assertion failed: n is too large");
+            krt_raise_cpu(krt_b, krt_tid, "AssertionError", "checked", "e2e_debug.kern", 21, "n is too large");
             return;
         }
 #line 22 "e2e_debug.kern"

@@ -35,7 +35,8 @@ KRT_EXTERN_C __global__ void checked(krt_view x, int32_t n)
     __syncthreads();
 #line 21 "e2e_debug.kern"
     if (!(n < 100)) {
-        krt_assert_fail_dev("e2e_debug.kern:21: assertion failed: n is too large");
+        krt_raise_dev("AssertionError", "checked", "e2e_debug.kern", 21, "n is too large");
+        return;
     }
 #line 22 "e2e_debug.kern"
     *(double *)(x.data + krt_ck_dev(((int64_t)t), x.shape[0], 0, "e2e_debug.kern", 22) * x.strides[0]) = (s[krt_ck_dev((krt_add_i64(((int64_t)t), ((int64_t)n)) & 7), 8, 0, "e2e_debug.kern", 22)] + ((double)loc[krt_ck_dev(((int64_t)(t & 3)), 4, 0, "e2e_debug.kern", 22)])) + s[krt_ck_dev(krt_sub_i64(((int64_t)n), 1), 8, 0, "e2e_debug.kern", 22)];
@@ -58,7 +59,7 @@ KRT_EXTERN_C __global__ void through_device(krt_view a, krt_view out, int64_t k)
     if (i < out.shape[0]) {
 #line 34 "e2e_debug.kern"
         *(int64_t *)(out.data + krt_ck_dev(i, out.shape[0], 0, "e2e_debug.kern", 34) * out.strides[0]) = get(a, krt_add_i64(k, i));
-#line 62 "e2e_debug.cu"
+#line 63 "e2e_debug.cu"
     }
 }
 
@@ -83,7 +84,7 @@ static void poke__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 87 "e2e_debug.cu"
+#line 88 "e2e_debug.cu"
 struct checked__shared {
     double s[8];
 };
@@ -127,7 +128,7 @@ static void checked__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t t KRT_MAYBE_UNUSED = krt_f->t;
 #line 21 "e2e_debug.kern"
         if (!(n < 100)) {
-            krt_assert_fail_cpu(krt_b, krt_tid, "e2e_debug.kern:21: assertion failed: n is too large");
+            krt_raise_cpu(krt_b, krt_tid, "AssertionError", "checked", "e2e_debug.kern", 21, "n is too large");
             return;
         }
 #line 22 "e2e_debug.kern"
@@ -150,7 +151,7 @@ static void through_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
-#line 154 "e2e_debug.cu"
+#line 155 "e2e_debug.cu"
     const int64_t k = *(const int64_t *)krt_args[2];
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
@@ -164,7 +165,7 @@ static void through_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < out.shape[0]) {
 #line 34 "e2e_debug.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_debug.kern", 34, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = get__cpu(krt_b, krt_tid, a, krt_add_i64(k, i));
-#line 168 "e2e_debug.cu"
+#line 169 "e2e_debug.cu"
         }
     }
 }

@@ -43,6 +43,7 @@ static const struct {
     {KRT_EDEVICE, "KRT_EDEVICE",
      "array, stream or event belongs to another device"},
     {KRT_EBOUNDS, "KRT_EBOUNDS", "outside the buffer or array"},
+    {KRT_EEXCEPTION, "KRT_EEXCEPTION", "exception raised in a kernel"},   /* dev, issue 9 */
 };
 #define NSTATUS (sizeof statuses / sizeof statuses[0])
 
