@@ -73,6 +73,10 @@ typedef struct Emitter {
      * __restrict__ pointer krt_rp_NAME; read only (loads through __ldg) */
     bool *noalias_ptr, *noalias_ro;
 
+    /* issue 13 (hard): --racecheck, the kind of the checked CPU access
+     * being printed (KRT_RC_READ, KRT_RC_WRITE, KRT_RC_ATOMIC) */
+    int rc_kind;
+
     /* Expression temporaries of the function: krt_tmpN */
     Type **tmp_types;
     int ntmp, tmp_cap;

@@ -759,13 +759,26 @@ static const char *elem_ref_plain(Emitter *E, Node *arr, Node **idx, int nidx);
 static const char *elem_ref(Emitter *E, Node *arr, Node **idx, int nidx)
 {
     int saved = E->line;
+    int rc_kind = E->rc_kind;  /* the indices are reads (issue 13, --racecheck) */
+    E->rc_kind = 0;
     if (E->debug)
         E->line = arr->loc.first_line;
     const char *s = elem_ref_plain(E, arr, idx, nidx);
     E->line = saved;
+    E->rc_kind = rc_kind;
     if (E->debug && E->mode == MODE_CPU && arr->type && arr->type->kind == TY_ARRAY) {
         E->used_sink = true;
         const char *T = t_c(arr->type->elem);
+        if (E->opt && E->opt->racecheck) {
+            /* issue 13 (hard): the race detector sees every checked access
+             * (runtime/cpucheck.c keeps those to shared memory) */
+            static const char *const kinds[] = {"KRT_RC_READ", "KRT_RC_WRITE", "KRT_RC_ATOMIC"};
+            const char *name = arr->kind == E_VAR && arr->var
+                                   ? arena_printf("\"%s\"", c_string(arr->var->name)) : "NULL";
+            return arena_printf("(*(%s *)krt_rc_pick(krt_b, (void *)&%s, &krt_sinkv, sizeof(%s), "
+                                "%s, krt_tid, %s, \"%s\", %d))", T, s, T, kinds[rc_kind], name,
+                                E->base_file, arr->loc.first_line);
+        }
         return arena_printf("(*(%s *)krt_cpu_pick(krt_b, (void *)&%s, &krt_sinkv))", T, s);
     }
     return s;
@@ -1195,6 +1208,7 @@ static const char *ex_atomic(Emitter *E, Node *n)
         return "0";
     }
     const char *p;
+    E->rc_kind = 2;  /* KRT_RC_ATOMIC: atomics are not races (issue 13) */
     if (nix == 0) {
         Node zero = {0};
         zero.kind = E_CONST;
@@ -1205,6 +1219,7 @@ static const char *ex_atomic(Emitter *E, Node *n)
     } else {
         p = elem_ref(E, arr, &n->args.items[1], nix);
     }
+    E->rc_kind = 0;
     const char *spell = api_spelling(E, a);
     if (cas)
         return arena_printf("%s_%s(&%s, %s, %s)", spell, t_suffix(et), p,
@@ -1488,7 +1503,9 @@ static const char *ex_api(Emitter *E, Node *n)
         int nix = n->args.len - 1 - (st ? 1 : 0);
         if (!arr || !arr->type || arr->type->kind != TY_ARRAY || nix != arr->type->ndim)
             break;
+        E->rc_kind = st ? 1 : 0;  /* issue 13: a store is a write */
         const char *p = elem_ref(E, arr, &n->args.items[1], nix);
+        E->rc_kind = 0;
         const Type *et = arr->type->elem;
         const char *spell = api_spelling(E, a);
         if (!st)
@@ -2144,6 +2161,16 @@ static void emit_sync_cuda(Emitter *E, Node *s)
         outf(E, "(void)%s;", x);
 }
 
+/* An assignment's target: an element access there is a write (issue 13,
+ * --racecheck). */
+static const char *ex_target(Emitter *E, Node *t)
+{
+    E->rc_kind = 1;  /* KRT_RC_WRITE */
+    const char *s = ex(E, t);
+    E->rc_kind = 0;
+    return s;
+}
+
 void emit_stmt(Emitter *E, Node *s)
 {
     switch (s->kind) {
@@ -2189,14 +2216,15 @@ void emit_stmt(Emitter *E, Node *s)
                 outf(E, "%s = %s;", ex(E, t), unparen(array_value(E, s->rhs)));
                 return;
             }
-            outf(E, "%s = %s;", ex(E, t), unparen(ex_as(E, s->rhs, t->type)));
+            const char *rhs = unparen(ex_as(E, s->rhs, t->type));
+            outf(E, "%s = %s;", ex_target(E, t), rhs);
             return;
         }
         const char *tmp = new_tmp(E, s->rhs->type);
         outf(E, "%s = %s;", tmp, ex(E, s->rhs));
         for (int i = 0; i < s->args.len; i++) {
             Node *t = s->args.items[i];
-            outf(E, "%s = %s;", ex(E, t), conv(tmp, s->rhs->type, t->type));
+            outf(E, "%s = %s;", ex_target(E, t), conv(tmp, s->rhs->type, t->type));
         }
         return;
     }

@@ -1101,6 +1101,11 @@ typedef struct Options {
                                     arguments never overlap */
     SigOverride *sigs;
     int nsigs;
+    /* issue 13 (hard) */
+    bool racecheck;              /* --racecheck (implies -g): the CPU code
+                                    reports shared-memory races */
+    const char *module_name;     /* --module-name: prefix of every global
+                                    symbol and launcher (NULL: none) */
 } Options;
 
 /* translate.c: the passes.  translate: diagnostics set up for src, then

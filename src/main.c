@@ -47,6 +47,8 @@ static const char usage_text[] =
     "  --signature NAME=SIG    type kernel NAME with SIG, e.g.\n"
     "                          'saxpy=void(float32[:], float32)'; repeatable\n"
     "  -g                      bounds checks and debug code (like debug=True)\n"
+    "  --racecheck             -g, and the CPU code reports shared-memory races\n"
+    "                          (two threads, one access a write, no barrier between)\n"
     "  --assume-noalias        the array arguments of a kernel never overlap:\n"
     "                          __restrict__ pointers, read-only arrays through\n"
     "                          the read-only cache (CUDA)\n"
@@ -384,6 +386,9 @@ int main(int argc, char **argv)
             vec_push(&sigs, s);
         } else if (strcmp(a, "-g") == 0) {
             opt.debug = true;
+        } else if (strcmp(a, "--racecheck") == 0) {   /* issue 13 */
+            opt.debug = true;
+            opt.racecheck = true;
         } else if ((wopt = diag_warning_option(a, &hint)) != 0) {
             if (wopt < 0) {
                 cli_error("unknown warning option '%s'%s", a, hint);

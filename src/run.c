@@ -122,6 +122,8 @@ static int run_error(int status, const char *fmt, ...)
     X(SIGNATURE, "--signature", 1, "NAME=SIG",                              \
       "signature of a kernel that has none in the file (repeatable)")      \
     X(DEBUG, "-g", 0, NULL, "bounds checks in the kernel (as debug=True)")  \
+    X(RACECHECK, "--racecheck", 0, NULL,                                    \
+      "-g, and report shared-memory races (CPU backend)")                  \
     X(HELP, "--help", 0, NULL, "print this help and exit")
 
 typedef enum RunOptId {
@@ -149,6 +151,7 @@ typedef struct RunConfig {
     const char *backend;           /* NULL: leave it to KRT_BACKEND */
     const char *outdir;
     bool debug;
+    bool racecheck;                /* --racecheck (issue 13) */
     bool print_whole, quiet, time;
     int repeat;                    /* launches (1 unless --repeat) */
     SigOverride sigs[RUN_MAX_SIGS];
@@ -343,6 +346,10 @@ static int run_parse_args(int argc, char **argv, RunConfig *cfg)
         }
         case ROPT_DEBUG:
             cfg->debug = true;
+            break;
+        case ROPT_RACECHECK:   /* issue 13 */
+            cfg->debug = true;
+            cfg->racecheck = true;
             break;
         case ROPT_PRINT:
             cfg->print_whole = true;
@@ -618,6 +625,7 @@ static int run_translate(Run *r, bool cuda, StrBuf *code)
     opt.input = r->cfg.file;
     opt.target_c = !cuda;
     opt.debug = r->cfg.debug;
+    opt.racecheck = r->cfg.racecheck;
     opt.sigs = r->cfg.sigs;
     opt.nsigs = r->cfg.nsigs;
 
