@@ -363,10 +363,12 @@ const char *fn_cname(const Func *f)
 {
     const char *c = f->cname ? f->cname : f->name;
     if (f->c_named)
-        return c;
+        return f->is_kernel ? module_sym(c) : c;   /* issue 13: --module-name */
     size_t n = strlen(f->name);
     const char *suffix = strncmp(c, f->name, n) == 0 ? c + n : "";
     const char *base = c_ident(f->name);
+    if (f->is_kernel)
+        base = module_sym(base);   /* issue 13: --module-name */
     return *suffix ? arena_printf("%s%s", base, suffix) : base;
 }
 

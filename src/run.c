@@ -436,6 +436,7 @@ typedef struct Run {
     const krt_ufunc_module *ufuncs;
     const krt_ufunc *ufunc;        /* the signature chosen */
     const char *nvcc_flags;        /* what the kernels' options ask of nvcc */
+    char *modsym;                  /* emit_module_symbol (issue 13) */
 } Run;
 
 /* issue 9: the types of the tuple parameters (a descriptor knows only
@@ -554,6 +555,7 @@ static void run_cleanup(Run *r)
     /* The shared object stays loaded: with the CUDA backend, cudart's exit
      * handlers still refer to the kernels it registered. */
     free(r->source_text);
+    free(r->modsym);
     free(r->cfg.args - 2);
 }
 
@@ -633,6 +635,8 @@ static int run_translate(Run *r, bool cuda, StrBuf *code)
     if (prog == NULL)
         return RUN_FAIL;
     run_note_tuples(prog);
+    free(r->modsym);
+    r->modsym = strdup(emit_module_symbol(prog, &opt));
 
     /* An unknown kernel is reported before paying for a compilation. */
     const char **names = calloc((size_t)prog->nfuncs + 1, sizeof *names);
@@ -727,8 +731,7 @@ static int run_spawn(char **argv)
                      argv[0], WEXITSTATUS(status));
 }
 
-/* The sanitised base names the emitter may have used for krt_module_<base>:
- * the file name without ".kern", and the whole file name. */
+/* The module's tables: krt_module_<ident>, krt_ufuncs_<ident>. */
 static const void *run_find_symbol(Run *r, const char *prefix);
 
 static const krt_module *run_find_module(Run *r)
@@ -738,27 +741,10 @@ static const krt_module *run_find_module(Run *r)
 
 static const void *run_find_symbol(Run *r, const char *prefix)
 {
-    const char *slash = strrchr(r->cfg.file, '/');
-    const char *base = slash ? slash + 1 : r->cfg.file;
-    size_t n = strlen(base);
-    size_t stems[2] = {n, n};
-    if (n > 5 && strcmp(base + n - 5, ".kern") == 0)
-        stems[0] = n - 5;
-    for (int k = 0; k < 2; k++) {
-        char sym[512];
-        size_t len = (size_t)snprintf(sym, sizeof sym, "%s", prefix);
-        for (size_t i = 0; i < stems[k] && len + 1 < sizeof sym; i++) {
-            char c = base[i];
-            bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                      (c >= '0' && c <= '9') || c == '_';
-            sym[len++] = ok ? c : '_';
-        }
-        sym[len] = '\0';
-        const void *m = dlsym(r->dl, sym);
-        if (m != NULL)
-            return m;
-    }
-    return NULL;
+    /* issue 13: the module's identifier, as the emitter made it */
+    char sym[512];
+    snprintf(sym, sizeof sym, "%s%s", prefix, r->modsym ? r->modsym : "");
+    return dlsym(r->dl, sym);
 }
 
 /* Is dir/kernrt.h there? */

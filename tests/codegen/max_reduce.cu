@@ -6567,7 +6567,7 @@ KRT_EXTERN_C int max_reduce__red_f2__launch(krt_launch_cfg cfg, krt_array arr, k
     return krt_launch(&max_reduce__red_f2__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_max_reduce[] = {
+static const krt_kernel *const krt_kernels_max_reduce_b446651e[] = {
     &max_reduce__red_i1__kernel,
     &max_reduce__red_i2__kernel,
     &max_reduce__red_i4__kernel,
@@ -6580,8 +6580,8 @@ static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_f8__kernel,
     &max_reduce__red_f2__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_max_reduce = {
-    "max_reduce.kern", 11, krt_kernels_max_reduce
+KRT_EXTERN_C const krt_module krt_module_max_reduce_b446651e = {
+    "max_reduce.kern", 11, krt_kernels_max_reduce_b446651e
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -6750,7 +6750,7 @@ KRT_EXTERN_C int max_reduce_f2(krt_array in, krt_half init, krt_half *result, kr
     return krt_reduce_call(&max_reduce_f2__ufunc, in, &init, result, device_result, stream);
 }
 
-static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
+static const krt_ufunc *const krt_ufunc_list_max_reduce_b446651e[] = {
     &max_reduce_i1__ufunc,
     &max_reduce_i2__ufunc,
     &max_reduce_i4__ufunc,
@@ -6763,6 +6763,6 @@ static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_f8__ufunc,
     &max_reduce_f2__ufunc,
 };
-KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_max_reduce = {
-    "max_reduce.kern", 11, krt_ufunc_list_max_reduce
+KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_max_reduce_b446651e = {
+    "max_reduce.kern", 11, krt_ufunc_list_max_reduce_b446651e
 };
