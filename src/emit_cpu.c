@@ -885,7 +885,10 @@ void emit_cpu_kernel(Emitter *E, Func *f)
             decl_local(E, f->locals[i]);
     if (K->split) {
         outf(E, "struct %s__frame *krt_fr = (struct %s__frame *)krt_b->frame;", name, name);
-        outf(E, "struct %s__frame *krt_f;", name);
+        /* issue 13: regions that read no frame member still point krt_f at
+         * the thread's frame; then it is set but never used (gcc, nvcc #550-D) */
+        bool f_used = body.s && strstr(body.s, "krt_f->");
+        outf(E, "struct %s__frame *krt_f%s;", name, f_used ? "" : " KRT_MAYBE_UNUSED");
         outf(E, "unsigned krt_t;");
     }
     if (K->uses_go)

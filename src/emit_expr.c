@@ -2351,14 +2351,54 @@ const char *array_dims(const Var *v)
     return sb_take(&b);
 }
 
+/* issue 13 (hard): is array v only ever the target of element stores
+ * (`s[i] = x`), never read, passed or viewed?  nvcc reports such an array
+ * as set but never used (#550-D). */
+typedef struct StoreOnly {
+    const Var *v;
+    bool used;
+} StoreOnly;
+
+static Visit store_only_use(const Node *n, void *ctx)
+{
+    StoreOnly *so = ctx;
+    if (n->kind == E_VAR && n->var == so->v) {
+        so->used = true;
+        return VISIT_SKIP;
+    }
+    if (n->kind == S_ASSIGN) {
+        for (int i = 0; i < n->args.len; i++) {
+            const Node *t = n->args.items[i];
+            if (t->kind == E_INDEX && t->lhs && t->lhs->kind == E_VAR && t->lhs->var == so->v) {
+                for (int k = 0; k < t->args.len; k++)
+                    node_walk(t->args.items[k], store_only_use, so);
+            } else {
+                node_walk(t, store_only_use, so);
+            }
+        }
+        node_walk(n->rhs, store_only_use, so);
+        return VISIT_SKIP;
+    }
+    return VISIT_CHILDREN;
+}
+
+static bool array_store_only(Emitter *E, const Var *v)
+{
+    StoreOnly so = {v, false};
+    for (int i = 0; i < E->fn->def->body.len && !so.used; i++)
+        node_walk(E->fn->def->body.items[i], store_only_use, &so);
+    return !so.used;
+}
+
 /* Declare local variable v as a C local (not in a frame). */
 void decl_local(Emitter *E, Var *v)
 {
     const Type *t = v->type;
     switch (v->kind) {
-    case VAR_SHARED:
+    case VAR_SHARED:   /* issue 13: written, never read: no #550-D */
         if (E->mode == MODE_CUDA)
-            outf(E, "__shared__ %s %s%s;", t_c(t->elem), v->cname, array_dims(v));
+            outf(E, "__shared__ %s %s%s%s;", t_c(t->elem), v->cname, array_dims(v),
+                 array_store_only(E, v) ? " KRT_MAYBE_UNUSED" : "");
         return;
     case VAR_DYNSHARED:
         if (E->mode == MODE_CUDA)
@@ -2367,7 +2407,8 @@ void decl_local(Emitter *E, Var *v)
             outf(E, "%s *%s = (%s *)krt_b->dyn_shared;", t_c(t->elem), v->cname, t_c(t->elem));
         return;
     case VAR_LOCALARRAY:
-        outf(E, "%s %s%s;", t_c(t->elem), v->cname, array_dims(v));
+        outf(E, "%s %s%s%s;", t_c(t->elem), v->cname, array_dims(v),
+             array_store_only(E, v) ? " KRT_MAYBE_UNUSED" : "");
         return;
     case VAR_CONSTARRAY:
         return;

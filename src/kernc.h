@@ -1127,6 +1127,11 @@ typedef struct Signature {
     Type *ret;                   /* ty_void for kernels */
     Type **params;
     int nparams;
+    /* issue 13 (hard): where it is written (sig.c; has_loc false for
+     * --signature and annotations): the string or expression, and its
+     * return type */
+    bool has_loc;
+    Loc loc, ret_loc;
 } Signature;
 
 /* One decorated def of the file; type.c makes its Funcs from it. */

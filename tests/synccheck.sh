@@ -71,11 +71,11 @@ clean "barrier: a barrier every thread skips together (uniform continue, break)"
 clean "barrier: uniform loops and ifs" -g "$b" uniform_loop --block 64 "zeros(64,int32)" 20
 clean "barrier: without -g the divergence is not checked (and costs nothing)" \
     "$b" other_barrier $g32
-"$KERNC" --target c -w -o "$work/nog.c" "$b" 2> "$work/err"
+"$KERNC" --target c -w -o "$work/nog.c" --header "$work/nog.h" "$b" 2> "$work/err"
 if [ -s "$work/nog.c" ] && ! grep -q 'krt_cpu_barrier\|krt_missed\|krt_rc_' "$work/nog.c"; then
     pass "barrier: no check in the code without -g"
 else fail "barrier: no check in the code without -g"; fi
-"$KERNC" --target c -w -g -o "$work/g.c" "$b" 2> "$work/err"
+"$KERNC" --target c -w -g -o "$work/g.c" --header "$work/g.h" "$b" 2> "$work/err"
 if grep -q 'krt_cpu_barrier' "$work/g.c" && ! grep -q 'krt_rc_' "$work/g.c"; then
     pass "barrier: -g checks barriers, no race detector without --racecheck"
 else fail "barrier: -g checks barriers, no race detector without --racecheck"; fi
@@ -116,7 +116,7 @@ clean "race: a tree reduction" --racecheck "$b" uniform_loop --block 64 "zeros(6
 clean "race: early returns and barriers" --racecheck "$b" early_return $g32 20
 }
 
-"$KERNC" --target c --racecheck -o "$work/rc.c" "$d/scan_racy.kern" 2> "$work/err"
+"$KERNC" --target c --racecheck -o "$work/rc.c" --header "$work/rc.h" "$d/scan_racy.kern" 2> "$work/err"
 if grep -q 'krt_rc_begin(krt_b, sizeof(struct block_scan__shared));' "$work/rc.c" &&
    grep -q 'krt_rc_sync(krt_b);' "$work/rc.c" && grep -q 'krt_ck_cpu' "$work/rc.c"; then
     pass "race: --racecheck implies -g and instruments the block"
@@ -137,7 +137,7 @@ if [ -n "$NVCC" ] && command -v "$NVCC" > /dev/null 2>&1; then
 else
     n=$((n + 1)); echo "ok $n - race: nvcc -Werror all-warnings # SKIP no nvcc"
 fi
-"$KERNC" --racecheck --target c -o "$work/b.c" "$b" 2> "$work/err"
+"$KERNC" --racecheck --target c -o "$work/b.c" --header "$work/b.h" "$b" 2> "$work/err"
 if ${CC:-cc} -Wall -Wextra -Werror -I"${KERNC_INCLUDEDIR:-$srcdir/runtime}" -c -o "$work/b.o" \
        "$work/b.c" 2> "$work/err"; then pass "barrier: cc -Wall -Wextra -Werror"; else
     fail "barrier: cc -Wall -Wextra -Werror"; fi
