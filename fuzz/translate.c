@@ -3,7 +3,7 @@
  * file, put through the passes as src/main.c runs them (translate.c:
  * parse, resolve, type, check, emit of the code and of the launcher
  * header), three times: CUDA C, C for
- * the CPU backend, and C with -g.  Any crash, sanitizer report, internal
+ * the CPU backend, and C with -g --racecheck.  Any crash, sanitizer report, internal
  * error (die() aborts) or hang is a finding; diagnostics are the expected
  * answer to most inputs and go to /dev/null (KERNC_FUZZ_VERBOSE=1 shows
  * them).
@@ -40,6 +40,7 @@ static void fuzz_one(const uint8_t *data, size_t size, bool target_c, bool debug
     opt.header = "fuzz.kern.h";
     opt.target_c = target_c;
     opt.debug = debug;
+    opt.racecheck = debug;   /* issue 13: -g --racecheck's instrumentation too */
 
     Source src = {0};
     src.path = opt.input;

@@ -599,6 +599,29 @@ int krt_launch(const krt_kernel *k, krt_launch_cfg cfg, void **args);
  * further blocks start.  Returns the status recorded. */
 int krt_cpu_fail(const krt_cpu_block *block, int status, const char *message);
 
+/* ---- issue 13 (hard): the CPU backend's synchronisation checks -------
+ * (runtime/cpucheck.c), called by the CPU code of kernels translated with
+ * kernc -g.  krt_cpu_barrier: at a barrier `what` at file:line, the block's
+ * threads' states (state[t], every `stride` bytes: 0 running, -1 returned,
+ * else waiting elsewhere) and missed-barrier marks (missed[t], a line, 0
+ * none); fails the launch when a thread that missed a barrier reaches
+ * another one or has exited (what NULL: the end of the kernel).  Returns
+ * the block's status. */
+int krt_cpu_barrier(const krt_cpu_block *b, int *state, int *missed, size_t stride,
+                    const char *file, int line, const char *what);
+/* kernc -g --racecheck: krt_rc_begin at the start of a block's CPU
+ * function (static_bytes: its shared struct), krt_rc_sync at each barrier,
+ * krt_rc_syncwarp at each syncwarp, krt_rc_access at each checked access
+ * (kind: KRT_RC_*; array: its name or NULL); a race fails the launch. */
+#define KRT_RC_READ 0
+#define KRT_RC_WRITE 1
+#define KRT_RC_ATOMIC 2
+int krt_rc_begin(const krt_cpu_block *b, size_t static_bytes);
+void krt_rc_sync(const krt_cpu_block *b);
+void krt_rc_syncwarp(const krt_cpu_block *b);
+void krt_rc_access(const krt_cpu_block *b, const void *p, size_t size, int kind,
+                   krt_dim3 tid, const char *array, const char *file, int line);
+
 /* ---- @vectorize, @guvectorize, cuda.reduce (runtime/ufunc.c, reduce.c) ----
  * kernc makes one kernel and one typed host function per signature (per
  * element type for cuda.reduce); the host function hands its arguments

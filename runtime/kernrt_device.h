@@ -1016,6 +1016,15 @@ KRT_CPU_FN void krt_raise_cpu(const krt_cpu_block *b, krt_dim3 t, const char *cl
              b->block_idx.x, msg ? ": " : "", msg ? msg : "");
     krt_cpu_fail(b, KRT_EEXCEPTION, full);
 }
+/* issue 13 (hard): kernc --racecheck's krt_cpu_pick, which shows the
+ * access to the race detector first (runtime/cpucheck.c) */
+KRT_CPU_FN void *krt_rc_pick(const krt_cpu_block *b, void *p, krt_sink *sink, size_t size,
+                             int kind, krt_dim3 t, const char *array, const char *file,
+                             int line)
+{
+    krt_rc_access(b, p, size, kind, t, array, file, line);
+    return *b->error != KRT_OK ? (void *)sink : p;
+}
 KRT_CPU_FN void krt_assert_fail_cpu(const krt_cpu_block *b, krt_dim3 t, const char *msg)
 {
     char full[512];

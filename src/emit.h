@@ -82,6 +82,10 @@ typedef struct Emitter {
      * options to the whole module, its device functions too) */
     bool nvvm_fast;
 
+    /* issue 13 (hard): --racecheck, the kind of the checked CPU access
+     * being printed (KRT_RC_READ, KRT_RC_WRITE, KRT_RC_ATOMIC) */
+    int rc_kind;
+
     /* Expression temporaries of the function: krt_tmpN */
     Type **tmp_types;
     int ntmp, tmp_cap;

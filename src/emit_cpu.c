@@ -615,6 +615,24 @@ static void print_warp(Emitter *E, const CpuBlock *b)
     }
 }
 
+/* issue 13 (hard): under -g, a barrier `what` (NULL: a syncwarp) checks
+ * that every live thread of the block reached it (krt_cpu_barrier in
+ * runtime/cpucheck.c, once more at the end of the kernel for the threads
+ * that exited instead; only where a thread can wait elsewhere, i.e. where
+ * the kernel has thread states); under --racecheck it starts a new
+ * interval of the race detector.  Nothing without -g. */
+static void barrier_checks(Emitter *E, const CpuBlock *b, const char *what)
+{
+    const CpuKernel *K = E->cpu;
+    if (!K || !K->vars->debug)
+        return;
+    if (what && K->uses_state)
+        outf(E, "krt_cpu_barrier(krt_b, &krt_fr[0].krt_state, &krt_fr[0].krt_missed, sizeof *krt_fr, "
+             "\"%s\", %d, \"%s\");", E->base_file, b->line.first_line, what);
+    if (E->opt && E->opt->racecheck)
+        outf(E, what ? "krt_rc_sync(krt_b);" : "krt_rc_syncwarp(krt_b);");
+}
+
 static void print_block(Emitter *E, const CpuBlock *b)
 {
     if (b->kind == CB_REGION) {
@@ -699,8 +717,11 @@ static void print_block(Emitter *E, const CpuBlock *b)
             outf(E, "/* cuda.syncwarp(): every thread has reached this point */");
         else
             outf(E, "/* cuda.syncthreads(): every thread has reached this point */");
+        barrier_checks(E, b, b->sync == CPU_SYNC_THREADS ? "cuda.syncthreads()" : NULL);
         return;
     case CB_REDUCE:
+        barrier_checks(E, b, arena_printf("%s()", b->stmt && b->stmt->api ? b->stmt->api->path
+                                                                           : "cuda.syncthreads_count"));
         outf(E, "krt_red = 0;");
         outf(E, "krt_nred = 0;");
         print_region(E, b->head);
@@ -717,6 +738,7 @@ static void print_block(Emitter *E, const CpuBlock *b)
         /* the runtime calls the block again, with this number, once every
          * block of the grid has stopped here (see emit_cpu_kernel) */
         outf(E, "/* this_grid().sync(): every block of the grid reaches this point */");
+        barrier_checks(E, b, "this_grid().sync()");
         outf(E, "*krt_b->resume = %d;", b->slot);
         outf(E, "return;");
         E->indent--;
@@ -922,12 +944,17 @@ void emit_cpu_kernel(Emitter *E, Func *f)
             outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
             if (K->uses_state)
                 outf(E, "    krt_fr[krt_t].krt_state = KRT_RUNNING;");
+            if (K->uses_state && K->vars->debug)   /* issue 13: see barrier_checks */
+                outf(E, "    krt_fr[krt_t].krt_missed = 0;");
             for (int i = 0; i < f->nparams; i++)
                 if (K->vars->param_home[i] == CPU_HOME_FRAME)
                     outf(E, "    krt_fr[krt_t].%s = krt_arg_%s;", f->params[i]->cname, f->params[i]->cname);
             outf(E, "}");
         }
         print_list(E, &K->body);
+        if (K->uses_state && K->vars->debug)   /* issue 13: see barrier_checks */
+            outf(E, "krt_cpu_barrier(krt_b, &krt_fr[0].krt_state, &krt_fr[0].krt_missed, "
+                 "sizeof *krt_fr, \"%s\", 0, NULL);", E->base_file);
         if (K->coop)
             outf(E, "}");
     }
@@ -956,7 +983,8 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     bool coop_flags = K->coop && K->nbvars > 0;
     if (coop_flags)
         E->used_s = true;
-    if (kernel_has_shared(f) || K->shared_extra.len > 0 || coop_flags) {
+    bool has_shared_struct = kernel_has_shared(f) || K->shared_extra.len > 0 || coop_flags;
+    if (has_shared_struct) {
         outf(E, "struct %s__shared {", name);
         for (int i = 0; i < f->nlocals; i++) {
             Var *v = f->locals[i];
@@ -974,6 +1002,8 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     if (K->split) {
         outf(E, "struct %s__frame {", name);
         outf(E, "    int krt_state;");
+        if (K->uses_state && K->vars->debug)   /* issue 13: see barrier_checks */
+            outf(E, "    int krt_missed;");
         E->indent++;
         for (int i = 0; i < f->nparams; i++)
             if (K->vars->param_home[i] == CPU_HOME_FRAME)
@@ -1033,7 +1063,10 @@ void emit_cpu_kernel(Emitter *E, Func *f)
             decl_local(E, f->locals[i]);
     if (K->split) {
         outf(E, "struct %s__frame *krt_fr = (struct %s__frame *)krt_b->frame;", name, name);
-        outf(E, "struct %s__frame *krt_f KRT_MAYBE_UNUSED;", name);
+        /* issue 13: regions that read no frame member still point krt_f at
+         * the thread's frame; then it is set but never used (gcc, nvcc #550-D) */
+        bool f_used = body.s && strstr(body.s, "krt_f->");
+        outf(E, "struct %s__frame *krt_f%s;", name, f_used ? "" : " KRT_MAYBE_UNUSED");
         outf(E, "size_t krt_t;");
     }
     if (K->uses_go)
@@ -1066,6 +1099,9 @@ void emit_cpu_kernel(Emitter *E, Func *f)
             outf(E, "(void)%s;", f->locals[i]->cname);
     if (K->coop)
         outf(E, "*krt_b->resume = 0;");
+    if (K->vars->debug && E->opt && E->opt->racecheck)   /* issue 13: the race detector */
+        outf(E, "krt_rc_begin(krt_b, %s);",
+             has_shared_struct ? arena_printf("sizeof(struct %s__shared)", name) : "0");
     if (body.s)
         sb_puts(E->out, body.s);
     sb_free(&body);

@@ -361,10 +361,12 @@ const char *fn_cname(const Func *f)
 {
     const char *c = f->cname ? f->cname : f->name;
     if (f->c_named)
-        return c;
+        return f->is_kernel ? module_sym(c) : c;   /* issue 13: --module-name */
     size_t n = strlen(f->name);
     const char *suffix = strncmp(c, f->name, n) == 0 ? c + n : "";
     const char *base = c_ident(f->name);
+    if (f->is_kernel)
+        base = module_sym(base);   /* issue 13: --module-name */
     return *suffix ? arena_printf("%s%s", base, suffix) : base;
 }
 
@@ -793,13 +795,26 @@ static const char *record_field(Emitter *E, Node *n)
 static const char *elem_ref(Emitter *E, Node *arr, Node **idx, int nidx)
 {
     int saved = E->line;
+    int rc_kind = E->rc_kind;  /* the indices are reads (issue 13, --racecheck) */
+    E->rc_kind = 0;
     if (E->debug)
         E->line = arr->loc.first_line;
     const char *s = elem_ref_plain(E, arr, idx, nidx);
     E->line = saved;
+    E->rc_kind = rc_kind;
     if (E->debug && E->mode == MODE_CPU && arr->type && arr->type->kind == TY_ARRAY) {
         E->used_sink = true;
         const char *T = t_elem(arr->type->elem);
+        if (E->opt && E->opt->racecheck) {
+            /* issue 13 (hard): the race detector sees every checked access
+             * (runtime/cpucheck.c keeps those to shared memory) */
+            static const char *const kinds[] = {"KRT_RC_READ", "KRT_RC_WRITE", "KRT_RC_ATOMIC"};
+            const char *name = arr->kind == E_VAR && arr->var
+                                   ? arena_printf("\"%s\"", c_string(arr->var->name)) : "NULL";
+            return arena_printf("(*(%s *)krt_rc_pick(krt_b, (void *)&%s, &krt_sinkv, sizeof(%s), "
+                                "%s, krt_tid, %s, \"%s\", %d))", T, s, T, kinds[rc_kind], name,
+                                E->base_file, arr->loc.first_line);
+        }
         return arena_printf("(*(%s *)krt_cpu_pick(krt_b, (void *)&%s, &krt_sinkv))", T, s);
     }
     return s;
@@ -1257,6 +1272,7 @@ static const char *ex_atomic(Emitter *E, Node *n)
         return "0";
     }
     const char *p;
+    E->rc_kind = 2;  /* KRT_RC_ATOMIC: atomics are not races (issue 13) */
     if (nix == 0) {
         Node zero = {0};
         zero.kind = E_CONST;
@@ -1267,6 +1283,7 @@ static const char *ex_atomic(Emitter *E, Node *n)
     } else {
         p = elem_ref(E, arr, &n->args.items[1], nix);
     }
+    E->rc_kind = 0;
     const char *spell = api_spelling(E, a);
     if (cas)
         return arena_printf("%s_%s(&%s, %s, %s)", spell, t_suffix(et), p,
@@ -1556,7 +1573,9 @@ static const char *ex_api(Emitter *E, Node *n)
         int nix = n->args.len - 1 - (st ? 1 : 0);
         if (!arr || !arr->type || arr->type->kind != TY_ARRAY || nix != arr->type->ndim)
             break;
+        E->rc_kind = st ? 1 : 0;  /* issue 13: a store is a write */
         const char *p = elem_ref(E, arr, &n->args.items[1], nix);
+        E->rc_kind = 0;
         const Type *et = arr->type->elem;
         const char *spell = api_spelling(E, a);
         if (!st)
@@ -2281,6 +2300,16 @@ static void emit_sync_cuda(Emitter *E, Node *s)
         outf(E, "(void)%s;", x);
 }
 
+/* An assignment's target: an element access there is a write (issue 13,
+ * --racecheck). */
+static const char *ex_target(Emitter *E, Node *t)
+{
+    E->rc_kind = 1;  /* KRT_RC_WRITE */
+    const char *s = ex(E, t);
+    E->rc_kind = 0;
+    return s;
+}
+
 void emit_stmt(Emitter *E, Node *s)
 {
     switch (s->kind) {
@@ -2352,14 +2381,15 @@ void emit_stmt(Emitter *E, Node *s)
                 outf(E, "%s = %s;", ex(E, t), unparen(array_value(E, s->rhs)));
                 return;
             }
-            outf(E, "%s = %s;", ex(E, t), unparen(ex_as(E, s->rhs, t->type)));
+            const char *rhs = unparen(ex_as(E, s->rhs, t->type));
+            outf(E, "%s = %s;", ex_target(E, t), rhs);
             return;
         }
         const char *tmp = new_tmp(E, s->rhs->type);
         outf(E, "%s = %s;", tmp, ex(E, s->rhs));
         for (int i = 0; i < s->args.len; i++) {
             Node *t = s->args.items[i];
-            outf(E, "%s = %s;", ex(E, t), conv(tmp, s->rhs->type, t->type));
+            outf(E, "%s = %s;", ex_target(E, t), conv(tmp, s->rhs->type, t->type));
         }
         return;
     }
@@ -2489,14 +2519,54 @@ const char *array_dims(const Var *v)
     return sb_take(&b);
 }
 
+/* issue 13 (hard): is array v only ever the target of element stores
+ * (`s[i] = x`), never read, passed or viewed?  nvcc reports such an array
+ * as set but never used (#550-D). */
+typedef struct StoreOnly {
+    const Var *v;
+    bool used;
+} StoreOnly;
+
+static Visit store_only_use(const Node *n, void *ctx)
+{
+    StoreOnly *so = ctx;
+    if (n->kind == E_VAR && n->var == so->v) {
+        so->used = true;
+        return VISIT_SKIP;
+    }
+    if (n->kind == S_ASSIGN) {
+        for (int i = 0; i < n->args.len; i++) {
+            const Node *t = n->args.items[i];
+            if (t->kind == E_INDEX && t->lhs && t->lhs->kind == E_VAR && t->lhs->var == so->v) {
+                for (int k = 0; k < t->args.len; k++)
+                    node_walk(t->args.items[k], store_only_use, so);
+            } else {
+                node_walk(t, store_only_use, so);
+            }
+        }
+        node_walk(n->rhs, store_only_use, so);
+        return VISIT_SKIP;
+    }
+    return VISIT_CHILDREN;
+}
+
+static bool array_store_only(Emitter *E, const Var *v)
+{
+    StoreOnly so = {v, false};
+    for (int i = 0; i < E->fn->def->body.len && !so.used; i++)
+        node_walk(E->fn->def->body.items[i], store_only_use, &so);
+    return !so.used;
+}
+
 /* Declare local variable v as a C local (not in a frame). */
 void decl_local(Emitter *E, Var *v)
 {
     const Type *t = v->type;
     switch (v->kind) {
-    case VAR_SHARED:
+    case VAR_SHARED:   /* issue 13: written, never read: no #550-D */
         if (E->mode == MODE_CUDA)
-            outf(E, "__shared__ %s %s%s;", t_elem(t->elem), v->cname, array_dims(v));
+            outf(E, "__shared__ %s %s%s%s;", t_elem(t->elem), v->cname, array_dims(v),
+                 array_store_only(E, v) ? " KRT_MAYBE_UNUSED" : "");
         return;
     case VAR_DYNSHARED:
         if (E->mode == MODE_CUDA)
@@ -2505,7 +2575,8 @@ void decl_local(Emitter *E, Var *v)
             outf(E, "%s *%s = (%s *)krt_b->dyn_shared;", t_elem(t->elem), v->cname, t_elem(t->elem));
         return;
     case VAR_LOCALARRAY:
-        outf(E, "%s %s%s;", t_elem(t->elem), v->cname, array_dims(v));
+        outf(E, "%s %s%s%s;", t_elem(t->elem), v->cname, array_dims(v),
+             array_store_only(E, v) ? " KRT_MAYBE_UNUSED" : "");
         return;
     case VAR_CONSTARRAY:
         return;

@@ -22,10 +22,7 @@ const char *emit_source_path(const Program *p, const Options *opt)
     return p->src && p->src->path ? p->src->path : opt && opt->input ? opt->input : "input.kern";
 }
 
-/* krt_module_<base>: the base name without ".kern", as an identifier;
- * a base name that is not one already ("my-kern", "1st", "Ä") gets its
- * characters outside [A-Za-z0-9_] replaced by '_' and 8 hex digits of its
- * hash after them, so that my-kern.kern and my_kern.kern differ. */
+/* Is the base name (without ".kern") an identifier already? */
 static bool module_name_simple(const char *b, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -44,36 +41,50 @@ static size_t module_base(const char *path, const char **b)
     return n;
 }
 
-const char *emit_module_ident(const char *path)
+/* issue 13 (hard): krt_module_<ident> is the --module-name, or the base
+ * name as an identifier and 8 hex digits of a hash of the base name and
+ * the file's text: a/kernels.kern and b/kernels.kern link into one
+ * program, and so do my-kern.kern and my_kern.kern. */
+const char *emit_module_symbol(const Program *p, const Options *opt)
 {
+    if (opt && opt->module_name)
+        return opt->module_name;
+    const char *path = emit_source_path(p, opt);
     const char *b;
     size_t n = module_base(path, &b);
     char *s = arena_strndup(b, n);
-    for (char *p = s; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
-            *p = '_';
-    if (!module_name_simple(b, n))
-        return arena_printf("%s_%08x", s, (unsigned)(str_hash(b, n) & 0xffffffffu));
-    return s;
+    for (char *q = s; *q; q++)
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_'))
+            *q = '_';
+    uint64_t h = str_hash(b, n);
+    if (p->src && p->src->text)
+        h = h * 0x100000001b3ull ^ str_hash(p->src->text, p->src->len);
+    return arena_printf("%s_%08x", s, (unsigned)((h ^ (h >> 32)) & 0xffffffffu));
 }
 
-/* The header guard: NAME_KERN_H_ for a lower-case identifier NAME (the
- * usual case), else KRT_<ident>_<hash>_KERN_H_: never starting with a
- * digit, different for Foo.kern and foo.kern. */
-static const char *header_guard(const char *path)
+/* The header guard: the module's identifier in capitals and _KERN_H_
+ * (KRT_ in front where it starts with a digit): different for every file
+ * (Foo.kern and foo.kern, a/kernels.kern and b/kernels.kern). */
+static const char *header_guard(const Program *p, const Options *opt)
 {
-    const char *b;
-    size_t n = module_base(path, &b);
-    bool lower = module_name_simple(b, n) && !(b[0] >= '0' && b[0] <= '9');
-    for (size_t i = 0; i < n && lower; i++)
-        lower = !(b[i] >= 'A' && b[i] <= 'Z');
-    char *guard = lower ? arena_printf("%s_KERN_H_", emit_module_ident(path))
-                        : arena_printf("KRT_%s_%08x_KERN_H_", emit_module_ident(path),
-                                       (unsigned)(str_hash(b, n) & 0xffffffffu));
+    const char *m = emit_module_symbol(p, opt);
+    char *guard = arena_printf("%s%s_KERN_H_", m[0] >= '0' && m[0] <= '9' ? "KRT_" : "", m);
     for (char *g = guard; *g; g++)
         if (*g >= 'a' && *g <= 'z')
             *g = (char)(*g - 'a' + 'A');
     return guard;
+}
+
+/* The name the header gives the module table besides its own (issue 13):
+ * krt_module_<base> where the base name is an identifier and no
+ * --module-name is given (NULL otherwise). */
+static const char *module_alias(const Program *p, const Options *opt)
+{
+    if (opt && opt->module_name)
+        return NULL;
+    const char *b;
+    size_t n = module_base(emit_source_path(p, opt), &b);
+    return module_name_simple(b, n) ? arena_strndup(b, n) : NULL;
 }
 
 /* The launcher's C type of a parameter (bool travels as uint8_t). */
@@ -341,7 +352,7 @@ static const char *uf_cparam(const char *name)
 static const char *uf_proto(const UFunc *u, const UfSig *s)
 {
     StrBuf b = {0};
-    sb_printf(&b, "int %s(", s->host);
+    sb_printf(&b, "int %s(", module_sym(s->host));   /* issue 13: --module-name */
     if (u->kind == UF_REDUCE) {
         const char *ct = ty_info(s->ops[0].elem)->abi;   /* float16: krt_half */
         sb_printf(&b, "krt_array in, %s init, %s *result, krt_array *device_result, "
@@ -372,7 +383,7 @@ static void ufunc_emit_code(StrBuf *out, Program *p, const Options *opt)
             UfSig *s = &u->sigs[j];
             if (!uf_emitted(s))
                 continue;
-            const char *h = s->host;
+            const char *h = module_sym(s->host);   /* issue 13: --module-name */
             sb_printf(out, "/* %s %s: %s */\n", ufunc_kind_name[u->kind], u->name, s->text);
             sb_printf(out, "static const krt_ufunc_operand %s__operands[] = {\n", h);
             for (int k = 0; k < s->nops; k++) {
@@ -394,7 +405,7 @@ static void ufunc_emit_code(StrBuf *out, Program *p, const Options *opt)
             sb_printf(out, "static const krt_ufunc %s__ufunc = {\n", h);
             sb_printf(out, "    \"%s\", \"%s\", \"%s\", %s,\n", u->name, h, s->text,
                       uf_kind_enum[u->kind]);
-            sb_printf(out, "    &%s__kernel, %d, %d, %d, %s__operands,\n", s->kfd->specs[0]->cname,
+            sb_printf(out, "    &%s__kernel, %d, %d, %d, %s__operands,\n", module_sym(s->kfd->specs[0]->cname),
                       s->nloop, u->nin, u->nout, h);
             if (u->nsymbols > 0)
                 sb_printf(out, "    %d, %s__symbols\n", u->nsymbols, h);
@@ -415,7 +426,7 @@ static void ufunc_emit_code(StrBuf *out, Program *p, const Options *opt)
             vec_push(&table, (void *)h);
         }
     }
-    const char *mod = emit_module_ident(path);
+    const char *mod = emit_module_symbol(p, opt);
     if (table.len > 0) {
         sb_printf(out, "static const krt_ufunc *const krt_ufunc_list_%s[] = {\n", mod);
         for (int i = 0; i < table.len; i++)
@@ -432,7 +443,6 @@ static void ufunc_emit_header(StrBuf *out, Program *p, const Options *opt)
 {
     if (p->nufuncs == 0)
         return;
-    const char *path = emit_source_path(p, opt);
     for (int i = 0; i < p->nufuncs; i++) {
         UFunc *u = p->ufuncs[i];
         for (int j = 0; j < u->nsigs; j++) {
@@ -460,7 +470,12 @@ static void ufunc_emit_header(StrBuf *out, Program *p, const Options *opt)
             sb_printf(out, "%s;\n\n", uf_proto(u, s));
         }
     }
-    sb_printf(out, "extern const krt_ufunc_module krt_ufuncs_%s;\n\n", emit_module_ident(path));
+    sb_printf(out, "extern const krt_ufunc_module krt_ufuncs_%s;\n", emit_module_symbol(p, opt));
+    const char *alias = module_alias(p, opt);
+    if (alias)
+        sb_printf(out, "#ifndef krt_ufuncs_%s\n#define krt_ufuncs_%s krt_ufuncs_%s\n#endif\n",
+                  alias, alias, emit_module_symbol(p, opt));
+    sb_puts(out, "\n");
 }
 
 /* code: the emitter prints code (the tuple types it uses are collected),
@@ -475,6 +490,7 @@ static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt
     E->path = emit_source_path(p, opt);
     E->line_file = c_string(E->path);
     E->base_file = c_string(path_base(E->path));
+    mangle_set_module(opt ? opt->module_name : NULL);   /* issue 13 */
     for (int i = 0; i < p->nfuncs && !p->named; i++)
         name_vars(p->funcs[i]);
     p->named = true;
@@ -631,7 +647,7 @@ static void emit_cpu_half(Emitter *E, bool cuda)
             emit_descriptor(E, p->funcs[i], cuda, cpu_ok[i]);
             nk++;
         }
-    const char *mod = emit_module_ident(E->path);
+    const char *mod = emit_module_symbol(p, E->opt);
     if (nk > 0) {
         outf(E, "static const krt_kernel *const krt_kernels_%s[] = {", mod);
         for (int i = 0; i < p->nfuncs; i++)
@@ -727,8 +743,8 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
 {
     Emitter E;
     emitter_init(&E, out, p, opt, false);
-    const char *mod = emit_module_ident(E.path);
-    const char *guard = header_guard(E.path);
+    const char *mod = emit_module_symbol(p, opt);
+    const char *guard = header_guard(p, opt);
     outf(&E, "/*");
     outf(&E, " * Generated by kernc from %s: do not edit.", comment_name(E.path));
     outf(&E, " * One launcher per kernel: it checks the arguments against the kernel's");
@@ -800,7 +816,7 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
             sb_printf(&sig, "%s%s", k ? ", " : "", ty_name(f->params[k]->type));
         outf(&E, "/* kernel %s: void(%s) */", f->name, sig.s ? sig.s : "");
         sb_free(&sig);
-        if (strcmp(fn_cname(f), f->name) != 0 && !f->c_named)
+        if (strcmp(fn_cname(f), module_sym(f->name)) != 0 && !f->c_named)
             outf(&E, "/* (launched as %s: the name %s is taken in C or by kernc) */", fn_cname(f), f->name);
         outf(&E, "%s;", launcher_proto(f, "__launch"));
         outf(&E, "static inline %s", launcher_proto(f, ""));
@@ -816,6 +832,12 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
         outf(&E, "%s", "");
     }
     outf(&E, "extern const krt_module krt_module_%s;", mod);
+    const char *alias = module_alias(p, opt);
+    if (alias) {   /* issue 13: the name of the file's base, where it is free */
+        outf(&E, "#ifndef krt_module_%s", alias);
+        outf(&E, "#define krt_module_%s krt_module_%s", alias, mod);
+        outf(&E, "#endif");
+    }
     outf(&E, "%s", "");
     ufunc_emit_header(out, p, opt);
     outf(&E, "#ifdef __cplusplus");

@@ -118,6 +118,12 @@ const char *suggest_hint(const Suggest *s);
  * included headers reserve it, or it could meet a name kernc makes (one to
  * one: no two user names get the same C name).  c_name_plain: it is kept. */
 const char *c_ident(const char *name);
+/* issue 13 (hard): kernc --module-name NAME.  mangle_set_module: the
+ * module name of this translation (NULL: none); module_sym: a global
+ * symbol of the module (a kernel's C name, a ufunc host function) with
+ * "NAME_" in front, or as it is without a module name. */
+void mangle_set_module(const char *name);
+const char *module_sym(const char *name);
 bool c_name_plain(const char *name);
 bool c_name_reserved(const char *name);
 
@@ -1193,6 +1199,11 @@ typedef struct Options {
     bool time_report;            /* -ftime-report: each pass's time on stderr */
     SigOverride *sigs;
     int nsigs;
+    /* issue 13 (hard) */
+    bool racecheck;              /* --racecheck (implies -g): the CPU code
+                                    reports shared-memory races */
+    const char *module_name;     /* --module-name: prefix of every global
+                                    symbol and launcher (NULL: none) */
 } Options;
 
 /* translate.c: the passes.  translate: diagnostics set up for src, then
@@ -1212,6 +1223,11 @@ typedef struct Signature {
     Type *ret;                   /* ty_void for kernels */
     Type **params;
     int nparams;
+    /* issue 13 (hard): where it is written (sig.c; has_loc false for
+     * --signature and annotations): the string or expression, and its
+     * return type */
+    bool has_loc;
+    Loc loc, ret_loc;
 } Signature;
 
 /* One decorated def of the file; type.c makes its Funcs from it. */
@@ -1390,10 +1406,13 @@ void emit_header(StrBuf *out, Program *p, const Options *opt);
  * --print-nvcc-flags` prints them and `kernc run --backend cuda` adds them. */
 const char *emit_nvcc_flags(const Program *p);
 /* emit_*.c, for ufunc.c too: the .kern file's path as the generated code
- * names it (the source's, else opt->input, else "input.kern"), and the
- * identifier its base name makes, without ".kern" (krt_module_<ident>). */
+ * names it (the source's, else opt->input, else "input.kern"). */
 const char *emit_source_path(const Program *p, const Options *opt);
-const char *emit_module_ident(const char *path);
+/* issue 13 (hard): the identifier of the module's tables
+ * (krt_module_<ident>): the --module-name, or emit_module_ident and 8 hex
+ * digits of a hash of the file's name and text, so that a/kernels.kern and
+ * b/kernels.kern differ. */
+const char *emit_module_symbol(const Program *p, const Options *opt);
 
 /* ------------------------------------------------------------------ */
 /* ufunc.c: @vectorize, @guvectorize and cuda.reduce                   */

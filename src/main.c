@@ -47,6 +47,11 @@ static const char usage_text[] =
     "  --signature NAME=SIG    type kernel NAME with SIG, e.g.\n"
     "                          'saxpy=void(float32[:], float32)'; repeatable\n"
     "  -g                      bounds checks and debug code (like debug=True)\n"
+    "  --module-name NAME      NAME_ in front of every kernel's launcher and symbol\n"
+    "                          (and krt_module_NAME): two files with the same\n"
+    "                          kernel names in one program\n"
+    "  --racecheck             -g, and the CPU code reports shared-memory races\n"
+    "                          (two threads, one access a write, no barrier between)\n"
     "  --assume-noalias        the array arguments of a kernel never overlap:\n"
     "                          __restrict__ pointers, read-only arrays through\n"
     "                          the read-only cache (CUDA)\n"
@@ -390,6 +395,17 @@ int main(int argc, char **argv)
             opt.output = argv[++i];
         } else if ((v = option_value(argc, argv, &i, "--header"))) {
             opt.header = v;
+        } else if ((v = option_value(argc, argv, &i, "--module-name"))) {   /* issue 13 */
+            bool ok = (v[0] >= 'a' && v[0] <= 'z') || (v[0] >= 'A' && v[0] <= 'Z');
+            for (const char *q = v; ok && *q; q++)
+                ok = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+                     (*q >= '0' && *q <= '9') || (*q == '_' && q[1] != '_' && q[1] != '\0');
+            if (!ok || strncmp(v, "krt_", 4) == 0 || strncmp(v, "KRT_", 4) == 0) {
+                cli_error("--module-name wants an identifier of letters, digits and single '_' "
+                          "inside, starting with a letter and not with krt_, not '%s'", v);
+                return 1;
+            }
+            opt.module_name = v;
         } else if ((v = option_value(argc, argv, &i, "--target"))) {
             if (strcmp(v, "c") == 0)
                 opt.target_c = true;
@@ -412,6 +428,9 @@ int main(int argc, char **argv)
             vec_push(&sigs, s);
         } else if (strcmp(a, "-g") == 0) {
             opt.debug = true;
+        } else if (strcmp(a, "--racecheck") == 0) {   /* issue 13 */
+            opt.debug = true;
+            opt.racecheck = true;
         } else if ((wopt = diag_warning_option(a, &hint)) != 0) {
             if (wopt < 0) {
                 cli_error("unknown warning option '%s'%s", a, hint);

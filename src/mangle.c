@@ -133,3 +133,20 @@ const char *c_ident(const char *name)
         c = arena_printf("%s_", c);
     return c;
 }
+
+/* ---- issue 13 (hard): --module-name ------------------------------------
+ * Every global symbol of a module gets the module name and '_' in front
+ * (kernels: NAME_k, NAME_k__kernel, NAME_k__launch; ufunc host functions),
+ * so that two files with the same kernel names link into one program.  One
+ * translation at a time: set by the emitter from its Options. */
+static const char *module_prefix;
+
+void mangle_set_module(const char *name)
+{
+    module_prefix = name && *name ? name : NULL;
+}
+
+const char *module_sym(const char *name)
+{
+    return module_prefix ? arena_printf("%s_%s", module_prefix, name) : name;
+}

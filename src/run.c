@@ -125,6 +125,8 @@ static int run_error(int status, const char *fmt, ...)
     X(SIGNATURE, "--signature", 1, "NAME=SIG",                              \
       "signature of a kernel that has none in the file (repeatable)")      \
     X(DEBUG, "-g", 0, NULL, "bounds checks in the kernel (as debug=True)")  \
+    X(RACECHECK, "--racecheck", 0, NULL,                                    \
+      "-g, and report shared-memory races (CPU backend)")                  \
     X(HELP, "--help", 0, NULL, "print this help and exit")
 
 typedef enum RunOptId {
@@ -152,6 +154,7 @@ typedef struct RunConfig {
     const char *backend;           /* NULL: leave it to KRT_BACKEND */
     const char *outdir;
     bool debug;
+    bool racecheck;                /* --racecheck (issue 13) */
     bool print_whole, quiet, time;
     int repeat;                    /* launches (1 unless --repeat) */
     SigOverride sigs[RUN_MAX_SIGS];
@@ -347,6 +350,10 @@ static int run_parse_args(int argc, char **argv, RunConfig *cfg)
         case ROPT_DEBUG:
             cfg->debug = true;
             break;
+        case ROPT_RACECHECK:   /* issue 13 */
+            cfg->debug = true;
+            cfg->racecheck = true;
+            break;
         case ROPT_PRINT:
             cfg->print_whole = true;
             break;
@@ -432,6 +439,7 @@ typedef struct Run {
     const krt_ufunc_module *ufuncs;
     const krt_ufunc *ufunc;        /* the signature chosen */
     const char *nvcc_flags;        /* what the kernels' options ask of nvcc */
+    char *modsym;                  /* emit_module_symbol (issue 13) */
 } Run;
 
 /* issue 9: the types of the tuple parameters (a descriptor knows only
@@ -654,6 +662,7 @@ static void run_cleanup(Run *r)
     /* The shared object stays loaded: with the CUDA backend, cudart's exit
      * handlers still refer to the kernels it registered. */
     free(r->source_text);
+    free(r->modsym);
     free(r->cfg.args - 2);
 }
 
@@ -725,6 +734,7 @@ static int run_translate(Run *r, bool cuda, StrBuf *code)
     opt.input = r->cfg.file;
     opt.target_c = !cuda;
     opt.debug = r->cfg.debug;
+    opt.racecheck = r->cfg.racecheck;
     opt.sigs = r->cfg.sigs;
     opt.nsigs = r->cfg.nsigs;
 
@@ -733,6 +743,8 @@ static int run_translate(Run *r, bool cuda, StrBuf *code)
         return RUN_FAIL;
     run_note_tuples(prog);
     run_note_records(prog);   /* rec */
+    free(r->modsym);
+    r->modsym = strdup(emit_module_symbol(prog, &opt));
 
     /* An unknown kernel is reported before paying for a compilation. */
     const char **names = calloc((size_t)prog->nfuncs + 1, sizeof *names);
@@ -827,8 +839,7 @@ static int run_spawn(char **argv)
                      argv[0], WEXITSTATUS(status));
 }
 
-/* The sanitised base names the emitter may have used for krt_module_<base>:
- * the file name without ".kern", and the whole file name. */
+/* The module's tables: krt_module_<ident>, krt_ufuncs_<ident>. */
 static const void *run_find_symbol(Run *r, const char *prefix);
 
 static const krt_module *run_find_module(Run *r)
@@ -838,27 +849,10 @@ static const krt_module *run_find_module(Run *r)
 
 static const void *run_find_symbol(Run *r, const char *prefix)
 {
-    const char *slash = strrchr(r->cfg.file, '/');
-    const char *base = slash ? slash + 1 : r->cfg.file;
-    size_t n = strlen(base);
-    size_t stems[2] = {n, n};
-    if (n > 5 && strcmp(base + n - 5, ".kern") == 0)
-        stems[0] = n - 5;
-    for (int k = 0; k < 2; k++) {
-        char sym[512];
-        size_t len = (size_t)snprintf(sym, sizeof sym, "%s", prefix);
-        for (size_t i = 0; i < stems[k] && len + 1 < sizeof sym; i++) {
-            char c = base[i];
-            bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                      (c >= '0' && c <= '9') || c == '_';
-            sym[len++] = ok ? c : '_';
-        }
-        sym[len] = '\0';
-        const void *m = dlsym(r->dl, sym);
-        if (m != NULL)
-            return m;
-    }
-    return NULL;
+    /* issue 13: the module's identifier, as the emitter made it */
+    char sym[512];
+    snprintf(sym, sizeof sym, "%s%s", prefix, r->modsym ? r->modsym : "");
+    return dlsym(r->dl, sym);
 }
 
 /* Is dir/kernrt.h there? */

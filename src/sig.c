@@ -243,6 +243,7 @@ static Type *sig_type(SigParser *P, bool allow_void)
 static bool sig_parse_string(SigParser *P, Signature *out)
 {
     sig_space(P);
+    size_t ret_pos = P->pos;
     Type *ret = ty_void;
     if (P->s[P->pos] != '(') {
         ret = sig_type(P, true);
@@ -278,6 +279,14 @@ static bool sig_parse_string(SigParser *P, Signature *out)
     out->ret = ret;
     out->params = (Type **)params.items;
     out->nparams = params.len;
+    out->has_loc = P->has_loc;   /* issue 13: for the checks against the def */
+    if (P->has_loc) {
+        out->loc = P->base;
+        out->ret_loc = P->base;
+        out->ret_loc.first_column = P->base.first_column + 1 + (int)ret_pos;
+        out->ret_loc.last_line = out->ret_loc.first_line;
+        out->ret_loc.last_column = out->ret_loc.first_column;
+    }
     return true;
 }
 
@@ -366,10 +375,20 @@ static bool sig_from_node(Node *e, Signature *out)
             sema_error(((Node *)e->kwargs.items[0])->loc, "keyword arguments in a signature");
             return false;
         }
-        return sig_param_exprs(&e->args, ret, out);
+        if (!sig_param_exprs(&e->args, ret, out))
+            return false;
+        out->has_loc = true;   /* issue 13 */
+        out->loc = e->loc;
+        out->ret_loc = e->lhs->loc;
+        return true;
     }
-    if (e->kind == E_TUPLE)   /* argument types only: (float32[:], int32) */
-        return sig_param_exprs(&e->args, ty_void, out);
+    if (e->kind == E_TUPLE) {  /* argument types only: (float32[:], int32) */
+        if (!sig_param_exprs(&e->args, ty_void, out))
+            return false;
+        out->has_loc = true;   /* issue 13 */
+        out->loc = out->ret_loc = e->loc;
+        return true;
+    }
     sema_error(e->loc, "expected a signature such as \"void(float32[:], int32)\"");
     return false;
 }

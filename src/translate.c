@@ -87,14 +87,20 @@ static Program *analyze(Node *module, const Options *opt)
             continue;   /* dev: below, unless device code calls it */
         for (int j = 0; j < fd->nsigs; j++) {
             Signature *s = &fd->sigs[j];
+            /* issue 13: at the signature where it is written, the def in a note */
             if (fd->is_kernel && s->ret != ty_void) {
-                sema_error(fd->def->loc, "the signature of kernel '%s' must return void, "
-                           "not %s", fd->name, ty_name(s->ret));
+                if (s->has_loc)
+                    diag_attach_note(fd->def->loc, "kernel '%s' is defined here", fd->name);
+                sema_error(s->has_loc ? s->ret_loc : fd->def->loc, "the signature of kernel "
+                           "'%s' must return void, not %s", fd->name, ty_name(s->ret));
                 continue;
             }
             if (s->nparams != fd->def->params.len) {
-                sema_error(fd->def->loc, "the signature of '%s' has %d parameter%s but the "
-                           "function takes %d", fd->name, s->nparams,
+                if (s->has_loc)
+                    diag_attach_note(fd->def->loc, "'%s' takes %d parameter%s", fd->name,
+                                     fd->def->params.len, fd->def->params.len == 1 ? "" : "s");
+                sema_error(s->has_loc ? s->loc : fd->def->loc, "the signature of '%s' has %d "
+                           "parameter%s but the function takes %d", fd->name, s->nparams,
                            s->nparams == 1 ? "" : "s", fd->def->params.len);
                 continue;
             }

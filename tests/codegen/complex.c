@@ -60,9 +60,9 @@ KRT_EXTERN_C int rotate__launch(krt_launch_cfg cfg, krt_array z, krt_array phase
     return krt_launch(&rotate__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_complex[] = {
+static const krt_kernel *const krt_kernels_complex_9e387b89[] = {
     &rotate__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_complex = {
-    "complex.kern", 1, krt_kernels_complex
+KRT_EXTERN_C const krt_module krt_module_complex_9e387b89 = {
+    "complex.kern", 1, krt_kernels_complex_9e387b89
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef COMPLEX_KERN_H_
-#define COMPLEX_KERN_H_
+#ifndef COMPLEX_9E387B89_KERN_H_
+#define COMPLEX_9E387B89_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int rotate(krt_launch_cfg cfg, krt_array z, krt_array phase, krt_a
 }
 extern const krt_kernel rotate__kernel;
 
-extern const krt_module krt_module_complex;
+extern const krt_module krt_module_complex_9e387b89;
+#ifndef krt_module_complex
+#define krt_module_complex krt_module_complex_9e387b89
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* COMPLEX_KERN_H_ */
+#endif /* COMPLEX_9E387B89_KERN_H_ */

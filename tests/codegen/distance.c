@@ -78,9 +78,9 @@ KRT_EXTERN_C int distances__launch(krt_launch_cfg cfg, krt_array xs, krt_array y
     return krt_launch(&distances__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_distance[] = {
+static const krt_kernel *const krt_kernels_distance_638b7ba8[] = {
     &distances__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_distance = {
-    "distance.kern", 1, krt_kernels_distance
+KRT_EXTERN_C const krt_module krt_module_distance_638b7ba8 = {
+    "distance.kern", 1, krt_kernels_distance_638b7ba8
 };

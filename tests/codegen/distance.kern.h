@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef DISTANCE_KERN_H_
-#define DISTANCE_KERN_H_
+#ifndef DISTANCE_638B7BA8_KERN_H_
+#define DISTANCE_638B7BA8_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int distances(krt_launch_cfg cfg, krt_array xs, krt_array ys, floa
 }
 extern const krt_kernel distances__kernel;
 
-extern const krt_module krt_module_distance;
+extern const krt_module krt_module_distance_638b7ba8;
+#ifndef krt_module_distance
+#define krt_module_distance krt_module_distance_638b7ba8
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* DISTANCE_KERN_H_ */
+#endif /* DISTANCE_638B7BA8_KERN_H_ */

@@ -47,9 +47,9 @@ KRT_EXTERN_C int double_it__launch(krt_launch_cfg cfg, krt_array a)
     return krt_launch(&double_it__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_double[] = {
+static const krt_kernel *const krt_kernels_double_7a408fe6[] = {
     &double_it__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_double = {
-    "double.kern", 1, krt_kernels_double
+KRT_EXTERN_C const krt_module krt_module_double_7a408fe6 = {
+    "double.kern", 1, krt_kernels_double_7a408fe6
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef DOUBLE_KERN_H_
-#define DOUBLE_KERN_H_
+#ifndef DOUBLE_7A408FE6_KERN_H_
+#define DOUBLE_7A408FE6_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int double_it(krt_launch_cfg cfg, krt_array a)
 }
 extern const krt_kernel double_it__kernel;
 
-extern const krt_module krt_module_double;
+extern const krt_module krt_module_double_7a408fe6;
+#ifndef krt_module_double
+#define krt_module_double krt_module_double_7a408fe6
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* DOUBLE_KERN_H_ */
+#endif /* DOUBLE_7A408FE6_KERN_H_ */

@@ -99,9 +99,9 @@ KRT_EXTERN_C int reverse_blocks__launch(krt_launch_cfg cfg, krt_array a)
     return krt_launch(&reverse_blocks__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_dynshared[] = {
+static const krt_kernel *const krt_kernels_dynshared_4cf6bc91[] = {
     &reverse_blocks__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_dynshared = {
-    "dynshared.kern", 1, krt_kernels_dynshared
+KRT_EXTERN_C const krt_module krt_module_dynshared_4cf6bc91 = {
+    "dynshared.kern", 1, krt_kernels_dynshared_4cf6bc91
 };

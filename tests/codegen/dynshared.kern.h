@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef DYNSHARED_KERN_H_
-#define DYNSHARED_KERN_H_
+#ifndef DYNSHARED_4CF6BC91_KERN_H_
+#define DYNSHARED_4CF6BC91_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int reverse_blocks(krt_launch_cfg cfg, krt_array a)
 }
 extern const krt_kernel reverse_blocks__kernel;
 
-extern const krt_module krt_module_dynshared;
+extern const krt_module krt_module_dynshared_4cf6bc91;
+#ifndef krt_module_dynshared
+#define krt_module_dynshared krt_module_dynshared_4cf6bc91
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* DYNSHARED_KERN_H_ */
+#endif /* DYNSHARED_4CF6BC91_KERN_H_ */

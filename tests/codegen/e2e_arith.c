@@ -281,11 +281,11 @@ KRT_EXTERN_C int floatops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, 
     return krt_launch(&floatops__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_arith[] = {
+static const krt_kernel *const krt_kernels_e2e_arith_efe6ae47[] = {
     &intops__kernel,
     &widen__kernel,
     &floatops__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_arith = {
-    "e2e_arith.kern", 3, krt_kernels_e2e_arith
+KRT_EXTERN_C const krt_module krt_module_e2e_arith_efe6ae47 = {
+    "e2e_arith.kern", 3, krt_kernels_e2e_arith_efe6ae47
 };

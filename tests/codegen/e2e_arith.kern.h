@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_ARITH_KERN_H_
-#define E2E_ARITH_KERN_H_
+#ifndef E2E_ARITH_EFE6AE47_KERN_H_
+#define E2E_ARITH_EFE6AE47_KERN_H_
 
 #include <kernrt.h>
 
@@ -36,9 +36,12 @@ static inline int floatops(krt_launch_cfg cfg, krt_array a, krt_array b, krt_arr
 }
 extern const krt_kernel floatops__kernel;
 
-extern const krt_module krt_module_e2e_arith;
+extern const krt_module krt_module_e2e_arith_efe6ae47;
+#ifndef krt_module_e2e_arith
+#define krt_module_e2e_arith krt_module_e2e_arith_efe6ae47
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_ARITH_KERN_H_ */
+#endif /* E2E_ARITH_EFE6AE47_KERN_H_ */

@@ -147,10 +147,10 @@ KRT_EXTERN_C int scale3__launch(krt_launch_cfg cfg, krt_array a, krt_array out)
     return krt_launch(&scale3__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_arrays[] = {
+static const krt_kernel *const krt_kernels_e2e_arrays_79a8e92f[] = {
     &add2__kernel,
     &scale3__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_arrays = {
-    "e2e_arrays.kern", 2, krt_kernels_e2e_arrays
+KRT_EXTERN_C const krt_module krt_module_e2e_arrays_79a8e92f = {
+    "e2e_arrays.kern", 2, krt_kernels_e2e_arrays_79a8e92f
 };

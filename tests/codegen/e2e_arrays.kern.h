@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_ARRAYS_KERN_H_
-#define E2E_ARRAYS_KERN_H_
+#ifndef E2E_ARRAYS_79A8E92F_KERN_H_
+#define E2E_ARRAYS_79A8E92F_KERN_H_
 
 #include <kernrt.h>
 
@@ -28,9 +28,12 @@ static inline int scale3(krt_launch_cfg cfg, krt_array a, krt_array out)
 }
 extern const krt_kernel scale3__kernel;
 
-extern const krt_module krt_module_e2e_arrays;
+extern const krt_module krt_module_e2e_arrays_79a8e92f;
+#ifndef krt_module_e2e_arrays
+#define krt_module_e2e_arrays krt_module_e2e_arrays_79a8e92f
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_ARRAYS_KERN_H_ */
+#endif /* E2E_ARRAYS_79A8E92F_KERN_H_ */

@@ -189,10 +189,10 @@ KRT_EXTERN_C int tickets__launch(krt_launch_cfg cfg, krt_array counter, krt_arra
     return krt_launch(&tickets__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_atomics[] = {
+static const krt_kernel *const krt_kernels_e2e_atomics_e81c916d[] = {
     &hammer__kernel,
     &tickets__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_atomics = {
-    "e2e_atomics.kern", 2, krt_kernels_e2e_atomics
+KRT_EXTERN_C const krt_module krt_module_e2e_atomics_e81c916d = {
+    "e2e_atomics.kern", 2, krt_kernels_e2e_atomics_e81c916d
 };

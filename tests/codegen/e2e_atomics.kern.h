@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_ATOMICS_KERN_H_
-#define E2E_ATOMICS_KERN_H_
+#ifndef E2E_ATOMICS_E81C916D_KERN_H_
+#define E2E_ATOMICS_E81C916D_KERN_H_
 
 #include <kernrt.h>
 
@@ -28,9 +28,12 @@ static inline int tickets(krt_launch_cfg cfg, krt_array counter, krt_array ticke
 }
 extern const krt_kernel tickets__kernel;
 
-extern const krt_module krt_module_e2e_atomics;
+extern const krt_module krt_module_e2e_atomics_e81c916d;
+#ifndef krt_module_e2e_atomics
+#define krt_module_e2e_atomics krt_module_e2e_atomics_e81c916d
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_ATOMICS_KERN_H_ */
+#endif /* E2E_ATOMICS_E81C916D_KERN_H_ */

@@ -378,13 +378,13 @@ KRT_EXTERN_C int shared_atomics__launch(krt_launch_cfg cfg, krt_array vals, krt_
     return krt_launch(&shared_atomics__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_atomics2[] = {
+static const krt_kernel *const krt_kernels_e2e_atomics2_1ab875c8[] = {
     &bits__kernel,
     &incdec__kernel,
     &exch_cas__kernel,
     &nans__kernel,
     &shared_atomics__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_atomics2 = {
-    "e2e_atomics2.kern", 5, krt_kernels_e2e_atomics2
+KRT_EXTERN_C const krt_module krt_module_e2e_atomics2_1ab875c8 = {
+    "e2e_atomics2.kern", 5, krt_kernels_e2e_atomics2_1ab875c8
 };

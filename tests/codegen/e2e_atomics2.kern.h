@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_ATOMICS2_KERN_H_
-#define E2E_ATOMICS2_KERN_H_
+#ifndef E2E_ATOMICS2_1AB875C8_KERN_H_
+#define E2E_ATOMICS2_1AB875C8_KERN_H_
 
 #include <kernrt.h>
 
@@ -52,9 +52,12 @@ static inline int shared_atomics(krt_launch_cfg cfg, krt_array vals, krt_array o
 }
 extern const krt_kernel shared_atomics__kernel;
 
-extern const krt_module krt_module_e2e_atomics2;
+extern const krt_module krt_module_e2e_atomics2_1ab875c8;
+#ifndef krt_module_e2e_atomics2
+#define krt_module_e2e_atomics2 krt_module_e2e_atomics2_1ab875c8
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_ATOMICS2_KERN_H_ */
+#endif /* E2E_ATOMICS2_1AB875C8_KERN_H_ */

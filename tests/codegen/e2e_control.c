@@ -171,9 +171,9 @@ KRT_EXTERN_C int flags__launch(krt_launch_cfg cfg, krt_array x, uint8_t neg, int
     return krt_launch(&flags__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_control[] = {
+static const krt_kernel *const krt_kernels_e2e_control_efa0b3b7[] = {
     &flags__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_control = {
-    "e2e_control.kern", 1, krt_kernels_e2e_control
+KRT_EXTERN_C const krt_module krt_module_e2e_control_efa0b3b7 = {
+    "e2e_control.kern", 1, krt_kernels_e2e_control_efa0b3b7
 };

@@ -66,65 +66,6 @@ KRT_EXTERN_C __global__ void flags(krt_view x, bool neg, int64_t n)
     }
 }
 
-#line 9 "e2e_control.kern"
-KRT_EXTERN_C __global__ void flags__i32(krt_view x, bool neg, int64_t n)
-{
-    int64_t i = 0;
-    __shared__ float s[64];
-    int32_t t = 0;
-    float v = 0;
-    float p = 0;
-#line 10 "e2e_control.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 12 "e2e_control.kern"
-    t = (int32_t)threadIdx.x;
-#line 13 "e2e_control.kern"
-    s[t] = 0.0f;
-#line 14 "e2e_control.kern"
-    __syncthreads();
-#line 15 "e2e_control.kern"
-    while (n > 0) {
-#line 16 "e2e_control.kern"
-        n = krt_sub_i64(n, 1);
-#line 17 "e2e_control.kern"
-        if (n == 3) {
-#line 18 "e2e_control.kern"
-            continue;
-        }
-#line 19 "e2e_control.kern"
-        if (n == 1) {
-#line 20 "e2e_control.kern"
-            break;
-        }
-#line 21 "e2e_control.kern"
-        s[t] = (float)(((double)s[t]) + 1.0);
-#line 22 "e2e_control.kern"
-        __syncthreads();
-    }
-#line 23 "e2e_control.kern"
-    if ((((int32_t)blockIdx.x) & 1) == 1) {
-#line 24 "e2e_control.kern"
-        __syncthreads();
-#line 25 "e2e_control.kern"
-        v = s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))];
-#line 26 "e2e_control.kern"
-        __syncthreads();
-#line 27 "e2e_control.kern"
-        s[t] = s[t] + (v * 100.0f);
-    } else {
-#line 29 "e2e_control.kern"
-        s[t] = (float)(((double)s[t]) - 1.0);
-    }
-#line 30 "e2e_control.kern"
-    if ((int32_t)i < (int32_t)x.shape[0]) {
-#line 31 "e2e_control.kern"
-        p = *(float *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0]));
-#line 32 "e2e_control.kern"
-        *(float *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])) = neg ? (-(p * 2.0f)) : (s[t] + p);
-#line 125 "e2e_control.cu"
-    }
-}
-
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 struct flags__shared {
@@ -253,7 +194,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 257 "e2e_control.cu"
+#line 198 "e2e_control.cu"
         krt_f = &krt_fr[krt_t];
         float p KRT_MAYBE_UNUSED = 0;
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
@@ -264,7 +205,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
             *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[t] + p);
-#line 268 "e2e_control.cu"
+#line 209 "e2e_control.cu"
         }
     }
 }
@@ -282,12 +223,6 @@ KRT_EXTERN_C const krt_kernel flags__kernel = {
     sizeof(struct flags__shared), sizeof(struct flags__frame),
     0
 };
-static const krt_kernel flags__kernel_i32 = {
-    "flags", "e2e_control.kern", 3, flags__params,
-    flags__cpu, (const void *)flags__i32,
-    sizeof(struct flags__shared), sizeof(struct flags__frame),
-    0
-};
 
 KRT_EXTERN_C int flags__launch(krt_launch_cfg cfg, krt_array x, uint8_t neg, int64_t n)
 {
@@ -298,17 +233,12 @@ KRT_EXTERN_C int flags__launch(krt_launch_cfg cfg, krt_array x, uint8_t neg, int
     neg = (uint8_t)(neg != 0);
     krt_argv[1] = &neg;
     krt_argv[2] = &n;
-    if (krt_launch_fits32(&flags__kernel, &cfg, krt_argv))
-        return krt_launch(&flags__kernel_i32, cfg, krt_argv);
     return krt_launch(&flags__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_control[] = {
+static const krt_kernel *const krt_kernels_e2e_control_efa0b3b7[] = {
     &flags__kernel,
 };
-KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_control[] = {
-    &flags__kernel_i32,
-};
-KRT_EXTERN_C const krt_module krt_module_e2e_control = {
-    "e2e_control.kern", 1, krt_kernels_e2e_control
+KRT_EXTERN_C const krt_module krt_module_e2e_control_efa0b3b7 = {
+    "e2e_control.kern", 1, krt_kernels_e2e_control_efa0b3b7
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_CONTROL_KERN_H_
-#define E2E_CONTROL_KERN_H_
+#ifndef E2E_CONTROL_EFA0B3B7_KERN_H_
+#define E2E_CONTROL_EFA0B3B7_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int flags(krt_launch_cfg cfg, krt_array x, uint8_t neg, int64_t n)
 }
 extern const krt_kernel flags__kernel;
 
-extern const krt_module krt_module_e2e_control;
+extern const krt_module krt_module_e2e_control_efa0b3b7;
+#ifndef krt_module_e2e_control
+#define krt_module_e2e_control krt_module_e2e_control_efa0b3b7
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_CONTROL_KERN_H_ */
+#endif /* E2E_CONTROL_EFA0B3B7_KERN_H_ */

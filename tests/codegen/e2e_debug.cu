@@ -241,11 +241,11 @@ KRT_EXTERN_C int through_device__launch(krt_launch_cfg cfg, krt_array a, krt_arr
     return krt_launch(&through_device__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_debug[] = {
+static const krt_kernel *const krt_kernels_e2e_debug_3dfcb38a[] = {
     &poke__kernel,
     &checked__kernel,
     &through_device__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_debug = {
-    "e2e_debug.kern", 3, krt_kernels_e2e_debug
+KRT_EXTERN_C const krt_module krt_module_e2e_debug_3dfcb38a = {
+    "e2e_debug.kern", 3, krt_kernels_e2e_debug_3dfcb38a
 };

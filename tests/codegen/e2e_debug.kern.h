@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_DEBUG_KERN_H_
-#define E2E_DEBUG_KERN_H_
+#ifndef E2E_DEBUG_3DFCB38A_KERN_H_
+#define E2E_DEBUG_3DFCB38A_KERN_H_
 
 #include <kernrt.h>
 
@@ -36,9 +36,12 @@ static inline int through_device(krt_launch_cfg cfg, krt_array a, krt_array out,
 }
 extern const krt_kernel through_device__kernel;
 
-extern const krt_module krt_module_e2e_debug;
+extern const krt_module krt_module_e2e_debug_3dfcb38a;
+#ifndef krt_module_e2e_debug
+#define krt_module_e2e_debug krt_module_e2e_debug_3dfcb38a
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_DEBUG_KERN_H_ */
+#endif /* E2E_DEBUG_3DFCB38A_KERN_H_ */

@@ -403,11 +403,11 @@ KRT_EXTERN_C int no_barrier__launch(krt_launch_cfg cfg, krt_array x, krt_array o
     return krt_launch(&no_barrier__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_devshared[] = {
+static const krt_kernel *const krt_kernels_e2e_devshared_74f1f219[] = {
     &count_blocks__kernel,
     &totals__kernel,
     &no_barrier__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_devshared = {
-    "e2e_devshared.kern", 3, krt_kernels_e2e_devshared
+KRT_EXTERN_C const krt_module krt_module_e2e_devshared_74f1f219 = {
+    "e2e_devshared.kern", 3, krt_kernels_e2e_devshared_74f1f219
 };

@@ -93,46 +93,6 @@ KRT_EXTERN_C __global__ void count_blocks(krt_view x, krt_view out)
     }
 }
 
-#line 40 "e2e_devshared.kern"
-KRT_EXTERN_C __global__ void count_blocks__i32(krt_view x, krt_view out)
-{
-    int32_t t = 0;
-    int64_t i = 0;
-#line 41 "e2e_devshared.kern"
-    t = (int32_t)threadIdx.x;
-#line 42 "e2e_devshared.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 43 "e2e_devshared.kern"
-    if (t == 0) {
-#line 44 "e2e_devshared.kern"
-        (void)counter(0, 0);
-    }
-#line 45 "e2e_devshared.kern"
-    __syncthreads();
-#line 46 "e2e_devshared.kern"
-    if ((int32_t)i < (int32_t)x.shape[0]) {
-#line 47 "e2e_devshared.kern"
-        if ((int32_t)((uint32_t)t % (uint32_t)3) == 0) {
-#line 48 "e2e_devshared.kern"
-            (void)counter(1, *(int64_t *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])));
-#line 49 "e2e_devshared.kern"
-        } else if ((int32_t)((uint32_t)t % (uint32_t)3) == 1) {
-#line 50 "e2e_devshared.kern"
-            (void)via(*(int64_t *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])));
-        } else {
-#line 52 "e2e_devshared.kern"
-            (void)own_and_via(*(int64_t *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])));
-        }
-    }
-#line 53 "e2e_devshared.kern"
-    __syncthreads();
-#line 54 "e2e_devshared.kern"
-    if (t == 0) {
-#line 55 "e2e_devshared.kern"
-        *(int64_t *)(out.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)out.strides[0])) = counter(2, 0);
-    }
-}
-
 #line 59 "e2e_devshared.kern"
 static __device__ inline KRT_MAYBE_UNUSED int64_t block_total(int64_t v)
 {
@@ -177,30 +137,6 @@ KRT_EXTERN_C __global__ void totals(krt_view x, krt_view out)
     if (i < x.shape[0]) {
 #line 79 "e2e_devshared.kern"
         *(int64_t *)(out.data + i * out.strides[0]) = r;
-    }
-}
-
-#line 72 "e2e_devshared.kern"
-KRT_EXTERN_C __global__ void totals__i32(krt_view x, krt_view out)
-{
-    int64_t i = 0;
-    int64_t v = 0;
-    int64_t r = 0;
-#line 73 "e2e_devshared.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 74 "e2e_devshared.kern"
-    v = 0;
-#line 75 "e2e_devshared.kern"
-    if ((int32_t)i < (int32_t)x.shape[0]) {
-#line 76 "e2e_devshared.kern"
-        v = *(int64_t *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0]));
-    }
-#line 77 "e2e_devshared.kern"
-    r = block_total(v);
-#line 78 "e2e_devshared.kern"
-    if ((int32_t)i < (int32_t)x.shape[0]) {
-#line 79 "e2e_devshared.kern"
-        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = r;
     }
 }
 
@@ -261,21 +197,7 @@ KRT_EXTERN_C __global__ void no_barrier(krt_view x, krt_view out)
     if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
         *(double *)(out.data + i * out.strides[0]) = scratch(*(double *)(x.data + i * x.strides[0]));
-#line 265 "e2e_devshared.cu"
-    }
-}
-
-#line 100 "e2e_devshared.kern"
-KRT_EXTERN_C __global__ void no_barrier__i32(krt_view x, krt_view out)
-{
-    int64_t i = 0;
-#line 101 "e2e_devshared.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 102 "e2e_devshared.kern"
-    if ((int32_t)i < (int32_t)x.shape[0]) {
-#line 103 "e2e_devshared.kern"
-        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = scratch(*(double *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])));
-#line 279 "e2e_devshared.cu"
+#line 201 "e2e_devshared.cu"
     }
 }
 
@@ -321,7 +243,7 @@ static inline KRT_MAYBE_UNUSED int64_t via__cpu(const krt_cpu_block *krt_b, krt_
     return counter__cpu(krt_b, krt_tid, krt_dsh_counter, 1, v);
 }
 
-#line 325 "e2e_devshared.cu"
+#line 247 "e2e_devshared.cu"
 struct own_and_via__dshared {
     int64_t mine[64];
 };
@@ -343,7 +265,7 @@ static inline KRT_MAYBE_UNUSED int64_t own_and_via__cpu(const krt_cpu_block *krt
     return via__cpu(krt_b, krt_tid, krt_dsh_counter, krt_sub_i64((*(int64_t *)krt_cpu_pick(krt_b, (void *)&krt_dsh_own_and_via->mine[krt_ck_cpu(((int64_t)t), 64, 0, "e2e_devshared.kern", 36, krt_b, krt_tid)], &krt_sinkv)), v));
 }
 
-#line 347 "e2e_devshared.cu"
+#line 269 "e2e_devshared.cu"
 struct count_blocks__shared {
     struct counter__dshared krt_dsh_counter;
     struct own_and_via__dshared krt_dsh_own_and_via;
@@ -416,7 +338,7 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 420 "e2e_devshared.cu"
+#line 342 "e2e_devshared.cu"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
@@ -555,7 +477,7 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     return acc;
 }
 
-#line 559 "e2e_devshared.cu"
+#line 481 "e2e_devshared.cu"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -586,7 +508,7 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
-#line 590 "e2e_devshared.cu"
+#line 512 "e2e_devshared.cu"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
@@ -596,7 +518,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
-#line 600 "e2e_devshared.cu"
+#line 522 "e2e_devshared.cu"
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -607,7 +529,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
             *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
-#line 611 "e2e_devshared.cu"
+#line 533 "e2e_devshared.cu"
         }
     }
 }
@@ -624,12 +546,6 @@ KRT_EXTERN_C const krt_kernel count_blocks__kernel = {
     sizeof(struct count_blocks__shared), sizeof(struct count_blocks__frame),
     0
 };
-static const krt_kernel count_blocks__kernel_i32 = {
-    "count_blocks", "e2e_devshared.kern", 2, count_blocks__params,
-    count_blocks__cpu, (const void *)count_blocks__i32,
-    sizeof(struct count_blocks__shared), sizeof(struct count_blocks__frame),
-    0
-};
 
 KRT_EXTERN_C int count_blocks__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -640,8 +556,6 @@ KRT_EXTERN_C int count_blocks__launch(krt_launch_cfg cfg, krt_array x, krt_array
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&count_blocks__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
-    if (krt_launch_fits32(&count_blocks__kernel, &cfg, krt_argv))
-        return krt_launch(&count_blocks__kernel_i32, cfg, krt_argv);
     return krt_launch(&count_blocks__kernel, cfg, krt_argv);
 }
 
@@ -655,12 +569,6 @@ KRT_EXTERN_C const krt_kernel totals__kernel = {
     sizeof(struct totals__shared), sizeof(struct totals__frame),
     0
 };
-static const krt_kernel totals__kernel_i32 = {
-    "totals", "e2e_devshared.kern", 2, totals__params,
-    totals__cpu, (const void *)totals__i32,
-    sizeof(struct totals__shared), sizeof(struct totals__frame),
-    0
-};
 
 KRT_EXTERN_C int totals__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -671,8 +579,6 @@ KRT_EXTERN_C int totals__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&totals__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
-    if (krt_launch_fits32(&totals__kernel, &cfg, krt_argv))
-        return krt_launch(&totals__kernel_i32, cfg, krt_argv);
     return krt_launch(&totals__kernel, cfg, krt_argv);
 }
 
@@ -686,12 +592,6 @@ KRT_EXTERN_C const krt_kernel no_barrier__kernel = {
     sizeof(struct no_barrier__shared), 0,
     0
 };
-static const krt_kernel no_barrier__kernel_i32 = {
-    "no_barrier", "e2e_devshared.kern", 2, no_barrier__params,
-    no_barrier__cpu, (const void *)no_barrier__i32,
-    sizeof(struct no_barrier__shared), 0,
-    0
-};
 
 KRT_EXTERN_C int no_barrier__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -702,21 +602,14 @@ KRT_EXTERN_C int no_barrier__launch(krt_launch_cfg cfg, krt_array x, krt_array o
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&no_barrier__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
-    if (krt_launch_fits32(&no_barrier__kernel, &cfg, krt_argv))
-        return krt_launch(&no_barrier__kernel_i32, cfg, krt_argv);
     return krt_launch(&no_barrier__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_devshared[] = {
+static const krt_kernel *const krt_kernels_e2e_devshared_74f1f219[] = {
     &count_blocks__kernel,
     &totals__kernel,
     &no_barrier__kernel,
 };
-KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_devshared[] = {
-    &count_blocks__kernel_i32,
-    &totals__kernel_i32,
-    &no_barrier__kernel_i32,
-};
-KRT_EXTERN_C const krt_module krt_module_e2e_devshared = {
-    "e2e_devshared.kern", 3, krt_kernels_e2e_devshared
+KRT_EXTERN_C const krt_module krt_module_e2e_devshared_74f1f219 = {
+    "e2e_devshared.kern", 3, krt_kernels_e2e_devshared_74f1f219
 };

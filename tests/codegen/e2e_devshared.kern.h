@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_DEVSHARED_KERN_H_
-#define E2E_DEVSHARED_KERN_H_
+#ifndef E2E_DEVSHARED_74F1F219_KERN_H_
+#define E2E_DEVSHARED_74F1F219_KERN_H_
 
 #include <kernrt.h>
 
@@ -36,9 +36,12 @@ static inline int no_barrier(krt_launch_cfg cfg, krt_array x, krt_array out)
 }
 extern const krt_kernel no_barrier__kernel;
 
-extern const krt_module krt_module_e2e_devshared;
+extern const krt_module krt_module_e2e_devshared_74f1f219;
+#ifndef krt_module_e2e_devshared
+#define krt_module_e2e_devshared krt_module_e2e_devshared_74f1f219
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_DEVSHARED_KERN_H_ */
+#endif /* E2E_DEVSHARED_74F1F219_KERN_H_ */

@@ -893,10 +893,10 @@ KRT_EXTERN_C int shuffle__launch(krt_launch_cfg cfg, krt_array a, krt_array out,
     return krt_launch(&shuffle__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_devsync[] = {
+static const krt_kernel *const krt_kernels_e2e_devsync_bb6158d9[] = {
     &reduce__kernel,
     &shuffle__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_devsync = {
-    "e2e_devsync.kern", 2, krt_kernels_e2e_devsync
+KRT_EXTERN_C const krt_module krt_module_e2e_devsync_bb6158d9 = {
+    "e2e_devsync.kern", 2, krt_kernels_e2e_devsync_bb6158d9
 };

@@ -81,26 +81,6 @@ KRT_EXTERN_C __global__ void reduce(krt_view x, krt_view out)
     }
 }
 
-#line 37 "e2e_devsync.kern"
-KRT_EXTERN_C __global__ void reduce__i32(krt_view x, krt_view out)
-{
-    __shared__ float sm[32];
-    int64_t i = 0;
-    float v = 0;
-    float s = 0;
-#line 39 "e2e_devsync.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 40 "e2e_devsync.kern"
-    v = ((int32_t)i < (int32_t)x.shape[0]) ? ((float *)x.data)[(int32_t)i] : 0.0f;
-#line 41 "e2e_devsync.kern"
-    s = block_sum(v, krt_view_make((void *)sm, 1, 32, 0, 0, (int64_t)sizeof(float)));
-#line 42 "e2e_devsync.kern"
-    if (((int32_t)threadIdx.x) == 0) {
-#line 43 "e2e_devsync.kern"
-        ((float *)out.data)[((int32_t)blockIdx.x)] = s;
-    }
-}
-
 #line 47 "e2e_devsync.kern"
 static __device__ inline KRT_MAYBE_UNUSED int32_t rotate(int32_t x, int32_t t)
 {
@@ -193,38 +173,7 @@ KRT_EXTERN_C __global__ void shuffle(krt_view a, krt_view out, krt_view counts)
     ((int32_t *)counts.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = (int32_t)count_positive(krt_sub_i64(((int64_t)((int32_t *)a.data)[i]), 50));
 #line 82 "e2e_devsync.kern"
     fence(a, i);
-#line 197 "e2e_devsync.cu"
-}
-
-#line 71 "e2e_devsync.kern"
-KRT_EXTERN_C __global__ void shuffle__i32(krt_view a, krt_view out, krt_view counts)
-{
-    int32_t t = 0;
-    int64_t i = 0;
-#line 72 "e2e_devsync.kern"
-    t = (int32_t)threadIdx.x;
-#line 73 "e2e_devsync.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 74 "e2e_devsync.kern"
-    ((int32_t *)out.data)[(int32_t)i] = (int32_t)krt_add_i64(((int64_t)rotate(rotate(((int32_t *)a.data)[(int32_t)i], t), t)), 1);
-#line 75 "e2e_devsync.kern"
-    if (rotate(((int32_t *)a.data)[(int32_t)i], t) > 50) {
-#line 76 "e2e_devsync.kern"
-        ((int32_t *)out.data)[(int32_t)i] = (int32_t)krt_add_i64(((int64_t)((int32_t *)out.data)[(int32_t)i]), 1000);
-    }
-#line 77 "e2e_devsync.kern"
-    if (t < 64) {
-#line 78 "e2e_devsync.kern"
-        ((int32_t *)counts.data)[(2 * (int32_t)i)] = (int32_t)warp_sum__i4(((int32_t *)a.data)[(int32_t)i]);
-    } else {
-#line 80 "e2e_devsync.kern"
-        ((int32_t *)counts.data)[(2 * (int32_t)i)] = -5;
-    }
-#line 81 "e2e_devsync.kern"
-    ((int32_t *)counts.data)[((2 * (int32_t)i) + 1)] = (int32_t)count_positive(krt_sub_i64(((int64_t)((int32_t *)a.data)[(int32_t)i]), 50));
-#line 82 "e2e_devsync.kern"
-    fence(a, i);
-#line 228 "e2e_devsync.cu"
+#line 177 "e2e_devsync.cu"
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
@@ -613,7 +562,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 617 "e2e_devsync.cu"
+#line 566 "e2e_devsync.cu"
 struct shuffle__shared {
     int32_t rotate__buf[128];
 };
@@ -656,7 +605,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int krt_go;
     int krt_br0;
     int krt_br1;
-#line 660 "e2e_devsync.cu"
+#line 609 "e2e_devsync.cu"
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     unsigned krt_w, krt_wn, krt_l;
     uint32_t krt_act;
@@ -786,7 +735,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t rotate__x KRT_MAYBE_UNUSED = krt_f->rotate__x;
-#line 790 "e2e_devsync.cu"
+#line 739 "e2e_devsync.cu"
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 49 "e2e_devsync.kern"
         krt_s->rotate__buf[krt_wrap_index(((int64_t)rotate__t), 128)] = rotate__x;
@@ -840,7 +789,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
-#line 844 "e2e_devsync.cu"
+#line 793 "e2e_devsync.cu"
     }
     if (krt_br0) {
 #line 78 "e2e_devsync.kern"
@@ -855,7 +804,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         /* device function warp_sum, inlined */
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 859 "e2e_devsync.cu"
+#line 808 "e2e_devsync.cu"
             krt_f = &krt_fr[krt_t];
             int64_t warp_sum__i4__v_2 KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v_2;
             int32_t warp_sum__i4__v KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v;
@@ -965,7 +914,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 969 "e2e_devsync.cu"
+#line 918 "e2e_devsync.cu"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
@@ -981,7 +930,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)counts.data)[krt_mul_i64(2, i)] = -5;
         }
     }
-#line 985 "e2e_devsync.cu"
+#line 934 "e2e_devsync.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_MASKED(1))
@@ -990,12 +939,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 81 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 994 "e2e_devsync.cu"
+#line 943 "e2e_devsync.cu"
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 81 "e2e_devsync.kern"
         krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[i]), 50);
         krt_f->krt_ret4 = 0;
-#line 999 "e2e_devsync.cu"
+#line 948 "e2e_devsync.cu"
     }
     /* device function count_positive, inlined */
 #line 58 "e2e_devsync.kern"
@@ -1043,12 +992,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 #line 82 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1047 "e2e_devsync.cu"
+#line 996 "e2e_devsync.cu"
         krt_f = &krt_fr[krt_t];
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
 #line 82 "e2e_devsync.kern"
         krt_f->fence__a = a;
-#line 1052 "e2e_devsync.cu"
+#line 1001 "e2e_devsync.cu"
         krt_f->fence__i = i;
     }
     /* device function fence, inlined */
@@ -1067,7 +1016,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 1071 "e2e_devsync.cu"
+#line 1020 "e2e_devsync.cu"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param reduce__params[] = {
@@ -1077,12 +1026,6 @@ static const krt_param reduce__params[] = {
 KRT_EXTERN_C const krt_kernel reduce__kernel = {
     "reduce", "e2e_devsync.kern", 2, reduce__params,
     reduce__cpu, (const void *)reduce,
-    sizeof(struct reduce__shared), sizeof(struct reduce__frame),
-    0
-};
-static const krt_kernel reduce__kernel_i32 = {
-    "reduce", "e2e_devsync.kern", 2, reduce__params,
-    reduce__cpu, (const void *)reduce__i32,
     sizeof(struct reduce__shared), sizeof(struct reduce__frame),
     0
 };
@@ -1096,8 +1039,6 @@ KRT_EXTERN_C int reduce__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&reduce__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
-    if (krt_launch_fits32(&reduce__kernel, &cfg, krt_argv))
-        return krt_launch(&reduce__kernel_i32, cfg, krt_argv);
     return krt_launch(&reduce__kernel, cfg, krt_argv);
 }
 
@@ -1109,12 +1050,6 @@ static const krt_param shuffle__params[] = {
 KRT_EXTERN_C const krt_kernel shuffle__kernel = {
     "shuffle", "e2e_devsync.kern", 3, shuffle__params,
     shuffle__cpu, (const void *)shuffle,
-    sizeof(struct shuffle__shared), sizeof(struct shuffle__frame),
-    0
-};
-static const krt_kernel shuffle__kernel_i32 = {
-    "shuffle", "e2e_devsync.kern", 3, shuffle__params,
-    shuffle__cpu, (const void *)shuffle__i32,
     sizeof(struct shuffle__shared), sizeof(struct shuffle__frame),
     0
 };
@@ -1131,19 +1066,13 @@ KRT_EXTERN_C int shuffle__launch(krt_launch_cfg cfg, krt_array a, krt_array out,
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&shuffle__kernel, 2, &counts, &krt_v2));
     krt_argv[2] = &krt_v2;
-    if (krt_launch_fits32(&shuffle__kernel, &cfg, krt_argv))
-        return krt_launch(&shuffle__kernel_i32, cfg, krt_argv);
     return krt_launch(&shuffle__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_devsync[] = {
+static const krt_kernel *const krt_kernels_e2e_devsync_bb6158d9[] = {
     &reduce__kernel,
     &shuffle__kernel,
 };
-KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_devsync[] = {
-    &reduce__kernel_i32,
-    &shuffle__kernel_i32,
-};
-KRT_EXTERN_C const krt_module krt_module_e2e_devsync = {
-    "e2e_devsync.kern", 2, krt_kernels_e2e_devsync
+KRT_EXTERN_C const krt_module krt_module_e2e_devsync_bb6158d9 = {
+    "e2e_devsync.kern", 2, krt_kernels_e2e_devsync_bb6158d9
 };

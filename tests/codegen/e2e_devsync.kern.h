@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_DEVSYNC_KERN_H_
-#define E2E_DEVSYNC_KERN_H_
+#ifndef E2E_DEVSYNC_BB6158D9_KERN_H_
+#define E2E_DEVSYNC_BB6158D9_KERN_H_
 
 #include <kernrt.h>
 
@@ -28,9 +28,12 @@ static inline int shuffle(krt_launch_cfg cfg, krt_array a, krt_array out, krt_ar
 }
 extern const krt_kernel shuffle__kernel;
 
-extern const krt_module krt_module_e2e_devsync;
+extern const krt_module krt_module_e2e_devsync_bb6158d9;
+#ifndef krt_module_e2e_devsync
+#define krt_module_e2e_devsync krt_module_e2e_devsync_bb6158d9
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_DEVSYNC_KERN_H_ */
+#endif /* E2E_DEVSYNC_BB6158D9_KERN_H_ */

@@ -430,10 +430,10 @@ KRT_EXTERN_C int grid_scan__launch(krt_launch_cfg cfg, krt_array x, krt_array pa
     return krt_launch(&grid_scan__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_gridsync[] = {
+static const krt_kernel *const krt_kernels_e2e_gridsync_9131f9c7[] = {
     &jacobi__kernel,
     &grid_scan__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_gridsync = {
-    "e2e_gridsync.kern", 2, krt_kernels_e2e_gridsync
+KRT_EXTERN_C const krt_module krt_module_e2e_gridsync_9131f9c7 = {
+    "e2e_gridsync.kern", 2, krt_kernels_e2e_gridsync_9131f9c7
 };

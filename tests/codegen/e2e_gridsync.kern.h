@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_GRIDSYNC_KERN_H_
-#define E2E_GRIDSYNC_KERN_H_
+#ifndef E2E_GRIDSYNC_9131F9C7_KERN_H_
+#define E2E_GRIDSYNC_9131F9C7_KERN_H_
 
 #include <kernrt.h>
 
@@ -28,9 +28,12 @@ static inline int grid_scan(krt_launch_cfg cfg, krt_array x, krt_array partial, 
 }
 extern const krt_kernel grid_scan__kernel;
 
-extern const krt_module krt_module_e2e_gridsync;
+extern const krt_module krt_module_e2e_gridsync_9131f9c7;
+#ifndef krt_module_e2e_gridsync
+#define krt_module_e2e_gridsync krt_module_e2e_gridsync_9131f9c7
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_GRIDSYNC_KERN_H_ */
+#endif /* E2E_GRIDSYNC_9131F9C7_KERN_H_ */

@@ -381,12 +381,12 @@ KRT_EXTERN_C int say__launch(krt_launch_cfg cfg, int32_t n, double x, uint8_t fl
     return krt_launch(&say__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_intrinsics[] = {
+static const krt_kernel *const krt_kernels_e2e_intrinsics_988e2a8e[] = {
     &bitops__kernel,
     &mathops__kernel,
     &tables__kernel,
     &say__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_intrinsics = {
-    "e2e_intrinsics.kern", 4, krt_kernels_e2e_intrinsics
+KRT_EXTERN_C const krt_module krt_module_e2e_intrinsics_988e2a8e = {
+    "e2e_intrinsics.kern", 4, krt_kernels_e2e_intrinsics_988e2a8e
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_INTRINSICS_KERN_H_
-#define E2E_INTRINSICS_KERN_H_
+#ifndef E2E_INTRINSICS_988E2A8E_KERN_H_
+#define E2E_INTRINSICS_988E2A8E_KERN_H_
 
 #include <kernrt.h>
 
@@ -44,9 +44,12 @@ static inline int say(krt_launch_cfg cfg, int32_t n, double x, uint8_t flag)
 }
 extern const krt_kernel say__kernel;
 
-extern const krt_module krt_module_e2e_intrinsics;
+extern const krt_module krt_module_e2e_intrinsics_988e2a8e;
+#ifndef krt_module_e2e_intrinsics
+#define krt_module_e2e_intrinsics krt_module_e2e_intrinsics_988e2a8e
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_INTRINSICS_KERN_H_ */
+#endif /* E2E_INTRINSICS_988E2A8E_KERN_H_ */

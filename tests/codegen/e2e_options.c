@@ -240,13 +240,13 @@ KRT_EXTERN_C int fast__launch(krt_launch_cfg cfg, krt_array x)
     return krt_launch(&fast__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_options[] = {
+static const krt_kernel *const krt_kernels_e2e_options_a9656f1b[] = {
     &axpb__kernel,
     &axpb__a1f8_f8__kernel,
     &shadow__kernel,
     &tuple_local__kernel,
     &fast__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_options = {
-    "e2e_options.kern", 5, krt_kernels_e2e_options
+KRT_EXTERN_C const krt_module krt_module_e2e_options_a9656f1b = {
+    "e2e_options.kern", 5, krt_kernels_e2e_options_a9656f1b
 };

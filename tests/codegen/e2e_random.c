@@ -169,10 +169,10 @@ KRT_EXTERN_C int mixed__launch(krt_launch_cfg cfg, krt_array states, krt_array o
     return krt_launch(&mixed__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_random[] = {
+static const krt_kernel *const krt_kernels_e2e_random_448ce3b6[] = {
     &draws__kernel,
     &mixed__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_random = {
-    "e2e_random.kern", 2, krt_kernels_e2e_random
+KRT_EXTERN_C const krt_module krt_module_e2e_random_448ce3b6 = {
+    "e2e_random.kern", 2, krt_kernels_e2e_random_448ce3b6
 };

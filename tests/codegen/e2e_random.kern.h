@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_RANDOM_KERN_H_
-#define E2E_RANDOM_KERN_H_
+#ifndef E2E_RANDOM_448CE3B6_KERN_H_
+#define E2E_RANDOM_448CE3B6_KERN_H_
 
 #include <kernrt.h>
 
@@ -28,9 +28,12 @@ static inline int mixed(krt_launch_cfg cfg, krt_array states, krt_array out)
 }
 extern const krt_kernel mixed__kernel;
 
-extern const krt_module krt_module_e2e_random;
+extern const krt_module krt_module_e2e_random_448ce3b6;
+#ifndef krt_module_e2e_random
+#define krt_module_e2e_random krt_module_e2e_random_448ce3b6
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_RANDOM_KERN_H_ */
+#endif /* E2E_RANDOM_448CE3B6_KERN_H_ */

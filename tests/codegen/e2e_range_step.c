@@ -664,7 +664,7 @@ KRT_EXTERN_C int count_debug__launch(krt_launch_cfg cfg, krt_array out, krt_arra
     return krt_launch(&count_debug__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_range_step[] = {
+static const krt_kernel *const krt_kernels_e2e_range_step_81e679d7[] = {
     &count__kernel,
     &count_unsigned__kernel,
     &count_sync__kernel,
@@ -673,6 +673,6 @@ static const krt_kernel *const krt_kernels_e2e_range_step[] = {
     &count_device__kernel,
     &count_debug__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_range_step = {
-    "e2e_range_step.kern", 7, krt_kernels_e2e_range_step
+KRT_EXTERN_C const krt_module krt_module_e2e_range_step_81e679d7 = {
+    "e2e_range_step.kern", 7, krt_kernels_e2e_range_step_81e679d7
 };

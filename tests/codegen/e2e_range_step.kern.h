@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_RANGE_STEP_KERN_H_
-#define E2E_RANGE_STEP_KERN_H_
+#ifndef E2E_RANGE_STEP_81E679D7_KERN_H_
+#define E2E_RANGE_STEP_81E679D7_KERN_H_
 
 #include <kernrt.h>
 
@@ -68,9 +68,12 @@ static inline int count_debug(krt_launch_cfg cfg, krt_array out, krt_array steps
 }
 extern const krt_kernel count_debug__kernel;
 
-extern const krt_module krt_module_e2e_range_step;
+extern const krt_module krt_module_e2e_range_step_81e679d7;
+#ifndef krt_module_e2e_range_step
+#define krt_module_e2e_range_step krt_module_e2e_range_step_81e679d7
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_RANGE_STEP_KERN_H_ */
+#endif /* E2E_RANGE_STEP_81E679D7_KERN_H_ */

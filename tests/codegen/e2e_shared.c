@@ -487,12 +487,12 @@ KRT_EXTERN_C int dyn_local__launch(krt_launch_cfg cfg, krt_array x, krt_array ou
     return krt_launch(&dyn_local__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_shared[] = {
+static const krt_kernel *const krt_kernels_e2e_shared_831e6baa[] = {
     &block_sum__kernel,
     &scan__kernel,
     &mirror3__kernel,
     &dyn_local__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_shared = {
-    "e2e_shared.kern", 4, krt_kernels_e2e_shared
+KRT_EXTERN_C const krt_module krt_module_e2e_shared_831e6baa = {
+    "e2e_shared.kern", 4, krt_kernels_e2e_shared_831e6baa
 };

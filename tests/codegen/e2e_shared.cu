@@ -58,48 +58,6 @@ KRT_EXTERN_C __global__ void block_sum(krt_view x, krt_view out)
     }
 }
 
-#line 16 "e2e_shared.kern"
-KRT_EXTERN_C __global__ void block_sum__i32(krt_view x, krt_view out)
-{
-    __shared__ float s[1024];
-    int32_t tid = 0;
-    int64_t i = 0;
-    int64_t step = 0;
-#line 18 "e2e_shared.kern"
-    tid = (int32_t)threadIdx.x;
-#line 19 "e2e_shared.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 20 "e2e_shared.kern"
-    if ((int32_t)i < (int32_t)x.shape[0]) {
-#line 21 "e2e_shared.kern"
-        s[tid] = ((float *)x.data)[(int32_t)i];
-    } else {
-#line 23 "e2e_shared.kern"
-        s[tid] = 0.0f;
-    }
-#line 24 "e2e_shared.kern"
-    __syncthreads();
-#line 25 "e2e_shared.kern"
-    step = (int64_t)(((int32_t)blockDim.x) >> 1);
-#line 26 "e2e_shared.kern"
-    while ((int32_t)step > 0) {
-#line 27 "e2e_shared.kern"
-        if (tid < (int32_t)step) {
-#line 28 "e2e_shared.kern"
-            s[tid] = combine(s[tid], s[tid + (int32_t)step]);
-        }
-#line 29 "e2e_shared.kern"
-        __syncthreads();
-#line 30 "e2e_shared.kern"
-        step = (int64_t)((int32_t)step >> 1);
-    }
-#line 31 "e2e_shared.kern"
-    if (tid == 0) {
-#line 32 "e2e_shared.kern"
-        ((float *)out.data)[((int32_t)blockIdx.x)] = s[0];
-    }
-}
-
 #line 11 "e2e_shared.kern"
 static __device__ inline KRT_MAYBE_UNUSED int64_t combine__i8_i8(int64_t a, int64_t b)
 {
@@ -158,57 +116,6 @@ KRT_EXTERN_C __global__ void scan(krt_view x, krt_view out, int32_t n)
     *(int64_t *)(out.data + (int32_t)i * out.strides[0]) = sh[t];
 }
 
-#line 36 "e2e_shared.kern"
-KRT_EXTERN_C __global__ void scan__i32(krt_view x, krt_view out, int32_t n)
-{
-    __shared__ int64_t sh[256];
-    int32_t t = 0;
-    int64_t i = 0;
-    int64_t d = 0;
-    int64_t off = 0;
-    int64_t v = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-#line 38 "e2e_shared.kern"
-    t = (int32_t)threadIdx.x;
-#line 39 "e2e_shared.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 40 "e2e_shared.kern"
-    if ((int32_t)i >= n) {
-#line 41 "e2e_shared.kern"
-        return;
-    }
-#line 42 "e2e_shared.kern"
-    sh[t] = *(int64_t *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0]));
-#line 43 "e2e_shared.kern"
-    __syncthreads();
-#line 44 "e2e_shared.kern"
-    krt_it1 = 0;
-    krt_stop2 = 8;
-    krt_step3 = 1;
-    for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
-        d = krt_it1;
-#line 45 "e2e_shared.kern"
-        off = krt_shl_i64(1, d);
-#line 46 "e2e_shared.kern"
-        v = sh[t];
-#line 47 "e2e_shared.kern"
-        if (((int64_t)t) >= off) {
-#line 48 "e2e_shared.kern"
-            v = combine__i8_i8(v, sh[krt_wrap_index(krt_sub_i64(((int64_t)t), off), 256)]);
-        }
-#line 49 "e2e_shared.kern"
-        __syncthreads();
-#line 50 "e2e_shared.kern"
-        sh[t] = v;
-#line 51 "e2e_shared.kern"
-        __syncthreads();
-    }
-#line 52 "e2e_shared.kern"
-    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = sh[t];
-}
-
 #line 56 "e2e_shared.kern"
 KRT_EXTERN_C __global__ void mirror3(krt_view out)
 {
@@ -239,36 +146,6 @@ KRT_EXTERN_C __global__ void mirror3(krt_view out)
     ((int32_t *)out.data)[(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), ((int64_t)bz)), ((int64_t)z)) * out.shape[1] + y) * out.shape[2] + x] = s[krt_wrap_index(((int64_t)((bz - 1) - z)), 4)][krt_wrap_index(((int64_t)((by - 1) - y)), 8)][krt_wrap_index(((int64_t)((bx - 1) - x)), 32)];
 }
 
-#line 56 "e2e_shared.kern"
-KRT_EXTERN_C __global__ void mirror3__i32(krt_view out)
-{
-    __shared__ int32_t s[4][8][32];
-    int32_t x = 0;
-    int32_t y = 0;
-    int32_t z = 0;
-    int32_t bx = 0;
-    int32_t by = 0;
-    int32_t bz = 0;
-#line 58 "e2e_shared.kern"
-    x = (int32_t)threadIdx.x;
-#line 59 "e2e_shared.kern"
-    y = (int32_t)threadIdx.y;
-#line 60 "e2e_shared.kern"
-    z = (int32_t)threadIdx.z;
-#line 61 "e2e_shared.kern"
-    bx = (int32_t)blockDim.x;
-#line 62 "e2e_shared.kern"
-    by = (int32_t)blockDim.y;
-#line 63 "e2e_shared.kern"
-    bz = (int32_t)blockDim.z;
-#line 64 "e2e_shared.kern"
-    s[z][y][x] = (int32_t)krt_add_i64(((int64_t)((((z * by) + y) * bx) + x)), krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), 100000));
-#line 65 "e2e_shared.kern"
-    __syncthreads();
-#line 66 "e2e_shared.kern"
-    ((int32_t *)out.data)[(((((int32_t)blockIdx.x) * bz) + z) * out.shape[1] + y) * out.shape[2] + x] = s[krt_wrap_index(((int64_t)((bz - 1) - z)), 4)][krt_wrap_index(((int64_t)((by - 1) - y)), 8)][krt_wrap_index(((int64_t)((bx - 1) - x)), 32)];
-}
-
 #line 70 "e2e_shared.kern"
 KRT_EXTERN_C __global__ void dyn_local(krt_view x, krt_view out)
 {
@@ -284,7 +161,7 @@ KRT_EXTERN_C __global__ void dyn_local(krt_view x, krt_view out)
     int64_t krt_step3 = 0;
     int64_t krt_it4 = 0;
     int64_t krt_stop5 = 0;
-#line 288 "e2e_shared.cu"
+#line 165 "e2e_shared.cu"
     int64_t krt_step6 = 0;
 #line 73 "e2e_shared.kern"
     t = (int32_t)threadIdx.x;
@@ -310,7 +187,7 @@ KRT_EXTERN_C __global__ void dyn_local(krt_view x, krt_view out)
     krt_stop5 = 4;
     krt_step6 = 1;
     for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-#line 314 "e2e_shared.cu"
+#line 191 "e2e_shared.cu"
         k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
         acc = acc + (tmp[(int32_t)k_2] * ((double)((int64_t)((int32_t)k_2 + 1))));
@@ -319,61 +196,7 @@ KRT_EXTERN_C __global__ void dyn_local(krt_view x, krt_view out)
     if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
         *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_dynamic_smem_bytes() / sizeof(double)))];
-#line 323 "e2e_shared.cu"
-    }
-}
-
-#line 70 "e2e_shared.kern"
-KRT_EXTERN_C __global__ void dyn_local__i32(krt_view x, krt_view out)
-{
-    double *d = (double *)krt_dynshared;
-    double tmp[4];
-    int32_t t = 0;
-    int64_t i = 0;
-    int64_t k = 0;
-    double acc = 0;
-    int64_t k_2 = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-#line 342 "e2e_shared.cu"
-    int64_t krt_step6 = 0;
-#line 73 "e2e_shared.kern"
-    t = (int32_t)threadIdx.x;
-#line 74 "e2e_shared.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 75 "e2e_shared.kern"
-    d[t] = ((int32_t)i < (int32_t)x.shape[0]) ? *(double *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])) : 0.0;
-#line 76 "e2e_shared.kern"
-    __syncthreads();
-#line 77 "e2e_shared.kern"
-    krt_it1 = 0;
-    krt_stop2 = 4;
-    krt_step3 = 1;
-    for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
-        k = krt_it1;
-#line 78 "e2e_shared.kern"
-        tmp[(int32_t)k] = d[(int32_t)((uint32_t)(t + (int32_t)k) % (uint32_t)((int32_t)blockDim.x))];
-    }
-#line 79 "e2e_shared.kern"
-    acc = 0.0;
-#line 80 "e2e_shared.kern"
-    krt_it4 = 0;
-    krt_stop5 = 4;
-    krt_step6 = 1;
-    for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-#line 368 "e2e_shared.cu"
-        k_2 = krt_it4;
-#line 81 "e2e_shared.kern"
-        acc = acc + (tmp[(int32_t)k_2] * ((double)((int64_t)((int32_t)k_2 + 1))));
-    }
-#line 82 "e2e_shared.kern"
-    if ((int32_t)i < (int32_t)x.shape[0]) {
-#line 83 "e2e_shared.kern"
-        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = acc + d[krt_wrap_index(-1, (int64_t)(krt_dynamic_smem_bytes() / sizeof(double)))];
-#line 377 "e2e_shared.cu"
+#line 200 "e2e_shared.cu"
     }
 }
 
@@ -388,7 +211,7 @@ static inline KRT_MAYBE_UNUSED float combine__cpu(const krt_cpu_block *krt_b, kr
     return a + b;
 }
 
-#line 392 "e2e_shared.cu"
+#line 215 "e2e_shared.cu"
 struct block_sum__shared {
     float s[1024];
 };
@@ -468,7 +291,7 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
-#line 472 "e2e_shared.cu"
+#line 295 "e2e_shared.cu"
 struct scan__shared {
     int64_t sh[256];
 };
@@ -620,7 +443,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 624 "e2e_shared.cu"
+#line 447 "e2e_shared.cu"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
@@ -687,7 +510,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 691 "e2e_shared.cu"
+#line 514 "e2e_shared.cu"
 struct dyn_local__frame {
     int krt_state;
     double tmp[4];
@@ -711,7 +534,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int64_t krt_stop5 = 0;
     int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
-#line 715 "e2e_shared.cu"
+#line 538 "e2e_shared.cu"
     struct dyn_local__frame *krt_f;
     unsigned krt_t;
     krt_dim3 krt_tid;
@@ -737,7 +560,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         const int64_t krt_in_krt_step3 = krt_step3;
         const int64_t krt_in_k_2 = k_2;
         const int64_t krt_in_krt_it4 = krt_it4;
-#line 741 "e2e_shared.cu"
+#line 564 "e2e_shared.cu"
         const int64_t krt_in_krt_stop5 = krt_stop5;
         const int64_t krt_in_krt_step6 = krt_step6;
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -769,7 +592,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_stop5 = 4;
             krt_step6 = 1;
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-#line 773 "e2e_shared.cu"
+#line 596 "e2e_shared.cu"
                 k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
                 acc = acc + (krt_f->tmp[(int32_t)k_2] * ((double)((int64_t)((int32_t)k_2 + 1))));
@@ -778,7 +601,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
                 *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-#line 782 "e2e_shared.cu"
+#line 605 "e2e_shared.cu"
             }
         }
     }
@@ -796,12 +619,6 @@ KRT_EXTERN_C const krt_kernel block_sum__kernel = {
     sizeof(struct block_sum__shared), sizeof(struct block_sum__frame),
     0
 };
-static const krt_kernel block_sum__kernel_i32 = {
-    "block_sum", "e2e_shared.kern", 2, block_sum__params,
-    block_sum__cpu, (const void *)block_sum__i32,
-    sizeof(struct block_sum__shared), sizeof(struct block_sum__frame),
-    0
-};
 
 KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -812,8 +629,6 @@ KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array ou
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&block_sum__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
-    if (krt_launch_fits32(&block_sum__kernel, &cfg, krt_argv))
-        return krt_launch(&block_sum__kernel_i32, cfg, krt_argv);
     return krt_launch(&block_sum__kernel, cfg, krt_argv);
 }
 
@@ -828,12 +643,6 @@ KRT_EXTERN_C const krt_kernel scan__kernel = {
     sizeof(struct scan__shared), sizeof(struct scan__frame),
     0
 };
-static const krt_kernel scan__kernel_i32 = {
-    "scan", "e2e_shared.kern", 3, scan__params,
-    scan__cpu, (const void *)scan__i32,
-    sizeof(struct scan__shared), sizeof(struct scan__frame),
-    0
-};
 
 KRT_EXTERN_C int scan__launch(krt_launch_cfg cfg, krt_array x, krt_array out, int32_t n)
 {
@@ -845,8 +654,6 @@ KRT_EXTERN_C int scan__launch(krt_launch_cfg cfg, krt_array x, krt_array out, in
     KRT_TRY(krt_check_array(&scan__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
     krt_argv[2] = &n;
-    if (krt_launch_fits32(&scan__kernel, &cfg, krt_argv))
-        return krt_launch(&scan__kernel_i32, cfg, krt_argv);
     return krt_launch(&scan__kernel, cfg, krt_argv);
 }
 
@@ -859,12 +666,6 @@ KRT_EXTERN_C const krt_kernel mirror3__kernel = {
     sizeof(struct mirror3__shared), sizeof(struct mirror3__frame),
     0
 };
-static const krt_kernel mirror3__kernel_i32 = {
-    "mirror3", "e2e_shared.kern", 1, mirror3__params,
-    mirror3__cpu, (const void *)mirror3__i32,
-    sizeof(struct mirror3__shared), sizeof(struct mirror3__frame),
-    0
-};
 
 KRT_EXTERN_C int mirror3__launch(krt_launch_cfg cfg, krt_array out)
 {
@@ -872,8 +673,6 @@ KRT_EXTERN_C int mirror3__launch(krt_launch_cfg cfg, krt_array out)
     void *krt_argv[1];
     KRT_TRY(krt_check_array(&mirror3__kernel, 0, &out, &krt_v0));
     krt_argv[0] = &krt_v0;
-    if (krt_launch_fits32(&mirror3__kernel, &cfg, krt_argv))
-        return krt_launch(&mirror3__kernel_i32, cfg, krt_argv);
     return krt_launch(&mirror3__kernel, cfg, krt_argv);
 }
 
@@ -887,12 +686,6 @@ KRT_EXTERN_C const krt_kernel dyn_local__kernel = {
     0, sizeof(struct dyn_local__frame),
     0
 };
-static const krt_kernel dyn_local__kernel_i32 = {
-    "dyn_local", "e2e_shared.kern", 2, dyn_local__params,
-    dyn_local__cpu, (const void *)dyn_local__i32,
-    0, sizeof(struct dyn_local__frame),
-    0
-};
 
 KRT_EXTERN_C int dyn_local__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -903,23 +696,15 @@ KRT_EXTERN_C int dyn_local__launch(krt_launch_cfg cfg, krt_array x, krt_array ou
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&dyn_local__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
-    if (krt_launch_fits32(&dyn_local__kernel, &cfg, krt_argv))
-        return krt_launch(&dyn_local__kernel_i32, cfg, krt_argv);
     return krt_launch(&dyn_local__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_shared[] = {
+static const krt_kernel *const krt_kernels_e2e_shared_831e6baa[] = {
     &block_sum__kernel,
     &scan__kernel,
     &mirror3__kernel,
     &dyn_local__kernel,
 };
-KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_shared[] = {
-    &block_sum__kernel_i32,
-    &scan__kernel_i32,
-    &mirror3__kernel_i32,
-    &dyn_local__kernel_i32,
-};
-KRT_EXTERN_C const krt_module krt_module_e2e_shared = {
-    "e2e_shared.kern", 4, krt_kernels_e2e_shared
+KRT_EXTERN_C const krt_module krt_module_e2e_shared_831e6baa = {
+    "e2e_shared.kern", 4, krt_kernels_e2e_shared_831e6baa
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_SHARED_KERN_H_
-#define E2E_SHARED_KERN_H_
+#ifndef E2E_SHARED_831E6BAA_KERN_H_
+#define E2E_SHARED_831E6BAA_KERN_H_
 
 #include <kernrt.h>
 
@@ -44,9 +44,12 @@ static inline int dyn_local(krt_launch_cfg cfg, krt_array x, krt_array out)
 }
 extern const krt_kernel dyn_local__kernel;
 
-extern const krt_module krt_module_e2e_shared;
+extern const krt_module krt_module_e2e_shared_831e6baa;
+#ifndef krt_module_e2e_shared
+#define krt_module_e2e_shared krt_module_e2e_shared_831e6baa
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_SHARED_KERN_H_ */
+#endif /* E2E_SHARED_831E6BAA_KERN_H_ */

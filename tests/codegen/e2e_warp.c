@@ -767,13 +767,13 @@ KRT_EXTERN_C int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array 
     return krt_launch(&block_votes__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_warp[] = {
+static const krt_kernel *const krt_kernels_e2e_warp_6ef188a4[] = {
     &warp_sum__kernel,
     &ballot_count__kernel,
     &match_keys__kernel,
     &divergent__kernel,
     &block_votes__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_e2e_warp = {
-    "e2e_warp.kern", 5, krt_kernels_e2e_warp
+KRT_EXTERN_C const krt_module krt_module_e2e_warp_6ef188a4 = {
+    "e2e_warp.kern", 5, krt_kernels_e2e_warp_6ef188a4
 };

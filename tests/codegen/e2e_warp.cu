@@ -48,35 +48,6 @@ KRT_EXTERN_C __global__ void warp_sum(krt_view x, krt_view out)
     }
 }
 
-#line 11 "e2e_warp.kern"
-KRT_EXTERN_C __global__ void warp_sum__i32(krt_view x, krt_view out)
-{
-    int64_t i = 0;
-    float v = 0;
-    int64_t off = 0;
-    float krt_w1 = 0;
-#line 12 "e2e_warp.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 13 "e2e_warp.kern"
-    v = ((int32_t)i < (int32_t)x.shape[0]) ? ((float *)x.data)[(int32_t)i] : 0.0f;
-#line 14 "e2e_warp.kern"
-    off = 16;
-#line 15 "e2e_warp.kern"
-    while (off > 0) {
-#line 16 "e2e_warp.kern"
-        krt_w1 = (float)__shfl_down_sync((unsigned)4294967295u, v, (unsigned)((int32_t)off));
-#line 16 "e2e_warp.kern"
-        v = v + krt_w1;
-#line 17 "e2e_warp.kern"
-        off = (int64_t)((int32_t)off >> 1);
-    }
-#line 18 "e2e_warp.kern"
-    if (krt_laneid() == 0) {
-#line 19 "e2e_warp.kern"
-        ((float *)out.data)[((int32_t)i >> 5)] = v;
-    }
-}
-
 #line 23 "e2e_warp.kern"
 KRT_EXTERN_C __global__ void ballot_count(krt_view x, krt_view out)
 {
@@ -93,25 +64,6 @@ KRT_EXTERN_C __global__ void ballot_count(krt_view x, krt_view out)
     if (krt_laneid() == 0) {
 #line 28 "e2e_warp.kern"
         ((int32_t *)out.data)[w] = krt_popc_i32(b);
-    }
-}
-
-#line 23 "e2e_warp.kern"
-KRT_EXTERN_C __global__ void ballot_count__i32(krt_view x, krt_view out)
-{
-    int64_t i = 0;
-    int32_t b = 0;
-    int64_t w = 0;
-#line 24 "e2e_warp.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 25 "e2e_warp.kern"
-    b = (int32_t)__ballot_sync((unsigned)4294967295u, (int)(((int32_t *)x.data)[(int32_t)i] > 0));
-#line 26 "e2e_warp.kern"
-    w = (int64_t)((((int32_t)blockIdx.x) * ((((int32_t)blockDim.x) + 31) >> 5)) + (((int32_t)threadIdx.x) >> 5));
-#line 27 "e2e_warp.kern"
-    if (krt_laneid() == 0) {
-#line 28 "e2e_warp.kern"
-        ((int32_t *)out.data)[(int32_t)w] = krt_popc_i32(b);
     }
 }
 
@@ -139,32 +91,6 @@ KRT_EXTERN_C __global__ void match_keys(krt_view keys, krt_view anyout, krt_view
     same = krt_w1.f1;
 #line 37 "e2e_warp.kern"
     ((int32_t *)allout.data)[i] = (int32_t)(same ? ((int64_t)mask) : 7);
-}
-
-#line 32 "e2e_warp.kern"
-KRT_EXTERN_C __global__ void match_keys__i32(krt_view keys, krt_view anyout, krt_view allout)
-{
-    int64_t i = 0;
-    int32_t m = 0;
-    int32_t mask = 0;
-    bool same = false;
-    krt_tup_i32_b krt_w1 = krt_tup_i32_b_make(0, false);
-    uint32_t krt_tmp0;
-    int32_t krt_tmp1;
-#line 33 "e2e_warp.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 34 "e2e_warp.kern"
-    m = (int32_t)__match_any_sync((unsigned)4294967295u, (long long)((int64_t *)keys.data)[(int32_t)i]);
-#line 35 "e2e_warp.kern"
-    ((int32_t *)anyout.data)[(int32_t)i] = m;
-#line 36 "e2e_warp.kern"
-    krt_w1 = (krt_tmp0 = __match_all_sync((unsigned)4294967295u, (long long)krt_floordiv_i64(((int64_t *)keys.data)[(int32_t)i], 1000), (int *)&krt_tmp1), krt_tup_i32_b_make(((int32_t)krt_tmp0), (krt_tmp1 != 0)));
-#line 36 "e2e_warp.kern"
-    mask = krt_w1.f0;
-#line 36 "e2e_warp.kern"
-    same = krt_w1.f1;
-#line 37 "e2e_warp.kern"
-    ((int32_t *)allout.data)[(int32_t)i] = (int32_t)(same ? ((int64_t)mask) : 7);
 }
 
 #line 41 "e2e_warp.kern"
@@ -216,55 +142,6 @@ KRT_EXTERN_C __global__ void divergent(krt_view x, krt_view out)
     ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = (int64_t)((((int32_t)((int64_t)al) * 4) + ((int32_t)((int64_t)an) * 2)) + (int32_t)((int64_t)eq));
 }
 
-#line 41 "e2e_warp.kern"
-KRT_EXTERN_C __global__ void divergent__i32(krt_view x, krt_view out)
-{
-    int64_t i = 0;
-    int32_t lane = 0;
-    int64_t r KRT_MAYBE_UNUSED = 0;
-    int32_t r_2 = 0;
-    uint32_t act = 0;
-    int64_t up = 0;
-    bool al = false;
-    bool an = false;
-    bool eq = false;
-    (void)r;
-#line 42 "e2e_warp.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 43 "e2e_warp.kern"
-    lane = krt_laneid();
-#line 44 "e2e_warp.kern"
-    r = -1;
-#line 45 "e2e_warp.kern"
-    if (lane < 16) {
-#line 46 "e2e_warp.kern"
-        r_2 = (int32_t)__shfl_xor_sync((unsigned)65535u, ((int32_t *)x.data)[(int32_t)i], (int)1);
-#line 47 "e2e_warp.kern"
-        act = __activemask();
-    } else {
-#line 49 "e2e_warp.kern"
-        act = __activemask();
-#line 50 "e2e_warp.kern"
-        r_2 = (int32_t)__shfl_sync((unsigned)4294901760u, ((int32_t *)x.data)[(int32_t)i], (int)31);
-    }
-#line 51 "e2e_warp.kern"
-    ((int64_t *)out.data)[krt_mul_i64(4, i)] = (int64_t)r_2;
-#line 52 "e2e_warp.kern"
-    ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 1)] = (int64_t)act;
-#line 53 "e2e_warp.kern"
-    up = (int64_t)__shfl_up_sync((unsigned)4294967295u, (long long)krt_mul_i64(((int64_t)((int32_t *)x.data)[(int32_t)i]), 2), (unsigned)3);
-#line 54 "e2e_warp.kern"
-    ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 2)] = up;
-#line 55 "e2e_warp.kern"
-    al = __all_sync((unsigned)4294967295u, (int)(((int32_t *)x.data)[(int32_t)i] >= 0)) != 0;
-#line 56 "e2e_warp.kern"
-    an = __any_sync((unsigned)4294967295u, (int)(((int32_t *)x.data)[(int32_t)i] > 5)) != 0;
-#line 57 "e2e_warp.kern"
-    eq = __uni_sync((unsigned)4294967295u, (int)(((int32_t *)x.data)[(int32_t)i] > 5)) != 0;
-#line 58 "e2e_warp.kern"
-    ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = (int64_t)((((int32_t)((int64_t)al) * 4) + ((int32_t)((int64_t)an) * 2)) + (int32_t)((int64_t)eq));
-}
-
 #line 62 "e2e_warp.kern"
 KRT_EXTERN_C __global__ void block_votes(krt_view x, krt_view out)
 {
@@ -288,34 +165,7 @@ KRT_EXTERN_C __global__ void block_votes(krt_view x, krt_view out)
         ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)blockIdx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
         ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)blockIdx.x))), 2)] = o;
-#line 292 "e2e_warp.cu"
-    }
-}
-
-#line 62 "e2e_warp.kern"
-KRT_EXTERN_C __global__ void block_votes__i32(krt_view x, krt_view out)
-{
-    int32_t t = 0;
-    int32_t c = 0;
-    int32_t a = 0;
-    int32_t o = 0;
-#line 63 "e2e_warp.kern"
-    t = (int32_t)threadIdx.x;
-#line 64 "e2e_warp.kern"
-    c = __syncthreads_count((int)(((int32_t)(((int32_t *)x.data)[t] > 0))));
-#line 65 "e2e_warp.kern"
-    a = __syncthreads_and((int)(((int32_t)(((int32_t *)x.data)[t] > 0))));
-#line 66 "e2e_warp.kern"
-    o = __syncthreads_or((int)(((int32_t)(((int32_t *)x.data)[t] > 100))));
-#line 67 "e2e_warp.kern"
-    if (t == 0) {
-#line 68 "e2e_warp.kern"
-        ((int32_t *)out.data)[(3 * ((int32_t)blockIdx.x))] = c;
-#line 69 "e2e_warp.kern"
-        ((int32_t *)out.data)[((3 * ((int32_t)blockIdx.x)) + 1)] = a;
-#line 70 "e2e_warp.kern"
-        ((int32_t *)out.data)[((3 * ((int32_t)blockIdx.x)) + 2)] = o;
-#line 319 "e2e_warp.cu"
+#line 169 "e2e_warp.cu"
     }
 }
 
@@ -401,7 +251,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 405 "e2e_warp.cu"
+#line 255 "e2e_warp.cu"
 struct ballot_count__frame {
     int krt_state;
     int64_t i;
@@ -464,7 +314,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 468 "e2e_warp.cu"
+#line 318 "e2e_warp.cu"
 struct match_keys__frame {
     int krt_state;
     int64_t i;
@@ -564,7 +414,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 568 "e2e_warp.cu"
+#line 418 "e2e_warp.cu"
 struct divergent__frame {
     int krt_state;
     int64_t i;
@@ -701,7 +551,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
             else if (krt_f->krt_state == KRT_MASKED(1))
-#line 705 "e2e_warp.cu"
+#line 555 "e2e_warp.cu"
                 krt_f->krt_state = KRT_RUNNING;
         }
 #line 49 "e2e_warp.kern"
@@ -755,7 +605,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_src = krt_l;
                 krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
             }
-#line 759 "e2e_warp.cu"
+#line 609 "e2e_warp.cu"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -856,7 +706,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->eq = ((krt_act & krt_f->krt_warp7_mask) & krt_bal) == 0 || ((krt_act & krt_f->krt_warp7_mask) & krt_bal) == (krt_act & krt_f->krt_warp7_mask);
         }
     }
-#line 860 "e2e_warp.cu"
+#line 710 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         bool al KRT_MAYBE_UNUSED = krt_f->al;
@@ -868,7 +718,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 872 "e2e_warp.cu"
+#line 722 "e2e_warp.cu"
 struct block_votes__frame {
     int krt_state;
     int32_t t;
@@ -887,7 +737,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     unsigned krt_t;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
-#line 891 "e2e_warp.cu"
+#line 741 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = krt_f->t;
@@ -909,7 +759,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 913 "e2e_warp.cu"
+#line 763 "e2e_warp.cu"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -925,7 +775,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 929 "e2e_warp.cu"
+#line 779 "e2e_warp.cu"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -941,7 +791,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 945 "e2e_warp.cu"
+#line 795 "e2e_warp.cu"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -960,7 +810,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 964 "e2e_warp.cu"
+#line 814 "e2e_warp.cu"
         }
     }
 }
@@ -977,12 +827,6 @@ KRT_EXTERN_C const krt_kernel warp_sum__kernel = {
     0, sizeof(struct warp_sum__frame),
     0
 };
-static const krt_kernel warp_sum__kernel_i32 = {
-    "warp_sum", "e2e_warp.kern", 2, warp_sum__params,
-    warp_sum__cpu, (const void *)warp_sum__i32,
-    0, sizeof(struct warp_sum__frame),
-    0
-};
 
 KRT_EXTERN_C int warp_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -993,8 +837,6 @@ KRT_EXTERN_C int warp_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&warp_sum__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
-    if (krt_launch_fits32(&warp_sum__kernel, &cfg, krt_argv))
-        return krt_launch(&warp_sum__kernel_i32, cfg, krt_argv);
     return krt_launch(&warp_sum__kernel, cfg, krt_argv);
 }
 
@@ -1008,12 +850,6 @@ KRT_EXTERN_C const krt_kernel ballot_count__kernel = {
     0, sizeof(struct ballot_count__frame),
     0
 };
-static const krt_kernel ballot_count__kernel_i32 = {
-    "ballot_count", "e2e_warp.kern", 2, ballot_count__params,
-    ballot_count__cpu, (const void *)ballot_count__i32,
-    0, sizeof(struct ballot_count__frame),
-    0
-};
 
 KRT_EXTERN_C int ballot_count__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -1024,8 +860,6 @@ KRT_EXTERN_C int ballot_count__launch(krt_launch_cfg cfg, krt_array x, krt_array
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&ballot_count__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
-    if (krt_launch_fits32(&ballot_count__kernel, &cfg, krt_argv))
-        return krt_launch(&ballot_count__kernel_i32, cfg, krt_argv);
     return krt_launch(&ballot_count__kernel, cfg, krt_argv);
 }
 
@@ -1037,12 +871,6 @@ static const krt_param match_keys__params[] = {
 KRT_EXTERN_C const krt_kernel match_keys__kernel = {
     "match_keys", "e2e_warp.kern", 3, match_keys__params,
     match_keys__cpu, (const void *)match_keys,
-    0, sizeof(struct match_keys__frame),
-    0
-};
-static const krt_kernel match_keys__kernel_i32 = {
-    "match_keys", "e2e_warp.kern", 3, match_keys__params,
-    match_keys__cpu, (const void *)match_keys__i32,
     0, sizeof(struct match_keys__frame),
     0
 };
@@ -1059,8 +887,6 @@ KRT_EXTERN_C int match_keys__launch(krt_launch_cfg cfg, krt_array keys, krt_arra
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&match_keys__kernel, 2, &allout, &krt_v2));
     krt_argv[2] = &krt_v2;
-    if (krt_launch_fits32(&match_keys__kernel, &cfg, krt_argv))
-        return krt_launch(&match_keys__kernel_i32, cfg, krt_argv);
     return krt_launch(&match_keys__kernel, cfg, krt_argv);
 }
 
@@ -1074,12 +900,6 @@ KRT_EXTERN_C const krt_kernel divergent__kernel = {
     0, sizeof(struct divergent__frame),
     0
 };
-static const krt_kernel divergent__kernel_i32 = {
-    "divergent", "e2e_warp.kern", 2, divergent__params,
-    divergent__cpu, (const void *)divergent__i32,
-    0, sizeof(struct divergent__frame),
-    0
-};
 
 KRT_EXTERN_C int divergent__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -1090,8 +910,6 @@ KRT_EXTERN_C int divergent__launch(krt_launch_cfg cfg, krt_array x, krt_array ou
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&divergent__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
-    if (krt_launch_fits32(&divergent__kernel, &cfg, krt_argv))
-        return krt_launch(&divergent__kernel_i32, cfg, krt_argv);
     return krt_launch(&divergent__kernel, cfg, krt_argv);
 }
 
@@ -1105,12 +923,6 @@ KRT_EXTERN_C const krt_kernel block_votes__kernel = {
     0, sizeof(struct block_votes__frame),
     0
 };
-static const krt_kernel block_votes__kernel_i32 = {
-    "block_votes", "e2e_warp.kern", 2, block_votes__params,
-    block_votes__cpu, (const void *)block_votes__i32,
-    0, sizeof(struct block_votes__frame),
-    0
-};
 
 KRT_EXTERN_C int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -1121,25 +933,16 @@ KRT_EXTERN_C int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array 
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&block_votes__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
-    if (krt_launch_fits32(&block_votes__kernel, &cfg, krt_argv))
-        return krt_launch(&block_votes__kernel_i32, cfg, krt_argv);
     return krt_launch(&block_votes__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_e2e_warp[] = {
+static const krt_kernel *const krt_kernels_e2e_warp_6ef188a4[] = {
     &warp_sum__kernel,
     &ballot_count__kernel,
     &match_keys__kernel,
     &divergent__kernel,
     &block_votes__kernel,
 };
-KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_warp[] = {
-    &warp_sum__kernel_i32,
-    &ballot_count__kernel_i32,
-    &match_keys__kernel_i32,
-    &divergent__kernel_i32,
-    &block_votes__kernel_i32,
-};
-KRT_EXTERN_C const krt_module krt_module_e2e_warp = {
-    "e2e_warp.kern", 5, krt_kernels_e2e_warp
+KRT_EXTERN_C const krt_module krt_module_e2e_warp_6ef188a4 = {
+    "e2e_warp.kern", 5, krt_kernels_e2e_warp_6ef188a4
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef E2E_WARP_KERN_H_
-#define E2E_WARP_KERN_H_
+#ifndef E2E_WARP_6EF188A4_KERN_H_
+#define E2E_WARP_6EF188A4_KERN_H_
 
 #include <kernrt.h>
 
@@ -52,9 +52,12 @@ static inline int block_votes(krt_launch_cfg cfg, krt_array x, krt_array out)
 }
 extern const krt_kernel block_votes__kernel;
 
-extern const krt_module krt_module_e2e_warp;
+extern const krt_module krt_module_e2e_warp_6ef188a4;
+#ifndef krt_module_e2e_warp
+#define krt_module_e2e_warp krt_module_e2e_warp_6ef188a4
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* E2E_WARP_KERN_H_ */
+#endif /* E2E_WARP_6EF188A4_KERN_H_ */

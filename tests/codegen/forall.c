@@ -88,10 +88,10 @@ KRT_EXTERN_C int count_threads__launch(krt_launch_cfg cfg, krt_array count)
     return krt_launch(&count_threads__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_forall[] = {
+static const krt_kernel *const krt_kernels_forall_54c42f76[] = {
     &affine__kernel,
     &count_threads__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_forall = {
-    "forall.kern", 2, krt_kernels_forall
+KRT_EXTERN_C const krt_module krt_module_forall_54c42f76 = {
+    "forall.kern", 2, krt_kernels_forall_54c42f76
 };

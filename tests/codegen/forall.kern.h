@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef FORALL_KERN_H_
-#define FORALL_KERN_H_
+#ifndef FORALL_54C42F76_KERN_H_
+#define FORALL_54C42F76_KERN_H_
 
 #include <kernrt.h>
 
@@ -28,9 +28,12 @@ static inline int count_threads(krt_launch_cfg cfg, krt_array count)
 }
 extern const krt_kernel count_threads__kernel;
 
-extern const krt_module krt_module_forall;
+extern const krt_module krt_module_forall_54c42f76;
+#ifndef krt_module_forall
+#define krt_module_forall krt_module_forall_54c42f76
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* FORALL_KERN_H_ */
+#endif /* FORALL_54C42F76_KERN_H_ */

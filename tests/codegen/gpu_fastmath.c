@@ -105,10 +105,10 @@ KRT_EXTERN_C int distance__a1f8c_a1f8c_a1f8c__launch(krt_launch_cfg cfg, krt_arr
     return krt_launch(&distance__a1f8c_a1f8c_a1f8c__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_gpu_fastmath[] = {
+static const krt_kernel *const krt_kernels_gpu_fastmath_235f1672[] = {
     &distance__kernel,
     &distance__a1f8c_a1f8c_a1f8c__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_gpu_fastmath = {
-    "gpu_fastmath.kern", 2, krt_kernels_gpu_fastmath
+KRT_EXTERN_C const krt_module krt_module_gpu_fastmath_235f1672 = {
+    "gpu_fastmath.kern", 2, krt_kernels_gpu_fastmath_235f1672
 };

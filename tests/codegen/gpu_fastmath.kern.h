@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef GPU_FASTMATH_KERN_H_
-#define GPU_FASTMATH_KERN_H_
+#ifndef GPU_FASTMATH_235F1672_KERN_H_
+#define GPU_FASTMATH_235F1672_KERN_H_
 
 #include <kernrt.h>
 
@@ -29,9 +29,12 @@ static inline int distance__a1f8c_a1f8c_a1f8c(krt_launch_cfg cfg, krt_array x, k
 }
 extern const krt_kernel distance__a1f8c_a1f8c_a1f8c__kernel;
 
-extern const krt_module krt_module_gpu_fastmath;
+extern const krt_module krt_module_gpu_fastmath_235f1672;
+#ifndef krt_module_gpu_fastmath
+#define krt_module_gpu_fastmath krt_module_gpu_fastmath_235f1672
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* GPU_FASTMATH_KERN_H_ */
+#endif /* GPU_FASTMATH_235F1672_KERN_H_ */

@@ -229,12 +229,12 @@ KRT_EXTERN_C int gpu_hypot__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a
     return krt_launch(&gpu_hypot__vec_f8__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_gpu_hypot[] = {
+static const krt_kernel *const krt_kernels_gpu_hypot_fcc08da6[] = {
     &gpu_hypot__vec_f4__kernel,
     &gpu_hypot__vec_f8__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_gpu_hypot = {
-    "gpu_hypot.kern", 2, krt_kernels_gpu_hypot
+KRT_EXTERN_C const krt_module krt_module_gpu_hypot_fcc08da6 = {
+    "gpu_hypot.kern", 2, krt_kernels_gpu_hypot_fcc08da6
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -280,10 +280,10 @@ KRT_EXTERN_C int gpu_hypot_f8(krt_array x, krt_array y, krt_array out, krt_strea
     return krt_ufunc_call(&gpu_hypot_f8__ufunc, krt_arrays, stream);
 }
 
-static const krt_ufunc *const krt_ufunc_list_gpu_hypot[] = {
+static const krt_ufunc *const krt_ufunc_list_gpu_hypot_fcc08da6[] = {
     &gpu_hypot_f4__ufunc,
     &gpu_hypot_f8__ufunc,
 };
-KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_gpu_hypot = {
-    "gpu_hypot.kern", 2, krt_ufunc_list_gpu_hypot
+KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_gpu_hypot_fcc08da6 = {
+    "gpu_hypot.kern", 2, krt_ufunc_list_gpu_hypot_fcc08da6
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef GPU_HYPOT_KERN_H_
-#define GPU_HYPOT_KERN_H_
+#ifndef GPU_HYPOT_FCC08DA6_KERN_H_
+#define GPU_HYPOT_FCC08DA6_KERN_H_
 
 #include <kernrt.h>
 
@@ -28,7 +28,10 @@ static inline int gpu_hypot__vec_f8(krt_launch_cfg cfg, krt_array krt_u_a0_, dou
 }
 extern const krt_kernel gpu_hypot__vec_f8__kernel;
 
-extern const krt_module krt_module_gpu_hypot;
+extern const krt_module krt_module_gpu_hypot_fcc08da6;
+#ifndef krt_module_gpu_hypot
+#define krt_module_gpu_hypot krt_module_gpu_hypot_fcc08da6
+#endif
 
 /* @vectorize gpu_hypot: float32(float32, float32).
  * Inputs: arrays, broadcast against each other and out by NumPy's rules,
@@ -40,9 +43,12 @@ int gpu_hypot_f4(krt_array x, krt_array y, krt_array out, krt_stream *stream);
  * or host scalars (krt_host_scalar); out: the result, of the broadcast shape. */
 int gpu_hypot_f8(krt_array x, krt_array y, krt_array out, krt_stream *stream);
 
-extern const krt_ufunc_module krt_ufuncs_gpu_hypot;
+extern const krt_ufunc_module krt_ufuncs_gpu_hypot_fcc08da6;
+#ifndef krt_ufuncs_gpu_hypot
+#define krt_ufuncs_gpu_hypot krt_ufuncs_gpu_hypot_fcc08da6
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* GPU_HYPOT_KERN_H_ */
+#endif /* GPU_HYPOT_FCC08DA6_KERN_H_ */

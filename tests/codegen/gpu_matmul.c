@@ -139,11 +139,11 @@ KRT_EXTERN_C int gpu_matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt
     return krt_launch(&gpu_matmul__guv_f4__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_gpu_matmul[] = {
+static const krt_kernel *const krt_kernels_gpu_matmul_4d3d73a6[] = {
     &gpu_matmul__guv_f4__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_gpu_matmul = {
-    "gpu_matmul.kern", 1, krt_kernels_gpu_matmul
+KRT_EXTERN_C const krt_module krt_module_gpu_matmul_4d3d73a6 = {
+    "gpu_matmul.kern", 1, krt_kernels_gpu_matmul_4d3d73a6
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -169,9 +169,9 @@ KRT_EXTERN_C int gpu_matmul_f4(krt_array A, krt_array B, krt_array C, krt_stream
     return krt_ufunc_call(&gpu_matmul_f4__ufunc, krt_arrays, stream);
 }
 
-static const krt_ufunc *const krt_ufunc_list_gpu_matmul[] = {
+static const krt_ufunc *const krt_ufunc_list_gpu_matmul_4d3d73a6[] = {
     &gpu_matmul_f4__ufunc,
 };
-KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_gpu_matmul = {
-    "gpu_matmul.kern", 1, krt_ufunc_list_gpu_matmul
+KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_gpu_matmul_4d3d73a6 = {
+    "gpu_matmul.kern", 1, krt_ufunc_list_gpu_matmul_4d3d73a6
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef GPU_MATMUL_KERN_H_
-#define GPU_MATMUL_KERN_H_
+#ifndef GPU_MATMUL_4D3D73A6_KERN_H_
+#define GPU_MATMUL_4D3D73A6_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,16 +20,22 @@ static inline int gpu_matmul__guv_f4(krt_launch_cfg cfg, krt_array A, krt_array 
 }
 extern const krt_kernel gpu_matmul__guv_f4__kernel;
 
-extern const krt_module krt_module_gpu_matmul;
+extern const krt_module krt_module_gpu_matmul_4d3d73a6;
+#ifndef krt_module_gpu_matmul
+#define krt_module_gpu_matmul krt_module_gpu_matmul_4d3d73a6
+#endif
 
 /* @guvectorize gpu_matmul: void(float32[:, :], float32[:, :], float32[:, :]).
  * Arrays of the loop dimensions followed by the layout's core dimensions;
  * inputs broadcast over the loop dimensions (a `()` input may be a host scalar). */
 int gpu_matmul_f4(krt_array A, krt_array B, krt_array C, krt_stream *stream);
 
-extern const krt_ufunc_module krt_ufuncs_gpu_matmul;
+extern const krt_ufunc_module krt_ufuncs_gpu_matmul_4d3d73a6;
+#ifndef krt_ufuncs_gpu_matmul
+#define krt_ufuncs_gpu_matmul krt_ufuncs_gpu_matmul_4d3d73a6
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* GPU_MATMUL_KERN_H_ */
+#endif /* GPU_MATMUL_4D3D73A6_KERN_H_ */

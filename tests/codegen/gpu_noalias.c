@@ -67,9 +67,9 @@ KRT_EXTERN_C int noalias__launch(krt_launch_cfg cfg, krt_array x, krt_array y, k
     return krt_launch(&noalias__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_gpu_noalias[] = {
+static const krt_kernel *const krt_kernels_gpu_noalias_a64a6dc1[] = {
     &noalias__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_gpu_noalias = {
-    "gpu_noalias.kern", 1, krt_kernels_gpu_noalias
+KRT_EXTERN_C const krt_module krt_module_gpu_noalias_a64a6dc1 = {
+    "gpu_noalias.kern", 1, krt_kernels_gpu_noalias_a64a6dc1
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef GPU_NOALIAS_KERN_H_
-#define GPU_NOALIAS_KERN_H_
+#ifndef GPU_NOALIAS_A64A6DC1_KERN_H_
+#define GPU_NOALIAS_A64A6DC1_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int noalias(krt_launch_cfg cfg, krt_array x, krt_array y, krt_arra
 }
 extern const krt_kernel noalias__kernel;
 
-extern const krt_module krt_module_gpu_noalias;
+extern const krt_module krt_module_gpu_noalias_a64a6dc1;
+#ifndef krt_module_gpu_noalias
+#define krt_module_gpu_noalias krt_module_gpu_noalias_a64a6dc1
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* GPU_NOALIAS_KERN_H_ */
+#endif /* GPU_NOALIAS_A64A6DC1_KERN_H_ */

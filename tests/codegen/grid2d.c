@@ -80,9 +80,9 @@ KRT_EXTERN_C int axpy2d__launch(krt_launch_cfg cfg, krt_array out, krt_array a, 
     return krt_launch(&axpy2d__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_grid2d[] = {
+static const krt_kernel *const krt_kernels_grid2d_9a77763a[] = {
     &axpy2d__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_grid2d = {
-    "grid2d.kern", 1, krt_kernels_grid2d
+KRT_EXTERN_C const krt_module krt_module_grid2d_9a77763a = {
+    "grid2d.kern", 1, krt_kernels_grid2d_9a77763a
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef GRID2D_KERN_H_
-#define GRID2D_KERN_H_
+#ifndef GRID2D_9A77763A_KERN_H_
+#define GRID2D_9A77763A_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int axpy2d(krt_launch_cfg cfg, krt_array out, krt_array a, krt_arr
 }
 extern const krt_kernel axpy2d__kernel;
 
-extern const krt_module krt_module_grid2d;
+extern const krt_module krt_module_grid2d_9a77763a;
+#ifndef krt_module_grid2d
+#define krt_module_grid2d krt_module_grid2d_9a77763a
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* GRID2D_KERN_H_ */
+#endif /* GRID2D_9A77763A_KERN_H_ */

@@ -102,9 +102,9 @@ KRT_EXTERN_C int saxpy_stride__launch(krt_launch_cfg cfg, krt_array x, krt_array
     return krt_launch(&saxpy_stride__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_gridstride[] = {
+static const krt_kernel *const krt_kernels_gridstride_0a5303cd[] = {
     &saxpy_stride__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_gridstride = {
-    "gridstride.kern", 1, krt_kernels_gridstride
+KRT_EXTERN_C const krt_module krt_module_gridstride_0a5303cd = {
+    "gridstride.kern", 1, krt_kernels_gridstride_0a5303cd
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef GRIDSTRIDE_KERN_H_
-#define GRIDSTRIDE_KERN_H_
+#ifndef GRIDSTRIDE_0A5303CD_KERN_H_
+#define GRIDSTRIDE_0A5303CD_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int saxpy_stride(krt_launch_cfg cfg, krt_array x, krt_array y, flo
 }
 extern const krt_kernel saxpy_stride__kernel;
 
-extern const krt_module krt_module_gridstride;
+extern const krt_module krt_module_gridstride_0a5303cd;
+#ifndef krt_module_gridstride
+#define krt_module_gridstride krt_module_gridstride_0a5303cd
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* GRIDSTRIDE_KERN_H_ */
+#endif /* GRIDSTRIDE_0A5303CD_KERN_H_ */

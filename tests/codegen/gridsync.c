@@ -225,9 +225,9 @@ KRT_EXTERN_C int diffuse__launch(krt_launch_cfg cfg, krt_array u, krt_array tmp,
     return krt_launch(&diffuse__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_gridsync[] = {
+static const krt_kernel *const krt_kernels_gridsync_31e9ae92[] = {
     &diffuse__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_gridsync = {
-    "gridsync.kern", 1, krt_kernels_gridsync
+KRT_EXTERN_C const krt_module krt_module_gridsync_31e9ae92 = {
+    "gridsync.kern", 1, krt_kernels_gridsync_31e9ae92
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef GRIDSYNC_KERN_H_
-#define GRIDSYNC_KERN_H_
+#ifndef GRIDSYNC_31E9AE92_KERN_H_
+#define GRIDSYNC_31E9AE92_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int diffuse(krt_launch_cfg cfg, krt_array u, krt_array tmp, int32_
 }
 extern const krt_kernel diffuse__kernel;
 
-extern const krt_module krt_module_gridsync;
+extern const krt_module krt_module_gridsync_31e9ae92;
+#ifndef krt_module_gridsync
+#define krt_module_gridsync krt_module_gridsync_31e9ae92
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* GRIDSYNC_KERN_H_ */
+#endif /* GRIDSYNC_31E9AE92_KERN_H_ */

@@ -79,9 +79,9 @@ KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt
     return krt_launch(&blend__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_half[] = {
+static const krt_kernel *const krt_kernels_half_03ac6e46[] = {
     &blend__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_half = {
-    "half.kern", 1, krt_kernels_half
+KRT_EXTERN_C const krt_module krt_module_half_03ac6e46 = {
+    "half.kern", 1, krt_kernels_half_03ac6e46
 };

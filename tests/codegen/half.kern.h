@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef HALF_KERN_H_
-#define HALF_KERN_H_
+#ifndef HALF_03AC6E46_KERN_H_
+#define HALF_03AC6E46_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int blend(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array 
 }
 extern const krt_kernel blend__kernel;
 
-extern const krt_module krt_module_half;
+extern const krt_module krt_module_half_03ac6e46;
+#ifndef krt_module_half
+#define krt_module_half krt_module_half_03ac6e46
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* HALF_KERN_H_ */
+#endif /* HALF_03AC6E46_KERN_H_ */

@@ -84,9 +84,9 @@ KRT_EXTERN_C int histogram__launch(krt_launch_cfg cfg, krt_array values, krt_arr
     return krt_launch(&histogram__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_histogram[] = {
+static const krt_kernel *const krt_kernels_histogram_61592346[] = {
     &histogram__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_histogram = {
-    "histogram.kern", 1, krt_kernels_histogram
+KRT_EXTERN_C const krt_module krt_module_histogram_61592346 = {
+    "histogram.kern", 1, krt_kernels_histogram_61592346
 };

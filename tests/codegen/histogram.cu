@@ -26,25 +26,6 @@ KRT_EXTERN_C __global__ void histogram(krt_view values, krt_view bins)
     }
 }
 
-#line 9 "histogram.kern"
-KRT_EXTERN_C __global__ void histogram__i32(krt_view values, krt_view bins)
-{
-    int64_t i = 0;
-    int64_t stride = 0;
-#line 10 "histogram.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 11 "histogram.kern"
-    stride = (int64_t)blockDim.x * gridDim.x;
-#line 12 "histogram.kern"
-    while ((int32_t)i < (int32_t)values.shape[0]) {
-#line 13 "histogram.kern"
-        (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + krt_mul_wide(*(int32_t *)(values.data + krt_mul_wide((int32_t)i, (int32_t)values.strides[0])) & 15, (int32_t)bins.strides[0])), 1);
-#line 14 "histogram.kern"
-        i = (int64_t)((int32_t)i + (int32_t)stride);
-#line 45 "histogram.cu"
-    }
-}
-
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "histogram.kern"
@@ -54,7 +35,7 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view bins = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 58 "histogram.cu"
+#line 39 "histogram.cu"
         int64_t i = 0;
         int64_t stride = 0;
 #line 10 "histogram.kern"
@@ -67,7 +48,7 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
             (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
             i = krt_add_i64(i, stride);
-#line 71 "histogram.cu"
+#line 52 "histogram.cu"
         }
     }
 }
@@ -84,12 +65,6 @@ KRT_EXTERN_C const krt_kernel histogram__kernel = {
     0, 0,
     0
 };
-static const krt_kernel histogram__kernel_i32 = {
-    "histogram", "histogram.kern", 2, histogram__params,
-    histogram__cpu, (const void *)histogram__i32,
-    0, 0,
-    0
-};
 
 KRT_EXTERN_C int histogram__launch(krt_launch_cfg cfg, krt_array values, krt_array bins)
 {
@@ -100,17 +75,12 @@ KRT_EXTERN_C int histogram__launch(krt_launch_cfg cfg, krt_array values, krt_arr
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&histogram__kernel, 1, &bins, &krt_v1));
     krt_argv[1] = &krt_v1;
-    if (krt_launch_fits32(&histogram__kernel, &cfg, krt_argv))
-        return krt_launch(&histogram__kernel_i32, cfg, krt_argv);
     return krt_launch(&histogram__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_histogram[] = {
+static const krt_kernel *const krt_kernels_histogram_61592346[] = {
     &histogram__kernel,
 };
-KRT_EXTERN_C const krt_kernel *const krt_i32_histogram[] = {
-    &histogram__kernel_i32,
-};
-KRT_EXTERN_C const krt_module krt_module_histogram = {
-    "histogram.kern", 1, krt_kernels_histogram
+KRT_EXTERN_C const krt_module krt_module_histogram_61592346 = {
+    "histogram.kern", 1, krt_kernels_histogram_61592346
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef HISTOGRAM_KERN_H_
-#define HISTOGRAM_KERN_H_
+#ifndef HISTOGRAM_61592346_KERN_H_
+#define HISTOGRAM_61592346_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int histogram(krt_launch_cfg cfg, krt_array values, krt_array bins
 }
 extern const krt_kernel histogram__kernel;
 
-extern const krt_module krt_module_histogram;
+extern const krt_module krt_module_histogram_61592346;
+#ifndef krt_module_histogram
+#define krt_module_histogram krt_module_histogram_61592346
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* HISTOGRAM_KERN_H_ */
+#endif /* HISTOGRAM_61592346_KERN_H_ */

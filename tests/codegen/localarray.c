@@ -107,9 +107,9 @@ KRT_EXTERN_C int sort_rows__launch(krt_launch_cfg cfg, krt_array inp, krt_array 
     return krt_launch(&sort_rows__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_localarray[] = {
+static const krt_kernel *const krt_kernels_localarray_8157c592[] = {
     &sort_rows__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_localarray = {
-    "localarray.kern", 1, krt_kernels_localarray
+KRT_EXTERN_C const krt_module krt_module_localarray_8157c592 = {
+    "localarray.kern", 1, krt_kernels_localarray_8157c592
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef LOCALARRAY_KERN_H_
-#define LOCALARRAY_KERN_H_
+#ifndef LOCALARRAY_8157C592_KERN_H_
+#define LOCALARRAY_8157C592_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int sort_rows(krt_launch_cfg cfg, krt_array inp, krt_array out)
 }
 extern const krt_kernel sort_rows__kernel;
 
-extern const krt_module krt_module_localarray;
+extern const krt_module krt_module_localarray_8157c592;
+#ifndef krt_module_localarray
+#define krt_module_localarray krt_module_localarray_8157c592
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* LOCALARRAY_KERN_H_ */
+#endif /* LOCALARRAY_8157C592_KERN_H_ */

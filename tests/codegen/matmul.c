@@ -177,9 +177,9 @@ KRT_EXTERN_C int fast_matmul__launch(krt_launch_cfg cfg, krt_array A, krt_array 
     return krt_launch(&fast_matmul__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_matmul[] = {
+static const krt_kernel *const krt_kernels_matmul_122d73a1[] = {
     &fast_matmul__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_matmul = {
-    "matmul.kern", 1, krt_kernels_matmul
+KRT_EXTERN_C const krt_module krt_module_matmul_122d73a1 = {
+    "matmul.kern", 1, krt_kernels_matmul_122d73a1
 };

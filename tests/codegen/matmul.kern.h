@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef MATMUL_KERN_H_
-#define MATMUL_KERN_H_
+#ifndef MATMUL_122D73A1_KERN_H_
+#define MATMUL_122D73A1_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int fast_matmul(krt_launch_cfg cfg, krt_array A, krt_array B, krt_
 }
 extern const krt_kernel fast_matmul__kernel;
 
-extern const krt_module krt_module_matmul;
+extern const krt_module krt_module_matmul_122d73a1;
+#ifndef krt_module_matmul
+#define krt_module_matmul krt_module_matmul_122d73a1
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* MATMUL_KERN_H_ */
+#endif /* MATMUL_122D73A1_KERN_H_ */

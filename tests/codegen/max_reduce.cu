@@ -181,185 +181,19 @@ KRT_EXTERN_C __global__ void max_reduce__red_i1(krt_view arr, krt_view partials,
 }
 #line 183 "max_reduce.cu"
 
-#line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_i1__i32(krt_view arr, krt_view partials, int8_t init, bool use_init)
-{
-    __shared__ int8_t krt_u_sm_[4][33];
-#line 189 "max_reduce.cu"
-    int32_t krt_u_tid_ = 0;
-    int64_t krt_u_warpid_ = 0;
-    int64_t krt_u_laneid_ = 0;
-    int64_t krt_u_start_ = 0;
-    int64_t krt_u_step_ = 0;
-    int8_t krt_u_tmp_ = 0;
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_width_ = 0;
-    int8_t krt_u_old_ = 0;
-    int64_t krt_u_size_ = 0;
-    int8_t krt_u_value_ = 0;
-    bool krt_u_full_ = false;
-    int64_t krt_u_width_2_ = 0;
-    int8_t krt_u_old_2_ = 0;
-    int64_t krt_u_base_ = 0;
-    int64_t krt_u_i_2_ = 0;
-    int64_t krt_u_nwarps_ = 0;
-    int8_t krt_u_result_ = 0;
-    int64_t krt_u_i_3_ = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-    int64_t krt_step6 = 0;
-    int64_t krt_it7 = 0;
-    int64_t krt_stop8 = 0;
-    int64_t krt_step9 = 0;
-#line 4 "max_reduce.kern"
-    krt_u_tid_ = (int32_t)threadIdx.x;
-#line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
-#line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-#line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
-#line 4 "max_reduce.kern"
-        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
-#line 4 "max_reduce.kern"
-        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
-#line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-        krt_stop2 = arr.shape[0];
-        krt_step3 = krt_u_step_;
-#line 236 "max_reduce.cu"
-        if (krt_step3 == 0) {
-            return;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = max_reduce(krt_u_tmp_, *(int8_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_width_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            *(int8_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce(krt_u_sm_[0][0], krt_u_sm_[1][0]);
-        }
-    } else {
-#line 4 "max_reduce.kern"
-        krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-        krt_u_value_ = *(int8_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
-#line 4 "max_reduce.kern"
-        krt_u_width_2_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_2_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
-#line 4 "max_reduce.kern"
-            krt_it4 = 1;
-            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
-            krt_step6 = 1;
-#line 314 "max_reduce.cu"
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
-#line 4 "max_reduce.kern"
-            krt_u_result_ = krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-            krt_it7 = 1;
-            krt_stop8 = krt_u_nwarps_;
-            krt_step9 = 1;
-#line 333 "max_reduce.cu"
-            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
-            }
-#line 4 "max_reduce.kern"
-            *(int8_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
-        }
-    }
-#line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
-#line 4 "max_reduce.kern"
-        *(int8_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce(*(int8_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
-    }
-}
-#line 349 "max_reduce.cu"
-
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2(int16_t a, int16_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 356 "max_reduce.cu"
+#line 190 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials, int16_t init, bool use_init)
 {
     __shared__ int16_t krt_u_sm_[4][33];
-#line 363 "max_reduce.cu"
+#line 197 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -406,7 +240,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 410 "max_reduce.cu"
+#line 244 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -484,7 +318,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 488 "max_reduce.cu"
+#line 322 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -503,7 +337,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 507 "max_reduce.cu"
+#line 341 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -519,187 +353,21 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
         *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2(*(int16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 523 "max_reduce.cu"
-
-#line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_i2__i32(krt_view arr, krt_view partials, int16_t init, bool use_init)
-{
-    __shared__ int16_t krt_u_sm_[4][33];
-#line 529 "max_reduce.cu"
-    int32_t krt_u_tid_ = 0;
-    int64_t krt_u_warpid_ = 0;
-    int64_t krt_u_laneid_ = 0;
-    int64_t krt_u_start_ = 0;
-    int64_t krt_u_step_ = 0;
-    int16_t krt_u_tmp_ = 0;
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_width_ = 0;
-    int16_t krt_u_old_ = 0;
-    int64_t krt_u_size_ = 0;
-    int16_t krt_u_value_ = 0;
-    bool krt_u_full_ = false;
-    int64_t krt_u_width_2_ = 0;
-    int16_t krt_u_old_2_ = 0;
-    int64_t krt_u_base_ = 0;
-    int64_t krt_u_i_2_ = 0;
-    int64_t krt_u_nwarps_ = 0;
-    int16_t krt_u_result_ = 0;
-    int64_t krt_u_i_3_ = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-    int64_t krt_step6 = 0;
-    int64_t krt_it7 = 0;
-    int64_t krt_stop8 = 0;
-    int64_t krt_step9 = 0;
-#line 4 "max_reduce.kern"
-    krt_u_tid_ = (int32_t)threadIdx.x;
-#line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
-#line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-#line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
-#line 4 "max_reduce.kern"
-        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
-#line 4 "max_reduce.kern"
-        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
-#line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-        krt_stop2 = arr.shape[0];
-        krt_step3 = krt_u_step_;
-#line 576 "max_reduce.cu"
-        if (krt_step3 == 0) {
-            return;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = max_reduce__i2_i2(krt_u_tmp_, *(int16_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_width_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__i2_i2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            *(int16_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__i2_i2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
-        }
-    } else {
-#line 4 "max_reduce.kern"
-        krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-        krt_u_value_ = *(int16_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
-#line 4 "max_reduce.kern"
-        krt_u_width_2_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_2_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
-#line 4 "max_reduce.kern"
-            krt_it4 = 1;
-            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
-            krt_step6 = 1;
-#line 654 "max_reduce.cu"
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
-#line 4 "max_reduce.kern"
-            krt_u_result_ = krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-            krt_it7 = 1;
-            krt_stop8 = krt_u_nwarps_;
-            krt_step9 = 1;
-#line 673 "max_reduce.cu"
-            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__i2_i2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
-            }
-#line 4 "max_reduce.kern"
-            *(int16_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
-        }
-    }
-#line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
-#line 4 "max_reduce.kern"
-        *(int16_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__i2_i2(*(int16_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
-    }
-}
-#line 689 "max_reduce.cu"
+#line 357 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4(int32_t a, int32_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 696 "max_reduce.cu"
+#line 364 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials, int32_t init, bool use_init)
 {
     __shared__ int32_t krt_u_sm_[4][33];
-#line 703 "max_reduce.cu"
+#line 371 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -746,7 +414,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 750 "max_reduce.cu"
+#line 418 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -824,7 +492,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 828 "max_reduce.cu"
+#line 496 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -843,7 +511,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 847 "max_reduce.cu"
+#line 515 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -859,187 +527,21 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
         *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4(*(int32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 863 "max_reduce.cu"
-
-#line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_i4__i32(krt_view arr, krt_view partials, int32_t init, bool use_init)
-{
-    __shared__ int32_t krt_u_sm_[4][33];
-#line 869 "max_reduce.cu"
-    int32_t krt_u_tid_ = 0;
-    int64_t krt_u_warpid_ = 0;
-    int64_t krt_u_laneid_ = 0;
-    int64_t krt_u_start_ = 0;
-    int64_t krt_u_step_ = 0;
-    int32_t krt_u_tmp_ = 0;
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_width_ = 0;
-    int32_t krt_u_old_ = 0;
-    int64_t krt_u_size_ = 0;
-    int32_t krt_u_value_ = 0;
-    bool krt_u_full_ = false;
-    int64_t krt_u_width_2_ = 0;
-    int32_t krt_u_old_2_ = 0;
-    int64_t krt_u_base_ = 0;
-    int64_t krt_u_i_2_ = 0;
-    int64_t krt_u_nwarps_ = 0;
-    int32_t krt_u_result_ = 0;
-    int64_t krt_u_i_3_ = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-    int64_t krt_step6 = 0;
-    int64_t krt_it7 = 0;
-    int64_t krt_stop8 = 0;
-    int64_t krt_step9 = 0;
-#line 4 "max_reduce.kern"
-    krt_u_tid_ = (int32_t)threadIdx.x;
-#line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
-#line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-#line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
-#line 4 "max_reduce.kern"
-        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
-#line 4 "max_reduce.kern"
-        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
-#line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-        krt_stop2 = arr.shape[0];
-        krt_step3 = krt_u_step_;
-#line 916 "max_reduce.cu"
-        if (krt_step3 == 0) {
-            return;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = max_reduce__i4_i4(krt_u_tmp_, *(int32_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_width_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__i4_i4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            *(int32_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__i4_i4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
-        }
-    } else {
-#line 4 "max_reduce.kern"
-        krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-        krt_u_value_ = *(int32_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
-#line 4 "max_reduce.kern"
-        krt_u_width_2_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_2_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
-#line 4 "max_reduce.kern"
-            krt_it4 = 1;
-            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
-            krt_step6 = 1;
-#line 994 "max_reduce.cu"
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
-#line 4 "max_reduce.kern"
-            krt_u_result_ = krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-            krt_it7 = 1;
-            krt_stop8 = krt_u_nwarps_;
-            krt_step9 = 1;
-#line 1013 "max_reduce.cu"
-            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__i4_i4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
-            }
-#line 4 "max_reduce.kern"
-            *(int32_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
-        }
-    }
-#line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
-#line 4 "max_reduce.kern"
-        *(int32_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__i4_i4(*(int32_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
-    }
-}
-#line 1029 "max_reduce.cu"
+#line 531 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8(int64_t a, int64_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 1036 "max_reduce.cu"
+#line 538 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials, int64_t init, bool use_init)
 {
     __shared__ int64_t krt_u_sm_[4][33];
-#line 1043 "max_reduce.cu"
+#line 545 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1086,7 +588,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1090 "max_reduce.cu"
+#line 592 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1164,7 +666,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1168 "max_reduce.cu"
+#line 670 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1183,7 +685,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1187 "max_reduce.cu"
+#line 689 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1199,187 +701,21 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
         *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8(*(int64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1203 "max_reduce.cu"
-
-#line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_i8__i32(krt_view arr, krt_view partials, int64_t init, bool use_init)
-{
-    __shared__ int64_t krt_u_sm_[4][33];
-#line 1209 "max_reduce.cu"
-    int32_t krt_u_tid_ = 0;
-    int64_t krt_u_warpid_ = 0;
-    int64_t krt_u_laneid_ = 0;
-    int64_t krt_u_start_ = 0;
-    int64_t krt_u_step_ = 0;
-    int64_t krt_u_tmp_ = 0;
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_width_ = 0;
-    int64_t krt_u_old_ = 0;
-    int64_t krt_u_size_ = 0;
-    int64_t krt_u_value_ = 0;
-    bool krt_u_full_ = false;
-    int64_t krt_u_width_2_ = 0;
-    int64_t krt_u_old_2_ = 0;
-    int64_t krt_u_base_ = 0;
-    int64_t krt_u_i_2_ = 0;
-    int64_t krt_u_nwarps_ = 0;
-    int64_t krt_u_result_ = 0;
-    int64_t krt_u_i_3_ = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-    int64_t krt_step6 = 0;
-    int64_t krt_it7 = 0;
-    int64_t krt_stop8 = 0;
-    int64_t krt_step9 = 0;
-#line 4 "max_reduce.kern"
-    krt_u_tid_ = (int32_t)threadIdx.x;
-#line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
-#line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-#line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
-#line 4 "max_reduce.kern"
-        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
-#line 4 "max_reduce.kern"
-        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
-#line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(int64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-        krt_stop2 = arr.shape[0];
-        krt_step3 = krt_u_step_;
-#line 1256 "max_reduce.cu"
-        if (krt_step3 == 0) {
-            return;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = max_reduce__i8_i8(krt_u_tmp_, *(int64_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_width_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__i8_i8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            *(int64_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__i8_i8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
-        }
-    } else {
-#line 4 "max_reduce.kern"
-        krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-        krt_u_value_ = *(int64_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
-#line 4 "max_reduce.kern"
-        krt_u_width_2_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_2_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
-#line 4 "max_reduce.kern"
-            krt_it4 = 1;
-            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
-            krt_step6 = 1;
-#line 1334 "max_reduce.cu"
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
-#line 4 "max_reduce.kern"
-            krt_u_result_ = krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-            krt_it7 = 1;
-            krt_stop8 = krt_u_nwarps_;
-            krt_step9 = 1;
-#line 1353 "max_reduce.cu"
-            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__i8_i8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
-            }
-#line 4 "max_reduce.kern"
-            *(int64_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
-        }
-    }
-#line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
-#line 4 "max_reduce.kern"
-        *(int64_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__i8_i8(*(int64_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
-    }
-}
-#line 1369 "max_reduce.cu"
+#line 705 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1(uint8_t a, uint8_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 1376 "max_reduce.cu"
+#line 712 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials, uint8_t init, bool use_init)
 {
     __shared__ uint8_t krt_u_sm_[4][33];
-#line 1383 "max_reduce.cu"
+#line 719 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1426,7 +762,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1430 "max_reduce.cu"
+#line 766 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1504,7 +840,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1508 "max_reduce.cu"
+#line 844 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1523,7 +859,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1527 "max_reduce.cu"
+#line 863 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1539,187 +875,21 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
         *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1(*(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1543 "max_reduce.cu"
-
-#line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_u1__i32(krt_view arr, krt_view partials, uint8_t init, bool use_init)
-{
-    __shared__ uint8_t krt_u_sm_[4][33];
-#line 1549 "max_reduce.cu"
-    int32_t krt_u_tid_ = 0;
-    int64_t krt_u_warpid_ = 0;
-    int64_t krt_u_laneid_ = 0;
-    int64_t krt_u_start_ = 0;
-    int64_t krt_u_step_ = 0;
-    uint8_t krt_u_tmp_ = 0;
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_width_ = 0;
-    uint8_t krt_u_old_ = 0;
-    int64_t krt_u_size_ = 0;
-    uint8_t krt_u_value_ = 0;
-    bool krt_u_full_ = false;
-    int64_t krt_u_width_2_ = 0;
-    uint8_t krt_u_old_2_ = 0;
-    int64_t krt_u_base_ = 0;
-    int64_t krt_u_i_2_ = 0;
-    int64_t krt_u_nwarps_ = 0;
-    uint8_t krt_u_result_ = 0;
-    int64_t krt_u_i_3_ = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-    int64_t krt_step6 = 0;
-    int64_t krt_it7 = 0;
-    int64_t krt_stop8 = 0;
-    int64_t krt_step9 = 0;
-#line 4 "max_reduce.kern"
-    krt_u_tid_ = (int32_t)threadIdx.x;
-#line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
-#line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-#line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
-#line 4 "max_reduce.kern"
-        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
-#line 4 "max_reduce.kern"
-        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
-#line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-        krt_stop2 = arr.shape[0];
-        krt_step3 = krt_u_step_;
-#line 1596 "max_reduce.cu"
-        if (krt_step3 == 0) {
-            return;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = max_reduce__u1_u1(krt_u_tmp_, *(uint8_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_width_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__u1_u1(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            *(uint8_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__u1_u1(krt_u_sm_[0][0], krt_u_sm_[1][0]);
-        }
-    } else {
-#line 4 "max_reduce.kern"
-        krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint8_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
-#line 4 "max_reduce.kern"
-        krt_u_width_2_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_2_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
-#line 4 "max_reduce.kern"
-            krt_it4 = 1;
-            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
-            krt_step6 = 1;
-#line 1674 "max_reduce.cu"
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
-#line 4 "max_reduce.kern"
-            krt_u_result_ = krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-            krt_it7 = 1;
-            krt_stop8 = krt_u_nwarps_;
-            krt_step9 = 1;
-#line 1693 "max_reduce.cu"
-            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u1_u1(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
-            }
-#line 4 "max_reduce.kern"
-            *(uint8_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
-        }
-    }
-#line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
-#line 4 "max_reduce.kern"
-        *(uint8_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__u1_u1(*(uint8_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
-    }
-}
-#line 1709 "max_reduce.cu"
+#line 879 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2(uint16_t a, uint16_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 1716 "max_reduce.cu"
+#line 886 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials, uint16_t init, bool use_init)
 {
     __shared__ uint16_t krt_u_sm_[4][33];
-#line 1723 "max_reduce.cu"
+#line 893 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1766,7 +936,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1770 "max_reduce.cu"
+#line 940 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1844,7 +1014,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1848 "max_reduce.cu"
+#line 1018 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1863,7 +1033,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1867 "max_reduce.cu"
+#line 1037 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1879,187 +1049,21 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
         *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2(*(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1883 "max_reduce.cu"
-
-#line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_u2__i32(krt_view arr, krt_view partials, uint16_t init, bool use_init)
-{
-    __shared__ uint16_t krt_u_sm_[4][33];
-#line 1889 "max_reduce.cu"
-    int32_t krt_u_tid_ = 0;
-    int64_t krt_u_warpid_ = 0;
-    int64_t krt_u_laneid_ = 0;
-    int64_t krt_u_start_ = 0;
-    int64_t krt_u_step_ = 0;
-    uint16_t krt_u_tmp_ = 0;
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_width_ = 0;
-    uint16_t krt_u_old_ = 0;
-    int64_t krt_u_size_ = 0;
-    uint16_t krt_u_value_ = 0;
-    bool krt_u_full_ = false;
-    int64_t krt_u_width_2_ = 0;
-    uint16_t krt_u_old_2_ = 0;
-    int64_t krt_u_base_ = 0;
-    int64_t krt_u_i_2_ = 0;
-    int64_t krt_u_nwarps_ = 0;
-    uint16_t krt_u_result_ = 0;
-    int64_t krt_u_i_3_ = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-    int64_t krt_step6 = 0;
-    int64_t krt_it7 = 0;
-    int64_t krt_stop8 = 0;
-    int64_t krt_step9 = 0;
-#line 4 "max_reduce.kern"
-    krt_u_tid_ = (int32_t)threadIdx.x;
-#line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
-#line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-#line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
-#line 4 "max_reduce.kern"
-        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
-#line 4 "max_reduce.kern"
-        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
-#line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-        krt_stop2 = arr.shape[0];
-        krt_step3 = krt_u_step_;
-#line 1936 "max_reduce.cu"
-        if (krt_step3 == 0) {
-            return;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = max_reduce__u2_u2(krt_u_tmp_, *(uint16_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_width_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__u2_u2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            *(uint16_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__u2_u2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
-        }
-    } else {
-#line 4 "max_reduce.kern"
-        krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint16_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
-#line 4 "max_reduce.kern"
-        krt_u_width_2_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_2_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
-#line 4 "max_reduce.kern"
-            krt_it4 = 1;
-            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
-            krt_step6 = 1;
-#line 2014 "max_reduce.cu"
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
-#line 4 "max_reduce.kern"
-            krt_u_result_ = krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-            krt_it7 = 1;
-            krt_stop8 = krt_u_nwarps_;
-            krt_step9 = 1;
-#line 2033 "max_reduce.cu"
-            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u2_u2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
-            }
-#line 4 "max_reduce.kern"
-            *(uint16_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
-        }
-    }
-#line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
-#line 4 "max_reduce.kern"
-        *(uint16_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__u2_u2(*(uint16_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
-    }
-}
-#line 2049 "max_reduce.cu"
+#line 1053 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4(uint32_t a, uint32_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 2056 "max_reduce.cu"
+#line 1060 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials, uint32_t init, bool use_init)
 {
     __shared__ uint32_t krt_u_sm_[4][33];
-#line 2063 "max_reduce.cu"
+#line 1067 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -2106,7 +1110,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 2110 "max_reduce.cu"
+#line 1114 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -2184,7 +1188,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 2188 "max_reduce.cu"
+#line 1192 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -2203,7 +1207,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 2207 "max_reduce.cu"
+#line 1211 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2219,187 +1223,21 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
         *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4(*(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 2223 "max_reduce.cu"
-
-#line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_u4__i32(krt_view arr, krt_view partials, uint32_t init, bool use_init)
-{
-    __shared__ uint32_t krt_u_sm_[4][33];
-#line 2229 "max_reduce.cu"
-    int32_t krt_u_tid_ = 0;
-    int64_t krt_u_warpid_ = 0;
-    int64_t krt_u_laneid_ = 0;
-    int64_t krt_u_start_ = 0;
-    int64_t krt_u_step_ = 0;
-    uint32_t krt_u_tmp_ = 0;
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_width_ = 0;
-    uint32_t krt_u_old_ = 0;
-    int64_t krt_u_size_ = 0;
-    uint32_t krt_u_value_ = 0;
-    bool krt_u_full_ = false;
-    int64_t krt_u_width_2_ = 0;
-    uint32_t krt_u_old_2_ = 0;
-    int64_t krt_u_base_ = 0;
-    int64_t krt_u_i_2_ = 0;
-    int64_t krt_u_nwarps_ = 0;
-    uint32_t krt_u_result_ = 0;
-    int64_t krt_u_i_3_ = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-    int64_t krt_step6 = 0;
-    int64_t krt_it7 = 0;
-    int64_t krt_stop8 = 0;
-    int64_t krt_step9 = 0;
-#line 4 "max_reduce.kern"
-    krt_u_tid_ = (int32_t)threadIdx.x;
-#line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
-#line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-#line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
-#line 4 "max_reduce.kern"
-        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
-#line 4 "max_reduce.kern"
-        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
-#line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-        krt_stop2 = arr.shape[0];
-        krt_step3 = krt_u_step_;
-#line 2276 "max_reduce.cu"
-        if (krt_step3 == 0) {
-            return;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = max_reduce__u4_u4(krt_u_tmp_, *(uint32_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_width_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__u4_u4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            *(uint32_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__u4_u4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
-        }
-    } else {
-#line 4 "max_reduce.kern"
-        krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint32_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
-#line 4 "max_reduce.kern"
-        krt_u_width_2_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_2_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
-#line 4 "max_reduce.kern"
-            krt_it4 = 1;
-            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
-            krt_step6 = 1;
-#line 2354 "max_reduce.cu"
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
-#line 4 "max_reduce.kern"
-            krt_u_result_ = krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-            krt_it7 = 1;
-            krt_stop8 = krt_u_nwarps_;
-            krt_step9 = 1;
-#line 2373 "max_reduce.cu"
-            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u4_u4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
-            }
-#line 4 "max_reduce.kern"
-            *(uint32_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
-        }
-    }
-#line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
-#line 4 "max_reduce.kern"
-        *(uint32_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__u4_u4(*(uint32_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
-    }
-}
-#line 2389 "max_reduce.cu"
+#line 1227 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8(uint64_t a, uint64_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 2396 "max_reduce.cu"
+#line 1234 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials, uint64_t init, bool use_init)
 {
     __shared__ uint64_t krt_u_sm_[4][33];
-#line 2403 "max_reduce.cu"
+#line 1241 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -2446,7 +1284,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 2450 "max_reduce.cu"
+#line 1288 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -2524,7 +1362,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 2528 "max_reduce.cu"
+#line 1366 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -2543,7 +1381,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 2547 "max_reduce.cu"
+#line 1385 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2559,187 +1397,21 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
         *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8(*(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 2563 "max_reduce.cu"
-
-#line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_u8__i32(krt_view arr, krt_view partials, uint64_t init, bool use_init)
-{
-    __shared__ uint64_t krt_u_sm_[4][33];
-#line 2569 "max_reduce.cu"
-    int32_t krt_u_tid_ = 0;
-    int64_t krt_u_warpid_ = 0;
-    int64_t krt_u_laneid_ = 0;
-    int64_t krt_u_start_ = 0;
-    int64_t krt_u_step_ = 0;
-    uint64_t krt_u_tmp_ = 0;
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_width_ = 0;
-    uint64_t krt_u_old_ = 0;
-    int64_t krt_u_size_ = 0;
-    uint64_t krt_u_value_ = 0;
-    bool krt_u_full_ = false;
-    int64_t krt_u_width_2_ = 0;
-    uint64_t krt_u_old_2_ = 0;
-    int64_t krt_u_base_ = 0;
-    int64_t krt_u_i_2_ = 0;
-    int64_t krt_u_nwarps_ = 0;
-    uint64_t krt_u_result_ = 0;
-    int64_t krt_u_i_3_ = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-    int64_t krt_step6 = 0;
-    int64_t krt_it7 = 0;
-    int64_t krt_stop8 = 0;
-    int64_t krt_step9 = 0;
-#line 4 "max_reduce.kern"
-    krt_u_tid_ = (int32_t)threadIdx.x;
-#line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
-#line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-#line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
-#line 4 "max_reduce.kern"
-        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
-#line 4 "max_reduce.kern"
-        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
-#line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(uint64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-        krt_stop2 = arr.shape[0];
-        krt_step3 = krt_u_step_;
-#line 2616 "max_reduce.cu"
-        if (krt_step3 == 0) {
-            return;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = max_reduce__u8_u8(krt_u_tmp_, *(uint64_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_width_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__u8_u8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            *(uint64_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__u8_u8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
-        }
-    } else {
-#line 4 "max_reduce.kern"
-        krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-        krt_u_value_ = *(uint64_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
-#line 4 "max_reduce.kern"
-        krt_u_width_2_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_2_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
-#line 4 "max_reduce.kern"
-            krt_it4 = 1;
-            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
-            krt_step6 = 1;
-#line 2694 "max_reduce.cu"
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
-#line 4 "max_reduce.kern"
-            krt_u_result_ = krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-            krt_it7 = 1;
-            krt_stop8 = krt_u_nwarps_;
-            krt_step9 = 1;
-#line 2713 "max_reduce.cu"
-            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__u8_u8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
-            }
-#line 4 "max_reduce.kern"
-            *(uint64_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
-        }
-    }
-#line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
-#line 4 "max_reduce.kern"
-        *(uint64_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__u8_u8(*(uint64_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
-    }
-}
-#line 2729 "max_reduce.cu"
+#line 1401 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED float max_reduce__f4_f4(float a, float b)
 {
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 2736 "max_reduce.cu"
+#line 1408 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials, float init, bool use_init)
 {
     __shared__ float krt_u_sm_[4][33];
-#line 2743 "max_reduce.cu"
+#line 1415 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -2786,7 +1458,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 2790 "max_reduce.cu"
+#line 1462 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -2864,7 +1536,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 2868 "max_reduce.cu"
+#line 1540 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -2883,7 +1555,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 2887 "max_reduce.cu"
+#line 1559 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2899,187 +1571,21 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
         *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4(*(float *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 2903 "max_reduce.cu"
-
-#line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_f4__i32(krt_view arr, krt_view partials, float init, bool use_init)
-{
-    __shared__ float krt_u_sm_[4][33];
-#line 2909 "max_reduce.cu"
-    int32_t krt_u_tid_ = 0;
-    int64_t krt_u_warpid_ = 0;
-    int64_t krt_u_laneid_ = 0;
-    int64_t krt_u_start_ = 0;
-    int64_t krt_u_step_ = 0;
-    float krt_u_tmp_ = 0;
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_width_ = 0;
-    float krt_u_old_ = 0;
-    int64_t krt_u_size_ = 0;
-    float krt_u_value_ = 0;
-    bool krt_u_full_ = false;
-    int64_t krt_u_width_2_ = 0;
-    float krt_u_old_2_ = 0;
-    int64_t krt_u_base_ = 0;
-    int64_t krt_u_i_2_ = 0;
-    int64_t krt_u_nwarps_ = 0;
-    float krt_u_result_ = 0;
-    int64_t krt_u_i_3_ = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-    int64_t krt_step6 = 0;
-    int64_t krt_it7 = 0;
-    int64_t krt_stop8 = 0;
-    int64_t krt_step9 = 0;
-#line 4 "max_reduce.kern"
-    krt_u_tid_ = (int32_t)threadIdx.x;
-#line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
-#line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-#line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
-#line 4 "max_reduce.kern"
-        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
-#line 4 "max_reduce.kern"
-        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
-#line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(float *)(arr.data + krt_u_start_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-        krt_stop2 = arr.shape[0];
-        krt_step3 = krt_u_step_;
-#line 2956 "max_reduce.cu"
-        if (krt_step3 == 0) {
-            return;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = max_reduce__f4_f4(krt_u_tmp_, *(float *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_width_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__f4_f4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            *(float *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__f4_f4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
-        }
-    } else {
-#line 4 "max_reduce.kern"
-        krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-        krt_u_value_ = *(float *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
-#line 4 "max_reduce.kern"
-        krt_u_width_2_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_2_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
-#line 4 "max_reduce.kern"
-            krt_it4 = 1;
-            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
-            krt_step6 = 1;
-#line 3034 "max_reduce.cu"
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
-#line 4 "max_reduce.kern"
-            krt_u_result_ = krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-            krt_it7 = 1;
-            krt_stop8 = krt_u_nwarps_;
-            krt_step9 = 1;
-#line 3053 "max_reduce.cu"
-            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__f4_f4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
-            }
-#line 4 "max_reduce.kern"
-            *(float *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
-        }
-    }
-#line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
-#line 4 "max_reduce.kern"
-        *(float *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__f4_f4(*(float *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
-    }
-}
-#line 3069 "max_reduce.cu"
+#line 1575 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED double max_reduce__f8_f8(double a, double b)
 {
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 3076 "max_reduce.cu"
+#line 1582 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials, double init, bool use_init)
 {
     __shared__ double krt_u_sm_[4][33];
-#line 3083 "max_reduce.cu"
+#line 1589 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -3126,7 +1632,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 3130 "max_reduce.cu"
+#line 1636 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -3204,7 +1710,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 3208 "max_reduce.cu"
+#line 1714 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -3223,7 +1729,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 3227 "max_reduce.cu"
+#line 1733 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3239,187 +1745,21 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
         *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8(*(double *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 3243 "max_reduce.cu"
-
-#line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_f8__i32(krt_view arr, krt_view partials, double init, bool use_init)
-{
-    __shared__ double krt_u_sm_[4][33];
-#line 3249 "max_reduce.cu"
-    int32_t krt_u_tid_ = 0;
-    int64_t krt_u_warpid_ = 0;
-    int64_t krt_u_laneid_ = 0;
-    int64_t krt_u_start_ = 0;
-    int64_t krt_u_step_ = 0;
-    double krt_u_tmp_ = 0;
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_width_ = 0;
-    double krt_u_old_ = 0;
-    int64_t krt_u_size_ = 0;
-    double krt_u_value_ = 0;
-    bool krt_u_full_ = false;
-    int64_t krt_u_width_2_ = 0;
-    double krt_u_old_2_ = 0;
-    int64_t krt_u_base_ = 0;
-    int64_t krt_u_i_2_ = 0;
-    int64_t krt_u_nwarps_ = 0;
-    double krt_u_result_ = 0;
-    int64_t krt_u_i_3_ = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-    int64_t krt_step6 = 0;
-    int64_t krt_it7 = 0;
-    int64_t krt_stop8 = 0;
-    int64_t krt_step9 = 0;
-#line 4 "max_reduce.kern"
-    krt_u_tid_ = (int32_t)threadIdx.x;
-#line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
-#line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-#line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
-#line 4 "max_reduce.kern"
-        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
-#line 4 "max_reduce.kern"
-        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
-#line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(double *)(arr.data + krt_u_start_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-        krt_stop2 = arr.shape[0];
-        krt_step3 = krt_u_step_;
-#line 3296 "max_reduce.cu"
-        if (krt_step3 == 0) {
-            return;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = max_reduce__f8_f8(krt_u_tmp_, *(double *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_width_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__f8_f8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            *(double *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__f8_f8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
-        }
-    } else {
-#line 4 "max_reduce.kern"
-        krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-        krt_u_value_ = *(double *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
-#line 4 "max_reduce.kern"
-        krt_u_width_2_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_2_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
-#line 4 "max_reduce.kern"
-            krt_it4 = 1;
-            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
-            krt_step6 = 1;
-#line 3374 "max_reduce.cu"
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
-#line 4 "max_reduce.kern"
-            krt_u_result_ = krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-            krt_it7 = 1;
-            krt_stop8 = krt_u_nwarps_;
-            krt_step9 = 1;
-#line 3393 "max_reduce.cu"
-            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__f8_f8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
-            }
-#line 4 "max_reduce.kern"
-            *(double *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
-        }
-    }
-#line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
-#line 4 "max_reduce.kern"
-        *(double *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__f8_f8(*(double *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
-    }
-}
-#line 3409 "max_reduce.cu"
+#line 1749 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2(krt_f16 a, krt_f16 b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 3416 "max_reduce.cu"
+#line 1756 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials, krt_f16 init, bool use_init)
 {
     __shared__ krt_f16 krt_u_sm_[4][33];
-#line 3423 "max_reduce.cu"
+#line 1763 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -3466,7 +1806,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 3470 "max_reduce.cu"
+#line 1810 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -3544,7 +1884,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 3548 "max_reduce.cu"
+#line 1888 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -3563,7 +1903,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 3567 "max_reduce.cu"
+#line 1907 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3579,185 +1919,19 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
         *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2(*(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 3583 "max_reduce.cu"
-
-#line 4 "max_reduce.kern"
-KRT_EXTERN_C __global__ void max_reduce__red_f2__i32(krt_view arr, krt_view partials, krt_f16 init, bool use_init)
-{
-    __shared__ krt_f16 krt_u_sm_[4][33];
-#line 3589 "max_reduce.cu"
-    int32_t krt_u_tid_ = 0;
-    int64_t krt_u_warpid_ = 0;
-    int64_t krt_u_laneid_ = 0;
-    int64_t krt_u_start_ = 0;
-    int64_t krt_u_step_ = 0;
-    krt_f16 krt_u_tmp_ = KRT_F16_ZERO;
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_width_ = 0;
-    krt_f16 krt_u_old_ = KRT_F16_ZERO;
-    int64_t krt_u_size_ = 0;
-    krt_f16 krt_u_value_ = KRT_F16_ZERO;
-    bool krt_u_full_ = false;
-    int64_t krt_u_width_2_ = 0;
-    krt_f16 krt_u_old_2_ = KRT_F16_ZERO;
-    int64_t krt_u_base_ = 0;
-    int64_t krt_u_i_2_ = 0;
-    int64_t krt_u_nwarps_ = 0;
-    krt_f16 krt_u_result_ = KRT_F16_ZERO;
-    int64_t krt_u_i_3_ = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-    int64_t krt_it4 = 0;
-    int64_t krt_stop5 = 0;
-    int64_t krt_step6 = 0;
-    int64_t krt_it7 = 0;
-    int64_t krt_stop8 = 0;
-    int64_t krt_step9 = 0;
-#line 4 "max_reduce.kern"
-    krt_u_tid_ = (int32_t)threadIdx.x;
-#line 4 "max_reduce.kern"
-    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
-#line 4 "max_reduce.kern"
-    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-#line 4 "max_reduce.kern"
-    if (((int32_t)blockDim.x) == 128) {
-#line 4 "max_reduce.kern"
-        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
-#line 4 "max_reduce.kern"
-        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
-#line 4 "max_reduce.kern"
-        krt_u_tmp_ = *(krt_f16 *)(arr.data + krt_u_start_ * arr.strides[0]);
-#line 4 "max_reduce.kern"
-        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
-        krt_stop2 = arr.shape[0];
-        krt_step3 = krt_u_step_;
-#line 3636 "max_reduce.cu"
-        if (krt_step3 == 0) {
-            return;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            krt_u_i_ = krt_it1;
-#line 4 "max_reduce.kern"
-            krt_u_tmp_ = max_reduce__f2_f2(krt_u_tmp_, *(krt_f16 *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_width_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_laneid_ < krt_u_width_) {
-#line 4 "max_reduce.kern"
-                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_ = krt_u_width_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ < 2) {
-#line 4 "max_reduce.kern"
-            krt_u_sm_[krt_u_tid_][0] = max_reduce__f2_f2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            *(krt_f16 *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__f2_f2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
-        }
-    } else {
-#line 4 "max_reduce.kern"
-        krt_u_size_ = arr.shape[0];
-#line 4 "max_reduce.kern"
-        krt_u_value_ = *(krt_f16 *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
-#line 4 "max_reduce.kern"
-        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
-#line 4 "max_reduce.kern"
-        krt_u_width_2_ = 16;
-#line 4 "max_reduce.kern"
-        while (krt_u_width_2_) {
-#line 4 "max_reduce.kern"
-            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
-#line 4 "max_reduce.kern"
-                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
-            }
-#line 4 "max_reduce.kern"
-            __syncthreads();
-#line 4 "max_reduce.kern"
-            krt_u_width_2_ = krt_u_width_2_ >> 1;
-        }
-#line 4 "max_reduce.kern"
-        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
-#line 4 "max_reduce.kern"
-            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
-#line 4 "max_reduce.kern"
-            krt_it4 = 1;
-            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
-            krt_step6 = 1;
-#line 3714 "max_reduce.cu"
-            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-                krt_u_i_2_ = krt_it4;
-#line 4 "max_reduce.kern"
-                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f2_f2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
-            }
-        }
-#line 4 "max_reduce.kern"
-        __syncthreads();
-#line 4 "max_reduce.kern"
-        if (krt_u_tid_ == 0) {
-#line 4 "max_reduce.kern"
-            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
-#line 4 "max_reduce.kern"
-            krt_u_result_ = krt_u_sm_[0][0];
-#line 4 "max_reduce.kern"
-            krt_it7 = 1;
-            krt_stop8 = krt_u_nwarps_;
-            krt_step9 = 1;
-#line 3733 "max_reduce.cu"
-            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
-                krt_u_i_3_ = krt_it7;
-#line 4 "max_reduce.kern"
-                krt_u_result_ = max_reduce__f2_f2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
-            }
-#line 4 "max_reduce.kern"
-            *(krt_f16 *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
-        }
-    }
-#line 4 "max_reduce.kern"
-    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
-#line 4 "max_reduce.kern"
-        *(krt_f16 *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__f2_f2(*(krt_f16 *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
-    }
-}
-#line 3749 "max_reduce.cu"
+#line 1923 "max_reduce.cu"
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int8_t max_reduce__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int8_t a, int8_t b)
 {
-#line 3756 "max_reduce.cu"
+#line 1930 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i8(a, b);
-#line 3761 "max_reduce.cu"
+#line 1935 "max_reduce.cu"
 }
 
 struct max_reduce__red_i1__shared {
@@ -3800,7 +1974,7 @@ struct max_reduce__red_i1__frame {
 static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3804 "max_reduce.cu"
+#line 1978 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int8_t init = *(const int8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3826,14 +2000,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 3830 "max_reduce.cu"
+#line 2004 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3837 "max_reduce.cu"
+#line 2011 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3852,7 +2026,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3856 "max_reduce.cu"
+#line 2030 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3863,14 +2037,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3867 "max_reduce.cu"
+#line 2041 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3874 "max_reduce.cu"
+#line 2048 "max_reduce.cu"
             int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3883,7 +2057,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3887 "max_reduce.cu"
+#line 2061 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3895,7 +2069,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3899 "max_reduce.cu"
+#line 2073 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3906,7 +2080,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3910 "max_reduce.cu"
+#line 2084 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3928,13 +2102,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3932 "max_reduce.cu"
+#line 2106 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3938 "max_reduce.cu"
+#line 2112 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3942,7 +2116,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3946 "max_reduce.cu"
+#line 2120 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3964,7 +2138,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3968 "max_reduce.cu"
+#line 2142 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3974,7 +2148,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3978 "max_reduce.cu"
+#line 2152 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3995,7 +2169,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3999 "max_reduce.cu"
+#line 2173 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4006,13 +2180,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4010 "max_reduce.cu"
+#line 2184 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4016 "max_reduce.cu"
+#line 2190 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4023,7 +2197,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4027 "max_reduce.cu"
+#line 2201 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4046,13 +2220,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4050 "max_reduce.cu"
+#line 2224 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4056 "max_reduce.cu"
+#line 2230 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4060,7 +2234,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4064 "max_reduce.cu"
+#line 2238 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4086,20 +2260,20 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4090 "max_reduce.cu"
+#line 2264 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4097 "max_reduce.cu"
+#line 2271 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4103 "max_reduce.cu"
+#line 2277 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -4117,7 +2291,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4121 "max_reduce.cu"
+#line 2295 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4127,7 +2301,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4131 "max_reduce.cu"
+#line 2305 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4140,18 +2314,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4144 "max_reduce.cu"
+#line 2318 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
-#line 4150 "max_reduce.cu"
+#line 2324 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 4155 "max_reduce.cu"
+#line 2329 "max_reduce.cu"
 }
 
 struct max_reduce__red_i2__shared {
@@ -4194,7 +2368,7 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4198 "max_reduce.cu"
+#line 2372 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int16_t init = *(const int16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4220,14 +2394,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 4224 "max_reduce.cu"
+#line 2398 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4231 "max_reduce.cu"
+#line 2405 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4246,7 +2420,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4250 "max_reduce.cu"
+#line 2424 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4257,14 +2431,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4261 "max_reduce.cu"
+#line 2435 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4268 "max_reduce.cu"
+#line 2442 "max_reduce.cu"
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4277,7 +2451,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4281 "max_reduce.cu"
+#line 2455 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4289,7 +2463,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4293 "max_reduce.cu"
+#line 2467 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4300,7 +2474,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4304 "max_reduce.cu"
+#line 2478 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4322,13 +2496,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4326 "max_reduce.cu"
+#line 2500 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4332 "max_reduce.cu"
+#line 2506 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4336,7 +2510,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4340 "max_reduce.cu"
+#line 2514 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4358,7 +2532,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4362 "max_reduce.cu"
+#line 2536 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4368,7 +2542,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4372 "max_reduce.cu"
+#line 2546 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4389,7 +2563,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4393 "max_reduce.cu"
+#line 2567 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4400,13 +2574,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4404 "max_reduce.cu"
+#line 2578 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4410 "max_reduce.cu"
+#line 2584 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4417,7 +2591,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4421 "max_reduce.cu"
+#line 2595 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4440,13 +2614,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4444 "max_reduce.cu"
+#line 2618 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4450 "max_reduce.cu"
+#line 2624 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4454,7 +2628,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4458 "max_reduce.cu"
+#line 2632 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4480,20 +2654,20 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4484 "max_reduce.cu"
+#line 2658 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4491 "max_reduce.cu"
+#line 2665 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4497 "max_reduce.cu"
+#line 2671 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -4511,7 +2685,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4515 "max_reduce.cu"
+#line 2689 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4521,7 +2695,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4525 "max_reduce.cu"
+#line 2699 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4534,18 +2708,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4538 "max_reduce.cu"
+#line 2712 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
-#line 4544 "max_reduce.cu"
+#line 2718 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 4549 "max_reduce.cu"
+#line 2723 "max_reduce.cu"
 }
 
 struct max_reduce__red_i4__shared {
@@ -4588,7 +2762,7 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4592 "max_reduce.cu"
+#line 2766 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int32_t init = *(const int32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4614,14 +2788,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 4618 "max_reduce.cu"
+#line 2792 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4625 "max_reduce.cu"
+#line 2799 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4640,7 +2814,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4644 "max_reduce.cu"
+#line 2818 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4651,14 +2825,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4655 "max_reduce.cu"
+#line 2829 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4662 "max_reduce.cu"
+#line 2836 "max_reduce.cu"
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4671,7 +2845,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4675 "max_reduce.cu"
+#line 2849 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4683,7 +2857,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4687 "max_reduce.cu"
+#line 2861 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4694,7 +2868,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4698 "max_reduce.cu"
+#line 2872 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4716,13 +2890,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4720 "max_reduce.cu"
+#line 2894 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4726 "max_reduce.cu"
+#line 2900 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4730,7 +2904,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4734 "max_reduce.cu"
+#line 2908 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4752,7 +2926,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4756 "max_reduce.cu"
+#line 2930 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4762,7 +2936,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4766 "max_reduce.cu"
+#line 2940 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4783,7 +2957,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4787 "max_reduce.cu"
+#line 2961 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4794,13 +2968,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4798 "max_reduce.cu"
+#line 2972 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4804 "max_reduce.cu"
+#line 2978 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4811,7 +2985,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4815 "max_reduce.cu"
+#line 2989 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4834,13 +3008,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4838 "max_reduce.cu"
+#line 3012 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4844 "max_reduce.cu"
+#line 3018 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4848,7 +3022,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4852 "max_reduce.cu"
+#line 3026 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4874,20 +3048,20 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4878 "max_reduce.cu"
+#line 3052 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4885 "max_reduce.cu"
+#line 3059 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4891 "max_reduce.cu"
+#line 3065 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -4905,7 +3079,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4909 "max_reduce.cu"
+#line 3083 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4915,7 +3089,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4919 "max_reduce.cu"
+#line 3093 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4928,18 +3102,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4932 "max_reduce.cu"
+#line 3106 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
-#line 4938 "max_reduce.cu"
+#line 3112 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 4943 "max_reduce.cu"
+#line 3117 "max_reduce.cu"
 }
 
 struct max_reduce__red_i8__shared {
@@ -4982,7 +3156,7 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4986 "max_reduce.cu"
+#line 3160 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int64_t init = *(const int64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -5008,14 +3182,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 5012 "max_reduce.cu"
+#line 3186 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5019 "max_reduce.cu"
+#line 3193 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5034,7 +3208,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5038 "max_reduce.cu"
+#line 3212 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5045,14 +3219,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5049 "max_reduce.cu"
+#line 3223 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5056 "max_reduce.cu"
+#line 3230 "max_reduce.cu"
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5065,7 +3239,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5069 "max_reduce.cu"
+#line 3243 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5077,7 +3251,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5081 "max_reduce.cu"
+#line 3255 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5088,7 +3262,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5092 "max_reduce.cu"
+#line 3266 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5110,13 +3284,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5114 "max_reduce.cu"
+#line 3288 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5120 "max_reduce.cu"
+#line 3294 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5124,7 +3298,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5128 "max_reduce.cu"
+#line 3302 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5146,7 +3320,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5150 "max_reduce.cu"
+#line 3324 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5156,7 +3330,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5160 "max_reduce.cu"
+#line 3334 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5177,7 +3351,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5181 "max_reduce.cu"
+#line 3355 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5188,13 +3362,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5192 "max_reduce.cu"
+#line 3366 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5198 "max_reduce.cu"
+#line 3372 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5205,7 +3379,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5209 "max_reduce.cu"
+#line 3383 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5228,13 +3402,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5232 "max_reduce.cu"
+#line 3406 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5238 "max_reduce.cu"
+#line 3412 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5242,7 +3416,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5246 "max_reduce.cu"
+#line 3420 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5268,20 +3442,20 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5272 "max_reduce.cu"
+#line 3446 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5279 "max_reduce.cu"
+#line 3453 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5285 "max_reduce.cu"
+#line 3459 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -5299,7 +3473,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5303 "max_reduce.cu"
+#line 3477 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5309,7 +3483,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5313 "max_reduce.cu"
+#line 3487 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5322,18 +3496,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5326 "max_reduce.cu"
+#line 3500 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
-#line 5332 "max_reduce.cu"
+#line 3506 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 5337 "max_reduce.cu"
+#line 3511 "max_reduce.cu"
 }
 
 struct max_reduce__red_u1__shared {
@@ -5376,7 +3550,7 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5380 "max_reduce.cu"
+#line 3554 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint8_t init = *(const uint8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -5402,14 +3576,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 5406 "max_reduce.cu"
+#line 3580 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5413 "max_reduce.cu"
+#line 3587 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5428,7 +3602,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5432 "max_reduce.cu"
+#line 3606 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5439,14 +3613,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5443 "max_reduce.cu"
+#line 3617 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5450 "max_reduce.cu"
+#line 3624 "max_reduce.cu"
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5459,7 +3633,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5463 "max_reduce.cu"
+#line 3637 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5471,7 +3645,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5475 "max_reduce.cu"
+#line 3649 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5482,7 +3656,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5486 "max_reduce.cu"
+#line 3660 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5504,13 +3678,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5508 "max_reduce.cu"
+#line 3682 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5514 "max_reduce.cu"
+#line 3688 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5518,7 +3692,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5522 "max_reduce.cu"
+#line 3696 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5540,7 +3714,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5544 "max_reduce.cu"
+#line 3718 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5550,7 +3724,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5554 "max_reduce.cu"
+#line 3728 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5571,7 +3745,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5575 "max_reduce.cu"
+#line 3749 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5582,13 +3756,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5586 "max_reduce.cu"
+#line 3760 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5592 "max_reduce.cu"
+#line 3766 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5599,7 +3773,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5603 "max_reduce.cu"
+#line 3777 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5622,13 +3796,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5626 "max_reduce.cu"
+#line 3800 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5632 "max_reduce.cu"
+#line 3806 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5636,7 +3810,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5640 "max_reduce.cu"
+#line 3814 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5662,20 +3836,20 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5666 "max_reduce.cu"
+#line 3840 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5673 "max_reduce.cu"
+#line 3847 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5679 "max_reduce.cu"
+#line 3853 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -5693,7 +3867,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5697 "max_reduce.cu"
+#line 3871 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5703,7 +3877,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5707 "max_reduce.cu"
+#line 3881 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5716,18 +3890,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5720 "max_reduce.cu"
+#line 3894 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
-#line 5726 "max_reduce.cu"
+#line 3900 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 5731 "max_reduce.cu"
+#line 3905 "max_reduce.cu"
 }
 
 struct max_reduce__red_u2__shared {
@@ -5770,7 +3944,7 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5774 "max_reduce.cu"
+#line 3948 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint16_t init = *(const uint16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -5796,14 +3970,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 5800 "max_reduce.cu"
+#line 3974 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5807 "max_reduce.cu"
+#line 3981 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5822,7 +3996,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5826 "max_reduce.cu"
+#line 4000 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5833,14 +4007,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5837 "max_reduce.cu"
+#line 4011 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5844 "max_reduce.cu"
+#line 4018 "max_reduce.cu"
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5853,7 +4027,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5857 "max_reduce.cu"
+#line 4031 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5865,7 +4039,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5869 "max_reduce.cu"
+#line 4043 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5876,7 +4050,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5880 "max_reduce.cu"
+#line 4054 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5898,13 +4072,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5902 "max_reduce.cu"
+#line 4076 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5908 "max_reduce.cu"
+#line 4082 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5912,7 +4086,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5916 "max_reduce.cu"
+#line 4090 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5934,7 +4108,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5938 "max_reduce.cu"
+#line 4112 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5944,7 +4118,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5948 "max_reduce.cu"
+#line 4122 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5965,7 +4139,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5969 "max_reduce.cu"
+#line 4143 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5976,13 +4150,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5980 "max_reduce.cu"
+#line 4154 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5986 "max_reduce.cu"
+#line 4160 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5993,7 +4167,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5997 "max_reduce.cu"
+#line 4171 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6016,13 +4190,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6020 "max_reduce.cu"
+#line 4194 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6026 "max_reduce.cu"
+#line 4200 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6030,7 +4204,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 6034 "max_reduce.cu"
+#line 4208 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6056,20 +4230,20 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 6060 "max_reduce.cu"
+#line 4234 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6067 "max_reduce.cu"
+#line 4241 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6073 "max_reduce.cu"
+#line 4247 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -6087,7 +4261,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6091 "max_reduce.cu"
+#line 4265 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -6097,7 +4271,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6101 "max_reduce.cu"
+#line 4275 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -6110,18 +4284,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6114 "max_reduce.cu"
+#line 4288 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
-#line 6120 "max_reduce.cu"
+#line 4294 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 6125 "max_reduce.cu"
+#line 4299 "max_reduce.cu"
 }
 
 struct max_reduce__red_u4__shared {
@@ -6164,7 +4338,7 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 6168 "max_reduce.cu"
+#line 4342 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint32_t init = *(const uint32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -6190,14 +4364,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 6194 "max_reduce.cu"
+#line 4368 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6201 "max_reduce.cu"
+#line 4375 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -6216,7 +4390,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 6220 "max_reduce.cu"
+#line 4394 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -6227,14 +4401,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 6231 "max_reduce.cu"
+#line 4405 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6238 "max_reduce.cu"
+#line 4412 "max_reduce.cu"
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -6247,7 +4421,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6251 "max_reduce.cu"
+#line 4425 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6259,7 +4433,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6263 "max_reduce.cu"
+#line 4437 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6270,7 +4444,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 6274 "max_reduce.cu"
+#line 4448 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6292,13 +4466,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 6296 "max_reduce.cu"
+#line 4470 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6302 "max_reduce.cu"
+#line 4476 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6306,7 +4480,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 6310 "max_reduce.cu"
+#line 4484 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6328,7 +4502,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6332 "max_reduce.cu"
+#line 4506 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6338,7 +4512,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 6342 "max_reduce.cu"
+#line 4516 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6359,7 +4533,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6363 "max_reduce.cu"
+#line 4537 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -6370,13 +4544,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6374 "max_reduce.cu"
+#line 4548 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6380 "max_reduce.cu"
+#line 4554 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6387,7 +4561,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 6391 "max_reduce.cu"
+#line 4565 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6410,13 +4584,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6414 "max_reduce.cu"
+#line 4588 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6420 "max_reduce.cu"
+#line 4594 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6424,7 +4598,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 6428 "max_reduce.cu"
+#line 4602 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6450,20 +4624,20 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 6454 "max_reduce.cu"
+#line 4628 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6461 "max_reduce.cu"
+#line 4635 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6467 "max_reduce.cu"
+#line 4641 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -6481,7 +4655,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6485 "max_reduce.cu"
+#line 4659 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -6491,7 +4665,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6495 "max_reduce.cu"
+#line 4669 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -6504,18 +4678,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6508 "max_reduce.cu"
+#line 4682 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
-#line 6514 "max_reduce.cu"
+#line 4688 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 6519 "max_reduce.cu"
+#line 4693 "max_reduce.cu"
 }
 
 struct max_reduce__red_u8__shared {
@@ -6558,7 +4732,7 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 6562 "max_reduce.cu"
+#line 4736 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint64_t init = *(const uint64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -6584,14 +4758,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 6588 "max_reduce.cu"
+#line 4762 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6595 "max_reduce.cu"
+#line 4769 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -6610,7 +4784,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 6614 "max_reduce.cu"
+#line 4788 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -6621,14 +4795,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 6625 "max_reduce.cu"
+#line 4799 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6632 "max_reduce.cu"
+#line 4806 "max_reduce.cu"
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -6641,7 +4815,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6645 "max_reduce.cu"
+#line 4819 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6653,7 +4827,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6657 "max_reduce.cu"
+#line 4831 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6664,7 +4838,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 6668 "max_reduce.cu"
+#line 4842 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6686,13 +4860,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 6690 "max_reduce.cu"
+#line 4864 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6696 "max_reduce.cu"
+#line 4870 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6700,7 +4874,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 6704 "max_reduce.cu"
+#line 4878 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6722,7 +4896,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6726 "max_reduce.cu"
+#line 4900 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6732,7 +4906,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 6736 "max_reduce.cu"
+#line 4910 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6753,7 +4927,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6757 "max_reduce.cu"
+#line 4931 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -6764,13 +4938,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6768 "max_reduce.cu"
+#line 4942 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6774 "max_reduce.cu"
+#line 4948 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6781,7 +4955,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 6785 "max_reduce.cu"
+#line 4959 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6804,13 +4978,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6808 "max_reduce.cu"
+#line 4982 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6814 "max_reduce.cu"
+#line 4988 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6818,7 +4992,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 6822 "max_reduce.cu"
+#line 4996 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6844,20 +5018,20 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 6848 "max_reduce.cu"
+#line 5022 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6855 "max_reduce.cu"
+#line 5029 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6861 "max_reduce.cu"
+#line 5035 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -6875,7 +5049,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6879 "max_reduce.cu"
+#line 5053 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -6885,7 +5059,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6889 "max_reduce.cu"
+#line 5063 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -6898,18 +5072,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6902 "max_reduce.cu"
+#line 5076 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
-#line 6908 "max_reduce.cu"
+#line 5082 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 6913 "max_reduce.cu"
+#line 5087 "max_reduce.cu"
 }
 
 struct max_reduce__red_f4__shared {
@@ -6952,7 +5126,7 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 6956 "max_reduce.cu"
+#line 5130 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const float init = *(const float *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -6978,14 +5152,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 6982 "max_reduce.cu"
+#line 5156 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6989 "max_reduce.cu"
+#line 5163 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -7004,7 +5178,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 7008 "max_reduce.cu"
+#line 5182 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -7015,14 +5189,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 7019 "max_reduce.cu"
+#line 5193 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7026 "max_reduce.cu"
+#line 5200 "max_reduce.cu"
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -7035,7 +5209,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7039 "max_reduce.cu"
+#line 5213 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7047,7 +5221,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7051 "max_reduce.cu"
+#line 5225 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7058,7 +5232,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 7062 "max_reduce.cu"
+#line 5236 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7080,13 +5254,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 7084 "max_reduce.cu"
+#line 5258 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7090 "max_reduce.cu"
+#line 5264 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7094,7 +5268,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 7098 "max_reduce.cu"
+#line 5272 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7116,7 +5290,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7120 "max_reduce.cu"
+#line 5294 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7126,7 +5300,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 7130 "max_reduce.cu"
+#line 5304 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7147,7 +5321,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7151 "max_reduce.cu"
+#line 5325 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -7158,13 +5332,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7162 "max_reduce.cu"
+#line 5336 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7168 "max_reduce.cu"
+#line 5342 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7175,7 +5349,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 7179 "max_reduce.cu"
+#line 5353 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7198,13 +5372,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 7202 "max_reduce.cu"
+#line 5376 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7208 "max_reduce.cu"
+#line 5382 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7212,7 +5386,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 7216 "max_reduce.cu"
+#line 5390 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7238,20 +5412,20 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 7242 "max_reduce.cu"
+#line 5416 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 7249 "max_reduce.cu"
+#line 5423 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7255 "max_reduce.cu"
+#line 5429 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             float krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -7269,7 +5443,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 7273 "max_reduce.cu"
+#line 5447 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -7279,7 +5453,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 7283 "max_reduce.cu"
+#line 5457 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -7292,18 +5466,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 7296 "max_reduce.cu"
+#line 5470 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
-#line 7302 "max_reduce.cu"
+#line 5476 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 7307 "max_reduce.cu"
+#line 5481 "max_reduce.cu"
 }
 
 struct max_reduce__red_f8__shared {
@@ -7346,7 +5520,7 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 7350 "max_reduce.cu"
+#line 5524 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const double init = *(const double *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -7372,14 +5546,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 7376 "max_reduce.cu"
+#line 5550 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7383 "max_reduce.cu"
+#line 5557 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -7398,7 +5572,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 7402 "max_reduce.cu"
+#line 5576 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -7409,14 +5583,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 7413 "max_reduce.cu"
+#line 5587 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7420 "max_reduce.cu"
+#line 5594 "max_reduce.cu"
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -7429,7 +5603,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7433 "max_reduce.cu"
+#line 5607 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7441,7 +5615,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7445 "max_reduce.cu"
+#line 5619 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7452,7 +5626,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 7456 "max_reduce.cu"
+#line 5630 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7474,13 +5648,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 7478 "max_reduce.cu"
+#line 5652 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7484 "max_reduce.cu"
+#line 5658 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7488,7 +5662,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 7492 "max_reduce.cu"
+#line 5666 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7510,7 +5684,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7514 "max_reduce.cu"
+#line 5688 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7520,7 +5694,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 7524 "max_reduce.cu"
+#line 5698 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7541,7 +5715,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7545 "max_reduce.cu"
+#line 5719 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -7552,13 +5726,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7556 "max_reduce.cu"
+#line 5730 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7562 "max_reduce.cu"
+#line 5736 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7569,7 +5743,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 7573 "max_reduce.cu"
+#line 5747 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7592,13 +5766,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 7596 "max_reduce.cu"
+#line 5770 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7602 "max_reduce.cu"
+#line 5776 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7606,7 +5780,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 7610 "max_reduce.cu"
+#line 5784 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7632,20 +5806,20 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 7636 "max_reduce.cu"
+#line 5810 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 7643 "max_reduce.cu"
+#line 5817 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7649 "max_reduce.cu"
+#line 5823 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             double krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -7663,7 +5837,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 7667 "max_reduce.cu"
+#line 5841 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -7673,7 +5847,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 7677 "max_reduce.cu"
+#line 5851 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -7686,18 +5860,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 7690 "max_reduce.cu"
+#line 5864 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
 {
-#line 7696 "max_reduce.cu"
+#line 5870 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 7701 "max_reduce.cu"
+#line 5875 "max_reduce.cu"
 }
 
 struct max_reduce__red_f2__shared {
@@ -7740,7 +5914,7 @@ struct max_reduce__red_f2__frame {
 static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 7744 "max_reduce.cu"
+#line 5918 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const krt_f16 init = *(const krt_f16 *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -7766,14 +5940,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 7770 "max_reduce.cu"
+#line 5944 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7777 "max_reduce.cu"
+#line 5951 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -7792,7 +5966,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 7796 "max_reduce.cu"
+#line 5970 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -7803,14 +5977,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 7807 "max_reduce.cu"
+#line 5981 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7814 "max_reduce.cu"
+#line 5988 "max_reduce.cu"
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -7823,7 +5997,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7827 "max_reduce.cu"
+#line 6001 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7835,7 +6009,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7839 "max_reduce.cu"
+#line 6013 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7846,7 +6020,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 7850 "max_reduce.cu"
+#line 6024 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7868,13 +6042,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 7872 "max_reduce.cu"
+#line 6046 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7878 "max_reduce.cu"
+#line 6052 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7882,7 +6056,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 7886 "max_reduce.cu"
+#line 6060 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7904,7 +6078,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7908 "max_reduce.cu"
+#line 6082 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7914,7 +6088,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 7918 "max_reduce.cu"
+#line 6092 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7935,7 +6109,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7939 "max_reduce.cu"
+#line 6113 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -7946,13 +6120,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7950 "max_reduce.cu"
+#line 6124 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7956 "max_reduce.cu"
+#line 6130 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7963,7 +6137,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 7967 "max_reduce.cu"
+#line 6141 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7986,13 +6160,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 7990 "max_reduce.cu"
+#line 6164 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7996 "max_reduce.cu"
+#line 6170 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8000,7 +6174,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 8004 "max_reduce.cu"
+#line 6178 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -8026,20 +6200,20 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 8030 "max_reduce.cu"
+#line 6204 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 8037 "max_reduce.cu"
+#line 6211 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8043 "max_reduce.cu"
+#line 6217 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
@@ -8057,7 +6231,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 8061 "max_reduce.cu"
+#line 6235 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -8067,7 +6241,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 8071 "max_reduce.cu"
+#line 6245 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -8080,7 +6254,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 8084 "max_reduce.cu"
+#line 6258 "max_reduce.cu"
 }
 
 /* ---- kernel descriptors and launchers ---- */
@@ -8097,12 +6271,6 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i1__kernel = {
     sizeof(struct max_reduce__red_i1__shared), sizeof(struct max_reduce__red_i1__frame),
     0
 };
-static const krt_kernel max_reduce__red_i1__kernel_i32 = {
-    "max_reduce__red_i1", "max_reduce.kern", 4, max_reduce__red_i1__params,
-    max_reduce__red_i1__cpu, (const void *)max_reduce__red_i1__i32,
-    sizeof(struct max_reduce__red_i1__shared), sizeof(struct max_reduce__red_i1__frame),
-    0
-};
 
 KRT_EXTERN_C int max_reduce__red_i1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
 {
@@ -8116,8 +6284,6 @@ KRT_EXTERN_C int max_reduce__red_i1__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
-    if (krt_launch_fits32(&max_reduce__red_i1__kernel, &cfg, krt_argv))
-        return krt_launch(&max_reduce__red_i1__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_i1__kernel, cfg, krt_argv);
 }
 
@@ -8130,12 +6296,6 @@ static const krt_param max_reduce__red_i2__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_i2__kernel = {
     "max_reduce__red_i2", "max_reduce.kern", 4, max_reduce__red_i2__params,
     max_reduce__red_i2__cpu, (const void *)max_reduce__red_i2,
-    sizeof(struct max_reduce__red_i2__shared), sizeof(struct max_reduce__red_i2__frame),
-    0
-};
-static const krt_kernel max_reduce__red_i2__kernel_i32 = {
-    "max_reduce__red_i2", "max_reduce.kern", 4, max_reduce__red_i2__params,
-    max_reduce__red_i2__cpu, (const void *)max_reduce__red_i2__i32,
     sizeof(struct max_reduce__red_i2__shared), sizeof(struct max_reduce__red_i2__frame),
     0
 };
@@ -8152,8 +6312,6 @@ KRT_EXTERN_C int max_reduce__red_i2__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
-    if (krt_launch_fits32(&max_reduce__red_i2__kernel, &cfg, krt_argv))
-        return krt_launch(&max_reduce__red_i2__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_i2__kernel, cfg, krt_argv);
 }
 
@@ -8166,12 +6324,6 @@ static const krt_param max_reduce__red_i4__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_i4__kernel = {
     "max_reduce__red_i4", "max_reduce.kern", 4, max_reduce__red_i4__params,
     max_reduce__red_i4__cpu, (const void *)max_reduce__red_i4,
-    sizeof(struct max_reduce__red_i4__shared), sizeof(struct max_reduce__red_i4__frame),
-    0
-};
-static const krt_kernel max_reduce__red_i4__kernel_i32 = {
-    "max_reduce__red_i4", "max_reduce.kern", 4, max_reduce__red_i4__params,
-    max_reduce__red_i4__cpu, (const void *)max_reduce__red_i4__i32,
     sizeof(struct max_reduce__red_i4__shared), sizeof(struct max_reduce__red_i4__frame),
     0
 };
@@ -8188,8 +6340,6 @@ KRT_EXTERN_C int max_reduce__red_i4__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
-    if (krt_launch_fits32(&max_reduce__red_i4__kernel, &cfg, krt_argv))
-        return krt_launch(&max_reduce__red_i4__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_i4__kernel, cfg, krt_argv);
 }
 
@@ -8202,12 +6352,6 @@ static const krt_param max_reduce__red_i8__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_i8__kernel = {
     "max_reduce__red_i8", "max_reduce.kern", 4, max_reduce__red_i8__params,
     max_reduce__red_i8__cpu, (const void *)max_reduce__red_i8,
-    sizeof(struct max_reduce__red_i8__shared), sizeof(struct max_reduce__red_i8__frame),
-    0
-};
-static const krt_kernel max_reduce__red_i8__kernel_i32 = {
-    "max_reduce__red_i8", "max_reduce.kern", 4, max_reduce__red_i8__params,
-    max_reduce__red_i8__cpu, (const void *)max_reduce__red_i8__i32,
     sizeof(struct max_reduce__red_i8__shared), sizeof(struct max_reduce__red_i8__frame),
     0
 };
@@ -8224,8 +6368,6 @@ KRT_EXTERN_C int max_reduce__red_i8__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
-    if (krt_launch_fits32(&max_reduce__red_i8__kernel, &cfg, krt_argv))
-        return krt_launch(&max_reduce__red_i8__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_i8__kernel, cfg, krt_argv);
 }
 
@@ -8238,12 +6380,6 @@ static const krt_param max_reduce__red_u1__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_u1__kernel = {
     "max_reduce__red_u1", "max_reduce.kern", 4, max_reduce__red_u1__params,
     max_reduce__red_u1__cpu, (const void *)max_reduce__red_u1,
-    sizeof(struct max_reduce__red_u1__shared), sizeof(struct max_reduce__red_u1__frame),
-    0
-};
-static const krt_kernel max_reduce__red_u1__kernel_i32 = {
-    "max_reduce__red_u1", "max_reduce.kern", 4, max_reduce__red_u1__params,
-    max_reduce__red_u1__cpu, (const void *)max_reduce__red_u1__i32,
     sizeof(struct max_reduce__red_u1__shared), sizeof(struct max_reduce__red_u1__frame),
     0
 };
@@ -8260,8 +6396,6 @@ KRT_EXTERN_C int max_reduce__red_u1__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
-    if (krt_launch_fits32(&max_reduce__red_u1__kernel, &cfg, krt_argv))
-        return krt_launch(&max_reduce__red_u1__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_u1__kernel, cfg, krt_argv);
 }
 
@@ -8274,12 +6408,6 @@ static const krt_param max_reduce__red_u2__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_u2__kernel = {
     "max_reduce__red_u2", "max_reduce.kern", 4, max_reduce__red_u2__params,
     max_reduce__red_u2__cpu, (const void *)max_reduce__red_u2,
-    sizeof(struct max_reduce__red_u2__shared), sizeof(struct max_reduce__red_u2__frame),
-    0
-};
-static const krt_kernel max_reduce__red_u2__kernel_i32 = {
-    "max_reduce__red_u2", "max_reduce.kern", 4, max_reduce__red_u2__params,
-    max_reduce__red_u2__cpu, (const void *)max_reduce__red_u2__i32,
     sizeof(struct max_reduce__red_u2__shared), sizeof(struct max_reduce__red_u2__frame),
     0
 };
@@ -8296,8 +6424,6 @@ KRT_EXTERN_C int max_reduce__red_u2__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
-    if (krt_launch_fits32(&max_reduce__red_u2__kernel, &cfg, krt_argv))
-        return krt_launch(&max_reduce__red_u2__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_u2__kernel, cfg, krt_argv);
 }
 
@@ -8310,12 +6436,6 @@ static const krt_param max_reduce__red_u4__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_u4__kernel = {
     "max_reduce__red_u4", "max_reduce.kern", 4, max_reduce__red_u4__params,
     max_reduce__red_u4__cpu, (const void *)max_reduce__red_u4,
-    sizeof(struct max_reduce__red_u4__shared), sizeof(struct max_reduce__red_u4__frame),
-    0
-};
-static const krt_kernel max_reduce__red_u4__kernel_i32 = {
-    "max_reduce__red_u4", "max_reduce.kern", 4, max_reduce__red_u4__params,
-    max_reduce__red_u4__cpu, (const void *)max_reduce__red_u4__i32,
     sizeof(struct max_reduce__red_u4__shared), sizeof(struct max_reduce__red_u4__frame),
     0
 };
@@ -8332,8 +6452,6 @@ KRT_EXTERN_C int max_reduce__red_u4__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
-    if (krt_launch_fits32(&max_reduce__red_u4__kernel, &cfg, krt_argv))
-        return krt_launch(&max_reduce__red_u4__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_u4__kernel, cfg, krt_argv);
 }
 
@@ -8346,12 +6464,6 @@ static const krt_param max_reduce__red_u8__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_u8__kernel = {
     "max_reduce__red_u8", "max_reduce.kern", 4, max_reduce__red_u8__params,
     max_reduce__red_u8__cpu, (const void *)max_reduce__red_u8,
-    sizeof(struct max_reduce__red_u8__shared), sizeof(struct max_reduce__red_u8__frame),
-    0
-};
-static const krt_kernel max_reduce__red_u8__kernel_i32 = {
-    "max_reduce__red_u8", "max_reduce.kern", 4, max_reduce__red_u8__params,
-    max_reduce__red_u8__cpu, (const void *)max_reduce__red_u8__i32,
     sizeof(struct max_reduce__red_u8__shared), sizeof(struct max_reduce__red_u8__frame),
     0
 };
@@ -8368,8 +6480,6 @@ KRT_EXTERN_C int max_reduce__red_u8__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
-    if (krt_launch_fits32(&max_reduce__red_u8__kernel, &cfg, krt_argv))
-        return krt_launch(&max_reduce__red_u8__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_u8__kernel, cfg, krt_argv);
 }
 
@@ -8382,12 +6492,6 @@ static const krt_param max_reduce__red_f4__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_f4__kernel = {
     "max_reduce__red_f4", "max_reduce.kern", 4, max_reduce__red_f4__params,
     max_reduce__red_f4__cpu, (const void *)max_reduce__red_f4,
-    sizeof(struct max_reduce__red_f4__shared), sizeof(struct max_reduce__red_f4__frame),
-    0
-};
-static const krt_kernel max_reduce__red_f4__kernel_i32 = {
-    "max_reduce__red_f4", "max_reduce.kern", 4, max_reduce__red_f4__params,
-    max_reduce__red_f4__cpu, (const void *)max_reduce__red_f4__i32,
     sizeof(struct max_reduce__red_f4__shared), sizeof(struct max_reduce__red_f4__frame),
     0
 };
@@ -8404,8 +6508,6 @@ KRT_EXTERN_C int max_reduce__red_f4__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
-    if (krt_launch_fits32(&max_reduce__red_f4__kernel, &cfg, krt_argv))
-        return krt_launch(&max_reduce__red_f4__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_f4__kernel, cfg, krt_argv);
 }
 
@@ -8418,12 +6520,6 @@ static const krt_param max_reduce__red_f8__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_f8__kernel = {
     "max_reduce__red_f8", "max_reduce.kern", 4, max_reduce__red_f8__params,
     max_reduce__red_f8__cpu, (const void *)max_reduce__red_f8,
-    sizeof(struct max_reduce__red_f8__shared), sizeof(struct max_reduce__red_f8__frame),
-    0
-};
-static const krt_kernel max_reduce__red_f8__kernel_i32 = {
-    "max_reduce__red_f8", "max_reduce.kern", 4, max_reduce__red_f8__params,
-    max_reduce__red_f8__cpu, (const void *)max_reduce__red_f8__i32,
     sizeof(struct max_reduce__red_f8__shared), sizeof(struct max_reduce__red_f8__frame),
     0
 };
@@ -8440,8 +6536,6 @@ KRT_EXTERN_C int max_reduce__red_f8__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
-    if (krt_launch_fits32(&max_reduce__red_f8__kernel, &cfg, krt_argv))
-        return krt_launch(&max_reduce__red_f8__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_f8__kernel, cfg, krt_argv);
 }
 
@@ -8454,12 +6548,6 @@ static const krt_param max_reduce__red_f2__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_f2__kernel = {
     "max_reduce__red_f2", "max_reduce.kern", 4, max_reduce__red_f2__params,
     max_reduce__red_f2__cpu, (const void *)max_reduce__red_f2,
-    sizeof(struct max_reduce__red_f2__shared), sizeof(struct max_reduce__red_f2__frame),
-    0
-};
-static const krt_kernel max_reduce__red_f2__kernel_i32 = {
-    "max_reduce__red_f2", "max_reduce.kern", 4, max_reduce__red_f2__params,
-    max_reduce__red_f2__cpu, (const void *)max_reduce__red_f2__i32,
     sizeof(struct max_reduce__red_f2__shared), sizeof(struct max_reduce__red_f2__frame),
     0
 };
@@ -8476,12 +6564,10 @@ KRT_EXTERN_C int max_reduce__red_f2__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
-    if (krt_launch_fits32(&max_reduce__red_f2__kernel, &cfg, krt_argv))
-        return krt_launch(&max_reduce__red_f2__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_f2__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_max_reduce[] = {
+static const krt_kernel *const krt_kernels_max_reduce_b446651e[] = {
     &max_reduce__red_i1__kernel,
     &max_reduce__red_i2__kernel,
     &max_reduce__red_i4__kernel,
@@ -8494,21 +6580,8 @@ static const krt_kernel *const krt_kernels_max_reduce[] = {
     &max_reduce__red_f8__kernel,
     &max_reduce__red_f2__kernel,
 };
-KRT_EXTERN_C const krt_kernel *const krt_i32_max_reduce[] = {
-    &max_reduce__red_i1__kernel_i32,
-    &max_reduce__red_i2__kernel_i32,
-    &max_reduce__red_i4__kernel_i32,
-    &max_reduce__red_i8__kernel_i32,
-    &max_reduce__red_u1__kernel_i32,
-    &max_reduce__red_u2__kernel_i32,
-    &max_reduce__red_u4__kernel_i32,
-    &max_reduce__red_u8__kernel_i32,
-    &max_reduce__red_f4__kernel_i32,
-    &max_reduce__red_f8__kernel_i32,
-    &max_reduce__red_f2__kernel_i32,
-};
-KRT_EXTERN_C const krt_module krt_module_max_reduce = {
-    "max_reduce.kern", 11, krt_kernels_max_reduce
+KRT_EXTERN_C const krt_module krt_module_max_reduce_b446651e = {
+    "max_reduce.kern", 11, krt_kernels_max_reduce_b446651e
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -8677,7 +6750,7 @@ KRT_EXTERN_C int max_reduce_f2(krt_array in, krt_half init, krt_half *result, kr
     return krt_reduce_call(&max_reduce_f2__ufunc, in, &init, result, device_result, stream);
 }
 
-static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
+static const krt_ufunc *const krt_ufunc_list_max_reduce_b446651e[] = {
     &max_reduce_i1__ufunc,
     &max_reduce_i2__ufunc,
     &max_reduce_i4__ufunc,
@@ -8690,6 +6763,6 @@ static const krt_ufunc *const krt_ufunc_list_max_reduce[] = {
     &max_reduce_f8__ufunc,
     &max_reduce_f2__ufunc,
 };
-KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_max_reduce = {
-    "max_reduce.kern", 11, krt_ufunc_list_max_reduce
+KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_max_reduce_b446651e = {
+    "max_reduce.kern", 11, krt_ufunc_list_max_reduce_b446651e
 };

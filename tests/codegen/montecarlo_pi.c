@@ -85,9 +85,9 @@ KRT_EXTERN_C int count_inside__launch(krt_launch_cfg cfg, krt_array states, int6
     return krt_launch(&count_inside__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_montecarlo_pi[] = {
+static const krt_kernel *const krt_kernels_montecarlo_pi_e781368f[] = {
     &count_inside__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_montecarlo_pi = {
-    "montecarlo_pi.kern", 1, krt_kernels_montecarlo_pi
+KRT_EXTERN_C const krt_module krt_module_montecarlo_pi_e781368f = {
+    "montecarlo_pi.kern", 1, krt_kernels_montecarlo_pi_e781368f
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef MONTECARLO_PI_KERN_H_
-#define MONTECARLO_PI_KERN_H_
+#ifndef MONTECARLO_PI_E781368F_KERN_H_
+#define MONTECARLO_PI_E781368F_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int count_inside(krt_launch_cfg cfg, krt_array states, int64_t sam
 }
 extern const krt_kernel count_inside__kernel;
 
-extern const krt_module krt_module_montecarlo_pi;
+extern const krt_module krt_module_montecarlo_pi_e781368f;
+#ifndef krt_module_montecarlo_pi
+#define krt_module_montecarlo_pi krt_module_montecarlo_pi_e781368f
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* MONTECARLO_PI_KERN_H_ */
+#endif /* MONTECARLO_PI_E781368F_KERN_H_ */

@@ -96,9 +96,9 @@ KRT_EXTERN_C int neighbour_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_ar
     return krt_launch(&neighbour_sum__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_neighbours[] = {
+static const krt_kernel *const krt_kernels_neighbours_4ebd94d2[] = {
     &neighbour_sum__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_neighbours = {
-    "neighbours.kern", 1, krt_kernels_neighbours
+KRT_EXTERN_C const krt_module krt_module_neighbours_4ebd94d2 = {
+    "neighbours.kern", 1, krt_kernels_neighbours_4ebd94d2
 };

@@ -48,47 +48,6 @@ KRT_EXTERN_C __global__ void neighbour_sum(krt_view inp, krt_view out)
     }
 }
 
-#line 10 "neighbours.kern"
-KRT_EXTERN_C __global__ void neighbour_sum__i32(krt_view inp, krt_view out)
-{
-    __shared__ int32_t tile[128];
-    int32_t tx = 0;
-    int64_t i = 0;
-    int64_t s = 0;
-#line 12 "neighbours.kern"
-    tx = (int32_t)threadIdx.x;
-#line 13 "neighbours.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 14 "neighbours.kern"
-    if ((int32_t)i < (int32_t)inp.shape[0]) {
-#line 15 "neighbours.kern"
-        tile[tx] = *(int32_t *)(inp.data + krt_mul_wide((int32_t)i, (int32_t)inp.strides[0]));
-    } else {
-#line 17 "neighbours.kern"
-        tile[tx] = 0;
-    }
-#line 19 "neighbours.kern"
-    __syncthreads();
-#line 20 "neighbours.kern"
-    if ((int32_t)i < (int32_t)inp.shape[0]) {
-#line 21 "neighbours.kern"
-        s = (int64_t)tile[tx];
-#line 22 "neighbours.kern"
-        if (tx > 0) {
-#line 23 "neighbours.kern"
-            s = krt_add_i64(s, ((int64_t)tile[tx - 1]));
-        }
-#line 24 "neighbours.kern"
-        if (tx < (128 - 1)) {
-#line 25 "neighbours.kern"
-            s = krt_add_i64(s, ((int64_t)tile[tx + 1]));
-        }
-#line 26 "neighbours.kern"
-        *(int32_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = (int32_t)s;
-#line 89 "neighbours.cu"
-    }
-}
-
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 struct neighbour_sum__shared {
@@ -154,7 +113,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 26 "neighbours.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 158 "neighbours.cu"
+#line 117 "neighbours.cu"
         }
     }
 }
@@ -171,12 +130,6 @@ KRT_EXTERN_C const krt_kernel neighbour_sum__kernel = {
     sizeof(struct neighbour_sum__shared), sizeof(struct neighbour_sum__frame),
     0
 };
-static const krt_kernel neighbour_sum__kernel_i32 = {
-    "neighbour_sum", "neighbours.kern", 2, neighbour_sum__params,
-    neighbour_sum__cpu, (const void *)neighbour_sum__i32,
-    sizeof(struct neighbour_sum__shared), sizeof(struct neighbour_sum__frame),
-    0
-};
 
 KRT_EXTERN_C int neighbour_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
@@ -187,17 +140,12 @@ KRT_EXTERN_C int neighbour_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_ar
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&neighbour_sum__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
-    if (krt_launch_fits32(&neighbour_sum__kernel, &cfg, krt_argv))
-        return krt_launch(&neighbour_sum__kernel_i32, cfg, krt_argv);
     return krt_launch(&neighbour_sum__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_neighbours[] = {
+static const krt_kernel *const krt_kernels_neighbours_4ebd94d2[] = {
     &neighbour_sum__kernel,
 };
-KRT_EXTERN_C const krt_kernel *const krt_i32_neighbours[] = {
-    &neighbour_sum__kernel_i32,
-};
-KRT_EXTERN_C const krt_module krt_module_neighbours = {
-    "neighbours.kern", 1, krt_kernels_neighbours
+KRT_EXTERN_C const krt_module krt_module_neighbours_4ebd94d2 = {
+    "neighbours.kern", 1, krt_kernels_neighbours_4ebd94d2
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef NEIGHBOURS_KERN_H_
-#define NEIGHBOURS_KERN_H_
+#ifndef NEIGHBOURS_4EBD94D2_KERN_H_
+#define NEIGHBOURS_4EBD94D2_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int neighbour_sum(krt_launch_cfg cfg, krt_array inp, krt_array out
 }
 extern const krt_kernel neighbour_sum__kernel;
 
-extern const krt_module krt_module_neighbours;
+extern const krt_module krt_module_neighbours_4ebd94d2;
+#ifndef krt_module_neighbours
+#define krt_module_neighbours krt_module_neighbours_4ebd94d2
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* NEIGHBOURS_KERN_H_ */
+#endif /* NEIGHBOURS_4EBD94D2_KERN_H_ */

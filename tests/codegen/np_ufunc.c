@@ -125,9 +125,9 @@ KRT_EXTERN_C int np_ufunc__launch(krt_launch_cfg cfg, krt_array x, krt_array a, 
     return krt_launch(&np_ufunc__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_np_ufunc[] = {
+static const krt_kernel *const krt_kernels_np_ufunc_4d1f9081[] = {
     &np_ufunc__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_np_ufunc = {
-    "np_ufunc.kern", 1, krt_kernels_np_ufunc
+KRT_EXTERN_C const krt_module krt_module_np_ufunc_4d1f9081 = {
+    "np_ufunc.kern", 1, krt_kernels_np_ufunc_4d1f9081
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef NP_UFUNC_KERN_H_
-#define NP_UFUNC_KERN_H_
+#ifndef NP_UFUNC_4D1F9081_KERN_H_
+#define NP_UFUNC_4D1F9081_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int np_ufunc(krt_launch_cfg cfg, krt_array x, krt_array a, krt_arr
 }
 extern const krt_kernel np_ufunc__kernel;
 
-extern const krt_module krt_module_np_ufunc;
+extern const krt_module krt_module_np_ufunc_4d1f9081;
+#ifndef krt_module_np_ufunc
+#define krt_module_np_ufunc krt_module_np_ufunc_4d1f9081
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* NP_UFUNC_KERN_H_ */
+#endif /* NP_UFUNC_4D1F9081_KERN_H_ */

@@ -114,9 +114,9 @@ KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array 
     return krt_launch(&block_sum__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_reduce[] = {
+static const krt_kernel *const krt_kernels_reduce_899f2767[] = {
     &block_sum__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_reduce = {
-    "reduce.kern", 1, krt_kernels_reduce
+KRT_EXTERN_C const krt_module krt_module_reduce_899f2767 = {
+    "reduce.kern", 1, krt_kernels_reduce_899f2767
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef REDUCE_KERN_H_
-#define REDUCE_KERN_H_
+#ifndef REDUCE_899F2767_KERN_H_
+#define REDUCE_899F2767_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int block_sum(krt_launch_cfg cfg, krt_array inp, krt_array partial
 }
 extern const krt_kernel block_sum__kernel;
 
-extern const krt_module krt_module_reduce;
+extern const krt_module krt_module_reduce_899f2767;
+#ifndef krt_module_reduce
+#define krt_module_reduce krt_module_reduce_899f2767
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* REDUCE_KERN_H_ */
+#endif /* REDUCE_899F2767_KERN_H_ */

@@ -116,9 +116,9 @@ KRT_EXTERN_C int block_scan__launch(krt_launch_cfg cfg, krt_array inp, krt_array
     return krt_launch(&block_scan__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_scan[] = {
+static const krt_kernel *const krt_kernels_scan_f6f32b11[] = {
     &block_scan__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_scan = {
-    "scan.kern", 1, krt_kernels_scan
+KRT_EXTERN_C const krt_module krt_module_scan_f6f32b11 = {
+    "scan.kern", 1, krt_kernels_scan_f6f32b11
 };

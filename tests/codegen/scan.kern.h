@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef SCAN_KERN_H_
-#define SCAN_KERN_H_
+#ifndef SCAN_F6F32B11_KERN_H_
+#define SCAN_F6F32B11_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int block_scan(krt_launch_cfg cfg, krt_array inp, krt_array out)
 }
 extern const krt_kernel block_scan__kernel;
 
-extern const krt_module krt_module_scan;
+extern const krt_module krt_module_scan_f6f32b11;
+#ifndef krt_module_scan
+#define krt_module_scan krt_module_scan_f6f32b11
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* SCAN_KERN_H_ */
+#endif /* SCAN_F6F32B11_KERN_H_ */

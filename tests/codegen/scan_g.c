@@ -130,9 +130,9 @@ KRT_EXTERN_C int block_scan__launch(krt_launch_cfg cfg, krt_array inp, krt_array
     return krt_launch(&block_scan__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_scan_g[] = {
+static const krt_kernel *const krt_kernels_scan_g_0d32adb8[] = {
     &block_scan__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_scan_g = {
-    "scan_g.kern", 1, krt_kernels_scan_g
+KRT_EXTERN_C const krt_module krt_module_scan_g_0d32adb8 = {
+    "scan_g.kern", 1, krt_kernels_scan_g_0d32adb8
 };

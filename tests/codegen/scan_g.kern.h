@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef SCAN_G_KERN_H_
-#define SCAN_G_KERN_H_
+#ifndef SCAN_G_0D32ADB8_KERN_H_
+#define SCAN_G_0D32ADB8_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int block_scan(krt_launch_cfg cfg, krt_array inp, krt_array out)
 }
 extern const krt_kernel block_scan__kernel;
 
-extern const krt_module krt_module_scan_g;
+extern const krt_module krt_module_scan_g_0d32adb8;
+#ifndef krt_module_scan_g
+#define krt_module_scan_g krt_module_scan_g_0d32adb8
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* SCAN_G_KERN_H_ */
+#endif /* SCAN_G_0D32ADB8_KERN_H_ */

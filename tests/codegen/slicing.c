@@ -150,9 +150,9 @@ KRT_EXTERN_C int slicing__launch(krt_launch_cfg cfg, krt_array m, krt_array out,
     return krt_launch(&slicing__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_slicing[] = {
+static const krt_kernel *const krt_kernels_slicing_c4333be1[] = {
     &slicing__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_slicing = {
-    "slicing.kern", 1, krt_kernels_slicing
+KRT_EXTERN_C const krt_module krt_module_slicing_c4333be1 = {
+    "slicing.kern", 1, krt_kernels_slicing_c4333be1
 };

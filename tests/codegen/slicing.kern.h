@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef SLICING_KERN_H_
-#define SLICING_KERN_H_
+#ifndef SLICING_C4333BE1_KERN_H_
+#define SLICING_C4333BE1_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int slicing(krt_launch_cfg cfg, krt_array m, krt_array out, krt_ar
 }
 extern const krt_kernel slicing__kernel;
 
-extern const krt_module krt_module_slicing;
+extern const krt_module krt_module_slicing_c4333be1;
+#ifndef krt_module_slicing
+#define krt_module_slicing krt_module_slicing_c4333be1
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* SLICING_KERN_H_ */
+#endif /* SLICING_C4333BE1_KERN_H_ */

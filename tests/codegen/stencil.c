@@ -131,9 +131,9 @@ KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array 
     return krt_launch(&stencil1d__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_stencil[] = {
+static const krt_kernel *const krt_kernels_stencil_dcf4aba7[] = {
     &stencil1d__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_stencil = {
-    "stencil.kern", 1, krt_kernels_stencil
+KRT_EXTERN_C const krt_module krt_module_stencil_dcf4aba7 = {
+    "stencil.kern", 1, krt_kernels_stencil_dcf4aba7
 };

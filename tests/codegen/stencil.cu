@@ -74,73 +74,6 @@ KRT_EXTERN_C __global__ void stencil1d(krt_view inp, krt_view out)
     }
 }
 
-#line 12 "stencil.kern"
-KRT_EXTERN_C __global__ void stencil1d__i32(krt_view inp, krt_view out)
-{
-    __shared__ float tile[134];
-    int32_t tx = 0;
-    int64_t i = 0;
-    int64_t n = 0;
-    float s = 0;
-    int64_t k = 0;
-    int64_t krt_it1 = 0;
-    int64_t krt_stop2 = 0;
-    int64_t krt_step3 = 0;
-#line 14 "stencil.kern"
-    tx = (int32_t)threadIdx.x;
-#line 15 "stencil.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 16 "stencil.kern"
-    n = inp.shape[0];
-#line 17 "stencil.kern"
-    if ((int32_t)i < (int32_t)n) {
-#line 18 "stencil.kern"
-        tile[tx + 3] = *(float *)(inp.data + krt_mul_wide((int32_t)i, (int32_t)inp.strides[0]));
-    } else {
-#line 20 "stencil.kern"
-        tile[tx + 3] = 0.0f;
-    }
-#line 22 "stencil.kern"
-    if (tx < 3) {
-#line 23 "stencil.kern"
-        if (((int32_t)i - 3) >= 0) {
-#line 24 "stencil.kern"
-            tile[tx] = *(float *)(inp.data + krt_mul_wide((int32_t)i - 3, (int32_t)inp.strides[0]));
-        } else {
-#line 26 "stencil.kern"
-            tile[tx] = 0.0f;
-        }
-#line 27 "stencil.kern"
-        if (((int32_t)i + 128) < (int32_t)n) {
-#line 28 "stencil.kern"
-            tile[(tx + 128) + 3] = *(float *)(inp.data + krt_mul_wide((int32_t)i + 128, (int32_t)inp.strides[0]));
-        } else {
-#line 30 "stencil.kern"
-            tile[(tx + 128) + 3] = 0.0f;
-        }
-    }
-#line 31 "stencil.kern"
-    __syncthreads();
-#line 32 "stencil.kern"
-    if ((int32_t)i < (int32_t)n) {
-#line 33 "stencil.kern"
-        s = 0.0f;
-#line 34 "stencil.kern"
-        krt_it1 = (-3);
-        krt_stop2 = ((int64_t)(3 + 1));
-        krt_step3 = 1;
-#line 133 "stencil.cu"
-        for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
-            k = krt_it1;
-#line 35 "stencil.kern"
-            s = s + tile[(tx + 3) + (int32_t)k];
-        }
-#line 36 "stencil.kern"
-        *(float *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = s;
-#line 141 "stencil.cu"
-    }
-}
-
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 struct stencil1d__shared {
@@ -220,7 +153,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
         float s KRT_MAYBE_UNUSED = 0;
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
         int64_t k KRT_MAYBE_UNUSED = 0;
-#line 224 "stencil.cu"
+#line 157 "stencil.cu"
         int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
         int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
         int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
@@ -233,7 +166,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = (-3);
             krt_stop2 = ((int64_t)(3 + 1));
             krt_step3 = 1;
-#line 237 "stencil.cu"
+#line 170 "stencil.cu"
             for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                 k = krt_it1;
 #line 35 "stencil.kern"
@@ -241,7 +174,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 36 "stencil.kern"
             *(float *)(out.data + i * out.strides[0]) = s;
-#line 245 "stencil.cu"
+#line 178 "stencil.cu"
         }
     }
 }
@@ -258,12 +191,6 @@ KRT_EXTERN_C const krt_kernel stencil1d__kernel = {
     sizeof(struct stencil1d__shared), sizeof(struct stencil1d__frame),
     0
 };
-static const krt_kernel stencil1d__kernel_i32 = {
-    "stencil1d", "stencil.kern", 2, stencil1d__params,
-    stencil1d__cpu, (const void *)stencil1d__i32,
-    sizeof(struct stencil1d__shared), sizeof(struct stencil1d__frame),
-    0
-};
 
 KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
@@ -274,17 +201,12 @@ KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array 
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&stencil1d__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
-    if (krt_launch_fits32(&stencil1d__kernel, &cfg, krt_argv))
-        return krt_launch(&stencil1d__kernel_i32, cfg, krt_argv);
     return krt_launch(&stencil1d__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_stencil[] = {
+static const krt_kernel *const krt_kernels_stencil_dcf4aba7[] = {
     &stencil1d__kernel,
 };
-KRT_EXTERN_C const krt_kernel *const krt_i32_stencil[] = {
-    &stencil1d__kernel_i32,
-};
-KRT_EXTERN_C const krt_module krt_module_stencil = {
-    "stencil.kern", 1, krt_kernels_stencil
+KRT_EXTERN_C const krt_module krt_module_stencil_dcf4aba7 = {
+    "stencil.kern", 1, krt_kernels_stencil_dcf4aba7
 };

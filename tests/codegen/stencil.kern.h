@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef STENCIL_KERN_H_
-#define STENCIL_KERN_H_
+#ifndef STENCIL_DCF4ABA7_KERN_H_
+#define STENCIL_DCF4ABA7_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int stencil1d(krt_launch_cfg cfg, krt_array inp, krt_array out)
 }
 extern const krt_kernel stencil1d__kernel;
 
-extern const krt_module krt_module_stencil;
+extern const krt_module krt_module_stencil_dcf4aba7;
+#ifndef krt_module_stencil
+#define krt_module_stencil krt_module_stencil_dcf4aba7
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* STENCIL_KERN_H_ */
+#endif /* STENCIL_DCF4ABA7_KERN_H_ */

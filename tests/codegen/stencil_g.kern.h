@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef STENCIL_G_KERN_H_
-#define STENCIL_G_KERN_H_
+#ifndef STENCIL_G_CAE66C05_KERN_H_
+#define STENCIL_G_CAE66C05_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int stencil1d(krt_launch_cfg cfg, krt_array inp, krt_array out)
 }
 extern const krt_kernel stencil1d__kernel;
 
-extern const krt_module krt_module_stencil_g;
+extern const krt_module krt_module_stencil_g_cae66c05;
+#ifndef krt_module_stencil_g
+#define krt_module_stencil_g krt_module_stencil_g_cae66c05
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* STENCIL_G_KERN_H_ */
+#endif /* STENCIL_G_CAE66C05_KERN_H_ */

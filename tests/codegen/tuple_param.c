@@ -100,9 +100,9 @@ KRT_EXTERN_C int tuple_param__launch(krt_launch_cfg cfg, krt_array out, krt_tup_
     return krt_launch(&tuple_param__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_tuple_param[] = {
+static const krt_kernel *const krt_kernels_tuple_param_dbe314ed[] = {
     &tuple_param__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_tuple_param = {
-    "tuple_param.kern", 1, krt_kernels_tuple_param
+KRT_EXTERN_C const krt_module krt_module_tuple_param_dbe314ed = {
+    "tuple_param.kern", 1, krt_kernels_tuple_param_dbe314ed
 };

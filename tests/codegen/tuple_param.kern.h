@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef TUPLE_PARAM_KERN_H_
-#define TUPLE_PARAM_KERN_H_
+#ifndef TUPLE_PARAM_DBE314ED_KERN_H_
+#define TUPLE_PARAM_DBE314ED_KERN_H_
 
 #include <kernrt.h>
 
@@ -45,9 +45,12 @@ static inline int tuple_param(krt_launch_cfg cfg, krt_array out, krt_tup_i64_i64
 }
 extern const krt_kernel tuple_param__kernel;
 
-extern const krt_module krt_module_tuple_param;
+extern const krt_module krt_module_tuple_param_dbe314ed;
+#ifndef krt_module_tuple_param
+#define krt_module_tuple_param krt_module_tuple_param_dbe314ed
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* TUPLE_PARAM_KERN_H_ */
+#endif /* TUPLE_PARAM_DBE314ED_KERN_H_ */

@@ -473,14 +473,14 @@ KRT_EXTERN_C int cumsum__guv_i4__launch(krt_launch_cfg cfg, krt_array a, krt_arr
     return krt_launch(&cumsum__guv_i4__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_ufunc_gu[] = {
+static const krt_kernel *const krt_kernels_ufunc_gu_eb96aaa2[] = {
     &matmul__guv_f4__kernel,
     &matmul__guv_f8__kernel,
     &scaled_sum__guv_f8__kernel,
     &cumsum__guv_i4__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_ufunc_gu = {
-    "ufunc_gu.kern", 4, krt_kernels_ufunc_gu
+KRT_EXTERN_C const krt_module krt_module_ufunc_gu_eb96aaa2 = {
+    "ufunc_gu.kern", 4, krt_kernels_ufunc_gu_eb96aaa2
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -570,12 +570,12 @@ KRT_EXTERN_C int cumsum_i4(krt_array a, krt_array out, krt_stream *stream)
     return krt_ufunc_call(&cumsum_i4__ufunc, krt_arrays, stream);
 }
 
-static const krt_ufunc *const krt_ufunc_list_ufunc_gu[] = {
+static const krt_ufunc *const krt_ufunc_list_ufunc_gu_eb96aaa2[] = {
     &matmul_f4__ufunc,
     &matmul_f8__ufunc,
     &scaled_sum_f8__ufunc,
     &cumsum_i4__ufunc,
 };
-KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_ufunc_gu = {
-    "ufunc_gu.kern", 4, krt_ufunc_list_ufunc_gu
+KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_ufunc_gu_eb96aaa2 = {
+    "ufunc_gu.kern", 4, krt_ufunc_list_ufunc_gu_eb96aaa2
 };

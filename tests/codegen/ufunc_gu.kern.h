@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef UFUNC_GU_KERN_H_
-#define UFUNC_GU_KERN_H_
+#ifndef UFUNC_GU_EB96AAA2_KERN_H_
+#define UFUNC_GU_EB96AAA2_KERN_H_
 
 #include <kernrt.h>
 
@@ -44,7 +44,10 @@ static inline int cumsum__guv_i4(krt_launch_cfg cfg, krt_array a, krt_array out,
 }
 extern const krt_kernel cumsum__guv_i4__kernel;
 
-extern const krt_module krt_module_ufunc_gu;
+extern const krt_module krt_module_ufunc_gu_eb96aaa2;
+#ifndef krt_module_ufunc_gu
+#define krt_module_ufunc_gu krt_module_ufunc_gu_eb96aaa2
+#endif
 
 /* @guvectorize matmul: void(float32[:, :], float32[:, :], float32[:, :]).
  * Arrays of the loop dimensions followed by the layout's core dimensions;
@@ -66,9 +69,12 @@ int scaled_sum_f8(krt_array a, krt_array s, krt_array res, krt_stream *stream);
  * inputs broadcast over the loop dimensions (a `()` input may be a host scalar). */
 int cumsum_i4(krt_array a, krt_array out, krt_stream *stream);
 
-extern const krt_ufunc_module krt_ufuncs_ufunc_gu;
+extern const krt_ufunc_module krt_ufuncs_ufunc_gu_eb96aaa2;
+#ifndef krt_ufuncs_ufunc_gu
+#define krt_ufuncs_ufunc_gu krt_ufuncs_ufunc_gu_eb96aaa2
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* UFUNC_GU_KERN_H_ */
+#endif /* UFUNC_GU_EB96AAA2_KERN_H_ */

@@ -486,15 +486,15 @@ KRT_EXTERN_C int scale__vec_i8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, 
     return krt_launch(&scale__vec_i8__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_ufunc_vec[] = {
+static const krt_kernel *const krt_kernels_ufunc_vec_44c2f428[] = {
     &hyp_kernel__kernel,
     &hyp__vec_f4__kernel,
     &hyp__vec_f8__kernel,
     &scale__vec_f8_i4_f8__kernel,
     &scale__vec_i8__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_ufunc_vec = {
-    "ufunc_vec.kern", 5, krt_kernels_ufunc_vec
+KRT_EXTERN_C const krt_module krt_module_ufunc_vec_44c2f428 = {
+    "ufunc_vec.kern", 5, krt_kernels_ufunc_vec_44c2f428
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -582,12 +582,12 @@ KRT_EXTERN_C int scale_i8(krt_array x, krt_array k, krt_array out, krt_stream *s
     return krt_ufunc_call(&scale_i8__ufunc, krt_arrays, stream);
 }
 
-static const krt_ufunc *const krt_ufunc_list_ufunc_vec[] = {
+static const krt_ufunc *const krt_ufunc_list_ufunc_vec_44c2f428[] = {
     &hyp_f4__ufunc,
     &hyp_f8__ufunc,
     &scale_f8_i4_f8__ufunc,
     &scale_i8__ufunc,
 };
-KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_ufunc_vec = {
-    "ufunc_vec.kern", 4, krt_ufunc_list_ufunc_vec
+KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_ufunc_vec_44c2f428 = {
+    "ufunc_vec.kern", 4, krt_ufunc_list_ufunc_vec_44c2f428
 };

@@ -49,20 +49,6 @@ KRT_EXTERN_C __global__ void hyp_kernel(krt_view a, krt_view b, krt_view out)
     }
 }
 
-#line 15 "ufunc_vec.kern"
-KRT_EXTERN_C __global__ void hyp_kernel__i32(krt_view a, krt_view b, krt_view out)
-{
-    int64_t i = 0;
-#line 16 "ufunc_vec.kern"
-    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 17 "ufunc_vec.kern"
-    if ((int32_t)i < (int32_t)out.shape[0]) {
-#line 18 "ufunc_vec.kern"
-        *(float *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = hyp(*(float *)(a.data + krt_mul_wide((int32_t)i, (int32_t)a.strides[0])), *(float *)(b.data + krt_mul_wide((int32_t)i, (int32_t)b.strides[0])));
-#line 63 "ufunc_vec.cu"
-    }
-}
-
 #line 6 "ufunc_vec.kern"
 KRT_EXTERN_C __global__ void hyp__vec_f4(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
@@ -112,57 +98,6 @@ KRT_EXTERN_C __global__ void hyp__vec_f4(krt_view krt_u_a0_, float krt_u_s0_, kr
     }
 #line 6 "ufunc_vec.kern"
     *(float *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
-}
-
-#line 6 "ufunc_vec.kern"
-KRT_EXTERN_C __global__ void hyp__vec_f4__i32(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
-{
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_l0_ = 0;
-    int64_t krt_u_l1_ = 0;
-    int64_t krt_u_l2_ = 0;
-    int64_t krt_u_l3_ = 0;
-    int64_t krt_u_r_ = 0;
-    int64_t krt_u_r_2_ = 0;
-    int64_t krt_u_r_3_ = 0;
-    int64_t krt_u_r_4_ = 0;
-#line 6 "ufunc_vec.kern"
-    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 6 "ufunc_vec.kern"
-    if (krt_u_i_ >= krt_u_n_) {
-#line 6 "ufunc_vec.kern"
-        return;
-    }
-#line 6 "ufunc_vec.kern"
-    if (krt_u_n_ == krt_u_out_.shape[3]) {
-#line 6 "ufunc_vec.kern"
-        krt_u_l0_ = 0;
-#line 6 "ufunc_vec.kern"
-        krt_u_l1_ = 0;
-#line 6 "ufunc_vec.kern"
-        krt_u_l2_ = 0;
-#line 6 "ufunc_vec.kern"
-        krt_u_l3_ = krt_u_i_;
-    } else {
-#line 6 "ufunc_vec.kern"
-        krt_u_r_ = krt_u_i_;
-#line 6 "ufunc_vec.kern"
-        krt_u_l3_ = krt_mod_i64(krt_u_r_, krt_u_out_.shape[3]);
-#line 6 "ufunc_vec.kern"
-        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, krt_u_out_.shape[3]);
-#line 6 "ufunc_vec.kern"
-        krt_u_l2_ = krt_mod_i64(krt_u_r_2_, krt_u_out_.shape[2]);
-#line 6 "ufunc_vec.kern"
-        krt_u_r_3_ = krt_floordiv_i64(krt_u_r_2_, krt_u_out_.shape[2]);
-#line 6 "ufunc_vec.kern"
-        krt_u_l1_ = krt_mod_i64(krt_u_r_3_, krt_u_out_.shape[1]);
-#line 6 "ufunc_vec.kern"
-        krt_u_r_4_ = krt_floordiv_i64(krt_u_r_3_, krt_u_out_.shape[1]);
-#line 6 "ufunc_vec.kern"
-        krt_u_l0_ = krt_u_r_4_;
-    }
-#line 6 "ufunc_vec.kern"
-    *(float *)(krt_u_out_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_out_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_out_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_out_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_out_.strides[3])) = hyp(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a0_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a0_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a0_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a0_.strides[3]))), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a1_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a1_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a1_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a1_.strides[3]))));
 }
 
 #line 6 "ufunc_vec.kern"
@@ -216,57 +151,6 @@ KRT_EXTERN_C __global__ void hyp__vec_f8(krt_view krt_u_a0_, double krt_u_s0_, k
     *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp__f8_f8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
 }
 
-#line 6 "ufunc_vec.kern"
-KRT_EXTERN_C __global__ void hyp__vec_f8__i32(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
-{
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_l0_ = 0;
-    int64_t krt_u_l1_ = 0;
-    int64_t krt_u_l2_ = 0;
-    int64_t krt_u_l3_ = 0;
-    int64_t krt_u_r_ = 0;
-    int64_t krt_u_r_2_ = 0;
-    int64_t krt_u_r_3_ = 0;
-    int64_t krt_u_r_4_ = 0;
-#line 6 "ufunc_vec.kern"
-    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 6 "ufunc_vec.kern"
-    if (krt_u_i_ >= krt_u_n_) {
-#line 6 "ufunc_vec.kern"
-        return;
-    }
-#line 6 "ufunc_vec.kern"
-    if (krt_u_n_ == krt_u_out_.shape[3]) {
-#line 6 "ufunc_vec.kern"
-        krt_u_l0_ = 0;
-#line 6 "ufunc_vec.kern"
-        krt_u_l1_ = 0;
-#line 6 "ufunc_vec.kern"
-        krt_u_l2_ = 0;
-#line 6 "ufunc_vec.kern"
-        krt_u_l3_ = krt_u_i_;
-    } else {
-#line 6 "ufunc_vec.kern"
-        krt_u_r_ = krt_u_i_;
-#line 6 "ufunc_vec.kern"
-        krt_u_l3_ = krt_mod_i64(krt_u_r_, krt_u_out_.shape[3]);
-#line 6 "ufunc_vec.kern"
-        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, krt_u_out_.shape[3]);
-#line 6 "ufunc_vec.kern"
-        krt_u_l2_ = krt_mod_i64(krt_u_r_2_, krt_u_out_.shape[2]);
-#line 6 "ufunc_vec.kern"
-        krt_u_r_3_ = krt_floordiv_i64(krt_u_r_2_, krt_u_out_.shape[2]);
-#line 6 "ufunc_vec.kern"
-        krt_u_l1_ = krt_mod_i64(krt_u_r_3_, krt_u_out_.shape[1]);
-#line 6 "ufunc_vec.kern"
-        krt_u_r_4_ = krt_floordiv_i64(krt_u_r_3_, krt_u_out_.shape[1]);
-#line 6 "ufunc_vec.kern"
-        krt_u_l0_ = krt_u_r_4_;
-    }
-#line 6 "ufunc_vec.kern"
-    *(double *)(krt_u_out_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_out_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_out_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_out_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_out_.strides[3])) = hyp__f8_f8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a0_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a0_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a0_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a0_.strides[3]))), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a1_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a1_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a1_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a1_.strides[3]))));
-}
-
 #line 10 "ufunc_vec.kern"
 KRT_EXTERN_C __global__ void scale__vec_f8_i4_f8(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, int32_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
@@ -277,7 +161,7 @@ KRT_EXTERN_C __global__ void scale__vec_f8_i4_f8(krt_view krt_u_a0_, double krt_
     int64_t krt_u_l3_ = 0;
     int64_t krt_u_r_ = 0;
     int64_t krt_u_r_2_ = 0;
-#line 281 "ufunc_vec.cu"
+#line 165 "ufunc_vec.cu"
     int64_t krt_u_r_3_ = 0;
     int64_t krt_u_r_4_ = 0;
 #line 10 "ufunc_vec.kern"
@@ -320,58 +204,6 @@ KRT_EXTERN_C __global__ void scale__vec_f8_i4_f8(krt_view krt_u_a0_, double krt_
 }
 
 #line 10 "ufunc_vec.kern"
-KRT_EXTERN_C __global__ void scale__vec_f8_i4_f8__i32(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, int32_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
-{
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_l0_ = 0;
-    int64_t krt_u_l1_ = 0;
-    int64_t krt_u_l2_ = 0;
-    int64_t krt_u_l3_ = 0;
-    int64_t krt_u_r_ = 0;
-    int64_t krt_u_r_2_ = 0;
-#line 333 "ufunc_vec.cu"
-    int64_t krt_u_r_3_ = 0;
-    int64_t krt_u_r_4_ = 0;
-#line 10 "ufunc_vec.kern"
-    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 10 "ufunc_vec.kern"
-    if (krt_u_i_ >= krt_u_n_) {
-#line 10 "ufunc_vec.kern"
-        return;
-    }
-#line 10 "ufunc_vec.kern"
-    if (krt_u_n_ == krt_u_out_.shape[3]) {
-#line 10 "ufunc_vec.kern"
-        krt_u_l0_ = 0;
-#line 10 "ufunc_vec.kern"
-        krt_u_l1_ = 0;
-#line 10 "ufunc_vec.kern"
-        krt_u_l2_ = 0;
-#line 10 "ufunc_vec.kern"
-        krt_u_l3_ = krt_u_i_;
-    } else {
-#line 10 "ufunc_vec.kern"
-        krt_u_r_ = krt_u_i_;
-#line 10 "ufunc_vec.kern"
-        krt_u_l3_ = krt_mod_i64(krt_u_r_, krt_u_out_.shape[3]);
-#line 10 "ufunc_vec.kern"
-        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, krt_u_out_.shape[3]);
-#line 10 "ufunc_vec.kern"
-        krt_u_l2_ = krt_mod_i64(krt_u_r_2_, krt_u_out_.shape[2]);
-#line 10 "ufunc_vec.kern"
-        krt_u_r_3_ = krt_floordiv_i64(krt_u_r_2_, krt_u_out_.shape[2]);
-#line 10 "ufunc_vec.kern"
-        krt_u_l1_ = krt_mod_i64(krt_u_r_3_, krt_u_out_.shape[1]);
-#line 10 "ufunc_vec.kern"
-        krt_u_r_4_ = krt_floordiv_i64(krt_u_r_3_, krt_u_out_.shape[1]);
-#line 10 "ufunc_vec.kern"
-        krt_u_l0_ = krt_u_r_4_;
-    }
-#line 10 "ufunc_vec.kern"
-    *(double *)(krt_u_out_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_out_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_out_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_out_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_out_.strides[3])) = scale(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a0_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a0_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a0_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a0_.strides[3]))), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a1_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a1_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a1_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a1_.strides[3]))));
-}
-
-#line 10 "ufunc_vec.kern"
 KRT_EXTERN_C __global__ void scale__vec_i8(krt_view krt_u_a0_, int64_t krt_u_s0_, krt_view krt_u_a1_, int64_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
@@ -381,7 +213,7 @@ KRT_EXTERN_C __global__ void scale__vec_i8(krt_view krt_u_a0_, int64_t krt_u_s0_
     int64_t krt_u_l3_ = 0;
     int64_t krt_u_r_ = 0;
     int64_t krt_u_r_2_ = 0;
-#line 385 "ufunc_vec.cu"
+#line 217 "ufunc_vec.cu"
     int64_t krt_u_r_3_ = 0;
     int64_t krt_u_r_4_ = 0;
 #line 10 "ufunc_vec.kern"
@@ -423,59 +255,7 @@ KRT_EXTERN_C __global__ void scale__vec_i8(krt_view krt_u_a0_, int64_t krt_u_s0_
     *(int64_t *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale__i8_i8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
 }
 
-#line 10 "ufunc_vec.kern"
-KRT_EXTERN_C __global__ void scale__vec_i8__i32(krt_view krt_u_a0_, int64_t krt_u_s0_, krt_view krt_u_a1_, int64_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
-{
-    int64_t krt_u_i_ = 0;
-    int64_t krt_u_l0_ = 0;
-    int64_t krt_u_l1_ = 0;
-    int64_t krt_u_l2_ = 0;
-    int64_t krt_u_l3_ = 0;
-    int64_t krt_u_r_ = 0;
-    int64_t krt_u_r_2_ = 0;
-#line 437 "ufunc_vec.cu"
-    int64_t krt_u_r_3_ = 0;
-    int64_t krt_u_r_4_ = 0;
-#line 10 "ufunc_vec.kern"
-    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-#line 10 "ufunc_vec.kern"
-    if (krt_u_i_ >= krt_u_n_) {
-#line 10 "ufunc_vec.kern"
-        return;
-    }
-#line 10 "ufunc_vec.kern"
-    if (krt_u_n_ == krt_u_out_.shape[3]) {
-#line 10 "ufunc_vec.kern"
-        krt_u_l0_ = 0;
-#line 10 "ufunc_vec.kern"
-        krt_u_l1_ = 0;
-#line 10 "ufunc_vec.kern"
-        krt_u_l2_ = 0;
-#line 10 "ufunc_vec.kern"
-        krt_u_l3_ = krt_u_i_;
-    } else {
-#line 10 "ufunc_vec.kern"
-        krt_u_r_ = krt_u_i_;
-#line 10 "ufunc_vec.kern"
-        krt_u_l3_ = krt_mod_i64(krt_u_r_, krt_u_out_.shape[3]);
-#line 10 "ufunc_vec.kern"
-        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, krt_u_out_.shape[3]);
-#line 10 "ufunc_vec.kern"
-        krt_u_l2_ = krt_mod_i64(krt_u_r_2_, krt_u_out_.shape[2]);
-#line 10 "ufunc_vec.kern"
-        krt_u_r_3_ = krt_floordiv_i64(krt_u_r_2_, krt_u_out_.shape[2]);
-#line 10 "ufunc_vec.kern"
-        krt_u_l1_ = krt_mod_i64(krt_u_r_3_, krt_u_out_.shape[1]);
-#line 10 "ufunc_vec.kern"
-        krt_u_r_4_ = krt_floordiv_i64(krt_u_r_3_, krt_u_out_.shape[1]);
-#line 10 "ufunc_vec.kern"
-        krt_u_l0_ = krt_u_r_4_;
-    }
-#line 10 "ufunc_vec.kern"
-    *(int64_t *)(krt_u_out_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_out_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_out_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_out_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_out_.strides[3])) = scale__i8_i8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a0_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a0_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a0_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a0_.strides[3]))), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a1_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a1_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a1_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a1_.strides[3]))));
-}
-
-#line 479 "ufunc_vec.cu"
+#line 259 "ufunc_vec.cu"
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 7 "ufunc_vec.kern"
@@ -519,7 +299,7 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view b = *(const krt_view *)krt_args[1];
-#line 523 "ufunc_vec.cu"
+#line 303 "ufunc_vec.cu"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -530,7 +310,7 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < out.shape[0]) {
 #line 18 "ufunc_vec.kern"
             *(float *)(out.data + i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
-#line 534 "ufunc_vec.cu"
+#line 314 "ufunc_vec.cu"
         }
     }
 }
@@ -549,7 +329,7 @@ static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
-#line 553 "ufunc_vec.cu"
+#line 333 "ufunc_vec.cu"
         int64_t krt_u_l1_ = 0;
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_l3_ = 0;
@@ -612,7 +392,7 @@ static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
-#line 616 "ufunc_vec.cu"
+#line 396 "ufunc_vec.cu"
         int64_t krt_u_l1_ = 0;
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_l3_ = 0;
@@ -671,7 +451,7 @@ static void scale__vec_f8_i4_f8__cpu(const krt_cpu_block *krt_b, void **krt_args
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
-#line 675 "ufunc_vec.cu"
+#line 455 "ufunc_vec.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
@@ -734,7 +514,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
-#line 738 "ufunc_vec.cu"
+#line 518 "ufunc_vec.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
@@ -787,7 +567,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 791 "ufunc_vec.cu"
+#line 571 "ufunc_vec.cu"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param hyp_kernel__params[] = {
@@ -798,12 +578,6 @@ static const krt_param hyp_kernel__params[] = {
 KRT_EXTERN_C const krt_kernel hyp_kernel__kernel = {
     "hyp_kernel", "ufunc_vec.kern", 3, hyp_kernel__params,
     hyp_kernel__cpu, (const void *)hyp_kernel,
-    0, 0,
-    0
-};
-static const krt_kernel hyp_kernel__kernel_i32 = {
-    "hyp_kernel", "ufunc_vec.kern", 3, hyp_kernel__params,
-    hyp_kernel__cpu, (const void *)hyp_kernel__i32,
     0, 0,
     0
 };
@@ -820,8 +594,6 @@ KRT_EXTERN_C int hyp_kernel__launch(krt_launch_cfg cfg, krt_array a, krt_array b
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&hyp_kernel__kernel, 2, &out, &krt_v2));
     krt_argv[2] = &krt_v2;
-    if (krt_launch_fits32(&hyp_kernel__kernel, &cfg, krt_argv))
-        return krt_launch(&hyp_kernel__kernel_i32, cfg, krt_argv);
     return krt_launch(&hyp_kernel__kernel, cfg, krt_argv);
 }
 
@@ -837,12 +609,6 @@ static const krt_param hyp__vec_f4__params[] = {
 KRT_EXTERN_C const krt_kernel hyp__vec_f4__kernel = {
     "hyp__vec_f4", "ufunc_vec.kern", 7, hyp__vec_f4__params,
     hyp__vec_f4__cpu, (const void *)hyp__vec_f4,
-    0, 0,
-    0
-};
-static const krt_kernel hyp__vec_f4__kernel_i32 = {
-    "hyp__vec_f4", "ufunc_vec.kern", 7, hyp__vec_f4__params,
-    hyp__vec_f4__cpu, (const void *)hyp__vec_f4__i32,
     0, 0,
     0
 };
@@ -863,8 +629,6 @@ KRT_EXTERN_C int hyp__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, fl
     krt_argv[4] = &krt_v4;
     krt_argv[5] = &krt_u_mask_;
     krt_argv[6] = &krt_u_n_;
-    if (krt_launch_fits32(&hyp__vec_f4__kernel, &cfg, krt_argv))
-        return krt_launch(&hyp__vec_f4__kernel_i32, cfg, krt_argv);
     return krt_launch(&hyp__vec_f4__kernel, cfg, krt_argv);
 }
 
@@ -880,12 +644,6 @@ static const krt_param hyp__vec_f8__params[] = {
 KRT_EXTERN_C const krt_kernel hyp__vec_f8__kernel = {
     "hyp__vec_f8", "ufunc_vec.kern", 7, hyp__vec_f8__params,
     hyp__vec_f8__cpu, (const void *)hyp__vec_f8,
-    0, 0,
-    0
-};
-static const krt_kernel hyp__vec_f8__kernel_i32 = {
-    "hyp__vec_f8", "ufunc_vec.kern", 7, hyp__vec_f8__params,
-    hyp__vec_f8__cpu, (const void *)hyp__vec_f8__i32,
     0, 0,
     0
 };
@@ -906,8 +664,6 @@ KRT_EXTERN_C int hyp__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, do
     krt_argv[4] = &krt_v4;
     krt_argv[5] = &krt_u_mask_;
     krt_argv[6] = &krt_u_n_;
-    if (krt_launch_fits32(&hyp__vec_f8__kernel, &cfg, krt_argv))
-        return krt_launch(&hyp__vec_f8__kernel_i32, cfg, krt_argv);
     return krt_launch(&hyp__vec_f8__kernel, cfg, krt_argv);
 }
 
@@ -923,12 +679,6 @@ static const krt_param scale__vec_f8_i4_f8__params[] = {
 KRT_EXTERN_C const krt_kernel scale__vec_f8_i4_f8__kernel = {
     "scale__vec_f8_i4_f8", "ufunc_vec.kern", 7, scale__vec_f8_i4_f8__params,
     scale__vec_f8_i4_f8__cpu, (const void *)scale__vec_f8_i4_f8,
-    0, 0,
-    0
-};
-static const krt_kernel scale__vec_f8_i4_f8__kernel_i32 = {
-    "scale__vec_f8_i4_f8", "ufunc_vec.kern", 7, scale__vec_f8_i4_f8__params,
-    scale__vec_f8_i4_f8__cpu, (const void *)scale__vec_f8_i4_f8__i32,
     0, 0,
     0
 };
@@ -949,8 +699,6 @@ KRT_EXTERN_C int scale__vec_f8_i4_f8__launch(krt_launch_cfg cfg, krt_array krt_u
     krt_argv[4] = &krt_v4;
     krt_argv[5] = &krt_u_mask_;
     krt_argv[6] = &krt_u_n_;
-    if (krt_launch_fits32(&scale__vec_f8_i4_f8__kernel, &cfg, krt_argv))
-        return krt_launch(&scale__vec_f8_i4_f8__kernel_i32, cfg, krt_argv);
     return krt_launch(&scale__vec_f8_i4_f8__kernel, cfg, krt_argv);
 }
 
@@ -966,12 +714,6 @@ static const krt_param scale__vec_i8__params[] = {
 KRT_EXTERN_C const krt_kernel scale__vec_i8__kernel = {
     "scale__vec_i8", "ufunc_vec.kern", 7, scale__vec_i8__params,
     scale__vec_i8__cpu, (const void *)scale__vec_i8,
-    0, 0,
-    0
-};
-static const krt_kernel scale__vec_i8__kernel_i32 = {
-    "scale__vec_i8", "ufunc_vec.kern", 7, scale__vec_i8__params,
-    scale__vec_i8__cpu, (const void *)scale__vec_i8__i32,
     0, 0,
     0
 };
@@ -992,27 +734,18 @@ KRT_EXTERN_C int scale__vec_i8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, 
     krt_argv[4] = &krt_v4;
     krt_argv[5] = &krt_u_mask_;
     krt_argv[6] = &krt_u_n_;
-    if (krt_launch_fits32(&scale__vec_i8__kernel, &cfg, krt_argv))
-        return krt_launch(&scale__vec_i8__kernel_i32, cfg, krt_argv);
     return krt_launch(&scale__vec_i8__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_ufunc_vec[] = {
+static const krt_kernel *const krt_kernels_ufunc_vec_44c2f428[] = {
     &hyp_kernel__kernel,
     &hyp__vec_f4__kernel,
     &hyp__vec_f8__kernel,
     &scale__vec_f8_i4_f8__kernel,
     &scale__vec_i8__kernel,
 };
-KRT_EXTERN_C const krt_kernel *const krt_i32_ufunc_vec[] = {
-    &hyp_kernel__kernel_i32,
-    &hyp__vec_f4__kernel_i32,
-    &hyp__vec_f8__kernel_i32,
-    &scale__vec_f8_i4_f8__kernel_i32,
-    &scale__vec_i8__kernel_i32,
-};
-KRT_EXTERN_C const krt_module krt_module_ufunc_vec = {
-    "ufunc_vec.kern", 5, krt_kernels_ufunc_vec
+KRT_EXTERN_C const krt_module krt_module_ufunc_vec_44c2f428 = {
+    "ufunc_vec.kern", 5, krt_kernels_ufunc_vec_44c2f428
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -1100,12 +833,12 @@ KRT_EXTERN_C int scale_i8(krt_array x, krt_array k, krt_array out, krt_stream *s
     return krt_ufunc_call(&scale_i8__ufunc, krt_arrays, stream);
 }
 
-static const krt_ufunc *const krt_ufunc_list_ufunc_vec[] = {
+static const krt_ufunc *const krt_ufunc_list_ufunc_vec_44c2f428[] = {
     &hyp_f4__ufunc,
     &hyp_f8__ufunc,
     &scale_f8_i4_f8__ufunc,
     &scale_i8__ufunc,
 };
-KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_ufunc_vec = {
-    "ufunc_vec.kern", 4, krt_ufunc_list_ufunc_vec
+KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_ufunc_vec_44c2f428 = {
+    "ufunc_vec.kern", 4, krt_ufunc_list_ufunc_vec_44c2f428
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef UFUNC_VEC_KERN_H_
-#define UFUNC_VEC_KERN_H_
+#ifndef UFUNC_VEC_44C2F428_KERN_H_
+#define UFUNC_VEC_44C2F428_KERN_H_
 
 #include <kernrt.h>
 
@@ -52,7 +52,10 @@ static inline int scale__vec_i8(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t
 }
 extern const krt_kernel scale__vec_i8__kernel;
 
-extern const krt_module krt_module_ufunc_vec;
+extern const krt_module krt_module_ufunc_vec_44c2f428;
+#ifndef krt_module_ufunc_vec
+#define krt_module_ufunc_vec krt_module_ufunc_vec_44c2f428
+#endif
 
 /* @vectorize hyp: float32(float32, float32).
  * Inputs: arrays, broadcast against each other and out by NumPy's rules,
@@ -74,9 +77,12 @@ int scale_f8_i4_f8(krt_array x, krt_array k, krt_array out, krt_stream *stream);
  * or host scalars (krt_host_scalar); out: the result, of the broadcast shape. */
 int scale_i8(krt_array x, krt_array k, krt_array out, krt_stream *stream);
 
-extern const krt_ufunc_module krt_ufuncs_ufunc_vec;
+extern const krt_ufunc_module krt_ufuncs_ufunc_vec_44c2f428;
+#ifndef krt_ufuncs_ufunc_vec
+#define krt_ufuncs_ufunc_vec krt_ufuncs_ufunc_vec_44c2f428
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* UFUNC_VEC_KERN_H_ */
+#endif /* UFUNC_VEC_44C2F428_KERN_H_ */

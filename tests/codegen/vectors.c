@@ -94,9 +94,9 @@ KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array a, krt_array b, flo
     return krt_launch(&blend__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_vectors[] = {
+static const krt_kernel *const krt_kernels_vectors_97b3161a[] = {
     &blend__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_vectors = {
-    "vectors.kern", 1, krt_kernels_vectors
+KRT_EXTERN_C const krt_module krt_module_vectors_97b3161a = {
+    "vectors.kern", 1, krt_kernels_vectors_97b3161a
 };

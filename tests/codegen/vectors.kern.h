@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef VECTORS_KERN_H_
-#define VECTORS_KERN_H_
+#ifndef VECTORS_97B3161A_KERN_H_
+#define VECTORS_97B3161A_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int blend(krt_launch_cfg cfg, krt_array a, krt_array b, float t)
 }
 extern const krt_kernel blend__kernel;
 
-extern const krt_module krt_module_vectors;
+extern const krt_module krt_module_vectors_97b3161a;
+#ifndef krt_module_vectors
+#define krt_module_vectors krt_module_vectors_97b3161a
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* VECTORS_KERN_H_ */
+#endif /* VECTORS_97B3161A_KERN_H_ */

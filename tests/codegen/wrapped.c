@@ -96,10 +96,10 @@ KRT_EXTERN_C int scale__launch(krt_launch_cfg cfg, krt_array x, float factor)
     return krt_launch(&scale__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_wrapped[] = {
+static const krt_kernel *const krt_kernels_wrapped_ce8861d1[] = {
     &vadd__kernel,
     &scale__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_wrapped = {
-    "wrapped.kern", 2, krt_kernels_wrapped
+KRT_EXTERN_C const krt_module krt_module_wrapped_ce8861d1 = {
+    "wrapped.kern", 2, krt_kernels_wrapped_ce8861d1
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef WRAPPED_KERN_H_
-#define WRAPPED_KERN_H_
+#ifndef WRAPPED_CE8861D1_KERN_H_
+#define WRAPPED_CE8861D1_KERN_H_
 
 #include <kernrt.h>
 
@@ -28,9 +28,12 @@ static inline int scale(krt_launch_cfg cfg, krt_array x, float factor)
 }
 extern const krt_kernel scale__kernel;
 
-extern const krt_module krt_module_wrapped;
+extern const krt_module krt_module_wrapped_ce8861d1;
+#ifndef krt_module_wrapped
+#define krt_module_wrapped krt_module_wrapped_ce8861d1
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* WRAPPED_KERN_H_ */
+#endif /* WRAPPED_CE8861D1_KERN_H_ */
