@@ -79,9 +79,9 @@ KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt
     return krt_launch(&blend__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_bf16[] = {
+static const krt_kernel *const krt_kernels_bf16_cbc5e563[] = {
     &blend__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_bf16 = {
-    "bf16.kern", 1, krt_kernels_bf16
+KRT_EXTERN_C const krt_module krt_module_bf16_cbc5e563 = {
+    "bf16.kern", 1, krt_kernels_bf16_cbc5e563
 };

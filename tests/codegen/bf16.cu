@@ -38,6 +38,30 @@ KRT_EXTERN_C __global__ void blend(krt_view x, krt_view y, krt_view out32, krt_b
     }
 }
 
+#line 17 "bf16.kern"
+KRT_EXTERN_C __global__ void blend__i32(krt_view x, krt_view y, krt_view out32, krt_bf16 t)
+{
+    int64_t i = 0;
+    krt_bf16 h = KRT_BF16_ZERO;
+#line 18 "bf16.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 19 "bf16.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 20 "bf16.kern"
+        h = lerp(((krt_bf16 *)x.data)[(int32_t)i], ((krt_bf16 *)y.data)[(int32_t)i], t);
+#line 21 "bf16.kern"
+        if ((krt_gt_bf16(h, KRT_BF16(1.0f, 0x3f80))) && (!krt_hisnan_bf16(h))) {
+#line 22 "bf16.kern"
+            h = krt_fma_bf16(h, KRT_BF16(0.5f, 0x3f00), krt_neg_bf16(t));
+        }
+#line 23 "bf16.kern"
+        ((krt_bf16 *)y.data)[(int32_t)i] = krt_hmax_bf16(krt_sqrt_bf16(h), krt_f32_to_bf16_rz(((float *)out32.data)[(int32_t)i]));
+#line 24 "bf16.kern"
+        ((float *)out32.data)[(int32_t)i] = (float)((((double)(krt_bf16_to_f32(h) * 2.0f)) + ((double)krt_cvt_i32_bf16(h))) + ((double)krt_bf16_to_i32_rn(h)));
+#line 62 "bf16.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 12 "bf16.kern"
@@ -58,7 +82,7 @@ static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_bf16 t = *(const krt_bf16 *)krt_args[3];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 62 "bf16.cu"
+#line 86 "bf16.cu"
         int64_t i = 0;
         krt_bf16 h = KRT_BF16_ZERO;
 #line 18 "bf16.kern"
@@ -76,7 +100,7 @@ static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((krt_bf16 *)y.data)[i] = krt_hmax_bf16(krt_sqrt_bf16(h), krt_f32_to_bf16_rz(((float *)out32.data)[i]));
 #line 24 "bf16.kern"
             ((float *)out32.data)[i] = (float)((((double)(krt_bf16_to_f32(h) * 2.0f)) + ((double)krt_cvt_i32_bf16(h))) + ((double)krt_bf16_to_i32_rn(h)));
-#line 80 "bf16.cu"
+#line 104 "bf16.cu"
         }
     }
 }
@@ -95,6 +119,12 @@ KRT_EXTERN_C const krt_kernel blend__kernel = {
     0, 0,
     0
 };
+static const krt_kernel blend__kernel_i32 = {
+    "blend", "bf16.kern", 4, blend__params,
+    blend__cpu, (const void *)blend__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out32, krt_bfloat16 t)
 {
@@ -109,12 +139,17 @@ KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt
     KRT_TRY(krt_check_array(&blend__kernel, 2, &out32, &krt_v2));
     krt_argv[2] = &krt_v2;
     krt_argv[3] = &t;
+    if (krt_launch_fits32(&blend__kernel, &cfg, krt_argv))
+        return krt_launch(&blend__kernel_i32, cfg, krt_argv);
     return krt_launch(&blend__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_bf16[] = {
+static const krt_kernel *const krt_kernels_bf16_cbc5e563[] = {
     &blend__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_bf16 = {
-    "bf16.kern", 1, krt_kernels_bf16
+KRT_EXTERN_C const krt_kernel *const krt_i32_bf16_cbc5e563[] = {
+    &blend__kernel_i32,
+};
+KRT_EXTERN_C const krt_module krt_module_bf16_cbc5e563 = {
+    "bf16.kern", 1, krt_kernels_bf16_cbc5e563
 };

@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef BF16_KERN_H_
-#define BF16_KERN_H_
+#ifndef BF16_CBC5E563_KERN_H_
+#define BF16_CBC5E563_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int blend(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array 
 }
 extern const krt_kernel blend__kernel;
 
-extern const krt_module krt_module_bf16;
+extern const krt_module krt_module_bf16_cbc5e563;
+#ifndef krt_module_bf16
+#define krt_module_bf16 krt_module_bf16_cbc5e563
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* BF16_KERN_H_ */
+#endif /* BF16_CBC5E563_KERN_H_ */

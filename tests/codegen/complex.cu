@@ -24,6 +24,23 @@ KRT_EXTERN_C __global__ void rotate(krt_view z, krt_view phase, krt_view out)
     }
 }
 
+#line 9 "complex.kern"
+KRT_EXTERN_C __global__ void rotate__i32(krt_view z, krt_view phase, krt_view out)
+{
+    int64_t i = 0;
+    krt_c128 w = krt_cmake_c128(0, 0);
+#line 10 "complex.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 11 "complex.kern"
+    if ((int32_t)i < (int32_t)z.shape[0]) {
+#line 12 "complex.kern"
+        w = krt_cexp_c128(krt_cmake_c128(0.0, (double)((float *)phase.data)[(int32_t)i]));
+#line 13 "complex.kern"
+        ((krt_c64 *)out.data)[(int32_t)i] = krt_c64_of_c128(krt_cadd_c128(krt_cdivz_dev_c128(krt_cmul_c128(krt_c128_of_c64(((krt_c64 *)z.data)[(int32_t)i]), w), krt_cmake_c128(krt_cabs_c128(w), 0.0)), krt_cmul_c128(krt_c128_of_c64(krt_cconj_c64(((krt_c64 *)z.data)[(int32_t)i])), krt_cmake_c128(0.0, 1.0))));
+#line 41 "complex.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "complex.kern"
@@ -32,7 +49,7 @@ static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view z = *(const krt_view *)krt_args[0];
     const krt_view phase = *(const krt_view *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
-#line 36 "complex.cu"
+#line 53 "complex.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
@@ -45,7 +62,7 @@ static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
             w = krt_cexp_c128(krt_cmake_c128(0.0, (double)((float *)phase.data)[i]));
 #line 13 "complex.kern"
             ((krt_c64 *)out.data)[i] = krt_c64_of_c128(krt_cadd_c128(krt_cdivz_cpu_c128(krt_cmul_c128(krt_c128_of_c64(((krt_c64 *)z.data)[i]), w), krt_cmake_c128(krt_cabs_c128(w), 0.0), krt_b, "complex.kern:13: ZeroDivisionError: complex division by zero (numba-cuda ends the thread; the CPU backend cannot end it inside an expression, so the launch fails)"), krt_cmul_c128(krt_c128_of_c64(krt_cconj_c64(((krt_c64 *)z.data)[i])), krt_cmake_c128(0.0, 1.0))));
-#line 49 "complex.cu"
+#line 66 "complex.cu"
         }
     }
 }
@@ -63,6 +80,12 @@ KRT_EXTERN_C const krt_kernel rotate__kernel = {
     0, 0,
     0
 };
+static const krt_kernel rotate__kernel_i32 = {
+    "rotate", "complex.kern", 3, rotate__params,
+    rotate__cpu, (const void *)rotate__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int rotate__launch(krt_launch_cfg cfg, krt_array z, krt_array phase, krt_array out)
 {
@@ -76,11 +99,16 @@ KRT_EXTERN_C int rotate__launch(krt_launch_cfg cfg, krt_array z, krt_array phase
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&rotate__kernel, 2, &out, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&rotate__kernel, &cfg, krt_argv))
+        return krt_launch(&rotate__kernel_i32, cfg, krt_argv);
     return krt_launch(&rotate__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_complex_9e387b89[] = {
     &rotate__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_complex_9e387b89[] = {
+    &rotate__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_complex_9e387b89 = {
     "complex.kern", 1, krt_kernels_complex_9e387b89

@@ -34,6 +34,20 @@ KRT_EXTERN_C __global__ void distances(krt_view xs, krt_view ys, float px, float
     }
 }
 
+#line 16 "distance.kern"
+KRT_EXTERN_C __global__ void distances__i32(krt_view xs, krt_view ys, float px, float py, krt_view out)
+{
+    int64_t i = 0;
+#line 17 "distance.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 18 "distance.kern"
+    if ((int32_t)i < (int32_t)out.shape[0]) {
+#line 19 "distance.kern"
+        *(float *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = dist(*(float *)(xs.data + krt_mul_wide((int32_t)i, (int32_t)xs.strides[0])), *(float *)(ys.data + krt_mul_wide((int32_t)i, (int32_t)ys.strides[0])), px, py);
+#line 48 "distance.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "distance.kern"
@@ -56,7 +70,7 @@ static void distances__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view xs = *(const krt_view *)krt_args[0];
     const krt_view ys = *(const krt_view *)krt_args[1];
-#line 60 "distance.cu"
+#line 74 "distance.cu"
     const float px = *(const float *)krt_args[2];
     const float py = *(const float *)krt_args[3];
     const krt_view out = *(const krt_view *)krt_args[4];
@@ -69,7 +83,7 @@ static void distances__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < out.shape[0]) {
 #line 19 "distance.kern"
             *(float *)(out.data + i * out.strides[0]) = dist__cpu(krt_b, krt_tid, *(float *)(xs.data + i * xs.strides[0]), *(float *)(ys.data + i * ys.strides[0]), px, py);
-#line 73 "distance.cu"
+#line 87 "distance.cu"
         }
     }
 }
@@ -89,6 +103,12 @@ KRT_EXTERN_C const krt_kernel distances__kernel = {
     0, 0,
     0
 };
+static const krt_kernel distances__kernel_i32 = {
+    "distances", "distance.kern", 5, distances__params,
+    distances__cpu, (const void *)distances__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int distances__launch(krt_launch_cfg cfg, krt_array xs, krt_array ys, float px, float py, krt_array out)
 {
@@ -104,11 +124,16 @@ KRT_EXTERN_C int distances__launch(krt_launch_cfg cfg, krt_array xs, krt_array y
     krt_argv[3] = &py;
     KRT_TRY(krt_check_array(&distances__kernel, 4, &out, &krt_v4));
     krt_argv[4] = &krt_v4;
+    if (krt_launch_fits32(&distances__kernel, &cfg, krt_argv))
+        return krt_launch(&distances__kernel_i32, cfg, krt_argv);
     return krt_launch(&distances__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_distance_638b7ba8[] = {
     &distances__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_distance_638b7ba8[] = {
+    &distances__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_distance_638b7ba8 = {
     "distance.kern", 1, krt_kernels_distance_638b7ba8

@@ -21,6 +21,20 @@ KRT_EXTERN_C __global__ void double_it(krt_view a)
     }
 }
 
+#line 6 "double.kern"
+KRT_EXTERN_C __global__ void double_it__i32(krt_view a)
+{
+    int64_t i = 0;
+#line 7 "double.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 9 "double.kern"
+    if ((int32_t)i < (int32_t)a.shape[0]) {
+#line 10 "double.kern"
+        *(float *)(a.data + krt_mul_wide((int32_t)i, (int32_t)a.strides[0])) = (float)(((double)*(float *)(a.data + krt_mul_wide((int32_t)i, (int32_t)a.strides[0]))) * 2.0);
+#line 35 "double.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 6 "double.kern"
@@ -29,7 +43,7 @@ static void double_it__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view a = *(const krt_view *)krt_args[0];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 33 "double.cu"
+#line 47 "double.cu"
         int64_t i = 0;
 #line 7 "double.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -37,7 +51,7 @@ static void double_it__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < a.shape[0]) {
 #line 10 "double.kern"
             *(float *)(a.data + i * a.strides[0]) = (float)(((double)*(float *)(a.data + i * a.strides[0])) * 2.0);
-#line 41 "double.cu"
+#line 55 "double.cu"
         }
     }
 }
@@ -53,6 +67,12 @@ KRT_EXTERN_C const krt_kernel double_it__kernel = {
     0, 0,
     0
 };
+static const krt_kernel double_it__kernel_i32 = {
+    "double_it", "double.kern", 1, double_it__params,
+    double_it__cpu, (const void *)double_it__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int double_it__launch(krt_launch_cfg cfg, krt_array a)
 {
@@ -60,11 +80,16 @@ KRT_EXTERN_C int double_it__launch(krt_launch_cfg cfg, krt_array a)
     void *krt_argv[1];
     KRT_TRY(krt_check_array(&double_it__kernel, 0, &a, &krt_v0));
     krt_argv[0] = &krt_v0;
+    if (krt_launch_fits32(&double_it__kernel, &cfg, krt_argv))
+        return krt_launch(&double_it__kernel_i32, cfg, krt_argv);
     return krt_launch(&double_it__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_double_7a408fe6[] = {
     &double_it__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_double_7a408fe6[] = {
+    &double_it__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_double_7a408fe6 = {
     "double.kern", 1, krt_kernels_double_7a408fe6

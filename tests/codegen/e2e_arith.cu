@@ -84,6 +84,83 @@ KRT_EXTERN_C __global__ void intops(krt_view a, krt_view b, krt_view out)
     *(int64_t *)(out.data + i * out.strides[0] + 19 * out.strides[1]) = ((int32_t)krt_mod_i64(x, 7) > (-3)) ? k : 99;
 }
 
+#line 8 "e2e_arith.kern"
+KRT_EXTERN_C __global__ void intops__i32(krt_view a, krt_view b, krt_view out)
+{
+    int64_t i = 0;
+    int64_t x = 0;
+    int64_t y = 0;
+    int64_t n = 0;
+    int64_t k = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_tmp0;
+    int64_t krt_tmp1;
+#line 9 "e2e_arith.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 10 "e2e_arith.kern"
+    if ((int32_t)i >= (int32_t)a.shape[0]) {
+#line 11 "e2e_arith.kern"
+        return;
+    }
+#line 12 "e2e_arith.kern"
+    x = *(int64_t *)(a.data + krt_mul_wide((int32_t)i, (int32_t)a.strides[0]));
+#line 13 "e2e_arith.kern"
+    y = *(int64_t *)(b.data + krt_mul_wide((int32_t)i, (int32_t)b.strides[0]));
+#line 14 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(0, (int32_t)out.strides[1])) = krt_floordiv_i64(x, y);
+#line 15 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(1, (int32_t)out.strides[1])) = krt_mod_i64(x, y);
+#line 16 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(2, (int32_t)out.strides[1])) = krt_mul_i64(krt_mul_i64(x, y), 1000003);
+#line 17 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(3, (int32_t)out.strides[1])) = krt_neg_i64(x);
+#line 18 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(4, (int32_t)out.strides[1])) = krt_powr_i64(x, 3);
+#line 19 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(5, (int32_t)out.strides[1])) = krt_shr_i64(krt_shl_i64(x, 3), 1);
+#line 20 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(6, (int32_t)out.strides[1])) = (x > y) ? x : y;
+#line 21 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(7, (int32_t)out.strides[1])) = krt_min_i64(krt_min_i64(x, y), 7);
+#line 22 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(8, (int32_t)out.strides[1])) = krt_max_i64(krt_abs_i64(x), krt_abs_i64(y));
+#line 23 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(9, (int32_t)out.strides[1])) = (((-5) < x) && (x <= y)) ? 1 : 0;
+#line 24 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(10, (int32_t)out.strides[1])) = (krt_tmp0 = x) ? y : krt_tmp0;
+#line 25 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(11, (int32_t)out.strides[1])) = (krt_tmp1 = x) ? krt_tmp1 : y;
+#line 26 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(12, (int32_t)out.strides[1])) = krt_powr_i64(x, ((int64_t)((int32_t)krt_mod_i64(y, 3) - 2)));
+#line 27 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(13, (int32_t)out.strides[1])) = krt_add_i64(*(int64_t *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0]), *(int64_t *)(a.data + krt_wrap_index(krt_neg_i64(a.shape[0]), a.shape[0]) * a.strides[0]));
+#line 28 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(14, (int32_t)out.strides[1])) = krt_shr_i64(x, (y & 127));
+#line 29 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(15, (int32_t)out.strides[1])) = krt_shl_i64(x, (y & 127));
+#line 30 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(16, (int32_t)out.strides[1])) = (x ^ y) | (x & 255);
+#line 31 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(17, (int32_t)out.strides[1])) = ~x;
+#line 32 "e2e_arith.kern"
+    n = 0;
+#line 33 "e2e_arith.kern"
+    krt_it1 = krt_mod_i64(x, 7);
+    krt_stop2 = (-3);
+    krt_step3 = (-2);
+    for (; krt_it1 > krt_stop2; krt_it1 += krt_step3) {
+        k = krt_it1;
+#line 34 "e2e_arith.kern"
+        n = krt_add_i64(n, k);
+    }
+#line 35 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(18, (int32_t)out.strides[1])) = n;
+#line 36 "e2e_arith.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(19, (int32_t)out.strides[1])) = ((int32_t)krt_mod_i64(x, 7) > (-3)) ? k : 99;
+}
+
 #line 40 "e2e_arith.kern"
 KRT_EXTERN_C __global__ void widen(krt_view p, krt_view u, krt_view o64, krt_view ou, krt_view osh)
 {
@@ -98,6 +175,23 @@ KRT_EXTERN_C __global__ void widen(krt_view p, krt_view u, krt_view o64, krt_vie
         *(uint64_t *)(ou.data + i * ou.strides[0]) = ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])) - ((uint64_t)*(uint32_t *)(u.data + krt_mod_i64(krt_add_i64(i, 1), u.shape[0]) * u.strides[0]));
 #line 45 "e2e_arith.kern"
         *(uint64_t *)(osh.data + i * osh.strides[0]) = (((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])) * ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0]))) + krt_floordiv_u64(7u, ((uint64_t)*(uint32_t *)(u.data + i * u.strides[0])));
+    }
+}
+
+#line 40 "e2e_arith.kern"
+KRT_EXTERN_C __global__ void widen__i32(krt_view p, krt_view u, krt_view o64, krt_view ou, krt_view osh)
+{
+    int64_t i = 0;
+#line 41 "e2e_arith.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 42 "e2e_arith.kern"
+    if ((int32_t)i < (int32_t)p.shape[0]) {
+#line 43 "e2e_arith.kern"
+        *(int64_t *)(o64.data + krt_mul_wide((int32_t)i, (int32_t)o64.strides[0])) = krt_add_i64(((int64_t)*(int32_t *)(p.data + krt_mul_wide((int32_t)i, (int32_t)p.strides[0]))), ((int64_t)*(int32_t *)(p.data + krt_mul_wide((int32_t)i, (int32_t)p.strides[0]))));
+#line 44 "e2e_arith.kern"
+        *(uint64_t *)(ou.data + krt_mul_wide((int32_t)i, (int32_t)ou.strides[0])) = ((uint64_t)*(uint32_t *)(u.data + krt_mul_wide((int32_t)i, (int32_t)u.strides[0]))) - ((uint64_t)*(uint32_t *)(u.data + krt_mul_wide((int32_t)krt_mod_i64(((int64_t)((int32_t)i + 1)), u.shape[0]), (int32_t)u.strides[0])));
+#line 45 "e2e_arith.kern"
+        *(uint64_t *)(osh.data + krt_mul_wide((int32_t)i, (int32_t)osh.strides[0])) = (((uint64_t)*(uint32_t *)(u.data + krt_mul_wide((int32_t)i, (int32_t)u.strides[0]))) * ((uint64_t)*(uint32_t *)(u.data + krt_mul_wide((int32_t)i, (int32_t)u.strides[0])))) + krt_floordiv_u64(7u, ((uint64_t)*(uint32_t *)(u.data + krt_mul_wide((int32_t)i, (int32_t)u.strides[0]))));
     }
 }
 
@@ -155,7 +249,64 @@ KRT_EXTERN_C __global__ void floatops(krt_view a, krt_view b, krt_view out, krt_
     *(float *)(out32.data + i * out32.strides[0] + 3 * out32.strides[1]) = krt_powi_f32(v, 3);
 #line 72 "e2e_arith.kern"
     *(float *)(out32.data + i * out32.strides[0] + 4 * out32.strides[1]) = krt_mod_f32(v, (-0.75f));
-#line 159 "e2e_arith.cu"
+#line 253 "e2e_arith.cu"
+}
+
+#line 49 "e2e_arith.kern"
+KRT_EXTERN_C __global__ void floatops__i32(krt_view a, krt_view b, krt_view out, krt_view f, krt_view out32)
+{
+    int64_t i = 0;
+    double x = 0;
+    double y = 0;
+    float v = 0;
+#line 50 "e2e_arith.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 51 "e2e_arith.kern"
+    if ((int32_t)i >= (int32_t)a.shape[0]) {
+#line 52 "e2e_arith.kern"
+        return;
+    }
+#line 53 "e2e_arith.kern"
+    x = *(double *)(a.data + krt_mul_wide((int32_t)i, (int32_t)a.strides[0]));
+#line 54 "e2e_arith.kern"
+    y = *(double *)(b.data + krt_mul_wide((int32_t)i, (int32_t)b.strides[0]));
+#line 55 "e2e_arith.kern"
+    *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(0, (int32_t)out.strides[1])) = krt_floordiv_f64(x, y);
+#line 56 "e2e_arith.kern"
+    *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(1, (int32_t)out.strides[1])) = krt_mod_f64(x, y);
+#line 57 "e2e_arith.kern"
+    *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(2, (int32_t)out.strides[1])) = x / y;
+#line 58 "e2e_arith.kern"
+    *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(3, (int32_t)out.strides[1])) = krt_powi_f64(x, 2);
+#line 59 "e2e_arith.kern"
+    *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(4, (int32_t)out.strides[1])) = sqrt(fabs(x)) + exp((y / 10.0));
+#line 60 "e2e_arith.kern"
+    *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(5, (int32_t)out.strides[1])) = floor(x) + ceil(y);
+#line 61 "e2e_arith.kern"
+    *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(6, (int32_t)out.strides[1])) = fmax(x, y);
+#line 62 "e2e_arith.kern"
+    *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(7, (int32_t)out.strides[1])) = atan2(x, y) + hypot(x, y);
+#line 63 "e2e_arith.kern"
+    *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(8, (int32_t)out.strides[1])) = (double)krt_cvt_i64_f64(rint(x));
+#line 64 "e2e_arith.kern"
+    *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(9, (int32_t)out.strides[1])) = (x > 0.0) ? pow(x, y) : 0.0;
+#line 65 "e2e_arith.kern"
+    *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(10, (int32_t)out.strides[1])) = (y != 0.0) ? fmod(x, y) : 0.0;
+#line 66 "e2e_arith.kern"
+    *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(11, (int32_t)out.strides[1])) = (double)krt_cvt_i64_f64((x * 3.5));
+#line 67 "e2e_arith.kern"
+    v = *(float *)(f.data + krt_mul_wide((int32_t)i, (int32_t)f.strides[0]));
+#line 68 "e2e_arith.kern"
+    *(float *)(out32.data + krt_mul_wide((int32_t)i, (int32_t)out32.strides[0]) + krt_mul_wide(0, (int32_t)out32.strides[1])) = (v * v) + 1.5f;
+#line 69 "e2e_arith.kern"
+    *(float *)(out32.data + krt_mul_wide((int32_t)i, (int32_t)out32.strides[0]) + krt_mul_wide(1, (int32_t)out32.strides[1])) = sinf(v);
+#line 70 "e2e_arith.kern"
+    *(float *)(out32.data + krt_mul_wide((int32_t)i, (int32_t)out32.strides[0]) + krt_mul_wide(2, (int32_t)out32.strides[1])) = krt_floordiv_f32(v, 0.75f);
+#line 71 "e2e_arith.kern"
+    *(float *)(out32.data + krt_mul_wide((int32_t)i, (int32_t)out32.strides[0]) + krt_mul_wide(3, (int32_t)out32.strides[1])) = krt_powi_f32(v, 3);
+#line 72 "e2e_arith.kern"
+    *(float *)(out32.data + krt_mul_wide((int32_t)i, (int32_t)out32.strides[0]) + krt_mul_wide(4, (int32_t)out32.strides[1])) = krt_mod_f32(v, (-0.75f));
+#line 310 "e2e_arith.cu"
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
@@ -330,7 +481,7 @@ static void floatops__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *(float *)(out32.data + i * out32.strides[0] + 3 * out32.strides[1]) = krt_powi_f32(v, 3);
 #line 72 "e2e_arith.kern"
         *(float *)(out32.data + i * out32.strides[0] + 4 * out32.strides[1]) = krt_mod_f32(v, (-0.75f));
-#line 334 "e2e_arith.cu"
+#line 485 "e2e_arith.cu"
     krt_next:;
     }
 }
@@ -348,6 +499,12 @@ KRT_EXTERN_C const krt_kernel intops__kernel = {
     0, 0,
     0
 };
+static const krt_kernel intops__kernel_i32 = {
+    "intops", "e2e_arith.kern", 3, intops__params,
+    intops__cpu, (const void *)intops__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int intops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
@@ -361,6 +518,8 @@ KRT_EXTERN_C int intops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, kr
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&intops__kernel, 2, &out, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&intops__kernel, &cfg, krt_argv))
+        return krt_launch(&intops__kernel_i32, cfg, krt_argv);
     return krt_launch(&intops__kernel, cfg, krt_argv);
 }
 
@@ -374,6 +533,12 @@ static const krt_param widen__params[] = {
 KRT_EXTERN_C const krt_kernel widen__kernel = {
     "widen", "e2e_arith.kern", 5, widen__params,
     widen__cpu, (const void *)widen,
+    0, 0,
+    0
+};
+static const krt_kernel widen__kernel_i32 = {
+    "widen", "e2e_arith.kern", 5, widen__params,
+    widen__cpu, (const void *)widen__i32,
     0, 0,
     0
 };
@@ -396,6 +561,8 @@ KRT_EXTERN_C int widen__launch(krt_launch_cfg cfg, krt_array p, krt_array u, krt
     krt_argv[3] = &krt_v3;
     KRT_TRY(krt_check_array(&widen__kernel, 4, &osh, &krt_v4));
     krt_argv[4] = &krt_v4;
+    if (krt_launch_fits32(&widen__kernel, &cfg, krt_argv))
+        return krt_launch(&widen__kernel_i32, cfg, krt_argv);
     return krt_launch(&widen__kernel, cfg, krt_argv);
 }
 
@@ -409,6 +576,12 @@ static const krt_param floatops__params[] = {
 KRT_EXTERN_C const krt_kernel floatops__kernel = {
     "floatops", "e2e_arith.kern", 5, floatops__params,
     floatops__cpu, (const void *)floatops,
+    0, 0,
+    0
+};
+static const krt_kernel floatops__kernel_i32 = {
+    "floatops", "e2e_arith.kern", 5, floatops__params,
+    floatops__cpu, (const void *)floatops__i32,
     0, 0,
     0
 };
@@ -431,6 +604,8 @@ KRT_EXTERN_C int floatops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, 
     krt_argv[3] = &krt_v3;
     KRT_TRY(krt_check_array(&floatops__kernel, 4, &out32, &krt_v4));
     krt_argv[4] = &krt_v4;
+    if (krt_launch_fits32(&floatops__kernel, &cfg, krt_argv))
+        return krt_launch(&floatops__kernel_i32, cfg, krt_argv);
     return krt_launch(&floatops__kernel, cfg, krt_argv);
 }
 
@@ -438,6 +613,11 @@ static const krt_kernel *const krt_kernels_e2e_arith_efe6ae47[] = {
     &intops__kernel,
     &widen__kernel,
     &floatops__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_arith_efe6ae47[] = {
+    &intops__kernel_i32,
+    &widen__kernel_i32,
+    &floatops__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_arith_efe6ae47 = {
     "e2e_arith.kern", 3, krt_kernels_e2e_arith_efe6ae47

@@ -48,13 +48,29 @@ KRT_EXTERN_C __global__ void add2(krt_view a, krt_view b, krt_view c)
     }
 }
 
+#line 7 "e2e_arrays.kern"
+KRT_EXTERN_C __global__ void add2__i32(krt_view a, krt_view b, krt_view c)
+{
+    int64_t i = 0;
+    int64_t j = 0;
+#line 8 "e2e_arrays.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 8 "e2e_arrays.kern"
+    j = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+#line 9 "e2e_arrays.kern"
+    if (((int32_t)i < (int32_t)c.shape[0]) && ((int32_t)j < (int32_t)c.shape[1])) {
+#line 10 "e2e_arrays.kern"
+        ((float *)c.data)[(int32_t)i * c.shape[1] + (int32_t)j] = (*(float *)(a.data + krt_mul_wide((int32_t)i, (int32_t)a.strides[0]) + krt_mul_wide((int32_t)j, (int32_t)a.strides[1])) + (*(float *)(b.data + krt_mul_wide((int32_t)i, (int32_t)b.strides[0]) + krt_mul_wide((int32_t)j, (int32_t)b.strides[1])) * 2.0f)) + *(float *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1]);
+    }
+}
+
 #line 14 "e2e_arrays.kern"
 KRT_EXTERN_C __global__ void scale3(krt_view a, krt_view out)
 {
     int64_t x = 0;
     int64_t y = 0;
     int64_t z = 0;
-#line 58 "e2e_arrays.cu"
+#line 74 "e2e_arrays.cu"
     int64_t nx = 0;
     int64_t ny = 0;
     int64_t nz = 0;
@@ -74,7 +90,37 @@ KRT_EXTERN_C __global__ void scale3(krt_view a, krt_view out)
     if (((z < out.shape[0]) && (y < out.shape[1])) && (x < out.shape[2])) {
 #line 18 "e2e_arrays.kern"
         ((double *)out.data)[((int32_t)z * out.shape[1] + (int32_t)y) * out.shape[2] + x] = (((*(double *)(a.data + (int32_t)z * a.strides[0] + (int32_t)y * a.strides[1] + x * a.strides[2]) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + (int32_t)z * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + 0 * a.strides[2]) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
-#line 78 "e2e_arrays.cu"
+#line 94 "e2e_arrays.cu"
+    }
+}
+
+#line 14 "e2e_arrays.kern"
+KRT_EXTERN_C __global__ void scale3__i32(krt_view a, krt_view out)
+{
+    int64_t x = 0;
+    int64_t y = 0;
+    int64_t z = 0;
+#line 104 "e2e_arrays.cu"
+    int64_t nx = 0;
+    int64_t ny = 0;
+    int64_t nz = 0;
+#line 15 "e2e_arrays.kern"
+    x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 15 "e2e_arrays.kern"
+    y = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+#line 15 "e2e_arrays.kern"
+    z = (int64_t)blockIdx.z * blockDim.z + threadIdx.z;
+#line 16 "e2e_arrays.kern"
+    nx = (int64_t)blockDim.x * gridDim.x;
+#line 16 "e2e_arrays.kern"
+    ny = (int64_t)blockDim.y * gridDim.y;
+#line 16 "e2e_arrays.kern"
+    nz = (int64_t)blockDim.z * gridDim.z;
+#line 17 "e2e_arrays.kern"
+    if ((((int32_t)z < (int32_t)out.shape[0]) && ((int32_t)y < (int32_t)out.shape[1])) && ((int32_t)x < (int32_t)out.shape[2])) {
+#line 18 "e2e_arrays.kern"
+        ((double *)out.data)[((int32_t)z * out.shape[1] + (int32_t)y) * out.shape[2] + (int32_t)x] = (((*(double *)(a.data + krt_mul_wide((int32_t)z, (int32_t)a.strides[0]) + krt_mul_wide((int32_t)y, (int32_t)a.strides[1]) + krt_mul_wide((int32_t)x, (int32_t)a.strides[2])) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + krt_mul_wide((int32_t)z, (int32_t)a.strides[0]) + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + krt_mul_wide(0, (int32_t)a.strides[2])) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
+#line 124 "e2e_arrays.cu"
     }
 }
 
@@ -93,7 +139,7 @@ static void add2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view c = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_YX(krt_b) {
-#line 97 "e2e_arrays.cu"
+#line 143 "e2e_arrays.cu"
         int64_t i = 0;
         int64_t j = 0;
 #line 8 "e2e_arrays.kern"
@@ -114,7 +160,7 @@ static void scale3__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-#line 118 "e2e_arrays.cu"
+#line 164 "e2e_arrays.cu"
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t x = 0;
         int64_t y = 0;
@@ -138,7 +184,7 @@ static void scale3__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((z < out.shape[0]) && (y < out.shape[1])) && (x < out.shape[2])) {
 #line 18 "e2e_arrays.kern"
             ((double *)out.data)[((int32_t)z * out.shape[1] + (int32_t)y) * out.shape[2] + x] = (((*(double *)(a.data + (int32_t)z * a.strides[0] + (int32_t)y * a.strides[1] + x * a.strides[2]) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + (int32_t)z * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + 0 * a.strides[2]) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
-#line 142 "e2e_arrays.cu"
+#line 188 "e2e_arrays.cu"
         }
     }
 }
@@ -156,6 +202,12 @@ KRT_EXTERN_C const krt_kernel add2__kernel = {
     0, 0,
     0
 };
+static const krt_kernel add2__kernel_i32 = {
+    "add2", "e2e_arrays.kern", 3, add2__params,
+    add2__cpu, (const void *)add2__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int add2__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array c)
 {
@@ -169,6 +221,8 @@ KRT_EXTERN_C int add2__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&add2__kernel, 2, &c, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&add2__kernel, &cfg, krt_argv))
+        return krt_launch(&add2__kernel_i32, cfg, krt_argv);
     return krt_launch(&add2__kernel, cfg, krt_argv);
 }
 
@@ -182,6 +236,12 @@ KRT_EXTERN_C const krt_kernel scale3__kernel = {
     0, 0,
     0
 };
+static const krt_kernel scale3__kernel_i32 = {
+    "scale3", "e2e_arrays.kern", 2, scale3__params,
+    scale3__cpu, (const void *)scale3__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int scale3__launch(krt_launch_cfg cfg, krt_array a, krt_array out)
 {
@@ -192,12 +252,18 @@ KRT_EXTERN_C int scale3__launch(krt_launch_cfg cfg, krt_array a, krt_array out)
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&scale3__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&scale3__kernel, &cfg, krt_argv))
+        return krt_launch(&scale3__kernel_i32, cfg, krt_argv);
     return krt_launch(&scale3__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_e2e_arrays_79a8e92f[] = {
     &add2__kernel,
     &scale3__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_arrays_79a8e92f[] = {
+    &add2__kernel_i32,
+    &scale3__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_arrays_79a8e92f = {
     "e2e_arrays.kern", 2, krt_kernels_e2e_arrays_79a8e92f

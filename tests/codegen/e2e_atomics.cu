@@ -84,6 +84,83 @@ KRT_EXTERN_C __global__ void hammer(krt_view i32, krt_view u32, krt_view i64, kr
     }
 }
 
+#line 7 "e2e_atomics.kern"
+KRT_EXTERN_C __global__ void hammer__i32(krt_view i32, krt_view u32, krt_view i64, krt_view u64, krt_view f32, krt_view f64, krt_view vals)
+{
+    int64_t i = 0;
+    int32_t v = 0;
+    uint32_t w = 0;
+    int64_t x = 0;
+    uint64_t y = 0;
+    float f = 0;
+    double d = 0;
+#line 8 "e2e_atomics.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 9 "e2e_atomics.kern"
+    if ((int32_t)i < (int32_t)vals.shape[0]) {
+#line 10 "e2e_atomics.kern"
+        v = *(int32_t *)(vals.data + krt_mul_wide((int32_t)i, (int32_t)vals.strides[0]));
+#line 11 "e2e_atomics.kern"
+        (void)krt_atomic_add_i32(&*(int32_t *)(i32.data + krt_mul_wide(0, (int32_t)i32.strides[0])), v);
+#line 12 "e2e_atomics.kern"
+        (void)krt_atomic_sub_i32(&*(int32_t *)(i32.data + krt_mul_wide(1, (int32_t)i32.strides[0])), v);
+#line 13 "e2e_atomics.kern"
+        (void)krt_atomic_max_i32(&*(int32_t *)(i32.data + krt_mul_wide(2, (int32_t)i32.strides[0])), v);
+#line 14 "e2e_atomics.kern"
+        (void)krt_atomic_min_i32(&*(int32_t *)(i32.data + krt_mul_wide(3, (int32_t)i32.strides[0])), v);
+#line 15 "e2e_atomics.kern"
+        w = (uint32_t)v;
+#line 16 "e2e_atomics.kern"
+        (void)krt_atomic_add_u32(&*(uint32_t *)(u32.data + krt_mul_wide(0, (int32_t)u32.strides[0])), w);
+#line 17 "e2e_atomics.kern"
+        (void)krt_atomic_sub_u32(&*(uint32_t *)(u32.data + krt_mul_wide(1, (int32_t)u32.strides[0])), w);
+#line 18 "e2e_atomics.kern"
+        (void)krt_atomic_max_u32(&*(uint32_t *)(u32.data + krt_mul_wide(2, (int32_t)u32.strides[0])), w);
+#line 19 "e2e_atomics.kern"
+        (void)krt_atomic_min_u32(&*(uint32_t *)(u32.data + krt_mul_wide(3, (int32_t)u32.strides[0])), w);
+#line 20 "e2e_atomics.kern"
+        x = krt_mul_i64(((int64_t)v), 1000003);
+#line 21 "e2e_atomics.kern"
+        (void)krt_atomic_add_i64(&*(int64_t *)(i64.data + krt_mul_wide(0, (int32_t)i64.strides[0])), x);
+#line 22 "e2e_atomics.kern"
+        (void)krt_atomic_sub_i64(&*(int64_t *)(i64.data + krt_mul_wide(1, (int32_t)i64.strides[0])), x);
+#line 23 "e2e_atomics.kern"
+        (void)krt_atomic_max_i64(&*(int64_t *)(i64.data + krt_mul_wide(2, (int32_t)i64.strides[0])), x);
+#line 24 "e2e_atomics.kern"
+        (void)krt_atomic_min_i64(&*(int64_t *)(i64.data + krt_mul_wide(3, (int32_t)i64.strides[0])), x);
+#line 25 "e2e_atomics.kern"
+        y = (uint64_t)x;
+#line 26 "e2e_atomics.kern"
+        (void)krt_atomic_add_u64(&*(uint64_t *)(u64.data + krt_mul_wide(0, (int32_t)u64.strides[0])), y);
+#line 27 "e2e_atomics.kern"
+        (void)krt_atomic_sub_u64(&*(uint64_t *)(u64.data + krt_mul_wide(1, (int32_t)u64.strides[0])), y);
+#line 28 "e2e_atomics.kern"
+        (void)krt_atomic_max_u64(&*(uint64_t *)(u64.data + krt_mul_wide(2, (int32_t)u64.strides[0])), y);
+#line 29 "e2e_atomics.kern"
+        (void)krt_atomic_min_u64(&*(uint64_t *)(u64.data + krt_mul_wide(3, (int32_t)u64.strides[0])), y);
+#line 30 "e2e_atomics.kern"
+        f = ((float)v) * 0.5f;
+#line 31 "e2e_atomics.kern"
+        (void)krt_atomic_add_f32(&*(float *)(f32.data + krt_mul_wide(0, (int32_t)f32.strides[0])), f);
+#line 32 "e2e_atomics.kern"
+        (void)krt_atomic_sub_f32(&*(float *)(f32.data + krt_mul_wide(1, (int32_t)f32.strides[0])), f);
+#line 33 "e2e_atomics.kern"
+        (void)krt_atomic_max_f32(&*(float *)(f32.data + krt_mul_wide(2, (int32_t)f32.strides[0])), f);
+#line 34 "e2e_atomics.kern"
+        (void)krt_atomic_min_f32(&*(float *)(f32.data + krt_mul_wide(3, (int32_t)f32.strides[0])), f);
+#line 35 "e2e_atomics.kern"
+        d = ((double)v) * 0.25;
+#line 36 "e2e_atomics.kern"
+        (void)krt_atomic_add_f64(&*(double *)(f64.data + krt_mul_wide(0, (int32_t)f64.strides[0])), d);
+#line 37 "e2e_atomics.kern"
+        (void)krt_atomic_sub_f64(&*(double *)(f64.data + krt_mul_wide(1, (int32_t)f64.strides[0])), d);
+#line 38 "e2e_atomics.kern"
+        (void)krt_atomic_max_f64(&*(double *)(f64.data + krt_mul_wide(2, (int32_t)f64.strides[0])), d);
+#line 39 "e2e_atomics.kern"
+        (void)krt_atomic_min_f64(&*(double *)(f64.data + krt_mul_wide(3, (int32_t)f64.strides[0])), d);
+    }
+}
+
 #line 43 "e2e_atomics.kern"
 KRT_EXTERN_C __global__ void tickets(krt_view counter, krt_view ticket, krt_view hist)
 {
@@ -96,7 +173,23 @@ KRT_EXTERN_C __global__ void tickets(krt_view counter, krt_view ticket, krt_view
         *(int64_t *)(ticket.data + i * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
 #line 47 "e2e_atomics.kern"
         (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (int32_t)(i & 3) * hist.strides[0] + (int32_t)(int64_t)((uint64_t)i % (uint64_t)3) * hist.strides[1]), 1);
-#line 100 "e2e_atomics.cu"
+#line 177 "e2e_atomics.cu"
+    }
+}
+
+#line 43 "e2e_atomics.kern"
+KRT_EXTERN_C __global__ void tickets__i32(krt_view counter, krt_view ticket, krt_view hist)
+{
+    int64_t i = 0;
+#line 44 "e2e_atomics.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 45 "e2e_atomics.kern"
+    if ((int32_t)i < (int32_t)ticket.shape[0]) {
+#line 46 "e2e_atomics.kern"
+        *(int64_t *)(ticket.data + krt_mul_wide((int32_t)i, (int32_t)ticket.strides[0])) = krt_atomic_add_i64(&*(int64_t *)(counter.data + krt_mul_wide(0, (int32_t)counter.strides[0])), 1);
+#line 47 "e2e_atomics.kern"
+        (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + krt_mul_wide((int32_t)i & 3, (int32_t)hist.strides[0]) + krt_mul_wide((int32_t)((uint32_t)(int32_t)i % (uint32_t)3), (int32_t)hist.strides[1])), 1);
+#line 193 "e2e_atomics.cu"
     }
 }
 
@@ -195,7 +288,7 @@ static void tickets__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view counter = *(const krt_view *)krt_args[0];
     const krt_view ticket = *(const krt_view *)krt_args[1];
     const krt_view hist = *(const krt_view *)krt_args[2];
-#line 199 "e2e_atomics.cu"
+#line 292 "e2e_atomics.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
@@ -207,7 +300,7 @@ static void tickets__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int64_t *)(ticket.data + i * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
 #line 47 "e2e_atomics.kern"
             (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (int32_t)(i & 3) * hist.strides[0] + (int32_t)(int64_t)((uint64_t)i % (uint64_t)3) * hist.strides[1]), 1);
-#line 211 "e2e_atomics.cu"
+#line 304 "e2e_atomics.cu"
         }
     }
 }
@@ -226,6 +319,12 @@ static const krt_param hammer__params[] = {
 KRT_EXTERN_C const krt_kernel hammer__kernel = {
     "hammer", "e2e_atomics.kern", 7, hammer__params,
     hammer__cpu, (const void *)hammer,
+    0, 0,
+    0
+};
+static const krt_kernel hammer__kernel_i32 = {
+    "hammer", "e2e_atomics.kern", 7, hammer__params,
+    hammer__cpu, (const void *)hammer__i32,
     0, 0,
     0
 };
@@ -254,6 +353,8 @@ KRT_EXTERN_C int hammer__launch(krt_launch_cfg cfg, krt_array i32, krt_array u32
     krt_argv[5] = &krt_v5;
     KRT_TRY(krt_check_array(&hammer__kernel, 6, &vals, &krt_v6));
     krt_argv[6] = &krt_v6;
+    if (krt_launch_fits32(&hammer__kernel, &cfg, krt_argv))
+        return krt_launch(&hammer__kernel_i32, cfg, krt_argv);
     return krt_launch(&hammer__kernel, cfg, krt_argv);
 }
 
@@ -265,6 +366,12 @@ static const krt_param tickets__params[] = {
 KRT_EXTERN_C const krt_kernel tickets__kernel = {
     "tickets", "e2e_atomics.kern", 3, tickets__params,
     tickets__cpu, (const void *)tickets,
+    0, 0,
+    0
+};
+static const krt_kernel tickets__kernel_i32 = {
+    "tickets", "e2e_atomics.kern", 3, tickets__params,
+    tickets__cpu, (const void *)tickets__i32,
     0, 0,
     0
 };
@@ -281,12 +388,18 @@ KRT_EXTERN_C int tickets__launch(krt_launch_cfg cfg, krt_array counter, krt_arra
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&tickets__kernel, 2, &hist, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&tickets__kernel, &cfg, krt_argv))
+        return krt_launch(&tickets__kernel_i32, cfg, krt_argv);
     return krt_launch(&tickets__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_e2e_atomics_e81c916d[] = {
     &hammer__kernel,
     &tickets__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_atomics_e81c916d[] = {
+    &hammer__kernel_i32,
+    &tickets__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_atomics_e81c916d = {
     "e2e_atomics.kern", 2, krt_kernels_e2e_atomics_e81c916d

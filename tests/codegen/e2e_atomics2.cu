@@ -54,6 +54,53 @@ KRT_EXTERN_C __global__ void bits(krt_view i32, krt_view u32, krt_view i64, krt_
     }
 }
 
+#line 9 "e2e_atomics2.kern"
+KRT_EXTERN_C __global__ void bits__i32(krt_view i32, krt_view u32, krt_view i64, krt_view u64, krt_view vals)
+{
+    int64_t i = 0;
+    int32_t v = 0;
+    uint32_t w = 0;
+    int64_t x = 0;
+    uint64_t y = 0;
+#line 10 "e2e_atomics2.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 11 "e2e_atomics2.kern"
+    if ((int32_t)i < (int32_t)vals.shape[0]) {
+#line 12 "e2e_atomics2.kern"
+        v = *(int32_t *)(vals.data + krt_mul_wide((int32_t)i, (int32_t)vals.strides[0]));
+#line 13 "e2e_atomics2.kern"
+        (void)krt_atomic_and_i32(&*(int32_t *)(i32.data + krt_mul_wide(0, (int32_t)i32.strides[0])), ((int32_t)(((int64_t)v) | 2146435072)));
+#line 14 "e2e_atomics2.kern"
+        (void)krt_atomic_or_i32(&*(int32_t *)(i32.data + krt_mul_wide(1, (int32_t)i32.strides[0])), ((int32_t)(((int64_t)v) & 16711935)));
+#line 15 "e2e_atomics2.kern"
+        (void)krt_atomic_xor_i32(&*(int32_t *)(i32.data + krt_mul_wide(2, (int32_t)i32.strides[0])), v);
+#line 16 "e2e_atomics2.kern"
+        w = (uint32_t)v;
+#line 17 "e2e_atomics2.kern"
+        (void)krt_atomic_and_u32(&*(uint32_t *)(u32.data + krt_mul_wide(0, (int32_t)u32.strides[0])), ((uint32_t)(((uint64_t)w) | 4293918720u)));
+#line 18 "e2e_atomics2.kern"
+        (void)krt_atomic_or_u32(&*(uint32_t *)(u32.data + krt_mul_wide(1, (int32_t)u32.strides[0])), ((uint32_t)(((uint64_t)w) & 16711935u)));
+#line 19 "e2e_atomics2.kern"
+        (void)krt_atomic_xor_u32(&*(uint32_t *)(u32.data + krt_mul_wide(2, (int32_t)u32.strides[0])), w);
+#line 20 "e2e_atomics2.kern"
+        x = krt_shl_i64(((int64_t)v), 20);
+#line 21 "e2e_atomics2.kern"
+        (void)krt_atomic_and_i64(&*(int64_t *)(i64.data + krt_mul_wide(0, (int32_t)i64.strides[0])), (x | INT64_C(9218868437227405312)));
+#line 22 "e2e_atomics2.kern"
+        (void)krt_atomic_or_i64(&*(int64_t *)(i64.data + krt_mul_wide(1, (int32_t)i64.strides[0])), (x & INT64_C(71777214294589695)));
+#line 23 "e2e_atomics2.kern"
+        (void)krt_atomic_xor_i64(&*(int64_t *)(i64.data + krt_mul_wide(2, (int32_t)i64.strides[0])), x);
+#line 24 "e2e_atomics2.kern"
+        y = (uint64_t)x;
+#line 25 "e2e_atomics2.kern"
+        (void)krt_atomic_and_u64(&*(uint64_t *)(u64.data + krt_mul_wide(0, (int32_t)u64.strides[0])), (y | UINT64_C(18442240474082181120)));
+#line 26 "e2e_atomics2.kern"
+        (void)krt_atomic_or_u64(&*(uint64_t *)(u64.data + krt_mul_wide(1, (int32_t)u64.strides[0])), (y & UINT64_C(71777214294589695)));
+#line 27 "e2e_atomics2.kern"
+        (void)krt_atomic_xor_u64(&*(uint64_t *)(u64.data + krt_mul_wide(2, (int32_t)u64.strides[0])), y);
+    }
+}
+
 #line 31 "e2e_atomics2.kern"
 KRT_EXTERN_C __global__ void incdec(krt_view u32, krt_view u64, krt_view olds, uint32_t limit)
 {
@@ -70,6 +117,25 @@ KRT_EXTERN_C __global__ void incdec(krt_view u32, krt_view u64, krt_view olds, u
         (void)krt_atomic_inc_u64(&*(uint64_t *)(u64.data + 0 * u64.strides[0] + 1 * u64.strides[1]), ((uint64_t)limit));
 #line 37 "e2e_atomics2.kern"
         (void)krt_atomic_dec_u64(&*(uint64_t *)(u64.data + 1 * u64.strides[0] + 0 * u64.strides[1]), ((uint64_t)limit));
+    }
+}
+
+#line 31 "e2e_atomics2.kern"
+KRT_EXTERN_C __global__ void incdec__i32(krt_view u32, krt_view u64, krt_view olds, uint32_t limit)
+{
+    int64_t i = 0;
+#line 32 "e2e_atomics2.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 33 "e2e_atomics2.kern"
+    if ((int32_t)i < (int32_t)olds.shape[0]) {
+#line 34 "e2e_atomics2.kern"
+        *(int32_t *)(olds.data + krt_mul_wide((int32_t)i, (int32_t)olds.strides[0])) = (int32_t)krt_atomic_inc_u32(&*(uint32_t *)(u32.data + krt_mul_wide(0, (int32_t)u32.strides[0])), limit);
+#line 35 "e2e_atomics2.kern"
+        (void)krt_atomic_dec_u32(&*(uint32_t *)(u32.data + krt_mul_wide(1, (int32_t)u32.strides[0])), limit);
+#line 36 "e2e_atomics2.kern"
+        (void)krt_atomic_inc_u64(&*(uint64_t *)(u64.data + krt_mul_wide(0, (int32_t)u64.strides[0]) + krt_mul_wide(1, (int32_t)u64.strides[1])), ((uint64_t)limit));
+#line 37 "e2e_atomics2.kern"
+        (void)krt_atomic_dec_u64(&*(uint64_t *)(u64.data + krt_mul_wide(1, (int32_t)u64.strides[0]) + krt_mul_wide(0, (int32_t)u64.strides[1])), ((uint64_t)limit));
     }
 }
 
@@ -96,6 +162,32 @@ KRT_EXTERN_C __global__ void exch_cas(krt_view slot, krt_view winner, krt_view o
         }
 #line 50 "e2e_atomics2.kern"
         (void)krt_atomic_cas_i32(&*(int32_t *)(cell.data + 0 * cell.strides[0]), 0, ((int32_t)i));
+    }
+}
+
+#line 41 "e2e_atomics2.kern"
+KRT_EXTERN_C __global__ void exch_cas__i32(krt_view slot, krt_view winner, krt_view owner, krt_view cell)
+{
+    int64_t i = 0;
+    int64_t old = 0;
+    int32_t got = 0;
+#line 42 "e2e_atomics2.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 43 "e2e_atomics2.kern"
+    if ((int32_t)i < (int32_t)winner.shape[0]) {
+#line 44 "e2e_atomics2.kern"
+        old = krt_atomic_exch_i64(&*(int64_t *)(slot.data + krt_mul_wide(0, (int32_t)slot.strides[0])), i);
+#line 45 "e2e_atomics2.kern"
+        *(int32_t *)(winner.data + krt_mul_wide((int32_t)i, (int32_t)winner.strides[0])) = (int32_t)old;
+#line 47 "e2e_atomics2.kern"
+        got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + krt_mul_wide((int32_t)i & 7, (int32_t)owner.strides[0])), (-1), ((int32_t)i));
+#line 48 "e2e_atomics2.kern"
+        if (got == (-1)) {
+#line 49 "e2e_atomics2.kern"
+            (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + krt_mul_wide(8 + ((int32_t)i & 7), (int32_t)owner.strides[0])), 1);
+        }
+#line 50 "e2e_atomics2.kern"
+        (void)krt_atomic_cas_i32(&*(int32_t *)(cell.data + krt_mul_wide(0, (int32_t)cell.strides[0])), 0, ((int32_t)i));
     }
 }
 
@@ -136,6 +228,43 @@ KRT_EXTERN_C __global__ void nans(krt_view f32, krt_view f64, krt_view vals, krt
     }
 }
 
+#line 54 "e2e_atomics2.kern"
+KRT_EXTERN_C __global__ void nans__i32(krt_view f32, krt_view f64, krt_view vals, krt_view i32)
+{
+    int64_t i = 0;
+    float v = 0;
+    double d = 0;
+#line 55 "e2e_atomics2.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 56 "e2e_atomics2.kern"
+    if ((int32_t)i < (int32_t)vals.shape[0]) {
+#line 57 "e2e_atomics2.kern"
+        v = *(float *)(vals.data + krt_mul_wide((int32_t)i, (int32_t)vals.strides[0]));
+#line 58 "e2e_atomics2.kern"
+        (void)krt_atomic_nanmax_f32(&*(float *)(f32.data + krt_mul_wide(0, (int32_t)f32.strides[0])), v);
+#line 59 "e2e_atomics2.kern"
+        (void)krt_atomic_nanmin_f32(&*(float *)(f32.data + krt_mul_wide(1, (int32_t)f32.strides[0])), v);
+#line 60 "e2e_atomics2.kern"
+        (void)krt_atomic_max_f32(&*(float *)(f32.data + krt_mul_wide(2, (int32_t)f32.strides[0])), v);
+#line 61 "e2e_atomics2.kern"
+        (void)krt_atomic_min_f32(&*(float *)(f32.data + krt_mul_wide(3, (int32_t)f32.strides[0])), v);
+#line 62 "e2e_atomics2.kern"
+        d = (double)v;
+#line 63 "e2e_atomics2.kern"
+        (void)krt_atomic_nanmax_f64(&*(double *)(f64.data + krt_mul_wide(0, (int32_t)f64.strides[0])), d);
+#line 64 "e2e_atomics2.kern"
+        (void)krt_atomic_nanmin_f64(&*(double *)(f64.data + krt_mul_wide(1, (int32_t)f64.strides[0])), d);
+#line 65 "e2e_atomics2.kern"
+        (void)krt_atomic_max_f64(&*(double *)(f64.data + krt_mul_wide(2, (int32_t)f64.strides[0])), d);
+#line 66 "e2e_atomics2.kern"
+        (void)krt_atomic_min_f64(&*(double *)(f64.data + krt_mul_wide(3, (int32_t)f64.strides[0])), d);
+#line 67 "e2e_atomics2.kern"
+        (void)krt_atomic_nanmax_i32(&*(int32_t *)(i32.data + krt_mul_wide(0, (int32_t)i32.strides[0])), ((int32_t)i));
+#line 68 "e2e_atomics2.kern"
+        (void)krt_atomic_nanmin_i32(&*(int32_t *)(i32.data + krt_mul_wide(1, (int32_t)i32.strides[0])), ((int32_t)i));
+    }
+}
+
 #line 72 "e2e_atomics2.kern"
 KRT_EXTERN_C __global__ void shared_atomics(krt_view vals, krt_view out)
 {
@@ -167,7 +296,42 @@ KRT_EXTERN_C __global__ void shared_atomics(krt_view vals, krt_view out)
     if (t < 4) {
 #line 85 "e2e_atomics2.kern"
         *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)blockIdx.x))), ((int64_t)t)) * out.strides[0]) = s[t];
-#line 171 "e2e_atomics2.cu"
+#line 300 "e2e_atomics2.cu"
+    }
+}
+
+#line 72 "e2e_atomics2.kern"
+KRT_EXTERN_C __global__ void shared_atomics__i32(krt_view vals, krt_view out)
+{
+    __shared__ int32_t s[4];
+    int32_t t = 0;
+    int32_t v = 0;
+#line 74 "e2e_atomics2.kern"
+    t = (int32_t)threadIdx.x;
+#line 75 "e2e_atomics2.kern"
+    if (t < 4) {
+#line 76 "e2e_atomics2.kern"
+        s[t] = 0;
+    }
+#line 77 "e2e_atomics2.kern"
+    __syncthreads();
+#line 78 "e2e_atomics2.kern"
+    v = *(int32_t *)(vals.data + krt_mul_wide((int32_t)((int64_t)blockIdx.x * blockDim.x + threadIdx.x), (int32_t)vals.strides[0]));
+#line 79 "e2e_atomics2.kern"
+    (void)krt_atomic_add_i32(&s[0], v);
+#line 80 "e2e_atomics2.kern"
+    (void)krt_atomic_max_i32(&s[1], v);
+#line 81 "e2e_atomics2.kern"
+    (void)krt_atomic_or_i32(&s[2], v);
+#line 82 "e2e_atomics2.kern"
+    (void)krt_atomic_xor_i32(&s[3], v);
+#line 83 "e2e_atomics2.kern"
+    __syncthreads();
+#line 84 "e2e_atomics2.kern"
+    if (t < 4) {
+#line 85 "e2e_atomics2.kern"
+        *(int32_t *)(out.data + krt_mul_wide((4 * ((int32_t)blockIdx.x)) + t, (int32_t)out.strides[0])) = s[t];
+#line 335 "e2e_atomics2.cu"
     }
 }
 
@@ -331,14 +495,13 @@ static void nans__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 335 "e2e_atomics2.cu"
+#line 499 "e2e_atomics2.cu"
 struct shared_atomics__shared {
     int32_t s[4];
 };
 
 struct shared_atomics__frame {
     int krt_state;
-    int32_t t;
     int32_t v;
 };
 
@@ -349,12 +512,12 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct shared_atomics__shared *krt_s = (struct shared_atomics__shared *)krt_b->shared;
     struct shared_atomics__frame *krt_fr = (struct shared_atomics__frame *)krt_b->frame;
-    struct shared_atomics__frame *krt_f;
-    unsigned krt_t;
+    struct shared_atomics__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_atomics2.kern"
         t = (int32_t)krt_tid.x;
 #line 75 "e2e_atomics2.kern"
@@ -362,7 +525,6 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 76 "e2e_atomics2.kern"
             krt_s->s[t] = 0;
         }
-        krt_f->t = t;
     }
 #line 77 "e2e_atomics2.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -384,13 +546,13 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 388 "e2e_atomics2.cu"
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+#line 550 "e2e_atomics2.cu"
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 84 "e2e_atomics2.kern"
         if (t < 4) {
 #line 85 "e2e_atomics2.kern"
             *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[t];
-#line 394 "e2e_atomics2.cu"
+#line 556 "e2e_atomics2.cu"
         }
     }
 }
@@ -407,6 +569,12 @@ static const krt_param bits__params[] = {
 KRT_EXTERN_C const krt_kernel bits__kernel = {
     "bits", "e2e_atomics2.kern", 5, bits__params,
     bits__cpu, (const void *)bits,
+    0, 0,
+    0
+};
+static const krt_kernel bits__kernel_i32 = {
+    "bits", "e2e_atomics2.kern", 5, bits__params,
+    bits__cpu, (const void *)bits__i32,
     0, 0,
     0
 };
@@ -429,6 +597,8 @@ KRT_EXTERN_C int bits__launch(krt_launch_cfg cfg, krt_array i32, krt_array u32, 
     krt_argv[3] = &krt_v3;
     KRT_TRY(krt_check_array(&bits__kernel, 4, &vals, &krt_v4));
     krt_argv[4] = &krt_v4;
+    if (krt_launch_fits32(&bits__kernel, &cfg, krt_argv))
+        return krt_launch(&bits__kernel_i32, cfg, krt_argv);
     return krt_launch(&bits__kernel, cfg, krt_argv);
 }
 
@@ -441,6 +611,12 @@ static const krt_param incdec__params[] = {
 KRT_EXTERN_C const krt_kernel incdec__kernel = {
     "incdec", "e2e_atomics2.kern", 4, incdec__params,
     incdec__cpu, (const void *)incdec,
+    0, 0,
+    0
+};
+static const krt_kernel incdec__kernel_i32 = {
+    "incdec", "e2e_atomics2.kern", 4, incdec__params,
+    incdec__cpu, (const void *)incdec__i32,
     0, 0,
     0
 };
@@ -458,6 +634,8 @@ KRT_EXTERN_C int incdec__launch(krt_launch_cfg cfg, krt_array u32, krt_array u64
     KRT_TRY(krt_check_array(&incdec__kernel, 2, &olds, &krt_v2));
     krt_argv[2] = &krt_v2;
     krt_argv[3] = &limit;
+    if (krt_launch_fits32(&incdec__kernel, &cfg, krt_argv))
+        return krt_launch(&incdec__kernel_i32, cfg, krt_argv);
     return krt_launch(&incdec__kernel, cfg, krt_argv);
 }
 
@@ -470,6 +648,12 @@ static const krt_param exch_cas__params[] = {
 KRT_EXTERN_C const krt_kernel exch_cas__kernel = {
     "exch_cas", "e2e_atomics2.kern", 4, exch_cas__params,
     exch_cas__cpu, (const void *)exch_cas,
+    0, 0,
+    0
+};
+static const krt_kernel exch_cas__kernel_i32 = {
+    "exch_cas", "e2e_atomics2.kern", 4, exch_cas__params,
+    exch_cas__cpu, (const void *)exch_cas__i32,
     0, 0,
     0
 };
@@ -489,6 +673,8 @@ KRT_EXTERN_C int exch_cas__launch(krt_launch_cfg cfg, krt_array slot, krt_array 
     krt_argv[2] = &krt_v2;
     KRT_TRY(krt_check_array(&exch_cas__kernel, 3, &cell, &krt_v3));
     krt_argv[3] = &krt_v3;
+    if (krt_launch_fits32(&exch_cas__kernel, &cfg, krt_argv))
+        return krt_launch(&exch_cas__kernel_i32, cfg, krt_argv);
     return krt_launch(&exch_cas__kernel, cfg, krt_argv);
 }
 
@@ -501,6 +687,12 @@ static const krt_param nans__params[] = {
 KRT_EXTERN_C const krt_kernel nans__kernel = {
     "nans", "e2e_atomics2.kern", 4, nans__params,
     nans__cpu, (const void *)nans,
+    0, 0,
+    0
+};
+static const krt_kernel nans__kernel_i32 = {
+    "nans", "e2e_atomics2.kern", 4, nans__params,
+    nans__cpu, (const void *)nans__i32,
     0, 0,
     0
 };
@@ -520,6 +712,8 @@ KRT_EXTERN_C int nans__launch(krt_launch_cfg cfg, krt_array f32, krt_array f64, 
     krt_argv[2] = &krt_v2;
     KRT_TRY(krt_check_array(&nans__kernel, 3, &i32, &krt_v3));
     krt_argv[3] = &krt_v3;
+    if (krt_launch_fits32(&nans__kernel, &cfg, krt_argv))
+        return krt_launch(&nans__kernel_i32, cfg, krt_argv);
     return krt_launch(&nans__kernel, cfg, krt_argv);
 }
 
@@ -533,6 +727,12 @@ KRT_EXTERN_C const krt_kernel shared_atomics__kernel = {
     sizeof(struct shared_atomics__shared), sizeof(struct shared_atomics__frame),
     0
 };
+static const krt_kernel shared_atomics__kernel_i32 = {
+    "shared_atomics", "e2e_atomics2.kern", 2, shared_atomics__params,
+    shared_atomics__cpu, (const void *)shared_atomics__i32,
+    sizeof(struct shared_atomics__shared), sizeof(struct shared_atomics__frame),
+    0
+};
 
 KRT_EXTERN_C int shared_atomics__launch(krt_launch_cfg cfg, krt_array vals, krt_array out)
 {
@@ -543,6 +743,8 @@ KRT_EXTERN_C int shared_atomics__launch(krt_launch_cfg cfg, krt_array vals, krt_
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&shared_atomics__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&shared_atomics__kernel, &cfg, krt_argv))
+        return krt_launch(&shared_atomics__kernel_i32, cfg, krt_argv);
     return krt_launch(&shared_atomics__kernel, cfg, krt_argv);
 }
 
@@ -552,6 +754,13 @@ static const krt_kernel *const krt_kernels_e2e_atomics2_1ab875c8[] = {
     &exch_cas__kernel,
     &nans__kernel,
     &shared_atomics__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_atomics2_1ab875c8[] = {
+    &bits__kernel_i32,
+    &incdec__kernel_i32,
+    &exch_cas__kernel_i32,
+    &nans__kernel_i32,
+    &shared_atomics__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_atomics2_1ab875c8 = {
     "e2e_atomics2.kern", 5, krt_kernels_e2e_atomics2_1ab875c8

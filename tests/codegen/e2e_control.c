@@ -26,7 +26,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int64_t krt_arg_n = *(const int64_t *)krt_args[2];
     struct flags__shared *krt_s = (struct flags__shared *)krt_b->shared;
     struct flags__frame *krt_fr = (struct flags__frame *)krt_b->frame;
-    struct flags__frame *krt_f KRT_MAYBE_UNUSED;
+    struct flags__frame *krt_f;
     size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;

@@ -66,6 +66,65 @@ KRT_EXTERN_C __global__ void flags(krt_view x, bool neg, int64_t n)
     }
 }
 
+#line 9 "e2e_control.kern"
+KRT_EXTERN_C __global__ void flags__i32(krt_view x, bool neg, int64_t n)
+{
+    int64_t i = 0;
+    __shared__ float s[64];
+    int32_t t = 0;
+    float v = 0;
+    float p = 0;
+#line 10 "e2e_control.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 12 "e2e_control.kern"
+    t = (int32_t)threadIdx.x;
+#line 13 "e2e_control.kern"
+    s[t] = 0.0f;
+#line 14 "e2e_control.kern"
+    __syncthreads();
+#line 15 "e2e_control.kern"
+    while (n > 0) {
+#line 16 "e2e_control.kern"
+        n = krt_sub_i64(n, 1);
+#line 17 "e2e_control.kern"
+        if (n == 3) {
+#line 18 "e2e_control.kern"
+            continue;
+        }
+#line 19 "e2e_control.kern"
+        if (n == 1) {
+#line 20 "e2e_control.kern"
+            break;
+        }
+#line 21 "e2e_control.kern"
+        s[t] = (float)(((double)s[t]) + 1.0);
+#line 22 "e2e_control.kern"
+        __syncthreads();
+    }
+#line 23 "e2e_control.kern"
+    if ((((int32_t)blockIdx.x) & 1) == 1) {
+#line 24 "e2e_control.kern"
+        __syncthreads();
+#line 25 "e2e_control.kern"
+        v = s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))];
+#line 26 "e2e_control.kern"
+        __syncthreads();
+#line 27 "e2e_control.kern"
+        s[t] = s[t] + (v * 100.0f);
+    } else {
+#line 29 "e2e_control.kern"
+        s[t] = (float)(((double)s[t]) - 1.0);
+    }
+#line 30 "e2e_control.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 31 "e2e_control.kern"
+        p = *(float *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0]));
+#line 32 "e2e_control.kern"
+        *(float *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])) = neg ? (-(p * 2.0f)) : (s[t] + p);
+#line 125 "e2e_control.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 struct flags__shared {
@@ -75,8 +134,6 @@ struct flags__shared {
 struct flags__frame {
     int krt_state;
     int64_t n;
-    int64_t i;
-    int32_t t;
     float v;
     float p;
 };
@@ -90,7 +147,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct flags__shared *krt_s = (struct flags__shared *)krt_b->shared;
     struct flags__frame *krt_fr = (struct flags__frame *)krt_b->frame;
     struct flags__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -99,16 +156,14 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 10 "e2e_control.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "e2e_control.kern"
         t = (int32_t)krt_tid.x;
 #line 13 "e2e_control.kern"
         krt_s->s[t] = 0.0f;
-        krt_f->i = i;
-        krt_f->t = t;
     }
 #line 14 "e2e_control.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -134,7 +189,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t n KRT_MAYBE_UNUSED = krt_f->n;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 16 "e2e_control.kern"
@@ -171,7 +226,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             float v KRT_MAYBE_UNUSED = krt_f->v;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 25 "e2e_control.kern"
             v = krt_s->s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))];
             krt_f->v = v;
@@ -180,7 +235,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 27 "e2e_control.kern"
             krt_s->s[t] = krt_s->s[t] + (v * 100.0f);
@@ -188,24 +243,24 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 29 "e2e_control.kern"
             krt_s->s[t] = (float)(((double)krt_s->s[t]) - 1.0);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 198 "e2e_control.cu"
+#line 253 "e2e_control.cu"
         krt_f = &krt_fr[krt_t];
         float p KRT_MAYBE_UNUSED = 0;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 30 "e2e_control.kern"
         if (i < x.shape[0]) {
 #line 31 "e2e_control.kern"
             p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
             *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[t] + p);
-#line 209 "e2e_control.cu"
+#line 264 "e2e_control.cu"
         }
     }
 }
@@ -223,6 +278,12 @@ KRT_EXTERN_C const krt_kernel flags__kernel = {
     sizeof(struct flags__shared), sizeof(struct flags__frame),
     0
 };
+static const krt_kernel flags__kernel_i32 = {
+    "flags", "e2e_control.kern", 3, flags__params,
+    flags__cpu, (const void *)flags__i32,
+    sizeof(struct flags__shared), sizeof(struct flags__frame),
+    0
+};
 
 KRT_EXTERN_C int flags__launch(krt_launch_cfg cfg, krt_array x, uint8_t neg, int64_t n)
 {
@@ -233,11 +294,16 @@ KRT_EXTERN_C int flags__launch(krt_launch_cfg cfg, krt_array x, uint8_t neg, int
     neg = (uint8_t)(neg != 0);
     krt_argv[1] = &neg;
     krt_argv[2] = &n;
+    if (krt_launch_fits32(&flags__kernel, &cfg, krt_argv))
+        return krt_launch(&flags__kernel_i32, cfg, krt_argv);
     return krt_launch(&flags__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_e2e_control_efa0b3b7[] = {
     &flags__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_control_efa0b3b7[] = {
+    &flags__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_control_efa0b3b7 = {
     "e2e_control.kern", 1, krt_kernels_e2e_control_efa0b3b7

@@ -44,7 +44,7 @@ static void checked__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int32_t n = *(const int32_t *)krt_args[1];
     struct checked__shared *krt_s = (struct checked__shared *)krt_b->shared;
     struct checked__frame *krt_fr = (struct checked__frame *)krt_b->frame;
-    struct checked__frame *krt_f KRT_MAYBE_UNUSED;
+    struct checked__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};

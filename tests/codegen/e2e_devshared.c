@@ -159,7 +159,7 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct totals__shared *krt_s = (struct totals__shared *)krt_b->shared;
     struct totals__frame *krt_fr = (struct totals__frame *)krt_b->frame;
-    struct totals__frame *krt_f KRT_MAYBE_UNUSED;
+    struct totals__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {

@@ -93,6 +93,46 @@ KRT_EXTERN_C __global__ void count_blocks(krt_view x, krt_view out)
     }
 }
 
+#line 40 "e2e_devshared.kern"
+KRT_EXTERN_C __global__ void count_blocks__i32(krt_view x, krt_view out)
+{
+    int32_t t = 0;
+    int64_t i = 0;
+#line 41 "e2e_devshared.kern"
+    t = (int32_t)threadIdx.x;
+#line 42 "e2e_devshared.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 43 "e2e_devshared.kern"
+    if (t == 0) {
+#line 44 "e2e_devshared.kern"
+        (void)counter(0, 0);
+    }
+#line 45 "e2e_devshared.kern"
+    __syncthreads();
+#line 46 "e2e_devshared.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 47 "e2e_devshared.kern"
+        if ((int32_t)((uint32_t)t % (uint32_t)3) == 0) {
+#line 48 "e2e_devshared.kern"
+            (void)counter(1, *(int64_t *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])));
+#line 49 "e2e_devshared.kern"
+        } else if ((int32_t)((uint32_t)t % (uint32_t)3) == 1) {
+#line 50 "e2e_devshared.kern"
+            (void)via(*(int64_t *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])));
+        } else {
+#line 52 "e2e_devshared.kern"
+            (void)own_and_via(*(int64_t *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])));
+        }
+    }
+#line 53 "e2e_devshared.kern"
+    __syncthreads();
+#line 54 "e2e_devshared.kern"
+    if (t == 0) {
+#line 55 "e2e_devshared.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)out.strides[0])) = counter(2, 0);
+    }
+}
+
 #line 59 "e2e_devshared.kern"
 static __device__ inline KRT_MAYBE_UNUSED int64_t block_total(int64_t v)
 {
@@ -137,6 +177,30 @@ KRT_EXTERN_C __global__ void totals(krt_view x, krt_view out)
     if (i < x.shape[0]) {
 #line 79 "e2e_devshared.kern"
         *(int64_t *)(out.data + i * out.strides[0]) = r;
+    }
+}
+
+#line 72 "e2e_devshared.kern"
+KRT_EXTERN_C __global__ void totals__i32(krt_view x, krt_view out)
+{
+    int64_t i = 0;
+    int64_t v = 0;
+    int64_t r = 0;
+#line 73 "e2e_devshared.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 74 "e2e_devshared.kern"
+    v = 0;
+#line 75 "e2e_devshared.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 76 "e2e_devshared.kern"
+        v = *(int64_t *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0]));
+    }
+#line 77 "e2e_devshared.kern"
+    r = block_total(v);
+#line 78 "e2e_devshared.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 79 "e2e_devshared.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = r;
     }
 }
 
@@ -197,7 +261,21 @@ KRT_EXTERN_C __global__ void no_barrier(krt_view x, krt_view out)
     if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
         *(double *)(out.data + i * out.strides[0]) = scratch(*(double *)(x.data + i * x.strides[0]));
-#line 201 "e2e_devshared.cu"
+#line 265 "e2e_devshared.cu"
+    }
+}
+
+#line 100 "e2e_devshared.kern"
+KRT_EXTERN_C __global__ void no_barrier__i32(krt_view x, krt_view out)
+{
+    int64_t i = 0;
+#line 101 "e2e_devshared.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 102 "e2e_devshared.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 103 "e2e_devshared.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = scratch(*(double *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])));
+#line 279 "e2e_devshared.cu"
     }
 }
 
@@ -243,7 +321,7 @@ static inline KRT_MAYBE_UNUSED int64_t via__cpu(const krt_cpu_block *krt_b, krt_
     return counter__cpu(krt_b, krt_tid, krt_dsh_counter, 1, v);
 }
 
-#line 247 "e2e_devshared.cu"
+#line 325 "e2e_devshared.cu"
 struct own_and_via__dshared {
     int64_t mine[64];
 };
@@ -265,7 +343,7 @@ static inline KRT_MAYBE_UNUSED int64_t own_and_via__cpu(const krt_cpu_block *krt
     return via__cpu(krt_b, krt_tid, krt_dsh_counter, krt_sub_i64((*(int64_t *)krt_cpu_pick(krt_b, (void *)&krt_dsh_own_and_via->mine[krt_ck_cpu(((int64_t)t), 64, 0, "e2e_devshared.kern", 36, krt_b, krt_tid)], &krt_sinkv)), v));
 }
 
-#line 269 "e2e_devshared.cu"
+#line 347 "e2e_devshared.cu"
 struct count_blocks__shared {
     struct counter__dshared krt_dsh_counter;
     struct own_and_via__dshared krt_dsh_own_and_via;
@@ -273,8 +351,6 @@ struct count_blocks__shared {
 
 struct count_blocks__frame {
     int krt_state;
-    int32_t t;
-    int64_t i;
 };
 
 #line 40 "e2e_devshared.kern"
@@ -284,13 +360,13 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct count_blocks__shared *krt_s = (struct count_blocks__shared *)krt_b->shared;
     struct count_blocks__frame *krt_fr = (struct count_blocks__frame *)krt_b->frame;
-    struct count_blocks__frame *krt_f;
-    unsigned krt_t;
+    struct count_blocks__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 41 "e2e_devshared.kern"
         t = (int32_t)krt_tid.x;
 #line 42 "e2e_devshared.kern"
@@ -300,15 +376,13 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 44 "e2e_devshared.kern"
             (void)counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 0, 0);
         }
-        krt_f->t = t;
-        krt_f->i = i;
     }
 #line 45 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 46 "e2e_devshared.kern"
         if (i < x.shape[0]) {
 #line 47 "e2e_devshared.kern"
@@ -329,7 +403,7 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 54 "e2e_devshared.kern"
         if (t == 0) {
 #line 55 "e2e_devshared.kern"
@@ -338,14 +412,13 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 342 "e2e_devshared.cu"
+#line 416 "e2e_devshared.cu"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
 
 struct totals__frame {
     int krt_state;
-    int64_t i;
     int64_t v;
     int64_t r;
     int64_t krt_ret0;
@@ -361,14 +434,14 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct totals__shared *krt_s = (struct totals__shared *)krt_b->shared;
     struct totals__frame *krt_fr = (struct totals__frame *)krt_b->frame;
     struct totals__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 73 "e2e_devshared.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -379,7 +452,6 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 76 "e2e_devshared.kern"
             v = *(int64_t *)(x.data + i * x.strides[0]);
         }
-        krt_f->i = i;
         krt_f->v = v;
     }
 #line 77 "e2e_devshared.kern"
@@ -442,7 +514,7 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         int64_t r KRT_MAYBE_UNUSED = krt_f->r;
 #line 78 "e2e_devshared.kern"
         if (i < x.shape[0]) {
@@ -477,7 +549,7 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     return acc;
 }
 
-#line 481 "e2e_devshared.cu"
+#line 553 "e2e_devshared.cu"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -508,7 +580,7 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
-#line 512 "e2e_devshared.cu"
+#line 584 "e2e_devshared.cu"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
@@ -518,7 +590,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
-#line 522 "e2e_devshared.cu"
+#line 594 "e2e_devshared.cu"
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -529,7 +601,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
             *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
-#line 533 "e2e_devshared.cu"
+#line 605 "e2e_devshared.cu"
         }
     }
 }
@@ -546,6 +618,12 @@ KRT_EXTERN_C const krt_kernel count_blocks__kernel = {
     sizeof(struct count_blocks__shared), sizeof(struct count_blocks__frame),
     0
 };
+static const krt_kernel count_blocks__kernel_i32 = {
+    "count_blocks", "e2e_devshared.kern", 2, count_blocks__params,
+    count_blocks__cpu, (const void *)count_blocks__i32,
+    sizeof(struct count_blocks__shared), sizeof(struct count_blocks__frame),
+    0
+};
 
 KRT_EXTERN_C int count_blocks__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -556,6 +634,8 @@ KRT_EXTERN_C int count_blocks__launch(krt_launch_cfg cfg, krt_array x, krt_array
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&count_blocks__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&count_blocks__kernel, &cfg, krt_argv))
+        return krt_launch(&count_blocks__kernel_i32, cfg, krt_argv);
     return krt_launch(&count_blocks__kernel, cfg, krt_argv);
 }
 
@@ -569,6 +649,12 @@ KRT_EXTERN_C const krt_kernel totals__kernel = {
     sizeof(struct totals__shared), sizeof(struct totals__frame),
     0
 };
+static const krt_kernel totals__kernel_i32 = {
+    "totals", "e2e_devshared.kern", 2, totals__params,
+    totals__cpu, (const void *)totals__i32,
+    sizeof(struct totals__shared), sizeof(struct totals__frame),
+    0
+};
 
 KRT_EXTERN_C int totals__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -579,6 +665,8 @@ KRT_EXTERN_C int totals__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&totals__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&totals__kernel, &cfg, krt_argv))
+        return krt_launch(&totals__kernel_i32, cfg, krt_argv);
     return krt_launch(&totals__kernel, cfg, krt_argv);
 }
 
@@ -592,6 +680,12 @@ KRT_EXTERN_C const krt_kernel no_barrier__kernel = {
     sizeof(struct no_barrier__shared), 0,
     0
 };
+static const krt_kernel no_barrier__kernel_i32 = {
+    "no_barrier", "e2e_devshared.kern", 2, no_barrier__params,
+    no_barrier__cpu, (const void *)no_barrier__i32,
+    sizeof(struct no_barrier__shared), 0,
+    0
+};
 
 KRT_EXTERN_C int no_barrier__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -602,6 +696,8 @@ KRT_EXTERN_C int no_barrier__launch(krt_launch_cfg cfg, krt_array x, krt_array o
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&no_barrier__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&no_barrier__kernel, &cfg, krt_argv))
+        return krt_launch(&no_barrier__kernel_i32, cfg, krt_argv);
     return krt_launch(&no_barrier__kernel, cfg, krt_argv);
 }
 
@@ -609,6 +705,11 @@ static const krt_kernel *const krt_kernels_e2e_devshared_74f1f219[] = {
     &count_blocks__kernel,
     &totals__kernel,
     &no_barrier__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_devshared_74f1f219[] = {
+    &count_blocks__kernel_i32,
+    &totals__kernel_i32,
+    &no_barrier__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_devshared_74f1f219 = {
     "e2e_devshared.kern", 3, krt_kernels_e2e_devshared_74f1f219

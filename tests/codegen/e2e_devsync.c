@@ -43,7 +43,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct reduce__shared *krt_s = (struct reduce__shared *)krt_b->shared;
     struct reduce__frame *krt_fr = (struct reduce__frame *)krt_b->frame;
-    struct reduce__frame *krt_f KRT_MAYBE_UNUSED;
+    struct reduce__frame *krt_f;
     size_t krt_t;
     int krt_go;
     int krt_br0;
@@ -426,7 +426,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view counts = *(const krt_view *)krt_args[2];
     struct shuffle__shared *krt_s = (struct shuffle__shared *)krt_b->shared;
     struct shuffle__frame *krt_fr = (struct shuffle__frame *)krt_b->frame;
-    struct shuffle__frame *krt_f KRT_MAYBE_UNUSED;
+    struct shuffle__frame *krt_f;
     size_t krt_t;
     int krt_go;
     int krt_br0;

@@ -81,6 +81,26 @@ KRT_EXTERN_C __global__ void reduce(krt_view x, krt_view out)
     }
 }
 
+#line 37 "e2e_devsync.kern"
+KRT_EXTERN_C __global__ void reduce__i32(krt_view x, krt_view out)
+{
+    __shared__ float sm[32];
+    int64_t i = 0;
+    float v = 0;
+    float s = 0;
+#line 39 "e2e_devsync.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 40 "e2e_devsync.kern"
+    v = ((int32_t)i < (int32_t)x.shape[0]) ? ((float *)x.data)[(int32_t)i] : 0.0f;
+#line 41 "e2e_devsync.kern"
+    s = block_sum(v, krt_view_make((void *)sm, 1, 32, 0, 0, (int64_t)sizeof(float)));
+#line 42 "e2e_devsync.kern"
+    if (((int32_t)threadIdx.x) == 0) {
+#line 43 "e2e_devsync.kern"
+        ((float *)out.data)[((int32_t)blockIdx.x)] = s;
+    }
+}
+
 #line 47 "e2e_devsync.kern"
 static __device__ inline KRT_MAYBE_UNUSED int32_t rotate(int32_t x, int32_t t)
 {
@@ -173,7 +193,38 @@ KRT_EXTERN_C __global__ void shuffle(krt_view a, krt_view out, krt_view counts)
     ((int32_t *)counts.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = (int32_t)count_positive(krt_sub_i64(((int64_t)((int32_t *)a.data)[i]), 50));
 #line 82 "e2e_devsync.kern"
     fence(a, i);
-#line 177 "e2e_devsync.cu"
+#line 197 "e2e_devsync.cu"
+}
+
+#line 71 "e2e_devsync.kern"
+KRT_EXTERN_C __global__ void shuffle__i32(krt_view a, krt_view out, krt_view counts)
+{
+    int32_t t = 0;
+    int64_t i = 0;
+#line 72 "e2e_devsync.kern"
+    t = (int32_t)threadIdx.x;
+#line 73 "e2e_devsync.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 74 "e2e_devsync.kern"
+    ((int32_t *)out.data)[(int32_t)i] = (int32_t)krt_add_i64(((int64_t)rotate(rotate(((int32_t *)a.data)[(int32_t)i], t), t)), 1);
+#line 75 "e2e_devsync.kern"
+    if (rotate(((int32_t *)a.data)[(int32_t)i], t) > 50) {
+#line 76 "e2e_devsync.kern"
+        ((int32_t *)out.data)[(int32_t)i] = (int32_t)krt_add_i64(((int64_t)((int32_t *)out.data)[(int32_t)i]), 1000);
+    }
+#line 77 "e2e_devsync.kern"
+    if (t < 64) {
+#line 78 "e2e_devsync.kern"
+        ((int32_t *)counts.data)[(2 * (int32_t)i)] = (int32_t)warp_sum__i4(((int32_t *)a.data)[(int32_t)i]);
+    } else {
+#line 80 "e2e_devsync.kern"
+        ((int32_t *)counts.data)[(2 * (int32_t)i)] = -5;
+    }
+#line 81 "e2e_devsync.kern"
+    ((int32_t *)counts.data)[((2 * (int32_t)i) + 1)] = (int32_t)count_positive(krt_sub_i64(((int64_t)((int32_t *)a.data)[(int32_t)i]), 50));
+#line 82 "e2e_devsync.kern"
+    fence(a, i);
+#line 228 "e2e_devsync.cu"
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
@@ -184,7 +235,6 @@ struct reduce__shared {
 
 struct reduce__frame {
     int krt_state;
-    int64_t i;
     float v;
     float s;
     float krt_ret0;
@@ -216,11 +266,11 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct reduce__shared *krt_s = (struct reduce__shared *)krt_b->shared;
     struct reduce__frame *krt_fr = (struct reduce__frame *)krt_b->frame;
     struct reduce__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     int krt_br0;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
     int64_t krt_src;
     krt_dim3 krt_tid;
@@ -562,15 +612,13 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 566 "e2e_devsync.cu"
+#line 616 "e2e_devsync.cu"
 struct shuffle__shared {
     int32_t rotate__buf[128];
 };
 
 struct shuffle__frame {
     int krt_state;
-    int32_t t;
-    int64_t i;
     int32_t krt_ret0;
     int32_t rotate__x;
     int32_t rotate__t;
@@ -601,13 +649,13 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct shuffle__shared *krt_s = (struct shuffle__shared *)krt_b->shared;
     struct shuffle__frame *krt_fr = (struct shuffle__frame *)krt_b->frame;
     struct shuffle__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     int krt_br0;
     int krt_br1;
-#line 609 "e2e_devsync.cu"
+#line 657 "e2e_devsync.cu"
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
     int64_t krt_src;
     int64_t krt_red, krt_nred;
@@ -617,20 +665,18 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 72 "e2e_devsync.kern"
         t = (int32_t)krt_tid.x;
 #line 73 "e2e_devsync.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        krt_f->t = t;
-        krt_f->i = i;
     }
 #line 74 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_devsync.kern"
         krt_f->rotate__x = ((int32_t *)a.data)[i];
         krt_f->rotate__t = t;
@@ -673,8 +719,8 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_devsync.kern"
         krt_f->rotate__x = krt_f->krt_ret0;
         krt_f->rotate__t = t;
@@ -716,16 +762,16 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_devsync.kern"
         ((int32_t *)out.data)[i] = (int32_t)krt_add_i64(((int64_t)krt_f->krt_ret1), 1);
     }
 #line 75 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 75 "e2e_devsync.kern"
         krt_f->rotate__x = ((int32_t *)a.data)[i];
         krt_f->rotate__t = t;
@@ -735,7 +781,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t rotate__x KRT_MAYBE_UNUSED = krt_f->rotate__x;
-#line 739 "e2e_devsync.cu"
+#line 785 "e2e_devsync.cu"
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 49 "e2e_devsync.kern"
         krt_s->rotate__buf[krt_wrap_index(((int64_t)rotate__t), 128)] = rotate__x;
@@ -768,8 +814,8 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 75 "e2e_devsync.kern"
         if (krt_f->krt_ret2 > 50) {
 #line 76 "e2e_devsync.kern"
@@ -781,7 +827,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 77 "e2e_devsync.kern"
         if (t < 64) {
             krt_br0 = 1;
@@ -789,13 +835,13 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
-#line 793 "e2e_devsync.cu"
+#line 839 "e2e_devsync.cu"
     }
     if (krt_br0) {
 #line 78 "e2e_devsync.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 78 "e2e_devsync.kern"
@@ -804,7 +850,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         /* device function warp_sum, inlined */
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 808 "e2e_devsync.cu"
+#line 854 "e2e_devsync.cu"
             krt_f = &krt_fr[krt_t];
             int64_t warp_sum__i4__v_2 KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v_2;
             int32_t warp_sum__i4__v KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v;
@@ -905,7 +951,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 78 "e2e_devsync.kern"
@@ -914,7 +960,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 918 "e2e_devsync.cu"
+#line 964 "e2e_devsync.cu"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
@@ -923,14 +969,14 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 80 "e2e_devsync.kern"
             ((int32_t *)counts.data)[krt_mul_i64(2, i)] = -5;
         }
     }
-#line 934 "e2e_devsync.cu"
+#line 980 "e2e_devsync.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_MASKED(1))
@@ -939,12 +985,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 81 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 943 "e2e_devsync.cu"
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+#line 989 "e2e_devsync.cu"
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 81 "e2e_devsync.kern"
         krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[i]), 50);
         krt_f->krt_ret4 = 0;
-#line 948 "e2e_devsync.cu"
+#line 994 "e2e_devsync.cu"
     }
     /* device function count_positive, inlined */
 #line 58 "e2e_devsync.kern"
@@ -986,18 +1032,18 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 81 "e2e_devsync.kern"
         ((int32_t *)counts.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = (int32_t)krt_f->krt_ret4;
     }
 #line 82 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 996 "e2e_devsync.cu"
+#line 1042 "e2e_devsync.cu"
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 82 "e2e_devsync.kern"
         krt_f->fence__a = a;
-#line 1001 "e2e_devsync.cu"
+#line 1047 "e2e_devsync.cu"
         krt_f->fence__i = i;
     }
     /* device function fence, inlined */
@@ -1016,7 +1062,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 1020 "e2e_devsync.cu"
+#line 1066 "e2e_devsync.cu"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param reduce__params[] = {
@@ -1026,6 +1072,12 @@ static const krt_param reduce__params[] = {
 KRT_EXTERN_C const krt_kernel reduce__kernel = {
     "reduce", "e2e_devsync.kern", 2, reduce__params,
     reduce__cpu, (const void *)reduce,
+    sizeof(struct reduce__shared), sizeof(struct reduce__frame),
+    0
+};
+static const krt_kernel reduce__kernel_i32 = {
+    "reduce", "e2e_devsync.kern", 2, reduce__params,
+    reduce__cpu, (const void *)reduce__i32,
     sizeof(struct reduce__shared), sizeof(struct reduce__frame),
     0
 };
@@ -1039,6 +1091,8 @@ KRT_EXTERN_C int reduce__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&reduce__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&reduce__kernel, &cfg, krt_argv))
+        return krt_launch(&reduce__kernel_i32, cfg, krt_argv);
     return krt_launch(&reduce__kernel, cfg, krt_argv);
 }
 
@@ -1050,6 +1104,12 @@ static const krt_param shuffle__params[] = {
 KRT_EXTERN_C const krt_kernel shuffle__kernel = {
     "shuffle", "e2e_devsync.kern", 3, shuffle__params,
     shuffle__cpu, (const void *)shuffle,
+    sizeof(struct shuffle__shared), sizeof(struct shuffle__frame),
+    0
+};
+static const krt_kernel shuffle__kernel_i32 = {
+    "shuffle", "e2e_devsync.kern", 3, shuffle__params,
+    shuffle__cpu, (const void *)shuffle__i32,
     sizeof(struct shuffle__shared), sizeof(struct shuffle__frame),
     0
 };
@@ -1066,12 +1126,18 @@ KRT_EXTERN_C int shuffle__launch(krt_launch_cfg cfg, krt_array a, krt_array out,
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&shuffle__kernel, 2, &counts, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&shuffle__kernel, &cfg, krt_argv))
+        return krt_launch(&shuffle__kernel_i32, cfg, krt_argv);
     return krt_launch(&shuffle__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_e2e_devsync_bb6158d9[] = {
     &reduce__kernel,
     &shuffle__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_devsync_bb6158d9[] = {
+    &reduce__kernel_i32,
+    &shuffle__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_devsync_bb6158d9 = {
     "e2e_devsync.kern", 2, krt_kernels_e2e_devsync_bb6158d9

@@ -35,7 +35,7 @@ static void jacobi__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view b = *(const krt_view *)krt_args[1];
     const int32_t iters = *(const int32_t *)krt_args[2];
     struct jacobi__frame *krt_fr = (struct jacobi__frame *)krt_b->frame;
-    struct jacobi__frame *krt_f KRT_MAYBE_UNUSED;
+    struct jacobi__frame *krt_f;
     size_t krt_t;
     int krt_go;
     const int krt_rp = *krt_b->resume;
@@ -235,7 +235,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[2];
     struct grid_scan__shared *krt_s = (struct grid_scan__shared *)krt_b->shared;
     struct grid_scan__frame *krt_fr = (struct grid_scan__frame *)krt_b->frame;
-    struct grid_scan__frame *krt_f KRT_MAYBE_UNUSED;
+    struct grid_scan__frame *krt_f;
     size_t krt_t;
     int krt_go;
     const int krt_rp = *krt_b->resume;

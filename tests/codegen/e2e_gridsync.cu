@@ -149,12 +149,73 @@ KRT_EXTERN_C __global__ void grid_scan(krt_view x, krt_view partial, krt_view ou
     }
 }
 
+#line 33 "e2e_gridsync.kern"
+KRT_EXTERN_C __global__ void grid_scan__i32(krt_view x, krt_view partial, krt_view out)
+{
+    __shared__ int64_t sm[64];
+    int32_t t = 0;
+    int64_t i = 0;
+    int64_t d = 0;
+    int64_t v = 0;
+    int64_t off = 0;
+    int32_t b = 0;
+    int32_t krt_it1 = 0;
+    int32_t krt_stop2 = 0;
+    int32_t krt_step3 = 0;
+#line 36 "e2e_gridsync.kern"
+    t = (int32_t)threadIdx.x;
+#line 37 "e2e_gridsync.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 38 "e2e_gridsync.kern"
+    sm[t] = ((int32_t)i < (int32_t)x.shape[0]) ? ((int64_t *)x.data)[(int32_t)i] : 0;
+#line 39 "e2e_gridsync.kern"
+    __syncthreads();
+#line 40 "e2e_gridsync.kern"
+    d = 1;
+#line 41 "e2e_gridsync.kern"
+    while (d < 64) {
+#line 42 "e2e_gridsync.kern"
+        v = (t >= (int32_t)d) ? sm[t - (int32_t)d] : 0;
+#line 43 "e2e_gridsync.kern"
+        __syncthreads();
+#line 44 "e2e_gridsync.kern"
+        sm[t] = krt_add_i64(sm[t], v);
+#line 45 "e2e_gridsync.kern"
+        __syncthreads();
+#line 46 "e2e_gridsync.kern"
+        d = (int64_t)((int32_t)d * 2);
+    }
+#line 47 "e2e_gridsync.kern"
+    if (t == (64 - 1)) {
+#line 48 "e2e_gridsync.kern"
+        ((int64_t *)partial.data)[((int32_t)blockIdx.x)] = sm[t];
+    }
+#line 49 "e2e_gridsync.kern"
+    cooperative_groups::this_grid().sync();
+#line 50 "e2e_gridsync.kern"
+    off = 0;
+#line 51 "e2e_gridsync.kern"
+    krt_it1 = 0;
+    krt_stop2 = ((int32_t)blockIdx.x);
+    krt_step3 = 1;
+    for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+#line 203 "e2e_gridsync.cu"
+        b = krt_it1;
+#line 52 "e2e_gridsync.kern"
+        off = krt_add_i64(off, ((int64_t *)partial.data)[b]);
+    }
+#line 53 "e2e_gridsync.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 54 "e2e_gridsync.kern"
+        ((int64_t *)out.data)[(int32_t)i] = krt_add_i64(sm[t], off);
+#line 212 "e2e_gridsync.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 struct jacobi__frame {
     int krt_state;
-    int64_t start;
-    int64_t stride;
     int32_t it;
     int32_t krt_it1;
     int32_t krt_stop2;
@@ -182,7 +243,7 @@ static void jacobi__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int32_t iters = *(const int32_t *)krt_args[2];
     struct jacobi__frame *krt_fr = (struct jacobi__frame *)krt_b->frame;
     struct jacobi__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     const int krt_rp = *krt_b->resume;
     krt_dim3 krt_tid;
@@ -197,14 +258,12 @@ static void jacobi__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t start KRT_MAYBE_UNUSED = krt_f->start;
-        int64_t stride KRT_MAYBE_UNUSED = krt_f->stride;
+        int64_t start KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int64_t stride KRT_MAYBE_UNUSED = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
 #line 26 "e2e_gridsync.kern"
         start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 27 "e2e_gridsync.kern"
         stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
-        krt_f->start = start;
-        krt_f->stride = stride;
     }
 #line 28 "e2e_gridsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -244,8 +303,8 @@ static void jacobi__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 29 "e2e_gridsync.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t start KRT_MAYBE_UNUSED = krt_f->start;
-            int64_t stride KRT_MAYBE_UNUSED = krt_f->stride;
+            int64_t start KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t stride KRT_MAYBE_UNUSED = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 29 "e2e_gridsync.kern"
@@ -359,15 +418,13 @@ static void jacobi__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 363 "e2e_gridsync.cu"
+#line 422 "e2e_gridsync.cu"
 struct grid_scan__shared {
     int64_t sm[64];
 };
 
 struct grid_scan__frame {
     int krt_state;
-    int32_t t;
-    int64_t i;
     int64_t d;
     int64_t v;
     int64_t off;
@@ -386,7 +443,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct grid_scan__shared *krt_s = (struct grid_scan__shared *)krt_b->shared;
     struct grid_scan__frame *krt_fr = (struct grid_scan__frame *)krt_b->frame;
     struct grid_scan__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     const int krt_rp = *krt_b->resume;
     krt_dim3 krt_tid;
@@ -400,18 +457,16 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 404 "e2e_gridsync.cu"
+#line 461 "e2e_gridsync.cu"
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 36 "e2e_gridsync.kern"
         t = (int32_t)krt_tid.x;
 #line 37 "e2e_gridsync.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 38 "e2e_gridsync.kern"
         krt_s->sm[t] = (i < x.shape[0]) ? ((int64_t *)x.data)[i] : 0;
-        krt_f->t = t;
-        krt_f->i = i;
     }
 #line 39 "e2e_gridsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -444,10 +499,10 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t v KRT_MAYBE_UNUSED = krt_f->v;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t d KRT_MAYBE_UNUSED = krt_f->d;
             if (krt_f->krt_state != KRT_RUNNING)
-#line 451 "e2e_gridsync.cu"
+#line 506 "e2e_gridsync.cu"
                 continue;
 #line 42 "e2e_gridsync.kern"
             v = (t >= (int32_t)d) ? krt_s->sm[t - (int32_t)d] : 0;
@@ -457,7 +512,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t v KRT_MAYBE_UNUSED = krt_f->v;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -481,10 +536,10 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state == KRT_BREAK(1))
             krt_f->krt_state = KRT_RUNNING;
     }
-#line 485 "e2e_gridsync.cu"
+#line 540 "e2e_gridsync.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 47 "e2e_gridsync.kern"
         if (t == (64 - 1)) {
 #line 48 "e2e_gridsync.kern"
@@ -495,7 +550,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* this_grid().sync(): every block of the grid reaches this point */
     *krt_b->resume = 1;
     return;
-#line 499 "e2e_gridsync.cu"
+#line 554 "e2e_gridsync.cu"
 case 1:;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -504,8 +559,8 @@ case 1:;
         int32_t krt_it1 KRT_MAYBE_UNUSED = 0;
         int32_t krt_stop2 KRT_MAYBE_UNUSED = 0;
         int32_t krt_step3 KRT_MAYBE_UNUSED = 0;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 50 "e2e_gridsync.kern"
         off = 0;
 #line 51 "e2e_gridsync.kern"
@@ -513,7 +568,7 @@ case 1:;
         krt_stop2 = ((int32_t)krt_b->block_idx.x);
         krt_step3 = 1;
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
-#line 517 "e2e_gridsync.cu"
+#line 572 "e2e_gridsync.cu"
             b = krt_it1;
 #line 52 "e2e_gridsync.kern"
             off = krt_add_i64(off, ((int64_t *)partial.data)[b]);
@@ -522,7 +577,7 @@ case 1:;
         if (i < x.shape[0]) {
 #line 54 "e2e_gridsync.kern"
             ((int64_t *)out.data)[i] = krt_add_i64(krt_s->sm[t], off);
-#line 526 "e2e_gridsync.cu"
+#line 581 "e2e_gridsync.cu"
         }
     }
     }
@@ -566,6 +621,12 @@ KRT_EXTERN_C const krt_kernel grid_scan__kernel = {
     sizeof(struct grid_scan__shared), sizeof(struct grid_scan__frame),
     1
 };
+static const krt_kernel grid_scan__kernel_i32 = {
+    "grid_scan", "e2e_gridsync.kern", 3, grid_scan__params,
+    grid_scan__cpu, (const void *)grid_scan__i32,
+    sizeof(struct grid_scan__shared), sizeof(struct grid_scan__frame),
+    1
+};
 
 KRT_EXTERN_C int grid_scan__launch(krt_launch_cfg cfg, krt_array x, krt_array partial, krt_array out)
 {
@@ -579,12 +640,18 @@ KRT_EXTERN_C int grid_scan__launch(krt_launch_cfg cfg, krt_array x, krt_array pa
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&grid_scan__kernel, 2, &out, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&grid_scan__kernel, &cfg, krt_argv))
+        return krt_launch(&grid_scan__kernel_i32, cfg, krt_argv);
     return krt_launch(&grid_scan__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_e2e_gridsync_9131f9c7[] = {
     &jacobi__kernel,
     &grid_scan__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_gridsync_9131f9c7[] = {
+    NULL,
+    &grid_scan__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_gridsync_9131f9c7 = {
     "e2e_gridsync.kern", 2, krt_kernels_e2e_gridsync_9131f9c7

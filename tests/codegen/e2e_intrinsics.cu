@@ -88,6 +88,50 @@ KRT_EXTERN_C __global__ void bitops(krt_view x, krt_view out)
     }
 }
 
+#line 13 "e2e_intrinsics.kern"
+KRT_EXTERN_C __global__ void bitops__i32(krt_view x, krt_view out)
+{
+    int64_t i = 0;
+    int64_t v = 0;
+#line 14 "e2e_intrinsics.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 15 "e2e_intrinsics.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 16 "e2e_intrinsics.kern"
+        v = *(int64_t *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0]));
+#line 17 "e2e_intrinsics.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(0, (int32_t)out.strides[1])) = (int64_t)krt_popc_i64(v);
+#line 18 "e2e_intrinsics.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(1, (int32_t)out.strides[1])) = (int64_t)((int8_t)krt_popc_i8(((int8_t)v)));
+#line 19 "e2e_intrinsics.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(2, (int32_t)out.strides[1])) = (int64_t)((uint16_t)krt_popc_u16(((uint16_t)v)));
+#line 20 "e2e_intrinsics.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(3, (int32_t)out.strides[1])) = (int64_t)krt_clz_i64(v);
+#line 21 "e2e_intrinsics.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(4, (int32_t)out.strides[1])) = (int64_t)krt_clz_i32(((int32_t)v));
+#line 22 "e2e_intrinsics.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(5, (int32_t)out.strides[1])) = (int64_t)((uint8_t)krt_clz_u8(((uint8_t)v)));
+#line 23 "e2e_intrinsics.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(6, (int32_t)out.strides[1])) = (int64_t)((uint32_t)krt_ffs_i64(v));
+#line 24 "e2e_intrinsics.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(7, (int32_t)out.strides[1])) = (int64_t)((uint32_t)krt_ffs_i32(((int32_t)v)));
+#line 25 "e2e_intrinsics.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(8, (int32_t)out.strides[1])) = (int64_t)krt_brev_u32((uint32_t)((uint32_t)v));
+#line 26 "e2e_intrinsics.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(9, (int32_t)out.strides[1])) = (int64_t)krt_brev_u64((uint64_t)((uint64_t)v));
+#line 27 "e2e_intrinsics.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(10, (int32_t)out.strides[1])) = (v > 0) ? v : krt_neg_i64(v);
+#line 28 "e2e_intrinsics.kern"
+        krt_nanosleep((uint32_t)10u);
+#line 29 "e2e_intrinsics.kern"
+        krt_threadfence();
+#line 30 "e2e_intrinsics.kern"
+        krt_threadfence_block();
+#line 31 "e2e_intrinsics.kern"
+        krt_threadfence_system();
+    }
+}
+
 #line 50 "e2e_intrinsics.kern"
 KRT_EXTERN_C __global__ void mathops(krt_view x, krt_view out, krt_view out32)
 {
@@ -156,6 +200,77 @@ KRT_EXTERN_C __global__ void mathops(krt_view x, krt_view out, krt_view out32)
         fe = krt_tup2.f1;
 #line 72 "e2e_intrinsics.kern"
         *(float *)(out32.data + i * out32.strides[0] + 3 * out32.strides[1]) = fm * ((float)fe);
+    }
+}
+
+#line 50 "e2e_intrinsics.kern"
+KRT_EXTERN_C __global__ void mathops__i32(krt_view x, krt_view out, krt_view out32)
+{
+    int64_t i = 0;
+    double v = 0;
+    double m = 0;
+    int32_t e = 0;
+    float f = 0;
+    float fm = 0;
+    int32_t fe = 0;
+    krt_tup_f64_i32 krt_tup1 = krt_tup_f64_i32_make(0, 0);
+    krt_tup_f32_i32 krt_tup2 = krt_tup_f32_i32_make(0, 0);
+    double krt_tmp0;
+    int32_t krt_tmp1;
+    float krt_tmp2;
+    int32_t krt_tmp3;
+#line 51 "e2e_intrinsics.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 52 "e2e_intrinsics.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 53 "e2e_intrinsics.kern"
+        v = *(double *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0]));
+#line 54 "e2e_intrinsics.kern"
+        krt_tup1 = (krt_tmp0 = frexp(v, (int *)&krt_tmp1), krt_tup_f64_i32_make(krt_tmp0, krt_tmp1));
+#line 54 "e2e_intrinsics.kern"
+        m = krt_tup1.f0;
+#line 54 "e2e_intrinsics.kern"
+        e = krt_tup1.f1;
+#line 55 "e2e_intrinsics.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(0, (int32_t)out.strides[1])) = m;
+#line 56 "e2e_intrinsics.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(1, (int32_t)out.strides[1])) = (double)e;
+#line 57 "e2e_intrinsics.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(2, (int32_t)out.strides[1])) = ldexp(m, (int)e);
+#line 58 "e2e_intrinsics.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(3, (int32_t)out.strides[1])) = tgamma((fabs(v) + 0.5));
+#line 59 "e2e_intrinsics.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(4, (int32_t)out.strides[1])) = lgamma((fabs(v) + 0.5));
+#line 60 "e2e_intrinsics.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(5, (int32_t)out.strides[1])) = erf(v);
+#line 61 "e2e_intrinsics.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(6, (int32_t)out.strides[1])) = erfc(v);
+#line 62 "e2e_intrinsics.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(7, (int32_t)out.strides[1])) = (double)krt_cvt_i64_f64(rint((v * 2.5)));
+#line 63 "e2e_intrinsics.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(8, (int32_t)out.strides[1])) = krt_round_ndigits_f64(v, 1);
+#line 64 "e2e_intrinsics.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(9, (int32_t)out.strides[1])) = fma(v, 3.0, 1.0);
+#line 65 "e2e_intrinsics.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(10, (int32_t)out.strides[1])) = cbrt(v);
+#line 66 "e2e_intrinsics.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide(11, (int32_t)out.strides[1])) = hypot(v, 2.0) + atan2(v, 2.0);
+#line 67 "e2e_intrinsics.kern"
+        f = (float)v;
+#line 68 "e2e_intrinsics.kern"
+        *(float *)(out32.data + krt_mul_wide((int32_t)i, (int32_t)out32.strides[0]) + krt_mul_wide(0, (int32_t)out32.strides[1])) = fmaf(f, 3.0f, 1.0f);
+#line 69 "e2e_intrinsics.kern"
+        *(float *)(out32.data + krt_mul_wide((int32_t)i, (int32_t)out32.strides[0]) + krt_mul_wide(1, (int32_t)out32.strides[1])) = cbrtf(f);
+#line 70 "e2e_intrinsics.kern"
+        *(float *)(out32.data + krt_mul_wide((int32_t)i, (int32_t)out32.strides[0]) + krt_mul_wide(2, (int32_t)out32.strides[1])) = sqrtf(fabsf(f)) + expf((f / 8.0f));
+#line 71 "e2e_intrinsics.kern"
+        krt_tup2 = (krt_tmp2 = frexpf(f, (int *)&krt_tmp3), krt_tup_f32_i32_make(krt_tmp2, krt_tmp3));
+#line 71 "e2e_intrinsics.kern"
+        fm = krt_tup2.f0;
+#line 71 "e2e_intrinsics.kern"
+        fe = krt_tup2.f1;
+#line 72 "e2e_intrinsics.kern"
+        *(float *)(out32.data + krt_mul_wide((int32_t)i, (int32_t)out32.strides[0]) + krt_mul_wide(3, (int32_t)out32.strides[1])) = fm * ((float)fe);
     }
 }
 
@@ -242,6 +357,54 @@ KRT_EXTERN_C __global__ void tables(krt_view idx, krt_view out, krt_view shp)
     }
 }
 
+#line 76 "e2e_intrinsics.kern"
+KRT_EXTERN_C __global__ void tables__i32(krt_view idx, krt_view out, krt_view shp)
+{
+    int64_t i = 0;
+    int64_t k = 0;
+    int64_t q = 0;
+    int64_t r = 0;
+    int64_t lo = 0;
+    int64_t hi = 0;
+    krt_tup_i64_i64 s = krt_tup_i64_i64_make(0, 0);
+    krt_tup_i64_i64 krt_tup1 = krt_tup_i64_i64_make(0, 0);
+    krt_tup_i64_i64 krt_tup2 = krt_tup_i64_i64_make(0, 0);
+#line 79 "e2e_intrinsics.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 80 "e2e_intrinsics.kern"
+    if ((int32_t)i < (int32_t)idx.shape[0]) {
+#line 81 "e2e_intrinsics.kern"
+        k = *(int64_t *)(idx.data + krt_mul_wide((int32_t)i, (int32_t)idx.strides[0]));
+#line 82 "e2e_intrinsics.kern"
+        krt_tup1 = divmod_(k, 3);
+#line 82 "e2e_intrinsics.kern"
+        q = krt_tup1.f0;
+#line 82 "e2e_intrinsics.kern"
+        r = krt_tup1.f1;
+#line 83 "e2e_intrinsics.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = (((((double)tables__t[(int32_t)(k & 7)]) * 100.0) + tables__g[(int32_t)(k & 1)][(int32_t)((k >> 1) & 1)]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
+#line 84 "e2e_intrinsics.kern"
+        krt_tup2 = stats(idx);
+#line 84 "e2e_intrinsics.kern"
+        lo = krt_tup2.f0;
+#line 84 "e2e_intrinsics.kern"
+        hi = krt_tup2.f1;
+#line 85 "e2e_intrinsics.kern"
+        s = krt_tup_i64_i64_make(shp.shape[0], shp.shape[1]);
+#line 86 "e2e_intrinsics.kern"
+        if ((int32_t)i == 0) {
+#line 87 "e2e_intrinsics.kern"
+            ((int64_t *)shp.data)[0 * shp.shape[1] + 0] = s.f0;
+#line 88 "e2e_intrinsics.kern"
+            ((int64_t *)shp.data)[0 * shp.shape[1] + 1] = s.f1;
+#line 89 "e2e_intrinsics.kern"
+            ((int64_t *)shp.data)[1 * shp.shape[1] + 0] = lo;
+#line 90 "e2e_intrinsics.kern"
+            ((int64_t *)shp.data)[1 * shp.shape[1] + 1] = hi;
+        }
+    }
+}
+
 #line 94 "e2e_intrinsics.kern"
 KRT_EXTERN_C __global__ void say(int32_t n, double x, uint8_t flag)
 {
@@ -249,7 +412,18 @@ KRT_EXTERN_C __global__ void say(int32_t n, double x, uint8_t flag)
     if (((int64_t)blockIdx.x * blockDim.x + threadIdx.x) == 0) {
 #line 96 "e2e_intrinsics.kern"
         printf("n = %lld x = %f 100%% %llu %llu\n", (long long)((int64_t)n), (double)x, (unsigned long long)((uint64_t)flag), (unsigned long long)7u);
-#line 253 "e2e_intrinsics.cu"
+#line 416 "e2e_intrinsics.cu"
+    }
+}
+
+#line 94 "e2e_intrinsics.kern"
+KRT_EXTERN_C __global__ void say__i32(int32_t n, double x, uint8_t flag)
+{
+#line 95 "e2e_intrinsics.kern"
+    if ((int32_t)((int64_t)blockIdx.x * blockDim.x + threadIdx.x) == 0) {
+#line 96 "e2e_intrinsics.kern"
+        printf("n = %lld x = %f 100%% %llu %llu\n", (long long)((int64_t)n), (double)x, (unsigned long long)((uint64_t)flag), (unsigned long long)7u);
+#line 427 "e2e_intrinsics.cu"
     }
 }
 
@@ -481,7 +655,7 @@ static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
 static void say__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const int32_t n = *(const int32_t *)krt_args[0];
-#line 485 "e2e_intrinsics.cu"
+#line 659 "e2e_intrinsics.cu"
     const double x = *(const double *)krt_args[1];
     const uint8_t flag = *(const uint8_t *)krt_args[2];
     krt_dim3 krt_tid;
@@ -490,7 +664,7 @@ static void say__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x) == 0) {
 #line 96 "e2e_intrinsics.kern"
             printf("n = %lld x = %f 100%% %llu %llu\n", (long long)((int64_t)n), (double)x, (unsigned long long)((uint64_t)flag), (unsigned long long)7u);
-#line 494 "e2e_intrinsics.cu"
+#line 668 "e2e_intrinsics.cu"
         }
     }
 }
@@ -507,6 +681,12 @@ KRT_EXTERN_C const krt_kernel bitops__kernel = {
     0, 0,
     0
 };
+static const krt_kernel bitops__kernel_i32 = {
+    "bitops", "e2e_intrinsics.kern", 2, bitops__params,
+    bitops__cpu, (const void *)bitops__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int bitops__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -517,6 +697,8 @@ KRT_EXTERN_C int bitops__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&bitops__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&bitops__kernel, &cfg, krt_argv))
+        return krt_launch(&bitops__kernel_i32, cfg, krt_argv);
     return krt_launch(&bitops__kernel, cfg, krt_argv);
 }
 
@@ -528,6 +710,12 @@ static const krt_param mathops__params[] = {
 KRT_EXTERN_C const krt_kernel mathops__kernel = {
     "mathops", "e2e_intrinsics.kern", 3, mathops__params,
     mathops__cpu, (const void *)mathops,
+    0, 0,
+    0
+};
+static const krt_kernel mathops__kernel_i32 = {
+    "mathops", "e2e_intrinsics.kern", 3, mathops__params,
+    mathops__cpu, (const void *)mathops__i32,
     0, 0,
     0
 };
@@ -544,6 +732,8 @@ KRT_EXTERN_C int mathops__launch(krt_launch_cfg cfg, krt_array x, krt_array out,
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&mathops__kernel, 2, &out32, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&mathops__kernel, &cfg, krt_argv))
+        return krt_launch(&mathops__kernel_i32, cfg, krt_argv);
     return krt_launch(&mathops__kernel, cfg, krt_argv);
 }
 
@@ -555,6 +745,12 @@ static const krt_param tables__params[] = {
 KRT_EXTERN_C const krt_kernel tables__kernel = {
     "tables", "e2e_intrinsics.kern", 3, tables__params,
     tables__cpu, (const void *)tables,
+    0, 0,
+    0
+};
+static const krt_kernel tables__kernel_i32 = {
+    "tables", "e2e_intrinsics.kern", 3, tables__params,
+    tables__cpu, (const void *)tables__i32,
     0, 0,
     0
 };
@@ -571,6 +767,8 @@ KRT_EXTERN_C int tables__launch(krt_launch_cfg cfg, krt_array idx, krt_array out
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&tables__kernel, 2, &shp, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&tables__kernel, &cfg, krt_argv))
+        return krt_launch(&tables__kernel_i32, cfg, krt_argv);
     return krt_launch(&tables__kernel, cfg, krt_argv);
 }
 
@@ -585,6 +783,12 @@ KRT_EXTERN_C const krt_kernel say__kernel = {
     0, 0,
     0
 };
+static const krt_kernel say__kernel_i32 = {
+    "say", "e2e_intrinsics.kern", 3, say__params,
+    say__cpu, (const void *)say__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int say__launch(krt_launch_cfg cfg, int32_t n, double x, uint8_t flag)
 {
@@ -592,6 +796,8 @@ KRT_EXTERN_C int say__launch(krt_launch_cfg cfg, int32_t n, double x, uint8_t fl
     krt_argv[0] = &n;
     krt_argv[1] = &x;
     krt_argv[2] = &flag;
+    if (krt_launch_fits32(&say__kernel, &cfg, krt_argv))
+        return krt_launch(&say__kernel_i32, cfg, krt_argv);
     return krt_launch(&say__kernel, cfg, krt_argv);
 }
 
@@ -600,6 +806,12 @@ static const krt_kernel *const krt_kernels_e2e_intrinsics_988e2a8e[] = {
     &mathops__kernel,
     &tables__kernel,
     &say__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_intrinsics_988e2a8e[] = {
+    &bitops__kernel_i32,
+    &mathops__kernel_i32,
+    &tables__kernel_i32,
+    &say__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_intrinsics_988e2a8e = {
     "e2e_intrinsics.kern", 4, krt_kernels_e2e_intrinsics_988e2a8e

@@ -41,6 +41,19 @@ KRT_EXTERN_C __global__ void __maxnreg__(64) axpb(krt_view x, float b)
     }
 }
 
+#line 16 "e2e_options.kern"
+KRT_EXTERN_C __global__ void __maxnreg__(64) axpb__i32(krt_view x, float b)
+{
+    int64_t i = 0;
+#line 17 "e2e_options.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 18 "e2e_options.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 19 "e2e_options.kern"
+        *(float *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])) = (float)((scale(*(float *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])), 2) / 4.0) + ((double)b));
+    }
+}
+
 #line 10 "e2e_options.kern"
 static __device__ __forceinline__ KRT_MAYBE_UNUSED double scale__f8_i8(double v, int64_t k)
 {
@@ -61,6 +74,19 @@ KRT_EXTERN_C __global__ void __maxnreg__(64) axpb__a1f8_f8(krt_view x, double b)
     }
 }
 
+#line 16 "e2e_options.kern"
+KRT_EXTERN_C __global__ void __maxnreg__(64) axpb__a1f8_f8__i32(krt_view x, double b)
+{
+    int64_t i = 0;
+#line 17 "e2e_options.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 18 "e2e_options.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 19 "e2e_options.kern"
+        *(double *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])) = (scale__f8_i8(*(double *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])), 2) / 4.0) + b;
+    }
+}
+
 #line 23 "e2e_options.kern"
 KRT_EXTERN_C __global__ void shadow(krt_view out, int32_t n)
 {
@@ -74,6 +100,22 @@ KRT_EXTERN_C __global__ void shadow(krt_view out, int32_t n)
     if (i < out.shape[0]) {
 #line 27 "e2e_options.kern"
         *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
+    }
+}
+
+#line 23 "e2e_options.kern"
+KRT_EXTERN_C __global__ void shadow__i32(krt_view out, int32_t n)
+{
+    int64_t i = 0;
+    int64_t n_2 = 0;
+#line 24 "e2e_options.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 25 "e2e_options.kern"
+    n_2 = krt_mul_i64(((int64_t)n), INT64_C(3000000000));
+#line 26 "e2e_options.kern"
+    if ((int32_t)i < (int32_t)out.shape[0]) {
+#line 27 "e2e_options.kern"
+        *(int32_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
     }
 }
 
@@ -103,7 +145,21 @@ KRT_EXTERN_C __global__ void fast(krt_view x)
     if (i < x.shape[0]) {
 #line 42 "e2e_options.kern"
         ((float *)x.data)[i] = (float)((((double)__expf(((float *)x.data)[i])) / ((double)x.shape[0])) + ((double)__fdividef(__sinf(((float *)x.data)[i]), 3.0f)));
-#line 107 "e2e_options.cu"
+#line 149 "e2e_options.cu"
+    }
+}
+
+#line 39 "e2e_options.kern"
+KRT_EXTERN_C __global__ void fast__i32(krt_view x)
+{
+    int64_t i = 0;
+#line 40 "e2e_options.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 41 "e2e_options.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 42 "e2e_options.kern"
+        ((float *)x.data)[(int32_t)i] = (float)((((double)__expf(((float *)x.data)[(int32_t)i])) / ((double)x.shape[0])) + ((double)__fdividef(__sinf(((float *)x.data)[(int32_t)i]), 3.0f)));
+#line 163 "e2e_options.cu"
     }
 }
 
@@ -210,7 +266,7 @@ static void fast__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     krt_dim3 krt_tid;
-#line 214 "e2e_options.cu"
+#line 270 "e2e_options.cu"
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
 #line 40 "e2e_options.kern"
@@ -219,7 +275,7 @@ static void fast__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < x.shape[0]) {
 #line 42 "e2e_options.kern"
             ((float *)x.data)[i] = (float)((((double)expf(((float *)x.data)[i])) / ((double)x.shape[0])) + ((double)(sinf(((float *)x.data)[i]) / 3.0f)));
-#line 223 "e2e_options.cu"
+#line 279 "e2e_options.cu"
         }
     }
 }
@@ -236,6 +292,12 @@ KRT_EXTERN_C const krt_kernel axpb__kernel = {
     0, 0,
     0
 };
+static const krt_kernel axpb__kernel_i32 = {
+    "axpb", "e2e_options.kern", 2, axpb__params,
+    axpb__cpu, (const void *)axpb__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int axpb__launch(krt_launch_cfg cfg, krt_array x, float b)
 {
@@ -244,6 +306,8 @@ KRT_EXTERN_C int axpb__launch(krt_launch_cfg cfg, krt_array x, float b)
     KRT_TRY(krt_check_array(&axpb__kernel, 0, &x, &krt_v0));
     krt_argv[0] = &krt_v0;
     krt_argv[1] = &b;
+    if (krt_launch_fits32(&axpb__kernel, &cfg, krt_argv))
+        return krt_launch(&axpb__kernel_i32, cfg, krt_argv);
     return krt_launch(&axpb__kernel, cfg, krt_argv);
 }
 
@@ -257,6 +321,12 @@ KRT_EXTERN_C const krt_kernel axpb__a1f8_f8__kernel = {
     0, 0,
     0
 };
+static const krt_kernel axpb__a1f8_f8__kernel_i32 = {
+    "axpb", "e2e_options.kern", 2, axpb__a1f8_f8__params,
+    axpb__a1f8_f8__cpu, (const void *)axpb__a1f8_f8__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int axpb__a1f8_f8__launch(krt_launch_cfg cfg, krt_array x, double b)
 {
@@ -265,6 +335,8 @@ KRT_EXTERN_C int axpb__a1f8_f8__launch(krt_launch_cfg cfg, krt_array x, double b
     KRT_TRY(krt_check_array(&axpb__a1f8_f8__kernel, 0, &x, &krt_v0));
     krt_argv[0] = &krt_v0;
     krt_argv[1] = &b;
+    if (krt_launch_fits32(&axpb__a1f8_f8__kernel, &cfg, krt_argv))
+        return krt_launch(&axpb__a1f8_f8__kernel_i32, cfg, krt_argv);
     return krt_launch(&axpb__a1f8_f8__kernel, cfg, krt_argv);
 }
 
@@ -278,6 +350,12 @@ KRT_EXTERN_C const krt_kernel shadow__kernel = {
     0, 0,
     0
 };
+static const krt_kernel shadow__kernel_i32 = {
+    "shadow", "e2e_options.kern", 2, shadow__params,
+    shadow__cpu, (const void *)shadow__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int shadow__launch(krt_launch_cfg cfg, krt_array out, int32_t n)
 {
@@ -286,6 +364,8 @@ KRT_EXTERN_C int shadow__launch(krt_launch_cfg cfg, krt_array out, int32_t n)
     KRT_TRY(krt_check_array(&shadow__kernel, 0, &out, &krt_v0));
     krt_argv[0] = &krt_v0;
     krt_argv[1] = &n;
+    if (krt_launch_fits32(&shadow__kernel, &cfg, krt_argv))
+        return krt_launch(&shadow__kernel_i32, cfg, krt_argv);
     return krt_launch(&shadow__kernel, cfg, krt_argv);
 }
 
@@ -320,6 +400,12 @@ KRT_EXTERN_C const krt_kernel fast__kernel = {
     0, 0,
     0
 };
+static const krt_kernel fast__kernel_i32 = {
+    "fast", "e2e_options.kern", 1, fast__params,
+    fast__cpu, (const void *)fast__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int fast__launch(krt_launch_cfg cfg, krt_array x)
 {
@@ -327,6 +413,8 @@ KRT_EXTERN_C int fast__launch(krt_launch_cfg cfg, krt_array x)
     void *krt_argv[1];
     KRT_TRY(krt_check_array(&fast__kernel, 0, &x, &krt_v0));
     krt_argv[0] = &krt_v0;
+    if (krt_launch_fits32(&fast__kernel, &cfg, krt_argv))
+        return krt_launch(&fast__kernel_i32, cfg, krt_argv);
     return krt_launch(&fast__kernel, cfg, krt_argv);
 }
 
@@ -336,6 +424,13 @@ static const krt_kernel *const krt_kernels_e2e_options_a9656f1b[] = {
     &shadow__kernel,
     &tuple_local__kernel,
     &fast__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_options_a9656f1b[] = {
+    &axpb__kernel_i32,
+    &axpb__a1f8_f8__kernel_i32,
+    &shadow__kernel_i32,
+    NULL,
+    &fast__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_options_a9656f1b = {
     "e2e_options.kern", 5, krt_kernels_e2e_options_a9656f1b

@@ -47,6 +47,46 @@ KRT_EXTERN_C __global__ void draws(krt_view states, int32_t which, krt_view out)
     }
 }
 
+#line 12 "e2e_random.kern"
+KRT_EXTERN_C __global__ void draws__i32(krt_view states, int32_t which, krt_view out)
+{
+    int64_t i = 0;
+    int64_t j = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+#line 13 "e2e_random.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 14 "e2e_random.kern"
+    if ((int32_t)i >= (int32_t)states.shape[0]) {
+#line 15 "e2e_random.kern"
+        return;
+    }
+#line 16 "e2e_random.kern"
+    krt_it1 = 0;
+    krt_stop2 = out.shape[1];
+    krt_step3 = 1;
+    for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+        j = krt_it1;
+#line 17 "e2e_random.kern"
+        if (which == 0) {
+#line 18 "e2e_random.kern"
+            ((double *)out.data)[(int32_t)i * out.shape[1] + (int32_t)j] = (double)krt_xoroshiro128p_uniform_float32(states, i);
+#line 19 "e2e_random.kern"
+        } else if (which == 1) {
+#line 20 "e2e_random.kern"
+            ((double *)out.data)[(int32_t)i * out.shape[1] + (int32_t)j] = krt_xoroshiro128p_uniform_float64(states, i);
+#line 21 "e2e_random.kern"
+        } else if (which == 2) {
+#line 22 "e2e_random.kern"
+            ((double *)out.data)[(int32_t)i * out.shape[1] + (int32_t)j] = (double)krt_xoroshiro128p_normal_float32(states, i);
+        } else {
+#line 24 "e2e_random.kern"
+            ((double *)out.data)[(int32_t)i * out.shape[1] + (int32_t)j] = krt_xoroshiro128p_normal_float64(states, i);
+        }
+    }
+}
+
 #line 28 "e2e_random.kern"
 static __device__ inline KRT_MAYBE_UNUSED bool coin(krt_view states, int64_t i)
 {
@@ -100,7 +140,57 @@ KRT_EXTERN_C __global__ void mixed(krt_view states, krt_view out)
         ((int64_t *)out.data)[krt_mul_i64(2, i)] = heads;
 #line 46 "e2e_random.kern"
         ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = inside;
-#line 104 "e2e_random.cu"
+#line 144 "e2e_random.cu"
+    }
+}
+
+#line 33 "e2e_random.kern"
+KRT_EXTERN_C __global__ void mixed__i32(krt_view states, krt_view out)
+{
+    int64_t i = 0;
+    int64_t n = 0;
+    int64_t heads = 0;
+    int64_t inside = 0;
+    int64_t r KRT_MAYBE_UNUSED = 0;
+    float krt_cmp1 = 0;
+    int64_t krt_it2 = 0;
+    int64_t krt_stop3 = 0;
+    int64_t krt_step4 = 0;
+    (void)r;
+#line 34 "e2e_random.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 35 "e2e_random.kern"
+    n = states.shape[0];
+#line 36 "e2e_random.kern"
+    if ((int32_t)i < (int32_t)n) {
+#line 37 "e2e_random.kern"
+        heads = 0;
+#line 38 "e2e_random.kern"
+        inside = 0;
+#line 39 "e2e_random.kern"
+        krt_it2 = 0;
+        krt_stop3 = 64;
+        krt_step4 = 1;
+        for (; krt_it2 < krt_stop3; krt_it2 += krt_step4) {
+            r = krt_it2;
+#line 40 "e2e_random.kern"
+            if (coin(states, i)) {
+#line 41 "e2e_random.kern"
+                heads = krt_add_i64(heads, 1);
+            }
+#line 42 "e2e_random.kern"
+            if ((krt_cmp1 = krt_xoroshiro128p_uniform_float32(states, ((int64_t)((int32_t)i - (int32_t)n))), (0.25 <= ((double)krt_cmp1)) && (((double)krt_cmp1) < 0.75))) {
+#line 43 "e2e_random.kern"
+                inside = krt_add_i64(inside, 1);
+            }
+        }
+#line 44 "e2e_random.kern"
+        krt_xoroshiro128p_jump(krt_rng_state(states, i));
+#line 45 "e2e_random.kern"
+        ((int64_t *)out.data)[(2 * (int32_t)i)] = heads;
+#line 46 "e2e_random.kern"
+        ((int64_t *)out.data)[((2 * (int32_t)i) + 1)] = inside;
+#line 194 "e2e_random.cu"
     }
 }
 
@@ -177,7 +267,7 @@ static void mixed__cpu(const krt_cpu_block *krt_b, void **krt_args)
         float krt_cmp1 = 0;
         int64_t krt_it2 = 0;
         int64_t krt_stop3 = 0;
-#line 181 "e2e_random.cu"
+#line 271 "e2e_random.cu"
         int64_t krt_step4 = 0;
         (void)r;
 #line 34 "e2e_random.kern"
@@ -213,7 +303,7 @@ static void mixed__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int64_t *)out.data)[krt_mul_i64(2, i)] = heads;
 #line 46 "e2e_random.kern"
             ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = inside;
-#line 217 "e2e_random.cu"
+#line 307 "e2e_random.cu"
         }
     }
 }
@@ -231,6 +321,12 @@ KRT_EXTERN_C const krt_kernel draws__kernel = {
     0, 0,
     0
 };
+static const krt_kernel draws__kernel_i32 = {
+    "draws", "e2e_random.kern", 3, draws__params,
+    draws__cpu, (const void *)draws__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int draws__launch(krt_launch_cfg cfg, krt_array states, int32_t which, krt_array out)
 {
@@ -242,6 +338,8 @@ KRT_EXTERN_C int draws__launch(krt_launch_cfg cfg, krt_array states, int32_t whi
     krt_argv[1] = &which;
     KRT_TRY(krt_check_array(&draws__kernel, 2, &out, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&draws__kernel, &cfg, krt_argv))
+        return krt_launch(&draws__kernel_i32, cfg, krt_argv);
     return krt_launch(&draws__kernel, cfg, krt_argv);
 }
 
@@ -255,6 +353,12 @@ KRT_EXTERN_C const krt_kernel mixed__kernel = {
     0, 0,
     0
 };
+static const krt_kernel mixed__kernel_i32 = {
+    "mixed", "e2e_random.kern", 2, mixed__params,
+    mixed__cpu, (const void *)mixed__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int mixed__launch(krt_launch_cfg cfg, krt_array states, krt_array out)
 {
@@ -265,12 +369,18 @@ KRT_EXTERN_C int mixed__launch(krt_launch_cfg cfg, krt_array states, krt_array o
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&mixed__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&mixed__kernel, &cfg, krt_argv))
+        return krt_launch(&mixed__kernel_i32, cfg, krt_argv);
     return krt_launch(&mixed__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_e2e_random_448ce3b6[] = {
     &draws__kernel,
     &mixed__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_random_448ce3b6[] = {
+    &draws__kernel_i32,
+    &mixed__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_random_448ce3b6 = {
     "e2e_random.kern", 2, krt_kernels_e2e_random_448ce3b6

@@ -108,7 +108,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view steps = *(const krt_view *)krt_args[1];
     struct count_sync__shared *krt_s = (struct count_sync__shared *)krt_b->shared;
     struct count_sync__frame *krt_fr = (struct count_sync__frame *)krt_b->frame;
-    struct count_sync__frame *krt_f KRT_MAYBE_UNUSED;
+    struct count_sync__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -186,7 +186,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int64_t step = *(const int64_t *)krt_args[1];
     struct count_block__shared *krt_s = (struct count_block__shared *)krt_b->shared;
     struct count_block__frame *krt_fr = (struct count_block__frame *)krt_b->frame;
-    struct count_block__frame *krt_f KRT_MAYBE_UNUSED;
+    struct count_block__frame *krt_f;
     size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
@@ -322,7 +322,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view steps = *(const krt_view *)krt_args[1];
     struct count_inlined__frame *krt_fr = (struct count_inlined__frame *)krt_b->frame;
-    struct count_inlined__frame *krt_f KRT_MAYBE_UNUSED;
+    struct count_inlined__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {

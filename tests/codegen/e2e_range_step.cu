@@ -44,6 +44,41 @@ KRT_EXTERN_C __global__ void count(krt_view out, krt_view steps)
     }
 }
 
+#line 13 "e2e_range_step.kern"
+KRT_EXTERN_C __global__ void count__i32(krt_view out, krt_view steps)
+{
+    int64_t i = 0;
+    int64_t n = 0;
+    int64_t k KRT_MAYBE_UNUSED = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    (void)k;
+#line 14 "e2e_range_step.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 15 "e2e_range_step.kern"
+    if ((int32_t)i < (int32_t)out.shape[0]) {
+#line 16 "e2e_range_step.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = -2;
+#line 17 "e2e_range_step.kern"
+        n = 0;
+#line 18 "e2e_range_step.kern"
+        krt_it1 = 0;
+        krt_stop2 = 10;
+        krt_step3 = *(int64_t *)(steps.data + krt_mul_wide((int32_t)i, (int32_t)steps.strides[0]));
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            k = krt_it1;
+#line 19 "e2e_range_step.kern"
+            n = krt_add_i64(n, 1);
+        }
+#line 20 "e2e_range_step.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = n;
+    }
+}
+
 #line 24 "e2e_range_step.kern"
 KRT_EXTERN_C __global__ void count_unsigned(krt_view out, uint32_t step)
 {
@@ -74,6 +109,39 @@ KRT_EXTERN_C __global__ void count_unsigned(krt_view out, uint32_t step)
         }
 #line 30 "e2e_range_step.kern"
         *(int64_t *)(out.data + i * out.strides[0]) = n;
+    }
+}
+
+#line 24 "e2e_range_step.kern"
+KRT_EXTERN_C __global__ void count_unsigned__i32(krt_view out, uint32_t step)
+{
+    int64_t i = 0;
+    int64_t n = 0;
+    uint64_t k KRT_MAYBE_UNUSED = 0;
+    uint64_t krt_it1 = 0;
+    uint64_t krt_stop2 = 0;
+    uint64_t krt_step3 = 0;
+    (void)k;
+#line 25 "e2e_range_step.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 26 "e2e_range_step.kern"
+    if ((int32_t)i < (int32_t)out.shape[0]) {
+#line 27 "e2e_range_step.kern"
+        n = 0;
+#line 28 "e2e_range_step.kern"
+        krt_it1 = 3u;
+        krt_stop2 = 20u;
+        krt_step3 = ((uint64_t)step);
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+            k = krt_it1;
+#line 29 "e2e_range_step.kern"
+            n = krt_add_i64(n, 1);
+        }
+#line 30 "e2e_range_step.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = n;
     }
 }
 
@@ -116,6 +184,45 @@ KRT_EXTERN_C __global__ void count_sync(krt_view out, krt_view steps)
     *(int64_t *)(out.data + t * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))]);
 }
 
+#line 34 "e2e_range_step.kern"
+KRT_EXTERN_C __global__ void count_sync__i32(krt_view out, krt_view steps)
+{
+    int32_t t = 0;
+    __shared__ int64_t s[64];
+    int64_t n = 0;
+    int64_t k KRT_MAYBE_UNUSED = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    (void)k;
+#line 35 "e2e_range_step.kern"
+    t = (int32_t)threadIdx.x;
+#line 37 "e2e_range_step.kern"
+    s[t] = -1;
+#line 38 "e2e_range_step.kern"
+    __syncthreads();
+#line 39 "e2e_range_step.kern"
+    n = 0;
+#line 40 "e2e_range_step.kern"
+    krt_it1 = 0;
+    krt_stop2 = 10;
+    krt_step3 = *(int64_t *)(steps.data + krt_mul_wide(t, (int32_t)steps.strides[0]));
+    if (krt_step3 == 0) {
+        return;
+    }
+    for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+        k = krt_it1;
+#line 41 "e2e_range_step.kern"
+        n = krt_add_i64(n, 1);
+    }
+#line 42 "e2e_range_step.kern"
+    s[t] = n;
+#line 43 "e2e_range_step.kern"
+    __syncthreads();
+#line 44 "e2e_range_step.kern"
+    *(int64_t *)(out.data + krt_mul_wide(t, (int32_t)out.strides[0])) = krt_add_i64(krt_mul_i64(n, 100), s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))]);
+}
+
 #line 48 "e2e_range_step.kern"
 KRT_EXTERN_C __global__ void count_block(krt_view out, int64_t step)
 {
@@ -154,6 +261,46 @@ KRT_EXTERN_C __global__ void count_block(krt_view out, int64_t step)
     }
 #line 59 "e2e_range_step.kern"
     *(int64_t *)(out.data + t * out.strides[0]) = acc;
+}
+
+#line 48 "e2e_range_step.kern"
+KRT_EXTERN_C __global__ void count_block__i32(krt_view out, int64_t step)
+{
+    int32_t t = 0;
+    __shared__ int64_t s[64];
+    int64_t acc = 0;
+    int64_t k = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+#line 49 "e2e_range_step.kern"
+    t = (int32_t)threadIdx.x;
+#line 51 "e2e_range_step.kern"
+    s[t] = 0;
+#line 52 "e2e_range_step.kern"
+    __syncthreads();
+#line 53 "e2e_range_step.kern"
+    acc = 0;
+#line 54 "e2e_range_step.kern"
+    krt_it1 = 0;
+    krt_stop2 = 8;
+    krt_step3 = step;
+    if (krt_step3 == 0) {
+        return;
+    }
+    for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+        k = krt_it1;
+#line 55 "e2e_range_step.kern"
+        s[t] = krt_add_i64(s[t], k);
+#line 56 "e2e_range_step.kern"
+        __syncthreads();
+#line 57 "e2e_range_step.kern"
+        acc = krt_add_i64(acc, s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)blockDim.x))]);
+#line 58 "e2e_range_step.kern"
+        __syncthreads();
+    }
+#line 59 "e2e_range_step.kern"
+    *(int64_t *)(out.data + krt_mul_wide(t, (int32_t)out.strides[0])) = acc;
 }
 
 #line 63 "e2e_range_step.kern"
@@ -199,6 +346,19 @@ KRT_EXTERN_C __global__ void count_inlined(krt_view out, krt_view steps)
     *(int64_t *)(out.data + t * out.strides[0]) = n;
 }
 
+#line 72 "e2e_range_step.kern"
+KRT_EXTERN_C __global__ void count_inlined__i32(krt_view out, krt_view steps)
+{
+    int32_t t = 0;
+    int64_t n = 0;
+#line 73 "e2e_range_step.kern"
+    t = (int32_t)threadIdx.x;
+#line 74 "e2e_range_step.kern"
+    n = trips_sync(0, 6, *(int64_t *)(steps.data + krt_mul_wide(t, (int32_t)steps.strides[0])));
+#line 75 "e2e_range_step.kern"
+    *(int64_t *)(out.data + krt_mul_wide(t, (int32_t)out.strides[0])) = n;
+}
+
 #line 79 "e2e_range_step.kern"
 static __device__ inline KRT_MAYBE_UNUSED int64_t trips(int64_t a, int64_t b, int64_t s)
 {
@@ -240,6 +400,19 @@ KRT_EXTERN_C __global__ void count_device(krt_view out, krt_view steps)
     }
 }
 
+#line 87 "e2e_range_step.kern"
+KRT_EXTERN_C __global__ void count_device__i32(krt_view out, krt_view steps)
+{
+    int64_t i = 0;
+#line 88 "e2e_range_step.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 89 "e2e_range_step.kern"
+    if ((int32_t)i < (int32_t)out.shape[0]) {
+#line 90 "e2e_range_step.kern"
+        *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = trips(0, 10, *(int64_t *)(steps.data + krt_mul_wide((int32_t)i, (int32_t)steps.strides[0])));
+    }
+}
+
 #line 94 "e2e_range_step.kern"
 KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
 {
@@ -248,7 +421,7 @@ KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
     int64_t k KRT_MAYBE_UNUSED = 0;
     int64_t krt_it1 = 0;
     int64_t krt_stop2 = 0;
-#line 252 "e2e_range_step.cu"
+#line 425 "e2e_range_step.cu"
     int64_t krt_step3 = 0;
     (void)k;
 #line 95 "e2e_range_step.kern"
@@ -261,7 +434,7 @@ KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
         krt_it1 = 0;
         krt_stop2 = 10;
         krt_step3 = *(int64_t *)(steps.data + krt_ck_dev(i, steps.shape[0], 0, "e2e_range_step.kern", 98) * steps.strides[0]);
-#line 265 "e2e_range_step.cu"
+#line 438 "e2e_range_step.cu"
         if (krt_step3 == 0) {
             krt_assert_fail_dev("e2e_range_step.kern:98: range() arg 3 must not be zero");
             return;
@@ -273,7 +446,7 @@ KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
         }
 #line 100 "e2e_range_step.kern"
         *(int64_t *)(out.data + krt_ck_dev(i, out.shape[0], 0, "e2e_range_step.kern", 100) * out.strides[0]) = n;
-#line 277 "e2e_range_step.cu"
+#line 450 "e2e_range_step.cu"
     }
 }
 
@@ -359,14 +532,13 @@ static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 363 "e2e_range_step.cu"
+#line 536 "e2e_range_step.cu"
 struct count_sync__shared {
     int64_t s[64];
 };
 
 struct count_sync__frame {
     int krt_state;
-    int32_t t;
     int64_t n;
     int64_t k;
     int64_t krt_it1;
@@ -382,19 +554,18 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct count_sync__shared *krt_s = (struct count_sync__shared *)krt_b->shared;
     struct count_sync__frame *krt_fr = (struct count_sync__frame *)krt_b->frame;
     struct count_sync__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 35 "e2e_range_step.kern"
         t = (int32_t)krt_tid.x;
 #line 37 "e2e_range_step.kern"
         krt_s->s[t] = -1;
-        krt_f->t = t;
     }
 #line 38 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -405,7 +576,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
         int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
         int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 39 "e2e_range_step.kern"
         n = 0;
 #line 40 "e2e_range_step.kern"
@@ -431,7 +602,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t n KRT_MAYBE_UNUSED = krt_f->n;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 44 "e2e_range_step.kern"
@@ -439,14 +610,13 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 443 "e2e_range_step.cu"
+#line 614 "e2e_range_step.cu"
 struct count_block__shared {
     int64_t s[64];
 };
 
 struct count_block__frame {
     int krt_state;
-    int32_t t;
     int64_t acc;
     int64_t k;
     int64_t krt_it1;
@@ -462,7 +632,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct count_block__shared *krt_s = (struct count_block__shared *)krt_b->shared;
     struct count_block__frame *krt_fr = (struct count_block__frame *)krt_b->frame;
     struct count_block__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -470,12 +640,11 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 49 "e2e_range_step.kern"
         t = (int32_t)krt_tid.x;
 #line 51 "e2e_range_step.kern"
         krt_s->s[t] = 0;
-        krt_f->t = t;
     }
 #line 52 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -528,7 +697,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             break;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t k KRT_MAYBE_UNUSED = krt_f->k;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -540,7 +709,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 57 "e2e_range_step.kern"
@@ -569,7 +738,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 59 "e2e_range_step.kern"
@@ -577,10 +746,9 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 581 "e2e_range_step.cu"
+#line 750 "e2e_range_step.cu"
 struct count_inlined__frame {
     int krt_state;
-    int32_t t;
     int64_t n;
     int64_t krt_ret0;
     int64_t trips_sync__a;
@@ -600,22 +768,21 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view steps = *(const krt_view *)krt_args[1];
     struct count_inlined__frame *krt_fr = (struct count_inlined__frame *)krt_b->frame;
     struct count_inlined__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 73 "e2e_range_step.kern"
         t = (int32_t)krt_tid.x;
-        krt_f->t = t;
     }
 #line 74 "e2e_range_step.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 74 "e2e_range_step.kern"
         krt_f->trips_sync__a = 0;
         krt_f->trips_sync__b = 6;
@@ -672,7 +839,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t n KRT_MAYBE_UNUSED = krt_f->n;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 74 "e2e_range_step.kern"
@@ -682,7 +849,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t n KRT_MAYBE_UNUSED = krt_f->n;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_range_step.kern"
@@ -746,7 +913,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 750 "e2e_range_step.cu"
+#line 917 "e2e_range_step.cu"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -766,7 +933,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
-#line 770 "e2e_range_step.cu"
+#line 937 "e2e_range_step.cu"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -778,7 +945,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
-#line 782 "e2e_range_step.cu"
+#line 949 "e2e_range_step.cu"
         }
     }
 }
@@ -795,6 +962,12 @@ KRT_EXTERN_C const krt_kernel count__kernel = {
     0, 0,
     0
 };
+static const krt_kernel count__kernel_i32 = {
+    "count", "e2e_range_step.kern", 2, count__params,
+    count__cpu, (const void *)count__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int count__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
@@ -805,6 +978,8 @@ KRT_EXTERN_C int count__launch(krt_launch_cfg cfg, krt_array out, krt_array step
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&count__kernel, 1, &steps, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&count__kernel, &cfg, krt_argv))
+        return krt_launch(&count__kernel_i32, cfg, krt_argv);
     return krt_launch(&count__kernel, cfg, krt_argv);
 }
 
@@ -818,6 +993,12 @@ KRT_EXTERN_C const krt_kernel count_unsigned__kernel = {
     0, 0,
     0
 };
+static const krt_kernel count_unsigned__kernel_i32 = {
+    "count_unsigned", "e2e_range_step.kern", 2, count_unsigned__params,
+    count_unsigned__cpu, (const void *)count_unsigned__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int count_unsigned__launch(krt_launch_cfg cfg, krt_array out, uint32_t step)
 {
@@ -826,6 +1007,8 @@ KRT_EXTERN_C int count_unsigned__launch(krt_launch_cfg cfg, krt_array out, uint3
     KRT_TRY(krt_check_array(&count_unsigned__kernel, 0, &out, &krt_v0));
     krt_argv[0] = &krt_v0;
     krt_argv[1] = &step;
+    if (krt_launch_fits32(&count_unsigned__kernel, &cfg, krt_argv))
+        return krt_launch(&count_unsigned__kernel_i32, cfg, krt_argv);
     return krt_launch(&count_unsigned__kernel, cfg, krt_argv);
 }
 
@@ -839,6 +1022,12 @@ KRT_EXTERN_C const krt_kernel count_sync__kernel = {
     sizeof(struct count_sync__shared), sizeof(struct count_sync__frame),
     0
 };
+static const krt_kernel count_sync__kernel_i32 = {
+    "count_sync", "e2e_range_step.kern", 2, count_sync__params,
+    count_sync__cpu, (const void *)count_sync__i32,
+    sizeof(struct count_sync__shared), sizeof(struct count_sync__frame),
+    0
+};
 
 KRT_EXTERN_C int count_sync__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
@@ -849,6 +1038,8 @@ KRT_EXTERN_C int count_sync__launch(krt_launch_cfg cfg, krt_array out, krt_array
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&count_sync__kernel, 1, &steps, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&count_sync__kernel, &cfg, krt_argv))
+        return krt_launch(&count_sync__kernel_i32, cfg, krt_argv);
     return krt_launch(&count_sync__kernel, cfg, krt_argv);
 }
 
@@ -862,6 +1053,12 @@ KRT_EXTERN_C const krt_kernel count_block__kernel = {
     sizeof(struct count_block__shared), sizeof(struct count_block__frame),
     0
 };
+static const krt_kernel count_block__kernel_i32 = {
+    "count_block", "e2e_range_step.kern", 2, count_block__params,
+    count_block__cpu, (const void *)count_block__i32,
+    sizeof(struct count_block__shared), sizeof(struct count_block__frame),
+    0
+};
 
 KRT_EXTERN_C int count_block__launch(krt_launch_cfg cfg, krt_array out, int64_t step)
 {
@@ -870,6 +1067,8 @@ KRT_EXTERN_C int count_block__launch(krt_launch_cfg cfg, krt_array out, int64_t 
     KRT_TRY(krt_check_array(&count_block__kernel, 0, &out, &krt_v0));
     krt_argv[0] = &krt_v0;
     krt_argv[1] = &step;
+    if (krt_launch_fits32(&count_block__kernel, &cfg, krt_argv))
+        return krt_launch(&count_block__kernel_i32, cfg, krt_argv);
     return krt_launch(&count_block__kernel, cfg, krt_argv);
 }
 
@@ -883,6 +1082,12 @@ KRT_EXTERN_C const krt_kernel count_inlined__kernel = {
     0, sizeof(struct count_inlined__frame),
     0
 };
+static const krt_kernel count_inlined__kernel_i32 = {
+    "count_inlined", "e2e_range_step.kern", 2, count_inlined__params,
+    count_inlined__cpu, (const void *)count_inlined__i32,
+    0, sizeof(struct count_inlined__frame),
+    0
+};
 
 KRT_EXTERN_C int count_inlined__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
@@ -893,6 +1098,8 @@ KRT_EXTERN_C int count_inlined__launch(krt_launch_cfg cfg, krt_array out, krt_ar
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&count_inlined__kernel, 1, &steps, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&count_inlined__kernel, &cfg, krt_argv))
+        return krt_launch(&count_inlined__kernel_i32, cfg, krt_argv);
     return krt_launch(&count_inlined__kernel, cfg, krt_argv);
 }
 
@@ -906,6 +1113,12 @@ KRT_EXTERN_C const krt_kernel count_device__kernel = {
     0, 0,
     0
 };
+static const krt_kernel count_device__kernel_i32 = {
+    "count_device", "e2e_range_step.kern", 2, count_device__params,
+    count_device__cpu, (const void *)count_device__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int count_device__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
 {
@@ -916,6 +1129,8 @@ KRT_EXTERN_C int count_device__launch(krt_launch_cfg cfg, krt_array out, krt_arr
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&count_device__kernel, 1, &steps, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&count_device__kernel, &cfg, krt_argv))
+        return krt_launch(&count_device__kernel_i32, cfg, krt_argv);
     return krt_launch(&count_device__kernel, cfg, krt_argv);
 }
 
@@ -950,6 +1165,15 @@ static const krt_kernel *const krt_kernels_e2e_range_step_81e679d7[] = {
     &count_inlined__kernel,
     &count_device__kernel,
     &count_debug__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_range_step_81e679d7[] = {
+    &count__kernel_i32,
+    &count_unsigned__kernel_i32,
+    &count_sync__kernel_i32,
+    &count_block__kernel_i32,
+    &count_inlined__kernel_i32,
+    &count_device__kernel_i32,
+    NULL,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_range_step_81e679d7 = {
     "e2e_range_step.kern", 7, krt_kernels_e2e_range_step_81e679d7

@@ -116,7 +116,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int32_t n = *(const int32_t *)krt_args[2];
     struct scan__shared *krt_s = (struct scan__shared *)krt_b->shared;
     struct scan__frame *krt_fr = (struct scan__frame *)krt_b->frame;
-    struct scan__frame *krt_f KRT_MAYBE_UNUSED;
+    struct scan__frame *krt_f;
     size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
@@ -325,7 +325,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
 #line 328 "e2e_shared.c"
-    struct dyn_local__frame *krt_f KRT_MAYBE_UNUSED;
+    struct dyn_local__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {

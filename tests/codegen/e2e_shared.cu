@@ -58,6 +58,48 @@ KRT_EXTERN_C __global__ void block_sum(krt_view x, krt_view out)
     }
 }
 
+#line 16 "e2e_shared.kern"
+KRT_EXTERN_C __global__ void block_sum__i32(krt_view x, krt_view out)
+{
+    __shared__ float s[1024];
+    int32_t tid = 0;
+    int64_t i = 0;
+    int64_t step = 0;
+#line 18 "e2e_shared.kern"
+    tid = (int32_t)threadIdx.x;
+#line 19 "e2e_shared.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 20 "e2e_shared.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 21 "e2e_shared.kern"
+        s[tid] = ((float *)x.data)[(int32_t)i];
+    } else {
+#line 23 "e2e_shared.kern"
+        s[tid] = 0.0f;
+    }
+#line 24 "e2e_shared.kern"
+    __syncthreads();
+#line 25 "e2e_shared.kern"
+    step = (int64_t)(((int32_t)blockDim.x) >> 1);
+#line 26 "e2e_shared.kern"
+    while ((int32_t)step > 0) {
+#line 27 "e2e_shared.kern"
+        if (tid < (int32_t)step) {
+#line 28 "e2e_shared.kern"
+            s[tid] = combine(s[tid], s[tid + (int32_t)step]);
+        }
+#line 29 "e2e_shared.kern"
+        __syncthreads();
+#line 30 "e2e_shared.kern"
+        step = (int64_t)((int32_t)step >> 1);
+    }
+#line 31 "e2e_shared.kern"
+    if (tid == 0) {
+#line 32 "e2e_shared.kern"
+        ((float *)out.data)[((int32_t)blockIdx.x)] = s[0];
+    }
+}
+
 #line 11 "e2e_shared.kern"
 static __device__ inline KRT_MAYBE_UNUSED int64_t combine__i8_i8(int64_t a, int64_t b)
 {
@@ -116,6 +158,57 @@ KRT_EXTERN_C __global__ void scan(krt_view x, krt_view out, int32_t n)
     *(int64_t *)(out.data + (int32_t)i * out.strides[0]) = sh[t];
 }
 
+#line 36 "e2e_shared.kern"
+KRT_EXTERN_C __global__ void scan__i32(krt_view x, krt_view out, int32_t n)
+{
+    __shared__ int64_t sh[256];
+    int32_t t = 0;
+    int64_t i = 0;
+    int64_t d = 0;
+    int64_t off = 0;
+    int64_t v = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+#line 38 "e2e_shared.kern"
+    t = (int32_t)threadIdx.x;
+#line 39 "e2e_shared.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 40 "e2e_shared.kern"
+    if ((int32_t)i >= n) {
+#line 41 "e2e_shared.kern"
+        return;
+    }
+#line 42 "e2e_shared.kern"
+    sh[t] = *(int64_t *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0]));
+#line 43 "e2e_shared.kern"
+    __syncthreads();
+#line 44 "e2e_shared.kern"
+    krt_it1 = 0;
+    krt_stop2 = 8;
+    krt_step3 = 1;
+    for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+        d = krt_it1;
+#line 45 "e2e_shared.kern"
+        off = krt_shl_i64(1, d);
+#line 46 "e2e_shared.kern"
+        v = sh[t];
+#line 47 "e2e_shared.kern"
+        if (((int64_t)t) >= off) {
+#line 48 "e2e_shared.kern"
+            v = combine__i8_i8(v, sh[krt_wrap_index(krt_sub_i64(((int64_t)t), off), 256)]);
+        }
+#line 49 "e2e_shared.kern"
+        __syncthreads();
+#line 50 "e2e_shared.kern"
+        sh[t] = v;
+#line 51 "e2e_shared.kern"
+        __syncthreads();
+    }
+#line 52 "e2e_shared.kern"
+    *(int64_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = sh[t];
+}
+
 #line 56 "e2e_shared.kern"
 KRT_EXTERN_C __global__ void mirror3(krt_view out)
 {
@@ -146,6 +239,36 @@ KRT_EXTERN_C __global__ void mirror3(krt_view out)
     ((int32_t *)out.data)[(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), ((int64_t)bz)), ((int64_t)z)) * out.shape[1] + y) * out.shape[2] + x] = s[krt_wrap_index(((int64_t)((bz - 1) - z)), 4)][krt_wrap_index(((int64_t)((by - 1) - y)), 8)][krt_wrap_index(((int64_t)((bx - 1) - x)), 32)];
 }
 
+#line 56 "e2e_shared.kern"
+KRT_EXTERN_C __global__ void mirror3__i32(krt_view out)
+{
+    __shared__ int32_t s[4][8][32];
+    int32_t x = 0;
+    int32_t y = 0;
+    int32_t z = 0;
+    int32_t bx = 0;
+    int32_t by = 0;
+    int32_t bz = 0;
+#line 58 "e2e_shared.kern"
+    x = (int32_t)threadIdx.x;
+#line 59 "e2e_shared.kern"
+    y = (int32_t)threadIdx.y;
+#line 60 "e2e_shared.kern"
+    z = (int32_t)threadIdx.z;
+#line 61 "e2e_shared.kern"
+    bx = (int32_t)blockDim.x;
+#line 62 "e2e_shared.kern"
+    by = (int32_t)blockDim.y;
+#line 63 "e2e_shared.kern"
+    bz = (int32_t)blockDim.z;
+#line 64 "e2e_shared.kern"
+    s[z][y][x] = (int32_t)krt_add_i64(((int64_t)((((z * by) + y) * bx) + x)), krt_mul_i64(((int64_t)((int32_t)blockIdx.x)), 100000));
+#line 65 "e2e_shared.kern"
+    __syncthreads();
+#line 66 "e2e_shared.kern"
+    ((int32_t *)out.data)[(((((int32_t)blockIdx.x) * bz) + z) * out.shape[1] + y) * out.shape[2] + x] = s[krt_wrap_index(((int64_t)((bz - 1) - z)), 4)][krt_wrap_index(((int64_t)((by - 1) - y)), 8)][krt_wrap_index(((int64_t)((bx - 1) - x)), 32)];
+}
+
 #line 70 "e2e_shared.kern"
 KRT_EXTERN_C __global__ void dyn_local(krt_view x, krt_view out)
 {
@@ -161,7 +284,7 @@ KRT_EXTERN_C __global__ void dyn_local(krt_view x, krt_view out)
     int64_t krt_step3 = 0;
     int64_t krt_it4 = 0;
     int64_t krt_stop5 = 0;
-#line 165 "e2e_shared.cu"
+#line 288 "e2e_shared.cu"
     int64_t krt_step6 = 0;
 #line 73 "e2e_shared.kern"
     t = (int32_t)threadIdx.x;
@@ -187,7 +310,7 @@ KRT_EXTERN_C __global__ void dyn_local(krt_view x, krt_view out)
     krt_stop5 = 4;
     krt_step6 = 1;
     for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-#line 191 "e2e_shared.cu"
+#line 314 "e2e_shared.cu"
         k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
         acc = acc + (tmp[(int32_t)k_2] * ((double)((int64_t)((int32_t)k_2 + 1))));
@@ -196,7 +319,61 @@ KRT_EXTERN_C __global__ void dyn_local(krt_view x, krt_view out)
     if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
         *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_dynamic_smem_bytes() / sizeof(double)))];
-#line 200 "e2e_shared.cu"
+#line 323 "e2e_shared.cu"
+    }
+}
+
+#line 70 "e2e_shared.kern"
+KRT_EXTERN_C __global__ void dyn_local__i32(krt_view x, krt_view out)
+{
+    double *d = (double *)krt_dynshared;
+    double tmp[4];
+    int32_t t = 0;
+    int64_t i = 0;
+    int64_t k = 0;
+    double acc = 0;
+    int64_t k_2 = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+#line 342 "e2e_shared.cu"
+    int64_t krt_step6 = 0;
+#line 73 "e2e_shared.kern"
+    t = (int32_t)threadIdx.x;
+#line 74 "e2e_shared.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 75 "e2e_shared.kern"
+    d[t] = ((int32_t)i < (int32_t)x.shape[0]) ? *(double *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])) : 0.0;
+#line 76 "e2e_shared.kern"
+    __syncthreads();
+#line 77 "e2e_shared.kern"
+    krt_it1 = 0;
+    krt_stop2 = 4;
+    krt_step3 = 1;
+    for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+        k = krt_it1;
+#line 78 "e2e_shared.kern"
+        tmp[(int32_t)k] = d[(int32_t)((uint32_t)(t + (int32_t)k) % (uint32_t)((int32_t)blockDim.x))];
+    }
+#line 79 "e2e_shared.kern"
+    acc = 0.0;
+#line 80 "e2e_shared.kern"
+    krt_it4 = 0;
+    krt_stop5 = 4;
+    krt_step6 = 1;
+    for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+#line 368 "e2e_shared.cu"
+        k_2 = krt_it4;
+#line 81 "e2e_shared.kern"
+        acc = acc + (tmp[(int32_t)k_2] * ((double)((int64_t)((int32_t)k_2 + 1))));
+    }
+#line 82 "e2e_shared.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 83 "e2e_shared.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = acc + d[krt_wrap_index(-1, (int64_t)(krt_dynamic_smem_bytes() / sizeof(double)))];
+#line 377 "e2e_shared.cu"
     }
 }
 
@@ -211,15 +388,13 @@ static inline KRT_MAYBE_UNUSED float combine__cpu(const krt_cpu_block *krt_b, kr
     return a + b;
 }
 
-#line 215 "e2e_shared.cu"
+#line 392 "e2e_shared.cu"
 struct block_sum__shared {
     float s[1024];
 };
 
 struct block_sum__frame {
     int krt_state;
-    int32_t tid;
-    int64_t i;
 };
 
 #line 16 "e2e_shared.kern"
@@ -230,12 +405,12 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct block_sum__shared *krt_s = (struct block_sum__shared *)krt_b->shared;
     int64_t step = 0;
     struct block_sum__frame *krt_fr = (struct block_sum__frame *)krt_b->frame;
-    struct block_sum__frame *krt_f;
-    unsigned krt_t;
+    struct block_sum__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t tid KRT_MAYBE_UNUSED = krt_f->tid;
+        int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t i KRT_MAYBE_UNUSED = 0;
 #line 18 "e2e_shared.kern"
         tid = (int32_t)krt_tid.x;
@@ -249,7 +424,6 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 23 "e2e_shared.kern"
             krt_s->s[tid] = 0.0f;
         }
-        krt_f->tid = tid;
     }
 #line 24 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -259,7 +433,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     while ((int32_t)step > 0) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t tid KRT_MAYBE_UNUSED = krt_f->tid;
+            int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 27 "e2e_shared.kern"
             if (tid < (int32_t)step) {
 #line 28 "e2e_shared.kern"
@@ -273,7 +447,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t tid KRT_MAYBE_UNUSED = krt_f->tid;
+        int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 31 "e2e_shared.kern"
         if (tid == 0) {
 #line 32 "e2e_shared.kern"
@@ -291,15 +465,13 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
-#line 295 "e2e_shared.cu"
+#line 469 "e2e_shared.cu"
 struct scan__shared {
     int64_t sh[256];
 };
 
 struct scan__frame {
     int krt_state;
-    int32_t t;
-    int64_t i;
     int64_t d;
     int64_t off;
     int64_t v;
@@ -317,7 +489,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct scan__shared *krt_s = (struct scan__shared *)krt_b->shared;
     struct scan__frame *krt_fr = (struct scan__frame *)krt_b->frame;
     struct scan__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -325,8 +497,8 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 38 "e2e_shared.kern"
         t = (int32_t)krt_tid.x;
 #line 39 "e2e_shared.kern"
@@ -340,8 +512,6 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 42 "e2e_shared.kern"
         krt_s->sh[t] = *(int64_t *)(x.data + (int32_t)i * x.strides[0]);
     krt_skip1:;
-        krt_f->t = t;
-        krt_f->i = i;
     }
 #line 43 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -387,7 +557,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             int64_t off KRT_MAYBE_UNUSED = krt_f->off;
             int64_t d KRT_MAYBE_UNUSED = krt_f->d;
             int64_t v KRT_MAYBE_UNUSED = krt_f->v;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 45 "e2e_shared.kern"
@@ -407,7 +577,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t v KRT_MAYBE_UNUSED = krt_f->v;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 50 "e2e_shared.kern"
@@ -434,8 +604,8 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 52 "e2e_shared.kern"
@@ -443,16 +613,13 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 447 "e2e_shared.cu"
+#line 617 "e2e_shared.cu"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
 
 struct mirror3__frame {
     int krt_state;
-    int32_t x;
-    int32_t y;
-    int32_t z;
 };
 
 #line 56 "e2e_shared.kern"
@@ -464,8 +631,8 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int32_t by = 0;
     int32_t bz = 0;
     struct mirror3__frame *krt_fr = (struct mirror3__frame *)krt_b->frame;
-    struct mirror3__frame *krt_f;
-    unsigned krt_t;
+    struct mirror3__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     {
         const int32_t krt_in_bx = bx;
@@ -476,9 +643,9 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
             bx = krt_in_bx;
             by = krt_in_by;
             bz = krt_in_bz;
-            int32_t x KRT_MAYBE_UNUSED = krt_f->x;
-            int32_t y KRT_MAYBE_UNUSED = krt_f->y;
-            int32_t z KRT_MAYBE_UNUSED = krt_f->z;
+            int32_t x KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t y KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
+            int32_t z KRT_MAYBE_UNUSED = (int32_t)krt_tid.z;
 #line 58 "e2e_shared.kern"
             x = (int32_t)krt_tid.x;
 #line 59 "e2e_shared.kern"
@@ -493,29 +660,24 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
             bz = (int32_t)krt_b->block_dim.z;
 #line 64 "e2e_shared.kern"
             krt_s->s[z][y][x] = (int32_t)krt_add_i64(((int64_t)((((z * by) + y) * bx) + x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
-            krt_f->x = x;
-            krt_f->y = y;
-            krt_f->z = z;
         }
     }
 #line 65 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t z KRT_MAYBE_UNUSED = krt_f->z;
-        int32_t y KRT_MAYBE_UNUSED = krt_f->y;
-        int32_t x KRT_MAYBE_UNUSED = krt_f->x;
+        int32_t z KRT_MAYBE_UNUSED = (int32_t)krt_tid.z;
+        int32_t y KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
+        int32_t x KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 66 "e2e_shared.kern"
         ((int32_t *)out.data)[(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)bz)), ((int64_t)z)) * out.shape[1] + y) * out.shape[2] + x] = krt_s->s[krt_wrap_index(((int64_t)((bz - 1) - z)), 4)][krt_wrap_index(((int64_t)((by - 1) - y)), 8)][krt_wrap_index(((int64_t)((bx - 1) - x)), 32)];
     }
 }
 
-#line 514 "e2e_shared.cu"
+#line 678 "e2e_shared.cu"
 struct dyn_local__frame {
     int krt_state;
     double tmp[4];
-    int32_t t;
-    int64_t i;
     double acc;
 };
 
@@ -534,22 +696,20 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int64_t krt_stop5 = 0;
     int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
-#line 538 "e2e_shared.cu"
+#line 700 "e2e_shared.cu"
     struct dyn_local__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 73 "e2e_shared.kern"
         t = (int32_t)krt_tid.x;
 #line 74 "e2e_shared.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 75 "e2e_shared.kern"
         d[t] = (i < x.shape[0]) ? *(double *)(x.data + i * x.strides[0]) : 0.0;
-        krt_f->t = t;
-        krt_f->i = i;
     }
 #line 76 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -560,7 +720,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         const int64_t krt_in_krt_step3 = krt_step3;
         const int64_t krt_in_k_2 = k_2;
         const int64_t krt_in_krt_it4 = krt_it4;
-#line 564 "e2e_shared.cu"
+#line 724 "e2e_shared.cu"
         const int64_t krt_in_krt_stop5 = krt_stop5;
         const int64_t krt_in_krt_step6 = krt_step6;
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -573,9 +733,9 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it4 = krt_in_krt_it4;
             krt_stop5 = krt_in_krt_stop5;
             krt_step6 = krt_in_krt_step6;
-            int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             double acc KRT_MAYBE_UNUSED = 0;
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 77 "e2e_shared.kern"
             krt_it1 = 0;
             krt_stop2 = 4;
@@ -592,7 +752,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_stop5 = 4;
             krt_step6 = 1;
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-#line 596 "e2e_shared.cu"
+#line 756 "e2e_shared.cu"
                 k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
                 acc = acc + (krt_f->tmp[(int32_t)k_2] * ((double)((int64_t)((int32_t)k_2 + 1))));
@@ -601,7 +761,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
                 *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-#line 605 "e2e_shared.cu"
+#line 765 "e2e_shared.cu"
             }
         }
     }
@@ -619,6 +779,12 @@ KRT_EXTERN_C const krt_kernel block_sum__kernel = {
     sizeof(struct block_sum__shared), sizeof(struct block_sum__frame),
     0
 };
+static const krt_kernel block_sum__kernel_i32 = {
+    "block_sum", "e2e_shared.kern", 2, block_sum__params,
+    block_sum__cpu, (const void *)block_sum__i32,
+    sizeof(struct block_sum__shared), sizeof(struct block_sum__frame),
+    0
+};
 
 KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -629,6 +795,8 @@ KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array ou
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&block_sum__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&block_sum__kernel, &cfg, krt_argv))
+        return krt_launch(&block_sum__kernel_i32, cfg, krt_argv);
     return krt_launch(&block_sum__kernel, cfg, krt_argv);
 }
 
@@ -643,6 +811,12 @@ KRT_EXTERN_C const krt_kernel scan__kernel = {
     sizeof(struct scan__shared), sizeof(struct scan__frame),
     0
 };
+static const krt_kernel scan__kernel_i32 = {
+    "scan", "e2e_shared.kern", 3, scan__params,
+    scan__cpu, (const void *)scan__i32,
+    sizeof(struct scan__shared), sizeof(struct scan__frame),
+    0
+};
 
 KRT_EXTERN_C int scan__launch(krt_launch_cfg cfg, krt_array x, krt_array out, int32_t n)
 {
@@ -654,6 +828,8 @@ KRT_EXTERN_C int scan__launch(krt_launch_cfg cfg, krt_array x, krt_array out, in
     KRT_TRY(krt_check_array(&scan__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
     krt_argv[2] = &n;
+    if (krt_launch_fits32(&scan__kernel, &cfg, krt_argv))
+        return krt_launch(&scan__kernel_i32, cfg, krt_argv);
     return krt_launch(&scan__kernel, cfg, krt_argv);
 }
 
@@ -666,6 +842,12 @@ KRT_EXTERN_C const krt_kernel mirror3__kernel = {
     sizeof(struct mirror3__shared), sizeof(struct mirror3__frame),
     0
 };
+static const krt_kernel mirror3__kernel_i32 = {
+    "mirror3", "e2e_shared.kern", 1, mirror3__params,
+    mirror3__cpu, (const void *)mirror3__i32,
+    sizeof(struct mirror3__shared), sizeof(struct mirror3__frame),
+    0
+};
 
 KRT_EXTERN_C int mirror3__launch(krt_launch_cfg cfg, krt_array out)
 {
@@ -673,6 +855,8 @@ KRT_EXTERN_C int mirror3__launch(krt_launch_cfg cfg, krt_array out)
     void *krt_argv[1];
     KRT_TRY(krt_check_array(&mirror3__kernel, 0, &out, &krt_v0));
     krt_argv[0] = &krt_v0;
+    if (krt_launch_fits32(&mirror3__kernel, &cfg, krt_argv))
+        return krt_launch(&mirror3__kernel_i32, cfg, krt_argv);
     return krt_launch(&mirror3__kernel, cfg, krt_argv);
 }
 
@@ -686,6 +870,12 @@ KRT_EXTERN_C const krt_kernel dyn_local__kernel = {
     0, sizeof(struct dyn_local__frame),
     0
 };
+static const krt_kernel dyn_local__kernel_i32 = {
+    "dyn_local", "e2e_shared.kern", 2, dyn_local__params,
+    dyn_local__cpu, (const void *)dyn_local__i32,
+    0, sizeof(struct dyn_local__frame),
+    0
+};
 
 KRT_EXTERN_C int dyn_local__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -696,6 +886,8 @@ KRT_EXTERN_C int dyn_local__launch(krt_launch_cfg cfg, krt_array x, krt_array ou
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&dyn_local__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&dyn_local__kernel, &cfg, krt_argv))
+        return krt_launch(&dyn_local__kernel_i32, cfg, krt_argv);
     return krt_launch(&dyn_local__kernel, cfg, krt_argv);
 }
 
@@ -704,6 +896,12 @@ static const krt_kernel *const krt_kernels_e2e_shared_831e6baa[] = {
     &scan__kernel,
     &mirror3__kernel,
     &dyn_local__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_shared_831e6baa[] = {
+    &block_sum__kernel_i32,
+    &scan__kernel_i32,
+    &mirror3__kernel_i32,
+    &dyn_local__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_shared_831e6baa = {
     "e2e_shared.kern", 4, krt_kernels_e2e_shared_831e6baa

@@ -32,7 +32,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     int64_t off = 0;
     struct warp_sum__frame *krt_fr = (struct warp_sum__frame *)krt_b->frame;
-    struct warp_sum__frame *krt_f KRT_MAYBE_UNUSED;
+    struct warp_sum__frame *krt_f;
     size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     size_t krt_w, krt_wn, krt_l;
@@ -106,7 +106,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct ballot_count__frame *krt_fr = (struct ballot_count__frame *)krt_b->frame;
-    struct ballot_count__frame *krt_f KRT_MAYBE_UNUSED;
+    struct ballot_count__frame *krt_f;
     size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     size_t krt_w, krt_wn, krt_l;
@@ -172,7 +172,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view anyout = *(const krt_view *)krt_args[1];
     const krt_view allout = *(const krt_view *)krt_args[2];
     struct match_keys__frame *krt_fr = (struct match_keys__frame *)krt_b->frame;
-    struct match_keys__frame *krt_f KRT_MAYBE_UNUSED;
+    struct match_keys__frame *krt_f;
     size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     size_t krt_w, krt_wn, krt_l;
@@ -278,7 +278,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     int64_t r KRT_MAYBE_UNUSED = 0;
     struct divergent__frame *krt_fr = (struct divergent__frame *)krt_b->frame;
-    struct divergent__frame *krt_f KRT_MAYBE_UNUSED;
+    struct divergent__frame *krt_f;
     size_t krt_t;
     int krt_br0;
     int krt_br1;
@@ -565,7 +565,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_votes__frame *krt_fr = (struct block_votes__frame *)krt_b->frame;
-    struct block_votes__frame *krt_f KRT_MAYBE_UNUSED;
+    struct block_votes__frame *krt_f;
     size_t krt_t;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;

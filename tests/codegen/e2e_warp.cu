@@ -48,6 +48,35 @@ KRT_EXTERN_C __global__ void warp_sum(krt_view x, krt_view out)
     }
 }
 
+#line 11 "e2e_warp.kern"
+KRT_EXTERN_C __global__ void warp_sum__i32(krt_view x, krt_view out)
+{
+    int64_t i = 0;
+    float v = 0;
+    int64_t off = 0;
+    float krt_w1 = 0;
+#line 12 "e2e_warp.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 13 "e2e_warp.kern"
+    v = ((int32_t)i < (int32_t)x.shape[0]) ? ((float *)x.data)[(int32_t)i] : 0.0f;
+#line 14 "e2e_warp.kern"
+    off = 16;
+#line 15 "e2e_warp.kern"
+    while (off > 0) {
+#line 16 "e2e_warp.kern"
+        krt_w1 = (float)__shfl_down_sync((unsigned)4294967295u, v, (unsigned)((int32_t)off));
+#line 16 "e2e_warp.kern"
+        v = v + krt_w1;
+#line 17 "e2e_warp.kern"
+        off = (int64_t)((int32_t)off >> 1);
+    }
+#line 18 "e2e_warp.kern"
+    if (krt_laneid() == 0) {
+#line 19 "e2e_warp.kern"
+        ((float *)out.data)[((int32_t)i >> 5)] = v;
+    }
+}
+
 #line 23 "e2e_warp.kern"
 KRT_EXTERN_C __global__ void ballot_count(krt_view x, krt_view out)
 {
@@ -64,6 +93,25 @@ KRT_EXTERN_C __global__ void ballot_count(krt_view x, krt_view out)
     if (krt_laneid() == 0) {
 #line 28 "e2e_warp.kern"
         ((int32_t *)out.data)[w] = krt_popc_i32(b);
+    }
+}
+
+#line 23 "e2e_warp.kern"
+KRT_EXTERN_C __global__ void ballot_count__i32(krt_view x, krt_view out)
+{
+    int64_t i = 0;
+    int32_t b = 0;
+    int64_t w = 0;
+#line 24 "e2e_warp.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 25 "e2e_warp.kern"
+    b = (int32_t)__ballot_sync((unsigned)4294967295u, (int)(((int32_t *)x.data)[(int32_t)i] > 0));
+#line 26 "e2e_warp.kern"
+    w = (int64_t)((((int32_t)blockIdx.x) * ((((int32_t)blockDim.x) + 31) >> 5)) + (((int32_t)threadIdx.x) >> 5));
+#line 27 "e2e_warp.kern"
+    if (krt_laneid() == 0) {
+#line 28 "e2e_warp.kern"
+        ((int32_t *)out.data)[(int32_t)w] = krt_popc_i32(b);
     }
 }
 
@@ -91,6 +139,32 @@ KRT_EXTERN_C __global__ void match_keys(krt_view keys, krt_view anyout, krt_view
     same = krt_w1.f1;
 #line 37 "e2e_warp.kern"
     ((int32_t *)allout.data)[i] = (int32_t)(same ? ((int64_t)mask) : 7);
+}
+
+#line 32 "e2e_warp.kern"
+KRT_EXTERN_C __global__ void match_keys__i32(krt_view keys, krt_view anyout, krt_view allout)
+{
+    int64_t i = 0;
+    int32_t m = 0;
+    int32_t mask = 0;
+    bool same = false;
+    krt_tup_i32_b krt_w1 = krt_tup_i32_b_make(0, false);
+    uint32_t krt_tmp0;
+    int32_t krt_tmp1;
+#line 33 "e2e_warp.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 34 "e2e_warp.kern"
+    m = (int32_t)__match_any_sync((unsigned)4294967295u, (long long)((int64_t *)keys.data)[(int32_t)i]);
+#line 35 "e2e_warp.kern"
+    ((int32_t *)anyout.data)[(int32_t)i] = m;
+#line 36 "e2e_warp.kern"
+    krt_w1 = (krt_tmp0 = __match_all_sync((unsigned)4294967295u, (long long)krt_floordiv_i64(((int64_t *)keys.data)[(int32_t)i], 1000), (int *)&krt_tmp1), krt_tup_i32_b_make(((int32_t)krt_tmp0), (krt_tmp1 != 0)));
+#line 36 "e2e_warp.kern"
+    mask = krt_w1.f0;
+#line 36 "e2e_warp.kern"
+    same = krt_w1.f1;
+#line 37 "e2e_warp.kern"
+    ((int32_t *)allout.data)[(int32_t)i] = (int32_t)(same ? ((int64_t)mask) : 7);
 }
 
 #line 41 "e2e_warp.kern"
@@ -142,6 +216,55 @@ KRT_EXTERN_C __global__ void divergent(krt_view x, krt_view out)
     ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = (int64_t)((((int32_t)((int64_t)al) * 4) + ((int32_t)((int64_t)an) * 2)) + (int32_t)((int64_t)eq));
 }
 
+#line 41 "e2e_warp.kern"
+KRT_EXTERN_C __global__ void divergent__i32(krt_view x, krt_view out)
+{
+    int64_t i = 0;
+    int32_t lane = 0;
+    int64_t r KRT_MAYBE_UNUSED = 0;
+    int32_t r_2 = 0;
+    uint32_t act = 0;
+    int64_t up = 0;
+    bool al = false;
+    bool an = false;
+    bool eq = false;
+    (void)r;
+#line 42 "e2e_warp.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 43 "e2e_warp.kern"
+    lane = krt_laneid();
+#line 44 "e2e_warp.kern"
+    r = -1;
+#line 45 "e2e_warp.kern"
+    if (lane < 16) {
+#line 46 "e2e_warp.kern"
+        r_2 = (int32_t)__shfl_xor_sync((unsigned)65535u, ((int32_t *)x.data)[(int32_t)i], (int)1);
+#line 47 "e2e_warp.kern"
+        act = __activemask();
+    } else {
+#line 49 "e2e_warp.kern"
+        act = __activemask();
+#line 50 "e2e_warp.kern"
+        r_2 = (int32_t)__shfl_sync((unsigned)4294901760u, ((int32_t *)x.data)[(int32_t)i], (int)31);
+    }
+#line 51 "e2e_warp.kern"
+    ((int64_t *)out.data)[krt_mul_i64(4, i)] = (int64_t)r_2;
+#line 52 "e2e_warp.kern"
+    ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 1)] = (int64_t)act;
+#line 53 "e2e_warp.kern"
+    up = (int64_t)__shfl_up_sync((unsigned)4294967295u, (long long)krt_mul_i64(((int64_t)((int32_t *)x.data)[(int32_t)i]), 2), (unsigned)3);
+#line 54 "e2e_warp.kern"
+    ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 2)] = up;
+#line 55 "e2e_warp.kern"
+    al = __all_sync((unsigned)4294967295u, (int)(((int32_t *)x.data)[(int32_t)i] >= 0)) != 0;
+#line 56 "e2e_warp.kern"
+    an = __any_sync((unsigned)4294967295u, (int)(((int32_t *)x.data)[(int32_t)i] > 5)) != 0;
+#line 57 "e2e_warp.kern"
+    eq = __uni_sync((unsigned)4294967295u, (int)(((int32_t *)x.data)[(int32_t)i] > 5)) != 0;
+#line 58 "e2e_warp.kern"
+    ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = (int64_t)((((int32_t)((int64_t)al) * 4) + ((int32_t)((int64_t)an) * 2)) + (int32_t)((int64_t)eq));
+}
+
 #line 62 "e2e_warp.kern"
 KRT_EXTERN_C __global__ void block_votes(krt_view x, krt_view out)
 {
@@ -165,7 +288,34 @@ KRT_EXTERN_C __global__ void block_votes(krt_view x, krt_view out)
         ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)blockIdx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
         ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)blockIdx.x))), 2)] = o;
-#line 169 "e2e_warp.cu"
+#line 292 "e2e_warp.cu"
+    }
+}
+
+#line 62 "e2e_warp.kern"
+KRT_EXTERN_C __global__ void block_votes__i32(krt_view x, krt_view out)
+{
+    int32_t t = 0;
+    int32_t c = 0;
+    int32_t a = 0;
+    int32_t o = 0;
+#line 63 "e2e_warp.kern"
+    t = (int32_t)threadIdx.x;
+#line 64 "e2e_warp.kern"
+    c = __syncthreads_count((int)(((int32_t)(((int32_t *)x.data)[t] > 0))));
+#line 65 "e2e_warp.kern"
+    a = __syncthreads_and((int)(((int32_t)(((int32_t *)x.data)[t] > 0))));
+#line 66 "e2e_warp.kern"
+    o = __syncthreads_or((int)(((int32_t)(((int32_t *)x.data)[t] > 100))));
+#line 67 "e2e_warp.kern"
+    if (t == 0) {
+#line 68 "e2e_warp.kern"
+        ((int32_t *)out.data)[(3 * ((int32_t)blockIdx.x))] = c;
+#line 69 "e2e_warp.kern"
+        ((int32_t *)out.data)[((3 * ((int32_t)blockIdx.x)) + 1)] = a;
+#line 70 "e2e_warp.kern"
+        ((int32_t *)out.data)[((3 * ((int32_t)blockIdx.x)) + 2)] = o;
+#line 319 "e2e_warp.cu"
     }
 }
 
@@ -173,12 +323,8 @@ KRT_EXTERN_C __global__ void block_votes(krt_view x, krt_view out)
 
 struct warp_sum__frame {
     int krt_state;
-    int64_t i;
     float v;
     float krt_w1;
-    uint32_t krt_warp0_mask;
-    float krt_warp0_val;
-    int64_t krt_warp0_arg;
 };
 
 #line 11 "e2e_warp.kern"
@@ -189,20 +335,19 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int64_t off = 0;
     struct warp_sum__frame *krt_fr = (struct warp_sum__frame *)krt_b->frame;
     struct warp_sum__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     int64_t krt_src;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 12 "e2e_warp.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 13 "e2e_warp.kern"
         v = (i < x.shape[0]) ? ((float *)x.data)[i] : 0.0f;
-        krt_f->i = i;
         krt_f->v = v;
     }
 #line 14 "e2e_warp.kern"
@@ -210,31 +355,29 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 15 "e2e_warp.kern"
     while (off > 0) {
 #line 16 "e2e_warp.kern"
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            float v KRT_MAYBE_UNUSED = krt_f->v;
+        {
+            const uint32_t krt_warp0_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+            const int64_t krt_warp0_arg = (int64_t)((int32_t)off);
+            krt_src = (int64_t)(uint32_t)krt_warp0_arg;
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                for (krt_l = 0; (int64_t)krt_l + krt_src < (int64_t)krt_wn; krt_l++) {
+                    krt_f = &krt_fr[krt_w + krt_l];
+                    float v KRT_MAYBE_UNUSED = krt_f->v;
+                    float krt_w1 KRT_MAYBE_UNUSED = krt_fr[krt_w + krt_l + (size_t)krt_src].v;
 #line 16 "e2e_warp.kern"
-            krt_f->krt_warp0_mask = (uint32_t)4294967295u;
-            krt_f->krt_warp0_val = v;
-            krt_f->krt_warp0_arg = (int64_t)((int32_t)off);
-        }
-        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_f = &krt_fr[krt_w + krt_l];
-                krt_src = (int64_t)krt_l + (int64_t)(uint32_t)krt_f->krt_warp0_arg;
-                if (krt_src < 0 || krt_src >= (int64_t)krt_wn)
-                    krt_src = krt_l;
-                krt_f->krt_w1 = krt_fr[krt_w + krt_src].krt_warp0_val;
+                    v = v + krt_w1;
+                    krt_f->v = v;
+                }
+                for (; krt_l < krt_wn; krt_l++) {
+                    krt_f = &krt_fr[krt_w + krt_l];
+                    float v KRT_MAYBE_UNUSED = krt_f->v;
+                    float krt_w1 KRT_MAYBE_UNUSED = krt_f->v;
+#line 16 "e2e_warp.kern"
+                    v = v + krt_w1;
+                    krt_f->v = v;
+                }
             }
-        }
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            float v KRT_MAYBE_UNUSED = krt_f->v;
-            float krt_w1 KRT_MAYBE_UNUSED = krt_f->krt_w1;
-#line 16 "e2e_warp.kern"
-            v = v + krt_w1;
-            krt_f->v = v;
         }
 #line 17 "e2e_warp.kern"
         off = (int64_t)((int32_t)off >> 1);
@@ -242,7 +385,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         float v KRT_MAYBE_UNUSED = krt_f->v;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "e2e_warp.kern"
         if (krt_cpu_laneid(krt_b, krt_tid) == 0) {
 #line 19 "e2e_warp.kern"
@@ -251,13 +394,11 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 255 "e2e_warp.cu"
+#line 398 "e2e_warp.cu"
 struct ballot_count__frame {
     int krt_state;
-    int64_t i;
     int32_t b;
     int64_t w;
-    uint32_t krt_warp0_mask;
     bool krt_warp0_val;
 };
 
@@ -268,36 +409,37 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct ballot_count__frame *krt_fr = (struct ballot_count__frame *)krt_b->frame;
     struct ballot_count__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
     uint32_t krt_bal;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 24 "e2e_warp.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        krt_f->i = i;
     }
 #line 25 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 25 "e2e_warp.kern"
-        krt_f->krt_warp0_mask = (uint32_t)4294967295u;
         krt_f->krt_warp0_val = (((int32_t *)x.data)[i] > 0);
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
-        krt_bal = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++)
-            krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp0_val != 0) << krt_l;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_f->b = (int32_t)((krt_act & krt_f->krt_warp0_mask) & krt_bal);
+    {
+        const uint32_t krt_warp0_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
+            krt_bal = 0;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++)
+                krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp0_val != 0) << krt_l;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_f->b = (int32_t)((krt_act & (krt_warp0_mask)) & krt_bal);
+            }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -314,17 +456,14 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 318 "e2e_warp.cu"
+#line 460 "e2e_warp.cu"
 struct match_keys__frame {
     int krt_state;
-    int64_t i;
     int32_t m;
     int32_t mask;
     uint8_t same;
     krt_tup_i32_b krt_w1;
-    uint32_t krt_warp0_mask;
     int64_t krt_warp0_val;
-    uint32_t krt_warp1_mask;
     int64_t krt_warp1_val;
 };
 
@@ -336,67 +475,70 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view allout = *(const krt_view *)krt_args[2];
     struct match_keys__frame *krt_fr = (struct match_keys__frame *)krt_b->frame;
     struct match_keys__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
     uint32_t krt_bal;
     int64_t krt_src;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 33 "e2e_warp.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        krt_f->i = i;
     }
 #line 34 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 34 "e2e_warp.kern"
-        krt_f->krt_warp0_mask = (uint32_t)4294967295u;
         krt_f->krt_warp0_val = ((int64_t *)keys.data)[i];
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_bal = 0;
-            for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)
-                if (((krt_act & krt_f->krt_warp0_mask) >> krt_src & 1u) &&
-                    memcmp(&krt_fr[krt_w + krt_src].krt_warp0_val, &krt_f->krt_warp0_val, sizeof krt_f->krt_warp0_val) == 0)
-                    krt_bal |= 1u << krt_src;
-            krt_f->m = (int32_t)krt_bal;
+    {
+        const uint32_t krt_warp0_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_bal = 0;
+                for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)
+                    if (((krt_act & (krt_warp0_mask)) >> krt_src & 1u) &&
+                        memcmp(&krt_fr[krt_w + krt_src].krt_warp0_val, &krt_f->krt_warp0_val, sizeof krt_f->krt_warp0_val) == 0)
+                        krt_bal |= 1u << krt_src;
+                krt_f->m = (int32_t)krt_bal;
+            }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t m KRT_MAYBE_UNUSED = krt_f->m;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 35 "e2e_warp.kern"
         ((int32_t *)anyout.data)[i] = m;
     }
 #line 36 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 36 "e2e_warp.kern"
-        krt_f->krt_warp1_mask = (uint32_t)4294967295u;
         krt_f->krt_warp1_val = krt_floordiv_i64(((int64_t *)keys.data)[i], 1000);
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_bal = 0;
-            for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)
-                if (((krt_act & krt_f->krt_warp1_mask) >> krt_src & 1u) &&
-                    memcmp(&krt_fr[krt_w + krt_src].krt_warp1_val, &krt_f->krt_warp1_val, sizeof krt_f->krt_warp1_val) == 0)
-                    krt_bal |= 1u << krt_src;
-            krt_f->krt_w1 = krt_tup_i32_b_make(((int32_t)(krt_bal == (krt_act & krt_f->krt_warp1_mask) ? (krt_act & krt_f->krt_warp1_mask) : 0u)), (krt_bal == (krt_act & krt_f->krt_warp1_mask)));
+    {
+        const uint32_t krt_warp1_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_bal = 0;
+                for (krt_src = 0; krt_src < (int64_t)krt_wn; krt_src++)
+                    if (((krt_act & (krt_warp1_mask)) >> krt_src & 1u) &&
+                        memcmp(&krt_fr[krt_w + krt_src].krt_warp1_val, &krt_f->krt_warp1_val, sizeof krt_f->krt_warp1_val) == 0)
+                        krt_bal |= 1u << krt_src;
+                krt_f->krt_w1 = krt_tup_i32_b_make(((int32_t)(krt_bal == (krt_act & (krt_warp1_mask)) ? (krt_act & (krt_warp1_mask)) : 0u)), (krt_bal == (krt_act & (krt_warp1_mask))));
+            }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -404,7 +546,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t mask KRT_MAYBE_UNUSED = 0;
         krt_tup_i32_b krt_w1 KRT_MAYBE_UNUSED = krt_f->krt_w1;
         bool same KRT_MAYBE_UNUSED = false;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 36 "e2e_warp.kern"
         mask = krt_w1.f0;
 #line 36 "e2e_warp.kern"
@@ -414,33 +556,20 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 418 "e2e_warp.cu"
+#line 560 "e2e_warp.cu"
 struct divergent__frame {
     int krt_state;
-    int64_t i;
-    int32_t lane;
     int32_t r_2;
     uint32_t act;
     int64_t up;
     uint8_t al;
     uint8_t an;
     uint8_t eq;
-    uint32_t krt_warp0_mask;
     int32_t krt_warp0_val;
-    int64_t krt_warp0_arg;
-    uint32_t krt_warp1_mask;
-    uint32_t krt_warp2_mask;
-    uint32_t krt_warp3_mask;
     int32_t krt_warp3_val;
-    int64_t krt_warp3_arg;
-    uint32_t krt_warp4_mask;
     int64_t krt_warp4_val;
-    int64_t krt_warp4_arg;
-    uint32_t krt_warp5_mask;
     bool krt_warp5_val;
-    uint32_t krt_warp6_mask;
     bool krt_warp6_val;
-    uint32_t krt_warp7_mask;
     bool krt_warp7_val;
 };
 
@@ -452,11 +581,11 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int64_t r KRT_MAYBE_UNUSED = 0;
     struct divergent__frame *krt_fr = (struct divergent__frame *)krt_b->frame;
     struct divergent__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_br0;
     int krt_br1;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    unsigned krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
     uint32_t krt_bal;
     int64_t krt_src;
@@ -466,14 +595,12 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t lane KRT_MAYBE_UNUSED = krt_f->lane;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t lane KRT_MAYBE_UNUSED = krt_cpu_laneid(krt_b, krt_tid);
 #line 42 "e2e_warp.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 43 "e2e_warp.kern"
         lane = krt_cpu_laneid(krt_b, krt_tid);
-        krt_f->i = i;
-        krt_f->lane = lane;
     }
 #line 44 "e2e_warp.kern"
     r = -1;
@@ -482,7 +609,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_br1 = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t lane KRT_MAYBE_UNUSED = krt_f->lane;
+        int32_t lane KRT_MAYBE_UNUSED = krt_cpu_laneid(krt_b, krt_tid);
 #line 45 "e2e_warp.kern"
         if (lane < 16) {
             krt_br0 = 1;
@@ -495,53 +622,51 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 46 "e2e_warp.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 46 "e2e_warp.kern"
-            krt_f->krt_warp0_mask = (uint32_t)65535u;
             krt_f->krt_warp0_val = ((int32_t *)x.data)[i];
-            krt_f->krt_warp0_arg = (int64_t)1;
         }
-        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            krt_act = 0;
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                    continue;
-                krt_act |= 1u << krt_l;
-            }
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_f = &krt_fr[krt_w + krt_l];
-                if (!(krt_act >> krt_l & 1u))
-                    continue;
-                krt_src = (int64_t)(krt_l ^ (uint32_t)krt_f->krt_warp0_arg);
-                if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & krt_f->krt_warp0_mask) >> krt_src & 1u))
-                    krt_src = krt_l;
-                krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp0_val;
+        {
+            const uint32_t krt_warp0_mask KRT_MAYBE_UNUSED = (uint32_t)65535u;
+            const int64_t krt_warp0_arg = (int64_t)1;
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                krt_act = 0;
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
+                        continue;
+                    krt_act |= 1u << krt_l;
+                }
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    krt_f = &krt_fr[krt_w + krt_l];
+                    if (!(krt_act >> krt_l & 1u))
+                        continue;
+                    krt_src = (int64_t)(krt_l ^ (uint32_t)krt_warp0_arg);
+                    if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp0_mask)) >> krt_src & 1u))
+                        krt_src = krt_l;
+                    krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp0_val;
+                }
             }
         }
 #line 47 "e2e_warp.kern"
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 47 "e2e_warp.kern"
-            krt_f->krt_warp1_mask = 0xffffffffu;
-        }
-        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            krt_act = 0;
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                    continue;
-                krt_act |= 1u << krt_l;
-            }
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_f = &krt_fr[krt_w + krt_l];
-                if (!(krt_act >> krt_l & 1u))
-                    continue;
-                krt_f->act = krt_act;
+        {
+            const uint32_t krt_warp1_mask KRT_MAYBE_UNUSED = 0xffffffffu;
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                krt_act = 0;
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
+                        continue;
+                    krt_act |= 1u << krt_l;
+                }
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    krt_f = &krt_fr[krt_w + krt_l];
+                    if (!(krt_act >> krt_l & 1u))
+                        continue;
+                    krt_f->act = krt_act;
+                }
             }
         }
     }
@@ -550,62 +675,60 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
+#line 679 "e2e_warp.cu"
             else if (krt_f->krt_state == KRT_MASKED(1))
-#line 555 "e2e_warp.cu"
                 krt_f->krt_state = KRT_RUNNING;
         }
 #line 49 "e2e_warp.kern"
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            if (krt_f->krt_state != KRT_RUNNING)
-                continue;
-#line 49 "e2e_warp.kern"
-            krt_f->krt_warp2_mask = 0xffffffffu;
-        }
-        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            krt_act = 0;
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                    continue;
-                krt_act |= 1u << krt_l;
-            }
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_f = &krt_fr[krt_w + krt_l];
-                if (!(krt_act >> krt_l & 1u))
-                    continue;
-                krt_f->act = krt_act;
+        {
+            const uint32_t krt_warp2_mask KRT_MAYBE_UNUSED = 0xffffffffu;
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                krt_act = 0;
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
+                        continue;
+                    krt_act |= 1u << krt_l;
+                }
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    krt_f = &krt_fr[krt_w + krt_l];
+                    if (!(krt_act >> krt_l & 1u))
+                        continue;
+                    krt_f->act = krt_act;
+                }
             }
         }
 #line 50 "e2e_warp.kern"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 50 "e2e_warp.kern"
-            krt_f->krt_warp3_mask = (uint32_t)4294901760u;
             krt_f->krt_warp3_val = ((int32_t *)x.data)[i];
-            krt_f->krt_warp3_arg = (int64_t)31;
         }
-        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            krt_act = 0;
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
-                    continue;
-                krt_act |= 1u << krt_l;
+        {
+            const uint32_t krt_warp3_mask KRT_MAYBE_UNUSED = (uint32_t)4294901760u;
+            const int64_t krt_warp3_arg = (int64_t)31;
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                krt_act = 0;
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    if (krt_fr[krt_w + krt_l].krt_state != KRT_RUNNING)
+                        continue;
+                    krt_act |= 1u << krt_l;
+                }
+                for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                    krt_f = &krt_fr[krt_w + krt_l];
+                    if (!(krt_act >> krt_l & 1u))
+                        continue;
+                    krt_src = (int64_t)(krt_warp3_arg & 31);
+                    if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
+                        krt_src = krt_l;
+                    krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
+#line 730 "e2e_warp.cu"
+                }
             }
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_f = &krt_fr[krt_w + krt_l];
-                if (!(krt_act >> krt_l & 1u))
-                    continue;
-                krt_src = (int64_t)(krt_f->krt_warp3_arg & 31);
-                if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & krt_f->krt_warp3_mask) >> krt_src & 1u))
-                    krt_src = krt_l;
-                krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-            }
-#line 609 "e2e_warp.cu"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -616,7 +739,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t r_2 KRT_MAYBE_UNUSED = krt_f->r_2;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         uint32_t act KRT_MAYBE_UNUSED = krt_f->act;
 #line 51 "e2e_warp.kern"
         ((int64_t *)out.data)[krt_mul_i64(4, i)] = (int64_t)r_2;
@@ -626,102 +749,113 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 53 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 53 "e2e_warp.kern"
-        krt_f->krt_warp4_mask = (uint32_t)4294967295u;
         krt_f->krt_warp4_val = krt_mul_i64(((int64_t)((int32_t *)x.data)[i]), 2);
-        krt_f->krt_warp4_arg = (int64_t)3;
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_src = (int64_t)krt_l - (int64_t)(uint32_t)krt_f->krt_warp4_arg;
-            if (krt_src < 0 || krt_src >= (int64_t)krt_wn)
-                krt_src = krt_l;
-            krt_f->up = krt_fr[krt_w + krt_src].krt_warp4_val;
+    {
+        const uint32_t krt_warp4_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        const int64_t krt_warp4_arg = (int64_t)3;
+        krt_src = (int64_t)(uint32_t)krt_warp4_arg;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            for (krt_l = 0; krt_l < krt_wn && (int64_t)krt_l < krt_src; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_f->up = krt_f->krt_warp4_val;
+            }
+            for (; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_f->up = krt_fr[krt_w + krt_l - (size_t)krt_src].krt_warp4_val;
+            }
         }
     }
+#line 773 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 54 "e2e_warp.kern"
         ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 2)] = up;
     }
 #line 55 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 55 "e2e_warp.kern"
-        krt_f->krt_warp5_mask = (uint32_t)4294967295u;
         krt_f->krt_warp5_val = (((int32_t *)x.data)[i] >= 0);
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
-        krt_bal = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++)
-            krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp5_val != 0) << krt_l;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_f->al = ((krt_act & krt_f->krt_warp5_mask) & ~krt_bal) == 0;
+    {
+        const uint32_t krt_warp5_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
+            krt_bal = 0;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++)
+                krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp5_val != 0) << krt_l;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_f->al = ((krt_act & (krt_warp5_mask)) & ~krt_bal) == 0;
+            }
         }
     }
 #line 56 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 56 "e2e_warp.kern"
-        krt_f->krt_warp6_mask = (uint32_t)4294967295u;
         krt_f->krt_warp6_val = (((int32_t *)x.data)[i] > 5);
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
-        krt_bal = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++)
-            krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp6_val != 0) << krt_l;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_f->an = ((krt_act & krt_f->krt_warp6_mask) & krt_bal) != 0;
+    {
+        const uint32_t krt_warp6_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
+            krt_bal = 0;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++)
+                krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp6_val != 0) << krt_l;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
+            }
         }
+#line 822 "e2e_warp.cu"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 57 "e2e_warp.kern"
-        krt_f->krt_warp7_mask = (uint32_t)4294967295u;
         krt_f->krt_warp7_val = (((int32_t *)x.data)[i] > 5);
     }
-    for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-        krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-        krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
-        krt_bal = 0;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++)
-            krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp7_val != 0) << krt_l;
-        for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-            krt_f = &krt_fr[krt_w + krt_l];
-            krt_f->eq = ((krt_act & krt_f->krt_warp7_mask) & krt_bal) == 0 || ((krt_act & krt_f->krt_warp7_mask) & krt_bal) == (krt_act & krt_f->krt_warp7_mask);
+    {
+        const uint32_t krt_warp7_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            krt_act = krt_wn == 32 ? 0xffffffffu : (1u << krt_wn) - 1u;
+            krt_bal = 0;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++)
+                krt_bal |= (uint32_t)(krt_fr[krt_w + krt_l].krt_warp7_val != 0) << krt_l;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_f = &krt_fr[krt_w + krt_l];
+                krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
+            }
+#line 843 "e2e_warp.cu"
         }
     }
-#line 710 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         bool al KRT_MAYBE_UNUSED = krt_f->al;
         bool an KRT_MAYBE_UNUSED = krt_f->an;
         bool eq KRT_MAYBE_UNUSED = krt_f->eq;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 58 "e2e_warp.kern"
         ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = (int64_t)((((int32_t)((int64_t)al) * 4) + ((int32_t)((int64_t)an) * 2)) + (int32_t)((int64_t)eq));
     }
 }
 
-#line 722 "e2e_warp.cu"
+#line 857 "e2e_warp.cu"
 struct block_votes__frame {
     int krt_state;
-    int32_t t;
     int32_t c;
     int32_t a;
     int32_t o;
@@ -734,23 +868,22 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_votes__frame *krt_fr = (struct block_votes__frame *)krt_b->frame;
     struct block_votes__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
-#line 741 "e2e_warp.cu"
+#line 875 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 63 "e2e_warp.kern"
         t = (int32_t)krt_tid.x;
-        krt_f->t = t;
     }
 #line 64 "e2e_warp.kern"
     krt_red = 0;
     krt_nred = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 64 "e2e_warp.kern"
         krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
         krt_nred++;
@@ -759,7 +892,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 763 "e2e_warp.cu"
+#line 896 "e2e_warp.cu"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -767,7 +900,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_nred = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 65 "e2e_warp.kern"
         krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
         krt_nred++;
@@ -775,7 +908,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 779 "e2e_warp.cu"
+#line 912 "e2e_warp.cu"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -784,21 +917,21 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_nred = 0;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 66 "e2e_warp.kern"
         krt_red += (((int32_t)(((int32_t *)x.data)[t] > 100))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 795 "e2e_warp.cu"
+#line 928 "e2e_warp.cu"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
@@ -810,7 +943,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 814 "e2e_warp.cu"
+#line 947 "e2e_warp.cu"
         }
     }
 }
@@ -827,6 +960,12 @@ KRT_EXTERN_C const krt_kernel warp_sum__kernel = {
     0, sizeof(struct warp_sum__frame),
     0
 };
+static const krt_kernel warp_sum__kernel_i32 = {
+    "warp_sum", "e2e_warp.kern", 2, warp_sum__params,
+    warp_sum__cpu, (const void *)warp_sum__i32,
+    0, sizeof(struct warp_sum__frame),
+    0
+};
 
 KRT_EXTERN_C int warp_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -837,6 +976,8 @@ KRT_EXTERN_C int warp_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&warp_sum__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&warp_sum__kernel, &cfg, krt_argv))
+        return krt_launch(&warp_sum__kernel_i32, cfg, krt_argv);
     return krt_launch(&warp_sum__kernel, cfg, krt_argv);
 }
 
@@ -850,6 +991,12 @@ KRT_EXTERN_C const krt_kernel ballot_count__kernel = {
     0, sizeof(struct ballot_count__frame),
     0
 };
+static const krt_kernel ballot_count__kernel_i32 = {
+    "ballot_count", "e2e_warp.kern", 2, ballot_count__params,
+    ballot_count__cpu, (const void *)ballot_count__i32,
+    0, sizeof(struct ballot_count__frame),
+    0
+};
 
 KRT_EXTERN_C int ballot_count__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -860,6 +1007,8 @@ KRT_EXTERN_C int ballot_count__launch(krt_launch_cfg cfg, krt_array x, krt_array
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&ballot_count__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&ballot_count__kernel, &cfg, krt_argv))
+        return krt_launch(&ballot_count__kernel_i32, cfg, krt_argv);
     return krt_launch(&ballot_count__kernel, cfg, krt_argv);
 }
 
@@ -871,6 +1020,12 @@ static const krt_param match_keys__params[] = {
 KRT_EXTERN_C const krt_kernel match_keys__kernel = {
     "match_keys", "e2e_warp.kern", 3, match_keys__params,
     match_keys__cpu, (const void *)match_keys,
+    0, sizeof(struct match_keys__frame),
+    0
+};
+static const krt_kernel match_keys__kernel_i32 = {
+    "match_keys", "e2e_warp.kern", 3, match_keys__params,
+    match_keys__cpu, (const void *)match_keys__i32,
     0, sizeof(struct match_keys__frame),
     0
 };
@@ -887,6 +1042,8 @@ KRT_EXTERN_C int match_keys__launch(krt_launch_cfg cfg, krt_array keys, krt_arra
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&match_keys__kernel, 2, &allout, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&match_keys__kernel, &cfg, krt_argv))
+        return krt_launch(&match_keys__kernel_i32, cfg, krt_argv);
     return krt_launch(&match_keys__kernel, cfg, krt_argv);
 }
 
@@ -900,6 +1057,12 @@ KRT_EXTERN_C const krt_kernel divergent__kernel = {
     0, sizeof(struct divergent__frame),
     0
 };
+static const krt_kernel divergent__kernel_i32 = {
+    "divergent", "e2e_warp.kern", 2, divergent__params,
+    divergent__cpu, (const void *)divergent__i32,
+    0, sizeof(struct divergent__frame),
+    0
+};
 
 KRT_EXTERN_C int divergent__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -910,6 +1073,8 @@ KRT_EXTERN_C int divergent__launch(krt_launch_cfg cfg, krt_array x, krt_array ou
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&divergent__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&divergent__kernel, &cfg, krt_argv))
+        return krt_launch(&divergent__kernel_i32, cfg, krt_argv);
     return krt_launch(&divergent__kernel, cfg, krt_argv);
 }
 
@@ -923,6 +1088,12 @@ KRT_EXTERN_C const krt_kernel block_votes__kernel = {
     0, sizeof(struct block_votes__frame),
     0
 };
+static const krt_kernel block_votes__kernel_i32 = {
+    "block_votes", "e2e_warp.kern", 2, block_votes__params,
+    block_votes__cpu, (const void *)block_votes__i32,
+    0, sizeof(struct block_votes__frame),
+    0
+};
 
 KRT_EXTERN_C int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -933,6 +1104,8 @@ KRT_EXTERN_C int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array 
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&block_votes__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&block_votes__kernel, &cfg, krt_argv))
+        return krt_launch(&block_votes__kernel_i32, cfg, krt_argv);
     return krt_launch(&block_votes__kernel, cfg, krt_argv);
 }
 
@@ -942,6 +1115,13 @@ static const krt_kernel *const krt_kernels_e2e_warp_6ef188a4[] = {
     &match_keys__kernel,
     &divergent__kernel,
     &block_votes__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_e2e_warp_6ef188a4[] = {
+    &warp_sum__kernel_i32,
+    &ballot_count__kernel_i32,
+    &match_keys__kernel_i32,
+    &divergent__kernel_i32,
+    &block_votes__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_e2e_warp_6ef188a4 = {
     "e2e_warp.kern", 5, krt_kernels_e2e_warp_6ef188a4

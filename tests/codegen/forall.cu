@@ -20,12 +20,25 @@ KRT_EXTERN_C __global__ void affine(krt_view x, krt_view out, double a, double b
     }
 }
 
+#line 8 "forall.kern"
+KRT_EXTERN_C __global__ void affine__i32(krt_view x, krt_view out, double a, double b)
+{
+    int64_t i = 0;
+#line 9 "forall.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 10 "forall.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 11 "forall.kern"
+        ((double *)out.data)[(int32_t)i] = (a * ((double *)x.data)[(int32_t)i]) + b;
+    }
+}
+
 #line 17 "forall.kern"
 KRT_EXTERN_C __global__ void count_threads(krt_view count)
 {
 #line 18 "forall.kern"
     (void)krt_atomic_add_i64(&((int64_t *)count.data)[0], 1);
-#line 29 "forall.cu"
+#line 42 "forall.cu"
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
@@ -53,13 +66,13 @@ static void affine__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "forall.kern"
 static void count_threads__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
-#line 57 "forall.cu"
+#line 70 "forall.cu"
     const krt_view count = *(const krt_view *)krt_args[0];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
 #line 18 "forall.kern"
         (void)krt_atomic_add_i64(&((int64_t *)count.data)[0], 1);
-#line 63 "forall.cu"
+#line 76 "forall.cu"
     }
 }
 
@@ -77,6 +90,12 @@ KRT_EXTERN_C const krt_kernel affine__kernel = {
     0, 0,
     0
 };
+static const krt_kernel affine__kernel_i32 = {
+    "affine", "forall.kern", 4, affine__params,
+    affine__cpu, (const void *)affine__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int affine__launch(krt_launch_cfg cfg, krt_array x, krt_array out, double a, double b)
 {
@@ -89,6 +108,8 @@ KRT_EXTERN_C int affine__launch(krt_launch_cfg cfg, krt_array x, krt_array out, 
     krt_argv[1] = &krt_v1;
     krt_argv[2] = &a;
     krt_argv[3] = &b;
+    if (krt_launch_fits32(&affine__kernel, &cfg, krt_argv))
+        return krt_launch(&affine__kernel_i32, cfg, krt_argv);
     return krt_launch(&affine__kernel, cfg, krt_argv);
 }
 
@@ -114,6 +135,10 @@ KRT_EXTERN_C int count_threads__launch(krt_launch_cfg cfg, krt_array count)
 static const krt_kernel *const krt_kernels_forall_54c42f76[] = {
     &affine__kernel,
     &count_threads__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_forall_54c42f76[] = {
+    &affine__kernel_i32,
+    NULL,
 };
 KRT_EXTERN_C const krt_module krt_module_forall_54c42f76 = {
     "forall.kern", 2, krt_kernels_forall_54c42f76

@@ -89,9 +89,9 @@ KRT_EXTERN_C int k__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
     return krt_launch(&k__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_foreign[] = {
+static const krt_kernel *const krt_kernels_foreign_73b78e8e[] = {
     &k__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_foreign = {
-    "foreign.kern", 1, krt_kernels_foreign
+KRT_EXTERN_C const krt_module krt_module_foreign_73b78e8e = {
+    "foreign.kern", 1, krt_kernels_foreign_73b78e8e
 };

@@ -52,6 +52,22 @@ KRT_EXTERN_C __global__ void k(krt_view x, krt_view out)
     }
 }
 
+#line 17 "foreign.kern"
+KRT_EXTERN_C __global__ void k__i32(krt_view x, krt_view out)
+{
+    int64_t i = 0;
+#line 18 "foreign.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 19 "foreign.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 20 "foreign.kern"
+        *(uint8_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = level(*(float *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])));
+#line 21 "foreign.kern"
+        krt_ffi_note(((int32_t)i));
+#line 68 "foreign.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 /* ---- foreign device functions (cuda.declare_device) ---- */
@@ -95,7 +111,7 @@ static void k__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-#line 99 "foreign.cu"
+#line 115 "foreign.cu"
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
 #line 18 "foreign.kern"
@@ -106,7 +122,7 @@ static void k__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint8_t *)(out.data + i * out.strides[0]) = level__cpu(krt_b, krt_tid, *(float *)(x.data + i * x.strides[0]));
 #line 21 "foreign.kern"
             krt_ffi_note__cpu(krt_b, krt_tid, ((int32_t)i));
-#line 110 "foreign.cu"
+#line 126 "foreign.cu"
         }
     }
 }
@@ -123,6 +139,12 @@ KRT_EXTERN_C const krt_kernel k__kernel = {
     0, 0,
     0
 };
+static const krt_kernel k__kernel_i32 = {
+    "k", "foreign.kern", 2, k__params,
+    k__cpu, (const void *)k__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int k__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
 {
@@ -133,12 +155,17 @@ KRT_EXTERN_C int k__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&k__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&k__kernel, &cfg, krt_argv))
+        return krt_launch(&k__kernel_i32, cfg, krt_argv);
     return krt_launch(&k__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_foreign[] = {
+static const krt_kernel *const krt_kernels_foreign_73b78e8e[] = {
     &k__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_foreign = {
-    "foreign.kern", 1, krt_kernels_foreign
+KRT_EXTERN_C const krt_kernel *const krt_i32_foreign_73b78e8e[] = {
+    &k__kernel_i32,
+};
+KRT_EXTERN_C const krt_module krt_module_foreign_73b78e8e = {
+    "foreign.kern", 1, krt_kernels_foreign_73b78e8e
 };

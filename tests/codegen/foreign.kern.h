@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef FOREIGN_KERN_H_
-#define FOREIGN_KERN_H_
+#ifndef FOREIGN_73B78E8E_KERN_H_
+#define FOREIGN_73B78E8E_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int k(krt_launch_cfg cfg, krt_array x, krt_array out)
 }
 extern const krt_kernel k__kernel;
 
-extern const krt_module krt_module_foreign;
+extern const krt_module krt_module_foreign_73b78e8e;
+#ifndef krt_module_foreign
+#define krt_module_foreign krt_module_foreign_73b78e8e
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* FOREIGN_KERN_H_ */
+#endif /* FOREIGN_73B78E8E_KERN_H_ */

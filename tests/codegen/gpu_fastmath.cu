@@ -22,6 +22,20 @@ KRT_EXTERN_C __global__ void distance(krt_view x, krt_view y, krt_view out)
 }
 
 #line 11 "gpu_fastmath.kern"
+KRT_EXTERN_C __global__ void distance__i32(krt_view x, krt_view y, krt_view out)
+{
+    int64_t i = 0;
+#line 12 "gpu_fastmath.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 13 "gpu_fastmath.kern"
+    if ((int32_t)i < (int32_t)out.shape[0]) {
+#line 14 "gpu_fastmath.kern"
+        ((float *)out.data)[(int32_t)i] = (float)(((double)krt_fast_sqrtf(((((float *)x.data)[(int32_t)i] * ((float *)x.data)[(int32_t)i]) + (((float *)y.data)[(int32_t)i] * ((float *)y.data)[(int32_t)i])))) / (1.0 + ((double)__expf((-((float *)x.data)[(int32_t)i])))));
+#line 35 "gpu_fastmath.cu"
+    }
+}
+
+#line 11 "gpu_fastmath.kern"
 KRT_EXTERN_C __global__ void distance__a1f8c_a1f8c_a1f8c(krt_view x, krt_view y, krt_view out)
 {
     int64_t i = 0;
@@ -31,7 +45,21 @@ KRT_EXTERN_C __global__ void distance__a1f8c_a1f8c_a1f8c(krt_view x, krt_view y,
     if (i < out.shape[0]) {
 #line 14 "gpu_fastmath.kern"
         ((double *)out.data)[i] = sqrt(((((double *)x.data)[i] * ((double *)x.data)[i]) + (((double *)y.data)[i] * ((double *)y.data)[i]))) / (1.0 + exp((-((double *)x.data)[i])));
-#line 35 "gpu_fastmath.cu"
+#line 49 "gpu_fastmath.cu"
+    }
+}
+
+#line 11 "gpu_fastmath.kern"
+KRT_EXTERN_C __global__ void distance__a1f8c_a1f8c_a1f8c__i32(krt_view x, krt_view y, krt_view out)
+{
+    int64_t i = 0;
+#line 12 "gpu_fastmath.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 13 "gpu_fastmath.kern"
+    if ((int32_t)i < (int32_t)out.shape[0]) {
+#line 14 "gpu_fastmath.kern"
+        ((double *)out.data)[(int32_t)i] = sqrt(((((double *)x.data)[(int32_t)i] * ((double *)x.data)[(int32_t)i]) + (((double *)y.data)[(int32_t)i] * ((double *)y.data)[(int32_t)i]))) / (1.0 + exp((-((double *)x.data)[(int32_t)i])));
+#line 63 "gpu_fastmath.cu"
     }
 }
 
@@ -42,7 +70,7 @@ static void distance__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
-#line 46 "gpu_fastmath.cu"
+#line 74 "gpu_fastmath.cu"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -53,7 +81,7 @@ static void distance__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < out.shape[0]) {
 #line 14 "gpu_fastmath.kern"
             ((float *)out.data)[i] = (float)(((double)sqrtf(((((float *)x.data)[i] * ((float *)x.data)[i]) + (((float *)y.data)[i] * ((float *)y.data)[i])))) / (1.0 + ((double)expf((-((float *)x.data)[i])))));
-#line 57 "gpu_fastmath.cu"
+#line 85 "gpu_fastmath.cu"
         }
     }
 }
@@ -63,7 +91,7 @@ static void distance__a1f8c_a1f8c_a1f8c__cpu(const krt_cpu_block *krt_b, void **
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
-#line 67 "gpu_fastmath.cu"
+#line 95 "gpu_fastmath.cu"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -74,7 +102,7 @@ static void distance__a1f8c_a1f8c_a1f8c__cpu(const krt_cpu_block *krt_b, void **
         if (i < out.shape[0]) {
 #line 14 "gpu_fastmath.kern"
             ((double *)out.data)[i] = sqrt(((((double *)x.data)[i] * ((double *)x.data)[i]) + (((double *)y.data)[i] * ((double *)y.data)[i]))) / (1.0 + exp((-((double *)x.data)[i])));
-#line 78 "gpu_fastmath.cu"
+#line 106 "gpu_fastmath.cu"
         }
     }
 }
@@ -92,6 +120,12 @@ KRT_EXTERN_C const krt_kernel distance__kernel = {
     0, 0,
     0
 };
+static const krt_kernel distance__kernel_i32 = {
+    "distance", "gpu_fastmath.kern", 3, distance__params,
+    distance__cpu, (const void *)distance__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int distance__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
 {
@@ -105,6 +139,8 @@ KRT_EXTERN_C int distance__launch(krt_launch_cfg cfg, krt_array x, krt_array y, 
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&distance__kernel, 2, &out, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&distance__kernel, &cfg, krt_argv))
+        return krt_launch(&distance__kernel_i32, cfg, krt_argv);
     return krt_launch(&distance__kernel, cfg, krt_argv);
 }
 
@@ -116,6 +152,12 @@ static const krt_param distance__a1f8c_a1f8c_a1f8c__params[] = {
 KRT_EXTERN_C const krt_kernel distance__a1f8c_a1f8c_a1f8c__kernel = {
     "distance", "gpu_fastmath.kern", 3, distance__a1f8c_a1f8c_a1f8c__params,
     distance__a1f8c_a1f8c_a1f8c__cpu, (const void *)distance__a1f8c_a1f8c_a1f8c,
+    0, 0,
+    0
+};
+static const krt_kernel distance__a1f8c_a1f8c_a1f8c__kernel_i32 = {
+    "distance", "gpu_fastmath.kern", 3, distance__a1f8c_a1f8c_a1f8c__params,
+    distance__a1f8c_a1f8c_a1f8c__cpu, (const void *)distance__a1f8c_a1f8c_a1f8c__i32,
     0, 0,
     0
 };
@@ -132,12 +174,18 @@ KRT_EXTERN_C int distance__a1f8c_a1f8c_a1f8c__launch(krt_launch_cfg cfg, krt_arr
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&distance__a1f8c_a1f8c_a1f8c__kernel, 2, &out, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&distance__a1f8c_a1f8c_a1f8c__kernel, &cfg, krt_argv))
+        return krt_launch(&distance__a1f8c_a1f8c_a1f8c__kernel_i32, cfg, krt_argv);
     return krt_launch(&distance__a1f8c_a1f8c_a1f8c__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_gpu_fastmath_235f1672[] = {
     &distance__kernel,
     &distance__a1f8c_a1f8c_a1f8c__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_gpu_fastmath_235f1672[] = {
+    &distance__kernel_i32,
+    &distance__a1f8c_a1f8c_a1f8c__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_gpu_fastmath_235f1672 = {
     "gpu_fastmath.kern", 2, krt_kernels_gpu_fastmath_235f1672

@@ -122,10 +122,10 @@ KRT_EXTERN_C int exact_kernel__launch(krt_launch_cfg cfg, krt_array x, krt_array
     return krt_launch(&exact_kernel__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_gpu_fastmath_dev[] = {
+static const krt_kernel *const krt_kernels_gpu_fastmath_dev_c05064db[] = {
     &fast_kernel__kernel,
     &exact_kernel__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_gpu_fastmath_dev = {
-    "gpu_fastmath_dev.kern", 2, krt_kernels_gpu_fastmath_dev
+KRT_EXTERN_C const krt_module krt_module_gpu_fastmath_dev_c05064db = {
+    "gpu_fastmath_dev.kern", 2, krt_kernels_gpu_fastmath_dev_c05064db
 };

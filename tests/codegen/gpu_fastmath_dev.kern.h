@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef GPU_FASTMATH_DEV_KERN_H_
-#define GPU_FASTMATH_DEV_KERN_H_
+#ifndef GPU_FASTMATH_DEV_C05064DB_KERN_H_
+#define GPU_FASTMATH_DEV_C05064DB_KERN_H_
 
 #include <kernrt.h>
 
@@ -28,9 +28,12 @@ static inline int exact_kernel(krt_launch_cfg cfg, krt_array x, krt_array y, krt
 }
 extern const krt_kernel exact_kernel__kernel;
 
-extern const krt_module krt_module_gpu_fastmath_dev;
+extern const krt_module krt_module_gpu_fastmath_dev_c05064db;
+#ifndef krt_module_gpu_fastmath_dev
+#define krt_module_gpu_fastmath_dev krt_module_gpu_fastmath_dev_c05064db
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* GPU_FASTMATH_DEV_KERN_H_ */
+#endif /* GPU_FASTMATH_DEV_C05064DB_KERN_H_ */

@@ -76,7 +76,7 @@ KRT_EXTERN_C __global__ void gpu_hypot__vec_f4(krt_view krt_u_a0_, float krt_u_s
 }
 
 #line 7 "gpu_hypot.kern"
-KRT_EXTERN_C __global__ void gpu_hypot__vec_f8(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+KRT_EXTERN_C __global__ void gpu_hypot__vec_f4__i32(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
 #line 83 "gpu_hypot.cu"
@@ -124,39 +124,143 @@ KRT_EXTERN_C __global__ void gpu_hypot__vec_f8(krt_view krt_u_a0_, double krt_u_
         krt_u_l0_ = krt_u_r_4_;
     }
 #line 7 "gpu_hypot.kern"
+    *(float *)(krt_u_out_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_out_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_out_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_out_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_out_.strides[3])) = gpu_hypot(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a0_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a0_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a0_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a0_.strides[3]))), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a1_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a1_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a1_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a1_.strides[3]))));
+}
+
+#line 7 "gpu_hypot.kern"
+KRT_EXTERN_C __global__ void gpu_hypot__vec_f8(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    int64_t krt_u_i_ = 0;
+#line 135 "gpu_hypot.cu"
+    int64_t krt_u_l0_ = 0;
+    int64_t krt_u_l1_ = 0;
+    int64_t krt_u_l2_ = 0;
+    int64_t krt_u_l3_ = 0;
+    int64_t krt_u_r_ = 0;
+    int64_t krt_u_r_2_ = 0;
+    int64_t krt_u_r_3_ = 0;
+    int64_t krt_u_r_4_ = 0;
+#line 7 "gpu_hypot.kern"
+    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 7 "gpu_hypot.kern"
+    if (krt_u_i_ >= krt_u_n_) {
+#line 7 "gpu_hypot.kern"
+        return;
+    }
+#line 7 "gpu_hypot.kern"
+    if (krt_u_n_ == krt_u_out_.shape[3]) {
+#line 7 "gpu_hypot.kern"
+        krt_u_l0_ = 0;
+#line 7 "gpu_hypot.kern"
+        krt_u_l1_ = 0;
+#line 7 "gpu_hypot.kern"
+        krt_u_l2_ = 0;
+#line 7 "gpu_hypot.kern"
+        krt_u_l3_ = krt_u_i_;
+    } else {
+#line 7 "gpu_hypot.kern"
+        krt_u_r_ = krt_u_i_;
+#line 7 "gpu_hypot.kern"
+        krt_u_l3_ = krt_mod_i64(krt_u_r_, krt_u_out_.shape[3]);
+#line 7 "gpu_hypot.kern"
+        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, krt_u_out_.shape[3]);
+#line 7 "gpu_hypot.kern"
+        krt_u_l2_ = krt_mod_i64(krt_u_r_2_, krt_u_out_.shape[2]);
+#line 7 "gpu_hypot.kern"
+        krt_u_r_3_ = krt_floordiv_i64(krt_u_r_2_, krt_u_out_.shape[2]);
+#line 7 "gpu_hypot.kern"
+        krt_u_l1_ = krt_mod_i64(krt_u_r_3_, krt_u_out_.shape[1]);
+#line 7 "gpu_hypot.kern"
+        krt_u_r_4_ = krt_floordiv_i64(krt_u_r_3_, krt_u_out_.shape[1]);
+#line 7 "gpu_hypot.kern"
+        krt_u_l0_ = krt_u_r_4_;
+    }
+#line 7 "gpu_hypot.kern"
     *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = gpu_hypot__f8_f8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
 }
 
-#line 131 "gpu_hypot.cu"
+#line 7 "gpu_hypot.kern"
+KRT_EXTERN_C __global__ void gpu_hypot__vec_f8__i32(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    int64_t krt_u_i_ = 0;
+#line 187 "gpu_hypot.cu"
+    int64_t krt_u_l0_ = 0;
+    int64_t krt_u_l1_ = 0;
+    int64_t krt_u_l2_ = 0;
+    int64_t krt_u_l3_ = 0;
+    int64_t krt_u_r_ = 0;
+    int64_t krt_u_r_2_ = 0;
+    int64_t krt_u_r_3_ = 0;
+    int64_t krt_u_r_4_ = 0;
+#line 7 "gpu_hypot.kern"
+    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 7 "gpu_hypot.kern"
+    if (krt_u_i_ >= krt_u_n_) {
+#line 7 "gpu_hypot.kern"
+        return;
+    }
+#line 7 "gpu_hypot.kern"
+    if (krt_u_n_ == krt_u_out_.shape[3]) {
+#line 7 "gpu_hypot.kern"
+        krt_u_l0_ = 0;
+#line 7 "gpu_hypot.kern"
+        krt_u_l1_ = 0;
+#line 7 "gpu_hypot.kern"
+        krt_u_l2_ = 0;
+#line 7 "gpu_hypot.kern"
+        krt_u_l3_ = krt_u_i_;
+    } else {
+#line 7 "gpu_hypot.kern"
+        krt_u_r_ = krt_u_i_;
+#line 7 "gpu_hypot.kern"
+        krt_u_l3_ = krt_mod_i64(krt_u_r_, krt_u_out_.shape[3]);
+#line 7 "gpu_hypot.kern"
+        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, krt_u_out_.shape[3]);
+#line 7 "gpu_hypot.kern"
+        krt_u_l2_ = krt_mod_i64(krt_u_r_2_, krt_u_out_.shape[2]);
+#line 7 "gpu_hypot.kern"
+        krt_u_r_3_ = krt_floordiv_i64(krt_u_r_2_, krt_u_out_.shape[2]);
+#line 7 "gpu_hypot.kern"
+        krt_u_l1_ = krt_mod_i64(krt_u_r_3_, krt_u_out_.shape[1]);
+#line 7 "gpu_hypot.kern"
+        krt_u_r_4_ = krt_floordiv_i64(krt_u_r_3_, krt_u_out_.shape[1]);
+#line 7 "gpu_hypot.kern"
+        krt_u_l0_ = krt_u_r_4_;
+    }
+#line 7 "gpu_hypot.kern"
+    *(double *)(krt_u_out_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_out_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_out_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_out_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_out_.strides[3])) = gpu_hypot__f8_f8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a0_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a0_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a0_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a0_.strides[3]))), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a1_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a1_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a1_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a1_.strides[3]))));
+}
+
+#line 235 "gpu_hypot.cu"
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 8 "gpu_hypot.kern"
 static inline KRT_MAYBE_UNUSED float gpu_hypot__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float x, float y)
 {
-#line 137 "gpu_hypot.cu"
+#line 241 "gpu_hypot.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 9 "gpu_hypot.kern"
     return sqrtf(((x * x) + (y * y)));
-#line 142 "gpu_hypot.cu"
+#line 246 "gpu_hypot.cu"
 }
 
 #line 8 "gpu_hypot.kern"
 static inline KRT_MAYBE_UNUSED double gpu_hypot__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double x, double y)
 {
-#line 148 "gpu_hypot.cu"
+#line 252 "gpu_hypot.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 9 "gpu_hypot.kern"
     return sqrt(((x * x) + (y * y)));
-#line 153 "gpu_hypot.cu"
+#line 257 "gpu_hypot.cu"
 }
 
 #line 7 "gpu_hypot.kern"
 static void gpu_hypot__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
-#line 160 "gpu_hypot.cu"
+#line 264 "gpu_hypot.cu"
     const float krt_u_s0_ = *(const float *)krt_args[1];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const float krt_u_s1_ = *(const float *)krt_args[3];
@@ -213,14 +317,14 @@ static void gpu_hypot__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *(float *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = gpu_hypot__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
-#line 217 "gpu_hypot.cu"
+#line 321 "gpu_hypot.cu"
 }
 
 #line 7 "gpu_hypot.kern"
 static void gpu_hypot__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
-#line 224 "gpu_hypot.cu"
+#line 328 "gpu_hypot.cu"
     const double krt_u_s0_ = *(const double *)krt_args[1];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const double krt_u_s1_ = *(const double *)krt_args[3];
@@ -277,7 +381,7 @@ static void gpu_hypot__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = gpu_hypot__f8_f8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
-#line 281 "gpu_hypot.cu"
+#line 385 "gpu_hypot.cu"
 }
 
 /* ---- kernel descriptors and launchers ---- */
@@ -294,6 +398,12 @@ static const krt_param gpu_hypot__vec_f4__params[] = {
 KRT_EXTERN_C const krt_kernel gpu_hypot__vec_f4__kernel = {
     "gpu_hypot__vec_f4", "gpu_hypot.kern", 7, gpu_hypot__vec_f4__params,
     gpu_hypot__vec_f4__cpu, (const void *)gpu_hypot__vec_f4,
+    0, 0,
+    0
+};
+static const krt_kernel gpu_hypot__vec_f4__kernel_i32 = {
+    "gpu_hypot__vec_f4", "gpu_hypot.kern", 7, gpu_hypot__vec_f4__params,
+    gpu_hypot__vec_f4__cpu, (const void *)gpu_hypot__vec_f4__i32,
     0, 0,
     0
 };
@@ -314,6 +424,8 @@ KRT_EXTERN_C int gpu_hypot__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a
     krt_argv[4] = &krt_v4;
     krt_argv[5] = &krt_u_mask_;
     krt_argv[6] = &krt_u_n_;
+    if (krt_launch_fits32(&gpu_hypot__vec_f4__kernel, &cfg, krt_argv))
+        return krt_launch(&gpu_hypot__vec_f4__kernel_i32, cfg, krt_argv);
     return krt_launch(&gpu_hypot__vec_f4__kernel, cfg, krt_argv);
 }
 
@@ -329,6 +441,12 @@ static const krt_param gpu_hypot__vec_f8__params[] = {
 KRT_EXTERN_C const krt_kernel gpu_hypot__vec_f8__kernel = {
     "gpu_hypot__vec_f8", "gpu_hypot.kern", 7, gpu_hypot__vec_f8__params,
     gpu_hypot__vec_f8__cpu, (const void *)gpu_hypot__vec_f8,
+    0, 0,
+    0
+};
+static const krt_kernel gpu_hypot__vec_f8__kernel_i32 = {
+    "gpu_hypot__vec_f8", "gpu_hypot.kern", 7, gpu_hypot__vec_f8__params,
+    gpu_hypot__vec_f8__cpu, (const void *)gpu_hypot__vec_f8__i32,
     0, 0,
     0
 };
@@ -349,12 +467,18 @@ KRT_EXTERN_C int gpu_hypot__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a
     krt_argv[4] = &krt_v4;
     krt_argv[5] = &krt_u_mask_;
     krt_argv[6] = &krt_u_n_;
+    if (krt_launch_fits32(&gpu_hypot__vec_f8__kernel, &cfg, krt_argv))
+        return krt_launch(&gpu_hypot__vec_f8__kernel_i32, cfg, krt_argv);
     return krt_launch(&gpu_hypot__vec_f8__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_gpu_hypot_fcc08da6[] = {
     &gpu_hypot__vec_f4__kernel,
     &gpu_hypot__vec_f8__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_gpu_hypot_fcc08da6[] = {
+    &gpu_hypot__vec_f4__kernel_i32,
+    &gpu_hypot__vec_f8__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_gpu_hypot_fcc08da6 = {
     "gpu_hypot.kern", 2, krt_kernels_gpu_hypot_fcc08da6

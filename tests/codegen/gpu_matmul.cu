@@ -97,6 +97,96 @@ KRT_EXTERN_C __global__ void gpu_matmul__guv_f4(krt_view A, krt_view B, krt_view
     }
 }
 
+#line 5 "gpu_matmul.kern"
+KRT_EXTERN_C __global__ void gpu_matmul__guv_f4__i32(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_l0_ = 0;
+    int64_t krt_u_l1_ = 0;
+    int64_t krt_u_r_ = 0;
+    int64_t krt_u_r_2_ = 0;
+    int64_t m = 0;
+    int64_t n = 0;
+    int64_t p = 0;
+#line 112 "gpu_matmul.cu"
+    int64_t i = 0;
+    int64_t j = 0;
+    int64_t k = 0;
+    int64_t krt_t1 = 0;
+    int64_t krt_t2 = 0;
+    int64_t krt_it3 = 0;
+    int64_t krt_stop4 = 0;
+    int64_t krt_step5 = 0;
+    int64_t krt_it6 = 0;
+    int64_t krt_stop7 = 0;
+    int64_t krt_step8 = 0;
+    int64_t krt_it9 = 0;
+    int64_t krt_stop10 = 0;
+    int64_t krt_step11 = 0;
+    (void)krt_u_mask_;
+#line 5 "gpu_matmul.kern"
+    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 5 "gpu_matmul.kern"
+    if (krt_u_i_ >= krt_u_n_) {
+#line 5 "gpu_matmul.kern"
+        return;
+    }
+#line 5 "gpu_matmul.kern"
+    if (krt_u_n_ == C.shape[1]) {
+#line 5 "gpu_matmul.kern"
+        krt_u_l0_ = 0;
+#line 5 "gpu_matmul.kern"
+        krt_u_l1_ = krt_u_i_;
+    } else {
+#line 5 "gpu_matmul.kern"
+        krt_u_r_ = krt_u_i_;
+#line 5 "gpu_matmul.kern"
+        krt_u_l1_ = krt_mod_i64(krt_u_r_, C.shape[1]);
+#line 5 "gpu_matmul.kern"
+        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, C.shape[1]);
+#line 5 "gpu_matmul.kern"
+        krt_u_l0_ = krt_u_r_2_;
+    }
+#line 8 "gpu_matmul.kern"
+    krt_t1 = A.shape[2];
+#line 8 "gpu_matmul.kern"
+    krt_t2 = A.shape[3];
+#line 8 "gpu_matmul.kern"
+    m = krt_t1;
+#line 8 "gpu_matmul.kern"
+    n = krt_t2;
+#line 9 "gpu_matmul.kern"
+    p = B.shape[3];
+#line 10 "gpu_matmul.kern"
+    krt_it9 = 0;
+    krt_stop10 = m;
+    krt_step11 = 1;
+    for (; krt_it9 < krt_stop10; krt_it9 += krt_step11) {
+        i = krt_it9;
+#line 11 "gpu_matmul.kern"
+        krt_it6 = 0;
+        krt_stop7 = p;
+        krt_step8 = 1;
+        for (; krt_it6 < krt_stop7; krt_it6 += krt_step8) {
+#line 172 "gpu_matmul.cu"
+            j = krt_it6;
+#line 12 "gpu_matmul.kern"
+            *(float *)(C.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)C.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)C.strides[1]) + krt_mul_wide((int32_t)i, (int32_t)C.strides[2]) + krt_mul_wide((int32_t)j, (int32_t)C.strides[3])) = 0.0f;
+#line 13 "gpu_matmul.kern"
+            krt_it3 = 0;
+            krt_stop4 = n;
+#line 179 "gpu_matmul.cu"
+            krt_step5 = 1;
+            for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
+                k = krt_it3;
+#line 14 "gpu_matmul.kern"
+                *(float *)(C.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)C.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)C.strides[1]) + krt_mul_wide((int32_t)i, (int32_t)C.strides[2]) + krt_mul_wide((int32_t)j, (int32_t)C.strides[3])) = *(float *)(C.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)C.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)C.strides[1]) + krt_mul_wide((int32_t)i, (int32_t)C.strides[2]) + krt_mul_wide((int32_t)j, (int32_t)C.strides[3])) + (*(float *)(A.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)A.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)A.strides[1]) + krt_mul_wide((int32_t)i, (int32_t)A.strides[2]) + krt_mul_wide((int32_t)k, (int32_t)A.strides[3])) * *(float *)(B.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)B.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)B.strides[1]) + krt_mul_wide((int32_t)k, (int32_t)B.strides[2]) + krt_mul_wide((int32_t)j, (int32_t)B.strides[3])));
+#line 185 "gpu_matmul.cu"
+            }
+        }
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 5 "gpu_matmul.kern"
@@ -110,7 +200,7 @@ static void gpu_matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     (void)krt_u_mask_;
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 114 "gpu_matmul.cu"
+#line 204 "gpu_matmul.cu"
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
         int64_t krt_u_l1_ = 0;
@@ -177,20 +267,20 @@ static void gpu_matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_stop7 = p;
             krt_step8 = 1;
             for (; krt_it6 < krt_stop7; krt_it6 += krt_step8) {
-#line 181 "gpu_matmul.cu"
+#line 271 "gpu_matmul.cu"
                 j = krt_it6;
 #line 12 "gpu_matmul.kern"
                 *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = 0.0f;
 #line 13 "gpu_matmul.kern"
                 krt_it3 = 0;
                 krt_stop4 = n;
-#line 188 "gpu_matmul.cu"
+#line 278 "gpu_matmul.cu"
                 krt_step5 = 1;
                 for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                     k = krt_it3;
 #line 14 "gpu_matmul.kern"
                     *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) + (*(float *)(A.data + krt_u_l0_ * A.strides[0] + krt_u_l1_ * A.strides[1] + i * A.strides[2] + k * A.strides[3]) * *(float *)(B.data + krt_u_l0_ * B.strides[0] + krt_u_l1_ * B.strides[1] + k * B.strides[2] + j * B.strides[3]));
-#line 194 "gpu_matmul.cu"
+#line 284 "gpu_matmul.cu"
                 }
             }
         }
@@ -213,6 +303,12 @@ KRT_EXTERN_C const krt_kernel gpu_matmul__guv_f4__kernel = {
     0, 0,
     0
 };
+static const krt_kernel gpu_matmul__guv_f4__kernel_i32 = {
+    "gpu_matmul__guv_f4", "gpu_matmul.kern", 5, gpu_matmul__guv_f4__params,
+    gpu_matmul__guv_f4__cpu, (const void *)gpu_matmul__guv_f4__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int gpu_matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
@@ -228,11 +324,16 @@ KRT_EXTERN_C int gpu_matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt
     krt_argv[2] = &krt_v2;
     krt_argv[3] = &krt_u_mask_;
     krt_argv[4] = &krt_u_n_;
+    if (krt_launch_fits32(&gpu_matmul__guv_f4__kernel, &cfg, krt_argv))
+        return krt_launch(&gpu_matmul__guv_f4__kernel_i32, cfg, krt_argv);
     return krt_launch(&gpu_matmul__guv_f4__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_gpu_matmul_4d3d73a6[] = {
     &gpu_matmul__guv_f4__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_gpu_matmul_4d3d73a6[] = {
+    &gpu_matmul__guv_f4__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_gpu_matmul_4d3d73a6 = {
     "gpu_matmul.kern", 1, krt_kernels_gpu_matmul_4d3d73a6

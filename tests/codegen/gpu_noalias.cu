@@ -28,6 +28,27 @@ KRT_EXTERN_C __global__ void noalias(krt_view x, krt_view y, krt_view w, krt_vie
     }
 }
 
+#line 10 "gpu_noalias.kern"
+KRT_EXTERN_C __global__ void noalias__i32(krt_view x, krt_view y, krt_view w, krt_view hist, float a)
+{
+    const char *__restrict__ const krt_rp_x = x.data;
+    char *__restrict__ const krt_rp_y = y.data;
+    const char *__restrict__ const krt_rp_w = w.data;
+#line 38 "gpu_noalias.cu"
+    char *__restrict__ const krt_rp_hist = hist.data;
+    int64_t i = 0;
+#line 11 "gpu_noalias.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 12 "gpu_noalias.kern"
+    if ((int32_t)i < (int32_t)y.shape[0]) {
+#line 13 "gpu_noalias.kern"
+        ((float *)krt_rp_y)[(int32_t)i] = (float)(((double)((a * __ldg(&*(float *)(krt_rp_x + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])))) + ((float *)krt_rp_y)[(int32_t)i])) + __ldg(&*(double *)(krt_rp_w + krt_mul_wide((int32_t)i & 3, (int32_t)w.strides[0]) + krt_mul_wide(1, (int32_t)w.strides[1]))));
+#line 14 "gpu_noalias.kern"
+        (void)krt_atomic_add_i32(&*(int32_t *)(krt_rp_hist + krt_mul_wide((int32_t)i & 7, (int32_t)hist.strides[0])), 1);
+#line 49 "gpu_noalias.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 10 "gpu_noalias.kern"
@@ -36,7 +57,7 @@ static void noalias__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
     const krt_view w = *(const krt_view *)krt_args[2];
-#line 40 "gpu_noalias.cu"
+#line 61 "gpu_noalias.cu"
     const krt_view hist = *(const krt_view *)krt_args[3];
     const float a = *(const float *)krt_args[4];
     krt_dim3 krt_tid;
@@ -50,7 +71,7 @@ static void noalias__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((float *)y.data)[i] = (float)(((double)((a * *(float *)(x.data + i * x.strides[0])) + ((float *)y.data)[i])) + *(double *)(w.data + (int32_t)(i & 3) * w.strides[0] + 1 * w.strides[1]));
 #line 14 "gpu_noalias.kern"
             (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (int32_t)(i & 7) * hist.strides[0]), 1);
-#line 54 "gpu_noalias.cu"
+#line 75 "gpu_noalias.cu"
         }
     }
 }
@@ -67,6 +88,12 @@ static const krt_param noalias__params[] = {
 KRT_EXTERN_C const krt_kernel noalias__kernel = {
     "noalias", "gpu_noalias.kern", 5, noalias__params,
     noalias__cpu, (const void *)noalias,
+    0, 0,
+    0
+};
+static const krt_kernel noalias__kernel_i32 = {
+    "noalias", "gpu_noalias.kern", 5, noalias__params,
+    noalias__cpu, (const void *)noalias__i32,
     0, 0,
     0
 };
@@ -87,11 +114,16 @@ KRT_EXTERN_C int noalias__launch(krt_launch_cfg cfg, krt_array x, krt_array y, k
     KRT_TRY(krt_check_array(&noalias__kernel, 3, &hist, &krt_v3));
     krt_argv[3] = &krt_v3;
     krt_argv[4] = &a;
+    if (krt_launch_fits32(&noalias__kernel, &cfg, krt_argv))
+        return krt_launch(&noalias__kernel_i32, cfg, krt_argv);
     return krt_launch(&noalias__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_gpu_noalias_a64a6dc1[] = {
     &noalias__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_gpu_noalias_a64a6dc1[] = {
+    &noalias__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_gpu_noalias_a64a6dc1 = {
     "gpu_noalias.kern", 1, krt_kernels_gpu_noalias_a64a6dc1

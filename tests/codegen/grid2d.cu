@@ -36,6 +36,23 @@ KRT_EXTERN_C __global__ void axpy2d(krt_view out, krt_view a, krt_view b, double
     }
 }
 
+#line 6 "grid2d.kern"
+KRT_EXTERN_C __global__ void axpy2d__i32(krt_view out, krt_view a, krt_view b, double alpha)
+{
+    int64_t row = 0;
+    int64_t col = 0;
+#line 7 "grid2d.kern"
+    row = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 7 "grid2d.kern"
+    col = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+#line 8 "grid2d.kern"
+    if (((int32_t)row < (int32_t)out.shape[0]) && ((int32_t)col < (int32_t)out.shape[1])) {
+#line 9 "grid2d.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)row, (int32_t)out.strides[0]) + krt_mul_wide((int32_t)col, (int32_t)out.strides[1])) = (alpha * *(double *)(a.data + krt_mul_wide((int32_t)row, (int32_t)a.strides[0]) + krt_mul_wide((int32_t)col, (int32_t)a.strides[1]))) + *(double *)(b.data + krt_mul_wide((int32_t)row, (int32_t)b.strides[0]) + krt_mul_wide((int32_t)col, (int32_t)b.strides[1]));
+#line 53 "grid2d.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 6 "grid2d.kern"
@@ -43,7 +60,7 @@ static void axpy2d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     krt_cpu_block krt_bb = *krt_b0;
     const unsigned krt_lin = krt_b0->block_idx.y * krt_b0->grid_dim.x + krt_b0->block_idx.x;
-#line 47 "grid2d.cu"
+#line 64 "grid2d.cu"
     krt_bb.block_idx.y = krt_lin % krt_b0->grid_dim.y;
     krt_bb.block_idx.x = krt_lin / krt_b0->grid_dim.y;
     const krt_cpu_block *const krt_b = &krt_bb;
@@ -63,7 +80,7 @@ static void axpy2d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         if ((row < out.shape[0]) && (col < out.shape[1])) {
 #line 9 "grid2d.kern"
             *(double *)(out.data + row * out.strides[0] + (int32_t)col * out.strides[1]) = (alpha * *(double *)(a.data + row * a.strides[0] + (int32_t)col * a.strides[1])) + *(double *)(b.data + row * b.strides[0] + (int32_t)col * b.strides[1]);
-#line 67 "grid2d.cu"
+#line 84 "grid2d.cu"
         }
     }
 }
@@ -82,6 +99,12 @@ KRT_EXTERN_C const krt_kernel axpy2d__kernel = {
     0, 0,
     0
 };
+static const krt_kernel axpy2d__kernel_i32 = {
+    "axpy2d", "grid2d.kern", 4, axpy2d__params,
+    axpy2d__cpu, (const void *)axpy2d__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int axpy2d__launch(krt_launch_cfg cfg, krt_array out, krt_array a, krt_array b, double alpha)
 {
@@ -96,11 +119,16 @@ KRT_EXTERN_C int axpy2d__launch(krt_launch_cfg cfg, krt_array out, krt_array a, 
     KRT_TRY(krt_check_array(&axpy2d__kernel, 2, &b, &krt_v2));
     krt_argv[2] = &krt_v2;
     krt_argv[3] = &alpha;
+    if (krt_launch_fits32(&axpy2d__kernel, &cfg, krt_argv))
+        return krt_launch(&axpy2d__kernel_i32, cfg, krt_argv);
     return krt_launch(&axpy2d__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_grid2d_9a77763a[] = {
     &axpy2d__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_grid2d_9a77763a[] = {
+    &axpy2d__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_grid2d_9a77763a = {
     "grid2d.kern", 1, krt_kernels_grid2d_9a77763a

@@ -37,6 +37,36 @@ KRT_EXTERN_C __global__ void saxpy_stride(krt_view x, krt_view y, float a)
     }
 }
 
+#line 7 "gridstride.kern"
+KRT_EXTERN_C __global__ void saxpy_stride__i32(krt_view x, krt_view y, float a)
+{
+    int64_t start = 0;
+    int64_t stride = 0;
+    int64_t i = 0;
+#line 47 "gridstride.cu"
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+#line 8 "gridstride.kern"
+    start = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 9 "gridstride.kern"
+    stride = (int64_t)blockDim.x * gridDim.x;
+#line 10 "gridstride.kern"
+    krt_it1 = start;
+    krt_stop2 = x.shape[0];
+#line 58 "gridstride.cu"
+    krt_step3 = stride;
+    if (krt_step3 == 0) {
+        return;
+    }
+    for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+        i = krt_it1;
+#line 11 "gridstride.kern"
+        *(float *)(y.data + krt_mul_wide((int32_t)i, (int32_t)y.strides[0])) = (a * *(float *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0]))) + *(float *)(y.data + krt_mul_wide((int32_t)i, (int32_t)y.strides[0]));
+#line 67 "gridstride.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 7 "gridstride.kern"
@@ -45,34 +75,65 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
     const float a = *(const float *)krt_args[2];
-#line 49 "gridstride.cu"
+#line 79 "gridstride.cu"
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t start = 0;
-        int64_t stride = 0;
-        int64_t i = 0;
-        int64_t krt_it1 = 0;
-        int64_t krt_stop2 = 0;
-        int64_t krt_step3 = 0;
-#line 8 "gridstride.kern"
-        start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+    {
+        /* a grid-stride loop: the threads run inside it */
+        int64_t start KRT_MAYBE_UNUSED = 0;
+        int64_t stride KRT_MAYBE_UNUSED = 0;
+        int64_t i KRT_MAYBE_UNUSED = 0;
+        int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+        int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+        int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
 #line 9 "gridstride.kern"
         stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
-#line 10 "gridstride.kern"
-        krt_it1 = start;
-        krt_stop2 = x.shape[0];
-#line 65 "gridstride.cu"
-        krt_step3 = stride;
-        if (krt_step3 == 0) {
-            goto krt_next;
-        }
-        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
-            i = krt_it1;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1 && stride > 0) {
+            const int64_t krt_gs_step = stride;
+#line 93 "gridstride.cu"
+            const int64_t krt_gs_stop = x.shape[0];
+            int64_t krt_gs;
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
+                 krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
+                for (krt_tid.x = 0; krt_tid.x < krt_b->block_dim.x && (int64_t)krt_tid.x < krt_gs_stop - krt_gs; krt_tid.x++) {
+#line 8 "gridstride.kern"
+                    start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                    i = krt_gs + (int64_t)krt_tid.x;
 #line 11 "gridstride.kern"
-            *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
-#line 74 "gridstride.cu"
+                    *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
+#line 106 "gridstride.cu"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD(krt_b) {
+                int64_t start = 0;
+                int64_t stride = 0;
+                int64_t i = 0;
+                int64_t krt_it1 = 0;
+                int64_t krt_stop2 = 0;
+                int64_t krt_step3 = 0;
+#line 8 "gridstride.kern"
+                start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 9 "gridstride.kern"
+                stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+#line 10 "gridstride.kern"
+                krt_it1 = start;
+                krt_stop2 = x.shape[0];
+#line 124 "gridstride.cu"
+                krt_step3 = stride;
+                if (krt_step3 == 0) {
+                    goto krt_next;
+                }
+                for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                    i = krt_it1;
+#line 11 "gridstride.kern"
+                    *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
+#line 133 "gridstride.cu"
+                }
+            krt_next:;
+            }
         }
-    krt_next:;
     }
 }
 
@@ -89,6 +150,12 @@ KRT_EXTERN_C const krt_kernel saxpy_stride__kernel = {
     0, 0,
     0
 };
+static const krt_kernel saxpy_stride__kernel_i32 = {
+    "saxpy_stride", "gridstride.kern", 3, saxpy_stride__params,
+    saxpy_stride__cpu, (const void *)saxpy_stride__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int saxpy_stride__launch(krt_launch_cfg cfg, krt_array x, krt_array y, float a)
 {
@@ -100,11 +167,16 @@ KRT_EXTERN_C int saxpy_stride__launch(krt_launch_cfg cfg, krt_array x, krt_array
     KRT_TRY(krt_check_array(&saxpy_stride__kernel, 1, &y, &krt_v1));
     krt_argv[1] = &krt_v1;
     krt_argv[2] = &a;
+    if (krt_launch_fits32(&saxpy_stride__kernel, &cfg, krt_argv))
+        return krt_launch(&saxpy_stride__kernel_i32, cfg, krt_argv);
     return krt_launch(&saxpy_stride__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_gridstride_0a5303cd[] = {
     &saxpy_stride__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_gridstride_0a5303cd[] = {
+    &saxpy_stride__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_gridstride_0a5303cd = {
     "gridstride.kern", 1, krt_kernels_gridstride_0a5303cd

@@ -31,7 +31,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int32_t steps = *(const int32_t *)krt_args[2];
     const double alpha = *(const double *)krt_args[3];
     struct diffuse__frame *krt_fr = (struct diffuse__frame *)krt_b->frame;
-    struct diffuse__frame *krt_f KRT_MAYBE_UNUSED;
+    struct diffuse__frame *krt_f;
     size_t krt_t;
     int krt_go;
     const int krt_rp = *krt_b->resume;

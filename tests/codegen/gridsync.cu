@@ -80,13 +80,81 @@ KRT_EXTERN_C __global__ void diffuse(krt_view u, krt_view tmp, int32_t steps, do
     }
 }
 
+#line 11 "gridsync.kern"
+KRT_EXTERN_C __global__ void diffuse__i32(krt_view u, krt_view tmp, int32_t steps, double alpha)
+{
+    int64_t start = 0;
+    int64_t stride = 0;
+    int64_t n = 0;
+    int32_t s KRT_MAYBE_UNUSED = 0;
+    int64_t k = 0;
+    int64_t k_2 = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int32_t krt_it7 = 0;
+#line 100 "gridsync.cu"
+    int32_t krt_stop8 = 0;
+    int32_t krt_step9 = 0;
+    (void)s;
+#line 13 "gridsync.kern"
+    start = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 14 "gridsync.kern"
+    stride = (int64_t)blockDim.x * gridDim.x;
+#line 15 "gridsync.kern"
+    n = u.shape[0];
+#line 16 "gridsync.kern"
+    krt_it7 = 0;
+    krt_stop8 = steps;
+    krt_step9 = 1;
+    for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+        s = krt_it7;
+#line 17 "gridsync.kern"
+        krt_it1 = start;
+        krt_stop2 = n;
+        krt_step3 = stride;
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            k = krt_it1;
+#line 18 "gridsync.kern"
+            if (((int32_t)k == 0) || ((int32_t)k == ((int32_t)n - 1))) {
+#line 19 "gridsync.kern"
+                ((double *)tmp.data)[(int32_t)k] = ((double *)u.data)[(int32_t)k];
+            } else {
+#line 21 "gridsync.kern"
+                ((double *)tmp.data)[(int32_t)k] = ((double *)u.data)[(int32_t)k] + (alpha * ((((double *)u.data)[krt_wrap_index(((int64_t)((int32_t)k - 1)), u.shape[0])] - (2.0 * ((double *)u.data)[(int32_t)k])) + ((double *)u.data)[((int32_t)k + 1)]));
+            }
+        }
+#line 22 "gridsync.kern"
+        cooperative_groups::this_grid().sync();
+#line 23 "gridsync.kern"
+        krt_it4 = start;
+        krt_stop5 = n;
+        krt_step6 = stride;
+#line 140 "gridsync.cu"
+        if (krt_step6 == 0) {
+            return;
+        }
+        for (; (krt_step6 > 0 ? krt_it4 < krt_stop5 : krt_it4 > krt_stop5); krt_it4 += krt_step6) {
+            k_2 = krt_it4;
+#line 24 "gridsync.kern"
+            ((double *)u.data)[(int32_t)k_2] = ((double *)tmp.data)[(int32_t)k_2];
+        }
+#line 25 "gridsync.kern"
+        cooperative_groups::this_grid().sync();
+#line 151 "gridsync.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 struct diffuse__frame {
     int krt_state;
-    int64_t start;
-    int64_t stride;
-    int64_t n;
     int32_t s;
     int64_t k;
     int64_t k_2;
@@ -110,14 +178,14 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const double alpha = *(const double *)krt_args[3];
     struct diffuse__frame *krt_fr = (struct diffuse__frame *)krt_b->frame;
     struct diffuse__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     const int krt_rp = *krt_b->resume;
     krt_dim3 krt_tid;
     *krt_b->resume = 0;
     switch (krt_rp) {
     default:
-#line 121 "gridsync.cu"
+#line 189 "gridsync.cu"
         krt_cpu_fail(krt_b, KRT_EINTERNAL, "bad resume point");
         return;
     case 0:
@@ -126,18 +194,15 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t start KRT_MAYBE_UNUSED = krt_f->start;
-        int64_t stride KRT_MAYBE_UNUSED = krt_f->stride;
-        int64_t n KRT_MAYBE_UNUSED = krt_f->n;
+        int64_t start KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int64_t stride KRT_MAYBE_UNUSED = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+        int64_t n KRT_MAYBE_UNUSED = u.shape[0];
 #line 13 "gridsync.kern"
         start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "gridsync.kern"
         stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
 #line 15 "gridsync.kern"
         n = u.shape[0];
-        krt_f->start = start;
-        krt_f->stride = stride;
-        krt_f->n = n;
     }
 #line 16 "gridsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -150,7 +215,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_step9 = 1;
         krt_f->krt_it7 = krt_it7;
         krt_f->krt_stop8 = krt_stop8;
-#line 154 "gridsync.cu"
+#line 219 "gridsync.cu"
         krt_f->krt_step9 = krt_step9;
     }
 #line 16 "gridsync.kern"
@@ -175,16 +240,16 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         if (!krt_go)
             break;
-#line 179 "gridsync.cu"
+#line 244 "gridsync.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t k KRT_MAYBE_UNUSED = krt_f->k;
             int64_t krt_it1 KRT_MAYBE_UNUSED = krt_f->krt_it1;
             int64_t krt_stop2 KRT_MAYBE_UNUSED = krt_f->krt_stop2;
             int64_t krt_step3 KRT_MAYBE_UNUSED = krt_f->krt_step3;
-            int64_t start KRT_MAYBE_UNUSED = krt_f->start;
-            int64_t n KRT_MAYBE_UNUSED = krt_f->n;
-            int64_t stride KRT_MAYBE_UNUSED = krt_f->stride;
+            int64_t start KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t n KRT_MAYBE_UNUSED = u.shape[0];
+            int64_t stride KRT_MAYBE_UNUSED = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 17 "gridsync.kern"
@@ -208,7 +273,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         krt_skip4:;
             krt_f->k = k;
-#line 212 "gridsync.cu"
+#line 277 "gridsync.cu"
             krt_f->krt_it1 = krt_it1;
             krt_f->krt_stop2 = krt_stop2;
             krt_f->krt_step3 = krt_step3;
@@ -218,23 +283,23 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *krt_b->resume = 1;
         return;
     case 1:;
-#line 222 "gridsync.cu"
+#line 287 "gridsync.cu"
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t k_2 KRT_MAYBE_UNUSED = krt_f->k_2;
             int64_t krt_it4 KRT_MAYBE_UNUSED = krt_f->krt_it4;
             int64_t krt_stop5 KRT_MAYBE_UNUSED = krt_f->krt_stop5;
             int64_t krt_step6 KRT_MAYBE_UNUSED = krt_f->krt_step6;
-            int64_t start KRT_MAYBE_UNUSED = krt_f->start;
-            int64_t n KRT_MAYBE_UNUSED = krt_f->n;
-            int64_t stride KRT_MAYBE_UNUSED = krt_f->stride;
+            int64_t start KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t n KRT_MAYBE_UNUSED = u.shape[0];
+            int64_t stride KRT_MAYBE_UNUSED = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 23 "gridsync.kern"
             krt_it4 = start;
             krt_stop5 = n;
             krt_step6 = stride;
-#line 238 "gridsync.cu"
+#line 303 "gridsync.cu"
             if (krt_step6 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip5;
@@ -244,7 +309,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 24 "gridsync.kern"
                 ((double *)u.data)[(int64_t)k_2] = ((double *)tmp.data)[(int64_t)k_2];
             }
-#line 248 "gridsync.cu"
+#line 313 "gridsync.cu"
         krt_skip5:;
             krt_f->k_2 = k_2;
             krt_f->krt_it4 = krt_it4;
@@ -253,7 +318,7 @@ static void diffuse__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
 #line 25 "gridsync.kern"
         /* this_grid().sync(): every block of the grid reaches this point */
-#line 257 "gridsync.cu"
+#line 322 "gridsync.cu"
         *krt_b->resume = 2;
         return;
     case 2:;
@@ -291,6 +356,12 @@ KRT_EXTERN_C const krt_kernel diffuse__kernel = {
     0, sizeof(struct diffuse__frame),
     1
 };
+static const krt_kernel diffuse__kernel_i32 = {
+    "diffuse", "gridsync.kern", 4, diffuse__params,
+    diffuse__cpu, (const void *)diffuse__i32,
+    0, sizeof(struct diffuse__frame),
+    1
+};
 
 KRT_EXTERN_C int diffuse__launch(krt_launch_cfg cfg, krt_array u, krt_array tmp, int32_t steps, double alpha)
 {
@@ -303,11 +374,16 @@ KRT_EXTERN_C int diffuse__launch(krt_launch_cfg cfg, krt_array u, krt_array tmp,
     krt_argv[1] = &krt_v1;
     krt_argv[2] = &steps;
     krt_argv[3] = &alpha;
+    if (krt_launch_fits32(&diffuse__kernel, &cfg, krt_argv))
+        return krt_launch(&diffuse__kernel_i32, cfg, krt_argv);
     return krt_launch(&diffuse__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_gridsync_31e9ae92[] = {
     &diffuse__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_gridsync_31e9ae92[] = {
+    &diffuse__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_gridsync_31e9ae92 = {
     "gridsync.kern", 1, krt_kernels_gridsync_31e9ae92

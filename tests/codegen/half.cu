@@ -38,6 +38,30 @@ KRT_EXTERN_C __global__ void blend(krt_view x, krt_view y, krt_view out32, krt_f
     }
 }
 
+#line 15 "half.kern"
+KRT_EXTERN_C __global__ void blend__i32(krt_view x, krt_view y, krt_view out32, krt_f16 t)
+{
+    int64_t i = 0;
+    krt_f16 h = KRT_F16_ZERO;
+#line 16 "half.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 17 "half.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 18 "half.kern"
+        h = lerp(((krt_f16 *)x.data)[(int32_t)i], ((krt_f16 *)y.data)[(int32_t)i], t);
+#line 19 "half.kern"
+        if (krt_gt_f16(h, KRT_F16(1.0f, 0x3c00))) {
+#line 20 "half.kern"
+            h = krt_fma_f16(h, KRT_F16(0.5f, 0x3800), krt_neg_f16(t));
+        }
+#line 21 "half.kern"
+        ((krt_f16 *)y.data)[(int32_t)i] = krt_hmax_f16(krt_sqrt_f16(krt_abs_f16(h)), KRT_F16(0.0f, 0x0000));
+#line 22 "half.kern"
+        ((float *)out32.data)[(int32_t)i] = (float)(((double)(krt_f16_to_f32(h) * 2.0f)) + ((double)krt_cvt_i32_f16(h)));
+#line 62 "half.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 10 "half.kern"
@@ -58,7 +82,7 @@ static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_f16 t = *(const krt_f16 *)krt_args[3];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 62 "half.cu"
+#line 86 "half.cu"
         int64_t i = 0;
         krt_f16 h = KRT_F16_ZERO;
 #line 16 "half.kern"
@@ -76,7 +100,7 @@ static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((krt_f16 *)y.data)[i] = krt_hmax_f16(krt_sqrt_f16(krt_abs_f16(h)), KRT_F16(0.0f, 0x0000));
 #line 22 "half.kern"
             ((float *)out32.data)[i] = (float)(((double)(krt_f16_to_f32(h) * 2.0f)) + ((double)krt_cvt_i32_f16(h)));
-#line 80 "half.cu"
+#line 104 "half.cu"
         }
     }
 }
@@ -95,6 +119,12 @@ KRT_EXTERN_C const krt_kernel blend__kernel = {
     0, 0,
     0
 };
+static const krt_kernel blend__kernel_i32 = {
+    "blend", "half.kern", 4, blend__params,
+    blend__cpu, (const void *)blend__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out32, krt_half t)
 {
@@ -109,11 +139,16 @@ KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt
     KRT_TRY(krt_check_array(&blend__kernel, 2, &out32, &krt_v2));
     krt_argv[2] = &krt_v2;
     krt_argv[3] = &t;
+    if (krt_launch_fits32(&blend__kernel, &cfg, krt_argv))
+        return krt_launch(&blend__kernel_i32, cfg, krt_argv);
     return krt_launch(&blend__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_half_03ac6e46[] = {
     &blend__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_half_03ac6e46[] = {
+    &blend__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_half_03ac6e46 = {
     "half.kern", 1, krt_kernels_half_03ac6e46

@@ -26,6 +26,25 @@ KRT_EXTERN_C __global__ void histogram(krt_view values, krt_view bins)
     }
 }
 
+#line 9 "histogram.kern"
+KRT_EXTERN_C __global__ void histogram__i32(krt_view values, krt_view bins)
+{
+    int64_t i = 0;
+    int64_t stride = 0;
+#line 10 "histogram.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 11 "histogram.kern"
+    stride = (int64_t)blockDim.x * gridDim.x;
+#line 12 "histogram.kern"
+    while ((int32_t)i < (int32_t)values.shape[0]) {
+#line 13 "histogram.kern"
+        (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + krt_mul_wide(*(int32_t *)(values.data + krt_mul_wide((int32_t)i, (int32_t)values.strides[0])) & 15, (int32_t)bins.strides[0])), 1);
+#line 14 "histogram.kern"
+        i = (int64_t)((int32_t)i + (int32_t)stride);
+#line 45 "histogram.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "histogram.kern"
@@ -34,21 +53,48 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view values = *(const krt_view *)krt_args[0];
     const krt_view bins = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-#line 39 "histogram.cu"
-        int64_t i = 0;
-        int64_t stride = 0;
-#line 10 "histogram.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+    {
+#line 58 "histogram.cu"
+        /* a grid-stride loop: the threads run inside it */
+        int64_t i KRT_MAYBE_UNUSED = 0;
+        int64_t stride KRT_MAYBE_UNUSED = 0;
 #line 11 "histogram.kern"
         stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
-#line 12 "histogram.kern"
-        while (i < values.shape[0]) {
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1 && stride > 0) {
+            const int64_t krt_gs_step = stride;
+            const int64_t krt_gs_stop = values.shape[0];
+#line 67 "histogram.cu"
+            int64_t krt_gs;
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
+                 krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
+                for (krt_tid.x = 0; krt_tid.x < krt_b->block_dim.x && (int64_t)krt_tid.x < krt_gs_stop - krt_gs; krt_tid.x++) {
+#line 10 "histogram.kern"
+                    i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+                    i = krt_gs + (int64_t)krt_tid.x;
 #line 13 "histogram.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15) * bins.strides[0]), 1);
+                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15) * bins.strides[0]), 1);
+                }
+#line 80 "histogram.cu"
+            }
+        } else {
+            KRT_FOR_EACH_THREAD(krt_b) {
+                int64_t i = 0;
+                int64_t stride = 0;
+#line 10 "histogram.kern"
+                i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 11 "histogram.kern"
+                stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+#line 12 "histogram.kern"
+                while (i < values.shape[0]) {
+#line 13 "histogram.kern"
+                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
-            i = krt_add_i64(i, stride);
-#line 52 "histogram.cu"
+                    i = krt_add_i64(i, stride);
+#line 96 "histogram.cu"
+                }
+            }
         }
     }
 }
@@ -65,6 +111,12 @@ KRT_EXTERN_C const krt_kernel histogram__kernel = {
     0, 0,
     0
 };
+static const krt_kernel histogram__kernel_i32 = {
+    "histogram", "histogram.kern", 2, histogram__params,
+    histogram__cpu, (const void *)histogram__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int histogram__launch(krt_launch_cfg cfg, krt_array values, krt_array bins)
 {
@@ -75,11 +127,16 @@ KRT_EXTERN_C int histogram__launch(krt_launch_cfg cfg, krt_array values, krt_arr
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&histogram__kernel, 1, &bins, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&histogram__kernel, &cfg, krt_argv))
+        return krt_launch(&histogram__kernel_i32, cfg, krt_argv);
     return krt_launch(&histogram__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_histogram_61592346[] = {
     &histogram__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_histogram_61592346[] = {
+    &histogram__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_histogram_61592346 = {
     "histogram.kern", 1, krt_kernels_histogram_61592346

@@ -76,6 +76,75 @@ KRT_EXTERN_C __global__ void sort_rows(krt_view inp, krt_view out)
     }
 }
 
+#line 9 "localarray.kern"
+KRT_EXTERN_C __global__ void sort_rows__i32(krt_view inp, krt_view out)
+{
+    int64_t i = 0;
+    float v[8];
+    int64_t j = 0;
+    int64_t j_2 = 0;
+    float key = 0;
+    int64_t k = 0;
+    int64_t j_3 = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+#line 97 "localarray.cu"
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 10 "localarray.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 11 "localarray.kern"
+    if ((int32_t)i >= (int32_t)inp.shape[0]) {
+#line 12 "localarray.kern"
+        return;
+    }
+#line 14 "localarray.kern"
+    krt_it1 = 0;
+    krt_stop2 = 8;
+    krt_step3 = 1;
+    for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+        j = krt_it1;
+#line 15 "localarray.kern"
+        v[(int32_t)j] = *(float *)(inp.data + krt_mul_wide((int32_t)i, (int32_t)inp.strides[0]) + krt_mul_wide((int32_t)j, (int32_t)inp.strides[1]));
+    }
+#line 16 "localarray.kern"
+    krt_it4 = 1;
+    krt_stop5 = 8;
+    krt_step6 = 1;
+    for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+        j_2 = krt_it4;
+#line 17 "localarray.kern"
+        key = v[(int32_t)j_2];
+#line 18 "localarray.kern"
+        k = (int64_t)((int32_t)j_2 - 1);
+#line 19 "localarray.kern"
+        while (((int32_t)k >= 0) && (v[(int32_t)k] > key)) {
+#line 20 "localarray.kern"
+            v[(int32_t)k + 1] = v[(int32_t)k];
+#line 21 "localarray.kern"
+            k = (int64_t)((int32_t)k - 1);
+        }
+#line 22 "localarray.kern"
+        v[(int32_t)k + 1] = key;
+    }
+#line 23 "localarray.kern"
+    krt_it7 = 0;
+    krt_stop8 = 8;
+#line 139 "localarray.cu"
+    krt_step9 = 1;
+    for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+        j_3 = krt_it7;
+#line 24 "localarray.kern"
+        *(float *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0]) + krt_mul_wide((int32_t)j_3, (int32_t)out.strides[1])) = v[(int32_t)j_3];
+#line 145 "localarray.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "localarray.kern"
@@ -95,7 +164,7 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_it1 = 0;
         int64_t krt_stop2 = 0;
         int64_t krt_step3 = 0;
-#line 99 "localarray.cu"
+#line 168 "localarray.cu"
         int64_t krt_it4 = 0;
         int64_t krt_stop5 = 0;
         int64_t krt_step6 = 0;
@@ -141,13 +210,13 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 23 "localarray.kern"
         krt_it7 = 0;
         krt_stop8 = 8;
-#line 145 "localarray.cu"
+#line 214 "localarray.cu"
         krt_step9 = 1;
         for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
             j_3 = krt_it7;
 #line 24 "localarray.kern"
             *(float *)(out.data + i * out.strides[0] + (int32_t)j_3 * out.strides[1]) = v[(int32_t)j_3];
-#line 151 "localarray.cu"
+#line 220 "localarray.cu"
         }
     krt_next:;
     }
@@ -165,6 +234,12 @@ KRT_EXTERN_C const krt_kernel sort_rows__kernel = {
     0, 0,
     0
 };
+static const krt_kernel sort_rows__kernel_i32 = {
+    "sort_rows", "localarray.kern", 2, sort_rows__params,
+    sort_rows__cpu, (const void *)sort_rows__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int sort_rows__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
@@ -175,11 +250,16 @@ KRT_EXTERN_C int sort_rows__launch(krt_launch_cfg cfg, krt_array inp, krt_array 
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&sort_rows__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&sort_rows__kernel, &cfg, krt_argv))
+        return krt_launch(&sort_rows__kernel_i32, cfg, krt_argv);
     return krt_launch(&sort_rows__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_localarray_8157c592[] = {
     &sort_rows__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_localarray_8157c592[] = {
+    &sort_rows__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_localarray_8157c592 = {
     "localarray.kern", 1, krt_kernels_localarray_8157c592

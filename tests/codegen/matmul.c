@@ -46,7 +46,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int32_t krt_stop5 = 0;
     int32_t krt_step6 = 0;
     struct fast_matmul__frame *krt_fr = (struct fast_matmul__frame *)krt_b->frame;
-    struct fast_matmul__frame *krt_f KRT_MAYBE_UNUSED;
+    struct fast_matmul__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
     {

@@ -92,6 +92,79 @@ KRT_EXTERN_C __global__ void fast_matmul(krt_view A, krt_view B, krt_view C)
     }
 }
 
+#line 10 "matmul.kern"
+KRT_EXTERN_C __global__ void fast_matmul__i32(krt_view A, krt_view B, krt_view C)
+{
+    __shared__ float sA[16][16];
+    __shared__ float sB[16][16];
+    int64_t x = 0;
+    int64_t y = 0;
+    int32_t tx = 0;
+    int32_t ty = 0;
+    int32_t bpg = 0;
+    float tmp = 0;
+    int32_t i = 0;
+    int64_t j = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int32_t krt_it4 = 0;
+    int32_t krt_stop5 = 0;
+    int32_t krt_step6 = 0;
+#line 14 "matmul.kern"
+    x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 14 "matmul.kern"
+    y = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+#line 16 "matmul.kern"
+    tx = (int32_t)threadIdx.x;
+#line 17 "matmul.kern"
+    ty = (int32_t)threadIdx.y;
+#line 18 "matmul.kern"
+    bpg = (int32_t)gridDim.x;
+#line 20 "matmul.kern"
+    tmp = 0.0f;
+#line 21 "matmul.kern"
+    krt_it4 = 0;
+    krt_stop5 = bpg;
+    krt_step6 = 1;
+    for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+        i = krt_it4;
+#line 23 "matmul.kern"
+        sA[ty][tx] = 0.0f;
+#line 24 "matmul.kern"
+        sB[ty][tx] = 0.0f;
+#line 25 "matmul.kern"
+        if (((int32_t)y < (int32_t)A.shape[0]) && ((tx + (i * 16)) < (int32_t)A.shape[1])) {
+#line 26 "matmul.kern"
+            sA[ty][tx] = *(float *)(A.data + krt_mul_wide((int32_t)y, (int32_t)A.strides[0]) + krt_mul_wide(tx + (i * 16), (int32_t)A.strides[1]));
+        }
+#line 27 "matmul.kern"
+        if (((int32_t)x < (int32_t)B.shape[1]) && ((ty + (i * 16)) < (int32_t)B.shape[0])) {
+#line 28 "matmul.kern"
+            sB[ty][tx] = *(float *)(B.data + krt_mul_wide(ty + (i * 16), (int32_t)B.strides[0]) + krt_mul_wide((int32_t)x, (int32_t)B.strides[1]));
+        }
+#line 31 "matmul.kern"
+        __syncthreads();
+#line 33 "matmul.kern"
+        krt_it1 = 0;
+        krt_stop2 = 16;
+        krt_step3 = 1;
+        for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+            j = krt_it1;
+#line 34 "matmul.kern"
+            tmp = tmp + (sA[ty][(int32_t)j] * sB[(int32_t)j][tx]);
+        }
+#line 37 "matmul.kern"
+        __syncthreads();
+    }
+#line 38 "matmul.kern"
+    if (((int32_t)y < (int32_t)C.shape[0]) && ((int32_t)x < (int32_t)C.shape[1])) {
+#line 39 "matmul.kern"
+        *(float *)(C.data + krt_mul_wide((int32_t)y, (int32_t)C.strides[0]) + krt_mul_wide((int32_t)x, (int32_t)C.strides[1])) = tmp;
+#line 165 "matmul.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 struct fast_matmul__shared {
@@ -101,10 +174,6 @@ struct fast_matmul__shared {
 
 struct fast_matmul__frame {
     int krt_state;
-    int64_t x;
-    int64_t y;
-    int32_t tx;
-    int32_t ty;
     float tmp;
 };
 
@@ -126,17 +195,17 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int32_t krt_step6 = 0;
     struct fast_matmul__frame *krt_fr = (struct fast_matmul__frame *)krt_b->frame;
     struct fast_matmul__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     krt_dim3 krt_tid;
     {
         const int32_t krt_in_bpg = bpg;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             bpg = krt_in_bpg;
-            int64_t x KRT_MAYBE_UNUSED = krt_f->x;
-            int64_t y KRT_MAYBE_UNUSED = krt_f->y;
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-            int32_t ty KRT_MAYBE_UNUSED = krt_f->ty;
+            int64_t x KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t y KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int32_t ty KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
             float tmp KRT_MAYBE_UNUSED = krt_f->tmp;
 #line 14 "matmul.kern"
             x = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -150,10 +219,6 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
             bpg = (int32_t)krt_b->grid_dim.x;
 #line 20 "matmul.kern"
             tmp = 0.0f;
-            krt_f->x = x;
-            krt_f->y = y;
-            krt_f->tx = tx;
-            krt_f->ty = ty;
             krt_f->tmp = tmp;
         }
     }
@@ -165,10 +230,10 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
         i = krt_it4;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t ty KRT_MAYBE_UNUSED = krt_f->ty;
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-            int64_t y KRT_MAYBE_UNUSED = krt_f->y;
-            int64_t x KRT_MAYBE_UNUSED = krt_f->x;
+            int32_t ty KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t y KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+            int64_t x KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 23 "matmul.kern"
             krt_s->sA[ty][tx] = 0.0f;
 #line 24 "matmul.kern"
@@ -194,13 +259,13 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
                 j = krt_in_j;
-#line 198 "matmul.cu"
+#line 263 "matmul.cu"
                 krt_it1 = krt_in_krt_it1;
                 krt_stop2 = krt_in_krt_stop2;
                 krt_step3 = krt_in_krt_step3;
                 float tmp KRT_MAYBE_UNUSED = krt_f->tmp;
-                int32_t ty KRT_MAYBE_UNUSED = krt_f->ty;
-                int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+                int32_t ty KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 33 "matmul.kern"
                 krt_it1 = 0;
                 krt_stop2 = 16;
@@ -217,16 +282,16 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 221 "matmul.cu"
+#line 286 "matmul.cu"
         krt_f = &krt_fr[krt_t];
-        int64_t y KRT_MAYBE_UNUSED = krt_f->y;
-        int64_t x KRT_MAYBE_UNUSED = krt_f->x;
+        int64_t y KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+        int64_t x KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         float tmp KRT_MAYBE_UNUSED = krt_f->tmp;
 #line 38 "matmul.kern"
         if ((y < C.shape[0]) && (x < C.shape[1])) {
 #line 39 "matmul.kern"
             *(float *)(C.data + (int32_t)y * C.strides[0] + x * C.strides[1]) = tmp;
-#line 230 "matmul.cu"
+#line 295 "matmul.cu"
         }
     }
 }
@@ -244,6 +309,12 @@ KRT_EXTERN_C const krt_kernel fast_matmul__kernel = {
     sizeof(struct fast_matmul__shared), sizeof(struct fast_matmul__frame),
     0
 };
+static const krt_kernel fast_matmul__kernel_i32 = {
+    "fast_matmul", "matmul.kern", 3, fast_matmul__params,
+    fast_matmul__cpu, (const void *)fast_matmul__i32,
+    sizeof(struct fast_matmul__shared), sizeof(struct fast_matmul__frame),
+    0
+};
 
 KRT_EXTERN_C int fast_matmul__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C)
 {
@@ -257,11 +328,16 @@ KRT_EXTERN_C int fast_matmul__launch(krt_launch_cfg cfg, krt_array A, krt_array 
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&fast_matmul__kernel, 2, &C, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&fast_matmul__kernel, &cfg, krt_argv))
+        return krt_launch(&fast_matmul__kernel_i32, cfg, krt_argv);
     return krt_launch(&fast_matmul__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_matmul_122d73a1[] = {
     &fast_matmul__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_matmul_122d73a1[] = {
+    &fast_matmul__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_matmul_122d73a1 = {
     "matmul.kern", 1, krt_kernels_matmul_122d73a1

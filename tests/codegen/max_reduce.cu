@@ -181,19 +181,185 @@ KRT_EXTERN_C __global__ void max_reduce__red_i1(krt_view arr, krt_view partials,
 }
 #line 183 "max_reduce.cu"
 
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_i1__i32(krt_view arr, krt_view partials, int8_t init, bool use_init)
+{
+    __shared__ int8_t krt_u_sm_[4][33];
+#line 189 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    int8_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    int8_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    int8_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    int8_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    int8_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(int8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 236 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce(krt_u_tmp_, *(int8_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(int8_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(int8_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 314 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 333 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(int8_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(int8_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce(*(int8_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 349 "max_reduce.cu"
+
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2(int16_t a, int16_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 190 "max_reduce.cu"
+#line 356 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials, int16_t init, bool use_init)
 {
     __shared__ int16_t krt_u_sm_[4][33];
-#line 197 "max_reduce.cu"
+#line 363 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -240,7 +406,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 244 "max_reduce.cu"
+#line 410 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -318,7 +484,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 322 "max_reduce.cu"
+#line 488 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -337,7 +503,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 341 "max_reduce.cu"
+#line 507 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -353,21 +519,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_i2(krt_view arr, krt_view partials,
         *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2(*(int16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 357 "max_reduce.cu"
+#line 523 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_i2__i32(krt_view arr, krt_view partials, int16_t init, bool use_init)
+{
+    __shared__ int16_t krt_u_sm_[4][33];
+#line 529 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    int16_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    int16_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    int16_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    int16_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    int16_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(int16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 576 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__i2_i2(krt_u_tmp_, *(int16_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__i2_i2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(int16_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__i2_i2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(int16_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 654 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 673 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__i2_i2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(int16_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(int16_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__i2_i2(*(int16_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 689 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4(int32_t a, int32_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 364 "max_reduce.cu"
+#line 696 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials, int32_t init, bool use_init)
 {
     __shared__ int32_t krt_u_sm_[4][33];
-#line 371 "max_reduce.cu"
+#line 703 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -414,7 +746,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 418 "max_reduce.cu"
+#line 750 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -492,7 +824,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 496 "max_reduce.cu"
+#line 828 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -511,7 +843,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 515 "max_reduce.cu"
+#line 847 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -527,21 +859,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_i4(krt_view arr, krt_view partials,
         *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4(*(int32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 531 "max_reduce.cu"
+#line 863 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_i4__i32(krt_view arr, krt_view partials, int32_t init, bool use_init)
+{
+    __shared__ int32_t krt_u_sm_[4][33];
+#line 869 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    int32_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    int32_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    int32_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    int32_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    int32_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(int32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 916 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__i4_i4(krt_u_tmp_, *(int32_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__i4_i4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(int32_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__i4_i4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(int32_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 994 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 1013 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__i4_i4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(int32_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(int32_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__i4_i4(*(int32_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 1029 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8(int64_t a, int64_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 538 "max_reduce.cu"
+#line 1036 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials, int64_t init, bool use_init)
 {
     __shared__ int64_t krt_u_sm_[4][33];
-#line 545 "max_reduce.cu"
+#line 1043 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -588,7 +1086,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 592 "max_reduce.cu"
+#line 1090 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -666,7 +1164,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 670 "max_reduce.cu"
+#line 1168 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -685,7 +1183,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 689 "max_reduce.cu"
+#line 1187 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -701,21 +1199,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_i8(krt_view arr, krt_view partials,
         *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8(*(int64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 705 "max_reduce.cu"
+#line 1203 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_i8__i32(krt_view arr, krt_view partials, int64_t init, bool use_init)
+{
+    __shared__ int64_t krt_u_sm_[4][33];
+#line 1209 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    int64_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    int64_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    int64_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    int64_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    int64_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(int64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 1256 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__i8_i8(krt_u_tmp_, *(int64_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__i8_i8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(int64_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__i8_i8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(int64_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 1334 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 1353 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__i8_i8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(int64_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(int64_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__i8_i8(*(int64_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 1369 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1(uint8_t a, uint8_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 712 "max_reduce.cu"
+#line 1376 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials, uint8_t init, bool use_init)
 {
     __shared__ uint8_t krt_u_sm_[4][33];
-#line 719 "max_reduce.cu"
+#line 1383 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -762,7 +1426,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 766 "max_reduce.cu"
+#line 1430 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -840,7 +1504,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 844 "max_reduce.cu"
+#line 1508 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -859,7 +1523,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 863 "max_reduce.cu"
+#line 1527 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -875,21 +1539,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_u1(krt_view arr, krt_view partials,
         *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1(*(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 879 "max_reduce.cu"
+#line 1543 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_u1__i32(krt_view arr, krt_view partials, uint8_t init, bool use_init)
+{
+    __shared__ uint8_t krt_u_sm_[4][33];
+#line 1549 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    uint8_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    uint8_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    uint8_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    uint8_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    uint8_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(uint8_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 1596 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__u1_u1(krt_u_tmp_, *(uint8_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u1_u1(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(uint8_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__u1_u1(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(uint8_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 1674 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 1693 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__u1_u1(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(uint8_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(uint8_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__u1_u1(*(uint8_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 1709 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2(uint16_t a, uint16_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 886 "max_reduce.cu"
+#line 1716 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials, uint16_t init, bool use_init)
 {
     __shared__ uint16_t krt_u_sm_[4][33];
-#line 893 "max_reduce.cu"
+#line 1723 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -936,7 +1766,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 940 "max_reduce.cu"
+#line 1770 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1014,7 +1844,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1018 "max_reduce.cu"
+#line 1848 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1033,7 +1863,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1037 "max_reduce.cu"
+#line 1867 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1049,21 +1879,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_u2(krt_view arr, krt_view partials,
         *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2(*(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1053 "max_reduce.cu"
+#line 1883 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_u2__i32(krt_view arr, krt_view partials, uint16_t init, bool use_init)
+{
+    __shared__ uint16_t krt_u_sm_[4][33];
+#line 1889 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    uint16_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    uint16_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    uint16_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    uint16_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    uint16_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(uint16_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 1936 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__u2_u2(krt_u_tmp_, *(uint16_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u2_u2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(uint16_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__u2_u2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(uint16_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 2014 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 2033 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__u2_u2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(uint16_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(uint16_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__u2_u2(*(uint16_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 2049 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4(uint32_t a, uint32_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 1060 "max_reduce.cu"
+#line 2056 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials, uint32_t init, bool use_init)
 {
     __shared__ uint32_t krt_u_sm_[4][33];
-#line 1067 "max_reduce.cu"
+#line 2063 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1110,7 +2106,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1114 "max_reduce.cu"
+#line 2110 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1188,7 +2184,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1192 "max_reduce.cu"
+#line 2188 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1207,7 +2203,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1211 "max_reduce.cu"
+#line 2207 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1223,21 +2219,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_u4(krt_view arr, krt_view partials,
         *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4(*(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1227 "max_reduce.cu"
+#line 2223 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_u4__i32(krt_view arr, krt_view partials, uint32_t init, bool use_init)
+{
+    __shared__ uint32_t krt_u_sm_[4][33];
+#line 2229 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    uint32_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    uint32_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    uint32_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    uint32_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    uint32_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(uint32_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 2276 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__u4_u4(krt_u_tmp_, *(uint32_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u4_u4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(uint32_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__u4_u4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(uint32_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 2354 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 2373 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__u4_u4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(uint32_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(uint32_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__u4_u4(*(uint32_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 2389 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8(uint64_t a, uint64_t b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 1234 "max_reduce.cu"
+#line 2396 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials, uint64_t init, bool use_init)
 {
     __shared__ uint64_t krt_u_sm_[4][33];
-#line 1241 "max_reduce.cu"
+#line 2403 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1284,7 +2446,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1288 "max_reduce.cu"
+#line 2450 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1362,7 +2524,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1366 "max_reduce.cu"
+#line 2528 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1381,7 +2543,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1385 "max_reduce.cu"
+#line 2547 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1397,21 +2559,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_u8(krt_view arr, krt_view partials,
         *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8(*(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1401 "max_reduce.cu"
+#line 2563 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_u8__i32(krt_view arr, krt_view partials, uint64_t init, bool use_init)
+{
+    __shared__ uint64_t krt_u_sm_[4][33];
+#line 2569 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    uint64_t krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    uint64_t krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    uint64_t krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    uint64_t krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    uint64_t krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(uint64_t *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 2616 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__u8_u8(krt_u_tmp_, *(uint64_t *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__u8_u8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(uint64_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__u8_u8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(uint64_t *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 2694 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 2713 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__u8_u8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(uint64_t *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(uint64_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__u8_u8(*(uint64_t *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 2729 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED float max_reduce__f4_f4(float a, float b)
 {
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 1408 "max_reduce.cu"
+#line 2736 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials, float init, bool use_init)
 {
     __shared__ float krt_u_sm_[4][33];
-#line 1415 "max_reduce.cu"
+#line 2743 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1458,7 +2786,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1462 "max_reduce.cu"
+#line 2790 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1536,7 +2864,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1540 "max_reduce.cu"
+#line 2868 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1555,7 +2883,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1559 "max_reduce.cu"
+#line 2887 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1571,21 +2899,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_f4(krt_view arr, krt_view partials,
         *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4(*(float *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1575 "max_reduce.cu"
+#line 2903 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_f4__i32(krt_view arr, krt_view partials, float init, bool use_init)
+{
+    __shared__ float krt_u_sm_[4][33];
+#line 2909 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    float krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    float krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    float krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    float krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    float krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(float *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 2956 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__f4_f4(krt_u_tmp_, *(float *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__f4_f4(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(float *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__f4_f4(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(float *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 3034 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 3053 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__f4_f4(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(float *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(float *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__f4_f4(*(float *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 3069 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED double max_reduce__f8_f8(double a, double b)
 {
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 1582 "max_reduce.cu"
+#line 3076 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials, double init, bool use_init)
 {
     __shared__ double krt_u_sm_[4][33];
-#line 1589 "max_reduce.cu"
+#line 3083 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1632,7 +3126,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1636 "max_reduce.cu"
+#line 3130 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1710,7 +3204,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1714 "max_reduce.cu"
+#line 3208 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1729,7 +3223,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1733 "max_reduce.cu"
+#line 3227 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1745,21 +3239,187 @@ KRT_EXTERN_C __global__ void max_reduce__red_f8(krt_view arr, krt_view partials,
         *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8(*(double *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1749 "max_reduce.cu"
+#line 3243 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_f8__i32(krt_view arr, krt_view partials, double init, bool use_init)
+{
+    __shared__ double krt_u_sm_[4][33];
+#line 3249 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    double krt_u_tmp_ = 0;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    double krt_u_old_ = 0;
+    int64_t krt_u_size_ = 0;
+    double krt_u_value_ = 0;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    double krt_u_old_2_ = 0;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    double krt_u_result_ = 0;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(double *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 3296 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__f8_f8(krt_u_tmp_, *(double *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__f8_f8(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(double *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__f8_f8(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(double *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 3374 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 3393 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__f8_f8(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(double *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(double *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__f8_f8(*(double *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 3409 "max_reduce.cu"
 
 #line 5 "max_reduce.kern"
 static __device__ inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2(krt_f16 a, krt_f16 b)
 {
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 1756 "max_reduce.cu"
+#line 3416 "max_reduce.cu"
 }
 
 #line 4 "max_reduce.kern"
 KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials, krt_f16 init, bool use_init)
 {
     __shared__ krt_f16 krt_u_sm_[4][33];
-#line 1763 "max_reduce.cu"
+#line 3423 "max_reduce.cu"
     int32_t krt_u_tid_ = 0;
     int64_t krt_u_warpid_ = 0;
     int64_t krt_u_laneid_ = 0;
@@ -1806,7 +3466,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
         krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
         krt_stop2 = arr.shape[0];
         krt_step3 = krt_u_step_;
-#line 1810 "max_reduce.cu"
+#line 3470 "max_reduce.cu"
         if (krt_step3 == 0) {
             return;
         }
@@ -1884,7 +3544,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
             krt_it4 = 1;
             krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
             krt_step6 = 1;
-#line 1888 "max_reduce.cu"
+#line 3548 "max_reduce.cu"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
@@ -1903,7 +3563,7 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
             krt_it7 = 1;
             krt_stop8 = krt_u_nwarps_;
             krt_step9 = 1;
-#line 1907 "max_reduce.cu"
+#line 3567 "max_reduce.cu"
             for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                 krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1919,19 +3579,525 @@ KRT_EXTERN_C __global__ void max_reduce__red_f2(krt_view arr, krt_view partials,
         *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2(*(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
     }
 }
-#line 1923 "max_reduce.cu"
+#line 3583 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_f2__i32(krt_view arr, krt_view partials, krt_f16 init, bool use_init)
+{
+    __shared__ krt_f16 krt_u_sm_[4][33];
+#line 3589 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    krt_f16 krt_u_tmp_ = KRT_F16_ZERO;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    krt_f16 krt_u_old_ = KRT_F16_ZERO;
+    int64_t krt_u_size_ = 0;
+    krt_f16 krt_u_value_ = KRT_F16_ZERO;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    krt_f16 krt_u_old_2_ = KRT_F16_ZERO;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    krt_f16 krt_u_result_ = KRT_F16_ZERO;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(krt_f16 *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 3636 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__f2_f2(krt_u_tmp_, *(krt_f16 *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__f2_f2(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(krt_f16 *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__f2_f2(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(krt_f16 *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 3714 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f2_f2(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 3733 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__f2_f2(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(krt_f16 *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(krt_f16 *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__f2_f2(*(krt_f16 *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 3749 "max_reduce.cu"
+
+#line 5 "max_reduce.kern"
+static __device__ inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16(krt_bf16 a, krt_bf16 b)
+{
+#line 6 "max_reduce.kern"
+    return krt_max_bf16(a, b);
+#line 3756 "max_reduce.cu"
+}
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_bf16(krt_view arr, krt_view partials, krt_bf16 init, bool use_init)
+{
+    __shared__ krt_bf16 krt_u_sm_[4][33];
+#line 3763 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    krt_bf16 krt_u_tmp_ = KRT_BF16_ZERO;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    krt_bf16 krt_u_old_ = KRT_BF16_ZERO;
+    int64_t krt_u_size_ = 0;
+    krt_bf16 krt_u_value_ = KRT_BF16_ZERO;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    krt_bf16 krt_u_old_2_ = KRT_BF16_ZERO;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    krt_bf16 krt_u_result_ = KRT_BF16_ZERO;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(krt_bf16 *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 3810 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__bf16_bf16(krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__bf16_bf16(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(krt_bf16 *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = max_reduce__bf16_bf16(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(krt_bf16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+            krt_step6 = 1;
+#line 3888 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__bf16_bf16(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 3907 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__bf16_bf16(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(krt_bf16 *)(partials.data + ((int32_t)blockIdx.x) * partials.strides[0]) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16(*(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
+    }
+}
+#line 3923 "max_reduce.cu"
+
+#line 4 "max_reduce.kern"
+KRT_EXTERN_C __global__ void max_reduce__red_bf16__i32(krt_view arr, krt_view partials, krt_bf16 init, bool use_init)
+{
+    __shared__ krt_bf16 krt_u_sm_[4][33];
+#line 3929 "max_reduce.cu"
+    int32_t krt_u_tid_ = 0;
+    int64_t krt_u_warpid_ = 0;
+    int64_t krt_u_laneid_ = 0;
+    int64_t krt_u_start_ = 0;
+    int64_t krt_u_step_ = 0;
+    krt_bf16 krt_u_tmp_ = KRT_BF16_ZERO;
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_width_ = 0;
+    krt_bf16 krt_u_old_ = KRT_BF16_ZERO;
+    int64_t krt_u_size_ = 0;
+    krt_bf16 krt_u_value_ = KRT_BF16_ZERO;
+    bool krt_u_full_ = false;
+    int64_t krt_u_width_2_ = 0;
+    krt_bf16 krt_u_old_2_ = KRT_BF16_ZERO;
+    int64_t krt_u_base_ = 0;
+    int64_t krt_u_i_2_ = 0;
+    int64_t krt_u_nwarps_ = 0;
+    krt_bf16 krt_u_result_ = KRT_BF16_ZERO;
+    int64_t krt_u_i_3_ = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+    int64_t krt_it7 = 0;
+    int64_t krt_stop8 = 0;
+    int64_t krt_step9 = 0;
+#line 4 "max_reduce.kern"
+    krt_u_tid_ = (int32_t)threadIdx.x;
+#line 4 "max_reduce.kern"
+    krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+    krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+#line 4 "max_reduce.kern"
+    if (((int32_t)blockDim.x) == 128) {
+#line 4 "max_reduce.kern"
+        krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)blockIdx.x))));
+#line 4 "max_reduce.kern"
+        krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)blockDim.x)), ((int64_t)((int32_t)gridDim.x)));
+#line 4 "max_reduce.kern"
+        krt_u_tmp_ = *(krt_bf16 *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+        krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+        krt_stop2 = arr.shape[0];
+        krt_step3 = krt_u_step_;
+#line 3976 "max_reduce.cu"
+        if (krt_step3 == 0) {
+            return;
+        }
+        for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+            krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = max_reduce__bf16_bf16(krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_mul_wide((int32_t)krt_u_i_, (int32_t)arr.strides[0])));
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_width_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                krt_u_old_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16(krt_u_old_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_ = krt_u_width_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+            krt_u_sm_[krt_u_tid_][0] = max_reduce__bf16_bf16(krt_u_sm_[krt_u_tid_][0], krt_u_sm_[krt_u_tid_ + 2][0]);
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            *(krt_bf16 *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = max_reduce__bf16_bf16(krt_u_sm_[0][0], krt_u_sm_[1][0]);
+        }
+    } else {
+#line 4 "max_reduce.kern"
+        krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+        krt_u_value_ = *(krt_bf16 *)(arr.data + krt_mul_wide(krt_u_tid_, (int32_t)arr.strides[0]));
+#line 4 "max_reduce.kern"
+        krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        krt_u_full_ = (((int32_t)krt_u_warpid_ + 1) * 32) < (int32_t)krt_u_size_;
+#line 4 "max_reduce.kern"
+        krt_u_width_2_ = 16;
+#line 4 "max_reduce.kern"
+        while (krt_u_width_2_) {
+#line 4 "max_reduce.kern"
+            if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                krt_u_old_2_ = krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16(krt_u_old_2_, krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+            }
+#line 4 "max_reduce.kern"
+            __syncthreads();
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = krt_u_width_2_ >> 1;
+        }
+#line 4 "max_reduce.kern"
+        if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+            krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+            krt_it4 = 1;
+            krt_stop5 = ((int64_t)((int32_t)krt_u_size_ - (int32_t)krt_u_base_));
+            krt_step6 = 1;
+#line 4054 "max_reduce.cu"
+            for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__bf16_bf16(krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_i_2_]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        __syncthreads();
+#line 4 "max_reduce.kern"
+        if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+            krt_u_nwarps_ = (int64_t)((((int32_t)blockDim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+            krt_u_result_ = krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+            krt_it7 = 1;
+            krt_stop8 = krt_u_nwarps_;
+            krt_step9 = 1;
+#line 4073 "max_reduce.cu"
+            for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                krt_u_result_ = max_reduce__bf16_bf16(krt_u_result_, krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+            }
+#line 4 "max_reduce.kern"
+            *(krt_bf16 *)(partials.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partials.strides[0])) = krt_u_result_;
+        }
+    }
+#line 4 "max_reduce.kern"
+    if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)blockIdx.x) == 0)) {
+#line 4 "max_reduce.kern"
+        *(krt_bf16 *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])) = max_reduce__bf16_bf16(*(krt_bf16 *)(partials.data + krt_mul_wide(0, (int32_t)partials.strides[0])), init);
+    }
+}
+#line 4089 "max_reduce.cu"
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int8_t max_reduce__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int8_t a, int8_t b)
 {
-#line 1930 "max_reduce.cu"
+#line 4096 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i8(a, b);
-#line 1935 "max_reduce.cu"
+#line 4101 "max_reduce.cu"
 }
 
 struct max_reduce__red_i1__shared {
@@ -1940,7 +4106,6 @@ struct max_reduce__red_i1__shared {
 
 struct max_reduce__red_i1__frame {
     int krt_state;
-    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -1974,14 +4139,14 @@ struct max_reduce__red_i1__frame {
 static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 1978 "max_reduce.cu"
+#line 4143 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int8_t init = *(const int8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_i1__shared *krt_s = (struct max_reduce__red_i1__shared *)krt_b->shared;
     struct max_reduce__red_i1__frame *krt_fr = (struct max_reduce__red_i1__frame *)krt_b->frame;
     struct max_reduce__red_i1__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -1989,7 +4154,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -1998,18 +4163,17 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 2004 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
+#line 4169 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2011 "max_reduce.cu"
+#line 4175 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -2026,7 +4190,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2030 "max_reduce.cu"
+#line 4194 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2037,14 +4201,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2041 "max_reduce.cu"
+#line 4205 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2048 "max_reduce.cu"
+#line 4212 "max_reduce.cu"
             int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2057,7 +4221,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2061 "max_reduce.cu"
+#line 4225 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2069,7 +4233,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2073 "max_reduce.cu"
+#line 4237 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2080,7 +4244,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2084 "max_reduce.cu"
+#line 4248 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2102,13 +4266,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2106 "max_reduce.cu"
+#line 4270 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2112 "max_reduce.cu"
+#line 4276 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2116,7 +4280,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2120 "max_reduce.cu"
+#line 4284 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2125,7 +4289,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2138,8 +4302,8 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2142 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+#line 4306 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2148,13 +4312,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2152 "max_reduce.cu"
+#line 4316 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -2169,7 +4333,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2173 "max_reduce.cu"
+#line 4337 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2180,13 +4344,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2184 "max_reduce.cu"
+#line 4348 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2190 "max_reduce.cu"
+#line 4354 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2197,7 +4361,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2201 "max_reduce.cu"
+#line 4365 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2220,13 +4384,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2224 "max_reduce.cu"
+#line 4388 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2230 "max_reduce.cu"
+#line 4394 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2234,7 +4398,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2238 "max_reduce.cu"
+#line 4402 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2260,23 +4424,23 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2264 "max_reduce.cu"
+#line 4428 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2271 "max_reduce.cu"
+#line 4435 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2277 "max_reduce.cu"
+#line 4441 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -2291,7 +4455,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2295 "max_reduce.cu"
+#line 4459 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2301,11 +4465,11 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2305 "max_reduce.cu"
+#line 4469 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -2314,18 +4478,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2318 "max_reduce.cu"
+#line 4482 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
-#line 2324 "max_reduce.cu"
+#line 4488 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 2329 "max_reduce.cu"
+#line 4493 "max_reduce.cu"
 }
 
 struct max_reduce__red_i2__shared {
@@ -2334,7 +4498,6 @@ struct max_reduce__red_i2__shared {
 
 struct max_reduce__red_i2__frame {
     int krt_state;
-    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -2368,14 +4531,14 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2372 "max_reduce.cu"
+#line 4535 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int16_t init = *(const int16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_i2__shared *krt_s = (struct max_reduce__red_i2__shared *)krt_b->shared;
     struct max_reduce__red_i2__frame *krt_fr = (struct max_reduce__red_i2__frame *)krt_b->frame;
     struct max_reduce__red_i2__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2383,7 +4546,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -2392,18 +4555,17 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 2398 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
+#line 4561 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2405 "max_reduce.cu"
+#line 4567 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -2420,7 +4582,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2424 "max_reduce.cu"
+#line 4586 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2431,14 +4593,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2435 "max_reduce.cu"
+#line 4597 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2442 "max_reduce.cu"
+#line 4604 "max_reduce.cu"
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2451,7 +4613,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2455 "max_reduce.cu"
+#line 4617 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2463,7 +4625,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2467 "max_reduce.cu"
+#line 4629 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2474,7 +4636,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2478 "max_reduce.cu"
+#line 4640 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2496,13 +4658,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2500 "max_reduce.cu"
+#line 4662 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2506 "max_reduce.cu"
+#line 4668 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2510,7 +4672,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2514 "max_reduce.cu"
+#line 4676 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2519,7 +4681,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2532,8 +4694,8 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2536 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+#line 4698 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2542,13 +4704,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2546 "max_reduce.cu"
+#line 4708 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -2563,7 +4725,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2567 "max_reduce.cu"
+#line 4729 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2574,13 +4736,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2578 "max_reduce.cu"
+#line 4740 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2584 "max_reduce.cu"
+#line 4746 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2591,7 +4753,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2595 "max_reduce.cu"
+#line 4757 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2614,13 +4776,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2618 "max_reduce.cu"
+#line 4780 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2624 "max_reduce.cu"
+#line 4786 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2628,7 +4790,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2632 "max_reduce.cu"
+#line 4794 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2654,23 +4816,23 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2658 "max_reduce.cu"
+#line 4820 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2665 "max_reduce.cu"
+#line 4827 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2671 "max_reduce.cu"
+#line 4833 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -2685,7 +4847,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2689 "max_reduce.cu"
+#line 4851 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2695,11 +4857,11 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2699 "max_reduce.cu"
+#line 4861 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -2708,18 +4870,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2712 "max_reduce.cu"
+#line 4874 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
-#line 2718 "max_reduce.cu"
+#line 4880 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 2723 "max_reduce.cu"
+#line 4885 "max_reduce.cu"
 }
 
 struct max_reduce__red_i4__shared {
@@ -2728,7 +4890,6 @@ struct max_reduce__red_i4__shared {
 
 struct max_reduce__red_i4__frame {
     int krt_state;
-    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -2762,14 +4923,14 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2766 "max_reduce.cu"
+#line 4927 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int32_t init = *(const int32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_i4__shared *krt_s = (struct max_reduce__red_i4__shared *)krt_b->shared;
     struct max_reduce__red_i4__frame *krt_fr = (struct max_reduce__red_i4__frame *)krt_b->frame;
     struct max_reduce__red_i4__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -2777,7 +4938,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -2786,18 +4947,17 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 2792 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
+#line 4953 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2799 "max_reduce.cu"
+#line 4959 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -2814,7 +4974,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2818 "max_reduce.cu"
+#line 4978 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2825,14 +4985,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2829 "max_reduce.cu"
+#line 4989 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2836 "max_reduce.cu"
+#line 4996 "max_reduce.cu"
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2845,7 +5005,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2849 "max_reduce.cu"
+#line 5009 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2857,7 +5017,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2861 "max_reduce.cu"
+#line 5021 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2868,7 +5028,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2872 "max_reduce.cu"
+#line 5032 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2890,13 +5050,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2894 "max_reduce.cu"
+#line 5054 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2900 "max_reduce.cu"
+#line 5060 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2904,7 +5064,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2908 "max_reduce.cu"
+#line 5068 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2913,7 +5073,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2926,8 +5086,8 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2930 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+#line 5090 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -2936,13 +5096,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2940 "max_reduce.cu"
+#line 5100 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -2957,7 +5117,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2961 "max_reduce.cu"
+#line 5121 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2968,13 +5128,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2972 "max_reduce.cu"
+#line 5132 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2978 "max_reduce.cu"
+#line 5138 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2985,7 +5145,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2989 "max_reduce.cu"
+#line 5149 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3008,13 +5168,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3012 "max_reduce.cu"
+#line 5172 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3018 "max_reduce.cu"
+#line 5178 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3022,7 +5182,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3026 "max_reduce.cu"
+#line 5186 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3048,23 +5208,23 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3052 "max_reduce.cu"
+#line 5212 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3059 "max_reduce.cu"
+#line 5219 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3065 "max_reduce.cu"
+#line 5225 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -3079,7 +5239,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3083 "max_reduce.cu"
+#line 5243 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3089,11 +5249,11 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3093 "max_reduce.cu"
+#line 5253 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -3102,18 +5262,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3106 "max_reduce.cu"
+#line 5266 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
-#line 3112 "max_reduce.cu"
+#line 5272 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 3117 "max_reduce.cu"
+#line 5277 "max_reduce.cu"
 }
 
 struct max_reduce__red_i8__shared {
@@ -3122,7 +5282,6 @@ struct max_reduce__red_i8__shared {
 
 struct max_reduce__red_i8__frame {
     int krt_state;
-    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -3156,14 +5315,14 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3160 "max_reduce.cu"
+#line 5319 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int64_t init = *(const int64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_i8__shared *krt_s = (struct max_reduce__red_i8__shared *)krt_b->shared;
     struct max_reduce__red_i8__frame *krt_fr = (struct max_reduce__red_i8__frame *)krt_b->frame;
     struct max_reduce__red_i8__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3171,7 +5330,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -3180,18 +5339,17 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 3186 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
+#line 5345 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3193 "max_reduce.cu"
+#line 5351 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -3208,7 +5366,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3212 "max_reduce.cu"
+#line 5370 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3219,14 +5377,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3223 "max_reduce.cu"
+#line 5381 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3230 "max_reduce.cu"
+#line 5388 "max_reduce.cu"
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3239,7 +5397,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3243 "max_reduce.cu"
+#line 5401 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3251,7 +5409,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3255 "max_reduce.cu"
+#line 5413 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3262,7 +5420,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3266 "max_reduce.cu"
+#line 5424 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3284,13 +5442,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3288 "max_reduce.cu"
+#line 5446 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3294 "max_reduce.cu"
+#line 5452 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3298,7 +5456,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3302 "max_reduce.cu"
+#line 5460 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3307,7 +5465,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3320,8 +5478,8 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3324 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+#line 5482 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3330,13 +5488,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3334 "max_reduce.cu"
+#line 5492 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -3351,7 +5509,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3355 "max_reduce.cu"
+#line 5513 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3362,13 +5520,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3366 "max_reduce.cu"
+#line 5524 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3372 "max_reduce.cu"
+#line 5530 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3379,7 +5537,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3383 "max_reduce.cu"
+#line 5541 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3402,13 +5560,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3406 "max_reduce.cu"
+#line 5564 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3412 "max_reduce.cu"
+#line 5570 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3416,7 +5574,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3420 "max_reduce.cu"
+#line 5578 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3442,23 +5600,23 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3446 "max_reduce.cu"
+#line 5604 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3453 "max_reduce.cu"
+#line 5611 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3459 "max_reduce.cu"
+#line 5617 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -3473,7 +5631,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3477 "max_reduce.cu"
+#line 5635 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3483,11 +5641,11 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3487 "max_reduce.cu"
+#line 5645 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -3496,18 +5654,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3500 "max_reduce.cu"
+#line 5658 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
-#line 3506 "max_reduce.cu"
+#line 5664 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 3511 "max_reduce.cu"
+#line 5669 "max_reduce.cu"
 }
 
 struct max_reduce__red_u1__shared {
@@ -3516,7 +5674,6 @@ struct max_reduce__red_u1__shared {
 
 struct max_reduce__red_u1__frame {
     int krt_state;
-    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -3550,14 +5707,14 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3554 "max_reduce.cu"
+#line 5711 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint8_t init = *(const uint8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_u1__shared *krt_s = (struct max_reduce__red_u1__shared *)krt_b->shared;
     struct max_reduce__red_u1__frame *krt_fr = (struct max_reduce__red_u1__frame *)krt_b->frame;
     struct max_reduce__red_u1__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3565,7 +5722,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -3574,18 +5731,17 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 3580 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
+#line 5737 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3587 "max_reduce.cu"
+#line 5743 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -3602,7 +5758,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3606 "max_reduce.cu"
+#line 5762 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3613,14 +5769,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3617 "max_reduce.cu"
+#line 5773 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3624 "max_reduce.cu"
+#line 5780 "max_reduce.cu"
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3633,7 +5789,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3637 "max_reduce.cu"
+#line 5793 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3645,7 +5801,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3649 "max_reduce.cu"
+#line 5805 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3656,7 +5812,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3660 "max_reduce.cu"
+#line 5816 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3678,13 +5834,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3682 "max_reduce.cu"
+#line 5838 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3688 "max_reduce.cu"
+#line 5844 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3692,7 +5848,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3696 "max_reduce.cu"
+#line 5852 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3701,7 +5857,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3714,8 +5870,8 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3718 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+#line 5874 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -3724,13 +5880,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3728 "max_reduce.cu"
+#line 5884 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -3745,7 +5901,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3749 "max_reduce.cu"
+#line 5905 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3756,13 +5912,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3760 "max_reduce.cu"
+#line 5916 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3766 "max_reduce.cu"
+#line 5922 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3773,7 +5929,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3777 "max_reduce.cu"
+#line 5933 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3796,13 +5952,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3800 "max_reduce.cu"
+#line 5956 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3806 "max_reduce.cu"
+#line 5962 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3810,7 +5966,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3814 "max_reduce.cu"
+#line 5970 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3836,23 +5992,23 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3840 "max_reduce.cu"
+#line 5996 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3847 "max_reduce.cu"
+#line 6003 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3853 "max_reduce.cu"
+#line 6009 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -3867,7 +6023,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3871 "max_reduce.cu"
+#line 6027 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3877,11 +6033,11 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3881 "max_reduce.cu"
+#line 6037 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -3890,18 +6046,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3894 "max_reduce.cu"
+#line 6050 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
-#line 3900 "max_reduce.cu"
+#line 6056 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 3905 "max_reduce.cu"
+#line 6061 "max_reduce.cu"
 }
 
 struct max_reduce__red_u2__shared {
@@ -3910,7 +6066,6 @@ struct max_reduce__red_u2__shared {
 
 struct max_reduce__red_u2__frame {
     int krt_state;
-    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -3944,14 +6099,14 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3948 "max_reduce.cu"
+#line 6103 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint16_t init = *(const uint16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_u2__shared *krt_s = (struct max_reduce__red_u2__shared *)krt_b->shared;
     struct max_reduce__red_u2__frame *krt_fr = (struct max_reduce__red_u2__frame *)krt_b->frame;
     struct max_reduce__red_u2__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -3959,7 +6114,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -3968,18 +6123,17 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 3974 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
+#line 6129 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3981 "max_reduce.cu"
+#line 6135 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -3996,7 +6150,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4000 "max_reduce.cu"
+#line 6154 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4007,14 +6161,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4011 "max_reduce.cu"
+#line 6165 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4018 "max_reduce.cu"
+#line 6172 "max_reduce.cu"
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4027,7 +6181,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4031 "max_reduce.cu"
+#line 6185 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4039,7 +6193,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4043 "max_reduce.cu"
+#line 6197 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4050,7 +6204,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4054 "max_reduce.cu"
+#line 6208 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4072,13 +6226,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4076 "max_reduce.cu"
+#line 6230 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4082 "max_reduce.cu"
+#line 6236 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4086,7 +6240,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4090 "max_reduce.cu"
+#line 6244 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4095,7 +6249,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -4108,8 +6262,8 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4112 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+#line 6266 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -4118,13 +6272,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4122 "max_reduce.cu"
+#line 6276 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -4139,7 +6293,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4143 "max_reduce.cu"
+#line 6297 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4150,13 +6304,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4154 "max_reduce.cu"
+#line 6308 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4160 "max_reduce.cu"
+#line 6314 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4167,7 +6321,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4171 "max_reduce.cu"
+#line 6325 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4190,13 +6344,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4194 "max_reduce.cu"
+#line 6348 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4200 "max_reduce.cu"
+#line 6354 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4204,7 +6358,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4208 "max_reduce.cu"
+#line 6362 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4230,23 +6384,23 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4234 "max_reduce.cu"
+#line 6388 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4241 "max_reduce.cu"
+#line 6395 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4247 "max_reduce.cu"
+#line 6401 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -4261,7 +6415,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4265 "max_reduce.cu"
+#line 6419 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4271,11 +6425,11 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4275 "max_reduce.cu"
+#line 6429 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -4284,18 +6438,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4288 "max_reduce.cu"
+#line 6442 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
-#line 4294 "max_reduce.cu"
+#line 6448 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 4299 "max_reduce.cu"
+#line 6453 "max_reduce.cu"
 }
 
 struct max_reduce__red_u4__shared {
@@ -4304,7 +6458,6 @@ struct max_reduce__red_u4__shared {
 
 struct max_reduce__red_u4__frame {
     int krt_state;
-    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -4338,14 +6491,14 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4342 "max_reduce.cu"
+#line 6495 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint32_t init = *(const uint32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_u4__shared *krt_s = (struct max_reduce__red_u4__shared *)krt_b->shared;
     struct max_reduce__red_u4__frame *krt_fr = (struct max_reduce__red_u4__frame *)krt_b->frame;
     struct max_reduce__red_u4__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4353,7 +6506,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -4362,18 +6515,17 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 4368 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
+#line 6521 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4375 "max_reduce.cu"
+#line 6527 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -4390,7 +6542,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4394 "max_reduce.cu"
+#line 6546 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4401,14 +6553,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4405 "max_reduce.cu"
+#line 6557 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4412 "max_reduce.cu"
+#line 6564 "max_reduce.cu"
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4421,7 +6573,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4425 "max_reduce.cu"
+#line 6577 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4433,7 +6585,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4437 "max_reduce.cu"
+#line 6589 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4444,7 +6596,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4448 "max_reduce.cu"
+#line 6600 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4466,13 +6618,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4470 "max_reduce.cu"
+#line 6622 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4476 "max_reduce.cu"
+#line 6628 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4480,7 +6632,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4484 "max_reduce.cu"
+#line 6636 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4489,7 +6641,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -4502,8 +6654,8 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4506 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+#line 6658 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -4512,13 +6664,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4516 "max_reduce.cu"
+#line 6668 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -4533,7 +6685,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4537 "max_reduce.cu"
+#line 6689 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4544,13 +6696,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4548 "max_reduce.cu"
+#line 6700 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4554 "max_reduce.cu"
+#line 6706 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4561,7 +6713,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4565 "max_reduce.cu"
+#line 6717 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4584,13 +6736,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4588 "max_reduce.cu"
+#line 6740 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4594 "max_reduce.cu"
+#line 6746 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4598,7 +6750,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4602 "max_reduce.cu"
+#line 6754 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4624,23 +6776,23 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4628 "max_reduce.cu"
+#line 6780 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4635 "max_reduce.cu"
+#line 6787 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4641 "max_reduce.cu"
+#line 6793 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -4655,7 +6807,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4659 "max_reduce.cu"
+#line 6811 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4665,11 +6817,11 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4669 "max_reduce.cu"
+#line 6821 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -4678,18 +6830,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4682 "max_reduce.cu"
+#line 6834 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
-#line 4688 "max_reduce.cu"
+#line 6840 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 4693 "max_reduce.cu"
+#line 6845 "max_reduce.cu"
 }
 
 struct max_reduce__red_u8__shared {
@@ -4698,7 +6850,6 @@ struct max_reduce__red_u8__shared {
 
 struct max_reduce__red_u8__frame {
     int krt_state;
-    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -4732,14 +6883,14 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4736 "max_reduce.cu"
+#line 6887 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint64_t init = *(const uint64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_u8__shared *krt_s = (struct max_reduce__red_u8__shared *)krt_b->shared;
     struct max_reduce__red_u8__frame *krt_fr = (struct max_reduce__red_u8__frame *)krt_b->frame;
     struct max_reduce__red_u8__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -4747,7 +6898,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -4756,18 +6907,17 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 4762 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
+#line 6913 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4769 "max_reduce.cu"
+#line 6919 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -4784,7 +6934,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4788 "max_reduce.cu"
+#line 6938 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4795,14 +6945,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4799 "max_reduce.cu"
+#line 6949 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4806 "max_reduce.cu"
+#line 6956 "max_reduce.cu"
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4815,7 +6965,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4819 "max_reduce.cu"
+#line 6969 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4827,7 +6977,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4831 "max_reduce.cu"
+#line 6981 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4838,7 +6988,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4842 "max_reduce.cu"
+#line 6992 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4860,13 +7010,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4864 "max_reduce.cu"
+#line 7014 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4870 "max_reduce.cu"
+#line 7020 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4874,7 +7024,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4878 "max_reduce.cu"
+#line 7028 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4883,7 +7033,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -4896,8 +7046,8 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4900 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+#line 7050 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -4906,13 +7056,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4910 "max_reduce.cu"
+#line 7060 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -4927,7 +7077,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4931 "max_reduce.cu"
+#line 7081 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4938,13 +7088,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4942 "max_reduce.cu"
+#line 7092 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4948 "max_reduce.cu"
+#line 7098 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4955,7 +7105,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4959 "max_reduce.cu"
+#line 7109 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4978,13 +7128,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4982 "max_reduce.cu"
+#line 7132 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4988 "max_reduce.cu"
+#line 7138 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4992,7 +7142,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4996 "max_reduce.cu"
+#line 7146 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5018,23 +7168,23 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5022 "max_reduce.cu"
+#line 7172 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5029 "max_reduce.cu"
+#line 7179 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5035 "max_reduce.cu"
+#line 7185 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -5049,7 +7199,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5053 "max_reduce.cu"
+#line 7203 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5059,11 +7209,11 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5063 "max_reduce.cu"
+#line 7213 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -5072,18 +7222,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5076 "max_reduce.cu"
+#line 7226 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
-#line 5082 "max_reduce.cu"
+#line 7232 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 5087 "max_reduce.cu"
+#line 7237 "max_reduce.cu"
 }
 
 struct max_reduce__red_f4__shared {
@@ -5092,7 +7242,6 @@ struct max_reduce__red_f4__shared {
 
 struct max_reduce__red_f4__frame {
     int krt_state;
-    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -5126,14 +7275,14 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5130 "max_reduce.cu"
+#line 7279 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const float init = *(const float *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_f4__shared *krt_s = (struct max_reduce__red_f4__shared *)krt_b->shared;
     struct max_reduce__red_f4__frame *krt_fr = (struct max_reduce__red_f4__frame *)krt_b->frame;
     struct max_reduce__red_f4__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -5141,7 +7290,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -5150,18 +7299,17 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 5156 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
+#line 7305 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5163 "max_reduce.cu"
+#line 7311 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -5178,7 +7326,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5182 "max_reduce.cu"
+#line 7330 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5189,14 +7337,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5193 "max_reduce.cu"
+#line 7341 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5200 "max_reduce.cu"
+#line 7348 "max_reduce.cu"
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5209,7 +7357,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5213 "max_reduce.cu"
+#line 7361 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5221,7 +7369,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5225 "max_reduce.cu"
+#line 7373 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5232,7 +7380,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5236 "max_reduce.cu"
+#line 7384 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5254,13 +7402,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5258 "max_reduce.cu"
+#line 7406 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5264 "max_reduce.cu"
+#line 7412 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5268,7 +7416,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5272 "max_reduce.cu"
+#line 7420 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5277,7 +7425,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -5290,8 +7438,8 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5294 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+#line 7442 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -5300,13 +7448,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5304 "max_reduce.cu"
+#line 7452 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             float krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -5321,7 +7469,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5325 "max_reduce.cu"
+#line 7473 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5332,13 +7480,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5336 "max_reduce.cu"
+#line 7484 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5342 "max_reduce.cu"
+#line 7490 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5349,7 +7497,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5353 "max_reduce.cu"
+#line 7501 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5372,13 +7520,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5376 "max_reduce.cu"
+#line 7524 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5382 "max_reduce.cu"
+#line 7530 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5386,7 +7534,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5390 "max_reduce.cu"
+#line 7538 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5412,23 +7560,23 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5416 "max_reduce.cu"
+#line 7564 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5423 "max_reduce.cu"
+#line 7571 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5429 "max_reduce.cu"
+#line 7577 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             float krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -5443,7 +7591,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5447 "max_reduce.cu"
+#line 7595 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5453,11 +7601,11 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5457 "max_reduce.cu"
+#line 7605 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -5466,18 +7614,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5470 "max_reduce.cu"
+#line 7618 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
-#line 5476 "max_reduce.cu"
+#line 7624 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 5481 "max_reduce.cu"
+#line 7629 "max_reduce.cu"
 }
 
 struct max_reduce__red_f8__shared {
@@ -5486,7 +7634,6 @@ struct max_reduce__red_f8__shared {
 
 struct max_reduce__red_f8__frame {
     int krt_state;
-    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -5520,14 +7667,14 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5524 "max_reduce.cu"
+#line 7671 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const double init = *(const double *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_f8__shared *krt_s = (struct max_reduce__red_f8__shared *)krt_b->shared;
     struct max_reduce__red_f8__frame *krt_fr = (struct max_reduce__red_f8__frame *)krt_b->frame;
     struct max_reduce__red_f8__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -5535,7 +7682,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -5544,18 +7691,17 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 5550 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
+#line 7697 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5557 "max_reduce.cu"
+#line 7703 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -5572,7 +7718,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5576 "max_reduce.cu"
+#line 7722 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5583,14 +7729,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5587 "max_reduce.cu"
+#line 7733 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5594 "max_reduce.cu"
+#line 7740 "max_reduce.cu"
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5603,7 +7749,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5607 "max_reduce.cu"
+#line 7753 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5615,7 +7761,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5619 "max_reduce.cu"
+#line 7765 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5626,7 +7772,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5630 "max_reduce.cu"
+#line 7776 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5648,13 +7794,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5652 "max_reduce.cu"
+#line 7798 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5658 "max_reduce.cu"
+#line 7804 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5662,7 +7808,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5666 "max_reduce.cu"
+#line 7812 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5671,7 +7817,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -5684,8 +7830,8 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5688 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+#line 7834 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -5694,13 +7840,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5698 "max_reduce.cu"
+#line 7844 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             double krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -5715,7 +7861,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5719 "max_reduce.cu"
+#line 7865 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5726,13 +7872,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5730 "max_reduce.cu"
+#line 7876 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5736 "max_reduce.cu"
+#line 7882 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5743,7 +7889,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5747 "max_reduce.cu"
+#line 7893 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5766,13 +7912,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5770 "max_reduce.cu"
+#line 7916 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5776 "max_reduce.cu"
+#line 7922 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5780,7 +7926,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5784 "max_reduce.cu"
+#line 7930 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5806,23 +7952,23 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5810 "max_reduce.cu"
+#line 7956 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5817 "max_reduce.cu"
+#line 7963 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5823 "max_reduce.cu"
+#line 7969 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             double krt_u_result_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -5837,7 +7983,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5841 "max_reduce.cu"
+#line 7987 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5847,11 +7993,11 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5851 "max_reduce.cu"
+#line 7997 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -5860,18 +8006,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5864 "max_reduce.cu"
+#line 8010 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
 {
-#line 5870 "max_reduce.cu"
+#line 8016 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 5875 "max_reduce.cu"
+#line 8021 "max_reduce.cu"
 }
 
 struct max_reduce__red_f2__shared {
@@ -5880,7 +8026,6 @@ struct max_reduce__red_f2__shared {
 
 struct max_reduce__red_f2__frame {
     int krt_state;
-    int32_t krt_u_tid_;
     int64_t krt_u_warpid_;
     int64_t krt_u_laneid_;
     int64_t krt_u_start_;
@@ -5914,14 +8059,14 @@ struct max_reduce__red_f2__frame {
 static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5918 "max_reduce.cu"
+#line 8063 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const krt_f16 init = *(const krt_f16 *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
     struct max_reduce__red_f2__shared *krt_s = (struct max_reduce__red_f2__shared *)krt_b->shared;
     struct max_reduce__red_f2__frame *krt_fr = (struct max_reduce__red_f2__frame *)krt_b->frame;
     struct max_reduce__red_f2__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     int krt_go;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -5929,7 +8074,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
         int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -5938,18 +8083,17 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
 #line 4 "max_reduce.kern"
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
-        krt_f->krt_u_tid_ = krt_u_tid_;
         krt_f->krt_u_warpid_ = krt_u_warpid_;
-#line 5944 "max_reduce.cu"
         krt_f->krt_u_laneid_ = krt_u_laneid_;
+#line 8089 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5951 "max_reduce.cu"
+#line 8095 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
@@ -5966,7 +8110,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5970 "max_reduce.cu"
+#line 8114 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5977,14 +8121,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5981 "max_reduce.cu"
+#line 8125 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5988 "max_reduce.cu"
+#line 8132 "max_reduce.cu"
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5997,7 +8141,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6001 "max_reduce.cu"
+#line 8145 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6009,7 +8153,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6013 "max_reduce.cu"
+#line 8157 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6020,7 +8164,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 6024 "max_reduce.cu"
+#line 8168 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6042,13 +8186,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 6046 "max_reduce.cu"
+#line 8190 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6052 "max_reduce.cu"
+#line 8196 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6056,7 +8200,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 6060 "max_reduce.cu"
+#line 8204 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6065,7 +8209,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -6078,8 +8222,8 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6082 "max_reduce.cu"
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+#line 8226 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
@@ -6088,13 +8232,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 6092 "max_reduce.cu"
+#line 8236 "max_reduce.cu"
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
             krt_f16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
@@ -6109,7 +8253,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6113 "max_reduce.cu"
+#line 8257 "max_reduce.cu"
             bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -6120,13 +8264,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_u_width_2_ = 16;
             krt_f->krt_u_full_ = krt_u_full_;
             krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6124 "max_reduce.cu"
+#line 8268 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6130 "max_reduce.cu"
+#line 8274 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6137,7 +8281,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 6141 "max_reduce.cu"
+#line 8285 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6160,13 +8304,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6164 "max_reduce.cu"
+#line 8308 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6170 "max_reduce.cu"
+#line 8314 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6174,7 +8318,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 6178 "max_reduce.cu"
+#line 8322 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6200,23 +8344,23 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 6204 "max_reduce.cu"
+#line 8348 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6211 "max_reduce.cu"
+#line 8355 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6217 "max_reduce.cu"
+#line 8361 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
             int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
@@ -6231,7 +8375,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6235 "max_reduce.cu"
+#line 8379 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -6241,11 +8385,11 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6245 "max_reduce.cu"
+#line 8389 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = krt_f->krt_u_tid_;
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 4 "max_reduce.kern"
@@ -6254,7 +8398,399 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6258 "max_reduce.cu"
+#line 8402 "max_reduce.cu"
+}
+
+#line 5 "max_reduce.kern"
+static inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_bf16 a, krt_bf16 b)
+{
+#line 8408 "max_reduce.cu"
+    (void)krt_b;
+    (void)krt_tid;
+#line 6 "max_reduce.kern"
+    return krt_max_bf16(a, b);
+#line 8413 "max_reduce.cu"
+}
+
+struct max_reduce__red_bf16__shared {
+    krt_bf16 krt_u_sm_[4][33];
+};
+
+struct max_reduce__red_bf16__frame {
+    int krt_state;
+    int64_t krt_u_warpid_;
+    int64_t krt_u_laneid_;
+    int64_t krt_u_start_;
+    int64_t krt_u_step_;
+    krt_bf16 krt_u_tmp_;
+    int64_t krt_u_i_;
+    int64_t krt_u_width_;
+    krt_bf16 krt_u_old_;
+    int64_t krt_u_size_;
+    krt_bf16 krt_u_value_;
+    uint8_t krt_u_full_;
+    int64_t krt_u_width_2_;
+    krt_bf16 krt_u_old_2_;
+    int64_t krt_u_base_;
+    int64_t krt_u_i_2_;
+    int64_t krt_u_nwarps_;
+    krt_bf16 krt_u_result_;
+    int64_t krt_u_i_3_;
+    int64_t krt_it1;
+    int64_t krt_stop2;
+    int64_t krt_step3;
+    int64_t krt_it4;
+    int64_t krt_stop5;
+    int64_t krt_step6;
+    int64_t krt_it7;
+    int64_t krt_stop8;
+    int64_t krt_step9;
+};
+
+#line 4 "max_reduce.kern"
+static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_args)
+{
+    const krt_view arr = *(const krt_view *)krt_args[0];
+#line 8455 "max_reduce.cu"
+    const krt_view partials = *(const krt_view *)krt_args[1];
+    const krt_bf16 init = *(const krt_bf16 *)krt_args[2];
+    const bool use_init = *(const uint8_t *)krt_args[3] != 0;
+    struct max_reduce__red_bf16__shared *krt_s = (struct max_reduce__red_bf16__shared *)krt_b->shared;
+    struct max_reduce__red_bf16__frame *krt_fr = (struct max_reduce__red_bf16__frame *)krt_b->frame;
+    struct max_reduce__red_bf16__frame *krt_f;
+    size_t krt_t;
+    int krt_go;
+    krt_dim3 krt_tid;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_fr[krt_t].krt_state = KRT_RUNNING;
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+        int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+        krt_u_tid_ = (int32_t)krt_tid.x;
+#line 4 "max_reduce.kern"
+        krt_u_warpid_ = (int64_t)(krt_u_tid_ >> 5);
+#line 4 "max_reduce.kern"
+        krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
+        krt_f->krt_u_warpid_ = krt_u_warpid_;
+        krt_f->krt_u_laneid_ = krt_u_laneid_;
+#line 8481 "max_reduce.cu"
+    }
+#line 4 "max_reduce.kern"
+    if (((int32_t)krt_b->block_dim.x) == 128) {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 8487 "max_reduce.cu"
+            int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
+            krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_i_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+#line 4 "max_reduce.kern"
+            krt_u_start_ = krt_add_i64(((int64_t)krt_u_tid_), krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->block_idx.x))));
+#line 4 "max_reduce.kern"
+            krt_u_step_ = krt_mul_i64(((int64_t)((int32_t)krt_b->block_dim.x)), ((int64_t)((int32_t)krt_b->grid_dim.x)));
+#line 4 "max_reduce.kern"
+            krt_u_tmp_ = *(krt_bf16 *)(arr.data + krt_u_start_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
+            krt_stop2 = arr.shape[0];
+            krt_step3 = krt_u_step_;
+#line 8506 "max_reduce.cu"
+            if (krt_step3 == 0) {
+                krt_f->krt_state = KRT_RETURNED;
+                goto krt_skip2;
+            }
+            for (; (krt_step3 > 0 ? krt_it1 < krt_stop2 : krt_it1 > krt_stop2); krt_it1 += krt_step3) {
+                krt_u_i_ = krt_it1;
+#line 4 "max_reduce.kern"
+                krt_u_tmp_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
+            }
+        krt_skip2:;
+#line 8517 "max_reduce.cu"
+            krt_f->krt_u_tmp_ = krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 8524 "max_reduce.cu"
+            krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 8537 "max_reduce.cu"
+            int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            krt_u_width_ = 16;
+            krt_f->krt_u_width_ = krt_u_width_;
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 8549 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_width_) {
+                    krt_go = 1;
+                } else {
+#line 8560 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                krt_bf16 krt_u_old_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_laneid_ < krt_u_width_) {
+#line 4 "max_reduce.kern"
+                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                }
+                krt_f->krt_u_old_ = krt_u_old_;
+#line 8582 "max_reduce.cu"
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 8588 "max_reduce.cu"
+                int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_u_width_ = krt_u_width_ >> 1;
+                krt_f->krt_u_width_ = krt_u_width_;
+            }
+#line 8596 "max_reduce.cu"
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ < 2) {
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+            }
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 8618 "max_reduce.cu"
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            if (krt_f->krt_state != KRT_RUNNING)
+                continue;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+            }
+        }
+#line 8628 "max_reduce.cu"
+    } else {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            krt_bf16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+            krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+            krt_u_value_ = *(krt_bf16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+#line 4 "max_reduce.kern"
+            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
+            krt_f->krt_u_size_ = krt_u_size_;
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 8649 "max_reduce.cu"
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+#line 4 "max_reduce.kern"
+            krt_u_width_2_ = 16;
+            krt_f->krt_u_full_ = krt_u_full_;
+            krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 8660 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        for (;;) {
+            krt_go = 0;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 8666 "max_reduce.cu"
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                if (krt_f->krt_state == KRT_CONTINUE(1))
+                    krt_f->krt_state = KRT_RUNNING;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_width_2_) {
+                    krt_go = 1;
+                } else {
+#line 8677 "max_reduce.cu"
+                    krt_f->krt_state = KRT_BREAK(1);
+                }
+            }
+            if (!krt_go)
+                break;
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                krt_bf16 krt_u_old_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_old_2_;
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
+#line 4 "max_reduce.kern"
+                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                }
+                krt_f->krt_u_old_2_ = krt_u_old_2_;
+#line 8700 "max_reduce.cu"
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 8706 "max_reduce.cu"
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                if (krt_f->krt_state != KRT_RUNNING)
+                    continue;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = krt_u_width_2_ >> 1;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+            }
+#line 8714 "max_reduce.cu"
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            if (krt_f->krt_state == KRT_BREAK(1))
+                krt_f->krt_state = KRT_RUNNING;
+        }
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t krt_u_base_ KRT_MAYBE_UNUSED = 0;
+            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+            int64_t krt_u_i_2_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it4 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop5 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step6 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+#line 4 "max_reduce.kern"
+            if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
+#line 4 "max_reduce.kern"
+                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+#line 4 "max_reduce.kern"
+                krt_it4 = 1;
+                krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
+                krt_step6 = 1;
+#line 8740 "max_reduce.cu"
+                for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+                    krt_u_i_2_ = krt_it4;
+#line 4 "max_reduce.kern"
+                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                }
+            }
+#line 8747 "max_reduce.cu"
+        }
+#line 4 "max_reduce.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+#line 8753 "max_reduce.cu"
+            int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
+            krt_bf16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
+            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t krt_u_i_3_ KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it7 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop8 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step9 KRT_MAYBE_UNUSED = 0;
+#line 4 "max_reduce.kern"
+            if (krt_u_tid_ == 0) {
+#line 4 "max_reduce.kern"
+                krt_u_nwarps_ = (int64_t)((((int32_t)krt_b->block_dim.x) + 31) >> 5);
+#line 4 "max_reduce.kern"
+                krt_u_result_ = krt_s->krt_u_sm_[0][0];
+#line 4 "max_reduce.kern"
+                krt_it7 = 1;
+                krt_stop8 = krt_u_nwarps_;
+                krt_step9 = 1;
+#line 8771 "max_reduce.cu"
+                for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
+                    krt_u_i_3_ = krt_it7;
+#line 4 "max_reduce.kern"
+                    krt_u_result_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                }
+#line 4 "max_reduce.kern"
+                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+            }
+        }
+#line 8781 "max_reduce.cu"
+    }
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        if (krt_f->krt_state != KRT_RUNNING)
+            continue;
+#line 4 "max_reduce.kern"
+        if ((use_init && (krt_u_tid_ == 0)) && (((int32_t)krt_b->block_idx.x) == 0)) {
+#line 4 "max_reduce.kern"
+            *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, *(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
+        }
+    }
+#line 8794 "max_reduce.cu"
 }
 
 /* ---- kernel descriptors and launchers ---- */
@@ -6271,6 +8807,12 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i1__kernel = {
     sizeof(struct max_reduce__red_i1__shared), sizeof(struct max_reduce__red_i1__frame),
     0
 };
+static const krt_kernel max_reduce__red_i1__kernel_i32 = {
+    "max_reduce__red_i1", "max_reduce.kern", 4, max_reduce__red_i1__params,
+    max_reduce__red_i1__cpu, (const void *)max_reduce__red_i1__i32,
+    sizeof(struct max_reduce__red_i1__shared), sizeof(struct max_reduce__red_i1__frame),
+    0
+};
 
 KRT_EXTERN_C int max_reduce__red_i1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
 {
@@ -6284,6 +8826,8 @@ KRT_EXTERN_C int max_reduce__red_i1__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_i1__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_i1__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_i1__kernel, cfg, krt_argv);
 }
 
@@ -6296,6 +8840,12 @@ static const krt_param max_reduce__red_i2__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_i2__kernel = {
     "max_reduce__red_i2", "max_reduce.kern", 4, max_reduce__red_i2__params,
     max_reduce__red_i2__cpu, (const void *)max_reduce__red_i2,
+    sizeof(struct max_reduce__red_i2__shared), sizeof(struct max_reduce__red_i2__frame),
+    0
+};
+static const krt_kernel max_reduce__red_i2__kernel_i32 = {
+    "max_reduce__red_i2", "max_reduce.kern", 4, max_reduce__red_i2__params,
+    max_reduce__red_i2__cpu, (const void *)max_reduce__red_i2__i32,
     sizeof(struct max_reduce__red_i2__shared), sizeof(struct max_reduce__red_i2__frame),
     0
 };
@@ -6312,6 +8862,8 @@ KRT_EXTERN_C int max_reduce__red_i2__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_i2__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_i2__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_i2__kernel, cfg, krt_argv);
 }
 
@@ -6324,6 +8876,12 @@ static const krt_param max_reduce__red_i4__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_i4__kernel = {
     "max_reduce__red_i4", "max_reduce.kern", 4, max_reduce__red_i4__params,
     max_reduce__red_i4__cpu, (const void *)max_reduce__red_i4,
+    sizeof(struct max_reduce__red_i4__shared), sizeof(struct max_reduce__red_i4__frame),
+    0
+};
+static const krt_kernel max_reduce__red_i4__kernel_i32 = {
+    "max_reduce__red_i4", "max_reduce.kern", 4, max_reduce__red_i4__params,
+    max_reduce__red_i4__cpu, (const void *)max_reduce__red_i4__i32,
     sizeof(struct max_reduce__red_i4__shared), sizeof(struct max_reduce__red_i4__frame),
     0
 };
@@ -6340,6 +8898,8 @@ KRT_EXTERN_C int max_reduce__red_i4__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_i4__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_i4__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_i4__kernel, cfg, krt_argv);
 }
 
@@ -6352,6 +8912,12 @@ static const krt_param max_reduce__red_i8__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_i8__kernel = {
     "max_reduce__red_i8", "max_reduce.kern", 4, max_reduce__red_i8__params,
     max_reduce__red_i8__cpu, (const void *)max_reduce__red_i8,
+    sizeof(struct max_reduce__red_i8__shared), sizeof(struct max_reduce__red_i8__frame),
+    0
+};
+static const krt_kernel max_reduce__red_i8__kernel_i32 = {
+    "max_reduce__red_i8", "max_reduce.kern", 4, max_reduce__red_i8__params,
+    max_reduce__red_i8__cpu, (const void *)max_reduce__red_i8__i32,
     sizeof(struct max_reduce__red_i8__shared), sizeof(struct max_reduce__red_i8__frame),
     0
 };
@@ -6368,6 +8934,8 @@ KRT_EXTERN_C int max_reduce__red_i8__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_i8__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_i8__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_i8__kernel, cfg, krt_argv);
 }
 
@@ -6380,6 +8948,12 @@ static const krt_param max_reduce__red_u1__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_u1__kernel = {
     "max_reduce__red_u1", "max_reduce.kern", 4, max_reduce__red_u1__params,
     max_reduce__red_u1__cpu, (const void *)max_reduce__red_u1,
+    sizeof(struct max_reduce__red_u1__shared), sizeof(struct max_reduce__red_u1__frame),
+    0
+};
+static const krt_kernel max_reduce__red_u1__kernel_i32 = {
+    "max_reduce__red_u1", "max_reduce.kern", 4, max_reduce__red_u1__params,
+    max_reduce__red_u1__cpu, (const void *)max_reduce__red_u1__i32,
     sizeof(struct max_reduce__red_u1__shared), sizeof(struct max_reduce__red_u1__frame),
     0
 };
@@ -6396,6 +8970,8 @@ KRT_EXTERN_C int max_reduce__red_u1__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_u1__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_u1__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_u1__kernel, cfg, krt_argv);
 }
 
@@ -6408,6 +8984,12 @@ static const krt_param max_reduce__red_u2__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_u2__kernel = {
     "max_reduce__red_u2", "max_reduce.kern", 4, max_reduce__red_u2__params,
     max_reduce__red_u2__cpu, (const void *)max_reduce__red_u2,
+    sizeof(struct max_reduce__red_u2__shared), sizeof(struct max_reduce__red_u2__frame),
+    0
+};
+static const krt_kernel max_reduce__red_u2__kernel_i32 = {
+    "max_reduce__red_u2", "max_reduce.kern", 4, max_reduce__red_u2__params,
+    max_reduce__red_u2__cpu, (const void *)max_reduce__red_u2__i32,
     sizeof(struct max_reduce__red_u2__shared), sizeof(struct max_reduce__red_u2__frame),
     0
 };
@@ -6424,6 +9006,8 @@ KRT_EXTERN_C int max_reduce__red_u2__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_u2__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_u2__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_u2__kernel, cfg, krt_argv);
 }
 
@@ -6436,6 +9020,12 @@ static const krt_param max_reduce__red_u4__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_u4__kernel = {
     "max_reduce__red_u4", "max_reduce.kern", 4, max_reduce__red_u4__params,
     max_reduce__red_u4__cpu, (const void *)max_reduce__red_u4,
+    sizeof(struct max_reduce__red_u4__shared), sizeof(struct max_reduce__red_u4__frame),
+    0
+};
+static const krt_kernel max_reduce__red_u4__kernel_i32 = {
+    "max_reduce__red_u4", "max_reduce.kern", 4, max_reduce__red_u4__params,
+    max_reduce__red_u4__cpu, (const void *)max_reduce__red_u4__i32,
     sizeof(struct max_reduce__red_u4__shared), sizeof(struct max_reduce__red_u4__frame),
     0
 };
@@ -6452,6 +9042,8 @@ KRT_EXTERN_C int max_reduce__red_u4__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_u4__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_u4__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_u4__kernel, cfg, krt_argv);
 }
 
@@ -6464,6 +9056,12 @@ static const krt_param max_reduce__red_u8__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_u8__kernel = {
     "max_reduce__red_u8", "max_reduce.kern", 4, max_reduce__red_u8__params,
     max_reduce__red_u8__cpu, (const void *)max_reduce__red_u8,
+    sizeof(struct max_reduce__red_u8__shared), sizeof(struct max_reduce__red_u8__frame),
+    0
+};
+static const krt_kernel max_reduce__red_u8__kernel_i32 = {
+    "max_reduce__red_u8", "max_reduce.kern", 4, max_reduce__red_u8__params,
+    max_reduce__red_u8__cpu, (const void *)max_reduce__red_u8__i32,
     sizeof(struct max_reduce__red_u8__shared), sizeof(struct max_reduce__red_u8__frame),
     0
 };
@@ -6480,6 +9078,8 @@ KRT_EXTERN_C int max_reduce__red_u8__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_u8__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_u8__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_u8__kernel, cfg, krt_argv);
 }
 
@@ -6492,6 +9092,12 @@ static const krt_param max_reduce__red_f4__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_f4__kernel = {
     "max_reduce__red_f4", "max_reduce.kern", 4, max_reduce__red_f4__params,
     max_reduce__red_f4__cpu, (const void *)max_reduce__red_f4,
+    sizeof(struct max_reduce__red_f4__shared), sizeof(struct max_reduce__red_f4__frame),
+    0
+};
+static const krt_kernel max_reduce__red_f4__kernel_i32 = {
+    "max_reduce__red_f4", "max_reduce.kern", 4, max_reduce__red_f4__params,
+    max_reduce__red_f4__cpu, (const void *)max_reduce__red_f4__i32,
     sizeof(struct max_reduce__red_f4__shared), sizeof(struct max_reduce__red_f4__frame),
     0
 };
@@ -6508,6 +9114,8 @@ KRT_EXTERN_C int max_reduce__red_f4__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_f4__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_f4__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_f4__kernel, cfg, krt_argv);
 }
 
@@ -6520,6 +9128,12 @@ static const krt_param max_reduce__red_f8__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_f8__kernel = {
     "max_reduce__red_f8", "max_reduce.kern", 4, max_reduce__red_f8__params,
     max_reduce__red_f8__cpu, (const void *)max_reduce__red_f8,
+    sizeof(struct max_reduce__red_f8__shared), sizeof(struct max_reduce__red_f8__frame),
+    0
+};
+static const krt_kernel max_reduce__red_f8__kernel_i32 = {
+    "max_reduce__red_f8", "max_reduce.kern", 4, max_reduce__red_f8__params,
+    max_reduce__red_f8__cpu, (const void *)max_reduce__red_f8__i32,
     sizeof(struct max_reduce__red_f8__shared), sizeof(struct max_reduce__red_f8__frame),
     0
 };
@@ -6536,6 +9150,8 @@ KRT_EXTERN_C int max_reduce__red_f8__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_f8__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_f8__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_f8__kernel, cfg, krt_argv);
 }
 
@@ -6548,6 +9164,12 @@ static const krt_param max_reduce__red_f2__params[] = {
 KRT_EXTERN_C const krt_kernel max_reduce__red_f2__kernel = {
     "max_reduce__red_f2", "max_reduce.kern", 4, max_reduce__red_f2__params,
     max_reduce__red_f2__cpu, (const void *)max_reduce__red_f2,
+    sizeof(struct max_reduce__red_f2__shared), sizeof(struct max_reduce__red_f2__frame),
+    0
+};
+static const krt_kernel max_reduce__red_f2__kernel_i32 = {
+    "max_reduce__red_f2", "max_reduce.kern", 4, max_reduce__red_f2__params,
+    max_reduce__red_f2__cpu, (const void *)max_reduce__red_f2__i32,
     sizeof(struct max_reduce__red_f2__shared), sizeof(struct max_reduce__red_f2__frame),
     0
 };
@@ -6564,7 +9186,45 @@ KRT_EXTERN_C int max_reduce__red_f2__launch(krt_launch_cfg cfg, krt_array arr, k
     krt_argv[2] = &init;
     use_init = (uint8_t)(use_init != 0);
     krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_f2__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_f2__kernel_i32, cfg, krt_argv);
     return krt_launch(&max_reduce__red_f2__kernel, cfg, krt_argv);
+}
+
+static const krt_param max_reduce__red_bf16__params[] = {
+    {"arr", KRT_PARAM_ARRAY, KRT_BFLOAT16, 1, 0},
+    {"partials", KRT_PARAM_ARRAY, KRT_BFLOAT16, 1, 0},
+    {"init", KRT_PARAM_SCALAR, KRT_BFLOAT16, 0, 0},
+    {"use_init", KRT_PARAM_SCALAR, KRT_BOOL, 0, 0},
+};
+KRT_EXTERN_C const krt_kernel max_reduce__red_bf16__kernel = {
+    "max_reduce__red_bf16", "max_reduce.kern", 4, max_reduce__red_bf16__params,
+    max_reduce__red_bf16__cpu, (const void *)max_reduce__red_bf16,
+    sizeof(struct max_reduce__red_bf16__shared), sizeof(struct max_reduce__red_bf16__frame),
+    0
+};
+static const krt_kernel max_reduce__red_bf16__kernel_i32 = {
+    "max_reduce__red_bf16", "max_reduce.kern", 4, max_reduce__red_bf16__params,
+    max_reduce__red_bf16__cpu, (const void *)max_reduce__red_bf16__i32,
+    sizeof(struct max_reduce__red_bf16__shared), sizeof(struct max_reduce__red_bf16__frame),
+    0
+};
+
+KRT_EXTERN_C int max_reduce__red_bf16__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_bfloat16 init, uint8_t use_init)
+{
+    krt_view krt_v0;
+    krt_view krt_v1;
+    void *krt_argv[4];
+    KRT_TRY(krt_check_array(&max_reduce__red_bf16__kernel, 0, &arr, &krt_v0));
+    krt_argv[0] = &krt_v0;
+    KRT_TRY(krt_check_array(&max_reduce__red_bf16__kernel, 1, &partials, &krt_v1));
+    krt_argv[1] = &krt_v1;
+    krt_argv[2] = &init;
+    use_init = (uint8_t)(use_init != 0);
+    krt_argv[3] = &use_init;
+    if (krt_launch_fits32(&max_reduce__red_bf16__kernel, &cfg, krt_argv))
+        return krt_launch(&max_reduce__red_bf16__kernel_i32, cfg, krt_argv);
+    return krt_launch(&max_reduce__red_bf16__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_max_reduce_b446651e[] = {
@@ -6579,9 +9239,24 @@ static const krt_kernel *const krt_kernels_max_reduce_b446651e[] = {
     &max_reduce__red_f4__kernel,
     &max_reduce__red_f8__kernel,
     &max_reduce__red_f2__kernel,
+    &max_reduce__red_bf16__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_max_reduce_b446651e[] = {
+    &max_reduce__red_i1__kernel_i32,
+    &max_reduce__red_i2__kernel_i32,
+    &max_reduce__red_i4__kernel_i32,
+    &max_reduce__red_i8__kernel_i32,
+    &max_reduce__red_u1__kernel_i32,
+    &max_reduce__red_u2__kernel_i32,
+    &max_reduce__red_u4__kernel_i32,
+    &max_reduce__red_u8__kernel_i32,
+    &max_reduce__red_f4__kernel_i32,
+    &max_reduce__red_f8__kernel_i32,
+    &max_reduce__red_f2__kernel_i32,
+    &max_reduce__red_bf16__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_max_reduce_b446651e = {
-    "max_reduce.kern", 11, krt_kernels_max_reduce_b446651e
+    "max_reduce.kern", 12, krt_kernels_max_reduce_b446651e
 };
 /* ---- @vectorize, @guvectorize, cuda.reduce: host functions ---- */
 
@@ -6750,6 +9425,21 @@ KRT_EXTERN_C int max_reduce_f2(krt_array in, krt_half init, krt_half *result, kr
     return krt_reduce_call(&max_reduce_f2__ufunc, in, &init, result, device_result, stream);
 }
 
+/* cuda.reduce max_reduce: bfloat16[:] */
+static const krt_ufunc_operand max_reduce_bf16__operands[] = {
+    {"arr", KRT_BFLOAT16, 0, 0, 0, 1, {0, 0, 0, 0}},
+};
+static const krt_ufunc max_reduce_bf16__ufunc = {
+    "max_reduce", "max_reduce_bf16", "bfloat16[:]", KRT_UFUNC_REDUCE,
+    &max_reduce__red_bf16__kernel, 1, 1, 0, max_reduce_bf16__operands,
+    0, NULL
+};
+
+KRT_EXTERN_C int max_reduce_bf16(krt_array in, krt_bfloat16 init, krt_bfloat16 *result, krt_array *device_result, krt_stream *stream)
+{
+    return krt_reduce_call(&max_reduce_bf16__ufunc, in, &init, result, device_result, stream);
+}
+
 static const krt_ufunc *const krt_ufunc_list_max_reduce_b446651e[] = {
     &max_reduce_i1__ufunc,
     &max_reduce_i2__ufunc,
@@ -6762,7 +9452,8 @@ static const krt_ufunc *const krt_ufunc_list_max_reduce_b446651e[] = {
     &max_reduce_f4__ufunc,
     &max_reduce_f8__ufunc,
     &max_reduce_f2__ufunc,
+    &max_reduce_bf16__ufunc,
 };
 KRT_EXTERN_C const krt_ufunc_module krt_ufuncs_max_reduce_b446651e = {
-    "max_reduce.kern", 11, krt_ufunc_list_max_reduce_b446651e
+    "max_reduce.kern", 12, krt_ufunc_list_max_reduce_b446651e
 };

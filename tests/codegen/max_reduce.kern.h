@@ -100,6 +100,14 @@ static inline int max_reduce__red_f2(krt_launch_cfg cfg, krt_array arr, krt_arra
 }
 extern const krt_kernel max_reduce__red_f2__kernel;
 
+/* kernel max_reduce__red_bf16: void(bfloat16[:], bfloat16[:], bfloat16, boolean) */
+int max_reduce__red_bf16__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_bfloat16 init, uint8_t use_init);
+static inline int max_reduce__red_bf16(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_bfloat16 init, uint8_t use_init)
+{
+    return max_reduce__red_bf16__launch(cfg, arr, partials, init, use_init);
+}
+extern const krt_kernel max_reduce__red_bf16__kernel;
+
 extern const krt_module krt_module_max_reduce_b446651e;
 #ifndef krt_module_max_reduce
 #define krt_module_max_reduce krt_module_max_reduce_b446651e
@@ -159,6 +167,11 @@ int max_reduce_f8(krt_array in, double init, double *result, krt_array *device_r
  * Reduces the 1-D array in, starting from init, in numba's order; the result goes
  * to *result and/or to element 0 of *device_result (either may be NULL). */
 int max_reduce_f2(krt_array in, krt_half init, krt_half *result, krt_array *device_result, krt_stream *stream);
+
+/* cuda.reduce max_reduce: bfloat16[:].
+ * Reduces the 1-D array in, starting from init, in numba's order; the result goes
+ * to *result and/or to element 0 of *device_result (either may be NULL). */
+int max_reduce_bf16(krt_array in, krt_bfloat16 init, krt_bfloat16 *result, krt_array *device_result, krt_stream *stream);
 
 extern const krt_ufunc_module krt_ufuncs_max_reduce_b446651e;
 #ifndef krt_ufuncs_max_reduce

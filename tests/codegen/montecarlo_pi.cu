@@ -50,6 +50,49 @@ KRT_EXTERN_C __global__ void count_inside(krt_view states, int64_t samples, krt_
 #line 51 "montecarlo_pi.cu"
 }
 
+#line 11 "montecarlo_pi.kern"
+KRT_EXTERN_C __global__ void count_inside__i32(krt_view states, int64_t samples, krt_view hits)
+{
+    int64_t i = 0;
+    int64_t inside = 0;
+    int64_t s KRT_MAYBE_UNUSED = 0;
+    float x = 0;
+    float y = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    (void)s;
+#line 12 "montecarlo_pi.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 13 "montecarlo_pi.kern"
+    if ((int32_t)i >= (int32_t)states.shape[0]) {
+#line 14 "montecarlo_pi.kern"
+        return;
+    }
+#line 15 "montecarlo_pi.kern"
+    inside = 0;
+#line 16 "montecarlo_pi.kern"
+    krt_it1 = 0;
+    krt_stop2 = samples;
+    krt_step3 = 1;
+    for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+        s = krt_it1;
+#line 17 "montecarlo_pi.kern"
+        x = krt_xoroshiro128p_uniform_float32(states, i);
+#line 18 "montecarlo_pi.kern"
+        y = krt_xoroshiro128p_uniform_float32(states, i);
+#line 19 "montecarlo_pi.kern"
+        if (((x * x) + (y * y)) <= 1.0f) {
+#line 20 "montecarlo_pi.kern"
+            inside = krt_add_i64(inside, 1);
+        }
+#line 90 "montecarlo_pi.cu"
+    }
+#line 21 "montecarlo_pi.kern"
+    ((int64_t *)hits.data)[(int32_t)i] = inside;
+#line 94 "montecarlo_pi.cu"
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 11 "montecarlo_pi.kern"
@@ -64,7 +107,7 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t inside = 0;
         int64_t s KRT_MAYBE_UNUSED = 0;
         float x = 0;
-#line 68 "montecarlo_pi.cu"
+#line 111 "montecarlo_pi.cu"
         float y = 0;
         int64_t krt_it1 = 0;
         int64_t krt_stop2 = 0;
@@ -94,11 +137,11 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 20 "montecarlo_pi.kern"
                 inside = krt_add_i64(inside, 1);
             }
-#line 98 "montecarlo_pi.cu"
+#line 141 "montecarlo_pi.cu"
         }
 #line 21 "montecarlo_pi.kern"
         ((int64_t *)hits.data)[i] = inside;
-#line 102 "montecarlo_pi.cu"
+#line 145 "montecarlo_pi.cu"
     krt_next:;
     }
 }
@@ -116,6 +159,12 @@ KRT_EXTERN_C const krt_kernel count_inside__kernel = {
     0, 0,
     0
 };
+static const krt_kernel count_inside__kernel_i32 = {
+    "count_inside", "montecarlo_pi.kern", 3, count_inside__params,
+    count_inside__cpu, (const void *)count_inside__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int count_inside__launch(krt_launch_cfg cfg, krt_array states, int64_t samples, krt_array hits)
 {
@@ -127,11 +176,16 @@ KRT_EXTERN_C int count_inside__launch(krt_launch_cfg cfg, krt_array states, int6
     krt_argv[1] = &samples;
     KRT_TRY(krt_check_array(&count_inside__kernel, 2, &hits, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&count_inside__kernel, &cfg, krt_argv))
+        return krt_launch(&count_inside__kernel_i32, cfg, krt_argv);
     return krt_launch(&count_inside__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_montecarlo_pi_e781368f[] = {
     &count_inside__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_montecarlo_pi_e781368f[] = {
+    &count_inside__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_montecarlo_pi_e781368f = {
     "montecarlo_pi.kern", 1, krt_kernels_montecarlo_pi_e781368f

@@ -48,6 +48,47 @@ KRT_EXTERN_C __global__ void neighbour_sum(krt_view inp, krt_view out)
     }
 }
 
+#line 10 "neighbours.kern"
+KRT_EXTERN_C __global__ void neighbour_sum__i32(krt_view inp, krt_view out)
+{
+    __shared__ int32_t tile[128];
+    int32_t tx = 0;
+    int64_t i = 0;
+    int64_t s = 0;
+#line 12 "neighbours.kern"
+    tx = (int32_t)threadIdx.x;
+#line 13 "neighbours.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 14 "neighbours.kern"
+    if ((int32_t)i < (int32_t)inp.shape[0]) {
+#line 15 "neighbours.kern"
+        tile[tx] = *(int32_t *)(inp.data + krt_mul_wide((int32_t)i, (int32_t)inp.strides[0]));
+    } else {
+#line 17 "neighbours.kern"
+        tile[tx] = 0;
+    }
+#line 19 "neighbours.kern"
+    __syncthreads();
+#line 20 "neighbours.kern"
+    if ((int32_t)i < (int32_t)inp.shape[0]) {
+#line 21 "neighbours.kern"
+        s = (int64_t)tile[tx];
+#line 22 "neighbours.kern"
+        if (tx > 0) {
+#line 23 "neighbours.kern"
+            s = krt_add_i64(s, ((int64_t)tile[tx - 1]));
+        }
+#line 24 "neighbours.kern"
+        if (tx < (128 - 1)) {
+#line 25 "neighbours.kern"
+            s = krt_add_i64(s, ((int64_t)tile[tx + 1]));
+        }
+#line 26 "neighbours.kern"
+        *(int32_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = (int32_t)s;
+#line 89 "neighbours.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 struct neighbour_sum__shared {
@@ -56,8 +97,6 @@ struct neighbour_sum__shared {
 
 struct neighbour_sum__frame {
     int krt_state;
-    int32_t tx;
-    int64_t i;
     int64_t s;
 };
 
@@ -68,13 +107,13 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     struct neighbour_sum__shared *krt_s = (struct neighbour_sum__shared *)krt_b->shared;
     struct neighbour_sum__frame *krt_fr = (struct neighbour_sum__frame *)krt_b->frame;
-    struct neighbour_sum__frame *krt_f;
-    unsigned krt_t;
+    struct neighbour_sum__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "neighbours.kern"
         tx = (int32_t)krt_tid.x;
 #line 13 "neighbours.kern"
@@ -87,16 +126,14 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "neighbours.kern"
             krt_s->tile[tx] = 0;
         }
-        krt_f->tx = tx;
-        krt_f->i = i;
     }
 #line 19 "neighbours.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t s KRT_MAYBE_UNUSED = 0;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 20 "neighbours.kern"
         if (i < inp.shape[0]) {
 #line 21 "neighbours.kern"
@@ -113,7 +150,7 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 26 "neighbours.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 117 "neighbours.cu"
+#line 154 "neighbours.cu"
         }
     }
 }
@@ -130,6 +167,12 @@ KRT_EXTERN_C const krt_kernel neighbour_sum__kernel = {
     sizeof(struct neighbour_sum__shared), sizeof(struct neighbour_sum__frame),
     0
 };
+static const krt_kernel neighbour_sum__kernel_i32 = {
+    "neighbour_sum", "neighbours.kern", 2, neighbour_sum__params,
+    neighbour_sum__cpu, (const void *)neighbour_sum__i32,
+    sizeof(struct neighbour_sum__shared), sizeof(struct neighbour_sum__frame),
+    0
+};
 
 KRT_EXTERN_C int neighbour_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
@@ -140,11 +183,16 @@ KRT_EXTERN_C int neighbour_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_ar
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&neighbour_sum__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&neighbour_sum__kernel, &cfg, krt_argv))
+        return krt_launch(&neighbour_sum__kernel_i32, cfg, krt_argv);
     return krt_launch(&neighbour_sum__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_neighbours_4ebd94d2[] = {
     &neighbour_sum__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_neighbours_4ebd94d2[] = {
+    &neighbour_sum__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_neighbours_4ebd94d2 = {
     "neighbours.kern", 1, krt_kernels_neighbours_4ebd94d2

@@ -80,6 +80,67 @@ KRT_EXTERN_C __global__ void np_ufunc(krt_view x, krt_view a, krt_view b, krt_vi
     }
 }
 
+#line 14 "np_ufunc.kern"
+KRT_EXTERN_C __global__ void np_ufunc__i32(krt_view x, krt_view a, krt_view b, krt_view out, krt_view n)
+{
+    int64_t i = 0;
+    double f KRT_MAYBE_UNUSED = 0;
+    double w KRT_MAYBE_UNUSED = 0;
+    float krt_np1 = 0;
+    float krt_seq2 = 0;
+    krt_tup_f64_f64 krt_tup3 = krt_tup_f64_f64_make(0, 0);
+#line 93 "np_ufunc.cu"
+    int64_t krt_i4 = 0;
+    int64_t krt_it5 = 0;
+    int64_t krt_stop6 = 0;
+    int64_t krt_step7 = 0;
+    int64_t krt_i8 = 0;
+    int64_t krt_it9 = 0;
+    int64_t krt_stop10 = 0;
+    int64_t krt_step11 = 0;
+    double krt_tmp0;
+    double krt_tmp1;
+    (void)f;
+    (void)w;
+#line 15 "np_ufunc.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 16 "np_ufunc.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 17 "np_ufunc.kern"
+        ((float *)x.data)[(int32_t)i] = (krt_seq2 = sinf(((float *)x.data)[(int32_t)i]), krt_seq2 + (krt_np1 = ((float *)x.data)[(int32_t)i], (isnan(krt_np1) != 0) ? krt_np1 : ((krt_np1 >= 0.5f) ? krt_np1 : 0.5f)));
+#line 18 "np_ufunc.kern"
+        krt_tup3 = (krt_tmp0 = modf((((double)exp2f(((float *)x.data)[(int32_t)i])) * 3.1415926535897931), &krt_tmp1), krt_tup_f64_f64_make(krt_tmp0, krt_tmp1));
+#line 18 "np_ufunc.kern"
+        f = krt_tup3.f0;
+#line 18 "np_ufunc.kern"
+        w = krt_tup3.f1;
+#line 19 "np_ufunc.kern"
+        ((int32_t *)n.data)[(int32_t)i] = (int32_t)krt_add_i64(((int64_t)krt_popc_i32(((int32_t *)n.data)[(int32_t)i])), krt_shl_i64(((int64_t)((int32_t *)n.data)[(int32_t)i]), 2));
+    }
+#line 20 "np_ufunc.kern"
+    if ((int32_t)i == 0) {
+#line 21 "np_ufunc.kern"
+        krt_it5 = 0;
+#line 125 "np_ufunc.cu"
+        krt_stop6 = out.shape[0];
+        krt_step7 = 1;
+        for (; krt_it5 < krt_stop6; krt_it5 += krt_step7) {
+            krt_i4 = krt_it5;
+#line 21 "np_ufunc.kern"
+            krt_it9 = 0;
+#line 132 "np_ufunc.cu"
+            krt_stop10 = out.shape[1];
+            krt_step11 = 1;
+            for (; krt_it9 < krt_stop10; krt_it9 += krt_step11) {
+                krt_i8 = krt_it9;
+#line 21 "np_ufunc.kern"
+                ((double *)out.data)[(int32_t)krt_i4 * out.shape[1] + (int32_t)krt_i8] = atan2(((double *)a.data)[(int32_t)(((int32_t)a.shape[0] > 1) ? krt_i4 : 0) * a.shape[1] + (int32_t)(((int32_t)a.shape[1] > 1) ? krt_i8 : 0)], ((double *)b.data)[(int32_t)(((int32_t)b.shape[0] > 1) ? krt_i8 : 0)]);
+#line 139 "np_ufunc.cu"
+            }
+        }
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 14 "np_ufunc.kern"
@@ -91,7 +152,7 @@ static void np_ufunc__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[3];
     const krt_view n = *(const krt_view *)krt_args[4];
     krt_dim3 krt_tid;
-#line 95 "np_ufunc.cu"
+#line 156 "np_ufunc.cu"
     double krt_tmp0;
     double krt_tmp1;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -130,21 +191,21 @@ static void np_ufunc__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i == 0) {
 #line 21 "np_ufunc.kern"
             krt_it5 = 0;
-#line 134 "np_ufunc.cu"
+#line 195 "np_ufunc.cu"
             krt_stop6 = out.shape[0];
             krt_step7 = 1;
             for (; krt_it5 < krt_stop6; krt_it5 += krt_step7) {
                 krt_i4 = krt_it5;
 #line 21 "np_ufunc.kern"
                 krt_it9 = 0;
-#line 141 "np_ufunc.cu"
+#line 202 "np_ufunc.cu"
                 krt_stop10 = out.shape[1];
                 krt_step11 = 1;
                 for (; krt_it9 < krt_stop10; krt_it9 += krt_step11) {
                     krt_i8 = krt_it9;
 #line 21 "np_ufunc.kern"
                     ((double *)out.data)[krt_i4 * out.shape[1] + krt_i8] = atan2(((double *)a.data)[((a.shape[0] > 1) ? krt_i4 : 0) * a.shape[1] + ((a.shape[1] > 1) ? krt_i8 : 0)], ((double *)b.data)[((b.shape[0] > 1) ? krt_i8 : 0)]);
-#line 148 "np_ufunc.cu"
+#line 209 "np_ufunc.cu"
                 }
             }
         }
@@ -163,6 +224,12 @@ static const krt_param np_ufunc__params[] = {
 KRT_EXTERN_C const krt_kernel np_ufunc__kernel = {
     "np_ufunc", "np_ufunc.kern", 5, np_ufunc__params,
     np_ufunc__cpu, (const void *)np_ufunc,
+    0, 0,
+    0
+};
+static const krt_kernel np_ufunc__kernel_i32 = {
+    "np_ufunc", "np_ufunc.kern", 5, np_ufunc__params,
+    np_ufunc__cpu, (const void *)np_ufunc__i32,
     0, 0,
     0
 };
@@ -185,11 +252,16 @@ KRT_EXTERN_C int np_ufunc__launch(krt_launch_cfg cfg, krt_array x, krt_array a, 
     krt_argv[3] = &krt_v3;
     KRT_TRY(krt_check_array(&np_ufunc__kernel, 4, &n, &krt_v4));
     krt_argv[4] = &krt_v4;
+    if (krt_launch_fits32(&np_ufunc__kernel, &cfg, krt_argv))
+        return krt_launch(&np_ufunc__kernel_i32, cfg, krt_argv);
     return krt_launch(&np_ufunc__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_np_ufunc_4d1f9081[] = {
     &np_ufunc__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_np_ufunc_4d1f9081[] = {
+    &np_ufunc__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_np_ufunc_4d1f9081 = {
     "np_ufunc.kern", 1, krt_kernels_np_ufunc_4d1f9081

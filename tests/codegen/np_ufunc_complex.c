@@ -84,9 +84,9 @@ KRT_EXTERN_C int np_ufunc_complex__launch(krt_launch_cfg cfg, krt_array z, krt_a
     return krt_launch(&np_ufunc_complex__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_np_ufunc_complex[] = {
+static const krt_kernel *const krt_kernels_np_ufunc_complex_6d4e80a5[] = {
     &np_ufunc_complex__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_np_ufunc_complex = {
-    "np_ufunc_complex.kern", 1, krt_kernels_np_ufunc_complex
+KRT_EXTERN_C const krt_module krt_module_np_ufunc_complex_6d4e80a5 = {
+    "np_ufunc_complex.kern", 1, krt_kernels_np_ufunc_complex_6d4e80a5
 };

@@ -43,6 +43,42 @@ KRT_EXTERN_C __global__ void np_ufunc_complex(krt_view z, krt_view w, krt_view b
     }
 }
 
+#line 13 "np_ufunc_complex.kern"
+KRT_EXTERN_C __global__ void np_ufunc_complex__i32(krt_view z, krt_view w, krt_view b, krt_view out)
+{
+    int64_t i = 0;
+    int64_t krt_i1 = 0;
+    int64_t krt_it2 = 0;
+    int64_t krt_stop3 = 0;
+    int64_t krt_step4 = 0;
+    krt_c128 krt_tmp0;
+#line 14 "np_ufunc_complex.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 15 "np_ufunc_complex.kern"
+    if ((int32_t)i < (int32_t)z.shape[0]) {
+#line 16 "np_ufunc_complex.kern"
+        ((krt_c64 *)z.data)[(int32_t)i] = krt_cadd_c64(krt_cacos_c64(((krt_c64 *)z.data)[(int32_t)i]), krt_nptanh_c64(((krt_c64 *)z.data)[(int32_t)i]));
+#line 17 "np_ufunc_complex.kern"
+        ((krt_c128 *)w.data)[(int32_t)i] = krt_ctrue_c128((krt_tmp0 = krt_npmaximum_c128(((krt_c128 *)w.data)[(int32_t)i], krt_cmake_c128(1.0, 2.0)))) ? krt_tmp0 : krt_nplog10_c128(((krt_c128 *)w.data)[(int32_t)i]);
+#line 18 "np_ufunc_complex.kern"
+        ((bool *)b.data)[(int32_t)i] = krt_nplt_c128(krt_c128_of_c64(((krt_c64 *)z.data)[(int32_t)i]), ((krt_c128 *)w.data)[(int32_t)i]) && (!krt_ctrue_c128(((krt_c128 *)w.data)[(int32_t)i]));
+    }
+#line 19 "np_ufunc_complex.kern"
+    if ((int32_t)i == 0) {
+#line 20 "np_ufunc_complex.kern"
+        krt_it2 = 0;
+#line 71 "np_ufunc_complex.cu"
+        krt_stop3 = out.shape[0];
+        krt_step4 = 1;
+        for (; krt_it2 < krt_stop3; krt_it2 += krt_step4) {
+            krt_i1 = krt_it2;
+#line 20 "np_ufunc_complex.kern"
+            ((krt_c128 *)out.data)[(int32_t)krt_i1] = krt_cmake_c128((double)krt_npge_c128(krt_c128_of_c64(((krt_c64 *)z.data)[(int32_t)(((int32_t)z.shape[0] > 1) ? krt_i1 : 0)]), ((krt_c128 *)w.data)[(int32_t)(((int32_t)w.shape[0] > 1) ? krt_i1 : 0)]), 0.0);
+#line 78 "np_ufunc_complex.cu"
+        }
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 13 "np_ufunc_complex.kern"
@@ -54,7 +90,7 @@ static void np_ufunc_complex__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[3];
     krt_dim3 krt_tid;
     krt_c128 krt_tmp0;
-#line 58 "np_ufunc_complex.cu"
+#line 94 "np_ufunc_complex.cu"
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
         int64_t krt_i1 = 0;
@@ -76,14 +112,14 @@ static void np_ufunc_complex__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i == 0) {
 #line 20 "np_ufunc_complex.kern"
             krt_it2 = 0;
-#line 80 "np_ufunc_complex.cu"
+#line 116 "np_ufunc_complex.cu"
             krt_stop3 = out.shape[0];
             krt_step4 = 1;
             for (; krt_it2 < krt_stop3; krt_it2 += krt_step4) {
                 krt_i1 = krt_it2;
 #line 20 "np_ufunc_complex.kern"
                 ((krt_c128 *)out.data)[krt_i1] = krt_cmake_c128((double)krt_npge_c128(krt_c128_of_c64(((krt_c64 *)z.data)[((z.shape[0] > 1) ? krt_i1 : 0)]), ((krt_c128 *)w.data)[((w.shape[0] > 1) ? krt_i1 : 0)]), 0.0);
-#line 87 "np_ufunc_complex.cu"
+#line 123 "np_ufunc_complex.cu"
             }
         }
     }
@@ -103,6 +139,12 @@ KRT_EXTERN_C const krt_kernel np_ufunc_complex__kernel = {
     0, 0,
     0
 };
+static const krt_kernel np_ufunc_complex__kernel_i32 = {
+    "np_ufunc_complex", "np_ufunc_complex.kern", 4, np_ufunc_complex__params,
+    np_ufunc_complex__cpu, (const void *)np_ufunc_complex__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int np_ufunc_complex__launch(krt_launch_cfg cfg, krt_array z, krt_array w, krt_array b, krt_array out)
 {
@@ -119,12 +161,17 @@ KRT_EXTERN_C int np_ufunc_complex__launch(krt_launch_cfg cfg, krt_array z, krt_a
     krt_argv[2] = &krt_v2;
     KRT_TRY(krt_check_array(&np_ufunc_complex__kernel, 3, &out, &krt_v3));
     krt_argv[3] = &krt_v3;
+    if (krt_launch_fits32(&np_ufunc_complex__kernel, &cfg, krt_argv))
+        return krt_launch(&np_ufunc_complex__kernel_i32, cfg, krt_argv);
     return krt_launch(&np_ufunc_complex__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_np_ufunc_complex[] = {
+static const krt_kernel *const krt_kernels_np_ufunc_complex_6d4e80a5[] = {
     &np_ufunc_complex__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_np_ufunc_complex = {
-    "np_ufunc_complex.kern", 1, krt_kernels_np_ufunc_complex
+KRT_EXTERN_C const krt_kernel *const krt_i32_np_ufunc_complex_6d4e80a5[] = {
+    &np_ufunc_complex__kernel_i32,
+};
+KRT_EXTERN_C const krt_module krt_module_np_ufunc_complex_6d4e80a5 = {
+    "np_ufunc_complex.kern", 1, krt_kernels_np_ufunc_complex_6d4e80a5
 };

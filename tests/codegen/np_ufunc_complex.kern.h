@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef NP_UFUNC_COMPLEX_KERN_H_
-#define NP_UFUNC_COMPLEX_KERN_H_
+#ifndef NP_UFUNC_COMPLEX_6D4E80A5_KERN_H_
+#define NP_UFUNC_COMPLEX_6D4E80A5_KERN_H_
 
 #include <kernrt.h>
 
@@ -20,9 +20,12 @@ static inline int np_ufunc_complex(krt_launch_cfg cfg, krt_array z, krt_array w,
 }
 extern const krt_kernel np_ufunc_complex__kernel;
 
-extern const krt_module krt_module_np_ufunc_complex;
+extern const krt_module krt_module_np_ufunc_complex_6d4e80a5;
+#ifndef krt_module_np_ufunc_complex
+#define krt_module_np_ufunc_complex krt_module_np_ufunc_complex_6d4e80a5
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* NP_UFUNC_COMPLEX_KERN_H_ */
+#endif /* NP_UFUNC_COMPLEX_6D4E80A5_KERN_H_ */

@@ -104,8 +104,6 @@ struct rotate__shared {
 struct rotate__frame {
     int krt_state;
     krt_rec_particle tmp[4];
-    int64_t i;
-    int32_t t;
 };
 
 #line 32 "records.kern"
@@ -116,27 +114,25 @@ static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct rotate__shared *krt_s = (struct rotate__shared *)krt_b->shared;
     struct rotate__frame *krt_fr = (struct rotate__frame *)krt_b->frame;
     struct rotate__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 35 "records.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 36 "records.kern"
         t = (int32_t)krt_tid.x;
 #line 37 "records.kern"
         krt_s->sh[t] = ((krt_rec_particle *)ps.data)[i];
-        krt_f->i = i;
-        krt_f->t = t;
     }
 #line 38 "records.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 39 "records.kern"
         krt_f->tmp[0] = krt_s->sh[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)t), k), ((int64_t)((int32_t)krt_b->block_dim.x)))];
 #line 40 "records.kern"
@@ -217,7 +213,7 @@ static void scalar__cpu(const krt_cpu_block *krt_b, void **krt_args)
             r->id = (int32_t)ps.shape[0];
 #line 64 "records.kern"
             {
-#line 221 "records.c"
+#line 217 "records.c"
                 const krt_view krt_cp_v = krt_view_make((void *)(*(krt_rec_particle *)(ps.data + 0 * ps.strides[0])).v, 1, 3, 0, 0, (int64_t)sizeof(float));
                 float *krt_cp_d = (float *)&r->v;
                 for (int64_t krt_cp_i = 0; krt_cp_i < 3; krt_cp_i++)
@@ -323,12 +319,12 @@ KRT_EXTERN_C int scalar__launch(krt_launch_cfg cfg, krt_array r, krt_array ps, k
     return krt_launch(&scalar__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_records[] = {
+static const krt_kernel *const krt_kernels_records_227fa278[] = {
     &step__kernel,
     &rotate__kernel,
     &sums__kernel,
     &scalar__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_records = {
-    "records.kern", 4, krt_kernels_records
+KRT_EXTERN_C const krt_module krt_module_records_227fa278 = {
+    "records.kern", 4, krt_kernels_records_227fa278
 };

@@ -89,6 +89,28 @@ KRT_EXTERN_C __global__ void step(krt_view ps, krt_view out)
     }
 }
 
+#line 21 "records.kern"
+KRT_EXTERN_C __global__ void step__i32(krt_view ps, krt_view out)
+{
+    int64_t i = 0;
+    krt_recp_particle r = NULL;
+#line 22 "records.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 23 "records.kern"
+    if ((int32_t)i < (int32_t)ps.shape[0]) {
+#line 24 "records.kern"
+        r = &(*(krt_rec_particle *)(ps.data + krt_mul_wide((int32_t)i, (int32_t)ps.strides[0])));
+#line 25 "records.kern"
+        *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = (energy(&(*r)) + ((double)r->id)) + (r->p).y;
+#line 26 "records.kern"
+        r->v[2] = (float)(r->p).x;
+#line 27 "records.kern"
+        (*(krt_rec_particle *)(ps.data + krt_mul_wide((int32_t)i, (int32_t)ps.strides[0]))).id = (int32_t)krt_mul_i64(i, 10);
+#line 28 "records.kern"
+        (r->p).y = r->m * 2.0;
+    }
+}
+
 #line 32 "records.kern"
 KRT_EXTERN_C __global__ void rotate(krt_view ps, int64_t k)
 {
@@ -110,6 +132,29 @@ KRT_EXTERN_C __global__ void rotate(krt_view ps, int64_t k)
     (tmp[0]).m = (tmp[0]).m + 1.0;
 #line 41 "records.kern"
     ((krt_rec_particle *)ps.data)[i] = tmp[0];
+}
+
+#line 32 "records.kern"
+KRT_EXTERN_C __global__ void rotate__i32(krt_view ps, int64_t k)
+{
+    krt_rec_particle tmp[4];
+    __shared__ krt_rec_particle sh[32];
+    int64_t i = 0;
+    int32_t t = 0;
+#line 35 "records.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 36 "records.kern"
+    t = (int32_t)threadIdx.x;
+#line 37 "records.kern"
+    sh[t] = ((krt_rec_particle *)ps.data)[(int32_t)i];
+#line 38 "records.kern"
+    __syncthreads();
+#line 39 "records.kern"
+    tmp[0] = sh[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)t), k), ((int64_t)((int32_t)blockDim.x)))];
+#line 40 "records.kern"
+    (tmp[0]).m = (tmp[0]).m + 1.0;
+#line 41 "records.kern"
+    ((krt_rec_particle *)ps.data)[(int32_t)i] = tmp[0];
 }
 
 #line 45 "records.kern"
@@ -154,6 +199,48 @@ KRT_EXTERN_C __global__ void sums(krt_view a, krt_view out)
     }
 }
 
+#line 45 "records.kern"
+KRT_EXTERN_C __global__ void sums__i32(krt_view a, krt_view out)
+{
+    int64_t i = 0;
+    double s = 0;
+    int64_t u = 0;
+    int64_t w = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    int64_t krt_it4 = 0;
+    int64_t krt_stop5 = 0;
+    int64_t krt_step6 = 0;
+#line 46 "records.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 47 "records.kern"
+    if ((int32_t)i < (int32_t)a.shape[0]) {
+#line 48 "records.kern"
+        s = 0.0;
+#line 49 "records.kern"
+        krt_it4 = 0;
+        krt_stop5 = 3;
+        krt_step6 = 1;
+        for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
+            u = krt_it4;
+#line 50 "records.kern"
+            krt_it1 = 0;
+            krt_stop2 = 2;
+            krt_step3 = 1;
+            for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+                w = krt_it1;
+#line 51 "records.kern"
+                s = s + ((double)(*(krt_rec_packed *)(a.data + krt_mul_wide((int32_t)i, (int32_t)a.strides[0]))).j[(int32_t)u][(int32_t)w]);
+            }
+        }
+#line 52 "records.kern"
+        (*(krt_rec_packed *)(a.data + krt_mul_wide((int32_t)i, (int32_t)a.strides[0]))).i = (int32_t)(krt_view_make((void *)(*(krt_rec_packed *)(a.data + krt_mul_wide((int32_t)i, (int32_t)a.strides[0]))).j, 2, 3, 2, 0, (int64_t)sizeof(float))).shape[0];
+#line 53 "records.kern"
+        *(float *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = (float)s;
+    }
+}
+
 #line 57 "records.kern"
 KRT_EXTERN_C __global__ void scalar(krt_recp_particle r, krt_view ps, krt_view xs)
 {
@@ -173,8 +260,36 @@ KRT_EXTERN_C __global__ void scalar(krt_recp_particle r, krt_view ps, krt_view x
         r->id = (int32_t)ps.shape[0];
 #line 64 "records.kern"
         {
-#line 177 "records.cu"
+#line 264 "records.cu"
             const krt_view krt_cp_v = krt_view_make((void *)(*(krt_rec_particle *)(ps.data + 0 * ps.strides[0])).v, 1, 3, 0, 0, (int64_t)sizeof(float));
+            float *krt_cp_d = (float *)&r->v;
+            for (int64_t krt_cp_i = 0; krt_cp_i < 3; krt_cp_i++)
+                krt_cp_d[krt_cp_i] = ((const float *)krt_cp_v.data)[krt_cp_i];
+        }
+    }
+}
+
+#line 57 "records.kern"
+KRT_EXTERN_C __global__ void scalar__i32(krt_recp_particle r, krt_view ps, krt_view xs)
+{
+    int64_t i = 0;
+#line 58 "records.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 59 "records.kern"
+    if ((int32_t)i < (int32_t)ps.shape[0]) {
+#line 60 "records.kern"
+        (*(krt_rec_particle *)(ps.data + krt_mul_wide((int32_t)i, (int32_t)ps.strides[0]))).m = r->m + *(double *)((krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 8, 1, 1, 8)).data + (int32_t)i * (krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 8, 1, 1, 8)).strides[0]);
+#line 61 "records.kern"
+        ((int16_t *)xs.data)[(int32_t)i] = *(int16_t *)((krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 0, 1, 1, 2)).data + (int32_t)i * (krt_view_field(krt_view_field(ps, 1, 0, 24, 1, 1, 16), 1, 0, 0, 1, 1, 2)).strides[0]);
+    }
+#line 62 "records.kern"
+    if ((int32_t)i == 0) {
+#line 63 "records.kern"
+        r->id = (int32_t)ps.shape[0];
+#line 64 "records.kern"
+        {
+#line 292 "records.cu"
+            const krt_view krt_cp_v = krt_view_make((void *)(*(krt_rec_particle *)(ps.data + krt_mul_wide(0, (int32_t)ps.strides[0]))).v, 1, 3, 0, 0, (int64_t)sizeof(float));
             float *krt_cp_d = (float *)&r->v;
             for (int64_t krt_cp_i = 0; krt_cp_i < 3; krt_cp_i++)
                 krt_cp_d[krt_cp_i] = ((const float *)krt_cp_v.data)[krt_cp_i];
@@ -220,7 +335,7 @@ static void step__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 224 "records.cu"
+#line 339 "records.cu"
 struct rotate__shared {
     krt_rec_particle sh[32];
 };
@@ -228,8 +343,6 @@ struct rotate__shared {
 struct rotate__frame {
     int krt_state;
     krt_rec_particle tmp[4];
-    int64_t i;
-    int32_t t;
 };
 
 #line 32 "records.kern"
@@ -240,27 +353,25 @@ static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct rotate__shared *krt_s = (struct rotate__shared *)krt_b->shared;
     struct rotate__frame *krt_fr = (struct rotate__frame *)krt_b->frame;
     struct rotate__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 35 "records.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 36 "records.kern"
         t = (int32_t)krt_tid.x;
 #line 37 "records.kern"
         krt_s->sh[t] = ((krt_rec_particle *)ps.data)[i];
-        krt_f->i = i;
-        krt_f->t = t;
     }
 #line 38 "records.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = krt_f->t;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 39 "records.kern"
         krt_f->tmp[0] = krt_s->sh[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)t), k), ((int64_t)((int32_t)krt_b->block_dim.x)))];
 #line 40 "records.kern"
@@ -341,7 +452,7 @@ static void scalar__cpu(const krt_cpu_block *krt_b, void **krt_args)
             r->id = (int32_t)ps.shape[0];
 #line 64 "records.kern"
             {
-#line 345 "records.cu"
+#line 456 "records.cu"
                 const krt_view krt_cp_v = krt_view_make((void *)(*(krt_rec_particle *)(ps.data + 0 * ps.strides[0])).v, 1, 3, 0, 0, (int64_t)sizeof(float));
                 float *krt_cp_d = (float *)&r->v;
                 for (int64_t krt_cp_i = 0; krt_cp_i < 3; krt_cp_i++)
@@ -363,6 +474,12 @@ KRT_EXTERN_C const krt_kernel step__kernel = {
     0, 0,
     0
 };
+static const krt_kernel step__kernel_i32 = {
+    "step", "records.kern", 2, step__params,
+    step__cpu, (const void *)step__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int step__launch(krt_launch_cfg cfg, krt_array ps, krt_array out)
 {
@@ -373,6 +490,8 @@ KRT_EXTERN_C int step__launch(krt_launch_cfg cfg, krt_array ps, krt_array out)
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&step__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&step__kernel, &cfg, krt_argv))
+        return krt_launch(&step__kernel_i32, cfg, krt_argv);
     return krt_launch(&step__kernel, cfg, krt_argv);
 }
 
@@ -386,6 +505,12 @@ KRT_EXTERN_C const krt_kernel rotate__kernel = {
     sizeof(struct rotate__shared), sizeof(struct rotate__frame),
     0
 };
+static const krt_kernel rotate__kernel_i32 = {
+    "rotate", "records.kern", 2, rotate__params,
+    rotate__cpu, (const void *)rotate__i32,
+    sizeof(struct rotate__shared), sizeof(struct rotate__frame),
+    0
+};
 
 KRT_EXTERN_C int rotate__launch(krt_launch_cfg cfg, krt_array ps, int64_t k)
 {
@@ -394,6 +519,8 @@ KRT_EXTERN_C int rotate__launch(krt_launch_cfg cfg, krt_array ps, int64_t k)
     KRT_TRY(krt_check_array(&rotate__kernel, 0, &ps, &krt_v0));
     krt_argv[0] = &krt_v0;
     krt_argv[1] = &k;
+    if (krt_launch_fits32(&rotate__kernel, &cfg, krt_argv))
+        return krt_launch(&rotate__kernel_i32, cfg, krt_argv);
     return krt_launch(&rotate__kernel, cfg, krt_argv);
 }
 
@@ -407,6 +534,12 @@ KRT_EXTERN_C const krt_kernel sums__kernel = {
     0, 0,
     0
 };
+static const krt_kernel sums__kernel_i32 = {
+    "sums", "records.kern", 2, sums__params,
+    sums__cpu, (const void *)sums__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int sums__launch(krt_launch_cfg cfg, krt_array a, krt_array out)
 {
@@ -417,6 +550,8 @@ KRT_EXTERN_C int sums__launch(krt_launch_cfg cfg, krt_array a, krt_array out)
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&sums__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&sums__kernel, &cfg, krt_argv))
+        return krt_launch(&sums__kernel_i32, cfg, krt_argv);
     return krt_launch(&sums__kernel, cfg, krt_argv);
 }
 
@@ -428,6 +563,12 @@ static const krt_param scalar__params[] = {
 KRT_EXTERN_C const krt_kernel scalar__kernel = {
     "scalar", "records.kern", 3, scalar__params,
     scalar__cpu, (const void *)scalar,
+    0, 0,
+    0
+};
+static const krt_kernel scalar__kernel_i32 = {
+    "scalar", "records.kern", 3, scalar__params,
+    scalar__cpu, (const void *)scalar__i32,
     0, 0,
     0
 };
@@ -444,15 +585,23 @@ KRT_EXTERN_C int scalar__launch(krt_launch_cfg cfg, krt_array r, krt_array ps, k
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&scalar__kernel, 2, &xs, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&scalar__kernel, &cfg, krt_argv))
+        return krt_launch(&scalar__kernel_i32, cfg, krt_argv);
     return krt_launch(&scalar__kernel, cfg, krt_argv);
 }
 
-static const krt_kernel *const krt_kernels_records[] = {
+static const krt_kernel *const krt_kernels_records_227fa278[] = {
     &step__kernel,
     &rotate__kernel,
     &sums__kernel,
     &scalar__kernel,
 };
-KRT_EXTERN_C const krt_module krt_module_records = {
-    "records.kern", 4, krt_kernels_records
+KRT_EXTERN_C const krt_kernel *const krt_i32_records_227fa278[] = {
+    &step__kernel_i32,
+    &rotate__kernel_i32,
+    &sums__kernel_i32,
+    &scalar__kernel_i32,
+};
+KRT_EXTERN_C const krt_module krt_module_records_227fa278 = {
+    "records.kern", 4, krt_kernels_records_227fa278
 };

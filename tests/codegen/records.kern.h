@@ -3,8 +3,8 @@
  * One launcher per kernel: it checks the arguments against the kernel's
  * signature and launches it on the current backend (KRT_BACKEND).
  */
-#ifndef RECORDS_KERN_H_
-#define RECORDS_KERN_H_
+#ifndef RECORDS_227FA278_KERN_H_
+#define RECORDS_227FA278_KERN_H_
 
 #include <kernrt.h>
 
@@ -110,9 +110,12 @@ static inline int scalar(krt_launch_cfg cfg, krt_array r, krt_array ps, krt_arra
 }
 extern const krt_kernel scalar__kernel;
 
-extern const krt_module krt_module_records;
+extern const krt_module krt_module_records_227fa278;
+#ifndef krt_module_records
+#define krt_module_records krt_module_records_227fa278
+#endif
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* RECORDS_KERN_H_ */
+#endif /* RECORDS_227FA278_KERN_H_ */

@@ -57,6 +57,56 @@ KRT_EXTERN_C __global__ void block_sum(krt_view inp, krt_view partial)
     }
 }
 
+#line 10 "reduce.kern"
+KRT_EXTERN_C __global__ void block_sum__i32(krt_view inp, krt_view partial)
+{
+    __shared__ float s[256];
+    int32_t tx = 0;
+    int64_t i = 0;
+    int64_t stride = 0;
+    float acc = 0;
+    int64_t step = 0;
+#line 12 "reduce.kern"
+    tx = (int32_t)threadIdx.x;
+#line 13 "reduce.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 14 "reduce.kern"
+    stride = (int64_t)blockDim.x * gridDim.x;
+#line 15 "reduce.kern"
+    acc = 0.0f;
+#line 16 "reduce.kern"
+    while ((int32_t)i < (int32_t)inp.shape[0]) {
+#line 17 "reduce.kern"
+        acc = acc + *(float *)(inp.data + krt_mul_wide((int32_t)i, (int32_t)inp.strides[0]));
+#line 18 "reduce.kern"
+        i = (int64_t)((int32_t)i + (int32_t)stride);
+    }
+#line 19 "reduce.kern"
+    s[tx] = acc;
+#line 20 "reduce.kern"
+    __syncthreads();
+#line 21 "reduce.kern"
+    step = (int64_t)(256 >> 1);
+#line 22 "reduce.kern"
+    while (step > 0) {
+#line 23 "reduce.kern"
+        if (tx < (int32_t)step) {
+#line 24 "reduce.kern"
+            s[tx] = s[tx] + s[tx + (int32_t)step];
+        }
+#line 25 "reduce.kern"
+        __syncthreads();
+#line 26 "reduce.kern"
+        step = (int64_t)((int32_t)step >> 1);
+    }
+#line 27 "reduce.kern"
+    if (tx == 0) {
+#line 28 "reduce.kern"
+        *(float *)(partial.data + krt_mul_wide((int32_t)blockIdx.x, (int32_t)partial.strides[0])) = s[0];
+#line 107 "reduce.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 struct block_sum__shared {
@@ -65,7 +115,6 @@ struct block_sum__shared {
 
 struct block_sum__frame {
     int krt_state;
-    int32_t tx;
     int64_t i;
     float acc;
 };
@@ -79,15 +128,15 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int64_t stride = 0;
     int64_t step = 0;
     struct block_sum__frame *krt_fr = (struct block_sum__frame *)krt_b->frame;
-    struct block_sum__frame *krt_f;
-    unsigned krt_t;
+    struct block_sum__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     {
         const int64_t krt_in_stride = stride;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             stride = krt_in_stride;
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t i KRT_MAYBE_UNUSED = 0;
             float acc KRT_MAYBE_UNUSED = 0;
 #line 12 "reduce.kern"
@@ -107,7 +156,6 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 19 "reduce.kern"
             krt_s->s[tx] = acc;
-            krt_f->tx = tx;
         }
     }
 #line 20 "reduce.kern"
@@ -118,7 +166,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     while (step > 0) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 23 "reduce.kern"
             if (tx < (int32_t)step) {
 #line 24 "reduce.kern"
@@ -131,14 +179,14 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         step = (int64_t)((int32_t)step >> 1);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 135 "reduce.cu"
+#line 183 "reduce.cu"
         krt_f = &krt_fr[krt_t];
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 27 "reduce.kern"
         if (tx == 0) {
 #line 28 "reduce.kern"
             *(float *)(partial.data + ((int32_t)krt_b->block_idx.x) * partial.strides[0]) = krt_s->s[0];
-#line 142 "reduce.cu"
+#line 190 "reduce.cu"
         }
     }
 }
@@ -155,6 +203,12 @@ KRT_EXTERN_C const krt_kernel block_sum__kernel = {
     sizeof(struct block_sum__shared), sizeof(struct block_sum__frame),
     0
 };
+static const krt_kernel block_sum__kernel_i32 = {
+    "block_sum", "reduce.kern", 2, block_sum__params,
+    block_sum__cpu, (const void *)block_sum__i32,
+    sizeof(struct block_sum__shared), sizeof(struct block_sum__frame),
+    0
+};
 
 KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array partial)
 {
@@ -165,11 +219,16 @@ KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array 
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&block_sum__kernel, 1, &partial, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&block_sum__kernel, &cfg, krt_argv))
+        return krt_launch(&block_sum__kernel_i32, cfg, krt_argv);
     return krt_launch(&block_sum__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_reduce_899f2767[] = {
     &block_sum__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_reduce_899f2767[] = {
+    &block_sum__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_reduce_899f2767 = {
     "reduce.kern", 1, krt_kernels_reduce_899f2767

@@ -57,6 +57,56 @@ KRT_EXTERN_C __global__ void block_scan(krt_view inp, krt_view out)
     }
 }
 
+#line 10 "scan.kern"
+KRT_EXTERN_C __global__ void block_scan__i32(krt_view inp, krt_view out)
+{
+    __shared__ int32_t temp[256];
+    int32_t tx = 0;
+    int64_t i = 0;
+    int64_t offset = 0;
+    int64_t v = 0;
+#line 12 "scan.kern"
+    tx = (int32_t)threadIdx.x;
+#line 13 "scan.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 14 "scan.kern"
+    if ((int32_t)i < (int32_t)inp.shape[0]) {
+#line 15 "scan.kern"
+        temp[tx] = *(int32_t *)(inp.data + krt_mul_wide((int32_t)i, (int32_t)inp.strides[0]));
+    } else {
+#line 17 "scan.kern"
+        temp[tx] = 0;
+    }
+#line 18 "scan.kern"
+    __syncthreads();
+#line 19 "scan.kern"
+    offset = 1;
+#line 20 "scan.kern"
+    while (offset < 256) {
+#line 21 "scan.kern"
+        v = 0;
+#line 22 "scan.kern"
+        if (tx >= (int32_t)offset) {
+#line 23 "scan.kern"
+            v = (int64_t)temp[tx - (int32_t)offset];
+        }
+#line 24 "scan.kern"
+        __syncthreads();
+#line 25 "scan.kern"
+        temp[tx] = (int32_t)krt_add_i64(((int64_t)temp[tx]), v);
+#line 26 "scan.kern"
+        __syncthreads();
+#line 27 "scan.kern"
+        offset = (int64_t)((int32_t)offset * 2);
+    }
+#line 28 "scan.kern"
+    if ((int32_t)i < (int32_t)inp.shape[0]) {
+#line 29 "scan.kern"
+        *(int32_t *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = temp[tx];
+#line 107 "scan.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 struct block_scan__shared {
@@ -65,8 +115,6 @@ struct block_scan__shared {
 
 struct block_scan__frame {
     int krt_state;
-    int32_t tx;
-    int64_t i;
     int64_t v;
 };
 
@@ -79,12 +127,12 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int64_t offset = 0;
     struct block_scan__frame *krt_fr = (struct block_scan__frame *)krt_b->frame;
     struct block_scan__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "scan.kern"
         tx = (int32_t)krt_tid.x;
 #line 13 "scan.kern"
@@ -97,8 +145,6 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "scan.kern"
             krt_s->temp[tx] = 0;
         }
-        krt_f->tx = tx;
-        krt_f->i = i;
     }
 #line 18 "scan.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -109,7 +155,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int64_t v KRT_MAYBE_UNUSED = krt_f->v;
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 21 "scan.kern"
             v = 0;
 #line 22 "scan.kern"
@@ -123,7 +169,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 25 "scan.kern"
             krt_s->temp[tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[tx]), v);
@@ -134,15 +180,15 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         offset = (int64_t)((int32_t)offset * 2);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 138 "scan.cu"
+#line 184 "scan.cu"
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 28 "scan.kern"
         if (i < inp.shape[0]) {
 #line 29 "scan.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[tx];
-#line 146 "scan.cu"
+#line 192 "scan.cu"
         }
     }
 }
@@ -159,6 +205,12 @@ KRT_EXTERN_C const krt_kernel block_scan__kernel = {
     sizeof(struct block_scan__shared), sizeof(struct block_scan__frame),
     0
 };
+static const krt_kernel block_scan__kernel_i32 = {
+    "block_scan", "scan.kern", 2, block_scan__params,
+    block_scan__cpu, (const void *)block_scan__i32,
+    sizeof(struct block_scan__shared), sizeof(struct block_scan__frame),
+    0
+};
 
 KRT_EXTERN_C int block_scan__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
@@ -169,11 +221,16 @@ KRT_EXTERN_C int block_scan__launch(krt_launch_cfg cfg, krt_array inp, krt_array
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&block_scan__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&block_scan__kernel, &cfg, krt_argv))
+        return krt_launch(&block_scan__kernel_i32, cfg, krt_argv);
     return krt_launch(&block_scan__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_scan_f6f32b11[] = {
     &block_scan__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_scan_f6f32b11[] = {
+    &block_scan__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_scan_f6f32b11 = {
     "scan.kern", 1, krt_kernels_scan_f6f32b11

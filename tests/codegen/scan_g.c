@@ -26,7 +26,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct block_scan__shared *krt_s = (struct block_scan__shared *)krt_b->shared;
     int64_t offset = 0;
     struct block_scan__frame *krt_fr = (struct block_scan__frame *)krt_b->frame;
-    struct block_scan__frame *krt_f KRT_MAYBE_UNUSED;
+    struct block_scan__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};

@@ -74,7 +74,7 @@ static void slicing__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int32_t n = *(const int32_t *)krt_args[3];
     float *dyn = (float *)krt_b->dyn_shared;
     struct slicing__frame *krt_fr = (struct slicing__frame *)krt_b->frame;
-    struct slicing__frame *krt_f KRT_MAYBE_UNUSED;
+    struct slicing__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {

@@ -95,6 +95,46 @@ KRT_EXTERN_C __global__ void slicing(krt_view m, krt_view out, krt_view hits, in
     }
 }
 
+#line 17 "slicing.kern"
+KRT_EXTERN_C __global__ void slicing__i32(krt_view m, krt_view out, krt_view hits, int32_t n)
+{
+    int64_t i = 0;
+    int32_t t = 0;
+    float *dyn = (float *)krt_dynshared;
+    krt_view a;
+    krt_view b;
+    float krt_seq1 = 0;
+#line 18 "slicing.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 19 "slicing.kern"
+    t = (int32_t)threadIdx.x;
+#line 21 "slicing.kern"
+    a = krt_view_slice(krt_view_make((void *)dyn, 1, (int64_t)(krt_dynamic_smem_bytes() / sizeof(float)), 0, 0, (int64_t)sizeof(float)), 0, 0, (int64_t)n, 1, 3);
+#line 22 "slicing.kern"
+    b = krt_view_slice(krt_view_make((void *)dyn, 1, (int64_t)(krt_dynamic_smem_bytes() / sizeof(float)), 0, 0, (int64_t)sizeof(float)), 0, (int64_t)n, krt_mul_i64(2, ((int64_t)n)), 1, 3);
+#line 23 "slicing.kern"
+    ((float *)a.data)[t] = ((float *)m.data)[(int32_t)krt_mod_i64(((int64_t)t), m.shape[0]) * m.shape[1] + 0];
+#line 24 "slicing.kern"
+    ((float *)b.data)[t] = 1.0f;
+#line 25 "slicing.kern"
+    __syncthreads();
+#line 26 "slicing.kern"
+    if ((int32_t)i < (int32_t)m.shape[0]) {
+#line 27 "slicing.kern"
+        ((float *)out.data)[(int32_t)i] = (krt_seq1 = dot(krt_view_index(m, 0, i), krt_view_index(m, 1, krt_mod_i64(i, m.shape[1]))), krt_seq1 + dot__a1f4s_a1f4s(krt_view_slice(a, 0, 0, 0, 2, 0), krt_view_slice(b, 0, 1, 0, 2, 1)));
+#line 28 "slicing.kern"
+        (void)krt_atomic_add_i32(&((int32_t *)(krt_view_slice(hits, 0, i, 0, 1, 1)).data)[0], 1);
+#line 29 "slicing.kern"
+        {
+#line 130 "slicing.cu"
+            float krt_fill_x = 0.0f;
+            krt_view krt_fill_v = krt_view_index(krt_view_slice(m, 1, 1, 3, 1, 3), 0, i);
+            for (int64_t krt_fill_i0 = 0; krt_fill_i0 < krt_fill_v.shape[0]; krt_fill_i0++)
+                *(float *)(krt_fill_v.data + krt_fill_i0 * krt_fill_v.strides[0]) = krt_fill_x;
+        }
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "slicing.kern"
@@ -147,11 +187,9 @@ static inline KRT_MAYBE_UNUSED float dot__a1f4s_a1f4s__cpu(const krt_cpu_block *
     return s;
 }
 
-#line 151 "slicing.cu"
+#line 191 "slicing.cu"
 struct slicing__frame {
     int krt_state;
-    int64_t i;
-    int32_t t;
     krt_view a;
     krt_view b;
     float krt_seq1;
@@ -167,12 +205,12 @@ static void slicing__cpu(const krt_cpu_block *krt_b, void **krt_args)
     float *dyn = (float *)krt_b->dyn_shared;
     struct slicing__frame *krt_fr = (struct slicing__frame *)krt_b->frame;
     struct slicing__frame *krt_f;
-    unsigned krt_t;
+    size_t krt_t;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 175 "slicing.cu"
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+#line 213 "slicing.cu"
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         int32_t t KRT_MAYBE_UNUSED = 0;
 #line 18 "slicing.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -186,13 +224,12 @@ static void slicing__cpu(const krt_cpu_block *krt_b, void **krt_args)
         ((float *)krt_f->a.data)[t] = ((float *)m.data)[(int32_t)krt_mod_i64(((int64_t)t), m.shape[0]) * m.shape[1] + 0];
 #line 24 "slicing.kern"
         ((float *)krt_f->b.data)[t] = 1.0f;
-        krt_f->i = i;
     }
 #line 25 "slicing.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         float krt_seq1 KRT_MAYBE_UNUSED = 0;
 #line 26 "slicing.kern"
         if (i < m.shape[0]) {
@@ -202,7 +239,7 @@ static void slicing__cpu(const krt_cpu_block *krt_b, void **krt_args)
             (void)krt_atomic_add_i32(&((int32_t *)(krt_view_slice(hits, 0, i, 0, 1, 1)).data)[0], 1);
 #line 29 "slicing.kern"
             {
-#line 206 "slicing.cu"
+#line 243 "slicing.cu"
                 float krt_fill_x = 0.0f;
                 krt_view krt_fill_v = krt_view_index(krt_view_slice(m, 1, 1, 3, 1, 3), 0, i);
                 for (int64_t krt_fill_i0 = 0; krt_fill_i0 < krt_fill_v.shape[0]; krt_fill_i0++)
@@ -226,6 +263,12 @@ KRT_EXTERN_C const krt_kernel slicing__kernel = {
     0, sizeof(struct slicing__frame),
     0
 };
+static const krt_kernel slicing__kernel_i32 = {
+    "slicing", "slicing.kern", 4, slicing__params,
+    slicing__cpu, (const void *)slicing__i32,
+    0, sizeof(struct slicing__frame),
+    0
+};
 
 KRT_EXTERN_C int slicing__launch(krt_launch_cfg cfg, krt_array m, krt_array out, krt_array hits, int32_t n)
 {
@@ -240,11 +283,16 @@ KRT_EXTERN_C int slicing__launch(krt_launch_cfg cfg, krt_array m, krt_array out,
     KRT_TRY(krt_check_array(&slicing__kernel, 2, &hits, &krt_v2));
     krt_argv[2] = &krt_v2;
     krt_argv[3] = &n;
+    if (krt_launch_fits32(&slicing__kernel, &cfg, krt_argv))
+        return krt_launch(&slicing__kernel_i32, cfg, krt_argv);
     return krt_launch(&slicing__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_slicing_c4333be1[] = {
     &slicing__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_slicing_c4333be1[] = {
+    &slicing__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_slicing_c4333be1 = {
     "slicing.kern", 1, krt_kernels_slicing_c4333be1

@@ -74,6 +74,73 @@ KRT_EXTERN_C __global__ void stencil1d(krt_view inp, krt_view out)
     }
 }
 
+#line 12 "stencil.kern"
+KRT_EXTERN_C __global__ void stencil1d__i32(krt_view inp, krt_view out)
+{
+    __shared__ float tile[134];
+    int32_t tx = 0;
+    int64_t i = 0;
+    int64_t n = 0;
+    float s = 0;
+    int64_t k = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+#line 14 "stencil.kern"
+    tx = (int32_t)threadIdx.x;
+#line 15 "stencil.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 16 "stencil.kern"
+    n = inp.shape[0];
+#line 17 "stencil.kern"
+    if ((int32_t)i < (int32_t)n) {
+#line 18 "stencil.kern"
+        tile[tx + 3] = *(float *)(inp.data + krt_mul_wide((int32_t)i, (int32_t)inp.strides[0]));
+    } else {
+#line 20 "stencil.kern"
+        tile[tx + 3] = 0.0f;
+    }
+#line 22 "stencil.kern"
+    if (tx < 3) {
+#line 23 "stencil.kern"
+        if (((int32_t)i - 3) >= 0) {
+#line 24 "stencil.kern"
+            tile[tx] = *(float *)(inp.data + krt_mul_wide((int32_t)i - 3, (int32_t)inp.strides[0]));
+        } else {
+#line 26 "stencil.kern"
+            tile[tx] = 0.0f;
+        }
+#line 27 "stencil.kern"
+        if (((int32_t)i + 128) < (int32_t)n) {
+#line 28 "stencil.kern"
+            tile[(tx + 128) + 3] = *(float *)(inp.data + krt_mul_wide((int32_t)i + 128, (int32_t)inp.strides[0]));
+        } else {
+#line 30 "stencil.kern"
+            tile[(tx + 128) + 3] = 0.0f;
+        }
+    }
+#line 31 "stencil.kern"
+    __syncthreads();
+#line 32 "stencil.kern"
+    if ((int32_t)i < (int32_t)n) {
+#line 33 "stencil.kern"
+        s = 0.0f;
+#line 34 "stencil.kern"
+        krt_it1 = (-3);
+        krt_stop2 = ((int64_t)(3 + 1));
+        krt_step3 = 1;
+#line 133 "stencil.cu"
+        for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+            k = krt_it1;
+#line 35 "stencil.kern"
+            s = s + tile[(tx + 3) + (int32_t)k];
+        }
+#line 36 "stencil.kern"
+        *(float *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = s;
+#line 141 "stencil.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 struct stencil1d__shared {
@@ -82,8 +149,6 @@ struct stencil1d__shared {
 
 struct stencil1d__frame {
     int krt_state;
-    int32_t tx;
-    int64_t i;
     float s;
     int64_t k;
     int64_t krt_it1;
@@ -99,16 +164,16 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct stencil1d__shared *krt_s = (struct stencil1d__shared *)krt_b->shared;
     int64_t n = 0;
     struct stencil1d__frame *krt_fr = (struct stencil1d__frame *)krt_b->frame;
-    struct stencil1d__frame *krt_f;
-    unsigned krt_t;
+    struct stencil1d__frame *krt_f KRT_MAYBE_UNUSED;
+    size_t krt_t;
     krt_dim3 krt_tid;
     {
         const int64_t krt_in_n = n;
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             n = krt_in_n;
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "stencil.kern"
             tx = (int32_t)krt_tid.x;
 #line 15 "stencil.kern"
@@ -142,8 +207,6 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     krt_s->tile[(tx + 128) + 3] = 0.0f;
                 }
             }
-            krt_f->tx = tx;
-            krt_f->i = i;
         }
     }
 #line 31 "stencil.kern"
@@ -151,13 +214,13 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         float s KRT_MAYBE_UNUSED = 0;
-        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         int64_t k KRT_MAYBE_UNUSED = 0;
-#line 157 "stencil.cu"
+#line 220 "stencil.cu"
         int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
         int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
         int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 32 "stencil.kern"
         if (i < n) {
 #line 33 "stencil.kern"
@@ -166,7 +229,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = (-3);
             krt_stop2 = ((int64_t)(3 + 1));
             krt_step3 = 1;
-#line 170 "stencil.cu"
+#line 233 "stencil.cu"
             for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                 k = krt_it1;
 #line 35 "stencil.kern"
@@ -174,7 +237,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 36 "stencil.kern"
             *(float *)(out.data + i * out.strides[0]) = s;
-#line 178 "stencil.cu"
+#line 241 "stencil.cu"
         }
     }
 }
@@ -191,6 +254,12 @@ KRT_EXTERN_C const krt_kernel stencil1d__kernel = {
     sizeof(struct stencil1d__shared), sizeof(struct stencil1d__frame),
     0
 };
+static const krt_kernel stencil1d__kernel_i32 = {
+    "stencil1d", "stencil.kern", 2, stencil1d__params,
+    stencil1d__cpu, (const void *)stencil1d__i32,
+    sizeof(struct stencil1d__shared), sizeof(struct stencil1d__frame),
+    0
+};
 
 KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
 {
@@ -201,11 +270,16 @@ KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array 
     krt_argv[0] = &krt_v0;
     KRT_TRY(krt_check_array(&stencil1d__kernel, 1, &out, &krt_v1));
     krt_argv[1] = &krt_v1;
+    if (krt_launch_fits32(&stencil1d__kernel, &cfg, krt_argv))
+        return krt_launch(&stencil1d__kernel_i32, cfg, krt_argv);
     return krt_launch(&stencil1d__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_stencil_dcf4aba7[] = {
     &stencil1d__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_stencil_dcf4aba7[] = {
+    &stencil1d__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_stencil_dcf4aba7 = {
     "stencil.kern", 1, krt_kernels_stencil_dcf4aba7

@@ -30,7 +30,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct stencil1d__shared *krt_s = (struct stencil1d__shared *)krt_b->shared;
     int64_t n = 0;
     struct stencil1d__frame *krt_fr = (struct stencil1d__frame *)krt_b->frame;
-    struct stencil1d__frame *krt_f KRT_MAYBE_UNUSED;
+    struct stencil1d__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};

@@ -97,6 +97,95 @@ KRT_EXTERN_C __global__ void matmul__guv_f4(krt_view A, krt_view B, krt_view C, 
 }
 
 #line 5 "ufunc_gu.kern"
+KRT_EXTERN_C __global__ void matmul__guv_f4__i32(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_l0_ = 0;
+    int64_t krt_u_l1_ = 0;
+    int64_t krt_u_r_ = 0;
+    int64_t krt_u_r_2_ = 0;
+    int64_t m = 0;
+    int64_t n = 0;
+    int64_t p = 0;
+    int64_t i = 0;
+    int64_t j = 0;
+    double acc = 0;
+    int64_t k = 0;
+    int64_t krt_t1 = 0;
+    int64_t krt_t2 = 0;
+    int64_t krt_it3 = 0;
+    int64_t krt_stop4 = 0;
+    int64_t krt_step5 = 0;
+    int64_t krt_it6 = 0;
+    int64_t krt_stop7 = 0;
+    int64_t krt_step8 = 0;
+    int64_t krt_it9 = 0;
+    int64_t krt_stop10 = 0;
+    int64_t krt_step11 = 0;
+    (void)krt_u_mask_;
+#line 5 "ufunc_gu.kern"
+    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 5 "ufunc_gu.kern"
+    if (krt_u_i_ >= krt_u_n_) {
+#line 5 "ufunc_gu.kern"
+        return;
+    }
+#line 5 "ufunc_gu.kern"
+    if (krt_u_n_ == C.shape[1]) {
+#line 5 "ufunc_gu.kern"
+        krt_u_l0_ = 0;
+#line 5 "ufunc_gu.kern"
+        krt_u_l1_ = krt_u_i_;
+    } else {
+#line 5 "ufunc_gu.kern"
+        krt_u_r_ = krt_u_i_;
+#line 5 "ufunc_gu.kern"
+        krt_u_l1_ = krt_mod_i64(krt_u_r_, C.shape[1]);
+#line 5 "ufunc_gu.kern"
+        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, C.shape[1]);
+#line 5 "ufunc_gu.kern"
+        krt_u_l0_ = krt_u_r_2_;
+    }
+#line 9 "ufunc_gu.kern"
+    krt_t1 = A.shape[2];
+#line 9 "ufunc_gu.kern"
+    krt_t2 = A.shape[3];
+#line 9 "ufunc_gu.kern"
+    m = krt_t1;
+#line 9 "ufunc_gu.kern"
+    n = krt_t2;
+#line 10 "ufunc_gu.kern"
+    p = B.shape[3];
+#line 11 "ufunc_gu.kern"
+    krt_it9 = 0;
+    krt_stop10 = m;
+    krt_step11 = 1;
+    for (; krt_it9 < krt_stop10; krt_it9 += krt_step11) {
+        i = krt_it9;
+#line 12 "ufunc_gu.kern"
+        krt_it6 = 0;
+        krt_stop7 = p;
+        krt_step8 = 1;
+        for (; krt_it6 < krt_stop7; krt_it6 += krt_step8) {
+            j = krt_it6;
+#line 13 "ufunc_gu.kern"
+            acc = 0.0;
+#line 14 "ufunc_gu.kern"
+            krt_it3 = 0;
+            krt_stop4 = n;
+            krt_step5 = 1;
+            for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
+                k = krt_it3;
+#line 15 "ufunc_gu.kern"
+                acc = acc + ((double)(*(float *)(A.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)A.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)A.strides[1]) + krt_mul_wide((int32_t)i, (int32_t)A.strides[2]) + krt_mul_wide((int32_t)k, (int32_t)A.strides[3])) * *(float *)(B.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)B.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)B.strides[1]) + krt_mul_wide((int32_t)k, (int32_t)B.strides[2]) + krt_mul_wide((int32_t)j, (int32_t)B.strides[3]))));
+            }
+#line 16 "ufunc_gu.kern"
+            *(float *)(C.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)C.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)C.strides[1]) + krt_mul_wide((int32_t)i, (int32_t)C.strides[2]) + krt_mul_wide((int32_t)j, (int32_t)C.strides[3])) = (float)acc;
+        }
+    }
+}
+
+#line 5 "ufunc_gu.kern"
 KRT_EXTERN_C __global__ void matmul__guv_f8(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
@@ -185,6 +274,95 @@ KRT_EXTERN_C __global__ void matmul__guv_f8(krt_view A, krt_view B, krt_view C, 
     }
 }
 
+#line 5 "ufunc_gu.kern"
+KRT_EXTERN_C __global__ void matmul__guv_f8__i32(krt_view A, krt_view B, krt_view C, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_l0_ = 0;
+    int64_t krt_u_l1_ = 0;
+    int64_t krt_u_r_ = 0;
+    int64_t krt_u_r_2_ = 0;
+    int64_t m = 0;
+    int64_t n = 0;
+    int64_t p = 0;
+    int64_t i = 0;
+    int64_t j = 0;
+    double acc = 0;
+    int64_t k = 0;
+    int64_t krt_t1 = 0;
+    int64_t krt_t2 = 0;
+    int64_t krt_it3 = 0;
+    int64_t krt_stop4 = 0;
+    int64_t krt_step5 = 0;
+    int64_t krt_it6 = 0;
+    int64_t krt_stop7 = 0;
+    int64_t krt_step8 = 0;
+    int64_t krt_it9 = 0;
+    int64_t krt_stop10 = 0;
+    int64_t krt_step11 = 0;
+    (void)krt_u_mask_;
+#line 5 "ufunc_gu.kern"
+    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 5 "ufunc_gu.kern"
+    if (krt_u_i_ >= krt_u_n_) {
+#line 5 "ufunc_gu.kern"
+        return;
+    }
+#line 5 "ufunc_gu.kern"
+    if (krt_u_n_ == C.shape[1]) {
+#line 5 "ufunc_gu.kern"
+        krt_u_l0_ = 0;
+#line 5 "ufunc_gu.kern"
+        krt_u_l1_ = krt_u_i_;
+    } else {
+#line 5 "ufunc_gu.kern"
+        krt_u_r_ = krt_u_i_;
+#line 5 "ufunc_gu.kern"
+        krt_u_l1_ = krt_mod_i64(krt_u_r_, C.shape[1]);
+#line 5 "ufunc_gu.kern"
+        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, C.shape[1]);
+#line 5 "ufunc_gu.kern"
+        krt_u_l0_ = krt_u_r_2_;
+    }
+#line 9 "ufunc_gu.kern"
+    krt_t1 = A.shape[2];
+#line 9 "ufunc_gu.kern"
+    krt_t2 = A.shape[3];
+#line 9 "ufunc_gu.kern"
+    m = krt_t1;
+#line 9 "ufunc_gu.kern"
+    n = krt_t2;
+#line 10 "ufunc_gu.kern"
+    p = B.shape[3];
+#line 11 "ufunc_gu.kern"
+    krt_it9 = 0;
+    krt_stop10 = m;
+    krt_step11 = 1;
+    for (; krt_it9 < krt_stop10; krt_it9 += krt_step11) {
+        i = krt_it9;
+#line 12 "ufunc_gu.kern"
+        krt_it6 = 0;
+        krt_stop7 = p;
+        krt_step8 = 1;
+        for (; krt_it6 < krt_stop7; krt_it6 += krt_step8) {
+            j = krt_it6;
+#line 13 "ufunc_gu.kern"
+            acc = 0.0;
+#line 14 "ufunc_gu.kern"
+            krt_it3 = 0;
+            krt_stop4 = n;
+            krt_step5 = 1;
+            for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
+                k = krt_it3;
+#line 15 "ufunc_gu.kern"
+                acc = acc + (*(double *)(A.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)A.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)A.strides[1]) + krt_mul_wide((int32_t)i, (int32_t)A.strides[2]) + krt_mul_wide((int32_t)k, (int32_t)A.strides[3])) * *(double *)(B.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)B.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)B.strides[1]) + krt_mul_wide((int32_t)k, (int32_t)B.strides[2]) + krt_mul_wide((int32_t)j, (int32_t)B.strides[3])));
+            }
+#line 16 "ufunc_gu.kern"
+            *(double *)(C.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)C.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)C.strides[1]) + krt_mul_wide((int32_t)i, (int32_t)C.strides[2]) + krt_mul_wide((int32_t)j, (int32_t)C.strides[3])) = acc;
+        }
+    }
+}
+
 #line 18 "ufunc_gu.kern"
 KRT_EXTERN_C __global__ void scaled_sum__guv_f8(krt_view a, krt_view krt_u_a1_, double krt_u_s1_, krt_view res, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
@@ -199,7 +377,7 @@ KRT_EXTERN_C __global__ void scaled_sum__guv_f8(krt_view a, krt_view krt_u_a1_, 
     double total = 0;
     int64_t i = 0;
     int64_t krt_it1 = 0;
-#line 203 "ufunc_gu.cu"
+#line 381 "ufunc_gu.cu"
     int64_t krt_stop2 = 0;
     int64_t krt_step3 = 0;
 #line 18 "ufunc_gu.kern"
@@ -248,6 +426,69 @@ KRT_EXTERN_C __global__ void scaled_sum__guv_f8(krt_view a, krt_view krt_u_a1_, 
     *(double *)(res.data + krt_u_l0_ * res.strides[0] + krt_u_l1_ * res.strides[1] + krt_u_l2_ * res.strides[2] + 0 * res.strides[3]) = total * s;
 }
 
+#line 18 "ufunc_gu.kern"
+KRT_EXTERN_C __global__ void scaled_sum__guv_f8__i32(krt_view a, krt_view krt_u_a1_, double krt_u_s1_, krt_view res, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_l0_ = 0;
+    int64_t krt_u_l1_ = 0;
+    int64_t krt_u_l2_ = 0;
+    int64_t krt_u_r_ = 0;
+    int64_t krt_u_r_2_ = 0;
+    int64_t krt_u_r_3_ = 0;
+    double s = 0;
+    double total = 0;
+    int64_t i = 0;
+    int64_t krt_it1 = 0;
+#line 444 "ufunc_gu.cu"
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+#line 18 "ufunc_gu.kern"
+    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 18 "ufunc_gu.kern"
+    if (krt_u_i_ >= krt_u_n_) {
+#line 18 "ufunc_gu.kern"
+        return;
+    }
+#line 18 "ufunc_gu.kern"
+    if (krt_u_n_ == res.shape[2]) {
+#line 18 "ufunc_gu.kern"
+        krt_u_l0_ = 0;
+#line 18 "ufunc_gu.kern"
+        krt_u_l1_ = 0;
+#line 18 "ufunc_gu.kern"
+        krt_u_l2_ = krt_u_i_;
+    } else {
+#line 18 "ufunc_gu.kern"
+        krt_u_r_ = krt_u_i_;
+#line 18 "ufunc_gu.kern"
+        krt_u_l2_ = krt_mod_i64(krt_u_r_, res.shape[2]);
+#line 18 "ufunc_gu.kern"
+        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, res.shape[2]);
+#line 18 "ufunc_gu.kern"
+        krt_u_l1_ = krt_mod_i64(krt_u_r_2_, res.shape[1]);
+#line 18 "ufunc_gu.kern"
+        krt_u_r_3_ = krt_floordiv_i64(krt_u_r_2_, res.shape[1]);
+#line 18 "ufunc_gu.kern"
+        krt_u_l0_ = krt_u_r_3_;
+    }
+#line 18 "ufunc_gu.kern"
+    s = (krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a1_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a1_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a1_.strides[2]));
+#line 20 "ufunc_gu.kern"
+    total = 0.0;
+#line 21 "ufunc_gu.kern"
+    krt_it1 = 0;
+    krt_stop2 = a.shape[3];
+    krt_step3 = 1;
+    for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+        i = krt_it1;
+#line 22 "ufunc_gu.kern"
+        total = total + *(double *)(a.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)a.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)a.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)a.strides[2]) + krt_mul_wide((int32_t)i, (int32_t)a.strides[3]));
+    }
+#line 23 "ufunc_gu.kern"
+    *(double *)(res.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)res.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)res.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)res.strides[2]) + krt_mul_wide(0, (int32_t)res.strides[3])) = total * s;
+}
+
 #line 25 "ufunc_gu.kern"
 KRT_EXTERN_C __global__ void cumsum__guv_i4(krt_view a, krt_view out, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
@@ -255,7 +496,7 @@ KRT_EXTERN_C __global__ void cumsum__guv_i4(krt_view a, krt_view out, int64_t kr
     int64_t krt_u_l0_ = 0;
     int64_t krt_u_l1_ = 0;
     int64_t krt_u_l2_ = 0;
-#line 259 "ufunc_gu.cu"
+#line 500 "ufunc_gu.cu"
     int64_t krt_u_r_ = 0;
     int64_t krt_u_r_2_ = 0;
     int64_t krt_u_r_3_ = 0;
@@ -300,14 +541,77 @@ KRT_EXTERN_C __global__ void cumsum__guv_i4(krt_view a, krt_view out, int64_t kr
     krt_it1 = 0;
     krt_stop2 = a.shape[3];
     krt_step3 = 1;
-#line 304 "ufunc_gu.cu"
+#line 545 "ufunc_gu.cu"
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         i = krt_it1;
 #line 29 "ufunc_gu.kern"
         acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_u_l0_ * a.strides[0] + krt_u_l1_ * a.strides[1] + krt_u_l2_ * a.strides[2] + i * a.strides[3])));
 #line 30 "ufunc_gu.kern"
         *(int32_t *)(out.data + krt_u_l0_ * out.strides[0] + krt_u_l1_ * out.strides[1] + krt_u_l2_ * out.strides[2] + i * out.strides[3]) = (int32_t)acc;
-#line 311 "ufunc_gu.cu"
+#line 552 "ufunc_gu.cu"
+    }
+}
+
+#line 25 "ufunc_gu.kern"
+KRT_EXTERN_C __global__ void cumsum__guv_i4__i32(krt_view a, krt_view out, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_l0_ = 0;
+    int64_t krt_u_l1_ = 0;
+    int64_t krt_u_l2_ = 0;
+#line 563 "ufunc_gu.cu"
+    int64_t krt_u_r_ = 0;
+    int64_t krt_u_r_2_ = 0;
+    int64_t krt_u_r_3_ = 0;
+    int64_t acc = 0;
+    int64_t i = 0;
+    int64_t krt_it1 = 0;
+    int64_t krt_stop2 = 0;
+    int64_t krt_step3 = 0;
+    (void)krt_u_mask_;
+#line 25 "ufunc_gu.kern"
+    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 25 "ufunc_gu.kern"
+    if (krt_u_i_ >= krt_u_n_) {
+#line 25 "ufunc_gu.kern"
+        return;
+    }
+#line 25 "ufunc_gu.kern"
+    if (krt_u_n_ == out.shape[2]) {
+#line 25 "ufunc_gu.kern"
+        krt_u_l0_ = 0;
+#line 25 "ufunc_gu.kern"
+        krt_u_l1_ = 0;
+#line 25 "ufunc_gu.kern"
+        krt_u_l2_ = krt_u_i_;
+    } else {
+#line 25 "ufunc_gu.kern"
+        krt_u_r_ = krt_u_i_;
+#line 25 "ufunc_gu.kern"
+        krt_u_l2_ = krt_mod_i64(krt_u_r_, out.shape[2]);
+#line 25 "ufunc_gu.kern"
+        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, out.shape[2]);
+#line 25 "ufunc_gu.kern"
+        krt_u_l1_ = krt_mod_i64(krt_u_r_2_, out.shape[1]);
+#line 25 "ufunc_gu.kern"
+        krt_u_r_3_ = krt_floordiv_i64(krt_u_r_2_, out.shape[1]);
+#line 25 "ufunc_gu.kern"
+        krt_u_l0_ = krt_u_r_3_;
+    }
+#line 27 "ufunc_gu.kern"
+    acc = 0;
+#line 28 "ufunc_gu.kern"
+    krt_it1 = 0;
+    krt_stop2 = a.shape[3];
+    krt_step3 = 1;
+#line 608 "ufunc_gu.cu"
+    for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
+        i = krt_it1;
+#line 29 "ufunc_gu.kern"
+        acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)a.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)a.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)a.strides[2]) + krt_mul_wide((int32_t)i, (int32_t)a.strides[3]))));
+#line 30 "ufunc_gu.kern"
+        *(int32_t *)(out.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)out.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)out.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)out.strides[2]) + krt_mul_wide((int32_t)i, (int32_t)out.strides[3])) = (int32_t)acc;
+#line 615 "ufunc_gu.cu"
     }
 }
 
@@ -340,7 +644,7 @@ static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_t2 = 0;
         int64_t krt_it3 = 0;
         int64_t krt_stop4 = 0;
-#line 344 "ufunc_gu.cu"
+#line 648 "ufunc_gu.cu"
         int64_t krt_step5 = 0;
         int64_t krt_it6 = 0;
         int64_t krt_stop7 = 0;
@@ -439,7 +743,7 @@ static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_t2 = 0;
         int64_t krt_it3 = 0;
         int64_t krt_stop4 = 0;
-#line 443 "ufunc_gu.cu"
+#line 747 "ufunc_gu.cu"
         int64_t krt_step5 = 0;
         int64_t krt_it6 = 0;
         int64_t krt_stop7 = 0;
@@ -525,7 +829,7 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
         int64_t krt_u_l1_ = 0;
-#line 529 "ufunc_gu.cu"
+#line 833 "ufunc_gu.cu"
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_r_ = 0;
         int64_t krt_u_r_2_ = 0;
@@ -591,7 +895,7 @@ static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view out = *(const krt_view *)krt_args[1];
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[2];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[3];
-#line 595 "ufunc_gu.cu"
+#line 899 "ufunc_gu.cu"
     krt_dim3 krt_tid;
     (void)krt_u_mask_;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -642,14 +946,14 @@ static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_it1 = 0;
         krt_stop2 = a.shape[3];
         krt_step3 = 1;
-#line 646 "ufunc_gu.cu"
+#line 950 "ufunc_gu.cu"
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             i = krt_it1;
 #line 29 "ufunc_gu.kern"
             acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_u_l0_ * a.strides[0] + krt_u_l1_ * a.strides[1] + krt_u_l2_ * a.strides[2] + i * a.strides[3])));
 #line 30 "ufunc_gu.kern"
             *(int32_t *)(out.data + krt_u_l0_ * out.strides[0] + krt_u_l1_ * out.strides[1] + krt_u_l2_ * out.strides[2] + i * out.strides[3]) = (int32_t)acc;
-#line 653 "ufunc_gu.cu"
+#line 957 "ufunc_gu.cu"
         }
     krt_next:;
     }
@@ -670,6 +974,12 @@ KRT_EXTERN_C const krt_kernel matmul__guv_f4__kernel = {
     0, 0,
     0
 };
+static const krt_kernel matmul__guv_f4__kernel_i32 = {
+    "matmul__guv_f4", "ufunc_gu.kern", 5, matmul__guv_f4__params,
+    matmul__guv_f4__cpu, (const void *)matmul__guv_f4__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
@@ -685,6 +995,8 @@ KRT_EXTERN_C int matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_arr
     krt_argv[2] = &krt_v2;
     krt_argv[3] = &krt_u_mask_;
     krt_argv[4] = &krt_u_n_;
+    if (krt_launch_fits32(&matmul__guv_f4__kernel, &cfg, krt_argv))
+        return krt_launch(&matmul__guv_f4__kernel_i32, cfg, krt_argv);
     return krt_launch(&matmul__guv_f4__kernel, cfg, krt_argv);
 }
 
@@ -698,6 +1010,12 @@ static const krt_param matmul__guv_f8__params[] = {
 KRT_EXTERN_C const krt_kernel matmul__guv_f8__kernel = {
     "matmul__guv_f8", "ufunc_gu.kern", 5, matmul__guv_f8__params,
     matmul__guv_f8__cpu, (const void *)matmul__guv_f8,
+    0, 0,
+    0
+};
+static const krt_kernel matmul__guv_f8__kernel_i32 = {
+    "matmul__guv_f8", "ufunc_gu.kern", 5, matmul__guv_f8__params,
+    matmul__guv_f8__cpu, (const void *)matmul__guv_f8__i32,
     0, 0,
     0
 };
@@ -716,6 +1034,8 @@ KRT_EXTERN_C int matmul__guv_f8__launch(krt_launch_cfg cfg, krt_array A, krt_arr
     krt_argv[2] = &krt_v2;
     krt_argv[3] = &krt_u_mask_;
     krt_argv[4] = &krt_u_n_;
+    if (krt_launch_fits32(&matmul__guv_f8__kernel, &cfg, krt_argv))
+        return krt_launch(&matmul__guv_f8__kernel_i32, cfg, krt_argv);
     return krt_launch(&matmul__guv_f8__kernel, cfg, krt_argv);
 }
 
@@ -730,6 +1050,12 @@ static const krt_param scaled_sum__guv_f8__params[] = {
 KRT_EXTERN_C const krt_kernel scaled_sum__guv_f8__kernel = {
     "scaled_sum__guv_f8", "ufunc_gu.kern", 6, scaled_sum__guv_f8__params,
     scaled_sum__guv_f8__cpu, (const void *)scaled_sum__guv_f8,
+    0, 0,
+    0
+};
+static const krt_kernel scaled_sum__guv_f8__kernel_i32 = {
+    "scaled_sum__guv_f8", "ufunc_gu.kern", 6, scaled_sum__guv_f8__params,
+    scaled_sum__guv_f8__cpu, (const void *)scaled_sum__guv_f8__i32,
     0, 0,
     0
 };
@@ -749,6 +1075,8 @@ KRT_EXTERN_C int scaled_sum__guv_f8__launch(krt_launch_cfg cfg, krt_array a, krt
     krt_argv[3] = &krt_v3;
     krt_argv[4] = &krt_u_mask_;
     krt_argv[5] = &krt_u_n_;
+    if (krt_launch_fits32(&scaled_sum__guv_f8__kernel, &cfg, krt_argv))
+        return krt_launch(&scaled_sum__guv_f8__kernel_i32, cfg, krt_argv);
     return krt_launch(&scaled_sum__guv_f8__kernel, cfg, krt_argv);
 }
 
@@ -764,6 +1092,12 @@ KRT_EXTERN_C const krt_kernel cumsum__guv_i4__kernel = {
     0, 0,
     0
 };
+static const krt_kernel cumsum__guv_i4__kernel_i32 = {
+    "cumsum__guv_i4", "ufunc_gu.kern", 4, cumsum__guv_i4__params,
+    cumsum__guv_i4__cpu, (const void *)cumsum__guv_i4__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int cumsum__guv_i4__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
@@ -776,6 +1110,8 @@ KRT_EXTERN_C int cumsum__guv_i4__launch(krt_launch_cfg cfg, krt_array a, krt_arr
     krt_argv[1] = &krt_v1;
     krt_argv[2] = &krt_u_mask_;
     krt_argv[3] = &krt_u_n_;
+    if (krt_launch_fits32(&cumsum__guv_i4__kernel, &cfg, krt_argv))
+        return krt_launch(&cumsum__guv_i4__kernel_i32, cfg, krt_argv);
     return krt_launch(&cumsum__guv_i4__kernel, cfg, krt_argv);
 }
 
@@ -784,6 +1120,12 @@ static const krt_kernel *const krt_kernels_ufunc_gu_eb96aaa2[] = {
     &matmul__guv_f8__kernel,
     &scaled_sum__guv_f8__kernel,
     &cumsum__guv_i4__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_ufunc_gu_eb96aaa2[] = {
+    &matmul__guv_f4__kernel_i32,
+    &matmul__guv_f8__kernel_i32,
+    &scaled_sum__guv_f8__kernel_i32,
+    &cumsum__guv_i4__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_ufunc_gu_eb96aaa2 = {
     "ufunc_gu.kern", 4, krt_kernels_ufunc_gu_eb96aaa2

@@ -49,6 +49,20 @@ KRT_EXTERN_C __global__ void hyp_kernel(krt_view a, krt_view b, krt_view out)
     }
 }
 
+#line 15 "ufunc_vec.kern"
+KRT_EXTERN_C __global__ void hyp_kernel__i32(krt_view a, krt_view b, krt_view out)
+{
+    int64_t i = 0;
+#line 16 "ufunc_vec.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 17 "ufunc_vec.kern"
+    if ((int32_t)i < (int32_t)out.shape[0]) {
+#line 18 "ufunc_vec.kern"
+        *(float *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = hyp(*(float *)(a.data + krt_mul_wide((int32_t)i, (int32_t)a.strides[0])), *(float *)(b.data + krt_mul_wide((int32_t)i, (int32_t)b.strides[0])));
+#line 63 "ufunc_vec.cu"
+    }
+}
+
 #line 6 "ufunc_vec.kern"
 KRT_EXTERN_C __global__ void hyp__vec_f4(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
@@ -98,6 +112,57 @@ KRT_EXTERN_C __global__ void hyp__vec_f4(krt_view krt_u_a0_, float krt_u_s0_, kr
     }
 #line 6 "ufunc_vec.kern"
     *(float *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
+}
+
+#line 6 "ufunc_vec.kern"
+KRT_EXTERN_C __global__ void hyp__vec_f4__i32(krt_view krt_u_a0_, float krt_u_s0_, krt_view krt_u_a1_, float krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_l0_ = 0;
+    int64_t krt_u_l1_ = 0;
+    int64_t krt_u_l2_ = 0;
+    int64_t krt_u_l3_ = 0;
+    int64_t krt_u_r_ = 0;
+    int64_t krt_u_r_2_ = 0;
+    int64_t krt_u_r_3_ = 0;
+    int64_t krt_u_r_4_ = 0;
+#line 6 "ufunc_vec.kern"
+    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 6 "ufunc_vec.kern"
+    if (krt_u_i_ >= krt_u_n_) {
+#line 6 "ufunc_vec.kern"
+        return;
+    }
+#line 6 "ufunc_vec.kern"
+    if (krt_u_n_ == krt_u_out_.shape[3]) {
+#line 6 "ufunc_vec.kern"
+        krt_u_l0_ = 0;
+#line 6 "ufunc_vec.kern"
+        krt_u_l1_ = 0;
+#line 6 "ufunc_vec.kern"
+        krt_u_l2_ = 0;
+#line 6 "ufunc_vec.kern"
+        krt_u_l3_ = krt_u_i_;
+    } else {
+#line 6 "ufunc_vec.kern"
+        krt_u_r_ = krt_u_i_;
+#line 6 "ufunc_vec.kern"
+        krt_u_l3_ = krt_mod_i64(krt_u_r_, krt_u_out_.shape[3]);
+#line 6 "ufunc_vec.kern"
+        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, krt_u_out_.shape[3]);
+#line 6 "ufunc_vec.kern"
+        krt_u_l2_ = krt_mod_i64(krt_u_r_2_, krt_u_out_.shape[2]);
+#line 6 "ufunc_vec.kern"
+        krt_u_r_3_ = krt_floordiv_i64(krt_u_r_2_, krt_u_out_.shape[2]);
+#line 6 "ufunc_vec.kern"
+        krt_u_l1_ = krt_mod_i64(krt_u_r_3_, krt_u_out_.shape[1]);
+#line 6 "ufunc_vec.kern"
+        krt_u_r_4_ = krt_floordiv_i64(krt_u_r_3_, krt_u_out_.shape[1]);
+#line 6 "ufunc_vec.kern"
+        krt_u_l0_ = krt_u_r_4_;
+    }
+#line 6 "ufunc_vec.kern"
+    *(float *)(krt_u_out_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_out_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_out_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_out_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_out_.strides[3])) = hyp(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a0_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a0_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a0_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a0_.strides[3]))), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a1_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a1_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a1_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a1_.strides[3]))));
 }
 
 #line 6 "ufunc_vec.kern"
@@ -151,6 +216,57 @@ KRT_EXTERN_C __global__ void hyp__vec_f8(krt_view krt_u_a0_, double krt_u_s0_, k
     *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = hyp__f8_f8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
 }
 
+#line 6 "ufunc_vec.kern"
+KRT_EXTERN_C __global__ void hyp__vec_f8__i32(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, double krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_l0_ = 0;
+    int64_t krt_u_l1_ = 0;
+    int64_t krt_u_l2_ = 0;
+    int64_t krt_u_l3_ = 0;
+    int64_t krt_u_r_ = 0;
+    int64_t krt_u_r_2_ = 0;
+    int64_t krt_u_r_3_ = 0;
+    int64_t krt_u_r_4_ = 0;
+#line 6 "ufunc_vec.kern"
+    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 6 "ufunc_vec.kern"
+    if (krt_u_i_ >= krt_u_n_) {
+#line 6 "ufunc_vec.kern"
+        return;
+    }
+#line 6 "ufunc_vec.kern"
+    if (krt_u_n_ == krt_u_out_.shape[3]) {
+#line 6 "ufunc_vec.kern"
+        krt_u_l0_ = 0;
+#line 6 "ufunc_vec.kern"
+        krt_u_l1_ = 0;
+#line 6 "ufunc_vec.kern"
+        krt_u_l2_ = 0;
+#line 6 "ufunc_vec.kern"
+        krt_u_l3_ = krt_u_i_;
+    } else {
+#line 6 "ufunc_vec.kern"
+        krt_u_r_ = krt_u_i_;
+#line 6 "ufunc_vec.kern"
+        krt_u_l3_ = krt_mod_i64(krt_u_r_, krt_u_out_.shape[3]);
+#line 6 "ufunc_vec.kern"
+        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, krt_u_out_.shape[3]);
+#line 6 "ufunc_vec.kern"
+        krt_u_l2_ = krt_mod_i64(krt_u_r_2_, krt_u_out_.shape[2]);
+#line 6 "ufunc_vec.kern"
+        krt_u_r_3_ = krt_floordiv_i64(krt_u_r_2_, krt_u_out_.shape[2]);
+#line 6 "ufunc_vec.kern"
+        krt_u_l1_ = krt_mod_i64(krt_u_r_3_, krt_u_out_.shape[1]);
+#line 6 "ufunc_vec.kern"
+        krt_u_r_4_ = krt_floordiv_i64(krt_u_r_3_, krt_u_out_.shape[1]);
+#line 6 "ufunc_vec.kern"
+        krt_u_l0_ = krt_u_r_4_;
+    }
+#line 6 "ufunc_vec.kern"
+    *(double *)(krt_u_out_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_out_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_out_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_out_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_out_.strides[3])) = hyp__f8_f8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a0_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a0_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a0_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a0_.strides[3]))), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a1_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a1_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a1_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a1_.strides[3]))));
+}
+
 #line 10 "ufunc_vec.kern"
 KRT_EXTERN_C __global__ void scale__vec_f8_i4_f8(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, int32_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
@@ -161,7 +277,7 @@ KRT_EXTERN_C __global__ void scale__vec_f8_i4_f8(krt_view krt_u_a0_, double krt_
     int64_t krt_u_l3_ = 0;
     int64_t krt_u_r_ = 0;
     int64_t krt_u_r_2_ = 0;
-#line 165 "ufunc_vec.cu"
+#line 281 "ufunc_vec.cu"
     int64_t krt_u_r_3_ = 0;
     int64_t krt_u_r_4_ = 0;
 #line 10 "ufunc_vec.kern"
@@ -204,6 +320,58 @@ KRT_EXTERN_C __global__ void scale__vec_f8_i4_f8(krt_view krt_u_a0_, double krt_
 }
 
 #line 10 "ufunc_vec.kern"
+KRT_EXTERN_C __global__ void scale__vec_f8_i4_f8__i32(krt_view krt_u_a0_, double krt_u_s0_, krt_view krt_u_a1_, int32_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_l0_ = 0;
+    int64_t krt_u_l1_ = 0;
+    int64_t krt_u_l2_ = 0;
+    int64_t krt_u_l3_ = 0;
+    int64_t krt_u_r_ = 0;
+    int64_t krt_u_r_2_ = 0;
+#line 333 "ufunc_vec.cu"
+    int64_t krt_u_r_3_ = 0;
+    int64_t krt_u_r_4_ = 0;
+#line 10 "ufunc_vec.kern"
+    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 10 "ufunc_vec.kern"
+    if (krt_u_i_ >= krt_u_n_) {
+#line 10 "ufunc_vec.kern"
+        return;
+    }
+#line 10 "ufunc_vec.kern"
+    if (krt_u_n_ == krt_u_out_.shape[3]) {
+#line 10 "ufunc_vec.kern"
+        krt_u_l0_ = 0;
+#line 10 "ufunc_vec.kern"
+        krt_u_l1_ = 0;
+#line 10 "ufunc_vec.kern"
+        krt_u_l2_ = 0;
+#line 10 "ufunc_vec.kern"
+        krt_u_l3_ = krt_u_i_;
+    } else {
+#line 10 "ufunc_vec.kern"
+        krt_u_r_ = krt_u_i_;
+#line 10 "ufunc_vec.kern"
+        krt_u_l3_ = krt_mod_i64(krt_u_r_, krt_u_out_.shape[3]);
+#line 10 "ufunc_vec.kern"
+        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, krt_u_out_.shape[3]);
+#line 10 "ufunc_vec.kern"
+        krt_u_l2_ = krt_mod_i64(krt_u_r_2_, krt_u_out_.shape[2]);
+#line 10 "ufunc_vec.kern"
+        krt_u_r_3_ = krt_floordiv_i64(krt_u_r_2_, krt_u_out_.shape[2]);
+#line 10 "ufunc_vec.kern"
+        krt_u_l1_ = krt_mod_i64(krt_u_r_3_, krt_u_out_.shape[1]);
+#line 10 "ufunc_vec.kern"
+        krt_u_r_4_ = krt_floordiv_i64(krt_u_r_3_, krt_u_out_.shape[1]);
+#line 10 "ufunc_vec.kern"
+        krt_u_l0_ = krt_u_r_4_;
+    }
+#line 10 "ufunc_vec.kern"
+    *(double *)(krt_u_out_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_out_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_out_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_out_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_out_.strides[3])) = scale(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a0_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a0_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a0_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a0_.strides[3]))), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int32_t *)(krt_u_a1_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a1_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a1_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a1_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a1_.strides[3]))));
+}
+
+#line 10 "ufunc_vec.kern"
 KRT_EXTERN_C __global__ void scale__vec_i8(krt_view krt_u_a0_, int64_t krt_u_s0_, krt_view krt_u_a1_, int64_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
 {
     int64_t krt_u_i_ = 0;
@@ -213,7 +381,7 @@ KRT_EXTERN_C __global__ void scale__vec_i8(krt_view krt_u_a0_, int64_t krt_u_s0_
     int64_t krt_u_l3_ = 0;
     int64_t krt_u_r_ = 0;
     int64_t krt_u_r_2_ = 0;
-#line 217 "ufunc_vec.cu"
+#line 385 "ufunc_vec.cu"
     int64_t krt_u_r_3_ = 0;
     int64_t krt_u_r_4_ = 0;
 #line 10 "ufunc_vec.kern"
@@ -255,7 +423,59 @@ KRT_EXTERN_C __global__ void scale__vec_i8(krt_view krt_u_a0_, int64_t krt_u_s0_
     *(int64_t *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = scale__i8_i8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
 }
 
-#line 259 "ufunc_vec.cu"
+#line 10 "ufunc_vec.kern"
+KRT_EXTERN_C __global__ void scale__vec_i8__i32(krt_view krt_u_a0_, int64_t krt_u_s0_, krt_view krt_u_a1_, int64_t krt_u_s1_, krt_view krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
+{
+    int64_t krt_u_i_ = 0;
+    int64_t krt_u_l0_ = 0;
+    int64_t krt_u_l1_ = 0;
+    int64_t krt_u_l2_ = 0;
+    int64_t krt_u_l3_ = 0;
+    int64_t krt_u_r_ = 0;
+    int64_t krt_u_r_2_ = 0;
+#line 437 "ufunc_vec.cu"
+    int64_t krt_u_r_3_ = 0;
+    int64_t krt_u_r_4_ = 0;
+#line 10 "ufunc_vec.kern"
+    krt_u_i_ = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 10 "ufunc_vec.kern"
+    if (krt_u_i_ >= krt_u_n_) {
+#line 10 "ufunc_vec.kern"
+        return;
+    }
+#line 10 "ufunc_vec.kern"
+    if (krt_u_n_ == krt_u_out_.shape[3]) {
+#line 10 "ufunc_vec.kern"
+        krt_u_l0_ = 0;
+#line 10 "ufunc_vec.kern"
+        krt_u_l1_ = 0;
+#line 10 "ufunc_vec.kern"
+        krt_u_l2_ = 0;
+#line 10 "ufunc_vec.kern"
+        krt_u_l3_ = krt_u_i_;
+    } else {
+#line 10 "ufunc_vec.kern"
+        krt_u_r_ = krt_u_i_;
+#line 10 "ufunc_vec.kern"
+        krt_u_l3_ = krt_mod_i64(krt_u_r_, krt_u_out_.shape[3]);
+#line 10 "ufunc_vec.kern"
+        krt_u_r_2_ = krt_floordiv_i64(krt_u_r_, krt_u_out_.shape[3]);
+#line 10 "ufunc_vec.kern"
+        krt_u_l2_ = krt_mod_i64(krt_u_r_2_, krt_u_out_.shape[2]);
+#line 10 "ufunc_vec.kern"
+        krt_u_r_3_ = krt_floordiv_i64(krt_u_r_2_, krt_u_out_.shape[2]);
+#line 10 "ufunc_vec.kern"
+        krt_u_l1_ = krt_mod_i64(krt_u_r_3_, krt_u_out_.shape[1]);
+#line 10 "ufunc_vec.kern"
+        krt_u_r_4_ = krt_floordiv_i64(krt_u_r_3_, krt_u_out_.shape[1]);
+#line 10 "ufunc_vec.kern"
+        krt_u_l0_ = krt_u_r_4_;
+    }
+#line 10 "ufunc_vec.kern"
+    *(int64_t *)(krt_u_out_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_out_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_out_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_out_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_out_.strides[3])) = scale__i8_i8(((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(int64_t *)(krt_u_a0_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a0_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a0_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a0_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a0_.strides[3]))), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(int64_t *)(krt_u_a1_.data + krt_mul_wide((int32_t)krt_u_l0_, (int32_t)krt_u_a1_.strides[0]) + krt_mul_wide((int32_t)krt_u_l1_, (int32_t)krt_u_a1_.strides[1]) + krt_mul_wide((int32_t)krt_u_l2_, (int32_t)krt_u_a1_.strides[2]) + krt_mul_wide((int32_t)krt_u_l3_, (int32_t)krt_u_a1_.strides[3]))));
+}
+
+#line 479 "ufunc_vec.cu"
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 7 "ufunc_vec.kern"
@@ -299,7 +519,7 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view b = *(const krt_view *)krt_args[1];
-#line 303 "ufunc_vec.cu"
+#line 523 "ufunc_vec.cu"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -310,7 +530,7 @@ static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < out.shape[0]) {
 #line 18 "ufunc_vec.kern"
             *(float *)(out.data + i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
-#line 314 "ufunc_vec.cu"
+#line 534 "ufunc_vec.cu"
         }
     }
 }
@@ -329,7 +549,7 @@ static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
-#line 333 "ufunc_vec.cu"
+#line 553 "ufunc_vec.cu"
         int64_t krt_u_l1_ = 0;
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_l3_ = 0;
@@ -392,7 +612,7 @@ static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
-#line 396 "ufunc_vec.cu"
+#line 616 "ufunc_vec.cu"
         int64_t krt_u_l1_ = 0;
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_l3_ = 0;
@@ -451,7 +671,7 @@ static void scale__vec_f8_i4_f8__cpu(const krt_cpu_block *krt_b, void **krt_args
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
-#line 455 "ufunc_vec.cu"
+#line 675 "ufunc_vec.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
@@ -514,7 +734,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
-#line 518 "ufunc_vec.cu"
+#line 738 "ufunc_vec.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
@@ -567,7 +787,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 571 "ufunc_vec.cu"
+#line 791 "ufunc_vec.cu"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param hyp_kernel__params[] = {
@@ -578,6 +798,12 @@ static const krt_param hyp_kernel__params[] = {
 KRT_EXTERN_C const krt_kernel hyp_kernel__kernel = {
     "hyp_kernel", "ufunc_vec.kern", 3, hyp_kernel__params,
     hyp_kernel__cpu, (const void *)hyp_kernel,
+    0, 0,
+    0
+};
+static const krt_kernel hyp_kernel__kernel_i32 = {
+    "hyp_kernel", "ufunc_vec.kern", 3, hyp_kernel__params,
+    hyp_kernel__cpu, (const void *)hyp_kernel__i32,
     0, 0,
     0
 };
@@ -594,6 +820,8 @@ KRT_EXTERN_C int hyp_kernel__launch(krt_launch_cfg cfg, krt_array a, krt_array b
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&hyp_kernel__kernel, 2, &out, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&hyp_kernel__kernel, &cfg, krt_argv))
+        return krt_launch(&hyp_kernel__kernel_i32, cfg, krt_argv);
     return krt_launch(&hyp_kernel__kernel, cfg, krt_argv);
 }
 
@@ -609,6 +837,12 @@ static const krt_param hyp__vec_f4__params[] = {
 KRT_EXTERN_C const krt_kernel hyp__vec_f4__kernel = {
     "hyp__vec_f4", "ufunc_vec.kern", 7, hyp__vec_f4__params,
     hyp__vec_f4__cpu, (const void *)hyp__vec_f4,
+    0, 0,
+    0
+};
+static const krt_kernel hyp__vec_f4__kernel_i32 = {
+    "hyp__vec_f4", "ufunc_vec.kern", 7, hyp__vec_f4__params,
+    hyp__vec_f4__cpu, (const void *)hyp__vec_f4__i32,
     0, 0,
     0
 };
@@ -629,6 +863,8 @@ KRT_EXTERN_C int hyp__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, fl
     krt_argv[4] = &krt_v4;
     krt_argv[5] = &krt_u_mask_;
     krt_argv[6] = &krt_u_n_;
+    if (krt_launch_fits32(&hyp__vec_f4__kernel, &cfg, krt_argv))
+        return krt_launch(&hyp__vec_f4__kernel_i32, cfg, krt_argv);
     return krt_launch(&hyp__vec_f4__kernel, cfg, krt_argv);
 }
 
@@ -644,6 +880,12 @@ static const krt_param hyp__vec_f8__params[] = {
 KRT_EXTERN_C const krt_kernel hyp__vec_f8__kernel = {
     "hyp__vec_f8", "ufunc_vec.kern", 7, hyp__vec_f8__params,
     hyp__vec_f8__cpu, (const void *)hyp__vec_f8,
+    0, 0,
+    0
+};
+static const krt_kernel hyp__vec_f8__kernel_i32 = {
+    "hyp__vec_f8", "ufunc_vec.kern", 7, hyp__vec_f8__params,
+    hyp__vec_f8__cpu, (const void *)hyp__vec_f8__i32,
     0, 0,
     0
 };
@@ -664,6 +906,8 @@ KRT_EXTERN_C int hyp__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, do
     krt_argv[4] = &krt_v4;
     krt_argv[5] = &krt_u_mask_;
     krt_argv[6] = &krt_u_n_;
+    if (krt_launch_fits32(&hyp__vec_f8__kernel, &cfg, krt_argv))
+        return krt_launch(&hyp__vec_f8__kernel_i32, cfg, krt_argv);
     return krt_launch(&hyp__vec_f8__kernel, cfg, krt_argv);
 }
 
@@ -679,6 +923,12 @@ static const krt_param scale__vec_f8_i4_f8__params[] = {
 KRT_EXTERN_C const krt_kernel scale__vec_f8_i4_f8__kernel = {
     "scale__vec_f8_i4_f8", "ufunc_vec.kern", 7, scale__vec_f8_i4_f8__params,
     scale__vec_f8_i4_f8__cpu, (const void *)scale__vec_f8_i4_f8,
+    0, 0,
+    0
+};
+static const krt_kernel scale__vec_f8_i4_f8__kernel_i32 = {
+    "scale__vec_f8_i4_f8", "ufunc_vec.kern", 7, scale__vec_f8_i4_f8__params,
+    scale__vec_f8_i4_f8__cpu, (const void *)scale__vec_f8_i4_f8__i32,
     0, 0,
     0
 };
@@ -699,6 +949,8 @@ KRT_EXTERN_C int scale__vec_f8_i4_f8__launch(krt_launch_cfg cfg, krt_array krt_u
     krt_argv[4] = &krt_v4;
     krt_argv[5] = &krt_u_mask_;
     krt_argv[6] = &krt_u_n_;
+    if (krt_launch_fits32(&scale__vec_f8_i4_f8__kernel, &cfg, krt_argv))
+        return krt_launch(&scale__vec_f8_i4_f8__kernel_i32, cfg, krt_argv);
     return krt_launch(&scale__vec_f8_i4_f8__kernel, cfg, krt_argv);
 }
 
@@ -714,6 +966,12 @@ static const krt_param scale__vec_i8__params[] = {
 KRT_EXTERN_C const krt_kernel scale__vec_i8__kernel = {
     "scale__vec_i8", "ufunc_vec.kern", 7, scale__vec_i8__params,
     scale__vec_i8__cpu, (const void *)scale__vec_i8,
+    0, 0,
+    0
+};
+static const krt_kernel scale__vec_i8__kernel_i32 = {
+    "scale__vec_i8", "ufunc_vec.kern", 7, scale__vec_i8__params,
+    scale__vec_i8__cpu, (const void *)scale__vec_i8__i32,
     0, 0,
     0
 };
@@ -734,6 +992,8 @@ KRT_EXTERN_C int scale__vec_i8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, 
     krt_argv[4] = &krt_v4;
     krt_argv[5] = &krt_u_mask_;
     krt_argv[6] = &krt_u_n_;
+    if (krt_launch_fits32(&scale__vec_i8__kernel, &cfg, krt_argv))
+        return krt_launch(&scale__vec_i8__kernel_i32, cfg, krt_argv);
     return krt_launch(&scale__vec_i8__kernel, cfg, krt_argv);
 }
 
@@ -743,6 +1003,13 @@ static const krt_kernel *const krt_kernels_ufunc_vec_44c2f428[] = {
     &hyp__vec_f8__kernel,
     &scale__vec_f8_i4_f8__kernel,
     &scale__vec_i8__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_ufunc_vec_44c2f428[] = {
+    &hyp_kernel__kernel_i32,
+    &hyp__vec_f4__kernel_i32,
+    &hyp__vec_f8__kernel_i32,
+    &scale__vec_f8_i4_f8__kernel_i32,
+    &scale__vec_i8__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_ufunc_vec_44c2f428 = {
     "ufunc_vec.kern", 5, krt_kernels_ufunc_vec_44c2f428

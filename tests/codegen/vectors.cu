@@ -58,6 +58,38 @@ KRT_EXTERN_C __global__ void blend(krt_view a, krt_view b, float t)
     }
 }
 
+#line 13 "vectors.kern"
+KRT_EXTERN_C __global__ void blend__i32(krt_view a, krt_view b, float t)
+{
+    int64_t i = 0;
+    float4 u = make_float4(0, 0, 0, 0);
+    float4 v = make_float4(0, 0, 0, 0);
+    float4 w = make_float4(0, 0, 0, 0);
+    krt_tup_v4f4_v2i4 n = krt_tup_v4f4_v2i4_make(make_float4(0, 0, 0, 0), make_int2(0, 0));
+#line 14 "vectors.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 15 "vectors.kern"
+    if ((int32_t)i < (int32_t)a.shape[0]) {
+#line 16 "vectors.kern"
+        u = make_float4(((float *)a.data)[(int32_t)i * a.shape[1] + 0], ((float *)a.data)[(int32_t)i * a.shape[1] + 1], ((float *)a.data)[(int32_t)i * a.shape[1] + 2], ((float *)a.data)[(int32_t)i * a.shape[1] + 3]);
+#line 17 "vectors.kern"
+        v = make_float4(((float *)b.data)[(int32_t)i * b.shape[1] + 0], ((float *)b.data)[(int32_t)i * b.shape[1] + 1], ((float *)b.data)[(int32_t)i * b.shape[1] + 2], ((float *)b.data)[(int32_t)i * b.shape[1] + 3]);
+#line 18 "vectors.kern"
+        w = lerp(u, v, t);
+#line 19 "vectors.kern"
+        n = krt_tup_v4f4_v2i4_make(w, make_int2(((int32_t)i), ((int32_t)((int64_t)(2 * (int32_t)i)))));
+#line 20 "vectors.kern"
+        ((float *)a.data)[(int32_t)i * a.shape[1] + 0] = (n.f0).x;
+#line 21 "vectors.kern"
+        ((float *)a.data)[(int32_t)i * a.shape[1] + 1] = (n.f0).y;
+#line 22 "vectors.kern"
+        ((float *)a.data)[(int32_t)i * a.shape[1] + 2] = (float)(((double)(n.f0).z) + ((double)(n.f1).y));
+#line 23 "vectors.kern"
+        ((float *)a.data)[(int32_t)i * a.shape[1] + 3] = w.w;
+#line 90 "vectors.cu"
+    }
+}
+
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 7 "vectors.kern"
@@ -81,7 +113,7 @@ static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_float4 u = krt_make_float4(0, 0, 0, 0);
         krt_float4 v = krt_make_float4(0, 0, 0, 0);
         krt_float4 w = krt_make_float4(0, 0, 0, 0);
-#line 85 "vectors.cu"
+#line 117 "vectors.cu"
         krt_tup_v4f4_v2i4 n = krt_tup_v4f4_v2i4_make(krt_make_float4(0, 0, 0, 0), krt_make_int2(0, 0));
 #line 14 "vectors.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -103,7 +135,7 @@ static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((float *)a.data)[i * a.shape[1] + 2] = (float)(((double)(n.f0).z) + ((double)(n.f1).y));
 #line 23 "vectors.kern"
             ((float *)a.data)[i * a.shape[1] + 3] = w.w;
-#line 107 "vectors.cu"
+#line 139 "vectors.cu"
         }
     }
 }
@@ -121,6 +153,12 @@ KRT_EXTERN_C const krt_kernel blend__kernel = {
     0, 0,
     0
 };
+static const krt_kernel blend__kernel_i32 = {
+    "blend", "vectors.kern", 3, blend__params,
+    blend__cpu, (const void *)blend__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array a, krt_array b, float t)
 {
@@ -132,11 +170,16 @@ KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array a, krt_array b, flo
     KRT_TRY(krt_check_array(&blend__kernel, 1, &b, &krt_v1));
     krt_argv[1] = &krt_v1;
     krt_argv[2] = &t;
+    if (krt_launch_fits32(&blend__kernel, &cfg, krt_argv))
+        return krt_launch(&blend__kernel_i32, cfg, krt_argv);
     return krt_launch(&blend__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_vectors_97b3161a[] = {
     &blend__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_vectors_97b3161a[] = {
+    &blend__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_vectors_97b3161a = {
     "vectors.kern", 1, krt_kernels_vectors_97b3161a

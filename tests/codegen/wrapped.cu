@@ -20,6 +20,19 @@ KRT_EXTERN_C __global__ void vadd(krt_view a, krt_view b, krt_view out)
     }
 }
 
+#line 7 "wrapped.kern"
+KRT_EXTERN_C __global__ void vadd__i32(krt_view a, krt_view b, krt_view out)
+{
+    int64_t i = 0;
+#line 8 "wrapped.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 9 "wrapped.kern"
+    if ((int32_t)i < (int32_t)out.shape[0]) {
+#line 10 "wrapped.kern"
+        ((float *)out.data)[(int32_t)i] = ((float *)a.data)[(int32_t)i] + ((float *)b.data)[(int32_t)i];
+    }
+}
+
 #line 16 "wrapped.kern"
 KRT_EXTERN_C __global__ void scale(krt_view x, float factor)
 {
@@ -30,7 +43,21 @@ KRT_EXTERN_C __global__ void scale(krt_view x, float factor)
     if (i < x.shape[0]) {
 #line 19 "wrapped.kern"
         *(float *)(x.data + i * x.strides[0]) = *(float *)(x.data + i * x.strides[0]) * factor;
-#line 34 "wrapped.cu"
+#line 47 "wrapped.cu"
+    }
+}
+
+#line 16 "wrapped.kern"
+KRT_EXTERN_C __global__ void scale__i32(krt_view x, float factor)
+{
+    int64_t i = 0;
+#line 17 "wrapped.kern"
+    i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+#line 18 "wrapped.kern"
+    if ((int32_t)i < (int32_t)x.shape[0]) {
+#line 19 "wrapped.kern"
+        *(float *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])) = *(float *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])) * factor;
+#line 61 "wrapped.cu"
     }
 }
 
@@ -60,7 +87,7 @@ static void scale__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const float factor = *(const float *)krt_args[1];
-#line 64 "wrapped.cu"
+#line 91 "wrapped.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
@@ -70,7 +97,7 @@ static void scale__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < x.shape[0]) {
 #line 19 "wrapped.kern"
             *(float *)(x.data + i * x.strides[0]) = *(float *)(x.data + i * x.strides[0]) * factor;
-#line 74 "wrapped.cu"
+#line 101 "wrapped.cu"
         }
     }
 }
@@ -88,6 +115,12 @@ KRT_EXTERN_C const krt_kernel vadd__kernel = {
     0, 0,
     0
 };
+static const krt_kernel vadd__kernel_i32 = {
+    "vadd", "wrapped.kern", 3, vadd__params,
+    vadd__cpu, (const void *)vadd__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int vadd__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
 {
@@ -101,6 +134,8 @@ KRT_EXTERN_C int vadd__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_
     krt_argv[1] = &krt_v1;
     KRT_TRY(krt_check_array(&vadd__kernel, 2, &out, &krt_v2));
     krt_argv[2] = &krt_v2;
+    if (krt_launch_fits32(&vadd__kernel, &cfg, krt_argv))
+        return krt_launch(&vadd__kernel_i32, cfg, krt_argv);
     return krt_launch(&vadd__kernel, cfg, krt_argv);
 }
 
@@ -114,6 +149,12 @@ KRT_EXTERN_C const krt_kernel scale__kernel = {
     0, 0,
     0
 };
+static const krt_kernel scale__kernel_i32 = {
+    "scale", "wrapped.kern", 2, scale__params,
+    scale__cpu, (const void *)scale__i32,
+    0, 0,
+    0
+};
 
 KRT_EXTERN_C int scale__launch(krt_launch_cfg cfg, krt_array x, float factor)
 {
@@ -122,12 +163,18 @@ KRT_EXTERN_C int scale__launch(krt_launch_cfg cfg, krt_array x, float factor)
     KRT_TRY(krt_check_array(&scale__kernel, 0, &x, &krt_v0));
     krt_argv[0] = &krt_v0;
     krt_argv[1] = &factor;
+    if (krt_launch_fits32(&scale__kernel, &cfg, krt_argv))
+        return krt_launch(&scale__kernel_i32, cfg, krt_argv);
     return krt_launch(&scale__kernel, cfg, krt_argv);
 }
 
 static const krt_kernel *const krt_kernels_wrapped_ce8861d1[] = {
     &vadd__kernel,
     &scale__kernel,
+};
+KRT_EXTERN_C const krt_kernel *const krt_i32_wrapped_ce8861d1[] = {
+    &vadd__kernel_i32,
+    &scale__kernel_i32,
 };
 KRT_EXTERN_C const krt_module krt_module_wrapped_ce8861d1 = {
     "wrapped.kern", 2, krt_kernels_wrapped_ce8861d1
