@@ -60,6 +60,7 @@ static const struct {
     {KRT_FLOAT64, 8, "float64"}, {KRT_XOROSHIRO128P, 16, "xoroshiro128p"},
     {KRT_FLOAT16, 2, "float16"},
     {KRT_COMPLEX64, 8, "complex64"}, {KRT_COMPLEX128, 16, "complex128"},
+    {KRT_BFLOAT16, 2, "bfloat16"},
 };
 #define NDTYPE (sizeof dtypes / sizeof dtypes[0])
 
