@@ -442,10 +442,8 @@ typedef struct Run {
     char *modsym;                  /* emit_module_symbol (issue 13) */
 } Run;
 
-/* issue 9: the types of the tuple parameters (a descriptor knows only
- * their size), copied out of the translator's arena before it is freed:
- * for kernel Func number K of the program (the module's descriptors are
- * its kernel Funcs in program order), parameter I. */
+/* issue 9: the type of a tuple parameter (a descriptor knows only its
+ * size), copied out of the translator's arena before it is freed. */
 typedef struct RunTup {
     char *name;                    /* numba's spelling, for messages */
     int n;
@@ -454,8 +452,6 @@ typedef struct RunTup {
     struct RunTup *sub[16];
 } RunTup;
 
-static RunTup ***run_tups;         /* [kernel][param], NULL where no tuple */
-static int run_ntups;
 static const krt_module *run_mod;
 
 static RunTup *run_tup_copy(const Type *t)
@@ -472,28 +468,6 @@ static RunTup *run_tup_copy(const Type *t)
         r->sub[j] = e->kind == TY_TUPLE ? run_tup_copy(e) : NULL;
     }
     return r;
-}
-
-static void run_note_tuples(const Program *prog)
-{
-    int nk = 0;
-    for (int j = 0; j < prog->nfuncs; j++)
-        nk += prog->funcs[j]->is_kernel;
-    run_tups = calloc((size_t)nk + 1, sizeof *run_tups);
-    if (run_tups == NULL)
-        return;
-    run_ntups = nk;
-    nk = 0;
-    for (int j = 0; j < prog->nfuncs; j++) {
-        Func *f = prog->funcs[j];
-        if (!f->is_kernel)
-            continue;
-        RunTup **ps = calloc((size_t)f->nparams + 1, sizeof *ps);
-        for (int i = 0; ps && i < f->nparams; i++)
-            if (f->params[i]->type->kind == TY_TUPLE)
-                ps[i] = run_tup_copy(f->params[i]->type);
-        run_tups[nk++] = ps;
-    }
 }
 
 /* rec: a record's descr as NumPy writes it (dtype.descr: the fields in
@@ -540,8 +514,6 @@ typedef struct RunRec {
     struct RunRec **sub;
 } RunRec;
 
-static RunRec ***run_recs;         /* [kernel][param], NULL where none */
-
 static RunRec *run_rec_copy(const Type *t)
 {
     RunRec *r = calloc(1, sizeof *r);
@@ -569,43 +541,65 @@ static RunRec *run_rec_copy(const Type *t)
     return r;
 }
 
-static void run_note_records(const Program *prog)
+/* What kernc run needs to know of a kernel parameter beyond its
+ * descriptor: its tuple type or its record (scalar or array element). */
+typedef struct RunParam {
+    RunTup *tup;
+    RunRec *rec;
+} RunParam;
+
+static RunParam **run_params;      /* [kernel][param] */
+static int run_nkernels;
+
+/* Copy the tuple and record types of every kernel's parameters out of the
+ * translator's arena; kernel K is the K-th kernel Func of the program (the
+ * module's descriptors are its kernel Funcs in program order). */
+static void run_note_params(const Program *prog)
 {
     int nk = 0;
     for (int j = 0; j < prog->nfuncs; j++)
         nk += prog->funcs[j]->is_kernel;
-    run_recs = calloc((size_t)nk + 1, sizeof *run_recs);
+    run_params = calloc((size_t)nk + 1, sizeof *run_params);
+    if (run_params == NULL)
+        return;
+    run_nkernels = nk;
     nk = 0;
-    for (int j = 0; run_recs && j < prog->nfuncs; j++) {
+    for (int j = 0; j < prog->nfuncs; j++) {
         Func *f = prog->funcs[j];
         if (!f->is_kernel)
             continue;
-        RunRec **ps = calloc((size_t)f->nparams + 1, sizeof *ps);
+        RunParam *ps = calloc((size_t)f->nparams + 1, sizeof *ps);
         for (int i = 0; ps && i < f->nparams; i++) {
             const Type *t = f->params[i]->type;
+            if (t->kind == TY_TUPLE)
+                ps[i].tup = run_tup_copy(t);
             if (t->kind == TY_ARRAY)
                 t = t->elem;
             if (t->kind == TY_RECORD)
-                ps[i] = run_rec_copy(t);
+                ps[i].rec = run_rec_copy(t);
         }
-        run_recs[nk++] = ps;
+        run_params[nk++] = ps;
     }
+}
+
+static const RunParam *run_param(const krt_kernel *k, int i)
+{
+    for (int j = 0; run_mod && run_params && j < run_mod->nkernels && j < run_nkernels; j++)
+        if (run_mod->kernels[j] == k)
+            return run_params[j] ? &run_params[j][i] : NULL;
+    return NULL;
 }
 
 static RunRec *run_param_record(const krt_kernel *k, int i)
 {
-    for (int j = 0; run_mod && run_recs && j < run_mod->nkernels && j < run_ntups; j++)
-        if (run_mod->kernels[j] == k)
-            return run_recs[j] ? run_recs[j][i] : NULL;
-    return NULL;
+    const RunParam *p = run_param(k, i);
+    return p ? p->rec : NULL;
 }
 
 static RunTup *run_param_tuple_type(const krt_kernel *k, int i)
 {
-    for (int j = 0; run_mod && j < run_mod->nkernels && j < run_ntups; j++)
-        if (run_mod->kernels[j] == k)
-            return run_tups[j] ? run_tups[j][i] : NULL;
-    return NULL;
+    const RunParam *p = run_param(k, i);
+    return p ? p->tup : NULL;
 }
 
 /* The files of the temporary directory, for the signal handler, which can
@@ -741,8 +735,7 @@ static int run_translate(Run *r, bool cuda, StrBuf *code)
     Program *prog = translate(&src, &opt);
     if (prog == NULL)
         return RUN_FAIL;
-    run_note_tuples(prog);
-    run_note_records(prog);   /* rec */
+    run_note_params(prog);
     free(r->modsym);
     r->modsym = strdup(emit_module_symbol(prog, &opt));
 
