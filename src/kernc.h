@@ -1328,6 +1328,9 @@ const char *sema_type_alias(const char *name);
  * numba.byte = uint8, numba.size_t ...; not NumPy's, where np.byte is
  * int8): the canonical type name, else sema_type_alias's answer. */
 const char *sema_numba_type_alias(const char *name);
+/* Python's float, int and bool named as a dtype (NumPy's float64, int64,
+ * bool); any other name as it is. */
+const char *sema_python_dtype(const char *name);
 /* type.c: type one kernel signature / the eagerly-typed device functions;
  * type_finish lists every Func reached, callees first. */
 void type_reset(void);

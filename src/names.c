@@ -98,6 +98,17 @@ const char *sema_type_alias(const char *name)
     return NULL;
 }
 
+const char *sema_python_dtype(const char *name)
+{
+    if (strcmp(name, "float") == 0)
+        return "float64";
+    if (strcmp(name, "int") == 0)
+        return "int64";
+    if (strcmp(name, "bool") == 0)
+        return "boolean";
+    return name;
+}
+
 /* py (issue 9): numba/core/types/__init__.py's aliases of the C names */
 const char *sema_numba_type_alias(const char *name)
 {

@@ -208,13 +208,7 @@ static bool format_of(Node *e, Type **t, int *ndim, int64_t *shape)
         return true;
     }
     const char *p = sema_path_of(e, NULL, NULL);
-    if (p && strcmp(p, "float") == 0)
-        p = "float64";
-    else if (p && strcmp(p, "int") == 0)
-        p = "int64";
-    else if (p && strcmp(p, "bool") == 0)
-        p = "boolean";
-    *t = p ? sema_scalar_named(p) : NULL;
+    *t = p ? sema_scalar_named(sema_python_dtype(p)) : NULL;
     if (!*t || *t == ty_void) {
         error_at(e->loc, "a record field's format must be a NumPy type string, a scalar type "
                  "or a record dtype");

@@ -153,13 +153,7 @@ static void resolve_array_constant(const char *name, Node *call)
     if (dtype) {
         const char *p = dtype->kind == E_STR ? sema_type_alias(dtype->text)
                                              : sema_path_of(dtype, NULL, NULL);
-        if (p && strcmp(p, "float") == 0)
-            p = "float64";
-        else if (p && strcmp(p, "int") == 0)
-            p = "int64";
-        else if (p && strcmp(p, "bool") == 0)
-            p = "boolean";
-        elem = p ? sema_scalar_named(p) : NULL;
+        elem = p ? sema_scalar_named(sema_python_dtype(p)) : NULL;
         if (!elem || elem == ty_void) {
             sema_error(dtype->loc, "the dtype of an array constant must be a scalar type "
                        "such as np.float32");
