@@ -74,7 +74,8 @@
     X(StreamSynchronize) X(StreamQuery) X(StreamWaitEvent)                   \
     X(LaunchHostFunc) X(EventCreate) X(EventDestroy) X(EventRecord)          \
     X(EventSynchronize) X(EventQuery) X(EventElapsedTime) X(HostAlloc)       \
-    X(FreeHost) X(HostRegister) X(HostUnregister) X(HostGetDevicePointer)
+    X(FreeHost) X(HostRegister) X(HostUnregister) X(HostGetDevicePointer)   \
+    X(MemcpyFromSymbol) X(MemcpyToSymbol)
 
 /* cuda_runtime_api.h may #define a name to a versioned symbol
  * (cudaMemcpy_ptds, ...): pasted and expanded before it is stringified,
@@ -411,6 +412,37 @@ static int krt_cuda_kernel_limits(const krt_kernel *k, size_t *static_shared,
     return KRT_OK;
 }
 
+/* debug=True (numba-cuda's launch: the __errcode__ global read after the
+ * kernel): wait for the launch, read the file's krt_exception, and if a
+ * thread raised, clear it and fail with numba-cuda's message. */
+static int krt_cuda_exception(const krt_kernel *k, const krt_launch_cfg *cfg)
+{
+    krt_exception x;
+    cudaError_t e = krt_cu.StreamSynchronize(krt_cuda_stream(cfg->stream));
+
+    if (e == cudaSuccess)
+        e = krt_cu.MemcpyFromSymbol(&x, k->cuda_exception, sizeof x, 0,
+                                    cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess)
+        return krt_cuda_check(e, "cudaMemcpyFromSymbol (debug=True exception)");
+    if (!x.raised)
+        return KRT_OK;
+    int zero = 0;
+    e = krt_cu.MemcpyToSymbol(k->cuda_exception, &zero, sizeof zero, 0,
+                              cudaMemcpyHostToDevice);
+    if (e != cudaSuccess)
+        return krt_cuda_check(e, "cudaMemcpyToSymbol (debug=True exception)");
+    x.cls[sizeof x.cls - 1] = x.fn[sizeof x.fn - 1] = '\0';
+    x.file[sizeof x.file - 1] = x.msg[sizeof x.msg - 1] = '\0';
+    return krt__error(KRT_EEXCEPTION,
+                      "block (%u, %u, %u): %s: In function '%s', file %s, "
+                      "line %d, tid=[%u, %u, %u] ctaid=[%u, %u, %u]%s%s",
+                      x.ctaid[0], x.ctaid[1], x.ctaid[2], x.cls, x.fn,
+                      x.file, x.line, x.tid[2], x.tid[1], x.tid[0], x.ctaid[2],
+                      x.ctaid[1], x.ctaid[0], x.has_msg ? ": " : "",
+                      x.has_msg ? x.msg : "");
+}
+
 /* The one body of both launches: they differ in the cudart call only. */
 static int krt_cuda_launch_with(const krt_kernel *k, const krt_launch_cfg *cfg,
                                 void **args, int cooperative)
@@ -432,8 +464,11 @@ static int krt_cuda_launch_with(const krt_kernel *k, const krt_launch_cfg *cfg,
                                krt_cuda_stream(cfg->stream));
     if (e == cudaSuccess)
         e = krt_cu.GetLastError();
-    return krt_cuda_check(e, cooperative ? "cudaLaunchCooperativeKernel"
-                                         : "cudaLaunchKernel");
+    int rc = krt_cuda_check(e, cooperative ? "cudaLaunchCooperativeKernel"
+                                           : "cudaLaunchKernel");
+    if (rc == KRT_OK && k->cuda_exception != NULL)
+        rc = krt_cuda_exception(k, cfg);
+    return rc;
 }
 
 static int krt_cuda_launch(const krt_kernel *k, const krt_launch_cfg *cfg,

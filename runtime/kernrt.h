@@ -562,7 +562,27 @@ struct krt_kernel {
     size_t frame_bytes;              /* per-thread state of the CPU code */
     int cooperative;                 /* 1: has a grid sync; krt_launch launches
                                         it as krt_launch_cooperative does */
+    void *cuda_exception;            /* debug=True: the file's __device__
+                                        krt_exception (its host symbol), read
+                                        after each launch; NULL otherwise */
 };
+
+/* debug=True on the cuda backend (numba-cuda's __errcode__, tid and ctaid
+ * globals): the first `raise` or failed `assert` of a launch, written by
+ * the raising thread (which then ends, as numba's kernel returns), read
+ * and cleared by the runtime after the launch, which fails with
+ * KRT_EEXCEPTION and numba-cuda's message.  One per .kern file; two debug
+ * launches of one file in flight on different streams at once share it. */
+typedef struct krt_exception {
+    int raised;
+    int line;
+    int has_msg;
+    unsigned tid[3], ctaid[3];       /* x, y, z */
+    char cls[64];
+    char fn[128];
+    char file[256];
+    char msg[512];
+} krt_exception;
 
 /* issue 11: whether a launch may take a kernel's 32-bit variant (kernc's
  * NAME__i32, descriptor NAME__kernel_i32: the same results, index

@@ -940,16 +940,32 @@ static __device__ inline void krt_assert_fail_dev(const char *msg)
 /* dev (issue 9): `raise CLS("msg")` or a failed `assert` under debug=True,
  * reported as numba-cuda reports it (its thread indices are z, y, x):
  *   CLS: In function 'FN', file FILE, line N, tid=[z, y, x] ctaid=[z, y, x]: msg
- * On the GPU the message is printed and the kernel traps (the launch then
- * fails with a CUDA error); on the CPU the launch fails with
- * KRT_EEXCEPTION and this message. */
-static __device__ inline void krt_raise_dev(const char *cls, const char *fn, const char *file,
-                                            int line, const char *msg)
+ * On the GPU the first raising thread of a launch fills the file's
+ * krt_exception (kernrt.h), every raising thread ends, the others run on,
+ * and the runtime fails the launch with KRT_EEXCEPTION and this message
+ * when it has completed; on the CPU the launch fails the same way. */
+static __device__ inline void krt_exc_text(char *dst, int cap, const char *src)
 {
-    printf("%s: In function '%s', file %s, line %d, tid=[%u, %u, %u] ctaid=[%u, %u, %u]%s%s\n",
-           cls, fn, file, line, threadIdx.z, threadIdx.y, threadIdx.x, blockIdx.z, blockIdx.y,
-           blockIdx.x, msg ? ": " : "", msg ? msg : "");
-    __trap();
+    int i = 0;
+    for (; src && i < cap - 1 && src[i]; i++)
+        dst[i] = src[i];
+    dst[i] = 0;
+}
+static __device__ inline void krt_raise_dev(krt_exception *slot, const char *cls, const char *fn,
+                                            const char *file, int line, const char *msg)
+{
+    if (atomicCAS(&slot->raised, 0, 1) == 0) {
+        slot->line = line;
+        slot->has_msg = msg != NULL;
+        slot->tid[0] = threadIdx.x, slot->tid[1] = threadIdx.y, slot->tid[2] = threadIdx.z;
+        slot->ctaid[0] = blockIdx.x, slot->ctaid[1] = blockIdx.y, slot->ctaid[2] = blockIdx.z;
+        krt_exc_text(slot->cls, (int)sizeof slot->cls, cls);
+        krt_exc_text(slot->fn, (int)sizeof slot->fn, fn);
+        krt_exc_text(slot->file, (int)sizeof slot->file, file);
+        krt_exc_text(slot->msg, (int)sizeof slot->msg, msg);
+        __threadfence();
+    }
+    asm volatile("exit;");
 }
 /* End the calling thread from inside a device function: what numba's
  * propagated exception status does without debug (the device function

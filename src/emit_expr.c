@@ -2204,8 +2204,9 @@ static void emit_print(Emitter *E, Node *s)
 
 /* dev (issue 9): raise CLS("msg") and assert cond, "msg" (numba-cuda: `if
  * not cond: raise AssertionError(msg)`).  With debug=True (s->ival) the
- * exception is reported as numba-cuda reports it: the GPU prints it and
- * traps, the CPU fails the launch with KRT_EEXCEPTION and stops the block.
+ * exception is reported as numba-cuda reports it: the launch fails with
+ * KRT_EEXCEPTION (the GPU's raising thread records it in the file's
+ * krt_exception and ends; the CPU stops the block).
  * Without, the raising thread ends, as numba's kernel returns: see
  * emit_range_step_check for the four cases (a CPU device function that is
  * not inlined cannot end its caller's thread: the launch fails, loudly). */
@@ -2222,8 +2223,9 @@ static void emit_raise(Emitter *E, Node *s, const char *cls, Node *msg)
     c_text(&fn, E->fn->name, false);
     if (s->ival) {
         if (E->mode == MODE_CUDA)
-            outf(E, "krt_raise_dev(\"%s\", \"%s\", \"%s\", %d, %s);", cls, fn.s,
-                 E->base_file, s->loc.first_line, text);
+            outf(E, "krt_raise_dev(&krt_exception_%s, \"%s\", \"%s\", \"%s\", %d, %s);",
+                 emit_module_symbol(E->prog, E->opt), cls, fn.s, E->base_file,
+                 s->loc.first_line, text);
         else
             outf(E, "krt_raise_cpu(krt_b, krt_tid, \"%s\", \"%s\", \"%s\", %d, %s);", cls, fn.s,
                  E->base_file, s->loc.first_line, text);

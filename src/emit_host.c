@@ -150,7 +150,11 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
     bool v32 = false;
     for (int i = 0; with_cuda && i < E->i32_kernels.len; i++)
         v32 |= E->i32_kernels.items[i] == f;
-    outf(E, "    %d", f->has_grid_sync || f->ffi_cooperative ? 1 : 0);
+    /* debug=True: the runtime reads the file's krt_exception after a launch */
+    const char *exc = with_cuda && (f->opt.debug || (E->opt && E->opt->debug))
+                          ? arena_printf("(void *)&krt_exception_%s", emit_module_symbol(E->prog, E->opt))
+                          : "NULL";
+    outf(E, "    %d, %s", f->has_grid_sync || f->ffi_cooperative ? 1 : 0, exc);
     outf(E, "};");
     if (v32) {
         /* the 32-bit variant's: the same but for the CUDA function */
@@ -161,7 +165,7 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
         outf(E, "    %s, %s,",
              with_cpu && shared ? arena_printf("sizeof(struct %s__shared)", name) : "0",
              with_cpu && frame ? arena_printf("sizeof(struct %s__frame)", name) : "0");
-        outf(E, "    %d", f->has_grid_sync ? 1 : 0);
+        outf(E, "    %d, %s", f->has_grid_sync || f->ffi_cooperative ? 1 : 0, exc);
         outf(E, "};");
     }
     outf(E, "%s", "");
@@ -701,6 +705,11 @@ void emit_cuda(StrBuf *out, Program *p, const Options *opt)
     outf(&E, "%s", "");
     if (dyn) {
         outf(&E, "extern __shared__ __align__(16) unsigned char krt_dynshared[];");
+        outf(&E, "%s", "");
+    }
+    if (debug) {
+        outf(&E, "/* debug=True: the first exception of a launch, read by the runtime after it */");
+        outf(&E, "__device__ krt_exception krt_exception_%s;", emit_module_symbol(p, opt));
         outf(&E, "%s", "");
     }
     bool grid_sync = false;

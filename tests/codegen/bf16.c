@@ -60,7 +60,7 @@ KRT_EXTERN_C const krt_kernel blend__kernel = {
     "blend", "bf16.kern", 4, blend__params,
     blend__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out32, krt_bfloat16 t)

@@ -117,13 +117,13 @@ KRT_EXTERN_C const krt_kernel blend__kernel = {
     "blend", "bf16.kern", 4, blend__params,
     blend__cpu, (const void *)blend,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel blend__kernel_i32 = {
     "blend", "bf16.kern", 4, blend__params,
     blend__cpu, (const void *)blend__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out32, krt_bfloat16 t)

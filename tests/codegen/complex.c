@@ -42,7 +42,7 @@ KRT_EXTERN_C const krt_kernel rotate__kernel = {
     "rotate", "complex.kern", 3, rotate__params,
     rotate__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int rotate__launch(krt_launch_cfg cfg, krt_array z, krt_array phase, krt_array out)

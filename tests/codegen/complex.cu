@@ -78,13 +78,13 @@ KRT_EXTERN_C const krt_kernel rotate__kernel = {
     "rotate", "complex.kern", 3, rotate__params,
     rotate__cpu, (const void *)rotate,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel rotate__kernel_i32 = {
     "rotate", "complex.kern", 3, rotate__params,
     rotate__cpu, (const void *)rotate__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int rotate__launch(krt_launch_cfg cfg, krt_array z, krt_array phase, krt_array out)

@@ -58,7 +58,7 @@ KRT_EXTERN_C const krt_kernel distances__kernel = {
     "distances", "distance.kern", 5, distances__params,
     distances__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int distances__launch(krt_launch_cfg cfg, krt_array xs, krt_array ys, float px, float py, krt_array out)

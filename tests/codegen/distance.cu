@@ -101,13 +101,13 @@ KRT_EXTERN_C const krt_kernel distances__kernel = {
     "distances", "distance.kern", 5, distances__params,
     distances__cpu, (const void *)distances,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel distances__kernel_i32 = {
     "distances", "distance.kern", 5, distances__params,
     distances__cpu, (const void *)distances__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int distances__launch(krt_launch_cfg cfg, krt_array xs, krt_array ys, float px, float py, krt_array out)

@@ -35,7 +35,7 @@ KRT_EXTERN_C const krt_kernel double_it__kernel = {
     "double_it", "double.kern", 1, double_it__params,
     double_it__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int double_it__launch(krt_launch_cfg cfg, krt_array a)

@@ -65,13 +65,13 @@ KRT_EXTERN_C const krt_kernel double_it__kernel = {
     "double_it", "double.kern", 1, double_it__params,
     double_it__cpu, (const void *)double_it,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel double_it__kernel_i32 = {
     "double_it", "double.kern", 1, double_it__params,
     double_it__cpu, (const void *)double_it__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int double_it__launch(krt_launch_cfg cfg, krt_array a)

@@ -61,7 +61,7 @@ KRT_EXTERN_C const krt_kernel reverse_blocks__kernel = {
     "reverse_blocks", "dynshared.kern", 1, reverse_blocks__params,
     reverse_blocks__cpu, NULL,
     0, sizeof(struct reverse_blocks__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int reverse_blocks__launch(krt_launch_cfg cfg, krt_array a)

@@ -193,7 +193,7 @@ KRT_EXTERN_C const krt_kernel intops__kernel = {
     "intops", "e2e_arith.kern", 3, intops__params,
     intops__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int intops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
@@ -222,7 +222,7 @@ KRT_EXTERN_C const krt_kernel widen__kernel = {
     "widen", "e2e_arith.kern", 5, widen__params,
     widen__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int widen__launch(krt_launch_cfg cfg, krt_array p, krt_array u, krt_array o64, krt_array ou, krt_array osh)
@@ -257,7 +257,7 @@ KRT_EXTERN_C const krt_kernel floatops__kernel = {
     "floatops", "e2e_arith.kern", 5, floatops__params,
     floatops__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int floatops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out, krt_array f, krt_array out32)

@@ -497,13 +497,13 @@ KRT_EXTERN_C const krt_kernel intops__kernel = {
     "intops", "e2e_arith.kern", 3, intops__params,
     intops__cpu, (const void *)intops,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel intops__kernel_i32 = {
     "intops", "e2e_arith.kern", 3, intops__params,
     intops__cpu, (const void *)intops__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int intops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
@@ -534,13 +534,13 @@ KRT_EXTERN_C const krt_kernel widen__kernel = {
     "widen", "e2e_arith.kern", 5, widen__params,
     widen__cpu, (const void *)widen,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel widen__kernel_i32 = {
     "widen", "e2e_arith.kern", 5, widen__params,
     widen__cpu, (const void *)widen__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int widen__launch(krt_launch_cfg cfg, krt_array p, krt_array u, krt_array o64, krt_array ou, krt_array osh)
@@ -577,13 +577,13 @@ KRT_EXTERN_C const krt_kernel floatops__kernel = {
     "floatops", "e2e_arith.kern", 5, floatops__params,
     floatops__cpu, (const void *)floatops,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel floatops__kernel_i32 = {
     "floatops", "e2e_arith.kern", 5, floatops__params,
     floatops__cpu, (const void *)floatops__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int floatops__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out, krt_array f, krt_array out32)

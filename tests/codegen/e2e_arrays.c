@@ -106,7 +106,7 @@ KRT_EXTERN_C const krt_kernel add2__kernel = {
     "add2", "e2e_arrays.kern", 3, add2__params,
     add2__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int add2__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array c)
@@ -132,7 +132,7 @@ KRT_EXTERN_C const krt_kernel scale3__kernel = {
     "scale3", "e2e_arrays.kern", 2, scale3__params,
     scale3__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int scale3__launch(krt_launch_cfg cfg, krt_array a, krt_array out)

@@ -200,13 +200,13 @@ KRT_EXTERN_C const krt_kernel add2__kernel = {
     "add2", "e2e_arrays.kern", 3, add2__params,
     add2__cpu, (const void *)add2,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel add2__kernel_i32 = {
     "add2", "e2e_arrays.kern", 3, add2__params,
     add2__cpu, (const void *)add2__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int add2__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array c)
@@ -234,13 +234,13 @@ KRT_EXTERN_C const krt_kernel scale3__kernel = {
     "scale3", "e2e_arrays.kern", 2, scale3__params,
     scale3__cpu, (const void *)scale3,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel scale3__kernel_i32 = {
     "scale3", "e2e_arrays.kern", 2, scale3__params,
     scale3__cpu, (const void *)scale3__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int scale3__launch(krt_launch_cfg cfg, krt_array a, krt_array out)

@@ -132,7 +132,7 @@ KRT_EXTERN_C const krt_kernel hammer__kernel = {
     "hammer", "e2e_atomics.kern", 7, hammer__params,
     hammer__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int hammer__launch(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array f32, krt_array f64, krt_array vals)
@@ -171,7 +171,7 @@ KRT_EXTERN_C const krt_kernel tickets__kernel = {
     "tickets", "e2e_atomics.kern", 3, tickets__params,
     tickets__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int tickets__launch(krt_launch_cfg cfg, krt_array counter, krt_array ticket, krt_array hist)

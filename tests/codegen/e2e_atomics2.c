@@ -240,7 +240,7 @@ KRT_EXTERN_C const krt_kernel bits__kernel = {
     "bits", "e2e_atomics2.kern", 5, bits__params,
     bits__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int bits__launch(krt_launch_cfg cfg, krt_array i32, krt_array u32, krt_array i64, krt_array u64, krt_array vals)
@@ -274,7 +274,7 @@ KRT_EXTERN_C const krt_kernel incdec__kernel = {
     "incdec", "e2e_atomics2.kern", 4, incdec__params,
     incdec__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int incdec__launch(krt_launch_cfg cfg, krt_array u32, krt_array u64, krt_array olds, uint32_t limit)
@@ -303,7 +303,7 @@ KRT_EXTERN_C const krt_kernel exch_cas__kernel = {
     "exch_cas", "e2e_atomics2.kern", 4, exch_cas__params,
     exch_cas__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int exch_cas__launch(krt_launch_cfg cfg, krt_array slot, krt_array winner, krt_array owner, krt_array cell)
@@ -334,7 +334,7 @@ KRT_EXTERN_C const krt_kernel nans__kernel = {
     "nans", "e2e_atomics2.kern", 4, nans__params,
     nans__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int nans__launch(krt_launch_cfg cfg, krt_array f32, krt_array f64, krt_array vals, krt_array i32)
@@ -363,7 +363,7 @@ KRT_EXTERN_C const krt_kernel shared_atomics__kernel = {
     "shared_atomics", "e2e_atomics2.kern", 2, shared_atomics__params,
     shared_atomics__cpu, NULL,
     sizeof(struct shared_atomics__shared), sizeof(struct shared_atomics__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int shared_atomics__launch(krt_launch_cfg cfg, krt_array vals, krt_array out)

@@ -276,13 +276,13 @@ KRT_EXTERN_C const krt_kernel flags__kernel = {
     "flags", "e2e_control.kern", 3, flags__params,
     flags__cpu, (const void *)flags,
     sizeof(struct flags__shared), sizeof(struct flags__frame),
-    0
+    0, NULL
 };
 static const krt_kernel flags__kernel_i32 = {
     "flags", "e2e_control.kern", 3, flags__params,
     flags__cpu, (const void *)flags__i32,
     sizeof(struct flags__shared), sizeof(struct flags__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int flags__launch(krt_launch_cfg cfg, krt_array x, uint8_t neg, int64_t n)

@@ -123,7 +123,7 @@ KRT_EXTERN_C const krt_kernel poke__kernel = {
     "poke", "e2e_debug.kern", 3, poke__params,
     poke__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int poke__launch(krt_launch_cfg cfg, krt_array a, int64_t i, int64_t j)
@@ -145,7 +145,7 @@ KRT_EXTERN_C const krt_kernel checked__kernel = {
     "checked", "e2e_debug.kern", 2, checked__params,
     checked__cpu, NULL,
     sizeof(struct checked__shared), sizeof(struct checked__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int checked__launch(krt_launch_cfg cfg, krt_array x, int32_t n)
@@ -167,7 +167,7 @@ KRT_EXTERN_C const krt_kernel through_device__kernel = {
     "through_device", "e2e_debug.kern", 3, through_device__params,
     through_device__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int through_device__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t k)

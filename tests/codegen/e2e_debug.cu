@@ -9,6 +9,9 @@
 
 /* ---- CUDA ---- */
 
+/* debug=True: the first exception of a launch, read by the runtime after it */
+__device__ krt_exception krt_exception_e2e_debug_3dfcb38a;
+
 #line 8 "e2e_debug.kern"
 KRT_EXTERN_C __global__ void poke(krt_view a, int64_t i, int64_t j)
 {
@@ -35,7 +38,7 @@ KRT_EXTERN_C __global__ void checked(krt_view x, int32_t n)
     __syncthreads();
 #line 21 "e2e_debug.kern"
     if (!(n < 100)) {
-        krt_raise_dev("AssertionError", "checked", "e2e_debug.kern", 21, "n is too large");
+        krt_raise_dev(&krt_exception_e2e_debug_3dfcb38a, "AssertionError", "checked", "e2e_debug.kern", 21, "n is too large");
         return;
     }
 #line 22 "e2e_debug.kern"
@@ -59,7 +62,7 @@ KRT_EXTERN_C __global__ void through_device(krt_view a, krt_view out, int64_t k)
     if (i < out.shape[0]) {
 #line 34 "e2e_debug.kern"
         *(int64_t *)(out.data + krt_ck_dev(i, out.shape[0], 0, "e2e_debug.kern", 34) * out.strides[0]) = get(a, krt_add_i64(k, i));
-#line 63 "e2e_debug.cu"
+#line 66 "e2e_debug.cu"
     }
 }
 
@@ -84,7 +87,7 @@ static void poke__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 88 "e2e_debug.cu"
+#line 91 "e2e_debug.cu"
 struct checked__shared {
     double s[8];
 };
@@ -151,7 +154,7 @@ static void through_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
-#line 155 "e2e_debug.cu"
+#line 158 "e2e_debug.cu"
     const int64_t k = *(const int64_t *)krt_args[2];
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
@@ -165,7 +168,7 @@ static void through_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < out.shape[0]) {
 #line 34 "e2e_debug.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_debug.kern", 34, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = get__cpu(krt_b, krt_tid, a, krt_add_i64(k, i));
-#line 169 "e2e_debug.cu"
+#line 172 "e2e_debug.cu"
         }
     }
 }
@@ -181,7 +184,7 @@ KRT_EXTERN_C const krt_kernel poke__kernel = {
     "poke", "e2e_debug.kern", 3, poke__params,
     poke__cpu, (const void *)poke,
     0, 0,
-    0
+    0, (void *)&krt_exception_e2e_debug_3dfcb38a
 };
 
 KRT_EXTERN_C int poke__launch(krt_launch_cfg cfg, krt_array a, int64_t i, int64_t j)
@@ -203,7 +206,7 @@ KRT_EXTERN_C const krt_kernel checked__kernel = {
     "checked", "e2e_debug.kern", 2, checked__params,
     checked__cpu, (const void *)checked,
     sizeof(struct checked__shared), sizeof(struct checked__frame),
-    0
+    0, (void *)&krt_exception_e2e_debug_3dfcb38a
 };
 
 KRT_EXTERN_C int checked__launch(krt_launch_cfg cfg, krt_array x, int32_t n)
@@ -225,7 +228,7 @@ KRT_EXTERN_C const krt_kernel through_device__kernel = {
     "through_device", "e2e_debug.kern", 3, through_device__params,
     through_device__cpu, (const void *)through_device,
     0, 0,
-    0
+    0, (void *)&krt_exception_e2e_debug_3dfcb38a
 };
 
 KRT_EXTERN_C int through_device__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t k)

@@ -342,7 +342,7 @@ KRT_EXTERN_C const krt_kernel count_blocks__kernel = {
     "count_blocks", "e2e_devshared.kern", 2, count_blocks__params,
     count_blocks__cpu, NULL,
     sizeof(struct count_blocks__shared), sizeof(struct count_blocks__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_blocks__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -365,7 +365,7 @@ KRT_EXTERN_C const krt_kernel totals__kernel = {
     "totals", "e2e_devshared.kern", 2, totals__params,
     totals__cpu, NULL,
     sizeof(struct totals__shared), sizeof(struct totals__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int totals__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -388,7 +388,7 @@ KRT_EXTERN_C const krt_kernel no_barrier__kernel = {
     "no_barrier", "e2e_devshared.kern", 2, no_barrier__params,
     no_barrier__cpu, NULL,
     sizeof(struct no_barrier__shared), 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int no_barrier__launch(krt_launch_cfg cfg, krt_array x, krt_array out)

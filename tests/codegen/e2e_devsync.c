@@ -851,7 +851,7 @@ KRT_EXTERN_C const krt_kernel reduce__kernel = {
     "reduce", "e2e_devsync.kern", 2, reduce__params,
     reduce__cpu, NULL,
     sizeof(struct reduce__shared), sizeof(struct reduce__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int reduce__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -875,7 +875,7 @@ KRT_EXTERN_C const krt_kernel shuffle__kernel = {
     "shuffle", "e2e_devsync.kern", 3, shuffle__params,
     shuffle__cpu, NULL,
     sizeof(struct shuffle__shared), sizeof(struct shuffle__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int shuffle__launch(krt_launch_cfg cfg, krt_array a, krt_array out, krt_array counts)

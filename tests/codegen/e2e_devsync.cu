@@ -1073,13 +1073,13 @@ KRT_EXTERN_C const krt_kernel reduce__kernel = {
     "reduce", "e2e_devsync.kern", 2, reduce__params,
     reduce__cpu, (const void *)reduce,
     sizeof(struct reduce__shared), sizeof(struct reduce__frame),
-    0
+    0, NULL
 };
 static const krt_kernel reduce__kernel_i32 = {
     "reduce", "e2e_devsync.kern", 2, reduce__params,
     reduce__cpu, (const void *)reduce__i32,
     sizeof(struct reduce__shared), sizeof(struct reduce__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int reduce__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -1105,13 +1105,13 @@ KRT_EXTERN_C const krt_kernel shuffle__kernel = {
     "shuffle", "e2e_devsync.kern", 3, shuffle__params,
     shuffle__cpu, (const void *)shuffle,
     sizeof(struct shuffle__shared), sizeof(struct shuffle__frame),
-    0
+    0, NULL
 };
 static const krt_kernel shuffle__kernel_i32 = {
     "shuffle", "e2e_devsync.kern", 3, shuffle__params,
     shuffle__cpu, (const void *)shuffle__i32,
     sizeof(struct shuffle__shared), sizeof(struct shuffle__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int shuffle__launch(krt_launch_cfg cfg, krt_array a, krt_array out, krt_array counts)

@@ -594,7 +594,7 @@ KRT_EXTERN_C const krt_kernel jacobi__kernel = {
     "jacobi", "e2e_gridsync.kern", 3, jacobi__params,
     jacobi__cpu, (const void *)jacobi,
     0, sizeof(struct jacobi__frame),
-    1
+    1, NULL
 };
 
 KRT_EXTERN_C int jacobi__launch(krt_launch_cfg cfg, krt_array a, krt_array b, int32_t iters)
@@ -619,13 +619,13 @@ KRT_EXTERN_C const krt_kernel grid_scan__kernel = {
     "grid_scan", "e2e_gridsync.kern", 3, grid_scan__params,
     grid_scan__cpu, (const void *)grid_scan,
     sizeof(struct grid_scan__shared), sizeof(struct grid_scan__frame),
-    1
+    1, NULL
 };
 static const krt_kernel grid_scan__kernel_i32 = {
     "grid_scan", "e2e_gridsync.kern", 3, grid_scan__params,
     grid_scan__cpu, (const void *)grid_scan__i32,
     sizeof(struct grid_scan__shared), sizeof(struct grid_scan__frame),
-    1
+    1, NULL
 };
 
 KRT_EXTERN_C int grid_scan__launch(krt_launch_cfg cfg, krt_array x, krt_array partial, krt_array out)

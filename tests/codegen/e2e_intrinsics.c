@@ -291,7 +291,7 @@ KRT_EXTERN_C const krt_kernel bitops__kernel = {
     "bitops", "e2e_intrinsics.kern", 2, bitops__params,
     bitops__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int bitops__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -315,7 +315,7 @@ KRT_EXTERN_C const krt_kernel mathops__kernel = {
     "mathops", "e2e_intrinsics.kern", 3, mathops__params,
     mathops__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int mathops__launch(krt_launch_cfg cfg, krt_array x, krt_array out, krt_array out32)
@@ -342,7 +342,7 @@ KRT_EXTERN_C const krt_kernel tables__kernel = {
     "tables", "e2e_intrinsics.kern", 3, tables__params,
     tables__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int tables__launch(krt_launch_cfg cfg, krt_array idx, krt_array out, krt_array shp)
@@ -369,7 +369,7 @@ KRT_EXTERN_C const krt_kernel say__kernel = {
     "say", "e2e_intrinsics.kern", 3, say__params,
     say__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int say__launch(krt_launch_cfg cfg, int32_t n, double x, uint8_t flag)

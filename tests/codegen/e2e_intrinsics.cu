@@ -679,13 +679,13 @@ KRT_EXTERN_C const krt_kernel bitops__kernel = {
     "bitops", "e2e_intrinsics.kern", 2, bitops__params,
     bitops__cpu, (const void *)bitops,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel bitops__kernel_i32 = {
     "bitops", "e2e_intrinsics.kern", 2, bitops__params,
     bitops__cpu, (const void *)bitops__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int bitops__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -711,13 +711,13 @@ KRT_EXTERN_C const krt_kernel mathops__kernel = {
     "mathops", "e2e_intrinsics.kern", 3, mathops__params,
     mathops__cpu, (const void *)mathops,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel mathops__kernel_i32 = {
     "mathops", "e2e_intrinsics.kern", 3, mathops__params,
     mathops__cpu, (const void *)mathops__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int mathops__launch(krt_launch_cfg cfg, krt_array x, krt_array out, krt_array out32)
@@ -746,13 +746,13 @@ KRT_EXTERN_C const krt_kernel tables__kernel = {
     "tables", "e2e_intrinsics.kern", 3, tables__params,
     tables__cpu, (const void *)tables,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel tables__kernel_i32 = {
     "tables", "e2e_intrinsics.kern", 3, tables__params,
     tables__cpu, (const void *)tables__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int tables__launch(krt_launch_cfg cfg, krt_array idx, krt_array out, krt_array shp)
@@ -781,13 +781,13 @@ KRT_EXTERN_C const krt_kernel say__kernel = {
     "say", "e2e_intrinsics.kern", 3, say__params,
     say__cpu, (const void *)say,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel say__kernel_i32 = {
     "say", "e2e_intrinsics.kern", 3, say__params,
     say__cpu, (const void *)say__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int say__launch(krt_launch_cfg cfg, int32_t n, double x, uint8_t flag)

@@ -144,7 +144,7 @@ KRT_EXTERN_C const krt_kernel axpb__kernel = {
     "axpb", "e2e_options.kern", 2, axpb__params,
     axpb__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int axpb__launch(krt_launch_cfg cfg, krt_array x, float b)
@@ -165,7 +165,7 @@ KRT_EXTERN_C const krt_kernel axpb__a1f8_f8__kernel = {
     "axpb", "e2e_options.kern", 2, axpb__a1f8_f8__params,
     axpb__a1f8_f8__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int axpb__a1f8_f8__launch(krt_launch_cfg cfg, krt_array x, double b)
@@ -186,7 +186,7 @@ KRT_EXTERN_C const krt_kernel shadow__kernel = {
     "shadow", "e2e_options.kern", 2, shadow__params,
     shadow__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int shadow__launch(krt_launch_cfg cfg, krt_array out, int32_t n)
@@ -207,7 +207,7 @@ KRT_EXTERN_C const krt_kernel tuple_local__kernel = {
     "tuple_local", "e2e_options.kern", 2, tuple_local__params,
     tuple_local__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int tuple_local__launch(krt_launch_cfg cfg, krt_array out, uint8_t flip)
@@ -228,7 +228,7 @@ KRT_EXTERN_C const krt_kernel fast__kernel = {
     "fast", "e2e_options.kern", 1, fast__params,
     fast__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int fast__launch(krt_launch_cfg cfg, krt_array x)

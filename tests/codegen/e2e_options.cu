@@ -290,13 +290,13 @@ KRT_EXTERN_C const krt_kernel axpb__kernel = {
     "axpb", "e2e_options.kern", 2, axpb__params,
     axpb__cpu, (const void *)axpb,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel axpb__kernel_i32 = {
     "axpb", "e2e_options.kern", 2, axpb__params,
     axpb__cpu, (const void *)axpb__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int axpb__launch(krt_launch_cfg cfg, krt_array x, float b)
@@ -319,13 +319,13 @@ KRT_EXTERN_C const krt_kernel axpb__a1f8_f8__kernel = {
     "axpb", "e2e_options.kern", 2, axpb__a1f8_f8__params,
     axpb__a1f8_f8__cpu, (const void *)axpb__a1f8_f8,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel axpb__a1f8_f8__kernel_i32 = {
     "axpb", "e2e_options.kern", 2, axpb__a1f8_f8__params,
     axpb__a1f8_f8__cpu, (const void *)axpb__a1f8_f8__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int axpb__a1f8_f8__launch(krt_launch_cfg cfg, krt_array x, double b)
@@ -348,13 +348,13 @@ KRT_EXTERN_C const krt_kernel shadow__kernel = {
     "shadow", "e2e_options.kern", 2, shadow__params,
     shadow__cpu, (const void *)shadow,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel shadow__kernel_i32 = {
     "shadow", "e2e_options.kern", 2, shadow__params,
     shadow__cpu, (const void *)shadow__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int shadow__launch(krt_launch_cfg cfg, krt_array out, int32_t n)
@@ -377,7 +377,7 @@ KRT_EXTERN_C const krt_kernel tuple_local__kernel = {
     "tuple_local", "e2e_options.kern", 2, tuple_local__params,
     tuple_local__cpu, (const void *)tuple_local,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int tuple_local__launch(krt_launch_cfg cfg, krt_array out, uint8_t flip)
@@ -398,13 +398,13 @@ KRT_EXTERN_C const krt_kernel fast__kernel = {
     "fast", "e2e_options.kern", 1, fast__params,
     fast__cpu, (const void *)fast,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel fast__kernel_i32 = {
     "fast", "e2e_options.kern", 1, fast__params,
     fast__cpu, (const void *)fast__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int fast__launch(krt_launch_cfg cfg, krt_array x)

@@ -130,7 +130,7 @@ KRT_EXTERN_C const krt_kernel draws__kernel = {
     "draws", "e2e_random.kern", 3, draws__params,
     draws__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int draws__launch(krt_launch_cfg cfg, krt_array states, int32_t which, krt_array out)
@@ -154,7 +154,7 @@ KRT_EXTERN_C const krt_kernel mixed__kernel = {
     "mixed", "e2e_random.kern", 2, mixed__params,
     mixed__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int mixed__launch(krt_launch_cfg cfg, krt_array states, krt_array out)

@@ -319,13 +319,13 @@ KRT_EXTERN_C const krt_kernel draws__kernel = {
     "draws", "e2e_random.kern", 3, draws__params,
     draws__cpu, (const void *)draws,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel draws__kernel_i32 = {
     "draws", "e2e_random.kern", 3, draws__params,
     draws__cpu, (const void *)draws__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int draws__launch(krt_launch_cfg cfg, krt_array states, int32_t which, krt_array out)
@@ -351,13 +351,13 @@ KRT_EXTERN_C const krt_kernel mixed__kernel = {
     "mixed", "e2e_random.kern", 2, mixed__params,
     mixed__cpu, (const void *)mixed,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel mixed__kernel_i32 = {
     "mixed", "e2e_random.kern", 2, mixed__params,
     mixed__cpu, (const void *)mixed__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int mixed__launch(krt_launch_cfg cfg, krt_array states, krt_array out)

@@ -515,7 +515,7 @@ KRT_EXTERN_C const krt_kernel count__kernel = {
     "count", "e2e_range_step.kern", 2, count__params,
     count__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
@@ -538,7 +538,7 @@ KRT_EXTERN_C const krt_kernel count_unsigned__kernel = {
     "count_unsigned", "e2e_range_step.kern", 2, count_unsigned__params,
     count_unsigned__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_unsigned__launch(krt_launch_cfg cfg, krt_array out, uint32_t step)
@@ -559,7 +559,7 @@ KRT_EXTERN_C const krt_kernel count_sync__kernel = {
     "count_sync", "e2e_range_step.kern", 2, count_sync__params,
     count_sync__cpu, NULL,
     sizeof(struct count_sync__shared), sizeof(struct count_sync__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_sync__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
@@ -582,7 +582,7 @@ KRT_EXTERN_C const krt_kernel count_block__kernel = {
     "count_block", "e2e_range_step.kern", 2, count_block__params,
     count_block__cpu, NULL,
     sizeof(struct count_block__shared), sizeof(struct count_block__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_block__launch(krt_launch_cfg cfg, krt_array out, int64_t step)
@@ -603,7 +603,7 @@ KRT_EXTERN_C const krt_kernel count_inlined__kernel = {
     "count_inlined", "e2e_range_step.kern", 2, count_inlined__params,
     count_inlined__cpu, NULL,
     0, sizeof(struct count_inlined__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_inlined__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
@@ -626,7 +626,7 @@ KRT_EXTERN_C const krt_kernel count_device__kernel = {
     "count_device", "e2e_range_step.kern", 2, count_device__params,
     count_device__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_device__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
@@ -649,7 +649,7 @@ KRT_EXTERN_C const krt_kernel count_debug__kernel = {
     "count_debug", "e2e_range_step.kern", 2, count_debug__params,
     count_debug__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_debug__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)

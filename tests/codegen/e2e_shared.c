@@ -405,7 +405,7 @@ KRT_EXTERN_C const krt_kernel block_sum__kernel = {
     "block_sum", "e2e_shared.kern", 2, block_sum__params,
     block_sum__cpu, NULL,
     sizeof(struct block_sum__shared), sizeof(struct block_sum__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -429,7 +429,7 @@ KRT_EXTERN_C const krt_kernel scan__kernel = {
     "scan", "e2e_shared.kern", 3, scan__params,
     scan__cpu, NULL,
     sizeof(struct scan__shared), sizeof(struct scan__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int scan__launch(krt_launch_cfg cfg, krt_array x, krt_array out, int32_t n)
@@ -452,7 +452,7 @@ KRT_EXTERN_C const krt_kernel mirror3__kernel = {
     "mirror3", "e2e_shared.kern", 1, mirror3__params,
     mirror3__cpu, NULL,
     sizeof(struct mirror3__shared), sizeof(struct mirror3__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int mirror3__launch(krt_launch_cfg cfg, krt_array out)
@@ -472,7 +472,7 @@ KRT_EXTERN_C const krt_kernel dyn_local__kernel = {
     "dyn_local", "e2e_shared.kern", 2, dyn_local__params,
     dyn_local__cpu, NULL,
     0, sizeof(struct dyn_local__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int dyn_local__launch(krt_launch_cfg cfg, krt_array x, krt_array out)

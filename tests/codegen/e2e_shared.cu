@@ -777,13 +777,13 @@ KRT_EXTERN_C const krt_kernel block_sum__kernel = {
     "block_sum", "e2e_shared.kern", 2, block_sum__params,
     block_sum__cpu, (const void *)block_sum,
     sizeof(struct block_sum__shared), sizeof(struct block_sum__frame),
-    0
+    0, NULL
 };
 static const krt_kernel block_sum__kernel_i32 = {
     "block_sum", "e2e_shared.kern", 2, block_sum__params,
     block_sum__cpu, (const void *)block_sum__i32,
     sizeof(struct block_sum__shared), sizeof(struct block_sum__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -809,13 +809,13 @@ KRT_EXTERN_C const krt_kernel scan__kernel = {
     "scan", "e2e_shared.kern", 3, scan__params,
     scan__cpu, (const void *)scan,
     sizeof(struct scan__shared), sizeof(struct scan__frame),
-    0
+    0, NULL
 };
 static const krt_kernel scan__kernel_i32 = {
     "scan", "e2e_shared.kern", 3, scan__params,
     scan__cpu, (const void *)scan__i32,
     sizeof(struct scan__shared), sizeof(struct scan__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int scan__launch(krt_launch_cfg cfg, krt_array x, krt_array out, int32_t n)
@@ -840,13 +840,13 @@ KRT_EXTERN_C const krt_kernel mirror3__kernel = {
     "mirror3", "e2e_shared.kern", 1, mirror3__params,
     mirror3__cpu, (const void *)mirror3,
     sizeof(struct mirror3__shared), sizeof(struct mirror3__frame),
-    0
+    0, NULL
 };
 static const krt_kernel mirror3__kernel_i32 = {
     "mirror3", "e2e_shared.kern", 1, mirror3__params,
     mirror3__cpu, (const void *)mirror3__i32,
     sizeof(struct mirror3__shared), sizeof(struct mirror3__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int mirror3__launch(krt_launch_cfg cfg, krt_array out)
@@ -868,13 +868,13 @@ KRT_EXTERN_C const krt_kernel dyn_local__kernel = {
     "dyn_local", "e2e_shared.kern", 2, dyn_local__params,
     dyn_local__cpu, (const void *)dyn_local,
     0, sizeof(struct dyn_local__frame),
-    0
+    0, NULL
 };
 static const krt_kernel dyn_local__kernel_i32 = {
     "dyn_local", "e2e_shared.kern", 2, dyn_local__params,
     dyn_local__cpu, (const void *)dyn_local__i32,
     0, sizeof(struct dyn_local__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int dyn_local__launch(krt_launch_cfg cfg, krt_array x, krt_array out)

@@ -656,7 +656,7 @@ KRT_EXTERN_C const krt_kernel warp_sum__kernel = {
     "warp_sum", "e2e_warp.kern", 2, warp_sum__params,
     warp_sum__cpu, NULL,
     0, sizeof(struct warp_sum__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int warp_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -679,7 +679,7 @@ KRT_EXTERN_C const krt_kernel ballot_count__kernel = {
     "ballot_count", "e2e_warp.kern", 2, ballot_count__params,
     ballot_count__cpu, NULL,
     0, sizeof(struct ballot_count__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int ballot_count__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -703,7 +703,7 @@ KRT_EXTERN_C const krt_kernel match_keys__kernel = {
     "match_keys", "e2e_warp.kern", 3, match_keys__params,
     match_keys__cpu, NULL,
     0, sizeof(struct match_keys__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int match_keys__launch(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout)
@@ -729,7 +729,7 @@ KRT_EXTERN_C const krt_kernel divergent__kernel = {
     "divergent", "e2e_warp.kern", 2, divergent__params,
     divergent__cpu, NULL,
     0, sizeof(struct divergent__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int divergent__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -752,7 +752,7 @@ KRT_EXTERN_C const krt_kernel block_votes__kernel = {
     "block_votes", "e2e_warp.kern", 2, block_votes__params,
     block_votes__cpu, NULL,
     0, sizeof(struct block_votes__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array out)

@@ -958,13 +958,13 @@ KRT_EXTERN_C const krt_kernel warp_sum__kernel = {
     "warp_sum", "e2e_warp.kern", 2, warp_sum__params,
     warp_sum__cpu, (const void *)warp_sum,
     0, sizeof(struct warp_sum__frame),
-    0
+    0, NULL
 };
 static const krt_kernel warp_sum__kernel_i32 = {
     "warp_sum", "e2e_warp.kern", 2, warp_sum__params,
     warp_sum__cpu, (const void *)warp_sum__i32,
     0, sizeof(struct warp_sum__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int warp_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -989,13 +989,13 @@ KRT_EXTERN_C const krt_kernel ballot_count__kernel = {
     "ballot_count", "e2e_warp.kern", 2, ballot_count__params,
     ballot_count__cpu, (const void *)ballot_count,
     0, sizeof(struct ballot_count__frame),
-    0
+    0, NULL
 };
 static const krt_kernel ballot_count__kernel_i32 = {
     "ballot_count", "e2e_warp.kern", 2, ballot_count__params,
     ballot_count__cpu, (const void *)ballot_count__i32,
     0, sizeof(struct ballot_count__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int ballot_count__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -1021,13 +1021,13 @@ KRT_EXTERN_C const krt_kernel match_keys__kernel = {
     "match_keys", "e2e_warp.kern", 3, match_keys__params,
     match_keys__cpu, (const void *)match_keys,
     0, sizeof(struct match_keys__frame),
-    0
+    0, NULL
 };
 static const krt_kernel match_keys__kernel_i32 = {
     "match_keys", "e2e_warp.kern", 3, match_keys__params,
     match_keys__cpu, (const void *)match_keys__i32,
     0, sizeof(struct match_keys__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int match_keys__launch(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout)
@@ -1055,13 +1055,13 @@ KRT_EXTERN_C const krt_kernel divergent__kernel = {
     "divergent", "e2e_warp.kern", 2, divergent__params,
     divergent__cpu, (const void *)divergent,
     0, sizeof(struct divergent__frame),
-    0
+    0, NULL
 };
 static const krt_kernel divergent__kernel_i32 = {
     "divergent", "e2e_warp.kern", 2, divergent__params,
     divergent__cpu, (const void *)divergent__i32,
     0, sizeof(struct divergent__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int divergent__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -1086,13 +1086,13 @@ KRT_EXTERN_C const krt_kernel block_votes__kernel = {
     "block_votes", "e2e_warp.kern", 2, block_votes__params,
     block_votes__cpu, (const void *)block_votes,
     0, sizeof(struct block_votes__frame),
-    0
+    0, NULL
 };
 static const krt_kernel block_votes__kernel_i32 = {
     "block_votes", "e2e_warp.kern", 2, block_votes__params,
     block_votes__cpu, (const void *)block_votes__i32,
     0, sizeof(struct block_votes__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array out)

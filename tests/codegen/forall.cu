@@ -88,13 +88,13 @@ KRT_EXTERN_C const krt_kernel affine__kernel = {
     "affine", "forall.kern", 4, affine__params,
     affine__cpu, (const void *)affine,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel affine__kernel_i32 = {
     "affine", "forall.kern", 4, affine__params,
     affine__cpu, (const void *)affine__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int affine__launch(krt_launch_cfg cfg, krt_array x, krt_array out, double a, double b)
@@ -120,7 +120,7 @@ KRT_EXTERN_C const krt_kernel count_threads__kernel = {
     "count_threads", "forall.kern", 1, count_threads__params,
     count_threads__cpu, (const void *)count_threads,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_threads__launch(krt_launch_cfg cfg, krt_array count)

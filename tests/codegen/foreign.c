@@ -74,7 +74,7 @@ KRT_EXTERN_C const krt_kernel k__kernel = {
     "k", "foreign.kern", 2, k__params,
     k__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int k__launch(krt_launch_cfg cfg, krt_array x, krt_array out)

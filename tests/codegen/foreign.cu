@@ -137,13 +137,13 @@ KRT_EXTERN_C const krt_kernel k__kernel = {
     "k", "foreign.kern", 2, k__params,
     k__cpu, (const void *)k,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel k__kernel_i32 = {
     "k", "foreign.kern", 2, k__params,
     k__cpu, (const void *)k__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int k__launch(krt_launch_cfg cfg, krt_array x, krt_array out)

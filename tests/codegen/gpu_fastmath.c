@@ -60,7 +60,7 @@ KRT_EXTERN_C const krt_kernel distance__kernel = {
     "distance", "gpu_fastmath.kern", 3, distance__params,
     distance__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int distance__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
@@ -87,7 +87,7 @@ KRT_EXTERN_C const krt_kernel distance__a1f8c_a1f8c_a1f8c__kernel = {
     "distance", "gpu_fastmath.kern", 3, distance__a1f8c_a1f8c_a1f8c__params,
     distance__a1f8c_a1f8c_a1f8c__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int distance__a1f8c_a1f8c_a1f8c__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)

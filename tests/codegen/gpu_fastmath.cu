@@ -118,13 +118,13 @@ KRT_EXTERN_C const krt_kernel distance__kernel = {
     "distance", "gpu_fastmath.kern", 3, distance__params,
     distance__cpu, (const void *)distance,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel distance__kernel_i32 = {
     "distance", "gpu_fastmath.kern", 3, distance__params,
     distance__cpu, (const void *)distance__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int distance__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
@@ -153,13 +153,13 @@ KRT_EXTERN_C const krt_kernel distance__a1f8c_a1f8c_a1f8c__kernel = {
     "distance", "gpu_fastmath.kern", 3, distance__a1f8c_a1f8c_a1f8c__params,
     distance__a1f8c_a1f8c_a1f8c__cpu, (const void *)distance__a1f8c_a1f8c_a1f8c,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel distance__a1f8c_a1f8c_a1f8c__kernel_i32 = {
     "distance", "gpu_fastmath.kern", 3, distance__a1f8c_a1f8c_a1f8c__params,
     distance__a1f8c_a1f8c_a1f8c__cpu, (const void *)distance__a1f8c_a1f8c_a1f8c__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int distance__a1f8c_a1f8c_a1f8c__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)

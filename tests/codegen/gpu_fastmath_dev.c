@@ -77,7 +77,7 @@ KRT_EXTERN_C const krt_kernel fast_kernel__kernel = {
     "fast_kernel", "gpu_fastmath_dev.kern", 3, fast_kernel__params,
     fast_kernel__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int fast_kernel__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
@@ -104,7 +104,7 @@ KRT_EXTERN_C const krt_kernel exact_kernel__kernel = {
     "exact_kernel", "gpu_fastmath_dev.kern", 3, exact_kernel__params,
     exact_kernel__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int exact_kernel__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)

@@ -149,13 +149,13 @@ KRT_EXTERN_C const krt_kernel fast_kernel__kernel = {
     "fast_kernel", "gpu_fastmath_dev.kern", 3, fast_kernel__params,
     fast_kernel__cpu, (const void *)fast_kernel,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel fast_kernel__kernel_i32 = {
     "fast_kernel", "gpu_fastmath_dev.kern", 3, fast_kernel__params,
     fast_kernel__cpu, (const void *)fast_kernel__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int fast_kernel__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)
@@ -184,13 +184,13 @@ KRT_EXTERN_C const krt_kernel exact_kernel__kernel = {
     "exact_kernel", "gpu_fastmath_dev.kern", 3, exact_kernel__params,
     exact_kernel__cpu, (const void *)exact_kernel,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel exact_kernel__kernel_i32 = {
     "exact_kernel", "gpu_fastmath_dev.kern", 3, exact_kernel__params,
     exact_kernel__cpu, (const void *)exact_kernel__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int exact_kernel__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array out)

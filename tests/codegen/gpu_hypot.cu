@@ -399,13 +399,13 @@ KRT_EXTERN_C const krt_kernel gpu_hypot__vec_f4__kernel = {
     "gpu_hypot__vec_f4", "gpu_hypot.kern", 7, gpu_hypot__vec_f4__params,
     gpu_hypot__vec_f4__cpu, (const void *)gpu_hypot__vec_f4,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel gpu_hypot__vec_f4__kernel_i32 = {
     "gpu_hypot__vec_f4", "gpu_hypot.kern", 7, gpu_hypot__vec_f4__params,
     gpu_hypot__vec_f4__cpu, (const void *)gpu_hypot__vec_f4__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int gpu_hypot__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
@@ -442,13 +442,13 @@ KRT_EXTERN_C const krt_kernel gpu_hypot__vec_f8__kernel = {
     "gpu_hypot__vec_f8", "gpu_hypot.kern", 7, gpu_hypot__vec_f8__params,
     gpu_hypot__vec_f8__cpu, (const void *)gpu_hypot__vec_f8,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel gpu_hypot__vec_f8__kernel_i32 = {
     "gpu_hypot__vec_f8", "gpu_hypot.kern", 7, gpu_hypot__vec_f8__params,
     gpu_hypot__vec_f8__cpu, (const void *)gpu_hypot__vec_f8__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int gpu_hypot__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)

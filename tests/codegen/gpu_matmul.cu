@@ -301,13 +301,13 @@ KRT_EXTERN_C const krt_kernel gpu_matmul__guv_f4__kernel = {
     "gpu_matmul__guv_f4", "gpu_matmul.kern", 5, gpu_matmul__guv_f4__params,
     gpu_matmul__guv_f4__cpu, (const void *)gpu_matmul__guv_f4,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel gpu_matmul__guv_f4__kernel_i32 = {
     "gpu_matmul__guv_f4", "gpu_matmul.kern", 5, gpu_matmul__guv_f4__params,
     gpu_matmul__guv_f4__cpu, (const void *)gpu_matmul__guv_f4__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int gpu_matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)

@@ -45,7 +45,7 @@ KRT_EXTERN_C const krt_kernel noalias__kernel = {
     "noalias", "gpu_noalias.kern", 5, noalias__params,
     noalias__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int noalias__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array w, krt_array hist, float a)

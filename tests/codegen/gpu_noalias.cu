@@ -89,13 +89,13 @@ KRT_EXTERN_C const krt_kernel noalias__kernel = {
     "noalias", "gpu_noalias.kern", 5, noalias__params,
     noalias__cpu, (const void *)noalias,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel noalias__kernel_i32 = {
     "noalias", "gpu_noalias.kern", 5, noalias__params,
     noalias__cpu, (const void *)noalias__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int noalias__launch(krt_launch_cfg cfg, krt_array x, krt_array y, krt_array w, krt_array hist, float a)

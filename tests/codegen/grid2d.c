@@ -61,7 +61,7 @@ KRT_EXTERN_C const krt_kernel axpy2d__kernel = {
     "axpy2d", "grid2d.kern", 4, axpy2d__params,
     axpy2d__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int axpy2d__launch(krt_launch_cfg cfg, krt_array out, krt_array a, krt_array b, double alpha)

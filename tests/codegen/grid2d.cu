@@ -97,13 +97,13 @@ KRT_EXTERN_C const krt_kernel axpy2d__kernel = {
     "axpy2d", "grid2d.kern", 4, axpy2d__params,
     axpy2d__cpu, (const void *)axpy2d,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel axpy2d__kernel_i32 = {
     "axpy2d", "grid2d.kern", 4, axpy2d__params,
     axpy2d__cpu, (const void *)axpy2d__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int axpy2d__launch(krt_launch_cfg cfg, krt_array out, krt_array a, krt_array b, double alpha)

@@ -86,7 +86,7 @@ KRT_EXTERN_C const krt_kernel saxpy_stride__kernel = {
     "saxpy_stride", "gridstride.kern", 3, saxpy_stride__params,
     saxpy_stride__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int saxpy_stride__launch(krt_launch_cfg cfg, krt_array x, krt_array y, float a)

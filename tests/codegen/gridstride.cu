@@ -148,13 +148,13 @@ KRT_EXTERN_C const krt_kernel saxpy_stride__kernel = {
     "saxpy_stride", "gridstride.kern", 3, saxpy_stride__params,
     saxpy_stride__cpu, (const void *)saxpy_stride,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel saxpy_stride__kernel_i32 = {
     "saxpy_stride", "gridstride.kern", 3, saxpy_stride__params,
     saxpy_stride__cpu, (const void *)saxpy_stride__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int saxpy_stride__launch(krt_launch_cfg cfg, krt_array x, krt_array y, float a)

@@ -354,13 +354,13 @@ KRT_EXTERN_C const krt_kernel diffuse__kernel = {
     "diffuse", "gridsync.kern", 4, diffuse__params,
     diffuse__cpu, (const void *)diffuse,
     0, sizeof(struct diffuse__frame),
-    1
+    1, NULL
 };
 static const krt_kernel diffuse__kernel_i32 = {
     "diffuse", "gridsync.kern", 4, diffuse__params,
     diffuse__cpu, (const void *)diffuse__i32,
     0, sizeof(struct diffuse__frame),
-    1
+    1, NULL
 };
 
 KRT_EXTERN_C int diffuse__launch(krt_launch_cfg cfg, krt_array u, krt_array tmp, int32_t steps, double alpha)

@@ -69,7 +69,7 @@ KRT_EXTERN_C const krt_kernel histogram__kernel = {
     "histogram", "histogram.kern", 2, histogram__params,
     histogram__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int histogram__launch(krt_launch_cfg cfg, krt_array values, krt_array bins)

@@ -109,13 +109,13 @@ KRT_EXTERN_C const krt_kernel histogram__kernel = {
     "histogram", "histogram.kern", 2, histogram__params,
     histogram__cpu, (const void *)histogram,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel histogram__kernel_i32 = {
     "histogram", "histogram.kern", 2, histogram__params,
     histogram__cpu, (const void *)histogram__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int histogram__launch(krt_launch_cfg cfg, krt_array values, krt_array bins)

@@ -92,7 +92,7 @@ KRT_EXTERN_C const krt_kernel sort_rows__kernel = {
     "sort_rows", "localarray.kern", 2, sort_rows__params,
     sort_rows__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int sort_rows__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)

@@ -232,13 +232,13 @@ KRT_EXTERN_C const krt_kernel sort_rows__kernel = {
     "sort_rows", "localarray.kern", 2, sort_rows__params,
     sort_rows__cpu, (const void *)sort_rows,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel sort_rows__kernel_i32 = {
     "sort_rows", "localarray.kern", 2, sort_rows__params,
     sort_rows__cpu, (const void *)sort_rows__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int sort_rows__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)

@@ -159,7 +159,7 @@ KRT_EXTERN_C const krt_kernel fast_matmul__kernel = {
     "fast_matmul", "matmul.kern", 3, fast_matmul__params,
     fast_matmul__cpu, NULL,
     sizeof(struct fast_matmul__shared), sizeof(struct fast_matmul__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int fast_matmul__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C)

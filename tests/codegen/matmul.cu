@@ -307,13 +307,13 @@ KRT_EXTERN_C const krt_kernel fast_matmul__kernel = {
     "fast_matmul", "matmul.kern", 3, fast_matmul__params,
     fast_matmul__cpu, (const void *)fast_matmul,
     sizeof(struct fast_matmul__shared), sizeof(struct fast_matmul__frame),
-    0
+    0, NULL
 };
 static const krt_kernel fast_matmul__kernel_i32 = {
     "fast_matmul", "matmul.kern", 3, fast_matmul__params,
     fast_matmul__cpu, (const void *)fast_matmul__i32,
     sizeof(struct fast_matmul__shared), sizeof(struct fast_matmul__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int fast_matmul__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C)

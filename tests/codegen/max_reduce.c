@@ -4723,7 +4723,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i1__kernel = {
     "max_reduce__red_i1", "max_reduce.kern", 4, max_reduce__red_i1__params,
     max_reduce__red_i1__cpu, NULL,
     sizeof(struct max_reduce__red_i1__shared), sizeof(struct max_reduce__red_i1__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int max_reduce__red_i1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int8_t init, uint8_t use_init)
@@ -4751,7 +4751,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i2__kernel = {
     "max_reduce__red_i2", "max_reduce.kern", 4, max_reduce__red_i2__params,
     max_reduce__red_i2__cpu, NULL,
     sizeof(struct max_reduce__red_i2__shared), sizeof(struct max_reduce__red_i2__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int max_reduce__red_i2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int16_t init, uint8_t use_init)
@@ -4779,7 +4779,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i4__kernel = {
     "max_reduce__red_i4", "max_reduce.kern", 4, max_reduce__red_i4__params,
     max_reduce__red_i4__cpu, NULL,
     sizeof(struct max_reduce__red_i4__shared), sizeof(struct max_reduce__red_i4__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int max_reduce__red_i4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int32_t init, uint8_t use_init)
@@ -4807,7 +4807,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_i8__kernel = {
     "max_reduce__red_i8", "max_reduce.kern", 4, max_reduce__red_i8__params,
     max_reduce__red_i8__cpu, NULL,
     sizeof(struct max_reduce__red_i8__shared), sizeof(struct max_reduce__red_i8__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int max_reduce__red_i8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, int64_t init, uint8_t use_init)
@@ -4835,7 +4835,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_u1__kernel = {
     "max_reduce__red_u1", "max_reduce.kern", 4, max_reduce__red_u1__params,
     max_reduce__red_u1__cpu, NULL,
     sizeof(struct max_reduce__red_u1__shared), sizeof(struct max_reduce__red_u1__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int max_reduce__red_u1__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint8_t init, uint8_t use_init)
@@ -4863,7 +4863,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_u2__kernel = {
     "max_reduce__red_u2", "max_reduce.kern", 4, max_reduce__red_u2__params,
     max_reduce__red_u2__cpu, NULL,
     sizeof(struct max_reduce__red_u2__shared), sizeof(struct max_reduce__red_u2__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int max_reduce__red_u2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint16_t init, uint8_t use_init)
@@ -4891,7 +4891,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_u4__kernel = {
     "max_reduce__red_u4", "max_reduce.kern", 4, max_reduce__red_u4__params,
     max_reduce__red_u4__cpu, NULL,
     sizeof(struct max_reduce__red_u4__shared), sizeof(struct max_reduce__red_u4__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int max_reduce__red_u4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint32_t init, uint8_t use_init)
@@ -4919,7 +4919,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_u8__kernel = {
     "max_reduce__red_u8", "max_reduce.kern", 4, max_reduce__red_u8__params,
     max_reduce__red_u8__cpu, NULL,
     sizeof(struct max_reduce__red_u8__shared), sizeof(struct max_reduce__red_u8__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int max_reduce__red_u8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, uint64_t init, uint8_t use_init)
@@ -4947,7 +4947,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_f4__kernel = {
     "max_reduce__red_f4", "max_reduce.kern", 4, max_reduce__red_f4__params,
     max_reduce__red_f4__cpu, NULL,
     sizeof(struct max_reduce__red_f4__shared), sizeof(struct max_reduce__red_f4__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int max_reduce__red_f4__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, float init, uint8_t use_init)
@@ -4975,7 +4975,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_f8__kernel = {
     "max_reduce__red_f8", "max_reduce.kern", 4, max_reduce__red_f8__params,
     max_reduce__red_f8__cpu, NULL,
     sizeof(struct max_reduce__red_f8__shared), sizeof(struct max_reduce__red_f8__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int max_reduce__red_f8__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, double init, uint8_t use_init)
@@ -5003,7 +5003,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_f2__kernel = {
     "max_reduce__red_f2", "max_reduce.kern", 4, max_reduce__red_f2__params,
     max_reduce__red_f2__cpu, NULL,
     sizeof(struct max_reduce__red_f2__shared), sizeof(struct max_reduce__red_f2__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int max_reduce__red_f2__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_half init, uint8_t use_init)
@@ -5031,7 +5031,7 @@ KRT_EXTERN_C const krt_kernel max_reduce__red_bf16__kernel = {
     "max_reduce__red_bf16", "max_reduce.kern", 4, max_reduce__red_bf16__params,
     max_reduce__red_bf16__cpu, NULL,
     sizeof(struct max_reduce__red_bf16__shared), sizeof(struct max_reduce__red_bf16__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int max_reduce__red_bf16__launch(krt_launch_cfg cfg, krt_array arr, krt_array partials, krt_bfloat16 init, uint8_t use_init)

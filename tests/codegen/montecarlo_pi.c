@@ -69,7 +69,7 @@ KRT_EXTERN_C const krt_kernel count_inside__kernel = {
     "count_inside", "montecarlo_pi.kern", 3, count_inside__params,
     count_inside__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_inside__launch(krt_launch_cfg cfg, krt_array states, int64_t samples, krt_array hits)

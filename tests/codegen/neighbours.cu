@@ -165,13 +165,13 @@ KRT_EXTERN_C const krt_kernel neighbour_sum__kernel = {
     "neighbour_sum", "neighbours.kern", 2, neighbour_sum__params,
     neighbour_sum__cpu, (const void *)neighbour_sum,
     sizeof(struct neighbour_sum__shared), sizeof(struct neighbour_sum__frame),
-    0
+    0, NULL
 };
 static const krt_kernel neighbour_sum__kernel_i32 = {
     "neighbour_sum", "neighbours.kern", 2, neighbour_sum__params,
     neighbour_sum__cpu, (const void *)neighbour_sum__i32,
     sizeof(struct neighbour_sum__shared), sizeof(struct neighbour_sum__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int neighbour_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)

@@ -225,13 +225,13 @@ KRT_EXTERN_C const krt_kernel np_ufunc__kernel = {
     "np_ufunc", "np_ufunc.kern", 5, np_ufunc__params,
     np_ufunc__cpu, (const void *)np_ufunc,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel np_ufunc__kernel_i32 = {
     "np_ufunc", "np_ufunc.kern", 5, np_ufunc__params,
     np_ufunc__cpu, (const void *)np_ufunc__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int np_ufunc__launch(krt_launch_cfg cfg, krt_array x, krt_array a, krt_array b, krt_array out, krt_array n)

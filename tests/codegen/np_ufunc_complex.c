@@ -63,7 +63,7 @@ KRT_EXTERN_C const krt_kernel np_ufunc_complex__kernel = {
     "np_ufunc_complex", "np_ufunc_complex.kern", 4, np_ufunc_complex__params,
     np_ufunc_complex__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int np_ufunc_complex__launch(krt_launch_cfg cfg, krt_array z, krt_array w, krt_array b, krt_array out)

@@ -233,7 +233,7 @@ KRT_EXTERN_C const krt_kernel step__kernel = {
     "step", "records.kern", 2, step__params,
     step__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int step__launch(krt_launch_cfg cfg, krt_array ps, krt_array out)
@@ -256,7 +256,7 @@ KRT_EXTERN_C const krt_kernel rotate__kernel = {
     "rotate", "records.kern", 2, rotate__params,
     rotate__cpu, NULL,
     sizeof(struct rotate__shared), sizeof(struct rotate__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int rotate__launch(krt_launch_cfg cfg, krt_array ps, int64_t k)
@@ -277,7 +277,7 @@ KRT_EXTERN_C const krt_kernel sums__kernel = {
     "sums", "records.kern", 2, sums__params,
     sums__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int sums__launch(krt_launch_cfg cfg, krt_array a, krt_array out)
@@ -301,7 +301,7 @@ KRT_EXTERN_C const krt_kernel scalar__kernel = {
     "scalar", "records.kern", 3, scalar__params,
     scalar__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int scalar__launch(krt_launch_cfg cfg, krt_array r, krt_array ps, krt_array xs)

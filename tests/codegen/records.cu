@@ -472,13 +472,13 @@ KRT_EXTERN_C const krt_kernel step__kernel = {
     "step", "records.kern", 2, step__params,
     step__cpu, (const void *)step,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel step__kernel_i32 = {
     "step", "records.kern", 2, step__params,
     step__cpu, (const void *)step__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int step__launch(krt_launch_cfg cfg, krt_array ps, krt_array out)
@@ -503,13 +503,13 @@ KRT_EXTERN_C const krt_kernel rotate__kernel = {
     "rotate", "records.kern", 2, rotate__params,
     rotate__cpu, (const void *)rotate,
     sizeof(struct rotate__shared), sizeof(struct rotate__frame),
-    0
+    0, NULL
 };
 static const krt_kernel rotate__kernel_i32 = {
     "rotate", "records.kern", 2, rotate__params,
     rotate__cpu, (const void *)rotate__i32,
     sizeof(struct rotate__shared), sizeof(struct rotate__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int rotate__launch(krt_launch_cfg cfg, krt_array ps, int64_t k)
@@ -532,13 +532,13 @@ KRT_EXTERN_C const krt_kernel sums__kernel = {
     "sums", "records.kern", 2, sums__params,
     sums__cpu, (const void *)sums,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel sums__kernel_i32 = {
     "sums", "records.kern", 2, sums__params,
     sums__cpu, (const void *)sums__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int sums__launch(krt_launch_cfg cfg, krt_array a, krt_array out)
@@ -564,13 +564,13 @@ KRT_EXTERN_C const krt_kernel scalar__kernel = {
     "scalar", "records.kern", 3, scalar__params,
     scalar__cpu, (const void *)scalar,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel scalar__kernel_i32 = {
     "scalar", "records.kern", 3, scalar__params,
     scalar__cpu, (const void *)scalar__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int scalar__launch(krt_launch_cfg cfg, krt_array r, krt_array ps, krt_array xs)

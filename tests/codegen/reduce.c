@@ -99,7 +99,7 @@ KRT_EXTERN_C const krt_kernel block_sum__kernel = {
     "block_sum", "reduce.kern", 2, block_sum__params,
     block_sum__cpu, NULL,
     sizeof(struct block_sum__shared), sizeof(struct block_sum__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int block_sum__launch(krt_launch_cfg cfg, krt_array inp, krt_array partial)

@@ -203,13 +203,13 @@ KRT_EXTERN_C const krt_kernel block_scan__kernel = {
     "block_scan", "scan.kern", 2, block_scan__params,
     block_scan__cpu, (const void *)block_scan,
     sizeof(struct block_scan__shared), sizeof(struct block_scan__frame),
-    0
+    0, NULL
 };
 static const krt_kernel block_scan__kernel_i32 = {
     "block_scan", "scan.kern", 2, block_scan__params,
     block_scan__cpu, (const void *)block_scan__i32,
     sizeof(struct block_scan__shared), sizeof(struct block_scan__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int block_scan__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)

@@ -9,6 +9,9 @@
 
 /* ---- CUDA ---- */
 
+/* debug=True: the first exception of a launch, read by the runtime after it */
+__device__ krt_exception krt_exception_scan_g_0d32adb8;
+
 #line 11 "scan_g.kern"
 KRT_EXTERN_C __global__ void block_scan(krt_view inp, krt_view out)
 {
@@ -55,7 +58,7 @@ KRT_EXTERN_C __global__ void block_scan(krt_view inp, krt_view out)
     if (i < inp.shape[0]) {
 #line 30 "scan_g.kern"
         *(int32_t *)(out.data + krt_ck_dev(i, out.shape[0], 0, "scan_g.kern", 30) * out.strides[0]) = temp[krt_ck_dev(((int64_t)tx), 256, 0, "scan_g.kern", 30)];
-#line 59 "scan_g.cu"
+#line 62 "scan_g.cu"
     }
 }
 
@@ -133,7 +136,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (*krt_b->error != KRT_OK)
                 return;
             int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-#line 137 "scan_g.cu"
+#line 140 "scan_g.cu"
             int64_t v KRT_MAYBE_UNUSED = krt_f->v;
 #line 26 "scan_g.kern"
             (*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)tx), 256, 0, "scan_g.kern", 26, krt_b, krt_tid)], &krt_sinkv)) = (int32_t)krt_add_i64(((int64_t)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)tx), 256, 0, "scan_g.kern", 26, krt_b, krt_tid)], &krt_sinkv))), v);
@@ -144,7 +147,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         offset = (int64_t)((int32_t)offset * 2);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 148 "scan_g.cu"
+#line 151 "scan_g.cu"
         krt_f = &krt_fr[krt_t];
         if (*krt_b->error != KRT_OK)
             return;
@@ -154,7 +157,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i < inp.shape[0]) {
 #line 30 "scan_g.kern"
             (*(int32_t *)krt_cpu_pick(krt_b, (void *)&*(int32_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "scan_g.kern", 30, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = *(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)tx), 256, 0, "scan_g.kern", 30, krt_b, krt_tid)], &krt_sinkv);
-#line 158 "scan_g.cu"
+#line 161 "scan_g.cu"
         }
     }
 }
@@ -169,7 +172,7 @@ KRT_EXTERN_C const krt_kernel block_scan__kernel = {
     "block_scan", "scan_g.kern", 2, block_scan__params,
     block_scan__cpu, (const void *)block_scan,
     sizeof(struct block_scan__shared), sizeof(struct block_scan__frame),
-    0
+    0, (void *)&krt_exception_scan_g_0d32adb8
 };
 
 KRT_EXTERN_C int block_scan__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)

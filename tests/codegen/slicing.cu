@@ -261,13 +261,13 @@ KRT_EXTERN_C const krt_kernel slicing__kernel = {
     "slicing", "slicing.kern", 4, slicing__params,
     slicing__cpu, (const void *)slicing,
     0, sizeof(struct slicing__frame),
-    0
+    0, NULL
 };
 static const krt_kernel slicing__kernel_i32 = {
     "slicing", "slicing.kern", 4, slicing__params,
     slicing__cpu, (const void *)slicing__i32,
     0, sizeof(struct slicing__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int slicing__launch(krt_launch_cfg cfg, krt_array m, krt_array out, krt_array hits, int32_t n)

@@ -252,13 +252,13 @@ KRT_EXTERN_C const krt_kernel stencil1d__kernel = {
     "stencil1d", "stencil.kern", 2, stencil1d__params,
     stencil1d__cpu, (const void *)stencil1d,
     sizeof(struct stencil1d__shared), sizeof(struct stencil1d__frame),
-    0
+    0, NULL
 };
 static const krt_kernel stencil1d__kernel_i32 = {
     "stencil1d", "stencil.kern", 2, stencil1d__params,
     stencil1d__cpu, (const void *)stencil1d__i32,
     sizeof(struct stencil1d__shared), sizeof(struct stencil1d__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)

@@ -125,7 +125,7 @@ KRT_EXTERN_C const krt_kernel stencil1d__kernel = {
     "stencil1d", "stencil_g.kern", 2, stencil1d__params,
     stencil1d__cpu, NULL,
     sizeof(struct stencil1d__shared), sizeof(struct stencil1d__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)

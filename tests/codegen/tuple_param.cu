@@ -114,7 +114,7 @@ KRT_EXTERN_C const krt_kernel tuple_param__kernel = {
     "tuple_param", "tuple_param.kern", 3, tuple_param__params,
     tuple_param__cpu, (const void *)tuple_param,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int tuple_param__launch(krt_launch_cfg cfg, krt_array out, krt_tup_i64_i64 t, krt_tup_i32_f64_krt_tup_i64_f32 u)

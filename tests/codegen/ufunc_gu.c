@@ -362,7 +362,7 @@ KRT_EXTERN_C const krt_kernel matmul__guv_f4__kernel = {
     "matmul__guv_f4", "ufunc_gu.kern", 5, matmul__guv_f4__params,
     matmul__guv_f4__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int matmul__guv_f4__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
@@ -393,7 +393,7 @@ KRT_EXTERN_C const krt_kernel matmul__guv_f8__kernel = {
     "matmul__guv_f8", "ufunc_gu.kern", 5, matmul__guv_f8__params,
     matmul__guv_f8__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int matmul__guv_f8__launch(krt_launch_cfg cfg, krt_array A, krt_array B, krt_array C, int64_t krt_u_mask_, int64_t krt_u_n_)
@@ -425,7 +425,7 @@ KRT_EXTERN_C const krt_kernel scaled_sum__guv_f8__kernel = {
     "scaled_sum__guv_f8", "ufunc_gu.kern", 6, scaled_sum__guv_f8__params,
     scaled_sum__guv_f8__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int scaled_sum__guv_f8__launch(krt_launch_cfg cfg, krt_array a, krt_array krt_u_a1_, double krt_u_s1_, krt_array res, int64_t krt_u_mask_, int64_t krt_u_n_)
@@ -456,7 +456,7 @@ KRT_EXTERN_C const krt_kernel cumsum__guv_i4__kernel = {
     "cumsum__guv_i4", "ufunc_gu.kern", 4, cumsum__guv_i4__params,
     cumsum__guv_i4__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int cumsum__guv_i4__launch(krt_launch_cfg cfg, krt_array a, krt_array out, int64_t krt_u_mask_, int64_t krt_u_n_)

@@ -328,7 +328,7 @@ KRT_EXTERN_C const krt_kernel hyp_kernel__kernel = {
     "hyp_kernel", "ufunc_vec.kern", 3, hyp_kernel__params,
     hyp_kernel__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int hyp_kernel__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
@@ -359,7 +359,7 @@ KRT_EXTERN_C const krt_kernel hyp__vec_f4__kernel = {
     "hyp__vec_f4", "ufunc_vec.kern", 7, hyp__vec_f4__params,
     hyp__vec_f4__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int hyp__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
@@ -394,7 +394,7 @@ KRT_EXTERN_C const krt_kernel hyp__vec_f8__kernel = {
     "hyp__vec_f8", "ufunc_vec.kern", 7, hyp__vec_f8__params,
     hyp__vec_f8__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int hyp__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
@@ -429,7 +429,7 @@ KRT_EXTERN_C const krt_kernel scale__vec_f8_i4_f8__kernel = {
     "scale__vec_f8_i4_f8", "ufunc_vec.kern", 7, scale__vec_f8_i4_f8__params,
     scale__vec_f8_i4_f8__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int scale__vec_f8_i4_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
@@ -464,7 +464,7 @@ KRT_EXTERN_C const krt_kernel scale__vec_i8__kernel = {
     "scale__vec_i8", "ufunc_vec.kern", 7, scale__vec_i8__params,
     scale__vec_i8__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int scale__vec_i8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)

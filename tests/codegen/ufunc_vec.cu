@@ -799,13 +799,13 @@ KRT_EXTERN_C const krt_kernel hyp_kernel__kernel = {
     "hyp_kernel", "ufunc_vec.kern", 3, hyp_kernel__params,
     hyp_kernel__cpu, (const void *)hyp_kernel,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel hyp_kernel__kernel_i32 = {
     "hyp_kernel", "ufunc_vec.kern", 3, hyp_kernel__params,
     hyp_kernel__cpu, (const void *)hyp_kernel__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int hyp_kernel__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
@@ -838,13 +838,13 @@ KRT_EXTERN_C const krt_kernel hyp__vec_f4__kernel = {
     "hyp__vec_f4", "ufunc_vec.kern", 7, hyp__vec_f4__params,
     hyp__vec_f4__cpu, (const void *)hyp__vec_f4,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel hyp__vec_f4__kernel_i32 = {
     "hyp__vec_f4", "ufunc_vec.kern", 7, hyp__vec_f4__params,
     hyp__vec_f4__cpu, (const void *)hyp__vec_f4__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int hyp__vec_f4__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, float krt_u_s0_, krt_array krt_u_a1_, float krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
@@ -881,13 +881,13 @@ KRT_EXTERN_C const krt_kernel hyp__vec_f8__kernel = {
     "hyp__vec_f8", "ufunc_vec.kern", 7, hyp__vec_f8__params,
     hyp__vec_f8__cpu, (const void *)hyp__vec_f8,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel hyp__vec_f8__kernel_i32 = {
     "hyp__vec_f8", "ufunc_vec.kern", 7, hyp__vec_f8__params,
     hyp__vec_f8__cpu, (const void *)hyp__vec_f8__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int hyp__vec_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, double krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
@@ -924,13 +924,13 @@ KRT_EXTERN_C const krt_kernel scale__vec_f8_i4_f8__kernel = {
     "scale__vec_f8_i4_f8", "ufunc_vec.kern", 7, scale__vec_f8_i4_f8__params,
     scale__vec_f8_i4_f8__cpu, (const void *)scale__vec_f8_i4_f8,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel scale__vec_f8_i4_f8__kernel_i32 = {
     "scale__vec_f8_i4_f8", "ufunc_vec.kern", 7, scale__vec_f8_i4_f8__params,
     scale__vec_f8_i4_f8__cpu, (const void *)scale__vec_f8_i4_f8__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int scale__vec_f8_i4_f8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, double krt_u_s0_, krt_array krt_u_a1_, int32_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)
@@ -967,13 +967,13 @@ KRT_EXTERN_C const krt_kernel scale__vec_i8__kernel = {
     "scale__vec_i8", "ufunc_vec.kern", 7, scale__vec_i8__params,
     scale__vec_i8__cpu, (const void *)scale__vec_i8,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel scale__vec_i8__kernel_i32 = {
     "scale__vec_i8", "ufunc_vec.kern", 7, scale__vec_i8__params,
     scale__vec_i8__cpu, (const void *)scale__vec_i8__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int scale__vec_i8__launch(krt_launch_cfg cfg, krt_array krt_u_a0_, int64_t krt_u_s0_, krt_array krt_u_a1_, int64_t krt_u_s1_, krt_array krt_u_out_, int64_t krt_u_mask_, int64_t krt_u_n_)

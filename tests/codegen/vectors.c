@@ -78,7 +78,7 @@ KRT_EXTERN_C const krt_kernel blend__kernel = {
     "blend", "vectors.kern", 3, blend__params,
     blend__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array a, krt_array b, float t)

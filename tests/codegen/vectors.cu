@@ -151,13 +151,13 @@ KRT_EXTERN_C const krt_kernel blend__kernel = {
     "blend", "vectors.kern", 3, blend__params,
     blend__cpu, (const void *)blend,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel blend__kernel_i32 = {
     "blend", "vectors.kern", 3, blend__params,
     blend__cpu, (const void *)blend__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int blend__launch(krt_launch_cfg cfg, krt_array a, krt_array b, float t)

@@ -57,7 +57,7 @@ KRT_EXTERN_C const krt_kernel vadd__kernel = {
     "vadd", "wrapped.kern", 3, vadd__params,
     vadd__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int vadd__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
@@ -83,7 +83,7 @@ KRT_EXTERN_C const krt_kernel scale__kernel = {
     "scale", "wrapped.kern", 2, scale__params,
     scale__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int scale__launch(krt_launch_cfg cfg, krt_array x, float factor)

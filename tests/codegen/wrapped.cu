@@ -113,13 +113,13 @@ KRT_EXTERN_C const krt_kernel vadd__kernel = {
     "vadd", "wrapped.kern", 3, vadd__params,
     vadd__cpu, (const void *)vadd,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel vadd__kernel_i32 = {
     "vadd", "wrapped.kern", 3, vadd__params,
     vadd__cpu, (const void *)vadd__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int vadd__launch(krt_launch_cfg cfg, krt_array a, krt_array b, krt_array out)
@@ -147,13 +147,13 @@ KRT_EXTERN_C const krt_kernel scale__kernel = {
     "scale", "wrapped.kern", 2, scale__params,
     scale__cpu, (const void *)scale,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel scale__kernel_i32 = {
     "scale", "wrapped.kern", 2, scale__params,
     scale__cpu, (const void *)scale__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int scale__launch(krt_launch_cfg cfg, krt_array x, float factor)

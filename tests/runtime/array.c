@@ -17,7 +17,7 @@ static const krt_param params[] = {
     {"alpha", KRT_PARAM_SCALAR, KRT_FLOAT32, 0, 0},
 };
 static const krt_kernel saxpy = {"saxpy", "saxpy.kern", 3, params,
-                                 NULL, NULL, 0, 0, 0};
+                                 NULL, NULL, 0, 0, 0, NULL};
 
 /* The status, and the message when it is not KRT_OK. */
 static int is_status(int want, int got, const char *what)

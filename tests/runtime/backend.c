@@ -30,7 +30,7 @@ static int contains(const char *hay, const char *needle)
 }
 
 static const krt_param params[] = {{"x", KRT_PARAM_ARRAY, KRT_FLOAT32, 1, 0}};
-static const krt_kernel k = {"k", "t.kern", 1, params, NULL, NULL, 0, 0, 0};
+static const krt_kernel k = {"k", "t.kern", 1, params, NULL, NULL, 0, 0, 0, NULL};
 
 int main(void)
 {

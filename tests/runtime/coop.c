@@ -29,12 +29,12 @@ static void count_cpu(const krt_cpu_block *b, void **args)
 }
 
 static const krt_kernel count_k = {"count", "coop.kern", 0, NULL, count_cpu,
-                                   NULL, 0, 0, 0};
+                                   NULL, 0, 0, 0, NULL};
 /* 1000 bytes of static shared memory and 4 KiB per thread. */
 static const krt_kernel heavy_k = {"heavy", "coop.kern", 0, NULL, count_cpu,
-                                   NULL, 1000, 4096, 0};
+                                   NULL, 1000, 4096, 0, NULL};
 static const krt_kernel gpu_k = {"gpu_only", "coop.kern", 0, NULL, NULL,
-                                 NULL, 0, 0, 0};
+                                 NULL, 0, 0, 0, NULL};
 
 int main(void)
 {

@@ -34,7 +34,7 @@ static void never(const krt_cpu_block *b, void **args)
 }
 
 static const krt_kernel cpu_only = {"cpu_only", "t.kern", 0, NULL, never,
-                                    NULL, 0, 0, 0};
+                                    NULL, 0, 0, 0, NULL};
 
 int main(void)
 {

@@ -82,23 +82,23 @@ static const krt_param spin_params[] = {
     {"cycles", KRT_PARAM_SCALAR, KRT_INT64, 0, 0},
     {"value", KRT_PARAM_SCALAR, KRT_FLOAT32, 0, 0}};
 static const krt_kernel spin_k = {"spin_fill", "t.kern", 3, spin_params,
-                                  NULL, (const void *)spin_fill, 0, 0, 0};
+                                  NULL, (const void *)spin_fill, 0, 0, 0, NULL};
 static const krt_param add_params[] = {
     {"dst", KRT_PARAM_ARRAY, KRT_FLOAT32, 1, 1},
     {"src", KRT_PARAM_ARRAY, KRT_FLOAT32, 1, 1}};
 static const krt_kernel add_k = {"add_one", "t.kern", 2, add_params, NULL,
-                                 (const void *)add_one, 0, 0, 0};
+                                 (const void *)add_one, 0, 0, 0, NULL};
 static const krt_param total_params[] = {
     {"counter", KRT_PARAM_ARRAY, KRT_INT32, 1, 1},
     {"seen", KRT_PARAM_ARRAY, KRT_INT32, 1, 1}};
 static const krt_kernel total_k = {"grid_total", "t.kern", 2, total_params,
-                                   NULL, (const void *)grid_total, 0, 0, 0};
+                                   NULL, (const void *)grid_total, 0, 0, 0, NULL};
 static const krt_param draw_params[] = {
     {"states", KRT_PARAM_ARRAY, KRT_XOROSHIRO128P, 1, 1},
     {"out", KRT_PARAM_ARRAY, KRT_UINT64, 2, 1},
     {"func", KRT_PARAM_SCALAR, KRT_INT32, 0, 0}};
 static const krt_kernel draw_k = {"draws", "t.kern", 3, draw_params, NULL,
-                                  (const void *)draws, 0, 0, 0};
+                                  (const void *)draws, 0, 0, 0, NULL};
 
 static int is_status(int want, int got, const char *what)
 {

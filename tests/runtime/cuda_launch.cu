@@ -46,15 +46,15 @@ static const krt_param saxpy_params[] = {
     {"y", KRT_PARAM_ARRAY, KRT_FLOAT32, 1, 1},
     {"a", KRT_PARAM_SCALAR, KRT_FLOAT32, 0, 0}};
 static const krt_kernel saxpy_k = {"saxpy", "test.kern", 3, saxpy_params,
-                                   NULL, (const void *)saxpy_cuda, 0, 0, 0};
+                                   NULL, (const void *)saxpy_cuda, 0, 0, 0, NULL};
 static const krt_param count_params[] = {
     {"counts", KRT_PARAM_ARRAY, KRT_INT32, 1, 1}};
 static const krt_kernel count_k = {"count", "test.kern", 1, count_params,
-                                   NULL, (const void *)count_cuda, 0, 0, 0};
+                                   NULL, (const void *)count_cuda, 0, 0, 0, NULL};
 static const krt_param big_params[] = {
     {"out", KRT_PARAM_ARRAY, KRT_INT8, 1, 1}};
 static const krt_kernel big_k = {"big_shared", "test.kern", 1, big_params,
-                                 NULL, (const void *)big_shared_cuda, 0, 0, 0};
+                                 NULL, (const void *)big_shared_cuda, 0, 0, 0, NULL};
 
 static int is_status(int want, int got, const char *what)
 {

@@ -28,7 +28,7 @@ void fail_cpu(const krt_cpu_block *b, void **)
 
 const krt_param fail_params[] = {{"x", KRT_PARAM_ARRAY, KRT_FLOAT32, 1, 0}};
 const krt_kernel fail_k = {"fail", "cxx.kern", 1, fail_params, fail_cpu,
-                           nullptr, 0, 0, 0};
+                           nullptr, 0, 0, 0, NULL};
 
 int fail_launch(krt_launch_cfg cfg, krt_array x)
 {

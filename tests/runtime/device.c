@@ -39,7 +39,7 @@ static const krt_param add_one_params[] = {
     {"x", KRT_PARAM_ARRAY, KRT_FLOAT32, 1, 0}};
 static const krt_kernel add_one_k = {"add_one", "device.kern", 1,
                                      add_one_params, add_one_cpu, NULL, 0, 0,
-                                     0};
+                                     0, NULL};
 
 static int add_one(krt_launch_cfg cfg, krt_array x)
 {

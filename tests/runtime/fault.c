@@ -57,7 +57,7 @@ static void dynshared_cpu(const krt_cpu_block *b, void **args)
 }
 
 static const krt_kernel dynshared_k = {"dynshared", "test.kern", 0, NULL,
-                                       dynshared_cpu, NULL, 256, 0, 0};
+                                       dynshared_cpu, NULL, 256, 0, 0, NULL};
 
 /* Thread frames: the last thread's frame overrun by the bad block. */
 static void frame_cpu(const krt_cpu_block *b, void **args)
@@ -74,7 +74,7 @@ static void frame_cpu(const krt_cpu_block *b, void **args)
 }
 
 static const krt_kernel frame_k = {"frame", "test.kern", 0, NULL, frame_cpu,
-                                   NULL, 0, 24, 0};
+                                   NULL, 0, 24, 0, NULL};
 
 /* a[i] = i inside the array; the bad block writes a terabyte past it. */
 static void global_cpu(const krt_cpu_block *b, void **args)
@@ -94,7 +94,7 @@ static void global_cpu(const krt_cpu_block *b, void **args)
 static const krt_param global_params[] = {
     {"a", KRT_PARAM_ARRAY, KRT_FLOAT32, 1, 1}};
 static const krt_kernel global_k = {"global", "test.kern", 1, global_params,
-                                    global_cpu, NULL, 0, 0, 0};
+                                    global_cpu, NULL, 0, 0, 0, NULL};
 
 /* The first n of d's elements are 0, 1, 2, ... */
 static int check_array(krt_array d, int n)

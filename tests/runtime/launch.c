@@ -73,7 +73,7 @@ static void count_cpu(const krt_cpu_block *b, void **args)
 static const krt_param count_params[] = {
     {"sleep_us", KRT_PARAM_SCALAR, KRT_INT32, 0, 0}};
 static const krt_kernel count_k = {"count", "test.kern", 1, count_params,
-                                   count_cpu, NULL, 0, 0, 0};
+                                   count_cpu, NULL, 0, 0, 0, NULL};
 
 /* ---- shared: each block fills its shared memory with its id, waits, and
  * checks nobody else wrote there ---- */
@@ -107,7 +107,7 @@ static void shared_cpu(const krt_cpu_block *b, void **args)
 }
 
 static const krt_kernel shared_k = {"shared", "test.kern", 0, NULL,
-                                    shared_cpu, NULL, SHARED_STATIC, 0, 0};
+                                    shared_cpu, NULL, SHARED_STATIC, 0, 0, NULL};
 
 /* ---- frame: each thread owns frame_bytes at frame + t * frame_bytes ---- */
 
@@ -132,7 +132,7 @@ static void frame_cpu(const krt_cpu_block *b, void **args)
 }
 
 static const krt_kernel frame_k = {"frame", "test.kern", 0, NULL, frame_cpu,
-                                   NULL, 0, FRAME_BYTES, 0};
+                                   NULL, 0, FRAME_BYTES, 0, NULL};
 
 /* ---- fail: block `which` reports an error ---- */
 
@@ -156,7 +156,7 @@ static const krt_param fail_params[] = {
     {"which", KRT_PARAM_SCALAR, KRT_UINT32, 0, 0},
     {"how", KRT_PARAM_SCALAR, KRT_INT32, 0, 0}};
 static const krt_kernel fail_k = {"fail", "test.kern", 2, fail_params,
-                                  fail_cpu, NULL, 0, 0, 0};
+                                  fail_cpu, NULL, 0, 0, 0, NULL};
 
 /* ---- saxpy through the ABI: views and scalars by pointer ---- */
 
@@ -181,7 +181,7 @@ static const krt_param saxpy_params[] = {
     {"y", KRT_PARAM_ARRAY, KRT_FLOAT32, 1, 1},
     {"a", KRT_PARAM_SCALAR, KRT_FLOAT32, 0, 0}};
 static const krt_kernel saxpy_k = {"saxpy", "test.kern", 3, saxpy_params,
-                                   saxpy_cpu, NULL, 0, 0, 0};
+                                   saxpy_cpu, NULL, 0, 0, 0, NULL};
 
 static void empty_cpu(const krt_cpu_block *b, void **args)
 {
@@ -190,9 +190,9 @@ static void empty_cpu(const krt_cpu_block *b, void **args)
 }
 
 static const krt_kernel empty_k = {"empty", "test.kern", 0, NULL, empty_cpu,
-                                   NULL, 0, 0, 0};
+                                   NULL, 0, 0, 0, NULL};
 static const krt_kernel nocpu_k = {"gpuonly", "test.kern", 0, NULL, NULL,
-                                   NULL, 0, 0, 0};
+                                   NULL, 0, 0, 0, NULL};
 
 int main(void)
 {

@@ -23,7 +23,7 @@ static int is_status(int want, int got, const char *what)
 }
 
 static const krt_param params[] = {{"x", KRT_PARAM_ARRAY, KRT_FLOAT32, 1, 0}};
-static const krt_kernel k = {"k", "t.kern", 1, params, NULL, NULL, 0, 0, 0};
+static const krt_kernel k = {"k", "t.kern", 1, params, NULL, NULL, 0, 0, 0, NULL};
 
 int main(void)
 {

@@ -85,7 +85,7 @@ static const krt_param draw_params[] = {
     {"out", KRT_PARAM_ARRAY, KRT_UINT64, 2, 1},
     {"func", KRT_PARAM_SCALAR, KRT_INT32, 0, 0}};
 static const krt_kernel draw_k = {"draw", "random.kern", 3, draw_params,
-                                  draw_cpu, NULL, 0, 0, 0};
+                                  draw_cpu, NULL, 0, 0, 0, NULL};
 
 static const char *const names[NFUNCS] = {
     "xoroshiro128p_next", "xoroshiro128p_uniform_float32",

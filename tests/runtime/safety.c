@@ -31,7 +31,7 @@ static void touch_cpu(const krt_cpu_block *b, void **args)
 static const krt_param touch_params[] = {
     {"x", KRT_PARAM_ARRAY, KRT_FLOAT32, 1, 0}};
 static const krt_kernel touch_k = {"touch", "safety.kern", 1, touch_params,
-                                   touch_cpu, NULL, 0, 0, 0};
+                                   touch_cpu, NULL, 0, 0, 0, NULL};
 
 #define NMANY 3000
 

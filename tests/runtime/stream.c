@@ -59,7 +59,7 @@ static const krt_param sleep_fill_params[] = {
     {"value", KRT_PARAM_SCALAR, KRT_FLOAT32, 0, 0}};
 static const krt_kernel sleep_fill_k = {"sleep_fill", "stream.kern", 3,
                                         sleep_fill_params, sleep_fill_cpu,
-                                        NULL, 0, 0, 0};
+                                        NULL, 0, 0, 0, NULL};
 
 /* add_one(dst, src): dst[i] = src[i] + 1 */
 static void add_one_cpu(const krt_cpu_block *b, void **args)
@@ -78,7 +78,7 @@ static const krt_param add_one_params[] = {
     {"dst", KRT_PARAM_ARRAY, KRT_FLOAT32, 1, 1},
     {"src", KRT_PARAM_ARRAY, KRT_FLOAT32, 1, 1}};
 static const krt_kernel add_one_k = {"add_one", "stream.kern", 2,
-                                     add_one_params, add_one_cpu, NULL, 0, 0, 0};
+                                     add_one_params, add_one_cpu, NULL, 0, 0, 0, NULL};
 
 static void fail_cpu(const krt_cpu_block *b, void **args)
 {
@@ -88,7 +88,7 @@ static void fail_cpu(const krt_cpu_block *b, void **args)
 }
 
 static const krt_kernel fail_k = {"fail", "stream.kern", 0, NULL, fail_cpu,
-                                  NULL, 0, 0, 0};
+                                  NULL, 0, 0, 0, NULL};
 
 static int all_equal(const float *a, int n, float v)
 {

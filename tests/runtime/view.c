@@ -54,7 +54,7 @@ static const krt_param fill_params[] = {
     {"ms", KRT_PARAM_SCALAR, KRT_INT32, 0, 0},
     {"value", KRT_PARAM_SCALAR, KRT_FLOAT32, 0, 0}};
 static const krt_kernel fill_k = {"fill", "view.kern", 3, fill_params,
-                                  fill_cpu, NULL, 0, 0, 0};
+                                  fill_cpu, NULL, 0, 0, 0, NULL};
 
 static int fill(krt_launch_cfg cfg, krt_array x, int ms, float value)
 {
