@@ -215,6 +215,9 @@ int64_t krt_array_size(const krt_array *a);
 size_t krt_array_nbytes(const krt_array *a);
 /* 1 if the array is C-contiguous. */
 int krt_array_is_contiguous(const krt_array *a);
+/* 1 if the array is Fortran-contiguous (NumPy's F_CONTIGUOUS: the first
+ * index varies fastest; extents of 1 take any stride). */
+int krt_array_is_fortran(const krt_array *a);
 
 /* Copy C-contiguous host data of dst's size into the existing array dst,
  * which must be C-contiguous (KRT_ELAYOUT otherwise). */
@@ -525,7 +528,9 @@ typedef struct krt_param {
     int kind;                        /* krt_param_kind */
     krt_dtype dtype;                 /* scalar type or array element type */
     int ndim;                        /* arrays; tuples: the bytes of the struct */
-    int contiguous;                  /* arrays: 1 if the signature says [::1] */
+    int contiguous;                  /* arrays: 1 if the signature says [::1]
+                                        on the last dimension (layout C), 2
+                                        on the first ([::1, :]: layout F) */
 } krt_param;
 
 /* The block context the CPU backend hands to a kernel's CPU function, which

@@ -524,26 +524,41 @@ size_t krt_array_nbytes(const krt_array *a)
 
 /* NumPy's rule: strides match C order, ignoring dimensions of extent 1; an
  * empty array is contiguous. */
-int krt_array_is_contiguous(const krt_array *a)
+/* C order (dir -1: the last index fastest) or F order (dir +1). */
+static int krt_array_is_dense(const krt_array *a, int dir)
 {
     int64_t expect;
-    int i;
+    int i, end;
 
     if (a == NULL || a->ndim < 1 || a->ndim > KRT_MAX_NDIM)
         return 0;
     if (krt_array_size(a) == 0)
         return 1;
     expect = (int64_t)krt_dtype_size(a->dtype);
-    for (i = a->ndim - 1; i >= 0; i--) {
+    i = dir < 0 ? a->ndim - 1 : 0;
+    end = dir < 0 ? -1 : a->ndim;
+    for (; i != end; i += dir) {
         if (a->shape[i] != 1 && a->strides[i] != expect)
             return 0;
         if (__builtin_mul_overflow(expect, a->shape[i], &expect))
             break;      /* no stride can match: only extents 1 may remain */
     }
-    while (--i >= 0)
+    if (i == end)
+        return 1;
+    for (i += dir; i != end; i += dir)
         if (a->shape[i] != 1)
             return 0;
     return 1;
+}
+
+int krt_array_is_contiguous(const krt_array *a)
+{
+    return krt_array_is_dense(a, -1);
+}
+
+int krt_array_is_fortran(const krt_array *a)
+{
+    return krt_array_is_dense(a, 1);
 }
 
 /* NumPy's rule for a shape: the product of its nonzero extents times the
@@ -1598,7 +1613,8 @@ int krt_check_array(const krt_kernel *k, int param, const krt_array *a,
     if (krt_backend_get(&b, "krt_launch") != KRT_OK ||
         krt_check_launchable(a, "krt_launch", b) != KRT_OK ||
         a->dtype != p->dtype || a->ndim != p->ndim ||
-        (p->contiguous && !krt_array_is_contiguous(a))) {
+        (p->contiguous == 1 && !krt_array_is_contiguous(a)) ||
+        (p->contiguous == 2 && !krt_array_is_fortran(a))) {
         snprintf(what, sizeof what, "krt_launch: kernel '%s': parameter '%s'",
                  k->name, p->name);
         KRT_TRY(krt_backend_get(&b, what));
@@ -1610,7 +1626,8 @@ int krt_check_array(const krt_kernel *k, int param, const krt_array *a,
         return krt__error(a->dtype != p->dtype ? KRT_EDTYPE : KRT_ENDIM,
                           "%s: expected %s, got %s", what, want, got);
     }
-    if (p->contiguous && !krt_array_is_contiguous(a)) {
+    if ((p->contiguous == 1 && !krt_array_is_contiguous(a)) ||
+        (p->contiguous == 2 && !krt_array_is_fortran(a))) {
         char strides[128];
         size_t len = 0;
         for (i = 0; i < a->ndim && len < sizeof strides; i++)
@@ -1618,9 +1635,9 @@ int krt_check_array(const krt_kernel *k, int param, const krt_array *a,
                                     "%s%lld", i ? ", " : "",
                                     (long long)a->strides[i]);
         return krt__error(KRT_ELAYOUT,
-                          "%s: expected a C-contiguous array, got strides "
+                          "%s: expected a %s-contiguous array, got strides "
                           "(%s) bytes",
-                          what, strides);
+                          what, p->contiguous == 2 ? "Fortran" : "C", strides);
     }
     out->data = a->data;
     for (i = 0; i < a->ndim; i++) {

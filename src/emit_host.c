@@ -130,7 +130,7 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
             }
             outf(E, "    {\"%s\", %s, %s, %d, %d},", c_string(f->params[i]->name),
                  arr ? "KRT_PARAM_ARRAY" : "KRT_PARAM_SCALAR", t_dtype(arr ? t->elem : t),
-                 arr ? t->ndim : 0, arr && t->contiguous ? 1 : 0);
+                 arr ? t->ndim : 0, arr && t->contiguous ? 1 : arr && t->fortran ? 2 : 0);
         }
         outf(E, "};");
     }

@@ -388,7 +388,7 @@ static int hdr_dtype(NpyHeader *h, const char *descr, NpyArray *a, uint64_t rsiz
 
 enum { KEY_DESCR = 1, KEY_FORTRAN = 2, KEY_SHAPE = 4 };
 
-static int hdr_parse(NpyHeader *h, NpyArray *a)
+static int hdr_parse(NpyHeader *h, NpyArray *a, bool *fortran_out)
 {
     unsigned seen = 0;
     bool fortran = false;
@@ -445,8 +445,7 @@ static int hdr_parse(NpyHeader *h, NpyArray *a)
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (!(seen & keys[i].bit))
             return npy_fail(h->err, h->errlen, "bad header: no '%s' key", keys[i].name);
-    if (fortran)
-        return npy_fail(h->err, h->errlen, "Fortran-order arrays are not supported");
+    *fortran_out = fortran;
     return hdr_dtype(h, descr, a, rsize);
 }
 
@@ -460,6 +459,31 @@ static uint32_t npy_le(const unsigned char *p, int n)
     for (int i = n - 1; i >= 0; i--)
         v = (v << 8) | p[i];
     return v;
+}
+
+void npy_reorder(void *dst, const void *src, int ndim, const int64_t *shape, size_t size,
+                 bool to_fortran)
+{
+    /* walk the C order of shape; the F offset of the same element moves
+     * by the F strides (the first index fastest) */
+    int64_t fstride[KRT_MAX_NDIM], idx[KRT_MAX_NDIM] = {0}, n = 1;
+    for (int d = 0; d < ndim; d++) {
+        fstride[d] = d ? fstride[d - 1] * shape[d - 1] : 1;
+        n *= shape[d];
+    }
+    const char *s = src;
+    char *t = dst;
+    for (int64_t c = 0; c < n; c++) {
+        int64_t f = 0;
+        for (int d = 0; d < ndim; d++)
+            f += idx[d] * fstride[d];
+        if (to_fortran)
+            memcpy(t + (size_t)f * size, s + (size_t)c * size, size);
+        else
+            memcpy(t + (size_t)c * size, s + (size_t)f * size, size);
+        for (int d = ndim - 1; d >= 0 && ++idx[d] == shape[d]; d--)
+            idx[d] = 0;
+    }
 }
 
 int npy_parse(const void *buf, size_t len, NpyArray *out, char *err, size_t errlen)
@@ -493,7 +517,8 @@ int npy_parse(const void *buf, size_t len, NpyArray *out, char *err, size_t errl
                             p[start + i], i);
 
     NpyHeader h = {(const char *)p + start, hlen, 0, err, errlen};
-    if (hdr_parse(&h, out) != 0)
+    bool fortran = false;
+    if (hdr_parse(&h, out, &fortran) != 0)
         return -1;
 
     /* NumPy's rule ("array is too big"): the nonzero dimensions times the
@@ -521,7 +546,10 @@ int npy_parse(const void *buf, size_t len, NpyArray *out, char *err, size_t errl
     out->data = malloc(out->nbytes ? out->nbytes : 1);
     if (out->data == NULL)
         return npy_fail(err, errlen, "out of memory for %zu bytes", out->nbytes);
-    memcpy(out->data, p + start + hlen, out->nbytes);
+    if (fortran && out->ndim > 1)   /* fortran_order: True, kept in C order */
+        npy_reorder(out->data, p + start + hlen, out->ndim, out->shape, size, false);
+    else
+        memcpy(out->data, p + start + hlen, out->nbytes);
     /* NumPy reads any nonzero byte of a bool array as True; a C bool must
      * hold 0 or 1, or `not x` in a kernel computes garbage. */
     if (out->dtype == KRT_BOOL) {

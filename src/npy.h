@@ -36,10 +36,15 @@ typedef struct NpyArray {
 #define NPY_ERR_MAX 512
 
 /* Parse a whole .npy image held in memory.  On success fills *out (with a
- * copy of the data, bool bytes made 0 or 1 as NumPy reads them) and
- * returns 0; on failure writes a message (without the file name) into err
- * and returns -1. */
+ * copy of the data in C order, also of a fortran_order file; bool bytes
+ * made 0 or 1 as NumPy reads them) and returns 0; on failure writes a
+ * message (without the file name) into err and returns -1. */
 int npy_parse(const void *buf, size_t len, NpyArray *out, char *err, size_t errlen);
+/* Copy the ndim/shape elements of size bytes each between C order and
+ * Fortran order: src in C order into dst in F order (to_fortran), or src
+ * in F order into dst in C order. */
+void npy_reorder(void *dst, const void *src, int ndim, const int64_t *shape, size_t size,
+                 bool to_fortran);
 
 /* Read a .npy file.  Messages start with the path. */
 int npy_read(const char *path, NpyArray *out, char *err, size_t errlen);

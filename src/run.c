@@ -421,6 +421,10 @@ typedef struct RunArg {
     bool load_failed;
     krt_array dev;
     bool on_device;
+    bool fortran;                  /* a [::1, :] parameter: dev holds the F
+                                      order (its shape reversed), fview is
+                                      the array the kernel gets */
+    krt_array fview;
     krt_view view;
     RunScalar scalar;
     unsigned char *tuple;          /* issue 9: a tuple argument, as its C struct */
@@ -1065,7 +1069,10 @@ static void run_param_type(StrBuf *b, const krt_param *p)
         return;
     sb_putc(b, '[');
     for (int d = 0; d < p->ndim; d++)
-        sb_puts(b, d + 1 < p->ndim ? ":, " : p->contiguous ? "::1" : ":");
+        sb_puts(b, d == 0 && p->contiguous == 2 && p->ndim > 1 ? "::1, "
+                   : d + 1 < p->ndim                          ? ":, "
+                   : p->contiguous == 1                       ? "::1"
+                                                              : ":");
     sb_putc(b, ']');
 }
 
@@ -1685,8 +1692,8 @@ static int run_check_array(Run *r, const krt_kernel *k, int i)
     else if (a->host.ndim != p->ndim)
         rc = run_error(RUN_FAIL, "%s: %s has %d dimension%s, expected %d", label.s, path,
                        a->host.ndim, a->host.ndim == 1 ? "" : "s", p->ndim);
-    /* A loaded file is always C-contiguous (Fortran order is refused), so
-     * a [::1] parameter needs no further check. */
+    /* A loaded file is kept in C order (npy.c reorders a fortran_order
+     * one); run_upload gives a [::1, :] parameter the F order. */
     sb_free(&label);
     return rc;
 }
@@ -2075,16 +2082,48 @@ static int run_mkdirs(const char *dir)
     return RUN_OK;
 }
 
+/* The bytes of one element of a host array (1 when it has none). */
+static size_t run_itemsize(const NpyArray *h)
+{
+    int64_t n = 1;
+    for (int d = 0; d < h->ndim; d++)
+        n *= h->shape[d];
+    return n > 0 ? h->nbytes / (size_t)n : 1;
+}
+
 /* Upload argument i (loaded on the host) and keep a copy of the input:
  * repeated launches start from it again, and it tells which arrays the
  * run changed. */
-static int run_upload(RunArg *a)
+static int run_upload(RunArg *a, bool fortran)
 {
     /* rec: a record scalar (a 0-d array) travels as one element */
     bool one = a->host.ndim == 0;
     int64_t shape1[1] = {1};
-    int st = krt_to_device(&a->dev, a->host.data, a->host.dtype, one ? 1 : a->host.ndim,
+    int st;
+    a->fortran = fortran && a->host.ndim > 1;
+    if (a->fortran) {
+        /* a [::1, :] parameter (numba's layout F, as np.asfortranarray
+         * gives it): the elements in F order, which is the C order of the
+         * reversed shape; the kernel gets the view with the real shape */
+        int nd = a->host.ndim;
+        size_t isz = run_itemsize(&a->host);
+        int64_t rshape[KRT_MAX_NDIM], fstrides[KRT_MAX_NDIM];
+        for (int d = 0; d < nd; d++) {
+            rshape[d] = a->host.shape[nd - 1 - d];
+            fstrides[d] = d ? fstrides[d - 1] * a->host.shape[d - 1] : (int64_t)isz;
+        }
+        void *f = malloc(a->host.nbytes ? a->host.nbytes : 1);
+        if (f == NULL)
+            return run_error(RUN_FAIL, "out of memory");
+        npy_reorder(f, a->host.data, nd, a->host.shape, isz, true);
+        st = krt_to_device(&a->dev, f, a->host.dtype, nd, rshape, NULL);
+        free(f);
+        if (st == KRT_OK)
+            st = krt_array_view(&a->fview, a->dev, 0, nd, a->host.shape, fstrides);
+    } else {
+        st = krt_to_device(&a->dev, a->host.data, a->host.dtype, one ? 1 : a->host.ndim,
                            one ? shape1 : a->host.shape, NULL);
+    }
     if (st != KRT_OK)
         return run_krt_error(st);
     a->on_device = true;
@@ -2186,9 +2225,9 @@ static int run_launch(Run *r)
             argv[i] = k->params[i].kind == KRT_PARAM_TUPLE ? (void *)a->tuple : (void *)&a->scalar;
             continue;
         }
-        rc = run_upload(a);
+        rc = run_upload(a, k->params[i].contiguous == 2);
         if (rc == RUN_OK) {
-            int st = krt_check_array(k, i, &a->dev, &a->view);
+            int st = krt_check_array(k, i, a->fortran ? &a->fview : &a->dev, &a->view);
             if (st != KRT_OK)
                 rc = run_krt_error(st);
         }
@@ -2208,6 +2247,19 @@ static int run_fetch(Run *r)
         RunArg *a = &r->args[i];
         if (!a->on_device)
             continue;
+        if (a->fortran) {   /* back from F order into the host's C order */
+            void *f = malloc(a->host.nbytes ? a->host.nbytes : 1);
+            if (f == NULL)
+                return run_error(RUN_FAIL, "out of memory");
+            int st = krt_copy_to_host(f, a->dev, NULL);
+            if (st == KRT_OK)
+                npy_reorder(a->host.data, f, a->host.ndim, a->host.shape,
+                            run_itemsize(&a->host), false);
+            free(f);
+            if (st != KRT_OK)
+                return run_krt_error(st);
+            continue;
+        }
         int st = krt_copy_to_host(a->host.data, a->dev, NULL);
         if (st != KRT_OK)
             return run_krt_error(st);
@@ -2475,7 +2527,7 @@ static int run_ufunc(Run *r)
     for (int i = 0; i < r->cfg.nargs && rc == RUN_OK; i++) {
         RunArg *a = &r->args[i];
         if (a->loaded) {
-            rc = run_upload(a);
+            rc = run_upload(a, false);
             arrays[i] = &a->dev;
         } else {
             int st = krt_host_scalar(&scal[i],

@@ -200,8 +200,7 @@ static Type *sig_type(SigParser *P, bool allow_void)
         sig_error(P, "an array of void");
         return NULL;
     }
-    int ndim = 0;
-    bool contig = false;
+    int ndim = 0, unit = -1;   /* unit: the dimension with '::1' */
     do {
         if (!sig_accept(P, ':')) {
             sig_error(P, "expected ':' or '::1' in an array type");
@@ -214,16 +213,21 @@ static Type *sig_type(SigParser *P, bool allow_void)
                 sig_error(P, "expected '1' after '::'");
                 return NULL;
             }
+            if (unit >= 0) {
+                sig_error(P, "'::1' on more than one dimension");
+                return NULL;
+            }
+            unit = ndim - 1;
             P->pos++;
-            contig = true;
             sig_space(P);
-            if (P->s[P->pos] == ',') {
-                sig_error(P, "'::1' on a dimension other than the last (Fortran layout) "
-                          "is not supported");
+            if (P->s[P->pos] == ',' && unit != 0) {
+                sig_error(P, "'::1' must be on the last dimension (layout C) or the "
+                          "first (layout F)");
                 return NULL;
             }
         }
     } while (sig_accept(P, ','));
+    bool contig = unit >= 0 && unit == ndim - 1;
     if (!sig_accept(P, ']')) {
         sig_error(P, "expected ']'");
         return NULL;
@@ -237,6 +241,8 @@ static Type *sig_type(SigParser *P, bool allow_void)
         sig_error(P, "%s", RNG_NDIM_MSG);
         return NULL;
     }
+    if (unit == 0 && ndim > 1)   /* int32[::1, :]: numba's layout F */
+        return ty_array_f(t, ndim, SPACE_GLOBAL);
     return ty_array(t, ndim, contig, SPACE_GLOBAL);
 }
 
@@ -316,7 +322,7 @@ static Type *sig_type_expr(Node *e, bool allow_void)
     Node *idx = e->rhs;
     int ndim = idx->kind == E_TUPLE ? idx->args.len : 1;
     Node **dims = idx->kind == E_TUPLE ? idx->args.items : &e->rhs;
-    bool contig = false;
+    int unit = -1;   /* the dimension with '::1' */
     for (int i = 0; i < ndim; i++) {
         Node *d = dims[i];
         if (d->kind != E_SLICE || d->lhs || d->rhs ||
@@ -325,14 +331,19 @@ static Type *sig_type_expr(Node *e, bool allow_void)
             return NULL;
         }
         if (d->cond) {
-            if (i != ndim - 1) {
-                sema_error(d->loc, "'::1' on a dimension other than the last (Fortran "
-                           "layout) is not supported");
+            if (unit >= 0) {
+                sema_error(d->loc, "'::1' on more than one dimension");
                 return NULL;
             }
-            contig = true;
+            if (i != 0 && i != ndim - 1) {
+                sema_error(d->loc, "'::1' must be on the last dimension (layout C) or "
+                           "the first (layout F)");
+                return NULL;
+            }
+            unit = i;
         }
     }
+    bool contig = unit >= 0 && unit == ndim - 1;
     if (ndim > 3) {
         sema_error(idx->loc, "arrays of more than 3 dimensions are not supported");
         return NULL;
@@ -341,6 +352,8 @@ static Type *sig_type_expr(Node *e, bool allow_void)
         sema_error(idx->loc, RNG_NDIM_MSG);
         return NULL;
     }
+    if (unit == 0 && ndim > 1)   /* float32[::1, :]: numba's layout F */
+        return ty_array_f(t, ndim, SPACE_GLOBAL);
     return ty_array(t, ndim, contig, SPACE_GLOBAL);
 }
 

@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 mkdir "$work/tmp"
 kern=$srcdir/tests/run/kernels.kern
 
-echo "1..84"
+echo "1..87"
 n=0
 failed=0
 
@@ -118,6 +118,28 @@ expect=$(awk 'BEGIN { s = ""; for (i = 0; i < 5; i++) for (j = 0; j < 7; j++)
 krun "$kern" add2d a.npy o.npy --grid 2,2 --block 4,4 --outdir out3
 check "2-D kernel with a 2-D grid" $npytool check out3/arg1.npy f8 5x7 "list:$expect"
 
+# issue 9: Fortran order.  f23.npy holds range in F order: a[i, j] = i + 2j
+# (C order 0,2,4,1,3,5); kernc run reads it in C order, a [:, ::1]
+# parameter gets it C-contiguous, a [::1, :] one Fortran-contiguous (its
+# strides (4, 8): out = a + 1 + 2000), and the file comes back in C order.
+$npytool make f23.npy i4 2x3 range --fortran
+$npytool make c23.npy i4 2x3 range
+$npytool make o23.npy i4 2x3 const:0
+$npytool make f23d.npy f8 2x3 range --fortran
+$npytool make o23d.npy f8 2x3 const:0
+krun "$kern" add2d f23d.npy o23d.npy --grid 1,1 --block 2,3 --outdir outf0
+check "a fortran_order .npy is read (its logical values) for a [:, ::1] parameter" \
+    $npytool check outf0/arg1.npy f8 2x3 list:0,5,10,102,107,112
+fkern="$srcdir/tests/run/fortran.kern"
+krun "$fkern" fcopy f23.npy o23.npy --grid 1,1 --block 2,3 --outdir outf1
+check "a [::1, :] parameter from a fortran_order file: Fortran strides in the kernel" \
+    $npytool check outf1/arg1.npy i4 2x3 list:2001,2003,2005,2002,2004,2006
+check "the [::1, :] argument comes back written, in C order" \
+    $npytool check outf1/arg0.npy i4 2x3 list:1,3,5,2,4,6
+krun "$fkern" fcopy c23.npy o23.npy --grid 1,1 --block 2,3 --outdir outf2
+check "a [::1, :] parameter from a C-order file is given the Fortran order" \
+    $npytool check outf2/arg1.npy i4 2x3 list:2001,2002,2003,2004,2005,2006
+
 krun "$kern" scalars io.npy fo.npy uo.npy -3 0x10 2.5 -1e-3 true 255 -128 \
     18446744073709551615 -0b101 0xffffffff --outdir out4
 check "scalar literals: int32 -3, int64 0x10, bool true, int8 -128, int16 -0b101" \
@@ -186,8 +208,6 @@ refused "bad header" 1 "header.npy: bad header: expected a string at offset 10" 
     "$kern" saxpy header.npy y.npy 1
 refused "a shape whose nonzero dimensions overflow, even with a zero one" 1 \
     "huge.npy: bad header: the shape is too large" "$kern" add2d huge.npy o.npy
-refused "Fortran order" 1 "xf.npy: Fortran-order arrays are not supported" \
-    "$kern" add2d xf.npy o.npy
 refused "unknown kernel" 1 "has no kernel 'sax'; its kernels: saxpy, add2d, scalars, blocksum" \
     "$kern" sax x.npy y.npy 1
 refused "float literal for an int parameter" 2 \

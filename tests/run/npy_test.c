@@ -79,6 +79,28 @@ static void dict_record(const char *dict, size_t itemsize, const char *descr, co
         npy_free(&a);
 }
 
+/* issue 9: a fortran_order file is read into C order */
+static void test_fortran(void)
+{
+    unsigned char buf[1024];
+    static const int32_t f[6] = {0, 3, 1, 4, 2, 5};   /* [[0, 1, 2], [3, 4, 5]] in F order */
+    char err[NPY_ERR_MAX];
+    NpyArray a;
+    int rc = npy_parse(buf, image(buf, "{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }\n",
+                                  f, sizeof f), &a, err, sizeof err);
+    bool good = rc == 0 && a.ndim == 2 && a.shape[0] == 2 && a.shape[1] == 3 && a.nbytes == 24;
+    for (int i = 0; good && i < 6; i++)
+        good = ((const int32_t *)a.data)[i] == i;
+    ok(good, "a fortran_order file is read into C order");
+    if (rc != 0)
+        diag("%s", err);
+    else
+        npy_free(&a);
+    int32_t back[6];
+    npy_reorder(back, (const int32_t[]){0, 1, 2, 3, 4, 5}, 2, (const int64_t[]){2, 3}, 4, true);
+    ok(memcmp(back, f, sizeof f) == 0, "npy_reorder: C order to F order");
+}
+
 static void test_round_trip(void)
 {
     static const int64_t shapes[][3] = {{7, 0, 0}, {3, 5, 0}, {2, 3, 4}};
@@ -269,8 +291,6 @@ static void test_errors(void)
                           "the file holds 8",
                 "data cut short");
 
-    dict_fails("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }\n",
-               "Fortran-order arrays are not supported", "Fortran order refused");
     dict_fails("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }\n",
                "big-endian data ('>f4') is not supported", "big-endian refused");
     dict_fails("{'descr': '<f16', 'fortran_order': False, 'shape': (2,), }\n",
@@ -432,6 +452,7 @@ int main(void)
     test_structured();
     test_versions();
     test_errors();
+    test_fortran();
     test_files();
     return 0;
 }

@@ -97,7 +97,7 @@ int main(void)
     int i, good;
     double t0, dt;
 
-    plan(NSLICES + 35);
+    plan(NSLICES + 38);
     is_status(KRT_OK, krt_set_backend("cpu"), "the cpu backend");
     for (i = 0; i < 10; i++)
         ten[i] = i;
@@ -136,6 +136,14 @@ int main(void)
     for (i = 0; i < 12; i++)
         m[i] = 100 + i;
     krt_to_device(&mat, m, KRT_INT32, 2, s34, NULL);
+    /* issue 9: Fortran order ([::1, :] parameters): mat's transpose is F,
+     * not C; mat is C, not F. */
+    krt_array_view(&f, mat, 0, 2, (int64_t[]){4, 3}, (int64_t[]){4, 16});
+    ok(krt_array_is_fortran(&f) && !krt_array_is_contiguous(&f), "mat.T is Fortran-contiguous");
+    ok(krt_array_is_contiguous(&mat) && !krt_array_is_fortran(&mat), "mat is C-contiguous only");
+    krt_array_view(&f, mat, 0, 2, (int64_t[]){1, 12}, (int64_t[]){999, 4});
+    ok(krt_array_is_fortran(&f) && krt_array_is_contiguous(&f),
+       "a 1 x 12 view is both, whatever the stride of its extent 1");
     is_status(KRT_OK, krt_array_index(&r, mat, -2), "mat[-2]");
     krt_copy_to_host(row, r, NULL);
     ok(r.ndim == 1 && r.shape[0] == 4 && row[0] == 104 && row[3] == 107,
