@@ -310,9 +310,12 @@ static void emit_const_arrays(Emitter *E, bool cuda)
             }
             StrBuf b = {0};
             int next = 0;
-            const_init(&b, v, 0, &next);
+            if (n > 0)
+                const_init(&b, v, 0, &next);
+            /* np.array([]): C has no empty arrays; one element nobody reads */
             outf(E, "static %s KRT_MAYBE_UNUSED %s %s__%s%s%s = %s;", cuda ? "__constant__" : "const",
-                 t_c(v->type->elem), fn_cname(f), v->cname, cuda ? "" : "_cpu", array_dims(v), b.s);
+                 t_c(v->type->elem), fn_cname(f), v->cname, cuda ? "" : "_cpu",
+                 n > 0 ? array_dims(v) : "[1]", n > 0 ? b.s : "{0}");
             sb_free(&b);
             any = true;
         }

@@ -709,8 +709,13 @@ static void array_fold(ArrayFold *A, Node *e, int depth)
         A->ok = false;
         return;
     }
+    if (n == 0 && depth == 0) {   /* np.array([]): shape (0,) */
+        A->ndim = 1;
+        A->shape[0] = 0;
+        return;
+    }
     if (n == 0) {
-        sema_error(e->loc, "an empty array constant");
+        sema_error(e->loc, "an array constant with an empty row");
         A->ok = false;
         return;
     }
@@ -764,7 +769,8 @@ bool sema_const_array(Node *data, Type *elem, Node **flat_out, int64_t shape[3])
             any_float |= ty_is_float(t);
             all_bool &= t == ty_bool;
         }
-        elem = any_float ? ty_float64 : all_bool ? ty_bool : ty_int64;
+        /* NumPy's: np.array([]) is float64 */
+        elem = any_float || A.vals.len == 0 ? ty_float64 : all_bool ? ty_bool : ty_int64;
     }
     Node *flat = node_new(E_TUPLE, data->loc);
     for (int i = 0; i < A.vals.len; i++) {
