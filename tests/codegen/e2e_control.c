@@ -43,7 +43,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "e2e_control.kern"
         t = (int32_t)krt_tid.x;
 #line 13 "e2e_control.kern"
-        krt_s->s[t] = 0.0f;
+        krt_s->s[(int64_t)t] = 0.0f;
     }
 #line 14 "e2e_control.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -87,7 +87,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 goto krt_skip3;
             }
 #line 21 "e2e_control.kern"
-            krt_s->s[t] = (float)(((double)krt_s->s[t]) + 1.0);
+            krt_s->s[(int64_t)t] = (float)(((double)krt_s->s[(int64_t)t]) + 1.0);
         krt_skip3:;
             krt_f->n = n;
         }
@@ -108,7 +108,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             float v KRT_MAYBE_UNUSED = krt_f->v;
             int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 25 "e2e_control.kern"
-            v = krt_s->s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))];
+            v = krt_s->s[(int64_t)(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))];
             krt_f->v = v;
         }
 #line 26 "e2e_control.kern"
@@ -118,14 +118,14 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 27 "e2e_control.kern"
-            krt_s->s[t] = krt_s->s[t] + (v * 100.0f);
+            krt_s->s[(int64_t)t] = krt_s->s[(int64_t)t] + (v * 100.0f);
         }
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 29 "e2e_control.kern"
-            krt_s->s[t] = (float)(((double)krt_s->s[t]) - 1.0);
+            krt_s->s[(int64_t)t] = (float)(((double)krt_s->s[(int64_t)t]) - 1.0);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -139,7 +139,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 31 "e2e_control.kern"
             p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
-            *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[t] + p);
+            *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
 #line 144 "e2e_control.c"
         }
     }

@@ -407,7 +407,7 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 54 "e2e_devshared.kern"
         if (t == 0) {
 #line 55 "e2e_devshared.kern"
-            *(int64_t *)(out.data + ((int32_t)krt_b->block_idx.x) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+            *(int64_t *)(out.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
         }
     }
 }
@@ -540,16 +540,17 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     krt_it1 = 0;
     krt_stop2 = 4;
     krt_step3 = 1;
+    KRT_UNROLL
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 86 "e2e_devshared.kern"
-        acc = acc + (((double *)a.data)[(int32_t)k * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)((int64_t)((int32_t)k + 1))));
+        acc = acc + (((double *)a.data)[k * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)(k + 1)));
     }
 #line 87 "e2e_devshared.kern"
     return acc;
 }
 
-#line 553 "e2e_devshared.cu"
+#line 554 "e2e_devshared.cu"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -571,16 +572,17 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     krt_it1 = 0;
     krt_stop2 = 4;
     krt_step3 = 1;
+    KRT_UNROLL
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 95 "e2e_devshared.kern"
-        krt_dsh_scratch->s[3 - (int32_t)k][t] = v + ((double)k);
+        krt_dsh_scratch->s[3 - k][(int64_t)t] = v + ((double)k);
     }
 #line 96 "e2e_devshared.kern"
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
-#line 584 "e2e_devshared.cu"
+#line 586 "e2e_devshared.cu"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
@@ -590,18 +592,23 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
-#line 594 "e2e_devshared.cu"
+#line 596 "e2e_devshared.cu"
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 101 "e2e_devshared.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 102 "e2e_devshared.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 103 "e2e_devshared.kern"
             *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
-#line 605 "e2e_devshared.cu"
+#line 612 "e2e_devshared.cu"
         }
     }
 }

@@ -423,7 +423,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 26 "e2e_devsync.kern"
         if ((int32_t)block_sum__lane == 0) {
 #line 27 "e2e_devsync.kern"
-            ((float *)krt_f->block_sum__sm.data)[(int32_t)block_sum__w] = block_sum__v_2;
+            ((float *)krt_f->block_sum__sm.data)[block_sum__w] = block_sum__v_2;
         }
     }
 #line 28 "e2e_devsync.kern"
@@ -455,7 +455,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 31 "e2e_devsync.kern"
-            block_sum__r_2 = ((int32_t)block_sum__lane < ((((int32_t)krt_b->block_dim.x) + 31) >> 5)) ? ((float *)krt_f->block_sum__sm.data)[(int32_t)block_sum__lane] : 0.0f;
+            block_sum__r_2 = ((int32_t)block_sum__lane < ((((int32_t)krt_b->block_dim.x) + 31) >> 5)) ? ((float *)krt_f->block_sum__sm.data)[block_sum__lane] : 0.0f;
             krt_f->block_sum__r_2 = block_sum__r_2;
         }
 #line 32 "e2e_devsync.kern"
@@ -607,7 +607,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 42 "e2e_devsync.kern"
         if (((int32_t)krt_tid.x) == 0) {
 #line 43 "e2e_devsync.kern"
-            ((float *)out.data)[((int32_t)krt_b->block_idx.x)] = s;
+            ((float *)out.data)[((int64_t)((int32_t)krt_b->block_idx.x))] = s;
         }
     }
 }
@@ -697,7 +697,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 51 "e2e_devsync.kern"
-        rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
+        rotate__r = krt_s->rotate__buf[krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
         krt_f->rotate__r = rotate__r;
     }
 #line 52 "e2e_devsync.kern"
@@ -741,7 +741,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 51 "e2e_devsync.kern"
-        rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
+        rotate__r = krt_s->rotate__buf[krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
         krt_f->rotate__r = rotate__r;
     }
 #line 52 "e2e_devsync.kern"
@@ -793,7 +793,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 51 "e2e_devsync.kern"
-        rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
+        rotate__r = krt_s->rotate__buf[krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
         krt_f->rotate__r = rotate__r;
     }
 #line 52 "e2e_devsync.kern"

@@ -438,13 +438,18 @@ static void bitops__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        int64_t v = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            int64_t v = 0;
 #line 14 "e2e_intrinsics.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 15 "e2e_intrinsics.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 16 "e2e_intrinsics.kern"
             v = *(int64_t *)(x.data + i * x.strides[0]);
 #line 17 "e2e_intrinsics.kern"
@@ -492,20 +497,25 @@ static void mathops__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int32_t krt_tmp1;
     float krt_tmp2;
     int32_t krt_tmp3;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        double v = 0;
-        double m = 0;
-        int32_t e = 0;
-        float f = 0;
-        float fm = 0;
-        int32_t fe = 0;
-        krt_tup_f64_i32 krt_tup1 = krt_tup_f64_i32_make(0, 0);
-        krt_tup_f32_i32 krt_tup2 = krt_tup_f32_i32_make(0, 0);
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            double v = 0;
+            double m = 0;
+            int32_t e = 0;
+            float f = 0;
+            float fm = 0;
+            int32_t fe = 0;
+            krt_tup_f64_i32 krt_tup1 = krt_tup_f64_i32_make(0, 0);
+            krt_tup_f32_i32 krt_tup2 = krt_tup_f32_i32_make(0, 0);
 #line 51 "e2e_intrinsics.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 52 "e2e_intrinsics.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 53 "e2e_intrinsics.kern"
             v = *(double *)(x.data + i * x.strides[0]);
 #line 54 "e2e_intrinsics.kern"
@@ -627,7 +637,7 @@ static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 82 "e2e_intrinsics.kern"
             r = krt_tup1.f1;
 #line 83 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0]) = (((((double)tables__t_cpu[(int32_t)(k & 7)]) * 100.0) + tables__g_cpu[(int32_t)(k & 1)][(int32_t)((k >> 1) & 1)]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
+            *(double *)(out.data + i * out.strides[0]) = (((((double)tables__t_cpu[k & 7]) * 100.0) + tables__g_cpu[k & 1][(k >> 1) & 1]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
 #line 84 "e2e_intrinsics.kern"
             krt_tup2 = stats__cpu(krt_b, krt_tid, idx);
 #line 84 "e2e_intrinsics.kern"
@@ -655,7 +665,7 @@ static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
 static void say__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
     const int32_t n = *(const int32_t *)krt_args[0];
-#line 659 "e2e_intrinsics.cu"
+#line 669 "e2e_intrinsics.cu"
     const double x = *(const double *)krt_args[1];
     const uint8_t flag = *(const uint8_t *)krt_args[2];
     krt_dim3 krt_tid;
@@ -664,7 +674,7 @@ static void say__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x) == 0) {
 #line 96 "e2e_intrinsics.kern"
             printf("n = %lld x = %f 100%% %llu %llu\n", (long long)((int64_t)n), (double)x, (unsigned long long)((uint64_t)flag), (unsigned long long)7u);
-#line 668 "e2e_intrinsics.cu"
+#line 678 "e2e_intrinsics.cu"
         }
     }
 }

@@ -547,7 +547,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         bool eq KRT_MAYBE_UNUSED = krt_f->eq;
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 58 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = (int64_t)((((int32_t)((int64_t)al) * 4) + ((int32_t)((int64_t)an) * 2)) + (int32_t)((int64_t)eq));
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = ((((int64_t)al) * 4) + (((int64_t)an) * 2)) + ((int64_t)eq);
     }
 }
 
@@ -583,7 +583,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 64 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -600,7 +600,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 65 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -617,7 +617,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 66 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 100))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 100))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {

@@ -34,13 +34,14 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_tid.z = 0;
             for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
                  krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
-                for (krt_tid.x = 0; krt_tid.x < krt_b->block_dim.x && (int64_t)krt_tid.x < krt_gs_stop - krt_gs; krt_tid.x++) {
+                const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);
+                for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
 #line 8 "gridstride.kern"
                     start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
                     i = krt_gs + (int64_t)krt_tid.x;
 #line 11 "gridstride.kern"
                     *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
-#line 44 "gridstride.c"
+#line 45 "gridstride.c"
                 }
             }
         } else {
@@ -58,7 +59,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 10 "gridstride.kern"
                 krt_it1 = start;
                 krt_stop2 = x.shape[0];
-#line 62 "gridstride.c"
+#line 63 "gridstride.c"
                 krt_step3 = stride;
                 if (krt_step3 == 0) {
                     goto krt_next;
@@ -67,7 +68,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     i = krt_it1;
 #line 11 "gridstride.kern"
                     *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
-#line 71 "gridstride.c"
+#line 72 "gridstride.c"
                 }
             krt_next:;
             }

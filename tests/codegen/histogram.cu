@@ -69,14 +69,15 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_tid.z = 0;
             for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
                  krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
-                for (krt_tid.x = 0; krt_tid.x < krt_b->block_dim.x && (int64_t)krt_tid.x < krt_gs_stop - krt_gs; krt_tid.x++) {
+                const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);
+                for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
 #line 10 "histogram.kern"
                     i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
                     i = krt_gs + (int64_t)krt_tid.x;
 #line 13 "histogram.kern"
-                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15) * bins.strides[0]), 1);
+                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
                 }
-#line 80 "histogram.cu"
+#line 81 "histogram.cu"
             }
         } else {
             KRT_FOR_EACH_THREAD(krt_b) {
@@ -89,10 +90,10 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "histogram.kern"
                 while (i < values.shape[0]) {
 #line 13 "histogram.kern"
-                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15) * bins.strides[0]), 1);
+                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
                     i = krt_add_i64(i, stride);
-#line 96 "histogram.cu"
+#line 97 "histogram.cu"
                 }
             }
         }

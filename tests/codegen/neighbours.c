@@ -37,10 +37,10 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "neighbours.kern"
         if (i < inp.shape[0]) {
 #line 15 "neighbours.kern"
-            krt_s->tile[tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+            krt_s->tile[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
         } else {
 #line 17 "neighbours.kern"
-            krt_s->tile[tx] = 0;
+            krt_s->tile[(int64_t)tx] = 0;
         }
     }
 #line 19 "neighbours.kern"
@@ -53,16 +53,16 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 20 "neighbours.kern"
         if (i < inp.shape[0]) {
 #line 21 "neighbours.kern"
-            s = (int64_t)krt_s->tile[tx];
+            s = (int64_t)krt_s->tile[(int64_t)tx];
 #line 22 "neighbours.kern"
             if (tx > 0) {
 #line 23 "neighbours.kern"
-                s = krt_add_i64(s, ((int64_t)krt_s->tile[tx - 1]));
+                s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) - 1]));
             }
 #line 24 "neighbours.kern"
             if (tx < (128 - 1)) {
 #line 25 "neighbours.kern"
-                s = krt_add_i64(s, ((int64_t)krt_s->tile[tx + 1]));
+                s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) + 1]));
             }
 #line 26 "neighbours.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;

@@ -91,9 +91,9 @@ static void slicing__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 22 "slicing.kern"
         krt_f->b = krt_view_slice(krt_view_make((void *)dyn, 1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)), 0, 0, (int64_t)sizeof(float)), 0, (int64_t)n, krt_mul_i64(2, ((int64_t)n)), 1, 3);
 #line 23 "slicing.kern"
-        ((float *)krt_f->a.data)[t] = ((float *)m.data)[(int32_t)krt_mod_i64(((int64_t)t), m.shape[0]) * m.shape[1] + 0];
+        ((float *)krt_f->a.data)[((int64_t)t)] = ((float *)m.data)[krt_mod_i64(((int64_t)t), m.shape[0]) * m.shape[1] + 0];
 #line 24 "slicing.kern"
-        ((float *)krt_f->b.data)[t] = 1.0f;
+        ((float *)krt_f->b.data)[((int64_t)t)] = 1.0f;
     }
 #line 25 "slicing.kern"
     /* cuda.syncthreads(): every thread has reached this point */

@@ -31,45 +31,41 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct stencil1d__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
-    {
-        const int64_t krt_in_n = n;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            n = krt_in_n;
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-#line 14 "stencil.kern"
-            tx = (int32_t)krt_tid.x;
-#line 15 "stencil.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 16 "stencil.kern"
-            n = inp.shape[0];
+    n = inp.shape[0];
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "stencil.kern"
+        tx = (int32_t)krt_tid.x;
+#line 15 "stencil.kern"
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "stencil.kern"
-            if (i < n) {
+        if (i < n) {
 #line 18 "stencil.kern"
-                krt_s->tile[tx + 3] = *(float *)(inp.data + i * inp.strides[0]);
-            } else {
+            krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+        } else {
 #line 20 "stencil.kern"
-                krt_s->tile[tx + 3] = 0.0f;
-            }
+            krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+        }
 #line 22 "stencil.kern"
-            if (tx < 3) {
+        if (tx < 3) {
 #line 23 "stencil.kern"
-                if (krt_sub_i64(i, 3) >= 0) {
+            if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-                    krt_s->tile[tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
-                } else {
+                krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+            } else {
 #line 26 "stencil.kern"
-                    krt_s->tile[tx] = 0.0f;
-                }
+                krt_s->tile[(int64_t)tx] = 0.0f;
+            }
 #line 27 "stencil.kern"
-                if (krt_add_i64(i, 128) < n) {
+            if (krt_add_i64(i, 128) < n) {
 #line 28 "stencil.kern"
-                    krt_s->tile[(tx + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
-                } else {
+                krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+            } else {
 #line 30 "stencil.kern"
-                    krt_s->tile[(tx + 128) + 3] = 0.0f;
-                }
+                krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
             }
         }
     }
@@ -80,7 +76,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
         float s KRT_MAYBE_UNUSED = 0;
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         int64_t k KRT_MAYBE_UNUSED = 0;
-#line 84 "stencil.c"
+#line 80 "stencil.c"
         int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
         int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
         int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
@@ -91,17 +87,18 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             s = 0.0f;
 #line 34 "stencil.kern"
             krt_it1 = (-3);
-            krt_stop2 = ((int64_t)(3 + 1));
+            krt_stop2 = (3 + 1);
             krt_step3 = 1;
-#line 97 "stencil.c"
+#line 93 "stencil.c"
+            KRT_UNROLL
             for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                 k = krt_it1;
 #line 35 "stencil.kern"
-                s = s + krt_s->tile[(tx + 3) + (int32_t)k];
+                s = s + krt_s->tile[(((int64_t)tx) + 3) + k];
             }
 #line 36 "stencil.kern"
             *(float *)(out.data + i * out.strides[0]) = s;
-#line 105 "stencil.c"
+#line 102 "stencil.c"
         }
     }
 }
