@@ -1055,7 +1055,7 @@ KRT_CPU_FN void krt_assert_fail_cpu(const krt_cpu_block *b, krt_dim3 t, const ch
         for (krt_tid.y = 0; krt_tid.y < (b)->block_dim.y; krt_tid.y++)       \
             for (krt_tid.x = 0; krt_tid.x < (b)->block_dim.x; krt_tid.x++, krt_t++)
 /* issue 10 (cpu): the threads with threadIdx.x below n (the block's x
- * size at most: krt_x_below), each with its linear index krt_t */
+ * size at most: krt_clamp_below), each with its linear index krt_t */
 #define KRT_FOR_EACH_THREAD_XN(b, n)                                         \
     for (krt_tid.z = 0; krt_tid.z < (b)->block_dim.z; krt_tid.z++)           \
         for (krt_tid.y = 0; krt_tid.y < (b)->block_dim.y; krt_tid.y++)       \
@@ -1079,10 +1079,6 @@ KRT_FN unsigned krt_clamp_below(int64_t u, int64_t base, unsigned n)
         return 0;
     uint64_t d = (uint64_t)u - (uint64_t)base;
     return d < n ? (unsigned)d : n;
-}
-KRT_FN size_t krt_x_below(int64_t u, unsigned bdx)
-{
-    return u <= 0 ? 0 : (uint64_t)u < bdx ? (size_t)u : bdx;
 }
 
 /* A thread's state in a kernel split at barriers: running, returned, or

@@ -326,7 +326,11 @@ static void print_region(Emitter *E, const CpuBlock *r)
         /* (lower_cpu's xclamp_region: no uniform variable assigned here) */
         outf(E, "{");
         E->indent++;
-        outf(E, "const size_t krt_xn = krt_x_below(%s, krt_b->block_dim.x);", unparen(ex(E, tree(r->xclamp))));
+        const char *base = r->xclamp_base ? "(int64_t)krt_b->block_idx.x * krt_b->block_dim.x" : NULL;
+        const char *b = base && r->xclamp_c ? arena_printf("%s + %lld", base, (long long)r->xclamp_c)
+                        : base ? base : arena_printf("%lld", (long long)r->xclamp_c);
+        outf(E, "const unsigned krt_xn = krt_clamp_below(%s, %s, krt_b->block_dim.x);",
+             unparen(ex(E, tree(r->xclamp))), b);
         outf(E, "KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {");
     } else {
         outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
@@ -1177,6 +1181,14 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         outf(E, "const unsigned krt_lin = krt_b0->block_idx.y * krt_b0->grid_dim.x + krt_b0->block_idx.x;");
         outf(E, "krt_bb.block_idx.y = krt_lin %% krt_b0->grid_dim.y;");
         outf(E, "krt_bb.block_idx.x = krt_lin / krt_b0->grid_dim.y;");
+        outf(E, "const krt_cpu_block *const krt_b = &krt_bb;");
+    } else if (!K->vars->debug && !K->coop) {
+        /* issue 10 (cpu): the block's description in a local, which no
+         * store of the kernel's can change: its sizes stay in registers */
+        outf(E, "static void %s__cpu(const krt_cpu_block *krt_b0, void **krt_args)", name);
+        outf(E, "{");
+        E->indent = 1;
+        outf(E, "const krt_cpu_block krt_bb = *krt_b0;");
         outf(E, "const krt_cpu_block *const krt_b = &krt_bb;");
     } else {
         outf(E, "static void %s__cpu(const krt_cpu_block *krt_b, void **krt_args)", name);

@@ -1252,16 +1252,7 @@ static void bar_fuse_list(const CpuKernel *K, CpuList *l)
 /* ---- a region under `if threadIdx.x < U` (CpuBlock.xclamp) ----
  * A tree reduction's `if tx < step: s[tx] += s[tx + step]` visits only
  * the threads below the uniform bound instead of testing every thread of
- * the block at every level. */
-
-static bool is_tid_x(const CpuFunc *cf, const Node *n)
-{
-    n = strip_casts(n);
-    if (n && n->kind == E_VAR && n->var && n->var->kind != VAR_PARAM && uni_local(cf->fn, n->var) &&
-        cf->local_home[n->var->index] == CPU_HOME_REMAT)
-        n = strip_casts(cf->remat[n->var->index]);
-    return n && n->kind == E_API && api_id(n->api) == API_TID_X;
-}
+ * the block at every level; `if i < n` with i = cuda.grid(1) likewise. */
 
 static void xclamp_region(const Lower *L, CpuBlock *r)
 {
@@ -1273,14 +1264,17 @@ static void xclamp_region(const Lower *L, CpuBlock *r)
         s->cond->args.len != 2 || s->cond->ops[0] != OP_LT)
         return;
     const Node *x = s->cond->args.items[0], *u = s->cond->args.items[1];
-    /* tx (a cast of it that keeps its value) against a signed uniform value */
-    for (const Node *c = x; c && c->kind == E_CAST; c = c->lhs)
-        if (!t_int(c->type) || ty_size(c->type) < 4 || (t_unsigned(c->type) && ty_size(c->type) < 8))
-            return;
-    if (!is_tid_x(r->ctx, x) || !u->type || !t_signed(u->type) || x->type != u->type ||
-        !is_uniform(L, u))
+    /* tx (+ the block's base, + a constant) against a signed uniform value */
+    BarScan S = {0};
+    S.K = L->K;
+    S.cf = r->ctx;
+    BarForm f;
+    if (!u->type || !t_signed(u->type) || x->type != u->type || !is_uniform(L, u) ||
+        !bar_form(&S, x, &f) || f.kt != 1 || f.ku != 0)
         return;
     r->xclamp = u;
+    r->xclamp_base = f.kg == 1;
+    r->xclamp_c = f.c;
 }
 
 static void xclamp_list(const Lower *L, CpuList *l)

@@ -232,10 +232,13 @@ typedef struct CpuBlock {
      * frame variables only these two regions use, the first setting them
      * before it reads them: plain C locals of that loop.  Otherwise (and
      * always in the else branch) the two regions as they are. */
-    /* CB_REGION (issue 10, cpu): its one item is `if tx < xclamp: ...`
-     * (no else, xclamp block-uniform): the loop visits only the threads
-     * with threadIdx.x below it and runs the body */
+    /* CB_REGION (issue 10, cpu): its one item is `if X < xclamp: ...`
+     * (no else, xclamp block-uniform), X threadIdx.x (+ blockIdx.x *
+     * blockDim.x when xclamp_base) + xclamp_c: the loop visits only the
+     * threads that pass and runs the body */
     const Node *xclamp;
+    bool xclamp_base;
+    int64_t xclamp_c;
     bool bar_fuse, bar_desc;
     const Node *bar_nonneg;
     PtrVec bar_disj;         /* Var, in pairs */

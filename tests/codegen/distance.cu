@@ -66,11 +66,13 @@ static inline KRT_MAYBE_UNUSED float dist__cpu(const krt_cpu_block *krt_b, krt_d
 }
 
 #line 16 "distance.kern"
-static void distances__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void distances__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
+#line 74 "distance.cu"
     const krt_view xs = *(const krt_view *)krt_args[0];
     const krt_view ys = *(const krt_view *)krt_args[1];
-#line 74 "distance.cu"
     const float px = *(const float *)krt_args[2];
     const float py = *(const float *)krt_args[3];
     const krt_view out = *(const krt_view *)krt_args[4];
@@ -88,7 +90,7 @@ static void distances__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* i < out.shape[0]: the threads the loop visits */
 #line 19 "distance.kern"
             *(float *)(out.data + i * out.strides[0]) = dist__cpu(krt_b, krt_tid, *(float *)(xs.data + i * xs.strides[0]), *(float *)(ys.data + i * ys.strides[0]), px, py);
-#line 92 "distance.cu"
+#line 94 "distance.cu"
         }
     }
 }

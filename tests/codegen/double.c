@@ -8,12 +8,14 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 6 "double.kern"
-static void double_it__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void double_it__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
+#line 17 "double.c"
     krt_dim3 krt_tid;
     {
-#line 17 "double.c"
         unsigned krt_nx = krt_b->block_dim.x;
         unsigned krt_ny = krt_b->block_dim.y;
         unsigned krt_nz = krt_b->block_dim.z;
@@ -26,7 +28,7 @@ static void double_it__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* i < a.shape[0]: the threads the loop visits */
 #line 10 "double.kern"
             *(float *)(a.data + i * a.strides[0]) = (float)(((double)*(float *)(a.data + i * a.strides[0])) * 2.0);
-#line 30 "double.c"
+#line 32 "double.c"
         }
     }
 }

@@ -38,12 +38,14 @@ KRT_EXTERN_C __global__ void double_it__i32(krt_view a)
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 6 "double.kern"
-static void double_it__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void double_it__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
+#line 47 "double.cu"
     krt_dim3 krt_tid;
     {
-#line 47 "double.cu"
         unsigned krt_nx = krt_b->block_dim.x;
         unsigned krt_ny = krt_b->block_dim.y;
         unsigned krt_nz = krt_b->block_dim.z;
@@ -56,7 +58,7 @@ static void double_it__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* i < a.shape[0]: the threads the loop visits */
 #line 10 "double.kern"
             *(float *)(a.data + i * a.strides[0]) = (float)(((double)*(float *)(a.data + i * a.strides[0])) * 2.0);
-#line 60 "double.cu"
+#line 62 "double.cu"
         }
     }
 }

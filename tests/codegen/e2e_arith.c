@@ -8,8 +8,10 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 8 "e2e_arith.kern"
-static void intops__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void intops__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view b = *(const krt_view *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
@@ -92,8 +94,10 @@ static void intops__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 40 "e2e_arith.kern"
-static void widen__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void widen__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view p = *(const krt_view *)krt_args[0];
     const krt_view u = *(const krt_view *)krt_args[1];
     const krt_view o64 = *(const krt_view *)krt_args[2];
@@ -122,8 +126,10 @@ static void widen__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 49 "e2e_arith.kern"
-static void floatops__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void floatops__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view b = *(const krt_view *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
@@ -182,7 +188,7 @@ static void floatops__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *(float *)(out32.data + i * out32.strides[0] + 3 * out32.strides[1]) = krt_powi_f32(v, 3);
 #line 72 "e2e_arith.kern"
         *(float *)(out32.data + i * out32.strides[0] + 4 * out32.strides[1]) = krt_mod_f32(v, (-0.75f));
-#line 186 "e2e_arith.c"
+#line 192 "e2e_arith.c"
     krt_next:;
     }
 }

@@ -161,12 +161,14 @@ static void add2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 }
 
 #line 14 "e2e_arrays.kern"
-static void scale3__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void scale3__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
+#line 170 "e2e_arrays.cu"
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-#line 170 "e2e_arrays.cu"
     {
         unsigned krt_nx = krt_b->block_dim.x;
         unsigned krt_ny = krt_b->block_dim.y;
@@ -197,7 +199,7 @@ static void scale3__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* ((z < out.shape[0]) && (y < out.shape[1])) && (x < out.shape[2]): the threads the loop visits */
 #line 18 "e2e_arrays.kern"
             ((double *)out.data)[(z * out.shape[1] + y) * out.shape[2] + x] = (((*(double *)(a.data + z * a.strides[0] + y * a.strides[1] + x * a.strides[2]) * 10.0) + ((double)a.shape[0])) + (*(double *)(a.data + z * a.strides[0] + krt_wrap_index(-1, a.shape[1]) * a.strides[1] + 0 * a.strides[2]) * 0.5)) + (((double)krt_mul_i64(krt_mul_i64(nx, ny), nz)) * 0.0);
-#line 201 "e2e_arrays.cu"
+#line 203 "e2e_arrays.cu"
         }
     }
 }

@@ -8,8 +8,10 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 7 "e2e_atomics.kern"
-static void hammer__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void hammer__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view i32 = *(const krt_view *)krt_args[0];
     const krt_view u32 = *(const krt_view *)krt_args[1];
     const krt_view i64 = *(const krt_view *)krt_args[2];
@@ -100,12 +102,14 @@ static void hammer__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 43 "e2e_atomics.kern"
-static void tickets__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void tickets__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view counter = *(const krt_view *)krt_args[0];
+#line 111 "e2e_atomics.c"
     const krt_view ticket = *(const krt_view *)krt_args[1];
     const krt_view hist = *(const krt_view *)krt_args[2];
-#line 109 "e2e_atomics.c"
     krt_dim3 krt_tid;
     {
         unsigned krt_nx = krt_b->block_dim.x;
@@ -122,7 +126,7 @@ static void tickets__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int64_t *)(ticket.data + i * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
 #line 47 "e2e_atomics.kern"
             (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (i & 3) * hist.strides[0] + (int64_t)((uint64_t)i % (uint64_t)3) * hist.strides[1]), 1);
-#line 126 "e2e_atomics.c"
+#line 130 "e2e_atomics.c"
         }
     }
 }

@@ -196,8 +196,10 @@ KRT_EXTERN_C __global__ void tickets__i32(krt_view counter, krt_view ticket, krt
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 7 "e2e_atomics.kern"
-static void hammer__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void hammer__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view i32 = *(const krt_view *)krt_args[0];
     const krt_view u32 = *(const krt_view *)krt_args[1];
     const krt_view i64 = *(const krt_view *)krt_args[2];
@@ -288,12 +290,14 @@ static void hammer__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 43 "e2e_atomics.kern"
-static void tickets__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void tickets__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view counter = *(const krt_view *)krt_args[0];
+#line 299 "e2e_atomics.cu"
     const krt_view ticket = *(const krt_view *)krt_args[1];
     const krt_view hist = *(const krt_view *)krt_args[2];
-#line 297 "e2e_atomics.cu"
     krt_dim3 krt_tid;
     {
         unsigned krt_nx = krt_b->block_dim.x;
@@ -310,7 +314,7 @@ static void tickets__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int64_t *)(ticket.data + i * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
 #line 47 "e2e_atomics.kern"
             (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (i & 3) * hist.strides[0] + (int64_t)((uint64_t)i % (uint64_t)3) * hist.strides[1]), 1);
-#line 314 "e2e_atomics.cu"
+#line 318 "e2e_atomics.cu"
         }
     }
 }

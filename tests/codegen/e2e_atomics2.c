@@ -8,8 +8,10 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "e2e_atomics2.kern"
-static void bits__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void bits__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view i32 = *(const krt_view *)krt_args[0];
     const krt_view u32 = *(const krt_view *)krt_args[1];
     const krt_view i64 = *(const krt_view *)krt_args[2];
@@ -68,8 +70,10 @@ static void bits__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 31 "e2e_atomics2.kern"
-static void incdec__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void incdec__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view u32 = *(const krt_view *)krt_args[0];
     const krt_view u64 = *(const krt_view *)krt_args[1];
     const krt_view olds = *(const krt_view *)krt_args[2];
@@ -99,8 +103,10 @@ static void incdec__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 41 "e2e_atomics2.kern"
-static void exch_cas__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void exch_cas__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view slot = *(const krt_view *)krt_args[0];
     const krt_view winner = *(const krt_view *)krt_args[1];
     const krt_view owner = *(const krt_view *)krt_args[2];
@@ -137,8 +143,10 @@ static void exch_cas__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 54 "e2e_atomics2.kern"
-static void nans__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void nans__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view f32 = *(const krt_view *)krt_args[0];
     const krt_view f64 = *(const krt_view *)krt_args[1];
     const krt_view vals = *(const krt_view *)krt_args[2];
@@ -185,7 +193,7 @@ static void nans__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 189 "e2e_atomics2.c"
+#line 197 "e2e_atomics2.c"
 struct shared_atomics__shared {
     int32_t s[4];
 };
@@ -196,8 +204,10 @@ struct shared_atomics__frame {
 };
 
 #line 72 "e2e_atomics2.kern"
-static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view vals = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct shared_atomics__shared *krt_s = (struct shared_atomics__shared *)krt_b->shared;
@@ -235,8 +245,8 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 83 "e2e_atomics2.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     {
-        const size_t krt_xn = krt_x_below(4, krt_b->block_dim.x);
-#line 240 "e2e_atomics2.c"
+        const unsigned krt_xn = krt_clamp_below(4, 0, krt_b->block_dim.x);
+#line 250 "e2e_atomics2.c"
         KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
             krt_f = &krt_fr[krt_t];
             int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -244,7 +254,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
             *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 248 "e2e_atomics2.c"
+#line 258 "e2e_atomics2.c"
         }
     }
 }

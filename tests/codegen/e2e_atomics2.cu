@@ -338,8 +338,10 @@ KRT_EXTERN_C __global__ void shared_atomics__i32(krt_view vals, krt_view out)
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "e2e_atomics2.kern"
-static void bits__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void bits__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view i32 = *(const krt_view *)krt_args[0];
     const krt_view u32 = *(const krt_view *)krt_args[1];
     const krt_view i64 = *(const krt_view *)krt_args[2];
@@ -398,8 +400,10 @@ static void bits__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 31 "e2e_atomics2.kern"
-static void incdec__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void incdec__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view u32 = *(const krt_view *)krt_args[0];
     const krt_view u64 = *(const krt_view *)krt_args[1];
     const krt_view olds = *(const krt_view *)krt_args[2];
@@ -429,8 +433,10 @@ static void incdec__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 41 "e2e_atomics2.kern"
-static void exch_cas__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void exch_cas__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view slot = *(const krt_view *)krt_args[0];
     const krt_view winner = *(const krt_view *)krt_args[1];
     const krt_view owner = *(const krt_view *)krt_args[2];
@@ -467,8 +473,10 @@ static void exch_cas__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 54 "e2e_atomics2.kern"
-static void nans__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void nans__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view f32 = *(const krt_view *)krt_args[0];
     const krt_view f64 = *(const krt_view *)krt_args[1];
     const krt_view vals = *(const krt_view *)krt_args[2];
@@ -515,7 +523,7 @@ static void nans__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 519 "e2e_atomics2.cu"
+#line 527 "e2e_atomics2.cu"
 struct shared_atomics__shared {
     int32_t s[4];
 };
@@ -526,8 +534,10 @@ struct shared_atomics__frame {
 };
 
 #line 72 "e2e_atomics2.kern"
-static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view vals = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct shared_atomics__shared *krt_s = (struct shared_atomics__shared *)krt_b->shared;
@@ -565,8 +575,8 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 83 "e2e_atomics2.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     {
-        const size_t krt_xn = krt_x_below(4, krt_b->block_dim.x);
-#line 570 "e2e_atomics2.cu"
+        const unsigned krt_xn = krt_clamp_below(4, 0, krt_b->block_dim.x);
+#line 580 "e2e_atomics2.cu"
         KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
             krt_f = &krt_fr[krt_t];
             int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -574,7 +584,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
             *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
-#line 578 "e2e_atomics2.cu"
+#line 588 "e2e_atomics2.cu"
         }
     }
 }

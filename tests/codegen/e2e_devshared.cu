@@ -354,8 +354,10 @@ struct count_blocks__frame {
 };
 
 #line 40 "e2e_devshared.kern"
-static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_blocks__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct count_blocks__shared *krt_s = (struct count_blocks__shared *)krt_b->shared;
@@ -379,12 +381,14 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 #line 45 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+    {
+        const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 46 "e2e_devshared.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 47 "e2e_devshared.kern"
             if ((int32_t)((uint32_t)t % (uint32_t)3) == 0) {
 #line 48 "e2e_devshared.kern"
@@ -412,7 +416,7 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 416 "e2e_devshared.cu"
+#line 420 "e2e_devshared.cu"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
@@ -427,8 +431,10 @@ struct totals__frame {
 };
 
 #line 72 "e2e_devshared.kern"
-static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void totals__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct totals__shared *krt_s = (struct totals__shared *)krt_b->shared;
@@ -512,12 +518,14 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
         r = krt_f->krt_ret0;
         krt_f->r = r;
     }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int64_t r KRT_MAYBE_UNUSED = krt_f->r;
+    {
+        const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t r KRT_MAYBE_UNUSED = krt_f->r;
 #line 78 "e2e_devshared.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 79 "e2e_devshared.kern"
             *(int64_t *)(out.data + i * out.strides[0]) = r;
         }
@@ -550,7 +558,7 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     return acc;
 }
 
-#line 554 "e2e_devshared.cu"
+#line 562 "e2e_devshared.cu"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -582,17 +590,19 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
-#line 586 "e2e_devshared.cu"
+#line 594 "e2e_devshared.cu"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
 
 #line 100 "e2e_devshared.kern"
-static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void no_barrier__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
+#line 604 "e2e_devshared.cu"
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
-#line 596 "e2e_devshared.cu"
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
     krt_dim3 krt_tid;
     {
@@ -608,7 +618,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* i < x.shape[0]: the threads the loop visits */
 #line 103 "e2e_devshared.kern"
             *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
-#line 612 "e2e_devshared.cu"
+#line 622 "e2e_devshared.cu"
         }
     }
 }

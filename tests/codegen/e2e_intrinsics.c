@@ -45,8 +45,10 @@ static const KRT_MAYBE_UNUSED int64_t tables__t_cpu[8] = {3, 1, 4, 1, 5, 9, 2, 6
 static const KRT_MAYBE_UNUSED double tables__g_cpu[2][2] = {{1.5, 2.5}, {(-0.5), 4.0}};
 
 #line 13 "e2e_intrinsics.kern"
-static void bitops__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void bitops__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
@@ -99,8 +101,10 @@ static void bitops__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 50 "e2e_intrinsics.kern"
-static void mathops__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void mathops__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     const krt_view out32 = *(const krt_view *)krt_args[2];
@@ -220,8 +224,10 @@ static inline KRT_MAYBE_UNUSED krt_tup_i64_i64 stats__cpu(const krt_cpu_block *k
 }
 
 #line 76 "e2e_intrinsics.kern"
-static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void tables__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view idx = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     const krt_view shp = *(const krt_view *)krt_args[2];
@@ -274,10 +280,12 @@ static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 94 "e2e_intrinsics.kern"
-static void say__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void say__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 287 "e2e_intrinsics.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const int32_t n = *(const int32_t *)krt_args[0];
-#line 281 "e2e_intrinsics.c"
     const double x = *(const double *)krt_args[1];
     const uint8_t flag = *(const uint8_t *)krt_args[2];
     krt_dim3 krt_tid;
@@ -286,7 +294,7 @@ static void say__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x) == 0) {
 #line 96 "e2e_intrinsics.kern"
             printf("n = %lld x = %f 100%% %llu %llu\n", (long long)((int64_t)n), (double)x, (unsigned long long)((uint64_t)flag), (unsigned long long)7u);
-#line 290 "e2e_intrinsics.c"
+#line 298 "e2e_intrinsics.c"
         }
     }
 }

@@ -175,8 +175,10 @@ static inline KRT_MAYBE_UNUSED double scale__cpu(const krt_cpu_block *krt_b, krt
 }
 
 #line 16 "e2e_options.kern"
-static void axpb__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void axpb__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const float b = *(const float *)krt_args[1];
     krt_dim3 krt_tid;
@@ -207,8 +209,10 @@ static inline KRT_MAYBE_UNUSED double scale__f8_i8__cpu(const krt_cpu_block *krt
 }
 
 #line 16 "e2e_options.kern"
-static void axpb__a1f8_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void axpb__a1f8_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const double b = *(const double *)krt_args[1];
     krt_dim3 krt_tid;
@@ -230,8 +234,10 @@ static void axpb__a1f8_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 23 "e2e_options.kern"
-static void shadow__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void shadow__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const int32_t n = *(const int32_t *)krt_args[1];
     krt_dim3 krt_tid;
@@ -256,8 +262,10 @@ static void shadow__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 31 "e2e_options.kern"
-static void tuple_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void tuple_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const bool flip = *(const uint8_t *)krt_args[1] != 0;
     krt_dim3 krt_tid;
@@ -277,11 +285,13 @@ static void tuple_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 39 "e2e_options.kern"
-static void fast__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void fast__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
+#line 293 "e2e_options.cu"
     const krt_view x = *(const krt_view *)krt_args[0];
     krt_dim3 krt_tid;
-#line 285 "e2e_options.cu"
     {
         unsigned krt_nx = krt_b->block_dim.x;
         unsigned krt_ny = krt_b->block_dim.y;
@@ -295,7 +305,7 @@ static void fast__cpu(const krt_cpu_block *krt_b, void **krt_args)
             /* i < x.shape[0]: the threads the loop visits */
 #line 42 "e2e_options.kern"
             ((float *)x.data)[i] = (float)((((double)expf(((float *)x.data)[i])) / ((double)x.shape[0])) + ((double)(sinf(((float *)x.data)[i]) / 3.0f)));
-#line 299 "e2e_options.cu"
+#line 309 "e2e_options.cu"
         }
     }
 }

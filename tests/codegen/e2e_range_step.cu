@@ -453,8 +453,10 @@ KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 13 "e2e_range_step.kern"
-static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view steps = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
@@ -499,8 +501,10 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 24 "e2e_range_step.kern"
-static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_unsigned__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const uint32_t step = *(const uint32_t *)krt_args[1];
     krt_dim3 krt_tid;
@@ -542,7 +546,7 @@ static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 546 "e2e_range_step.cu"
+#line 550 "e2e_range_step.cu"
 struct count_sync__shared {
     int64_t s[64];
 };
@@ -557,8 +561,10 @@ struct count_sync__frame {
 };
 
 #line 34 "e2e_range_step.kern"
-static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_sync__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view steps = *(const krt_view *)krt_args[1];
     struct count_sync__shared *krt_s = (struct count_sync__shared *)krt_b->shared;
@@ -620,7 +626,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 624 "e2e_range_step.cu"
+#line 630 "e2e_range_step.cu"
 struct count_block__shared {
     int64_t s[64];
 };
@@ -635,8 +641,10 @@ struct count_block__frame {
 };
 
 #line 48 "e2e_range_step.kern"
-static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const int64_t step = *(const int64_t *)krt_args[1];
     struct count_block__shared *krt_s = (struct count_block__shared *)krt_b->shared;
@@ -780,7 +788,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 784 "e2e_range_step.cu"
+#line 792 "e2e_range_step.cu"
 struct count_inlined__frame {
     int krt_state;
     int64_t n;
@@ -796,8 +804,10 @@ struct count_inlined__frame {
 };
 
 #line 72 "e2e_range_step.kern"
-static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_inlined__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view steps = *(const krt_view *)krt_args[1];
     struct count_inlined__frame *krt_fr = (struct count_inlined__frame *)krt_b->frame;
@@ -922,8 +932,10 @@ static inline KRT_MAYBE_UNUSED int64_t trips__cpu(const krt_cpu_block *krt_b, kr
 }
 
 #line 87 "e2e_range_step.kern"
-static void count_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_device__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view steps = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
@@ -952,7 +964,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 956 "e2e_range_step.cu"
+#line 968 "e2e_range_step.cu"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -972,7 +984,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
-#line 976 "e2e_range_step.cu"
+#line 988 "e2e_range_step.cu"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -984,7 +996,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
-#line 988 "e2e_range_step.cu"
+#line 1000 "e2e_range_step.cu"
         }
     }
 }

@@ -26,8 +26,10 @@ struct block_sum__frame {
 };
 
 #line 16 "e2e_shared.kern"
-static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_sum__shared *krt_s = (struct block_sum__shared *)krt_b->shared;
@@ -60,7 +62,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 26 "e2e_shared.kern"
     while ((int32_t)step > 0) {
         {
-            const size_t krt_xn = krt_x_below(step, krt_b->block_dim.x);
+            const unsigned krt_xn = krt_clamp_below(step, 0, krt_b->block_dim.x);
             KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
                 krt_f = &krt_fr[krt_t];
                 int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -95,7 +97,7 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
-#line 99 "e2e_shared.c"
+#line 101 "e2e_shared.c"
 struct scan__shared {
     int64_t sh[256];
 };
@@ -111,8 +113,10 @@ struct scan__frame {
 };
 
 #line 36 "e2e_shared.kern"
-static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     const int32_t n = *(const int32_t *)krt_args[2];
@@ -243,7 +247,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 247 "e2e_shared.c"
+#line 251 "e2e_shared.c"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
@@ -253,8 +257,10 @@ struct mirror3__frame {
 };
 
 #line 56 "e2e_shared.kern"
-static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void mirror3__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     struct mirror3__shared *krt_s = (struct mirror3__shared *)krt_b->shared;
     int32_t bx = 0;
@@ -296,7 +302,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 300 "e2e_shared.c"
+#line 306 "e2e_shared.c"
 struct dyn_local__frame {
     int krt_state;
     double tmp[4];
@@ -304,8 +310,10 @@ struct dyn_local__frame {
 };
 
 #line 70 "e2e_shared.kern"
-static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     double *d = (double *)krt_b->dyn_shared;
@@ -316,9 +324,9 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int64_t krt_step3 = 0;
     int64_t krt_it4 = 0;
     int64_t krt_stop5 = 0;
+#line 328 "e2e_shared.c"
     int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
-#line 322 "e2e_shared.c"
     struct dyn_local__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
@@ -342,7 +350,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         const int64_t krt_in_krt_step3 = krt_step3;
         const int64_t krt_in_k_2 = k_2;
         const int64_t krt_in_krt_it4 = krt_it4;
-#line 346 "e2e_shared.c"
+#line 354 "e2e_shared.c"
         const int64_t krt_in_krt_stop5 = krt_stop5;
         const int64_t krt_in_krt_step6 = krt_step6;
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -375,7 +383,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_stop5 = 4;
             krt_step6 = 1;
             KRT_UNROLL
-#line 379 "e2e_shared.c"
+#line 387 "e2e_shared.c"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
@@ -385,7 +393,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
                 *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-#line 389 "e2e_shared.c"
+#line 397 "e2e_shared.c"
             }
         }
     }

@@ -43,12 +43,14 @@ static inline KRT_MAYBE_UNUSED uint8_t level__cpu(const krt_cpu_block *krt_b, kr
 }
 
 #line 17 "foreign.kern"
-static void k__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void k__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
+#line 52 "foreign.c"
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-#line 52 "foreign.c"
     {
         unsigned krt_nx = krt_b->block_dim.x;
         unsigned krt_ny = krt_b->block_dim.y;
@@ -64,7 +66,7 @@ static void k__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint8_t *)(out.data + i * out.strides[0]) = level__cpu(krt_b, krt_tid, *(float *)(x.data + i * x.strides[0]));
 #line 21 "foreign.kern"
             krt_ffi_note__cpu(krt_b, krt_tid, ((int32_t)i));
-#line 68 "foreign.c"
+#line 70 "foreign.c"
         }
     }
 }

@@ -8,12 +8,14 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 10 "gpu_noalias.kern"
-static void noalias__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void noalias__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
+#line 17 "gpu_noalias.c"
     const krt_view y = *(const krt_view *)krt_args[1];
     const krt_view w = *(const krt_view *)krt_args[2];
-#line 17 "gpu_noalias.c"
     const krt_view hist = *(const krt_view *)krt_args[3];
     const float a = *(const float *)krt_args[4];
     krt_dim3 krt_tid;
@@ -32,7 +34,7 @@ static void noalias__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((float *)y.data)[i] = (float)(((double)((a * *(float *)(x.data + i * x.strides[0])) + ((float *)y.data)[i])) + *(double *)(w.data + (i & 3) * w.strides[0] + 1 * w.strides[1]));
 #line 14 "gpu_noalias.kern"
             (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (i & 7) * hist.strides[0]), 1);
-#line 36 "gpu_noalias.c"
+#line 38 "gpu_noalias.c"
         }
     }
 }

@@ -17,15 +17,17 @@ static inline KRT_MAYBE_UNUSED krt_f16 lerp__cpu(const krt_cpu_block *krt_b, krt
 }
 
 #line 15 "half.kern"
-static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void blend__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
     const krt_view out32 = *(const krt_view *)krt_args[2];
     const krt_f16 t = *(const krt_f16 *)krt_args[3];
+#line 29 "half.c"
     krt_dim3 krt_tid;
     {
-#line 29 "half.c"
         unsigned krt_nx = krt_b->block_dim.x;
         unsigned krt_ny = krt_b->block_dim.y;
         unsigned krt_nz = krt_b->block_dim.z;
@@ -48,7 +50,7 @@ static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((krt_f16 *)y.data)[i] = krt_hmax_f16(krt_sqrt_f16(krt_abs_f16(h)), KRT_F16(0.0f, 0x0000));
 #line 22 "half.kern"
             ((float *)out32.data)[i] = (float)(((double)(krt_f16_to_f32(h) * 2.0f)) + ((double)krt_cvt_i32_f16(h)));
-#line 52 "half.c"
+#line 54 "half.c"
         }
     }
 }

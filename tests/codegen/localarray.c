@@ -8,8 +8,10 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "localarray.kern"
-static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void sort_rows__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
@@ -22,9 +24,9 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t k = 0;
         int64_t j_3 = 0;
         int64_t krt_it1 = 0;
+#line 28 "localarray.c"
         int64_t krt_stop2 = 0;
         int64_t krt_step3 = 0;
-#line 28 "localarray.c"
         int64_t krt_it4 = 0;
         int64_t krt_stop5 = 0;
         int64_t krt_step6 = 0;
@@ -72,14 +74,14 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 23 "localarray.kern"
         krt_it7 = 0;
         krt_stop8 = 8;
-#line 76 "localarray.c"
+#line 78 "localarray.c"
         krt_step9 = 1;
         KRT_UNROLL
         for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
             j_3 = krt_it7;
 #line 24 "localarray.kern"
             *(float *)(out.data + i * out.strides[0] + j_3 * out.strides[1]) = v[j_3];
-#line 83 "localarray.c"
+#line 85 "localarray.c"
         }
     krt_next:;
     }

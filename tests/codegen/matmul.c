@@ -30,8 +30,10 @@ struct fast_matmul__frame {
 };
 
 #line 10 "matmul.kern"
-static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void fast_matmul__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view A = *(const krt_view *)krt_args[0];
     const krt_view B = *(const krt_view *)krt_args[1];
     const krt_view C = *(const krt_view *)krt_args[2];
@@ -107,7 +109,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
                 j = krt_in_j;
-#line 111 "matmul.c"
+#line 113 "matmul.c"
                 krt_it1 = krt_in_krt_it1;
                 krt_stop2 = krt_in_krt_stop2;
                 krt_step3 = krt_in_krt_step3;
@@ -131,7 +133,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 135 "matmul.c"
+#line 137 "matmul.c"
         krt_f = &krt_fr[krt_t];
         int64_t y KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
         int64_t x KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -140,7 +142,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if ((y < C.shape[0]) && (x < C.shape[1])) {
 #line 39 "matmul.kern"
             *(float *)(C.data + y * C.strides[0] + x * C.strides[1]) = tmp;
-#line 144 "matmul.c"
+#line 146 "matmul.c"
         }
     }
 }

@@ -70,8 +70,10 @@ static inline KRT_MAYBE_UNUSED double energy__cpu(const krt_cpu_block *krt_b, kr
 }
 
 #line 21 "records.kern"
-static void step__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void step__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view ps = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
@@ -101,7 +103,7 @@ static void step__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 105 "records.c"
+#line 107 "records.c"
 struct rotate__shared {
     krt_rec_particle sh[32];
 };
@@ -112,8 +114,10 @@ struct rotate__frame {
 };
 
 #line 32 "records.kern"
-static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void rotate__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view ps = *(const krt_view *)krt_args[0];
     const int64_t k = *(const int64_t *)krt_args[1];
     struct rotate__shared *krt_s = (struct rotate__shared *)krt_b->shared;
@@ -148,8 +152,10 @@ static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 45 "records.kern"
-static void sums__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void sums__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
@@ -166,9 +172,9 @@ static void sums__cpu(const krt_cpu_block *krt_b, void **krt_args)
             int64_t krt_it1 = 0;
             int64_t krt_stop2 = 0;
             int64_t krt_step3 = 0;
+#line 176 "records.c"
             int64_t krt_it4 = 0;
             int64_t krt_stop5 = 0;
-#line 172 "records.c"
             int64_t krt_step6 = 0;
 #line 46 "records.kern"
             i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -203,12 +209,15 @@ static void sums__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 57 "records.kern"
-static void scalar__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void scalar__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_recp_particle r = *(const krt_recp_particle *)krt_args[0];
     const krt_view ps = *(const krt_view *)krt_args[1];
     const krt_view xs = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
+#line 221 "records.c"
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
 #line 58 "records.kern"
@@ -226,7 +235,7 @@ static void scalar__cpu(const krt_cpu_block *krt_b, void **krt_args)
             r->id = (int32_t)ps.shape[0];
 #line 64 "records.kern"
             {
-#line 230 "records.c"
+#line 239 "records.c"
                 const krt_view krt_cp_v = krt_view_make((void *)(*(krt_rec_particle *)(ps.data + 0 * ps.strides[0])).v, 1, 3, 0, 0, (int64_t)sizeof(float));
                 float *krt_cp_d = (float *)&r->v;
                 for (int64_t krt_cp_i = 0; krt_cp_i < 3; krt_cp_i++)

@@ -18,8 +18,10 @@ struct block_sum__frame {
 };
 
 #line 10 "reduce.kern"
-static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view partial = *(const krt_view *)krt_args[1];
     struct block_sum__shared *krt_s = (struct block_sum__shared *)krt_b->shared;
@@ -59,7 +61,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 22 "reduce.kern"
     while (step > 0) {
         {
-            const size_t krt_xn = krt_x_below(step, krt_b->block_dim.x);
+            const unsigned krt_xn = krt_clamp_below(step, 0, krt_b->block_dim.x);
             KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
                 krt_f = &krt_fr[krt_t];
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -75,14 +77,14 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
         step = (int64_t)((int32_t)step >> 1);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 79 "reduce.c"
+#line 81 "reduce.c"
         krt_f = &krt_fr[krt_t];
         int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 27 "reduce.kern"
         if (tx == 0) {
 #line 28 "reduce.kern"
             *(float *)(partial.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partial.strides[0]) = krt_s->s[0];
-#line 86 "reduce.c"
+#line 88 "reduce.c"
         }
     }
 }

@@ -17,8 +17,10 @@ struct block_scan__frame {
 };
 
 #line 10 "scan.kern"
-static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_scan__shared *krt_s = (struct block_scan__shared *)krt_b->shared;
@@ -57,7 +59,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_tid.z = 0;
             for (krt_t = krt_b->block_dim.x; krt_t-- > 0;) {
                 krt_tid.x = (unsigned)krt_t;
-#line 61 "scan.c"
+#line 63 "scan.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = 0;
                 {
@@ -78,7 +80,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         } else {
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 82 "scan.c"
+#line 84 "scan.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = krt_f->v;
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -106,16 +108,18 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 27 "scan.kern"
         offset = offset * 2;
     }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 111 "scan.c"
-        krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+    {
+#line 113 "scan.c"
+        const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 28 "scan.kern"
-        if (i < inp.shape[0]) {
+            /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 119 "scan.c"
+#line 123 "scan.c"
         }
     }
 }

@@ -119,8 +119,10 @@ struct block_scan__frame {
 };
 
 #line 10 "scan.kern"
-static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_scan__shared *krt_s = (struct block_scan__shared *)krt_b->shared;
@@ -159,7 +161,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_tid.z = 0;
             for (krt_t = krt_b->block_dim.x; krt_t-- > 0;) {
                 krt_tid.x = (unsigned)krt_t;
-#line 163 "scan.cu"
+#line 165 "scan.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = 0;
                 {
@@ -180,7 +182,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         } else {
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 184 "scan.cu"
+#line 186 "scan.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = krt_f->v;
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -208,16 +210,18 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 27 "scan.kern"
         offset = offset * 2;
     }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 213 "scan.cu"
-        krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+    {
+#line 215 "scan.cu"
+        const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 28 "scan.kern"
-        if (i < inp.shape[0]) {
+            /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 221 "scan.cu"
+#line 225 "scan.cu"
         }
     }
 }

@@ -21,8 +21,10 @@ struct stencil1d__frame {
 };
 
 #line 12 "stencil.kern"
-static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct stencil1d__shared *krt_s = (struct stencil1d__shared *)krt_b->shared;
@@ -71,25 +73,27 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 #line 31 "stencil.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        float s KRT_MAYBE_UNUSED = 0;
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int64_t k KRT_MAYBE_UNUSED = 0;
-#line 80 "stencil.c"
-        int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-        int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-        int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+    {
+        const unsigned krt_xn = krt_clamp_below(n, (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            float s KRT_MAYBE_UNUSED = 0;
+#line 82 "stencil.c"
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t k KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 32 "stencil.kern"
-        if (i < n) {
+            /* i < n: the threads the loop visits */
 #line 33 "stencil.kern"
             s = 0.0f;
 #line 34 "stencil.kern"
             krt_it1 = (-3);
             krt_stop2 = (3 + 1);
             krt_step3 = 1;
-#line 93 "stencil.c"
+#line 97 "stencil.c"
             KRT_UNROLL
             for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                 k = krt_it1;
@@ -98,7 +102,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 36 "stencil.kern"
             *(float *)(out.data + i * out.strides[0]) = s;
-#line 102 "stencil.c"
+#line 106 "stencil.c"
         }
     }
 }
