@@ -837,6 +837,16 @@ static void refs_alloc(CpuFunc *cf)
 }
 
 static void cache_list(CpuList *l, bool in_loop, int pass);
+static bool bar_kills(const CpuBlock *a, const Var *v);
+
+/* Does region r, all plain statements, set v before anything reads it? */
+static bool region_kills(const CpuBlock *r, const Var *v)
+{
+    for (int i = 0; i < r->nitems; i++)
+        if (r->items[i].kind != CI_STMT)
+            return false;
+    return bar_kills(r, v);
+}
 
 /* pass 0: cache sets and use counts; pass 1: which cached variables need
  * their frame field at all */
@@ -858,7 +868,9 @@ static void cache_block(CpuBlock *b, bool in_loop, int pass)
         } else {
             for (int i = 0; i < b->ncache; i++) {
                 int *n = var_refs(b->ctx, b->cache[i]);
-                bool alone = n && *n == 1 && !b->in_loop;
+                /* (in a loop too when it sets the variable before any
+                 * read: no value carries from one iteration to the next) */
+                bool alone = n && *n == 1 && (!b->in_loop || region_kills(b, b->cache[i]));
                 b->cache_load[i] = !alone;
                 if (alone || var_home(b->ctx, b->cache[i]) == CPU_HOME_REMAT)
                     b->cache_store[i] = false;
@@ -1123,6 +1135,11 @@ static Visit bar_visit(const Node *n, void *ctx)
     case E_API:
         if (api_id_has(api_id(n->api), AF_SIDE_EFFECTS | AF_WARP | AF_COLLECTIVE))
             S->bad = true;
+        /* an operation on an array (a cache-hinted load: cuda.ldcg(a, i))
+         * reads memory this analysis does not see */
+        for (int i = 0; i < n->args.len; i++)
+            if (n->args.items[i]->type && n->args.items[i]->type->kind == TY_ARRAY)
+                S->bad = true;
         return VISIT_CHILDREN;
     case E_CALLFN: case E_FFICALL: case E_VIEW: case E_ARRAYOP: case S_PRINT: case S_WARPOP:
     case S_BARRIER: case S_RAISE: case S_ASSERT: case S_RETURN:
@@ -2372,7 +2389,7 @@ typedef struct ClampScan {
 static Visit clamp_pure(const Node *n, void *ctx)
 {
     bool *bad = ctx;
-    if (n->kind == E_CALLFN || n->kind == E_FFICALL ||
+    if (n->kind == E_CALLFN || n->kind == E_FFICALL || n->kind == E_ARRAYOP ||
         (n->kind == E_API && api_id_has(api_id(n->api), AF_SIDE_EFFECTS | AF_WARP | AF_COLLECTIVE))) {
         *bad = true;
         return VISIT_STOP;
