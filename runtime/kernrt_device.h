@@ -1070,6 +1070,32 @@ KRT_CPU_FN void krt_assert_fail_cpu(const krt_cpu_block *b, krt_dim3 t, const ch
     for (krt_t = 0, krt_tid.z = 0; krt_tid.z < (b)->block_dim.z; krt_tid.z++) \
         for (krt_tid.y = 0; krt_tid.y < (b)->block_dim.y; krt_tid.y++)       \
             for (krt_tid.x = 0; krt_tid.x < (b)->block_dim.x; krt_tid.x++, krt_t++)
+/* issue 10 (cpu): the threads with threadIdx.x below n (the block's x
+ * size at most: krt_clamp_below), each with its linear index krt_t */
+#define KRT_FOR_EACH_THREAD_XN(b, n)                                         \
+    for (krt_tid.z = 0; krt_tid.z < (b)->block_dim.z; krt_tid.z++)           \
+        for (krt_tid.y = 0; krt_tid.y < (b)->block_dim.y; krt_tid.y++)       \
+            for (krt_tid.x = 0,                                              \
+                krt_t = ((size_t)krt_tid.z * (b)->block_dim.y + krt_tid.y) * (b)->block_dim.x; \
+                 krt_tid.x < (n); krt_tid.x++, krt_t++)
+/* issue 10 (cpu): the threads of a barrier-free kernel that pass its
+ * `if i < n` test, nx * ny * nz of the block's (krt_clamp_below) */
+#define KRT_FOR_EACH_THREAD_N(nx, ny, nz)                                    \
+    for (krt_tid.z = 0; krt_tid.z < (nz); krt_tid.z++)                       \
+        for (krt_tid.y = 0; krt_tid.y < (ny); krt_tid.y++)                   \
+            for (krt_tid.x = 0; krt_tid.x < (nx); krt_tid.x++)
+#define KRT_FOR_EACH_THREAD_YX_N(nx, ny, nz)                                 \
+    for (krt_tid.z = 0; krt_tid.z < (nz); krt_tid.z++)                       \
+        for (krt_tid.x = 0; krt_tid.x < (nx); krt_tid.x++)                   \
+            for (krt_tid.y = 0; krt_tid.y < (ny); krt_tid.y++)
+/* the threads t < n with base + t < u */
+KRT_FN unsigned krt_clamp_below(int64_t u, int64_t base, unsigned n)
+{
+    if (u <= base)
+        return 0;
+    uint64_t d = (uint64_t)u - (uint64_t)base;
+    return d < n ? (unsigned)d : n;
+}
 
 /* A thread's state in a kernel split at barriers: running, returned, or
  * leaving (break) / skipping the rest of (continue) the block-level loop
@@ -1109,6 +1135,40 @@ KRT_FN int64_t krt_mul_wide(int32_t a, int32_t b)
 #else
     return (int64_t)a * b;
 #endif
+}
+/* issue 10 (cpu): a short loop of constant bounds in the CPU code, fully
+ * unrolled by the C compiler (gcc -O2 does not by itself); nothing under
+ * nvcc, whose front end knows no GCC pragma in host code */
+#if defined(__CUDACC__) || !defined(__GNUC__)
+#define KRT_UNROLL
+#elif defined(__clang__)
+#define KRT_UNROLL _Pragma("unroll 16")
+#else
+#define KRT_UNROLL _Pragma("GCC unroll 16")
+#endif
+/* issue 10 (cpu): do the elements of views a (na dimensions, elements of
+ * sa bytes) and b lie apart in memory?  (The CPU backend's guard for
+ * running two regions across a barrier in one loop.) */
+KRT_FN int krt_views_disjoint(const krt_view *a, int na, size_t sa, const krt_view *b, int nb, size_t sb)
+{
+    uintptr_t lo[2], hi[2];
+    const krt_view *v[2] = {a, b};
+    const int nd[2] = {na, nb};
+    const size_t sz[2] = {sa, sb};
+    for (int k = 0; k < 2; k++) {
+        lo[k] = hi[k] = (uintptr_t)v[k]->data;
+        for (int d = 0; d < nd[k]; d++) {
+            if (v[k]->shape[d] <= 0)
+                return 1;   /* no element */
+            int64_t ext = (v[k]->shape[d] - 1) * v[k]->strides[d];
+            if (ext < 0)
+                lo[k] -= (uintptr_t)-ext;
+            else
+                hi[k] += (uintptr_t)ext;
+        }
+        hi[k] += sz[k];
+    }
+    return hi[0] <= lo[1] || hi[1] <= lo[0];
 }
 /* complex64 / complex128 (issue 8) */
 #include <kernrt_cmath.h>

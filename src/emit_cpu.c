@@ -229,6 +229,14 @@ const EmitCpuHooks emit_cpu_hooks = {cpu_var_ref, cpu_bound, cpu_exit_state, cpu
 static void print_item(Emitter *E, const CpuItem *it);
 static void print_list(Emitter *E, const CpuList *l);
 
+static bool vec_contains_var(const PtrVec *l, const Var *v)
+{
+    for (int i = 0; i < l->len; i++)
+        if (l->items[i] == v)
+            return true;
+    return false;
+}
+
 /* The C local caching frame variable v in region r: the frame field's name. */
 static const char *cached_name(const CpuBlock *r, const Var *v)
 {
@@ -240,7 +248,18 @@ static const char *cached_name(const CpuBlock *r, const Var *v)
  * locals, its items, the frame variables it changed stored back.  set (if
  * not NULL) starts from value instead of its frame field (a fused warp
  * result, CpuBlock.fuse), which is stored too when store_set. */
+static void print_region_run_skip(Emitter *E, const CpuBlock *r, const Var *set, const char *value,
+                                  bool store_set, const PtrVec *skip);
+
 static void print_region_run(Emitter *E, const CpuBlock *r, const Var *set, const char *value, bool store_set)
+{
+    print_region_run_skip(E, r, set, value, store_set, NULL);
+}
+
+/* skip: cached variables declared by the caller, neither loaded nor
+ * stored (CpuBlock.bar_local) */
+static void print_region_run_skip(Emitter *E, const CpuBlock *r, const Var *set, const char *value,
+                                  bool store_set, const PtrVec *skip)
 {
     /* the frame variables it uses, in C locals for the thread's run (and
      * those it computes again from their definition) */
@@ -248,6 +267,8 @@ static void print_region_run(Emitter *E, const CpuBlock *r, const Var *set, cons
     for (int i = 0; i < r->ncache; i++) {
         const Var *v = r->cache[i];
         const char *name = cached_name(r, v);
+        if (skip && vec_contains_var(skip, v))
+            continue;
         const Node *rv = v->kind != VAR_PARAM && r->ctx->remat ? r->ctx->remat[v->index] : NULL;
         if (v == set)
             outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), name, value);
@@ -263,15 +284,25 @@ static void print_region_run(Emitter *E, const CpuBlock *r, const Var *set, cons
     E->exit_used = false;
     E->cloops = 0;
     E->cpu_region = r;
-    for (int i = 0; i < r->nitems; i++)
+    for (int i = 0; i < r->nitems; i++) {
+        if (r->xclamp && !skip) {
+            /* `if tx < U`: the loop visits those threads only */
+            Node *s = tree(r->items[i].stmt);
+            emit_lineno(E, s->loc);
+            outf(E, "/* %s: the threads the loop visits */", ex_cond(E, s->cond));
+            emit_stmts(E, &s->body);
+            continue;
+        }
         print_item(E, &r->items[i]);
+    }
     if (E->exit_used) {
         E->indent--;
         outf(E, "krt_skip%d:;", E->exit_label);
         E->indent++;
     }
     for (int i = 0; i < r->ncache; i++)
-        if (r->cache_store[i] || (r->cache[i] == set && store_set))
+        if ((r->cache_store[i] || (r->cache[i] == set && store_set)) &&
+            !(skip && vec_contains_var(skip, r->cache[i])))
             outf(E, "krt_f->%s = %s;", cached_name(r, r->cache[i]), cached_name(r, r->cache[i]));
 }
 
@@ -291,7 +322,19 @@ static void print_region(Emitter *E, const CpuBlock *r)
             outf(E, "const %s krt_in_%s = %s;", t_c(v->type), v->cname, v->cname);
         }
     }
-    outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
+    if (r->xclamp) {
+        /* (lower_cpu's xclamp_region: no uniform variable assigned here) */
+        outf(E, "{");
+        E->indent++;
+        const char *base = r->xclamp_base ? "(int64_t)krt_b->block_idx.x * krt_b->block_dim.x" : NULL;
+        const char *b = base && r->xclamp_c ? arena_printf("%s + %lld", base, (long long)r->xclamp_c)
+                        : base ? base : arena_printf("%lld", (long long)r->xclamp_c);
+        outf(E, "const unsigned krt_xn = krt_clamp_below(%s, %s, krt_b->block_dim.x);",
+             unparen(ex(E, tree(r->xclamp))), b);
+        outf(E, "KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {");
+    } else {
+        outf(E, "KRT_FOR_EACH_THREAD_T(krt_b) {");
+    }
     E->indent++;
     outf(E, "krt_f = &krt_fr[krt_t];");
     for (int i = 0; i < r->uvars.len; i++) {
@@ -305,6 +348,10 @@ static void print_region(Emitter *E, const CpuBlock *r)
     print_region_run(E, r, NULL, NULL, false);
     E->indent--;
     outf(E, "}");
+    if (r->xclamp) {
+        E->indent--;
+        outf(E, "}");
+    }
     if (r->uvars.len > 0) {
         E->indent--;
         outf(E, "}");
@@ -764,11 +811,72 @@ static void print_block(Emitter *E, const CpuBlock *b)
     die("bad CPU block %d", (int)b->kind);
 }
 
+/* issue 10 (cpu): region a, barrier bar, region b in one loop over the
+ * threads where bar's guard holds (CpuBlock.bar_fuse), else as they are. */
+static void print_bar_fused(Emitter *E, const CpuBlock *a, const CpuBlock *bar, const CpuBlock *b)
+{
+    enter_block(E, a);
+    StrBuf g = {0};
+    sb_puts(&g, "krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1");
+    if (bar->bar_nonneg)
+        sb_printf(&g, " && %s >= 0", ex(E, tree(bar->bar_nonneg)));
+    for (int k = 0; k + 1 < bar->bar_disj.len; k += 2) {
+        const Var *p = bar->bar_disj.items[k], *q = bar->bar_disj.items[k + 1];
+        sb_printf(&g, " &&\n        krt_views_disjoint(&%s, %d, sizeof(%s), &%s, %d, sizeof(%s))", p->cname,
+                  p->type->ndim, t_elem(p->type->elem), q->cname, q->type->ndim, t_elem(q->type->elem));
+    }
+    emit_lineno(E, bar->line);
+    outf(E, "if (%s) {", sb_take(&g));
+    E->indent++;
+    outf(E, "/* a 1-D block: both sides of the barrier in one loop, the threads %s */",
+         bar->bar_desc ? "descending" : "ascending");
+    outf(E, "krt_tid.y = 0;");
+    outf(E, "krt_tid.z = 0;");
+    outf(E, bar->bar_desc ? "for (krt_t = krt_b->block_dim.x; krt_t-- > 0;) {"
+                          : "for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {");
+    E->indent++;
+    outf(E, "krt_tid.x = (unsigned)krt_t;");
+    outf(E, "krt_f = &krt_fr[krt_t];");
+    for (int i = 0; i < bar->bar_local.len; i++) {
+        const Var *v = bar->bar_local.items[i];
+        outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), cached_name(a, v), zero_of(v->type));
+    }
+    const CpuBlock *rs[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        enter_block(E, rs[k]);
+        emit_lineno(E, rs[k]->line);
+        outf(E, "{");
+        E->indent++;
+        print_region_run_skip(E, rs[k], NULL, NULL, false, &bar->bar_local);
+        E->indent--;
+        outf(E, "}");
+        E->thread_loop = false;
+        E->cpu_region = NULL;
+    }
+    E->indent--;
+    outf(E, "}");
+    E->indent--;
+    outf(E, "} else {");
+    E->indent++;
+    print_block(E, a);
+    print_block(E, bar);
+    print_block(E, b);
+    E->indent--;
+    outf(E, "}");
+}
+
 static void print_list(Emitter *E, const CpuList *l)
 {
-    for (int i = 0; i < l->len; i++)
-        if (!l->items[i]->fused)   /* printed by the warp before it */
-            print_block(E, l->items[i]);
+    for (int i = 0; i < l->len; i++) {
+        if (l->items[i]->fused)   /* printed by the warp before it */
+            continue;
+        if (i + 2 < l->len && l->items[i + 1]->bar_fuse) {
+            print_bar_fused(E, l->items[i], l->items[i + 1], l->items[i + 2]);
+            i += 2;
+            continue;
+        }
+        print_block(E, l->items[i]);
+    }
 }
 
 /* An extra member of the frame or the shared struct. */
@@ -827,7 +935,8 @@ static void print_grid_stride(Emitter *E, const CpuKernel *K, const CpuBlock *r)
     outf(E, "for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;");
     outf(E, "     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {");
     E->indent++;
-    outf(E, "for (krt_tid.x = 0; krt_tid.x < krt_b->block_dim.x && (int64_t)krt_tid.x < krt_gs_stop - krt_gs; krt_tid.x++) {");
+    outf(E, "const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);");
+    outf(E, "for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {");
     E->indent++;
     E->thread_loop = true;
     E->exit_label = 0;
@@ -873,7 +982,28 @@ void emit_cpu_kernel(Emitter *E, Func *f)
             print_grid_stride(E, K, r);
         /* (any order is right without a barrier: the one that walks the
          * arrays sequentially, see lower_cpu's prefers_y_inner) */
-        outf(E, K->y_inner ? "KRT_FOR_EACH_THREAD_YX(krt_b) {" : "KRT_FOR_EACH_THREAD(krt_b) {");
+        if (K->nclamps) {
+            /* issue 10 (cpu): only the threads that pass the kernel's
+             * `if` (lower_cpu's find_clamp) */
+            static const char comp[] = "xyz";
+            outf(E, "{");
+            E->indent++;
+            for (int c = 0; c < 3; c++)
+                outf(E, "unsigned krt_n%c = krt_b->block_dim.%c;", comp[c], comp[c]);
+            for (int i = 0; i < K->nclamps; i++) {
+                const CpuClamp *cl = &K->clamps[i];
+                char c = comp[cl->comp];
+                const char *base = cl->base ? arena_printf("(int64_t)krt_b->block_idx.%c * krt_b->block_dim.%c", c, c)
+                                            : NULL;
+                const char *b = base && cl->c ? arena_printf("%s + %lld", base, (long long)cl->c)
+                                : base ? base : arena_printf("%lld", (long long)cl->c);
+                outf(E, "krt_n%c = krt_clamp_below(%s, %s, krt_n%c);", c, unparen(ex(E, tree(cl->u))), b, c);
+            }
+            outf(E, K->y_inner ? "KRT_FOR_EACH_THREAD_YX_N(krt_nx, krt_ny, krt_nz) {"
+                               : "KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {");
+        } else {
+            outf(E, K->y_inner ? "KRT_FOR_EACH_THREAD_YX(krt_b) {" : "KRT_FOR_EACH_THREAD(krt_b) {");
+        }
         E->indent++;
         if (E->debug) {
             outf(E, "if (*krt_b->error != KRT_OK)");
@@ -898,8 +1028,16 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         E->exit_label = 0;
         E->exit_used = false;
         E->cpu_region = r;
-        for (int i = 0; i < r->nitems; i++)
+        for (int i = 0; i < r->nitems; i++) {
+            if (r->items[i].stmt == K->clamp_if) {
+                Node *s = tree(K->clamp_if);
+                emit_lineno(E, s->loc);
+                outf(E, "/* %s: the threads the loop visits */", ex_cond(E, s->cond));
+                emit_stmts(E, &s->body);
+                continue;
+            }
             print_item(E, &r->items[i]);
+        }
         if (E->exit_used) {
             E->indent--;
             outf(E, "krt_next:;");
@@ -909,6 +1047,10 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         E->cpu_region = NULL;
         E->indent--;
         outf(E, "}");
+        if (K->nclamps) {
+            E->indent--;
+            outf(E, "}");
+        }
         if (K->gs) {
             E->indent--;
             outf(E, "}");
@@ -1039,6 +1181,14 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         outf(E, "const unsigned krt_lin = krt_b0->block_idx.y * krt_b0->grid_dim.x + krt_b0->block_idx.x;");
         outf(E, "krt_bb.block_idx.y = krt_lin %% krt_b0->grid_dim.y;");
         outf(E, "krt_bb.block_idx.x = krt_lin / krt_b0->grid_dim.y;");
+        outf(E, "const krt_cpu_block *const krt_b = &krt_bb;");
+    } else if (!K->vars->debug && !K->coop) {
+        /* issue 10 (cpu): the block's description in a local, which no
+         * store of the kernel's can change: its sizes stay in registers */
+        outf(E, "static void %s__cpu(const krt_cpu_block *krt_b0, void **krt_args)", name);
+        outf(E, "{");
+        E->indent = 1;
+        outf(E, "const krt_cpu_block krt_bb = *krt_b0;");
         outf(E, "const krt_cpu_block *const krt_b = &krt_bb;");
     } else {
         outf(E, "static void %s__cpu(const krt_cpu_block *krt_b, void **krt_args)", name);

@@ -734,8 +734,11 @@ static const char *index_expr(Emitter *E, Node *i, const char *len)
             return arena_printf("%lld", (long long)v);
         return arena_printf("krt_wrap_index(%lld, %s)", (long long)v, len);
     }
-    /* an index range.c proved >= 0 needs no wraparound */
-    if (r_nonneg(i) && r_fits32(i))
+    /* an index range.c proved >= 0 needs no wraparound; on the GPU 32-bit
+     * arithmetic where it fits, on the CPU (issue 10, cpu) the index stays
+     * int64, which x86-64 addressing takes as is and the C compiler's
+     * induction variables can step (no sign extension per access) */
+    if (r_nonneg(i) && r_fits32(i) && E->mode != MODE_CPU)
         return ex_i32(E, i);
     if (r_nonneg(i))
         return t_signed(i->type) ? ex(E, i) : arena_printf("(int64_t)%s", ex(E, i));
@@ -1078,9 +1081,12 @@ static const char *ex_binop(Emitter *E, Node *n)
     case OP_ADD: case OP_SUB: case OP_MUL: {
         const char *name = n->op == OP_ADD ? "add" : n->op == OP_SUB ? "sub" : "mul";
         const char *sym = n->op == OP_ADD ? "+" : n->op == OP_SUB ? "-" : "*";
-        /* every value in int32: C's int arithmetic cannot overflow */
+        /* every value in int32: C's int arithmetic cannot overflow (on
+         * the CPU, issue 10 (cpu): nor int64's, which needs no widening
+         * where the value indexes memory) */
         if (t_int(t) && t_bits(t) == 64 && r_fits32(n) && r_fits32(l) && r_fits32(r))
-            return arena_printf("((%s)%s)", t_c(t), ex_i32(E, n));
+            return E->mode == MODE_CPU ? arena_printf("(%s %s %s)", ex_as(E, l, t), sym, ex_as(E, r, t))
+                                       : arena_printf("((%s)%s)", t_c(t), ex_i32(E, n));
         if (t_float(t) || (t_unsigned(t) && t_bits(t) >= 32))
             return arena_printf("(%s %s %s)", ex_as(E, l, t), sym, ex_as(E, r, t));
         if (t_int(t))
@@ -2016,6 +2022,41 @@ bool range_step_known(const Node *s, int64_t *v)
            (stepe->kind == E_CONST && t_unsigned(stepe->type) && (*v = 1));
 }
 
+/* issue 10 (cpu): range loop s runs a number of iterations known here
+ * (constant start, stop and step, integer arguments) */
+static bool small_const(const Node *n, int64_t *v)
+{
+    int64_t a, b;
+    const int64_t lim = INT64_C(1) << 30;
+    if (const_int(n, v))
+        return *v > -lim && *v < lim;
+    if (!n || n->kind != E_BINOP || !t_signed(n->type) ||
+        (n->op != OP_ADD && n->op != OP_SUB && n->op != OP_MUL) || !small_const(n->lhs, &a) ||
+        !small_const(n->rhs, &b))
+        return false;
+    *v = n->op == OP_ADD ? a + b : n->op == OP_SUB ? a - b : a * b;
+    return *v > -lim && *v < lim;
+}
+
+static bool range_const_trip(const Node *s, int64_t *trip)
+{
+    int64_t a = 0, b = 0, st = 1;
+    int n = s->args.len;
+    if (n < 1 || n > 3)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (!s->args.items[i]->type || !t_signed(s->args.items[i]->type))
+            return false;
+    if (n == 1 ? !small_const(s->args.items[0], &b)
+               : !small_const(s->args.items[0], &a) || !small_const(s->args.items[1], &b) ||
+                     (n == 3 && !small_const(s->args.items[2], &st)))
+        return false;
+    if (st == 0)
+        return false;
+    *trip = st > 0 ? (b > a ? (b - a + st - 1) / st : 0) : (a > b ? (a - b - st - 1) / -st : 0);
+    return true;
+}
+
 /* The loop condition of a range with iterator it, bound stop, step step.
  * A step known only at run time is not 0 here: emit_range_step_check has
  * ended the thread before. */
@@ -2108,6 +2149,11 @@ static void emit_for_range(Emitter *E, Node *s)
     const char *stop = s->stop ? var_ref(E, s->stop) : new_tmp(E, it_t);
     const char *step = s->step ? var_ref(E, s->step) : new_tmp(E, it_t);
     emit_range_init(E, s, it, stop, step, it_t);
+    /* issue 10 (cpu): a short loop of constant bounds (a stencil's taps)
+     * unrolled on the CPU, as gcc -O2 does not by itself */
+    int64_t trip;
+    if (E->mode == MODE_CPU && range_const_trip(s, &trip) && trip > 1 && trip <= 16)
+        outf(E, "KRT_UNROLL");
     outf(E, "for (; %s; %s += %s) {", range_cond(s, it, stop, step, it_t), it, step);
     E->indent++;
     if (s->var)

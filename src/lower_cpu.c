@@ -124,6 +124,14 @@ static bool uni_local(const Func *f, const Var *v)
            v->type->kind != TY_ARRAY;
 }
 
+/* A parameter of f the kernel never assigns (no per-thread copy): the same
+ * value in every thread and every region. */
+static bool param_unchanged(const Func *f, const bool *param_copied, const Var *v)
+{
+    return v && v->kind == VAR_PARAM && v->index >= 0 && v->index < f->nparams &&
+           f->params[v->index] == v && !param_copied[v->index];
+}
+
 static const Node *strip_casts(const Node *n)
 {
     while (n && n->kind == E_CAST)
@@ -143,8 +151,7 @@ static bool uni_expr(const Uni *U, const Node *n)
         if (!v)
             return false;
         if (v->kind == VAR_PARAM)
-            return v->index >= 0 && v->index < U->f->nparams && U->f->params[v->index] == v &&
-                   !U->param_copied[v->index];
+            return param_unchanged(U->f, U->param_copied, v);
         return uni_local(U->f, v) && U->uni[v->index];
     }
     case E_CAST: case E_UNARY: case E_TUPLEGET:
@@ -577,8 +584,7 @@ static bool remat_expr(const Remat *R, const Node *n)
         if (!v)
             return false;
         if (v->kind == VAR_PARAM)
-            return v->index >= 0 && v->index < R->f->nparams && R->f->params[v->index] == v &&
-                   !R->K->param_copied[v->index] && v->type && v->type->kind != TY_ARRAY;
+            return param_unchanged(R->f, R->K->param_copied, v) && v->type && v->type->kind != TY_ARRAY;
         return uni_local(R->f, v) && (R->uniform_only ? R->uok : R->ok)[v->index];
     }
     case E_CAST:
@@ -591,8 +597,7 @@ static bool remat_expr(const Remat *R, const Node *n)
         return remat_expr(R, n->lhs);
     case E_SHAPE: {
         const Var *a = n->lhs && n->lhs->kind == E_VAR ? n->lhs->var : NULL;
-        return a && a->kind == VAR_PARAM && a->index >= 0 && a->index < R->f->nparams &&
-               R->f->params[a->index] == a && !R->K->param_copied[a->index];
+        return param_unchanged(R->f, R->K->param_copied, a);
     }
     case E_BINOP:
         switch (n->op) {
@@ -832,6 +837,16 @@ static void refs_alloc(CpuFunc *cf)
 }
 
 static void cache_list(CpuList *l, bool in_loop, int pass);
+static bool bar_kills(const CpuBlock *a, const Var *v);
+
+/* Does region r, all plain statements, set v before anything reads it? */
+static bool region_kills(const CpuBlock *r, const Var *v)
+{
+    for (int i = 0; i < r->nitems; i++)
+        if (r->items[i].kind != CI_STMT)
+            return false;
+    return bar_kills(r, v);
+}
 
 /* pass 0: cache sets and use counts; pass 1: which cached variables need
  * their frame field at all */
@@ -853,7 +868,9 @@ static void cache_block(CpuBlock *b, bool in_loop, int pass)
         } else {
             for (int i = 0; i < b->ncache; i++) {
                 int *n = var_refs(b->ctx, b->cache[i]);
-                bool alone = n && *n == 1 && !b->in_loop;
+                /* (in a loop too when it sets the variable before any
+                 * read: no value carries from one iteration to the next) */
+                bool alone = n && *n == 1 && (!b->in_loop || region_kills(b, b->cache[i]));
                 b->cache_load[i] = !alone;
                 if (alone || var_home(b->ctx, b->cache[i]) == CPU_HOME_REMAT)
                     b->cache_store[i] = false;
@@ -960,6 +977,333 @@ static void fuse_list(CpuList *l)
             r->fused = true;
         }
         fuse_block(b);
+    }
+}
+
+/* ---- two regions across a barrier in one loop (CpuBlock.bar_fuse) ----
+ * Region A, syncthreads(), region B: the barrier makes every thread's A
+ * come before any thread's B.  Running A then B thread after thread in one
+ * loop keeps what each thread reads and writes the same when no element of
+ * memory one thread touches in A is touched by another one in B (with a
+ * write on either side) in the wrong order.  With a 1-D block and every
+ * such access at index tx + a (A) and tx + b (B), a, b block-uniform, the
+ * loop in descending thread order is right when a <= b for every such
+ * pair, ascending when a >= b (Hillis-Steele's `v = t[tx - off]; barrier;
+ * t[tx] += v`: descending; a neighbour difference: ascending).  The
+ * offsets are constants plus or minus one uniform value U, the guard then
+ * checks U >= 0; parameter arrays may alias each other, the guard checks
+ * that those written on one side and read on the other are disjoint. */
+
+typedef struct BarForm {
+    int kt;                  /* times threadIdx.x: 0 or 1 */
+    int kg;                  /* times blockIdx.x * blockDim.x: 0 or 1 */
+    int ku;                  /* times U: -1, 0, 1 */
+    int64_t c;
+} BarForm;
+
+typedef struct BarAcc {
+    const Var *arr;
+    bool write, ok;          /* ok: a 1-D index of BarForm f, never negative */
+    BarForm f;
+} BarAcc;
+
+typedef struct BarScan {
+    const CpuKernel *K;
+    const CpuFunc *cf;
+    BarAcc *acc;
+    int nacc, cap;
+    const Node *u;           /* U: an E_VAR of a uniform local or parameter */
+    bool write_mode;         /* walking an assignment's target */
+    bool bad;
+} BarScan;
+
+static bool bar_form(BarScan *S, const Node *n, BarForm *f)
+{
+    memset(f, 0, sizeof *f);
+    if (!n || !n->type || !t_int(n->type))
+        return false;
+    switch (n->kind) {
+    case E_CONST:
+        if (t_unsigned(n->type) && (int64_t)n->ival < 0)
+            return false;
+        f->c = (int64_t)n->ival;
+        return f->c > -(INT64_C(1) << 31) && f->c < (INT64_C(1) << 31);
+    case E_CAST: {
+        const Type *from = n->lhs ? n->lhs->type : NULL;
+        if (!from || !t_int(from) || ty_size(n->type) < 4)
+            return false;
+        /* a conversion that keeps the value: widening, or of a value that
+         * range.c knows fits */
+        bool widens = ty_size(from) < ty_size(n->type) ||
+                      (ty_size(from) == ty_size(n->type) && t_signed(from) == t_signed(n->type));
+        bool fits = n->lhs->rknown && n->lhs->rlo >= (t_signed(n->type) ? INT32_MIN : 0) &&
+                    n->lhs->rhi <= INT32_MAX;
+        if (!widens && !fits)
+            return false;
+        return bar_form(S, n->lhs, f);
+    }
+    case E_BINOP: {
+        BarForm l, r;
+        if ((n->op != OP_ADD && n->op != OP_SUB) || !n->rknown || !bar_form(S, n->lhs, &l) ||
+            !bar_form(S, n->rhs, &r))
+            return false;
+        int sg = n->op == OP_ADD ? 1 : -1;
+        f->kt = l.kt + sg * r.kt;
+        f->kg = l.kg + sg * r.kg;
+        f->ku = l.ku + sg * r.ku;
+        f->c = l.c + sg * r.c;
+        return f->kt >= 0 && f->kt <= 1 && f->kg >= 0 && f->kg <= 1 && f->ku >= -1 && f->ku <= 1 &&
+               f->c > -(INT64_C(1) << 31) && f->c < (INT64_C(1) << 31);
+    }
+    case E_API:
+        if (api_id(n->api) == API_TID_X) {
+            f->kt = 1;
+            return true;
+        }
+        if (api_id(n->api) == API_GRID && n->args.len == 1) {
+            int64_t one;
+            const Node *a = strip_casts(n->args.items[0]);
+            if (!a || a->kind != E_CONST || (one = (int64_t)a->ival) != 1)
+                return false;
+            f->kt = f->kg = 1;
+            return true;
+        }
+        return false;
+    case E_VAR: {
+        const Var *v = n->var;
+        const CpuFunc *cf = S->cf;
+        if (!v)
+            return false;
+        if (v->kind != VAR_PARAM && uni_local(cf->fn, v) && cf->local_home[v->index] == CPU_HOME_REMAT)
+            return bar_form(S, cf->remat[v->index], f);
+        bool uni = v->kind == VAR_PARAM ? param_unchanged(cf->fn, S->K->param_copied, v)
+                                        : uni_local(cf->fn, v) && S->K->uni && S->K->uni[v->index];
+        if (!uni)
+            return false;
+        if (S->u && S->u->var != v)
+            return false;
+        S->u = n;
+        f->ku = 1;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+static void bar_add(BarScan *S, const Node *n, bool write)
+{
+    const Node *a = n->lhs;
+    const Var *v = a && a->kind == E_VAR ? a->var : NULL;
+    if (!v || !n->type || n->type->kind == TY_ARRAY) {
+        S->bad = true;
+        return;
+    }
+    if (v->kind == VAR_LOCALARRAY || v->kind == VAR_CONSTARRAY)
+        return;   /* the thread's own, or never written */
+    if (v->kind != VAR_SHARED && v->kind != VAR_DYNSHARED && v->kind != VAR_PARAM) {
+        S->bad = true;   /* a view held in a variable: whose memory? */
+        return;
+    }
+    S->acc = grow(S->acc, S->nacc, &S->cap, sizeof *S->acc);
+    BarAcc *x = &S->acc[S->nacc++];
+    memset(x, 0, sizeof *x);
+    x->arr = v;
+    x->write = write;
+    const Node *i = n->args.len == 1 ? n->args.items[0] : NULL;
+    x->ok = i && ((i->rknown && i->rlo >= 0) || cpu_nonneg(S->cf, i)) && bar_form(S, i, &x->f);
+}
+
+static Visit bar_visit(const Node *n, void *ctx)
+{
+    BarScan *S = ctx;
+    switch (n->kind) {
+    case E_INDEX:
+        bar_add(S, n, S->write_mode);
+        return VISIT_CHILDREN;
+    case S_ASSIGN: case S_AUGASSIGN: {
+        /* targets: writes (an augmented one also reads, seen below) */
+        bool saved = S->write_mode;
+        S->write_mode = true;
+        if (n->kind == S_AUGASSIGN && n->lhs)
+            node_walk(n->lhs, bar_visit, S);
+        for (int i = 0; n->kind == S_ASSIGN && i < n->args.len; i++)
+            node_walk(n->args.items[i], bar_visit, S);
+        S->write_mode = saved;
+        return VISIT_CHILDREN;
+    }
+    case E_API:
+        if (api_id_has(api_id(n->api), AF_SIDE_EFFECTS | AF_WARP | AF_COLLECTIVE))
+            S->bad = true;
+        /* an operation on an array (a cache-hinted load: cuda.ldcg(a, i))
+         * reads memory this analysis does not see */
+        for (int i = 0; i < n->args.len; i++)
+            if (n->args.items[i]->type && n->args.items[i]->type->kind == TY_ARRAY)
+                S->bad = true;
+        return VISIT_CHILDREN;
+    case E_CALLFN: case E_FFICALL: case E_VIEW: case E_ARRAYOP: case S_PRINT: case S_WARPOP:
+    case S_BARRIER: case S_RAISE: case S_ASSERT: case S_RETURN:
+        S->bad = true;
+        return VISIT_STOP;
+    default:
+        return VISIT_CHILDREN;
+    }
+}
+
+static bool bar_region_ok(const CpuBlock *r, const CpuKernel *K)
+{
+    if (!r || r->kind != CB_REGION || r->ctx != K->vars || r->binds || r->inl || r->nexits ||
+        r->uvars.len || r->fused || r->ctx->debug)
+        return false;
+    for (int i = 0; i < r->nitems; i++)
+        if (r->items[i].kind != CI_STMT)
+            return false;
+    return true;
+}
+
+static void bar_scan(BarScan *S, const CpuBlock *r)
+{
+    for (int i = 0; i < r->nitems && !S->bad; i++)
+        node_walk(r->items[i].stmt, bar_visit, S);
+}
+
+static Visit bar_mentions(const Node *n, void *ctx)
+{
+    return n->kind == E_VAR && n->var == ctx ? VISIT_STOP : VISIT_CHILDREN;
+}
+
+/* Does region a set frame variable v before anything reads it? */
+static bool bar_kills(const CpuBlock *a, const Var *v)
+{
+    for (int i = 0; i < a->nitems; i++) {
+        const Node *s = a->items[i].stmt;
+        if (s->kind == S_ASSIGN && s->args.len == 1 && s->args.items[0]->kind == E_VAR &&
+            s->args.items[0]->var == v)
+            return !node_walk(s->rhs, bar_mentions, (void *)v);
+        if (node_walk(s, bar_mentions, (void *)v))
+            return false;
+    }
+    return false;
+}
+
+static void bar_fuse(const CpuKernel *K, const CpuBlock *a, CpuBlock *bar, const CpuBlock *b)
+{
+    BarScan SA = {0}, SB = {0};
+    SA.K = SB.K = K;
+    SA.cf = SB.cf = K->vars;
+    bar_scan(&SA, a);
+    SB.u = SA.u;
+    bar_scan(&SB, b);
+    if (SA.bad || SB.bad || (SA.u && SB.u && SA.u->var != SB.u->var))
+        return;
+    bool desc = true, asc = true, use_u = false;
+    PtrVec disj = {0};
+    for (int i = 0; i < SA.nacc; i++)
+        for (int j = 0; j < SB.nacc; j++) {
+            const BarAcc *x = &SA.acc[i], *y = &SB.acc[j];
+            if (!x->write && !y->write)
+                continue;
+            if (x->arr != y->arr) {
+                if (x->arr->kind == VAR_DYNSHARED && y->arr->kind == VAR_DYNSHARED)
+                    return;   /* one memory, seen as two arrays */
+                if (x->arr->kind == VAR_PARAM && y->arr->kind == VAR_PARAM) {
+                    bool seen = false;
+                    for (int k = 0; k < disj.len && !seen; k += 2)
+                        seen = (disj.items[k] == x->arr && disj.items[k + 1] == y->arr) ||
+                               (disj.items[k] == y->arr && disj.items[k + 1] == x->arr);
+                    if (!seen) {
+                        vec_push(&disj, (void *)x->arr);
+                        vec_push(&disj, (void *)y->arr);
+                    }
+                }
+                continue;   /* distinct shared arrays, or shared and global */
+            }
+            if (!x->ok || !y->ok || x->f.kt != 1 || y->f.kt != 1 || x->f.kg != y->f.kg)
+                return;
+            int du = x->f.ku - y->f.ku;
+            int64_t dc = x->f.c - y->f.c;
+            use_u |= du != 0;
+            desc &= du <= 0 && dc <= 0;
+            asc &= du >= 0 && dc >= 0;
+        }
+    if (!desc && !asc)
+        return;
+    bar->bar_fuse = true;
+    bar->bar_desc = !asc;
+    bar->bar_nonneg = use_u ? (SA.u ? SA.u : SB.u) : NULL;
+    bar->bar_disj = disj;
+    /* frame variables only these two use, set by a before any read */
+    for (int i = 0; i < a->ncache; i++) {
+        const Var *v = a->cache[i];
+        if (var_home(a->ctx, v) != CPU_HOME_FRAME)
+            continue;
+        int in_b = 0;
+        for (int k = 0; k < b->ncache; k++)
+            in_b |= b->cache[k] == v;
+        int *n = var_refs(a->ctx, v);
+        if (n && *n == 1 + in_b && bar_kills(a, v))
+            vec_push(&bar->bar_local, (void *)v);
+    }
+}
+
+static void bar_fuse_list(const CpuKernel *K, CpuList *l)
+{
+    for (int i = 0; i < l->len; i++) {
+        CpuBlock *b = l->items[i];
+        if (i + 2 < l->len && b->kind == CB_REGION && l->items[i + 1]->kind == CB_BARRIER &&
+            l->items[i + 1]->sync == CPU_SYNC_THREADS && bar_region_ok(b, K) &&
+            bar_region_ok(l->items[i + 2], K)) {
+            bar_fuse(K, b, l->items[i + 1], l->items[i + 2]);
+            if (l->items[i + 1]->bar_fuse) {
+                i += 2;   /* the second region is taken */
+                continue;
+            }
+        }
+        if (b->kind != CB_REGION) {
+            bar_fuse_list(K, &b->body);
+            bar_fuse_list(K, &b->orelse);
+        }
+    }
+}
+
+/* ---- a region under `if threadIdx.x < U` (CpuBlock.xclamp) ----
+ * A tree reduction's `if tx < step: s[tx] += s[tx + step]` visits only
+ * the threads below the uniform bound instead of testing every thread of
+ * the block at every level; `if i < n` with i = cuda.grid(1) likewise. */
+
+static void xclamp_region(const Lower *L, CpuBlock *r)
+{
+    if (r->nitems != 1 || r->items[0].kind != CI_STMT || r->nexits || r->uvars.len || r->binds ||
+        r->ctx != L->K->vars || r->ctx->debug || r->fused)
+        return;
+    const Node *s = r->items[0].stmt;
+    if (s->kind != S_IF || s->orelse.len || !s->cond || s->cond->kind != E_COMPARE ||
+        s->cond->args.len != 2 || s->cond->ops[0] != OP_LT)
+        return;
+    const Node *x = s->cond->args.items[0], *u = s->cond->args.items[1];
+    /* tx (+ the block's base, + a constant) against a signed uniform value */
+    BarScan S = {0};
+    S.K = L->K;
+    S.cf = r->ctx;
+    BarForm f;
+    if (!u->type || !t_signed(u->type) || x->type != u->type || !is_uniform(L, u) ||
+        !bar_form(&S, x, &f) || f.kt != 1 || f.ku != 0)
+        return;
+    r->xclamp = u;
+    r->xclamp_base = f.kg == 1;
+    r->xclamp_c = f.c;
+}
+
+static void xclamp_list(const Lower *L, CpuList *l)
+{
+    for (int i = 0; i < l->len; i++) {
+        CpuBlock *b = l->items[i];
+        if (b->kind == CB_REGION) {
+            xclamp_region(L, b);
+            continue;
+        }
+        xclamp_list(L, &b->body);
+        xclamp_list(L, &b->orelse);
     }
 }
 
@@ -1123,6 +1467,32 @@ static void region_stmt(Lower *L, CpuBlock *r, const Node *s)
 
 static void lower_block_stmt(Lower *L, CpuList *into, const Node *s);
 
+/* The variables statement s mentions (reads, writes, binds). */
+static Visit stmt_vars_visit(const Node *n, void *ctx)
+{
+    PtrVec *v = ctx;
+    const Var *vs[4] = {NULL, NULL, NULL, NULL};
+    if (n->kind == E_VAR || n->kind == E_LET)
+        vs[0] = n->var;
+    if (n->kind == S_FORRANGE) {
+        vs[0] = n->var;
+        vs[1] = n->it;
+        vs[2] = n->stop;
+        vs[3] = n->step;
+    }
+    for (int i = 0; i < 4; i++)
+        if (vs[i] && !vec_contains(v, vs[i]))
+            vec_push(v, (void *)vs[i]);
+    return VISIT_CHILDREN;
+}
+
+static PtrVec stmt_vars(const Node *s)
+{
+    PtrVec v = {0};
+    node_walk(s, stmt_vars_visit, &v);
+    return v;
+}
+
 /* A uniform assignment, run once by the block. */
 static void uniform_stmt(Lower *L, CpuList *into, const Node *s)
 {
@@ -1159,10 +1529,32 @@ static void lower_block_list(Lower *L, CpuList *into, const NodeList *l)
         for (int k = i; k < a; k++)
             if (!stmt_is_empty(l->items[k]))
                 uniform_stmt(L, into, l->items[k]);
+        /* issue 10 (cpu): and those inside it that nothing before them in
+         * the run depends on or changes (n = a.size after i = grid(1)) */
+        bool *hoist = arena_alloc(sizeof(bool) * (size_t)(e - a + 1));
+        for (int k = a + 1; k < e; k++) {
+            if (!is_uniform_stmt(L, l->items[k]))
+                continue;
+            PtrVec mk = stmt_vars(l->items[k]);
+            bool ok = true;
+            for (int j = a; j < k && ok; j++) {
+                if (hoist[j - a])
+                    continue;
+                PtrVec mj = stmt_vars(l->items[j]);
+                ok = !has_exit(l->items[j]);
+                for (int q = 0; q < mj.len && ok; q++)
+                    ok = !vec_contains(&mk, mj.items[q]);
+            }
+            if (ok) {
+                hoist[k - a] = true;
+                uniform_stmt(L, into, l->items[k]);
+            }
+        }
         if (a < e) {
             CpuBlock *r = region_new(L, into, l->items[a], true);
             for (int k = a; k < e; k++)
-                region_stmt(L, r, l->items[k]);
+                if (!hoist[k - a])
+                    region_stmt(L, r, l->items[k]);
             if (r->nexits)
                 L->all_active = false;
         }
@@ -1985,6 +2377,166 @@ static void find_grid_stride(CpuKernel *K)
     K->gs = g;
 }
 
+/* ---- a barrier-free kernel under `if i < n` (CpuClamp) ---- */
+
+typedef struct ClampScan {
+    const CpuKernel *K;
+    const Node **def;        /* by local index: its one assignment's value */
+    int *comp_of;            /* by local index: 1 + its tuple component of grid() */
+    bool bad;
+} ClampScan;
+
+static Visit clamp_pure(const Node *n, void *ctx)
+{
+    bool *bad = ctx;
+    if (n->kind == E_CALLFN || n->kind == E_FFICALL || n->kind == E_ARRAYOP ||
+        (n->kind == E_API && api_id_has(api_id(n->api), AF_SIDE_EFFECTS | AF_WARP | AF_COLLECTIVE))) {
+        *bad = true;
+        return VISIT_STOP;
+    }
+    return VISIT_CHILDREN;
+}
+
+/* X = threadIdx.comp (+ the block's base) + c, its value kept by casts */
+static bool clamp_form(const ClampScan *C, const Node *n, CpuClamp *cl, int depth)
+{
+    if (!n || !n->type || !t_int(n->type) || depth > 8)
+        return false;
+    const Func *f = C->K->fn;
+    switch (n->kind) {
+    case E_CAST: {
+        const Type *from = n->lhs ? n->lhs->type : NULL;
+        if (!from || !t_int(from) || ty_size(n->type) < ty_size(from) ||
+            (ty_size(n->type) == ty_size(from) && t_signed(n->type) != t_signed(from)))
+            return false;
+        return clamp_form(C, n->lhs, cl, depth + 1);
+    }
+    case E_VAR:
+        if (!uni_local(f, n->var))
+            return false;
+        if (C->comp_of[n->var->index]) {
+            cl->comp = C->comp_of[n->var->index] - 1;
+            cl->base = true;
+            return n->var->type == ty_scalar[TY_INT64];
+        }
+        return C->def[n->var->index] && clamp_form(C, C->def[n->var->index], cl, depth + 1);
+    case E_API:
+        switch (api_id(n->api)) {
+        case API_TID_X: case API_TID_Y: case API_TID_Z:
+            cl->comp = api_id(n->api) == API_TID_X ? 0 : api_id(n->api) == API_TID_Y ? 1 : 2;
+            return true;
+        case API_GRID: {
+            const Node *a = n->args.len == 1 ? strip_casts(n->args.items[0]) : NULL;
+            if (!a || a->kind != E_CONST || a->ival != 1)
+                return false;
+            cl->comp = 0;
+            cl->base = true;
+            return true;
+        }
+        default:
+            return false;
+        }
+    case E_TUPLEGET: {
+        const Node *g = strip_casts(n->lhs);
+        if (!g || g->kind != E_API || api_id(g->api) != API_GRID || n->ival > 2)
+            return false;
+        cl->comp = (int)n->ival;
+        cl->base = true;
+        return true;
+    }
+    case E_BINOP: {
+        const Node *k = strip_casts(n->rhs);
+        if ((n->op != OP_ADD && n->op != OP_SUB) || !k || k->kind != E_CONST || !t_signed(k->type) ||
+            (int64_t)k->ival <= -(INT64_C(1) << 30) || (int64_t)k->ival >= (INT64_C(1) << 30) ||
+            !n->rknown || !clamp_form(C, n->lhs, cl, depth + 1))
+            return false;
+        cl->c += n->op == OP_ADD ? (int64_t)k->ival : -(int64_t)k->ival;
+        return cl->c > -(INT64_C(1) << 30) && cl->c < (INT64_C(1) << 30);
+    }
+    default:
+        return false;
+    }
+}
+
+static bool clamp_uniform(const CpuKernel *K, const Node *n)
+{
+    Uni U = {0};
+    U.f = K->fn;
+    U.param_copied = K->param_copied;
+    U.uni = arena_alloc(sizeof(bool) * (size_t)(K->fn->nlocals + 1));   /* no local */
+    return uni_expr(&U, n);
+}
+
+static bool clamp_cond(ClampScan *C, CpuKernel *K, const Node *c, CpuClamp *out, int *n)
+{
+    if (c->kind == E_BOOLOP && c->op == OP_AND)
+        return clamp_cond(C, K, c->lhs, out, n) && clamp_cond(C, K, c->rhs, out, n);
+    if (c->kind != E_COMPARE || c->args.len != 2 || c->ops[0] != OP_LT || *n >= 6)
+        return false;
+    const Node *x = c->args.items[0], *u = c->args.items[1];
+    CpuClamp cl = {0};
+    if (!x->type || x->type != u->type || !t_signed(x->type) || !clamp_form(C, x, &cl, 0) ||
+        !clamp_uniform(K, u))
+        return false;
+    cl.u = u;
+    out[(*n)++] = cl;
+    return true;
+}
+
+static void find_clamp(CpuKernel *K)
+{
+    const Func *f = K->fn;
+    const NodeList *body = &f->def->body;
+    int last = body->len - 1;
+    while (last >= 0 && (body->items[last]->kind == S_NOP || body->items[last]->kind == S_PASS))
+        last--;
+    if (last < 0 || body->items[last]->kind != S_IF || body->items[last]->orelse.len)
+        return;
+    Remat R = {0};
+    R.f = f;
+    R.K = K;
+    R.defs = arena_alloc(sizeof(int) * (size_t)(f->nlocals + 1));
+    for (int i = 0; i < body->len; i++)
+        node_walk(body->items[i], remat_defs, &R);
+    ClampScan C = {0};
+    C.K = K;
+    C.def = arena_alloc(sizeof(const Node *) * (size_t)(f->nlocals + 1));
+    C.comp_of = arena_alloc(sizeof(int) * (size_t)(f->nlocals + 1));
+    for (int k = 0; k < last; k++) {
+        const Node *s = body->items[k];
+        if (s->kind == S_NOP || s->kind == S_PASS)
+            continue;
+        if (s->kind != S_ASSIGN || s->args.len != 1)
+            return;
+        bool bad = false;
+        node_walk(s->rhs, clamp_pure, &bad);
+        if (bad)
+            return;
+        const Node *t = s->args.items[0];
+        const Node *g = strip_casts(s->rhs);
+        if (t->kind == E_TUPLE && g && g->kind == E_API && api_id(g->api) == API_GRID) {
+            for (int q = 0; q < t->args.len; q++)
+                if (t->args.items[q]->kind == E_VAR && uni_local(f, t->args.items[q]->var) &&
+                    R.defs[t->args.items[q]->var->index] == 1)
+                    C.comp_of[t->args.items[q]->var->index] = q + 1;
+            continue;
+        }
+        if (t->kind != E_VAR || !uni_local(f, t->var))
+            continue;   /* (a local the test does not read through) */
+        if (R.defs[t->var->index] == 1)
+            C.def[t->var->index] = s->rhs;
+    }
+    const Node *s = body->items[last];
+    CpuClamp cl[6];
+    int n = 0;
+    if (!clamp_cond(&C, K, s->cond, cl, &n) || n == 0)
+        return;
+    K->clamp_if = s;
+    K->clamps = arena_alloc(sizeof *cl * (size_t)n);
+    memcpy(K->clamps, cl, sizeof *cl * (size_t)n);
+    K->nclamps = n;
+}
+
 /* ---- the kernel ---- */
 
 static void mark_assigned(const Func *f, bool *assigned, const Var *v)
@@ -2062,12 +2614,18 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
         cache_list(&K->body, false, 0);
         cache_list(&K->body, false, 1);
         fuse_list(&K->body);
+        if (!K->coop && !kv->debug) {
+            bar_fuse_list(K, &K->body);
+            xclamp_list(&L, &K->body);
+        }
         K->uses_state = list_reads_state(&K->body);
     } else {
         /* one thread loop over the whole body; its exits go to krt_next */
         K->y_inner = prefers_y_inner(f);
         if (!K->y_inner && !kv->debug)
             find_grid_stride(K);
+        if (!K->gs && !kv->debug)
+            find_clamp(K);
         CpuBlock *r = block_new(&L, CB_REGION, NULL);
         list_push(&K->body, r);
         for (int i = 0; i < f->def->body.len; i++)

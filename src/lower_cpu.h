@@ -223,6 +223,26 @@ typedef struct CpuBlock {
      * warp before it */
     const struct CpuBlock *fuse;
     bool fuse_store, fused;
+    /* CB_BARRIER (issue 10, cpu): a syncthreads() between two regions
+     * whose threads may run both in one loop (lower_cpu's bar_fuse), when
+     * the block is 1-D and the guard holds -- bar_nonneg (NULL: none) >= 0
+     * and the parameter arrays bar_disj[2k], bar_disj[2k + 1] disjoint --
+     * in descending (bar_desc) or ascending thread order: no thread then
+     * touches an element in an order other than the barrier's.  bar_local:
+     * frame variables only these two regions use, the first setting them
+     * before it reads them: plain C locals of that loop.  Otherwise (and
+     * always in the else branch) the two regions as they are. */
+    /* CB_REGION (issue 10, cpu): its one item is `if X < xclamp: ...`
+     * (no else, xclamp block-uniform), X threadIdx.x (+ blockIdx.x *
+     * blockDim.x when xclamp_base) + xclamp_c: the loop visits only the
+     * threads that pass and runs the body */
+    const Node *xclamp;
+    bool xclamp_base;
+    int64_t xclamp_c;
+    bool bar_fuse, bar_desc;
+    const Node *bar_nonneg;
+    PtrVec bar_disj;         /* Var, in pairs */
+    PtrVec bar_local;        /* Var */
 } CpuBlock;
 
 /* An extra member of the frame or of the shared struct. */
@@ -257,6 +277,17 @@ typedef struct CpuGridStride {
     bool *prefix_uniform;    /* by statement: run once per block */
 } CpuGridStride;
 
+/* issue 10 (cpu): a barrier-free kernel whose body is assignments of
+ * locals, then `if X < U [and ...]:`, X threadIdx.c (+ blockIdx.c *
+ * blockDim.c when base) + c, U block-uniform: the thread loop's component
+ * comp runs only below U - base - c, and the if's test is not printed. */
+typedef struct CpuClamp {
+    int comp;                /* 0 x, 1 y, 2 z */
+    bool base;
+    int64_t c;
+    const Node *u;
+} CpuClamp;
+
 /* One kernel's CPU version. */
 typedef struct CpuKernel {
     Func *fn;
@@ -276,6 +307,9 @@ typedef struct CpuKernel {
     bool y_inner;            /* not split: run the threads y innermost */
     bool *uni;               /* by local index: block-uniform (NULL: none) */
     const CpuGridStride *gs; /* not split: a grid-stride loop (NULL: not) */
+    const Node *clamp_if;    /* not split: the if of the clamps (NULL: none) */
+    CpuClamp *clamps;
+    int nclamps;
 } CpuKernel;
 
 /* lower_cpu.c: is integer expression n never negative (so an index needs

@@ -74,21 +74,28 @@ static inline KRT_MAYBE_UNUSED krt_bf16 lerp__cpu(const krt_cpu_block *krt_b, kr
 }
 
 #line 17 "bf16.kern"
-static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void blend__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
     const krt_view out32 = *(const krt_view *)krt_args[2];
     const krt_bf16 t = *(const krt_bf16 *)krt_args[3];
-    krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
 #line 86 "bf16.cu"
-        int64_t i = 0;
-        krt_bf16 h = KRT_BF16_ZERO;
+    krt_dim3 krt_tid;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            krt_bf16 h = KRT_BF16_ZERO;
 #line 18 "bf16.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 19 "bf16.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 20 "bf16.kern"
             h = lerp__cpu(krt_b, krt_tid, ((krt_bf16 *)x.data)[i], ((krt_bf16 *)y.data)[i], t);
 #line 21 "bf16.kern"
@@ -100,7 +107,7 @@ static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((krt_bf16 *)y.data)[i] = krt_hmax_bf16(krt_sqrt_bf16(h), krt_f32_to_bf16_rz(((float *)out32.data)[i]));
 #line 24 "bf16.kern"
             ((float *)out32.data)[i] = (float)((((double)(krt_bf16_to_f32(h) * 2.0f)) + ((double)krt_cvt_i32_bf16(h))) + ((double)krt_bf16_to_i32_rn(h)));
-#line 104 "bf16.cu"
+#line 111 "bf16.cu"
         }
     }
 }

@@ -8,25 +8,32 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "complex.kern"
-static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void rotate__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view z = *(const krt_view *)krt_args[0];
+#line 17 "complex.c"
     const krt_view phase = *(const krt_view *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
-#line 17 "complex.c"
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        krt_c128 w = krt_cmake_c128(0, 0);
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(z.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            krt_c128 w = krt_cmake_c128(0, 0);
 #line 10 "complex.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 11 "complex.kern"
-        if (i < z.shape[0]) {
+            /* i < z.shape[0]: the threads the loop visits */
 #line 12 "complex.kern"
             w = krt_cexp_c128(krt_cmake_c128(0.0, (double)((float *)phase.data)[i]));
 #line 13 "complex.kern"
             ((krt_c64 *)out.data)[i] = krt_c64_of_c128(krt_cadd_c128(krt_cdivz_cpu_c128(krt_cmul_c128(krt_c128_of_c64(((krt_c64 *)z.data)[i]), w), krt_cmake_c128(krt_cabs_c128(w), 0.0), krt_b, "complex.kern:13: ZeroDivisionError: complex division by zero (numba-cuda ends the thread; the CPU backend cannot end it inside an expression, so the launch fails)"), krt_cmul_c128(krt_c128_of_c64(krt_cconj_c64(((krt_c64 *)z.data)[i])), krt_cmake_c128(0.0, 1.0))));
-#line 30 "complex.c"
+#line 37 "complex.c"
         }
     }
 }

@@ -38,20 +38,27 @@ KRT_EXTERN_C __global__ void double_it__i32(krt_view a)
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 6 "double.kern"
-static void double_it__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void double_it__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
-    krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
 #line 47 "double.cu"
-        int64_t i = 0;
+    krt_dim3 krt_tid;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(a.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 7 "double.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 9 "double.kern"
-        if (i < a.shape[0]) {
+            /* i < a.shape[0]: the threads the loop visits */
 #line 10 "double.kern"
             *(float *)(a.data + i * a.strides[0]) = (float)(((double)*(float *)(a.data + i * a.strides[0])) * 2.0);
-#line 55 "double.cu"
+#line 62 "double.cu"
         }
     }
 }

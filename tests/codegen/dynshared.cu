@@ -38,43 +38,41 @@ struct reverse_blocks__frame {
 };
 
 #line 7 "dynshared.kern"
-static void reverse_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void reverse_blocks__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     float *buf = (float *)krt_b->dyn_shared;
     int32_t n = 0;
     struct reverse_blocks__frame *krt_fr = (struct reverse_blocks__frame *)krt_b->frame;
+#line 50 "dynshared.cu"
     struct reverse_blocks__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
-#line 50 "dynshared.cu"
     krt_dim3 krt_tid;
-    {
-        const int32_t krt_in_n = n;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            n = krt_in_n;
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t i KRT_MAYBE_UNUSED = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)n)), ((int64_t)tx));
-#line 9 "dynshared.kern"
-            tx = (int32_t)krt_tid.x;
 #line 10 "dynshared.kern"
-            n = (int32_t)krt_b->block_dim.x;
+    n = (int32_t)krt_b->block_dim.x;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)n)), ((int64_t)tx));
+#line 9 "dynshared.kern"
+        tx = (int32_t)krt_tid.x;
 #line 11 "dynshared.kern"
-            i = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)n)), ((int64_t)tx));
+        i = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)n)), ((int64_t)tx));
 #line 12 "dynshared.kern"
-            buf[tx] = *(float *)(a.data + i * a.strides[0]);
-        }
+        buf[((int64_t)tx)] = *(float *)(a.data + i * a.strides[0]);
     }
 #line 13 "dynshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 72 "dynshared.cu"
+#line 70 "dynshared.cu"
         krt_f = &krt_fr[krt_t];
         int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t i KRT_MAYBE_UNUSED = krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)n)), ((int64_t)tx));
 #line 14 "dynshared.kern"
-        *(float *)(a.data + i * a.strides[0]) = buf[krt_wrap_index(((int64_t)((n - 1) - tx)), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))];
-#line 78 "dynshared.cu"
+        *(float *)(a.data + i * a.strides[0]) = buf[krt_wrap_index(((((int64_t)n) - 1) - ((int64_t)tx)), (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)))];
+#line 76 "dynshared.cu"
     }
 }
 

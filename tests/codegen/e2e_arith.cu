@@ -312,8 +312,10 @@ KRT_EXTERN_C __global__ void floatops__i32(krt_view a, krt_view b, krt_view out,
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 8 "e2e_arith.kern"
-static void intops__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void intops__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view b = *(const krt_view *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
@@ -365,7 +367,7 @@ static void intops__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 25 "e2e_arith.kern"
         *(int64_t *)(out.data + i * out.strides[0] + 11 * out.strides[1]) = (krt_tmp1 = x) ? krt_tmp1 : y;
 #line 26 "e2e_arith.kern"
-        *(int64_t *)(out.data + i * out.strides[0] + 12 * out.strides[1]) = krt_powr_i64(x, ((int64_t)((int32_t)krt_mod_i64(y, 3) - 2)));
+        *(int64_t *)(out.data + i * out.strides[0] + 12 * out.strides[1]) = krt_powr_i64(x, (krt_mod_i64(y, 3) - 2));
 #line 27 "e2e_arith.kern"
         *(int64_t *)(out.data + i * out.strides[0] + 13 * out.strides[1]) = krt_add_i64(*(int64_t *)(a.data + krt_wrap_index(-1, a.shape[0]) * a.strides[0]), *(int64_t *)(a.data + krt_wrap_index(krt_neg_i64(a.shape[0]), a.shape[0]) * a.strides[0]));
 #line 28 "e2e_arith.kern"
@@ -396,20 +398,27 @@ static void intops__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 40 "e2e_arith.kern"
-static void widen__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void widen__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view p = *(const krt_view *)krt_args[0];
     const krt_view u = *(const krt_view *)krt_args[1];
     const krt_view o64 = *(const krt_view *)krt_args[2];
     const krt_view ou = *(const krt_view *)krt_args[3];
     const krt_view osh = *(const krt_view *)krt_args[4];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(p.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 41 "e2e_arith.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 42 "e2e_arith.kern"
-        if (i < p.shape[0]) {
+            /* i < p.shape[0]: the threads the loop visits */
 #line 43 "e2e_arith.kern"
             *(int64_t *)(o64.data + i * o64.strides[0]) = krt_add_i64(((int64_t)*(int32_t *)(p.data + i * p.strides[0])), ((int64_t)*(int32_t *)(p.data + i * p.strides[0])));
 #line 44 "e2e_arith.kern"
@@ -421,8 +430,10 @@ static void widen__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 49 "e2e_arith.kern"
-static void floatops__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void floatops__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view b = *(const krt_view *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
@@ -481,7 +492,7 @@ static void floatops__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *(float *)(out32.data + i * out32.strides[0] + 3 * out32.strides[1]) = krt_powi_f32(v, 3);
 #line 72 "e2e_arith.kern"
         *(float *)(out32.data + i * out32.strides[0] + 4 * out32.strides[1]) = krt_mod_f32(v, (-0.75f));
-#line 485 "e2e_arith.cu"
+#line 496 "e2e_arith.cu"
     krt_next:;
     }
 }

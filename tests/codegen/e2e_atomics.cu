@@ -196,8 +196,10 @@ KRT_EXTERN_C __global__ void tickets__i32(krt_view counter, krt_view ticket, krt
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 7 "e2e_atomics.kern"
-static void hammer__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void hammer__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view i32 = *(const krt_view *)krt_args[0];
     const krt_view u32 = *(const krt_view *)krt_args[1];
     const krt_view i64 = *(const krt_view *)krt_args[2];
@@ -206,18 +208,23 @@ static void hammer__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const krt_view f64 = *(const krt_view *)krt_args[5];
     const krt_view vals = *(const krt_view *)krt_args[6];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        int32_t v = 0;
-        uint32_t w = 0;
-        int64_t x = 0;
-        uint64_t y = 0;
-        float f = 0;
-        double d = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(vals.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            int32_t v = 0;
+            uint32_t w = 0;
+            int64_t x = 0;
+            uint64_t y = 0;
+            float f = 0;
+            double d = 0;
 #line 8 "e2e_atomics.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 9 "e2e_atomics.kern"
-        if (i < vals.shape[0]) {
+            /* i < vals.shape[0]: the threads the loop visits */
 #line 10 "e2e_atomics.kern"
             v = *(int32_t *)(vals.data + i * vals.strides[0]);
 #line 11 "e2e_atomics.kern"
@@ -283,24 +290,31 @@ static void hammer__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 43 "e2e_atomics.kern"
-static void tickets__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void tickets__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view counter = *(const krt_view *)krt_args[0];
+#line 299 "e2e_atomics.cu"
     const krt_view ticket = *(const krt_view *)krt_args[1];
     const krt_view hist = *(const krt_view *)krt_args[2];
-#line 292 "e2e_atomics.cu"
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(ticket.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 44 "e2e_atomics.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 45 "e2e_atomics.kern"
-        if (i < ticket.shape[0]) {
+            /* i < ticket.shape[0]: the threads the loop visits */
 #line 46 "e2e_atomics.kern"
             *(int64_t *)(ticket.data + i * ticket.strides[0]) = krt_atomic_add_i64(&*(int64_t *)(counter.data + 0 * counter.strides[0]), 1);
 #line 47 "e2e_atomics.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (int32_t)(i & 3) * hist.strides[0] + (int32_t)(int64_t)((uint64_t)i % (uint64_t)3) * hist.strides[1]), 1);
-#line 304 "e2e_atomics.cu"
+            (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (i & 3) * hist.strides[0] + (int64_t)((uint64_t)i % (uint64_t)3) * hist.strides[1]), 1);
+#line 318 "e2e_atomics.cu"
         }
     }
 }

@@ -338,24 +338,31 @@ KRT_EXTERN_C __global__ void shared_atomics__i32(krt_view vals, krt_view out)
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "e2e_atomics2.kern"
-static void bits__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void bits__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view i32 = *(const krt_view *)krt_args[0];
     const krt_view u32 = *(const krt_view *)krt_args[1];
     const krt_view i64 = *(const krt_view *)krt_args[2];
     const krt_view u64 = *(const krt_view *)krt_args[3];
     const krt_view vals = *(const krt_view *)krt_args[4];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        int32_t v = 0;
-        uint32_t w = 0;
-        int64_t x = 0;
-        uint64_t y = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(vals.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            int32_t v = 0;
+            uint32_t w = 0;
+            int64_t x = 0;
+            uint64_t y = 0;
 #line 10 "e2e_atomics2.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 11 "e2e_atomics2.kern"
-        if (i < vals.shape[0]) {
+            /* i < vals.shape[0]: the threads the loop visits */
 #line 12 "e2e_atomics2.kern"
             v = *(int32_t *)(vals.data + i * vals.strides[0]);
 #line 13 "e2e_atomics2.kern"
@@ -393,19 +400,26 @@ static void bits__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 31 "e2e_atomics2.kern"
-static void incdec__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void incdec__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view u32 = *(const krt_view *)krt_args[0];
     const krt_view u64 = *(const krt_view *)krt_args[1];
     const krt_view olds = *(const krt_view *)krt_args[2];
     const uint32_t limit = *(const uint32_t *)krt_args[3];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(olds.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 32 "e2e_atomics2.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 33 "e2e_atomics2.kern"
-        if (i < olds.shape[0]) {
+            /* i < olds.shape[0]: the threads the loop visits */
 #line 34 "e2e_atomics2.kern"
             *(int32_t *)(olds.data + i * olds.strides[0]) = (int32_t)krt_atomic_inc_u32(&*(uint32_t *)(u32.data + 0 * u32.strides[0]), limit);
 #line 35 "e2e_atomics2.kern"
@@ -419,31 +433,38 @@ static void incdec__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 41 "e2e_atomics2.kern"
-static void exch_cas__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void exch_cas__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view slot = *(const krt_view *)krt_args[0];
     const krt_view winner = *(const krt_view *)krt_args[1];
     const krt_view owner = *(const krt_view *)krt_args[2];
     const krt_view cell = *(const krt_view *)krt_args[3];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        int64_t old = 0;
-        int32_t got = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(winner.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            int64_t old = 0;
+            int32_t got = 0;
 #line 42 "e2e_atomics2.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 43 "e2e_atomics2.kern"
-        if (i < winner.shape[0]) {
+            /* i < winner.shape[0]: the threads the loop visits */
 #line 44 "e2e_atomics2.kern"
             old = krt_atomic_exch_i64(&*(int64_t *)(slot.data + 0 * slot.strides[0]), i);
 #line 45 "e2e_atomics2.kern"
             *(int32_t *)(winner.data + i * winner.strides[0]) = (int32_t)old;
 #line 47 "e2e_atomics2.kern"
-            got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + (int32_t)(i & 7) * owner.strides[0]), (-1), ((int32_t)i));
+            got = krt_atomic_cas_i32(&*(int32_t *)(owner.data + (i & 7) * owner.strides[0]), (-1), ((int32_t)i));
 #line 48 "e2e_atomics2.kern"
             if (got == (-1)) {
 #line 49 "e2e_atomics2.kern"
-                (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + (8 + (int32_t)(i & 7)) * owner.strides[0]), 1);
+                (void)krt_atomic_add_i32(&*(int32_t *)(owner.data + (8 + (i & 7)) * owner.strides[0]), 1);
             }
 #line 50 "e2e_atomics2.kern"
             (void)krt_atomic_cas_i32(&*(int32_t *)(cell.data + 0 * cell.strides[0]), 0, ((int32_t)i));
@@ -452,21 +473,28 @@ static void exch_cas__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 54 "e2e_atomics2.kern"
-static void nans__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void nans__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view f32 = *(const krt_view *)krt_args[0];
     const krt_view f64 = *(const krt_view *)krt_args[1];
     const krt_view vals = *(const krt_view *)krt_args[2];
     const krt_view i32 = *(const krt_view *)krt_args[3];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        float v = 0;
-        double d = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(vals.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            float v = 0;
+            double d = 0;
 #line 55 "e2e_atomics2.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 56 "e2e_atomics2.kern"
-        if (i < vals.shape[0]) {
+            /* i < vals.shape[0]: the threads the loop visits */
 #line 57 "e2e_atomics2.kern"
             v = *(float *)(vals.data + i * vals.strides[0]);
 #line 58 "e2e_atomics2.kern"
@@ -495,7 +523,7 @@ static void nans__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 499 "e2e_atomics2.cu"
+#line 527 "e2e_atomics2.cu"
 struct shared_atomics__shared {
     int32_t s[4];
 };
@@ -506,8 +534,10 @@ struct shared_atomics__frame {
 };
 
 #line 72 "e2e_atomics2.kern"
-static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void shared_atomics__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view vals = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct shared_atomics__shared *krt_s = (struct shared_atomics__shared *)krt_b->shared;
@@ -523,7 +553,7 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 75 "e2e_atomics2.kern"
         if (t < 4) {
 #line 76 "e2e_atomics2.kern"
-            krt_s->s[t] = 0;
+            krt_s->s[(int64_t)t] = 0;
         }
     }
 #line 77 "e2e_atomics2.kern"
@@ -544,15 +574,17 @@ static void shared_atomics__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 #line 83 "e2e_atomics2.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-#line 550 "e2e_atomics2.cu"
-        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+    {
+        const unsigned krt_xn = krt_clamp_below(4, 0, krt_b->block_dim.x);
+#line 580 "e2e_atomics2.cu"
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 84 "e2e_atomics2.kern"
-        if (t < 4) {
+            /* t < 4: the threads the loop visits */
 #line 85 "e2e_atomics2.kern"
-            *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[t];
-#line 556 "e2e_atomics2.cu"
+            *(int32_t *)(out.data + krt_add_i64(krt_mul_i64(4, ((int64_t)((int32_t)krt_b->block_idx.x))), ((int64_t)t)) * out.strides[0]) = krt_s->s[(int64_t)t];
+#line 588 "e2e_atomics2.cu"
         }
     }
 }

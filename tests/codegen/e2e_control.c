@@ -19,8 +19,10 @@ struct flags__frame {
 };
 
 #line 9 "e2e_control.kern"
-static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void flags__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const bool neg = *(const uint8_t *)krt_args[1] != 0;
     const int64_t krt_arg_n = *(const int64_t *)krt_args[2];
@@ -43,7 +45,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "e2e_control.kern"
         t = (int32_t)krt_tid.x;
 #line 13 "e2e_control.kern"
-        krt_s->s[t] = 0.0f;
+        krt_s->s[(int64_t)t] = 0.0f;
     }
 #line 14 "e2e_control.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -87,7 +89,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 goto krt_skip3;
             }
 #line 21 "e2e_control.kern"
-            krt_s->s[t] = (float)(((double)krt_s->s[t]) + 1.0);
+            krt_s->s[(int64_t)t] = (float)(((double)krt_s->s[(int64_t)t]) + 1.0);
         krt_skip3:;
             krt_f->n = n;
         }
@@ -108,7 +110,7 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             float v KRT_MAYBE_UNUSED = krt_f->v;
             int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 25 "e2e_control.kern"
-            v = krt_s->s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))];
+            v = krt_s->s[(int64_t)(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))];
             krt_f->v = v;
         }
 #line 26 "e2e_control.kern"
@@ -118,29 +120,31 @@ static void flags__cpu(const krt_cpu_block *krt_b, void **krt_args)
             int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             float v KRT_MAYBE_UNUSED = krt_f->v;
 #line 27 "e2e_control.kern"
-            krt_s->s[t] = krt_s->s[t] + (v * 100.0f);
+            krt_s->s[(int64_t)t] = krt_s->s[(int64_t)t] + (v * 100.0f);
         }
     } else {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
             int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 29 "e2e_control.kern"
-            krt_s->s[t] = (float)(((double)krt_s->s[t]) - 1.0);
+            krt_s->s[(int64_t)t] = (float)(((double)krt_s->s[(int64_t)t]) - 1.0);
         }
     }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 133 "e2e_control.c"
-        krt_f = &krt_fr[krt_t];
-        float p KRT_MAYBE_UNUSED = 0;
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+    {
+#line 135 "e2e_control.c"
+        const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            float p KRT_MAYBE_UNUSED = 0;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 30 "e2e_control.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 31 "e2e_control.kern"
             p = *(float *)(x.data + i * x.strides[0]);
 #line 32 "e2e_control.kern"
-            *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[t] + p);
-#line 144 "e2e_control.c"
+            *(float *)(x.data + i * x.strides[0]) = neg ? (-(p * 2.0f)) : (krt_s->s[(int64_t)t] + p);
+#line 148 "e2e_control.c"
         }
     }
 }

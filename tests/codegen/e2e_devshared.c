@@ -80,8 +80,10 @@ struct count_blocks__frame {
 };
 
 #line 40 "e2e_devshared.kern"
-static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_blocks__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct count_blocks__shared *krt_s = (struct count_blocks__shared *)krt_b->shared;
@@ -105,12 +107,14 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 #line 45 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+    {
+        const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 46 "e2e_devshared.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 47 "e2e_devshared.kern"
             if ((int32_t)((uint32_t)t % (uint32_t)3) == 0) {
 #line 48 "e2e_devshared.kern"
@@ -133,12 +137,12 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 54 "e2e_devshared.kern"
         if (t == 0) {
 #line 55 "e2e_devshared.kern"
-            *(int64_t *)(out.data + ((int32_t)krt_b->block_idx.x) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+            *(int64_t *)(out.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
         }
     }
 }
 
-#line 142 "e2e_devshared.c"
+#line 146 "e2e_devshared.c"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
@@ -153,8 +157,10 @@ struct totals__frame {
 };
 
 #line 72 "e2e_devshared.kern"
-static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void totals__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct totals__shared *krt_s = (struct totals__shared *)krt_b->shared;
@@ -238,12 +244,14 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
         r = krt_f->krt_ret0;
         krt_f->r = r;
     }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int64_t r KRT_MAYBE_UNUSED = krt_f->r;
+    {
+        const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t r KRT_MAYBE_UNUSED = krt_f->r;
 #line 78 "e2e_devshared.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 79 "e2e_devshared.kern"
             *(int64_t *)(out.data + i * out.strides[0]) = r;
         }
@@ -266,16 +274,17 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     krt_it1 = 0;
     krt_stop2 = 4;
     krt_step3 = 1;
+    KRT_UNROLL
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 86 "e2e_devshared.kern"
-        acc = acc + (((double *)a.data)[(int32_t)k * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)((int64_t)((int32_t)k + 1))));
+        acc = acc + (((double *)a.data)[k * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)(k + 1)));
     }
 #line 87 "e2e_devshared.kern"
     return acc;
 }
 
-#line 279 "e2e_devshared.c"
+#line 288 "e2e_devshared.c"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -297,37 +306,45 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     krt_it1 = 0;
     krt_stop2 = 4;
     krt_step3 = 1;
+    KRT_UNROLL
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 95 "e2e_devshared.kern"
-        krt_dsh_scratch->s[3 - (int32_t)k][t] = v + ((double)k);
+        krt_dsh_scratch->s[3 - k][(int64_t)t] = v + ((double)k);
     }
 #line 96 "e2e_devshared.kern"
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
-#line 310 "e2e_devshared.c"
+#line 320 "e2e_devshared.c"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
 
 #line 100 "e2e_devshared.kern"
-static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void no_barrier__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
+#line 330 "e2e_devshared.c"
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
-#line 320 "e2e_devshared.c"
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 101 "e2e_devshared.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 102 "e2e_devshared.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 103 "e2e_devshared.kern"
             *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
-#line 331 "e2e_devshared.c"
+#line 348 "e2e_devshared.c"
         }
     }
 }

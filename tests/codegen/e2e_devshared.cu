@@ -9,9 +9,6 @@
 
 /* ---- CUDA ---- */
 
-/* debug=True: the first exception of a launch, read by the runtime after it */
-__device__ krt_exception krt_exception_e2e_devshared_74f1f219;
-
 #line 12 "e2e_devshared.kern"
 static __device__ inline KRT_MAYBE_UNUSED int64_t counter(int64_t op, int64_t v)
 {
@@ -264,7 +261,7 @@ KRT_EXTERN_C __global__ void no_barrier(krt_view x, krt_view out)
     if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
         *(double *)(out.data + i * out.strides[0]) = scratch(*(double *)(x.data + i * x.strides[0]));
-#line 268 "e2e_devshared.cu"
+#line 265 "e2e_devshared.cu"
     }
 }
 
@@ -278,7 +275,7 @@ KRT_EXTERN_C __global__ void no_barrier__i32(krt_view x, krt_view out)
     if ((int32_t)i < (int32_t)x.shape[0]) {
 #line 103 "e2e_devshared.kern"
         *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = scratch(*(double *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])));
-#line 282 "e2e_devshared.cu"
+#line 279 "e2e_devshared.cu"
     }
 }
 
@@ -324,7 +321,7 @@ static inline KRT_MAYBE_UNUSED int64_t via__cpu(const krt_cpu_block *krt_b, krt_
     return counter__cpu(krt_b, krt_tid, krt_dsh_counter, 1, v);
 }
 
-#line 328 "e2e_devshared.cu"
+#line 325 "e2e_devshared.cu"
 struct own_and_via__dshared {
     int64_t mine[64];
 };
@@ -346,7 +343,7 @@ static inline KRT_MAYBE_UNUSED int64_t own_and_via__cpu(const krt_cpu_block *krt
     return via__cpu(krt_b, krt_tid, krt_dsh_counter, krt_sub_i64((*(int64_t *)krt_cpu_pick(krt_b, (void *)&krt_dsh_own_and_via->mine[krt_ck_cpu(((int64_t)t), 64, 0, "e2e_devshared.kern", 36, krt_b, krt_tid)], &krt_sinkv)), v));
 }
 
-#line 350 "e2e_devshared.cu"
+#line 347 "e2e_devshared.cu"
 struct count_blocks__shared {
     struct counter__dshared krt_dsh_counter;
     struct own_and_via__dshared krt_dsh_own_and_via;
@@ -357,8 +354,10 @@ struct count_blocks__frame {
 };
 
 #line 40 "e2e_devshared.kern"
-static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_blocks__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct count_blocks__shared *krt_s = (struct count_blocks__shared *)krt_b->shared;
@@ -382,12 +381,14 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 #line 45 "e2e_devshared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+    {
+        const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 46 "e2e_devshared.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 47 "e2e_devshared.kern"
             if ((int32_t)((uint32_t)t % (uint32_t)3) == 0) {
 #line 48 "e2e_devshared.kern"
@@ -410,12 +411,12 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 54 "e2e_devshared.kern"
         if (t == 0) {
 #line 55 "e2e_devshared.kern"
-            *(int64_t *)(out.data + ((int32_t)krt_b->block_idx.x) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
+            *(int64_t *)(out.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * out.strides[0]) = counter__cpu(krt_b, krt_tid, &krt_s->krt_dsh_counter, 2, 0);
         }
     }
 }
 
-#line 419 "e2e_devshared.cu"
+#line 420 "e2e_devshared.cu"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
@@ -430,8 +431,10 @@ struct totals__frame {
 };
 
 #line 72 "e2e_devshared.kern"
-static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void totals__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct totals__shared *krt_s = (struct totals__shared *)krt_b->shared;
@@ -515,12 +518,14 @@ static void totals__cpu(const krt_cpu_block *krt_b, void **krt_args)
         r = krt_f->krt_ret0;
         krt_f->r = r;
     }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int64_t r KRT_MAYBE_UNUSED = krt_f->r;
+    {
+        const unsigned krt_xn = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t r KRT_MAYBE_UNUSED = krt_f->r;
 #line 78 "e2e_devshared.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 79 "e2e_devshared.kern"
             *(int64_t *)(out.data + i * out.strides[0]) = r;
         }
@@ -543,16 +548,17 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     krt_it1 = 0;
     krt_stop2 = 4;
     krt_step3 = 1;
+    KRT_UNROLL
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 86 "e2e_devshared.kern"
-        acc = acc + (((double *)a.data)[(int32_t)k * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)((int64_t)((int32_t)k + 1))));
+        acc = acc + (((double *)a.data)[k * a.shape[1] + krt_wrap_index(((int64_t)t), a.shape[1])] * ((double)(k + 1)));
     }
 #line 87 "e2e_devshared.kern"
     return acc;
 }
 
-#line 556 "e2e_devshared.cu"
+#line 562 "e2e_devshared.cu"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -574,37 +580,45 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     krt_it1 = 0;
     krt_stop2 = 4;
     krt_step3 = 1;
+    KRT_UNROLL
     for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
         k = krt_it1;
 #line 95 "e2e_devshared.kern"
-        krt_dsh_scratch->s[3 - (int32_t)k][t] = v + ((double)k);
+        krt_dsh_scratch->s[3 - k][(int64_t)t] = v + ((double)k);
     }
 #line 96 "e2e_devshared.kern"
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
-#line 587 "e2e_devshared.cu"
+#line 594 "e2e_devshared.cu"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
 
 #line 100 "e2e_devshared.kern"
-static void no_barrier__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void no_barrier__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
+#line 604 "e2e_devshared.cu"
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
-#line 597 "e2e_devshared.cu"
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 101 "e2e_devshared.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 102 "e2e_devshared.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 103 "e2e_devshared.kern"
             *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
-#line 608 "e2e_devshared.cu"
+#line 622 "e2e_devshared.cu"
         }
     }
 }
@@ -619,13 +633,13 @@ KRT_EXTERN_C const krt_kernel count_blocks__kernel = {
     "count_blocks", "e2e_devshared.kern", 2, count_blocks__params,
     count_blocks__cpu, (const void *)count_blocks,
     sizeof(struct count_blocks__shared), sizeof(struct count_blocks__frame),
-    0, NULL
+    0
 };
 static const krt_kernel count_blocks__kernel_i32 = {
     "count_blocks", "e2e_devshared.kern", 2, count_blocks__params,
     count_blocks__cpu, (const void *)count_blocks__i32,
     sizeof(struct count_blocks__shared), sizeof(struct count_blocks__frame),
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int count_blocks__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -650,13 +664,13 @@ KRT_EXTERN_C const krt_kernel totals__kernel = {
     "totals", "e2e_devshared.kern", 2, totals__params,
     totals__cpu, (const void *)totals,
     sizeof(struct totals__shared), sizeof(struct totals__frame),
-    0, NULL
+    0
 };
 static const krt_kernel totals__kernel_i32 = {
     "totals", "e2e_devshared.kern", 2, totals__params,
     totals__cpu, (const void *)totals__i32,
     sizeof(struct totals__shared), sizeof(struct totals__frame),
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int totals__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -681,13 +695,13 @@ KRT_EXTERN_C const krt_kernel no_barrier__kernel = {
     "no_barrier", "e2e_devshared.kern", 2, no_barrier__params,
     no_barrier__cpu, (const void *)no_barrier,
     sizeof(struct no_barrier__shared), 0,
-    0, NULL
+    0
 };
 static const krt_kernel no_barrier__kernel_i32 = {
     "no_barrier", "e2e_devshared.kern", 2, no_barrier__params,
     no_barrier__cpu, (const void *)no_barrier__i32,
     sizeof(struct no_barrier__shared), 0,
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int no_barrier__launch(krt_launch_cfg cfg, krt_array x, krt_array out)

@@ -37,8 +37,10 @@ struct reduce__frame {
 };
 
 #line 37 "e2e_devsync.kern"
-static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void reduce__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct reduce__shared *krt_s = (struct reduce__shared *)krt_b->shared;
@@ -201,7 +203,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 26 "e2e_devsync.kern"
         if ((int32_t)block_sum__lane == 0) {
 #line 27 "e2e_devsync.kern"
-            ((float *)krt_f->block_sum__sm.data)[(int32_t)block_sum__w] = block_sum__v_2;
+            ((float *)krt_f->block_sum__sm.data)[block_sum__w] = block_sum__v_2;
         }
     }
 #line 28 "e2e_devsync.kern"
@@ -233,7 +235,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 31 "e2e_devsync.kern"
-            block_sum__r_2 = ((int32_t)block_sum__lane < ((((int32_t)krt_b->block_dim.x) + 31) >> 5)) ? ((float *)krt_f->block_sum__sm.data)[(int32_t)block_sum__lane] : 0.0f;
+            block_sum__r_2 = ((int32_t)block_sum__lane < ((((int32_t)krt_b->block_dim.x) + 31) >> 5)) ? ((float *)krt_f->block_sum__sm.data)[block_sum__lane] : 0.0f;
             krt_f->block_sum__r_2 = block_sum__r_2;
         }
 #line 32 "e2e_devsync.kern"
@@ -385,12 +387,12 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 42 "e2e_devsync.kern"
         if (((int32_t)krt_tid.x) == 0) {
 #line 43 "e2e_devsync.kern"
-            ((float *)out.data)[((int32_t)krt_b->block_idx.x)] = s;
+            ((float *)out.data)[((int64_t)((int32_t)krt_b->block_idx.x))] = s;
         }
     }
 }
 
-#line 394 "e2e_devsync.c"
+#line 396 "e2e_devsync.c"
 struct shuffle__shared {
     int32_t rotate__buf[128];
 };
@@ -419,8 +421,10 @@ struct shuffle__frame {
 };
 
 #line 71 "e2e_devsync.kern"
-static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     const krt_view counts = *(const krt_view *)krt_args[2];
@@ -429,9 +433,9 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct shuffle__frame *krt_f;
     size_t krt_t;
     int krt_go;
+#line 437 "e2e_devsync.c"
     int krt_br0;
     int krt_br1;
-#line 435 "e2e_devsync.c"
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
@@ -475,7 +479,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 51 "e2e_devsync.kern"
-        rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
+        rotate__r = krt_s->rotate__buf[krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
         krt_f->rotate__r = rotate__r;
     }
 #line 52 "e2e_devsync.kern"
@@ -519,7 +523,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 51 "e2e_devsync.kern"
-        rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
+        rotate__r = krt_s->rotate__buf[krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
         krt_f->rotate__r = rotate__r;
     }
 #line 52 "e2e_devsync.kern"
@@ -559,7 +563,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t rotate__x KRT_MAYBE_UNUSED = krt_f->rotate__x;
-#line 563 "e2e_devsync.c"
+#line 567 "e2e_devsync.c"
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 49 "e2e_devsync.kern"
         krt_s->rotate__buf[krt_wrap_index(((int64_t)rotate__t), 128)] = rotate__x;
@@ -571,7 +575,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 51 "e2e_devsync.kern"
-        rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
+        rotate__r = krt_s->rotate__buf[krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
         krt_f->rotate__r = rotate__r;
     }
 #line 52 "e2e_devsync.kern"
@@ -613,7 +617,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
-#line 617 "e2e_devsync.c"
+#line 621 "e2e_devsync.c"
     }
     if (krt_br0) {
 #line 78 "e2e_devsync.kern"
@@ -628,7 +632,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         /* device function warp_sum, inlined */
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 632 "e2e_devsync.c"
+#line 636 "e2e_devsync.c"
             krt_f = &krt_fr[krt_t];
             int64_t warp_sum__i4__v_2 KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v_2;
             int32_t warp_sum__i4__v KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v;
@@ -738,7 +742,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 742 "e2e_devsync.c"
+#line 746 "e2e_devsync.c"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
@@ -754,7 +758,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)counts.data)[krt_mul_i64(2, i)] = -5;
         }
     }
-#line 758 "e2e_devsync.c"
+#line 762 "e2e_devsync.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_MASKED(1))
@@ -763,12 +767,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 81 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 767 "e2e_devsync.c"
+#line 771 "e2e_devsync.c"
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 81 "e2e_devsync.kern"
         krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[i]), 50);
         krt_f->krt_ret4 = 0;
-#line 772 "e2e_devsync.c"
+#line 776 "e2e_devsync.c"
     }
     /* device function count_positive, inlined */
 #line 58 "e2e_devsync.kern"
@@ -816,12 +820,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 #line 82 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 820 "e2e_devsync.c"
+#line 824 "e2e_devsync.c"
         krt_f = &krt_fr[krt_t];
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 82 "e2e_devsync.kern"
         krt_f->fence__a = a;
-#line 825 "e2e_devsync.c"
+#line 829 "e2e_devsync.c"
         krt_f->fence__i = i;
     }
     /* device function fence, inlined */
@@ -840,7 +844,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 844 "e2e_devsync.c"
+#line 848 "e2e_devsync.c"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param reduce__params[] = {

@@ -259,8 +259,10 @@ struct reduce__frame {
 };
 
 #line 37 "e2e_devsync.kern"
-static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void reduce__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct reduce__shared *krt_s = (struct reduce__shared *)krt_b->shared;
@@ -423,7 +425,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 26 "e2e_devsync.kern"
         if ((int32_t)block_sum__lane == 0) {
 #line 27 "e2e_devsync.kern"
-            ((float *)krt_f->block_sum__sm.data)[(int32_t)block_sum__w] = block_sum__v_2;
+            ((float *)krt_f->block_sum__sm.data)[block_sum__w] = block_sum__v_2;
         }
     }
 #line 28 "e2e_devsync.kern"
@@ -455,7 +457,7 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 31 "e2e_devsync.kern"
-            block_sum__r_2 = ((int32_t)block_sum__lane < ((((int32_t)krt_b->block_dim.x) + 31) >> 5)) ? ((float *)krt_f->block_sum__sm.data)[(int32_t)block_sum__lane] : 0.0f;
+            block_sum__r_2 = ((int32_t)block_sum__lane < ((((int32_t)krt_b->block_dim.x) + 31) >> 5)) ? ((float *)krt_f->block_sum__sm.data)[block_sum__lane] : 0.0f;
             krt_f->block_sum__r_2 = block_sum__r_2;
         }
 #line 32 "e2e_devsync.kern"
@@ -607,12 +609,12 @@ static void reduce__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 42 "e2e_devsync.kern"
         if (((int32_t)krt_tid.x) == 0) {
 #line 43 "e2e_devsync.kern"
-            ((float *)out.data)[((int32_t)krt_b->block_idx.x)] = s;
+            ((float *)out.data)[((int64_t)((int32_t)krt_b->block_idx.x))] = s;
         }
     }
 }
 
-#line 616 "e2e_devsync.cu"
+#line 618 "e2e_devsync.cu"
 struct shuffle__shared {
     int32_t rotate__buf[128];
 };
@@ -641,8 +643,10 @@ struct shuffle__frame {
 };
 
 #line 71 "e2e_devsync.kern"
-static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void shuffle__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     const krt_view counts = *(const krt_view *)krt_args[2];
@@ -651,9 +655,9 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct shuffle__frame *krt_f;
     size_t krt_t;
     int krt_go;
+#line 659 "e2e_devsync.cu"
     int krt_br0;
     int krt_br1;
-#line 657 "e2e_devsync.cu"
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     size_t krt_w, krt_wn, krt_l;
     uint32_t krt_act;
@@ -697,7 +701,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 51 "e2e_devsync.kern"
-        rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
+        rotate__r = krt_s->rotate__buf[krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
         krt_f->rotate__r = rotate__r;
     }
 #line 52 "e2e_devsync.kern"
@@ -741,7 +745,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 51 "e2e_devsync.kern"
-        rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
+        rotate__r = krt_s->rotate__buf[krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
         krt_f->rotate__r = rotate__r;
     }
 #line 52 "e2e_devsync.kern"
@@ -781,7 +785,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t rotate__x KRT_MAYBE_UNUSED = krt_f->rotate__x;
-#line 785 "e2e_devsync.cu"
+#line 789 "e2e_devsync.cu"
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 49 "e2e_devsync.kern"
         krt_s->rotate__buf[krt_wrap_index(((int64_t)rotate__t), 128)] = rotate__x;
@@ -793,7 +797,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t rotate__r KRT_MAYBE_UNUSED = krt_f->rotate__r;
         int32_t rotate__t KRT_MAYBE_UNUSED = krt_f->rotate__t;
 #line 51 "e2e_devsync.kern"
-        rotate__r = krt_s->rotate__buf[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
+        rotate__r = krt_s->rotate__buf[krt_mod_i64(krt_add_i64(((int64_t)rotate__t), 1), ((int64_t)((int32_t)krt_b->block_dim.x)))];
         krt_f->rotate__r = rotate__r;
     }
 #line 52 "e2e_devsync.kern"
@@ -835,7 +839,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f->krt_state = KRT_MASKED(1);
             krt_br1 = 1;
         }
-#line 839 "e2e_devsync.cu"
+#line 843 "e2e_devsync.cu"
     }
     if (krt_br0) {
 #line 78 "e2e_devsync.kern"
@@ -850,7 +854,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
         }
         /* device function warp_sum, inlined */
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 854 "e2e_devsync.cu"
+#line 858 "e2e_devsync.cu"
             krt_f = &krt_fr[krt_t];
             int64_t warp_sum__i4__v_2 KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v_2;
             int32_t warp_sum__i4__v KRT_MAYBE_UNUSED = krt_f->warp_sum__i4__v;
@@ -960,7 +964,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     if (krt_br1) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 964 "e2e_devsync.cu"
+#line 968 "e2e_devsync.cu"
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
@@ -976,7 +980,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)counts.data)[krt_mul_i64(2, i)] = -5;
         }
     }
-#line 980 "e2e_devsync.cu"
+#line 984 "e2e_devsync.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         if (krt_f->krt_state == KRT_MASKED(1))
@@ -985,12 +989,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 81 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 989 "e2e_devsync.cu"
+#line 993 "e2e_devsync.cu"
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 81 "e2e_devsync.kern"
         krt_f->count_positive__x = krt_sub_i64(((int64_t)((int32_t *)a.data)[i]), 50);
         krt_f->krt_ret4 = 0;
-#line 994 "e2e_devsync.cu"
+#line 998 "e2e_devsync.cu"
     }
     /* device function count_positive, inlined */
 #line 58 "e2e_devsync.kern"
@@ -1038,12 +1042,12 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 #line 82 "e2e_devsync.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1042 "e2e_devsync.cu"
+#line 1046 "e2e_devsync.cu"
         krt_f = &krt_fr[krt_t];
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 82 "e2e_devsync.kern"
         krt_f->fence__a = a;
-#line 1047 "e2e_devsync.cu"
+#line 1051 "e2e_devsync.cu"
         krt_f->fence__i = i;
     }
     /* device function fence, inlined */
@@ -1062,7 +1066,7 @@ static void shuffle__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 1066 "e2e_devsync.cu"
+#line 1070 "e2e_devsync.cu"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param reduce__params[] = {

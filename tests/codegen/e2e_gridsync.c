@@ -259,7 +259,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 37 "e2e_gridsync.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 38 "e2e_gridsync.kern"
-        krt_s->sm[t] = (i < x.shape[0]) ? ((int64_t *)x.data)[i] : 0;
+        krt_s->sm[(int64_t)t] = (i < x.shape[0]) ? ((int64_t *)x.data)[i] : 0;
     }
 #line 39 "e2e_gridsync.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -298,7 +298,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 299 "e2e_gridsync.c"
                 continue;
 #line 42 "e2e_gridsync.kern"
-            v = (t >= (int32_t)d) ? krt_s->sm[t - (int32_t)d] : 0;
+            v = (t >= (int32_t)d) ? krt_s->sm[((int64_t)t) - d] : 0;
             krt_f->v = v;
         }
 #line 43 "e2e_gridsync.kern"
@@ -310,7 +310,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 44 "e2e_gridsync.kern"
-            krt_s->sm[t] = krt_add_i64(krt_s->sm[t], v);
+            krt_s->sm[(int64_t)t] = krt_add_i64(krt_s->sm[(int64_t)t], v);
         }
 #line 45 "e2e_gridsync.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -320,7 +320,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 46 "e2e_gridsync.kern"
-            d = (int64_t)((int32_t)d * 2);
+            d = d * 2;
             krt_f->d = d;
         }
     }
@@ -336,7 +336,7 @@ static void grid_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 47 "e2e_gridsync.kern"
         if (t == (64 - 1)) {
 #line 48 "e2e_gridsync.kern"
-            ((int64_t *)partial.data)[((int32_t)krt_b->block_idx.x)] = krt_s->sm[t];
+            ((int64_t *)partial.data)[((int64_t)((int32_t)krt_b->block_idx.x))] = krt_s->sm[(int64_t)t];
         }
     }
 #line 49 "e2e_gridsync.kern"
@@ -364,12 +364,12 @@ case 1:;
 #line 365 "e2e_gridsync.c"
             b = krt_it1;
 #line 52 "e2e_gridsync.kern"
-            off = krt_add_i64(off, ((int64_t *)partial.data)[b]);
+            off = krt_add_i64(off, ((int64_t *)partial.data)[((int64_t)b)]);
         }
 #line 53 "e2e_gridsync.kern"
         if (i < x.shape[0]) {
 #line 54 "e2e_gridsync.kern"
-            ((int64_t *)out.data)[i] = krt_add_i64(krt_s->sm[t], off);
+            ((int64_t *)out.data)[i] = krt_add_i64(krt_s->sm[(int64_t)t], off);
 #line 374 "e2e_gridsync.c"
         }
     }

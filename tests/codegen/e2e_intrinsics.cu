@@ -433,18 +433,25 @@ static const KRT_MAYBE_UNUSED int64_t tables__t_cpu[8] = {3, 1, 4, 1, 5, 9, 2, 6
 static const KRT_MAYBE_UNUSED double tables__g_cpu[2][2] = {{1.5, 2.5}, {(-0.5), 4.0}};
 
 #line 13 "e2e_intrinsics.kern"
-static void bitops__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void bitops__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        int64_t v = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            int64_t v = 0;
 #line 14 "e2e_intrinsics.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 15 "e2e_intrinsics.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 16 "e2e_intrinsics.kern"
             v = *(int64_t *)(x.data + i * x.strides[0]);
 #line 17 "e2e_intrinsics.kern"
@@ -482,8 +489,10 @@ static void bitops__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 50 "e2e_intrinsics.kern"
-static void mathops__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void mathops__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     const krt_view out32 = *(const krt_view *)krt_args[2];
@@ -492,20 +501,25 @@ static void mathops__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int32_t krt_tmp1;
     float krt_tmp2;
     int32_t krt_tmp3;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        double v = 0;
-        double m = 0;
-        int32_t e = 0;
-        float f = 0;
-        float fm = 0;
-        int32_t fe = 0;
-        krt_tup_f64_i32 krt_tup1 = krt_tup_f64_i32_make(0, 0);
-        krt_tup_f32_i32 krt_tup2 = krt_tup_f32_i32_make(0, 0);
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            double v = 0;
+            double m = 0;
+            int32_t e = 0;
+            float f = 0;
+            float fm = 0;
+            int32_t fe = 0;
+            krt_tup_f64_i32 krt_tup1 = krt_tup_f64_i32_make(0, 0);
+            krt_tup_f32_i32 krt_tup2 = krt_tup_f32_i32_make(0, 0);
 #line 51 "e2e_intrinsics.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 52 "e2e_intrinsics.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 53 "e2e_intrinsics.kern"
             v = *(double *)(x.data + i * x.strides[0]);
 #line 54 "e2e_intrinsics.kern"
@@ -598,8 +612,10 @@ static inline KRT_MAYBE_UNUSED krt_tup_i64_i64 stats__cpu(const krt_cpu_block *k
 }
 
 #line 76 "e2e_intrinsics.kern"
-static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void tables__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view idx = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     const krt_view shp = *(const krt_view *)krt_args[2];
@@ -627,7 +643,7 @@ static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 82 "e2e_intrinsics.kern"
             r = krt_tup1.f1;
 #line 83 "e2e_intrinsics.kern"
-            *(double *)(out.data + i * out.strides[0]) = (((((double)tables__t_cpu[(int32_t)(k & 7)]) * 100.0) + tables__g_cpu[(int32_t)(k & 1)][(int32_t)((k >> 1) & 1)]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
+            *(double *)(out.data + i * out.strides[0]) = (((((double)tables__t_cpu[k & 7]) * 100.0) + tables__g_cpu[k & 1][(k >> 1) & 1]) + (((double)q) * 1000.0)) + (((double)r) * 10000.0);
 #line 84 "e2e_intrinsics.kern"
             krt_tup2 = stats__cpu(krt_b, krt_tid, idx);
 #line 84 "e2e_intrinsics.kern"
@@ -652,10 +668,12 @@ static void tables__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 94 "e2e_intrinsics.kern"
-static void say__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void say__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 675 "e2e_intrinsics.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const int32_t n = *(const int32_t *)krt_args[0];
-#line 659 "e2e_intrinsics.cu"
     const double x = *(const double *)krt_args[1];
     const uint8_t flag = *(const uint8_t *)krt_args[2];
     krt_dim3 krt_tid;
@@ -664,7 +682,7 @@ static void say__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (((int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x) == 0) {
 #line 96 "e2e_intrinsics.kern"
             printf("n = %lld x = %f 100%% %llu %llu\n", (long long)((int64_t)n), (double)x, (unsigned long long)((uint64_t)flag), (unsigned long long)7u);
-#line 668 "e2e_intrinsics.cu"
+#line 686 "e2e_intrinsics.cu"
         }
     }
 }

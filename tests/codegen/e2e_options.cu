@@ -175,17 +175,24 @@ static inline KRT_MAYBE_UNUSED double scale__cpu(const krt_cpu_block *krt_b, krt
 }
 
 #line 16 "e2e_options.kern"
-static void axpb__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void axpb__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const float b = *(const float *)krt_args[1];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 17 "e2e_options.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "e2e_options.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 19 "e2e_options.kern"
             *(float *)(x.data + i * x.strides[0]) = (float)((scale__cpu(krt_b, krt_tid, *(float *)(x.data + i * x.strides[0]), 2) / 4.0) + ((double)b));
         }
@@ -202,17 +209,24 @@ static inline KRT_MAYBE_UNUSED double scale__f8_i8__cpu(const krt_cpu_block *krt
 }
 
 #line 16 "e2e_options.kern"
-static void axpb__a1f8_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void axpb__a1f8_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const double b = *(const double *)krt_args[1];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 17 "e2e_options.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "e2e_options.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 19 "e2e_options.kern"
             *(double *)(x.data + i * x.strides[0]) = (scale__f8_i8__cpu(krt_b, krt_tid, *(double *)(x.data + i * x.strides[0]), 2) / 4.0) + b;
         }
@@ -220,20 +234,27 @@ static void axpb__a1f8_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 23 "e2e_options.kern"
-static void shadow__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void shadow__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const int32_t n = *(const int32_t *)krt_args[1];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        int64_t n_2 = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            int64_t n_2 = 0;
 #line 24 "e2e_options.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 25 "e2e_options.kern"
-        n_2 = krt_mul_i64(((int64_t)n), INT64_C(3000000000));
+            n_2 = krt_mul_i64(((int64_t)n), INT64_C(3000000000));
 #line 26 "e2e_options.kern"
-        if (i < out.shape[0]) {
+            /* i < out.shape[0]: the threads the loop visits */
 #line 27 "e2e_options.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)krt_add_i64(krt_floordiv_i64(n_2, 1000000000), i);
         }
@@ -241,8 +262,10 @@ static void shadow__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 31 "e2e_options.kern"
-static void tuple_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void tuple_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const bool flip = *(const uint8_t *)krt_args[1] != 0;
     krt_dim3 krt_tid;
@@ -262,20 +285,27 @@ static void tuple_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 39 "e2e_options.kern"
-static void fast__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void fast__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
+#line 293 "e2e_options.cu"
     const krt_view x = *(const krt_view *)krt_args[0];
     krt_dim3 krt_tid;
-#line 270 "e2e_options.cu"
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 40 "e2e_options.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 41 "e2e_options.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 42 "e2e_options.kern"
             ((float *)x.data)[i] = (float)((((double)expf(((float *)x.data)[i])) / ((double)x.shape[0])) + ((double)(sinf(((float *)x.data)[i]) / 3.0f)));
-#line 279 "e2e_options.cu"
+#line 309 "e2e_options.cu"
         }
     }
 }

@@ -8,8 +8,10 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 12 "e2e_random.kern"
-static void draws__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void draws__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view states = *(const krt_view *)krt_args[0];
     const int32_t which = *(const int32_t *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
@@ -64,8 +66,10 @@ static inline KRT_MAYBE_UNUSED bool coin__cpu(const krt_cpu_block *krt_b, krt_di
 }
 
 #line 33 "e2e_random.kern"
-static void mixed__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void mixed__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view states = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
@@ -76,9 +80,9 @@ static void mixed__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t inside = 0;
         int64_t r KRT_MAYBE_UNUSED = 0;
         float krt_cmp1 = 0;
+#line 84 "e2e_random.c"
         int64_t krt_it2 = 0;
         int64_t krt_stop3 = 0;
-#line 82 "e2e_random.c"
         int64_t krt_step4 = 0;
         (void)r;
 #line 34 "e2e_random.kern"
@@ -114,7 +118,7 @@ static void mixed__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int64_t *)out.data)[krt_mul_i64(2, i)] = heads;
 #line 46 "e2e_random.kern"
             ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(2, i), 1)] = inside;
-#line 118 "e2e_random.c"
+#line 122 "e2e_random.c"
         }
     }
 }

@@ -9,9 +9,6 @@
 
 /* ---- CUDA ---- */
 
-/* debug=True: the first exception of a launch, read by the runtime after it */
-__device__ krt_exception krt_exception_e2e_range_step_81e679d7;
-
 #line 13 "e2e_range_step.kern"
 KRT_EXTERN_C __global__ void count(krt_view out, krt_view steps)
 {
@@ -424,7 +421,7 @@ KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
     int64_t k KRT_MAYBE_UNUSED = 0;
     int64_t krt_it1 = 0;
     int64_t krt_stop2 = 0;
-#line 428 "e2e_range_step.cu"
+#line 425 "e2e_range_step.cu"
     int64_t krt_step3 = 0;
     (void)k;
 #line 95 "e2e_range_step.kern"
@@ -437,7 +434,7 @@ KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
         krt_it1 = 0;
         krt_stop2 = 10;
         krt_step3 = *(int64_t *)(steps.data + krt_ck_dev(i, steps.shape[0], 0, "e2e_range_step.kern", 98) * steps.strides[0]);
-#line 441 "e2e_range_step.cu"
+#line 438 "e2e_range_step.cu"
         if (krt_step3 == 0) {
             krt_assert_fail_dev("e2e_range_step.kern:98: range() arg 3 must not be zero");
             return;
@@ -449,30 +446,37 @@ KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
         }
 #line 100 "e2e_range_step.kern"
         *(int64_t *)(out.data + krt_ck_dev(i, out.shape[0], 0, "e2e_range_step.kern", 100) * out.strides[0]) = n;
-#line 453 "e2e_range_step.cu"
+#line 450 "e2e_range_step.cu"
     }
 }
 
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 13 "e2e_range_step.kern"
-static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view steps = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        int64_t n = 0;
-        int64_t k KRT_MAYBE_UNUSED = 0;
-        int64_t krt_it1 = 0;
-        int64_t krt_stop2 = 0;
-        int64_t krt_step3 = 0;
-        (void)k;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            int64_t n = 0;
+            int64_t k KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 = 0;
+            int64_t krt_stop2 = 0;
+            int64_t krt_step3 = 0;
+            (void)k;
 #line 14 "e2e_range_step.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 15 "e2e_range_step.kern"
-        if (i < out.shape[0]) {
+            /* i < out.shape[0]: the threads the loop visits */
 #line 16 "e2e_range_step.kern"
             *(int64_t *)(out.data + i * out.strides[0]) = -2;
 #line 17 "e2e_range_step.kern"
@@ -491,29 +495,36 @@ static void count__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 20 "e2e_range_step.kern"
             *(int64_t *)(out.data + i * out.strides[0]) = n;
+        krt_next:;
         }
-    krt_next:;
     }
 }
 
 #line 24 "e2e_range_step.kern"
-static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_unsigned__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const uint32_t step = *(const uint32_t *)krt_args[1];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        int64_t n = 0;
-        uint64_t k KRT_MAYBE_UNUSED = 0;
-        uint64_t krt_it1 = 0;
-        uint64_t krt_stop2 = 0;
-        uint64_t krt_step3 = 0;
-        (void)k;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            int64_t n = 0;
+            uint64_t k KRT_MAYBE_UNUSED = 0;
+            uint64_t krt_it1 = 0;
+            uint64_t krt_stop2 = 0;
+            uint64_t krt_step3 = 0;
+            (void)k;
 #line 25 "e2e_range_step.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 26 "e2e_range_step.kern"
-        if (i < out.shape[0]) {
+            /* i < out.shape[0]: the threads the loop visits */
 #line 27 "e2e_range_step.kern"
             n = 0;
 #line 28 "e2e_range_step.kern"
@@ -530,12 +541,12 @@ static void count_unsigned__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 30 "e2e_range_step.kern"
             *(int64_t *)(out.data + i * out.strides[0]) = n;
+        krt_next:;
         }
-    krt_next:;
     }
 }
 
-#line 539 "e2e_range_step.cu"
+#line 550 "e2e_range_step.cu"
 struct count_sync__shared {
     int64_t s[64];
 };
@@ -550,8 +561,10 @@ struct count_sync__frame {
 };
 
 #line 34 "e2e_range_step.kern"
-static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_sync__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view steps = *(const krt_view *)krt_args[1];
     struct count_sync__shared *krt_s = (struct count_sync__shared *)krt_b->shared;
@@ -568,7 +581,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 35 "e2e_range_step.kern"
         t = (int32_t)krt_tid.x;
 #line 37 "e2e_range_step.kern"
-        krt_s->s[t] = -1;
+        krt_s->s[(int64_t)t] = -1;
     }
 #line 38 "e2e_range_step.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -585,7 +598,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 40 "e2e_range_step.kern"
         krt_it1 = 0;
         krt_stop2 = 10;
-        krt_step3 = *(int64_t *)(steps.data + t * steps.strides[0]);
+        krt_step3 = *(int64_t *)(steps.data + ((int64_t)t) * steps.strides[0]);
         if (krt_step3 == 0) {
             krt_f->krt_state = KRT_RETURNED;
             goto krt_skip2;
@@ -596,7 +609,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
             n = krt_add_i64(n, 1);
         }
 #line 42 "e2e_range_step.kern"
-        krt_s->s[t] = n;
+        krt_s->s[(int64_t)t] = n;
     krt_skip2:;
         krt_f->n = n;
     }
@@ -609,11 +622,11 @@ static void count_sync__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 44 "e2e_range_step.kern"
-        *(int64_t *)(out.data + t * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), krt_s->s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
+        *(int64_t *)(out.data + ((int64_t)t) * out.strides[0]) = krt_add_i64(krt_mul_i64(n, 100), krt_s->s[(int64_t)(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
     }
 }
 
-#line 617 "e2e_range_step.cu"
+#line 630 "e2e_range_step.cu"
 struct count_block__shared {
     int64_t s[64];
 };
@@ -628,8 +641,10 @@ struct count_block__frame {
 };
 
 #line 48 "e2e_range_step.kern"
-static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const int64_t step = *(const int64_t *)krt_args[1];
     struct count_block__shared *krt_s = (struct count_block__shared *)krt_b->shared;
@@ -641,22 +656,46 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_fr[krt_t].krt_state = KRT_RUNNING;
     }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-#line 49 "e2e_range_step.kern"
-        t = (int32_t)krt_tid.x;
-#line 51 "e2e_range_step.kern"
-        krt_s->s[t] = 0;
-    }
 #line 52 "e2e_range_step.kern"
-    /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
+    if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+        /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+        krt_tid.y = 0;
+        krt_tid.z = 0;
+        for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+            krt_tid.x = (unsigned)krt_t;
+            krt_f = &krt_fr[krt_t];
+            {
+                int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 49 "e2e_range_step.kern"
+                t = (int32_t)krt_tid.x;
+#line 51 "e2e_range_step.kern"
+                krt_s->s[(int64_t)t] = 0;
+            }
+            {
+                int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
 #line 53 "e2e_range_step.kern"
-        acc = 0;
-        krt_f->acc = acc;
+                acc = 0;
+                krt_f->acc = acc;
+            }
+        }
+    } else {
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 49 "e2e_range_step.kern"
+            t = (int32_t)krt_tid.x;
+#line 51 "e2e_range_step.kern"
+            krt_s->s[(int64_t)t] = 0;
+        }
+#line 52 "e2e_range_step.kern"
+        /* cuda.syncthreads(): every thread has reached this point */
+        KRT_FOR_EACH_THREAD_T(krt_b) {
+            krt_f = &krt_fr[krt_t];
+            int64_t acc KRT_MAYBE_UNUSED = krt_f->acc;
+#line 53 "e2e_range_step.kern"
+            acc = 0;
+            krt_f->acc = acc;
+        }
     }
 #line 54 "e2e_range_step.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -705,7 +744,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 55 "e2e_range_step.kern"
-            krt_s->s[t] = krt_add_i64(krt_s->s[t], k);
+            krt_s->s[(int64_t)t] = krt_add_i64(krt_s->s[(int64_t)t], k);
         }
 #line 56 "e2e_range_step.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -716,7 +755,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 57 "e2e_range_step.kern"
-            acc = krt_add_i64(acc, krt_s->s[(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
+            acc = krt_add_i64(acc, krt_s->s[(int64_t)(int32_t)((uint32_t)(t + 1) % (uint32_t)((int32_t)krt_b->block_dim.x))]);
             krt_f->acc = acc;
         }
 #line 58 "e2e_range_step.kern"
@@ -745,11 +784,11 @@ static void count_block__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 59 "e2e_range_step.kern"
-        *(int64_t *)(out.data + t * out.strides[0]) = acc;
+        *(int64_t *)(out.data + ((int64_t)t) * out.strides[0]) = acc;
     }
 }
 
-#line 753 "e2e_range_step.cu"
+#line 792 "e2e_range_step.cu"
 struct count_inlined__frame {
     int krt_state;
     int64_t n;
@@ -765,8 +804,10 @@ struct count_inlined__frame {
 };
 
 #line 72 "e2e_range_step.kern"
-static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_inlined__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view steps = *(const krt_view *)krt_args[1];
     struct count_inlined__frame *krt_fr = (struct count_inlined__frame *)krt_b->frame;
@@ -789,7 +830,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_range_step.kern"
         krt_f->trips_sync__a = 0;
         krt_f->trips_sync__b = 6;
-        krt_f->trips_sync__s = *(int64_t *)(steps.data + t * steps.strides[0]);
+        krt_f->trips_sync__s = *(int64_t *)(steps.data + ((int64_t)t) * steps.strides[0]);
         krt_f->krt_ret0 = 0;
     }
     /* device function trips_sync, inlined */
@@ -856,7 +897,7 @@ static void count_inlined__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 75 "e2e_range_step.kern"
-        *(int64_t *)(out.data + t * out.strides[0]) = n;
+        *(int64_t *)(out.data + ((int64_t)t) * out.strides[0]) = n;
     }
 }
 
@@ -891,17 +932,24 @@ static inline KRT_MAYBE_UNUSED int64_t trips__cpu(const krt_cpu_block *krt_b, kr
 }
 
 #line 87 "e2e_range_step.kern"
-static void count_device__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_device__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_view steps = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 88 "e2e_range_step.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 89 "e2e_range_step.kern"
-        if (i < out.shape[0]) {
+            /* i < out.shape[0]: the threads the loop visits */
 #line 90 "e2e_range_step.kern"
             *(int64_t *)(out.data + i * out.strides[0]) = trips__cpu(krt_b, krt_tid, 0, 10, *(int64_t *)(steps.data + i * steps.strides[0]));
         }
@@ -916,7 +964,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 920 "e2e_range_step.cu"
+#line 968 "e2e_range_step.cu"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -936,7 +984,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
-#line 940 "e2e_range_step.cu"
+#line 988 "e2e_range_step.cu"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -948,7 +996,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
-#line 952 "e2e_range_step.cu"
+#line 1000 "e2e_range_step.cu"
         }
     }
 }
@@ -963,13 +1011,13 @@ KRT_EXTERN_C const krt_kernel count__kernel = {
     "count", "e2e_range_step.kern", 2, count__params,
     count__cpu, (const void *)count,
     0, 0,
-    0, NULL
+    0
 };
 static const krt_kernel count__kernel_i32 = {
     "count", "e2e_range_step.kern", 2, count__params,
     count__cpu, (const void *)count__i32,
     0, 0,
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int count__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
@@ -994,13 +1042,13 @@ KRT_EXTERN_C const krt_kernel count_unsigned__kernel = {
     "count_unsigned", "e2e_range_step.kern", 2, count_unsigned__params,
     count_unsigned__cpu, (const void *)count_unsigned,
     0, 0,
-    0, NULL
+    0
 };
 static const krt_kernel count_unsigned__kernel_i32 = {
     "count_unsigned", "e2e_range_step.kern", 2, count_unsigned__params,
     count_unsigned__cpu, (const void *)count_unsigned__i32,
     0, 0,
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int count_unsigned__launch(krt_launch_cfg cfg, krt_array out, uint32_t step)
@@ -1023,13 +1071,13 @@ KRT_EXTERN_C const krt_kernel count_sync__kernel = {
     "count_sync", "e2e_range_step.kern", 2, count_sync__params,
     count_sync__cpu, (const void *)count_sync,
     sizeof(struct count_sync__shared), sizeof(struct count_sync__frame),
-    0, NULL
+    0
 };
 static const krt_kernel count_sync__kernel_i32 = {
     "count_sync", "e2e_range_step.kern", 2, count_sync__params,
     count_sync__cpu, (const void *)count_sync__i32,
     sizeof(struct count_sync__shared), sizeof(struct count_sync__frame),
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int count_sync__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
@@ -1054,13 +1102,13 @@ KRT_EXTERN_C const krt_kernel count_block__kernel = {
     "count_block", "e2e_range_step.kern", 2, count_block__params,
     count_block__cpu, (const void *)count_block,
     sizeof(struct count_block__shared), sizeof(struct count_block__frame),
-    0, NULL
+    0
 };
 static const krt_kernel count_block__kernel_i32 = {
     "count_block", "e2e_range_step.kern", 2, count_block__params,
     count_block__cpu, (const void *)count_block__i32,
     sizeof(struct count_block__shared), sizeof(struct count_block__frame),
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int count_block__launch(krt_launch_cfg cfg, krt_array out, int64_t step)
@@ -1083,13 +1131,13 @@ KRT_EXTERN_C const krt_kernel count_inlined__kernel = {
     "count_inlined", "e2e_range_step.kern", 2, count_inlined__params,
     count_inlined__cpu, (const void *)count_inlined,
     0, sizeof(struct count_inlined__frame),
-    0, NULL
+    0
 };
 static const krt_kernel count_inlined__kernel_i32 = {
     "count_inlined", "e2e_range_step.kern", 2, count_inlined__params,
     count_inlined__cpu, (const void *)count_inlined__i32,
     0, sizeof(struct count_inlined__frame),
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int count_inlined__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
@@ -1114,13 +1162,13 @@ KRT_EXTERN_C const krt_kernel count_device__kernel = {
     "count_device", "e2e_range_step.kern", 2, count_device__params,
     count_device__cpu, (const void *)count_device,
     0, 0,
-    0, NULL
+    0
 };
 static const krt_kernel count_device__kernel_i32 = {
     "count_device", "e2e_range_step.kern", 2, count_device__params,
     count_device__cpu, (const void *)count_device__i32,
     0, 0,
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int count_device__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
@@ -1145,7 +1193,7 @@ KRT_EXTERN_C const krt_kernel count_debug__kernel = {
     "count_debug", "e2e_range_step.kern", 2, count_debug__params,
     count_debug__cpu, (const void *)count_debug,
     0, 0,
-    0, (void *)&krt_exception_e2e_range_step_81e679d7
+    0
 };
 
 KRT_EXTERN_C int count_debug__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)

@@ -26,8 +26,10 @@ struct block_sum__frame {
 };
 
 #line 16 "e2e_shared.kern"
-static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_sum__shared *krt_s = (struct block_sum__shared *)krt_b->shared;
@@ -47,10 +49,10 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 20 "e2e_shared.kern"
         if (i < x.shape[0]) {
 #line 21 "e2e_shared.kern"
-            krt_s->s[tid] = ((float *)x.data)[i];
+            krt_s->s[(int64_t)tid] = ((float *)x.data)[i];
         } else {
 #line 23 "e2e_shared.kern"
-            krt_s->s[tid] = 0.0f;
+            krt_s->s[(int64_t)tid] = 0.0f;
         }
     }
 #line 24 "e2e_shared.kern"
@@ -59,13 +61,15 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     step = (int64_t)(((int32_t)krt_b->block_dim.x) >> 1);
 #line 26 "e2e_shared.kern"
     while ((int32_t)step > 0) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        {
+            const unsigned krt_xn = krt_clamp_below(step, 0, krt_b->block_dim.x);
+            KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+                krt_f = &krt_fr[krt_t];
+                int32_t tid KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 27 "e2e_shared.kern"
-            if (tid < (int32_t)step) {
+                /* tid < (int32_t)step: the threads the loop visits */
 #line 28 "e2e_shared.kern"
-                krt_s->s[tid] = combine__cpu(krt_b, krt_tid, krt_s->s[tid], krt_s->s[tid + (int32_t)step]);
+                krt_s->s[(int64_t)tid] = combine__cpu(krt_b, krt_tid, krt_s->s[(int64_t)tid], krt_s->s[((int64_t)tid) + step]);
             }
         }
 #line 29 "e2e_shared.kern"
@@ -79,7 +83,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 31 "e2e_shared.kern"
         if (tid == 0) {
 #line 32 "e2e_shared.kern"
-            ((float *)out.data)[((int32_t)krt_b->block_idx.x)] = krt_s->s[0];
+            ((float *)out.data)[((int64_t)((int32_t)krt_b->block_idx.x))] = krt_s->s[0];
         }
     }
 }
@@ -93,7 +97,7 @@ static inline KRT_MAYBE_UNUSED int64_t combine__i8_i8__cpu(const krt_cpu_block *
     return krt_add_i64(a, b);
 }
 
-#line 97 "e2e_shared.c"
+#line 101 "e2e_shared.c"
 struct scan__shared {
     int64_t sh[256];
 };
@@ -109,8 +113,10 @@ struct scan__frame {
 };
 
 #line 36 "e2e_shared.kern"
-static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     const int32_t n = *(const int32_t *)krt_args[2];
@@ -138,7 +144,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             goto krt_skip1;
         }
 #line 42 "e2e_shared.kern"
-        krt_s->sh[t] = *(int64_t *)(x.data + (int32_t)i * x.strides[0]);
+        krt_s->sh[(int64_t)t] = *(int64_t *)(x.data + i * x.strides[0]);
     krt_skip1:;
     }
 #line 43 "e2e_shared.kern"
@@ -191,7 +197,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 45 "e2e_shared.kern"
             off = krt_shl_i64(1, d);
 #line 46 "e2e_shared.kern"
-            v = krt_s->sh[t];
+            v = krt_s->sh[(int64_t)t];
 #line 47 "e2e_shared.kern"
             if (((int64_t)t) >= off) {
 #line 48 "e2e_shared.kern"
@@ -209,7 +215,7 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 50 "e2e_shared.kern"
-            krt_s->sh[t] = v;
+            krt_s->sh[(int64_t)t] = v;
         }
 #line 51 "e2e_shared.kern"
         /* cuda.syncthreads(): every thread has reached this point */
@@ -237,11 +243,11 @@ static void scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_f->krt_state != KRT_RUNNING)
             continue;
 #line 52 "e2e_shared.kern"
-        *(int64_t *)(out.data + (int32_t)i * out.strides[0]) = krt_s->sh[t];
+        *(int64_t *)(out.data + i * out.strides[0]) = krt_s->sh[(int64_t)t];
     }
 }
 
-#line 245 "e2e_shared.c"
+#line 251 "e2e_shared.c"
 struct mirror3__shared {
     int32_t s[4][8][32];
 };
@@ -251,8 +257,10 @@ struct mirror3__frame {
 };
 
 #line 56 "e2e_shared.kern"
-static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void mirror3__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view out = *(const krt_view *)krt_args[0];
     struct mirror3__shared *krt_s = (struct mirror3__shared *)krt_b->shared;
     int32_t bx = 0;
@@ -262,33 +270,25 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct mirror3__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
-    {
-        const int32_t krt_in_bx = bx;
-        const int32_t krt_in_by = by;
-        const int32_t krt_in_bz = bz;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bx = krt_in_bx;
-            by = krt_in_by;
-            bz = krt_in_bz;
-            int32_t x KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int32_t y KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
-            int32_t z KRT_MAYBE_UNUSED = (int32_t)krt_tid.z;
-#line 58 "e2e_shared.kern"
-            x = (int32_t)krt_tid.x;
-#line 59 "e2e_shared.kern"
-            y = (int32_t)krt_tid.y;
-#line 60 "e2e_shared.kern"
-            z = (int32_t)krt_tid.z;
 #line 61 "e2e_shared.kern"
-            bx = (int32_t)krt_b->block_dim.x;
+    bx = (int32_t)krt_b->block_dim.x;
 #line 62 "e2e_shared.kern"
-            by = (int32_t)krt_b->block_dim.y;
+    by = (int32_t)krt_b->block_dim.y;
 #line 63 "e2e_shared.kern"
-            bz = (int32_t)krt_b->block_dim.z;
+    bz = (int32_t)krt_b->block_dim.z;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t x KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t y KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
+        int32_t z KRT_MAYBE_UNUSED = (int32_t)krt_tid.z;
+#line 58 "e2e_shared.kern"
+        x = (int32_t)krt_tid.x;
+#line 59 "e2e_shared.kern"
+        y = (int32_t)krt_tid.y;
+#line 60 "e2e_shared.kern"
+        z = (int32_t)krt_tid.z;
 #line 64 "e2e_shared.kern"
-            krt_s->s[z][y][x] = (int32_t)krt_add_i64(((int64_t)((((z * by) + y) * bx) + x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
-        }
+        krt_s->s[(int64_t)z][(int64_t)y][(int64_t)x] = (int32_t)krt_add_i64(((((((int64_t)z) * ((int64_t)by)) + ((int64_t)y)) * ((int64_t)bx)) + ((int64_t)x)), krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), 100000));
     }
 #line 65 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -298,7 +298,7 @@ static void mirror3__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t y KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
         int32_t x KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 66 "e2e_shared.kern"
-        ((int32_t *)out.data)[(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)bz)), ((int64_t)z)) * out.shape[1] + y) * out.shape[2] + x] = krt_s->s[krt_wrap_index(((int64_t)((bz - 1) - z)), 4)][krt_wrap_index(((int64_t)((by - 1) - y)), 8)][krt_wrap_index(((int64_t)((bx - 1) - x)), 32)];
+        ((int32_t *)out.data)[(krt_add_i64(krt_mul_i64(((int64_t)((int32_t)krt_b->block_idx.x)), ((int64_t)bz)), ((int64_t)z)) * out.shape[1] + ((int64_t)y)) * out.shape[2] + ((int64_t)x)] = krt_s->s[krt_wrap_index(((((int64_t)bz) - 1) - ((int64_t)z)), 4)][krt_wrap_index(((((int64_t)by) - 1) - ((int64_t)y)), 8)][krt_wrap_index(((((int64_t)bx) - 1) - ((int64_t)x)), 32)];
     }
 }
 
@@ -310,8 +310,10 @@ struct dyn_local__frame {
 };
 
 #line 70 "e2e_shared.kern"
-static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void dyn_local__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     double *d = (double *)krt_b->dyn_shared;
@@ -322,9 +324,9 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
     int64_t krt_step3 = 0;
     int64_t krt_it4 = 0;
     int64_t krt_stop5 = 0;
+#line 328 "e2e_shared.c"
     int64_t krt_step6 = 0;
     struct dyn_local__frame *krt_fr = (struct dyn_local__frame *)krt_b->frame;
-#line 328 "e2e_shared.c"
     struct dyn_local__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
@@ -337,7 +339,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 74 "e2e_shared.kern"
         i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 75 "e2e_shared.kern"
-        d[t] = (i < x.shape[0]) ? *(double *)(x.data + i * x.strides[0]) : 0.0;
+        d[((int64_t)t)] = (i < x.shape[0]) ? *(double *)(x.data + i * x.strides[0]) : 0.0;
     }
 #line 76 "e2e_shared.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -348,7 +350,7 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
         const int64_t krt_in_krt_step3 = krt_step3;
         const int64_t krt_in_k_2 = k_2;
         const int64_t krt_in_krt_it4 = krt_it4;
-#line 352 "e2e_shared.c"
+#line 354 "e2e_shared.c"
         const int64_t krt_in_krt_stop5 = krt_stop5;
         const int64_t krt_in_krt_step6 = krt_step6;
         KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -368,10 +370,11 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 4;
             krt_step3 = 1;
+            KRT_UNROLL
             for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                 k = krt_it1;
 #line 78 "e2e_shared.kern"
-                krt_f->tmp[(int32_t)k] = d[(int32_t)((uint32_t)(t + (int32_t)k) % (uint32_t)((int32_t)krt_b->block_dim.x))];
+                krt_f->tmp[k] = d[((int64_t)(int32_t)((uint32_t)(t + (int32_t)k) % (uint32_t)((int32_t)krt_b->block_dim.x)))];
             }
 #line 79 "e2e_shared.kern"
             acc = 0.0;
@@ -379,17 +382,18 @@ static void dyn_local__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it4 = 0;
             krt_stop5 = 4;
             krt_step6 = 1;
+            KRT_UNROLL
+#line 387 "e2e_shared.c"
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
-#line 384 "e2e_shared.c"
                 k_2 = krt_it4;
 #line 81 "e2e_shared.kern"
-                acc = acc + (krt_f->tmp[(int32_t)k_2] * ((double)((int64_t)((int32_t)k_2 + 1))));
+                acc = acc + (krt_f->tmp[k_2] * ((double)(k_2 + 1)));
             }
 #line 82 "e2e_shared.kern"
             if (i < x.shape[0]) {
 #line 83 "e2e_shared.kern"
                 *(double *)(out.data + i * out.strides[0]) = acc + d[krt_wrap_index(-1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(double)))];
-#line 393 "e2e_shared.c"
+#line 397 "e2e_shared.c"
             }
         }
     }

@@ -328,8 +328,10 @@ struct warp_sum__frame {
 };
 
 #line 11 "e2e_warp.kern"
-static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     int64_t off = 0;
@@ -394,7 +396,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 398 "e2e_warp.cu"
+#line 400 "e2e_warp.cu"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -403,8 +405,10 @@ struct ballot_count__frame {
 };
 
 #line 23 "e2e_warp.kern"
-static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void ballot_count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct ballot_count__frame *krt_fr = (struct ballot_count__frame *)krt_b->frame;
@@ -456,7 +460,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 460 "e2e_warp.cu"
+#line 464 "e2e_warp.cu"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -468,8 +472,10 @@ struct match_keys__frame {
 };
 
 #line 32 "e2e_warp.kern"
-static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void match_keys__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view keys = *(const krt_view *)krt_args[0];
     const krt_view anyout = *(const krt_view *)krt_args[1];
     const krt_view allout = *(const krt_view *)krt_args[2];
@@ -556,7 +562,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 560 "e2e_warp.cu"
+#line 566 "e2e_warp.cu"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -574,8 +580,10 @@ struct divergent__frame {
 };
 
 #line 41 "e2e_warp.kern"
-static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     int64_t r KRT_MAYBE_UNUSED = 0;
@@ -675,7 +683,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 679 "e2e_warp.cu"
+#line 687 "e2e_warp.cu"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -726,7 +734,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 730 "e2e_warp.cu"
+#line 738 "e2e_warp.cu"
                 }
             }
         }
@@ -769,7 +777,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
     }
-#line 773 "e2e_warp.cu"
+#line 781 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -818,7 +826,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 822 "e2e_warp.cu"
+#line 830 "e2e_warp.cu"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -839,7 +847,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 843 "e2e_warp.cu"
+#line 851 "e2e_warp.cu"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -849,11 +857,11 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         bool eq KRT_MAYBE_UNUSED = krt_f->eq;
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 58 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = (int64_t)((((int32_t)((int64_t)al) * 4) + ((int32_t)((int64_t)an) * 2)) + (int32_t)((int64_t)eq));
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = ((((int64_t)al) * 4) + (((int64_t)an) * 2)) + ((int64_t)eq);
     }
 }
 
-#line 857 "e2e_warp.cu"
+#line 865 "e2e_warp.cu"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -862,16 +870,18 @@ struct block_votes__frame {
 };
 
 #line 62 "e2e_warp.kern"
-static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_votes__frame *krt_fr = (struct block_votes__frame *)krt_b->frame;
     struct block_votes__frame *krt_f;
     size_t krt_t;
+#line 883 "e2e_warp.cu"
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
-#line 875 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -885,14 +895,14 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 64 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 896 "e2e_warp.cu"
+#line 906 "e2e_warp.cu"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -902,13 +912,13 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 65 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 912 "e2e_warp.cu"
+#line 922 "e2e_warp.cu"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -919,12 +929,12 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 66 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 100))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 100))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 928 "e2e_warp.cu"
+#line 938 "e2e_warp.cu"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -943,7 +953,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 947 "e2e_warp.cu"
+#line 957 "e2e_warp.cu"
         }
     }
 }

@@ -8,19 +8,27 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 8 "forall.kern"
-static void affine__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void affine__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     const double a = *(const double *)krt_args[2];
     const double b = *(const double *)krt_args[3];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+#line 23 "forall.c"
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 9 "forall.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 10 "forall.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 11 "forall.kern"
             ((double *)out.data)[i] = (a * ((double *)x.data)[i]) + b;
         }
@@ -28,15 +36,17 @@ static void affine__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 17 "forall.kern"
-static void count_threads__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_threads__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
-#line 34 "forall.c"
+#line 42 "forall.c"
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view count = *(const krt_view *)krt_args[0];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
 #line 18 "forall.kern"
         (void)krt_atomic_add_i64(&((int64_t *)count.data)[0], 1);
-#line 40 "forall.c"
+#line 50 "forall.c"
     }
 }
 

@@ -66,43 +66,57 @@ KRT_EXTERN_C __global__ void distance__a1f8c_a1f8c_a1f8c__i32(krt_view x, krt_vi
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 11 "gpu_fastmath.kern"
-static void distance__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void distance__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
+#line 74 "gpu_fastmath.cu"
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
-#line 74 "gpu_fastmath.cu"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 12 "gpu_fastmath.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 13 "gpu_fastmath.kern"
-        if (i < out.shape[0]) {
+            /* i < out.shape[0]: the threads the loop visits */
 #line 14 "gpu_fastmath.kern"
             ((float *)out.data)[i] = (float)(((double)sqrtf(((((float *)x.data)[i] * ((float *)x.data)[i]) + (((float *)y.data)[i] * ((float *)y.data)[i])))) / (1.0 + ((double)expf((-((float *)x.data)[i])))));
-#line 85 "gpu_fastmath.cu"
+#line 92 "gpu_fastmath.cu"
         }
     }
 }
 
 #line 11 "gpu_fastmath.kern"
-static void distance__a1f8c_a1f8c_a1f8c__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void distance__a1f8c_a1f8c_a1f8c__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
+#line 102 "gpu_fastmath.cu"
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
-#line 95 "gpu_fastmath.cu"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 12 "gpu_fastmath.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 13 "gpu_fastmath.kern"
-        if (i < out.shape[0]) {
+            /* i < out.shape[0]: the threads the loop visits */
 #line 14 "gpu_fastmath.kern"
             ((double *)out.data)[i] = sqrt(((((double *)x.data)[i] * ((double *)x.data)[i]) + (((double *)y.data)[i] * ((double *)y.data)[i]))) / (1.0 + exp((-((double *)x.data)[i])));
-#line 106 "gpu_fastmath.cu"
+#line 120 "gpu_fastmath.cu"
         }
     }
 }

@@ -26,19 +26,27 @@ static inline KRT_MAYBE_UNUSED float ratio__cpu(const krt_cpu_block *krt_b, krt_
 }
 
 #line 22 "gpu_fastmath_dev.kern"
-static void fast_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void fast_kernel__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        float krt_seq1 = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+#line 41 "gpu_fastmath_dev.c"
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            float krt_seq1 = 0;
 #line 23 "gpu_fastmath_dev.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 24 "gpu_fastmath_dev.kern"
-        if (i < out.shape[0]) {
+            /* i < out.shape[0]: the threads the loop visits */
 #line 25 "gpu_fastmath_dev.kern"
             ((float *)out.data)[i] = (krt_seq1 = norm___cpu(krt_b, krt_tid, ((float *)x.data)[i], ((float *)y.data)[i]), krt_seq1 + ratio__cpu(krt_b, krt_tid, ((float *)x.data)[i], ((float *)y.data)[i]));
         }
@@ -46,22 +54,29 @@ static void fast_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 29 "gpu_fastmath_dev.kern"
-static void exact_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void exact_kernel__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
+#line 62 "gpu_fastmath_dev.c"
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
-#line 54 "gpu_fastmath_dev.c"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 30 "gpu_fastmath_dev.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 31 "gpu_fastmath_dev.kern"
-        if (i < out.shape[0]) {
+            /* i < out.shape[0]: the threads the loop visits */
 #line 32 "gpu_fastmath_dev.kern"
             ((float *)out.data)[i] = ratio__cpu(krt_b, krt_tid, ((float *)x.data)[i], ((float *)y.data)[i]);
-#line 65 "gpu_fastmath_dev.c"
+#line 80 "gpu_fastmath_dev.c"
         }
     }
 }

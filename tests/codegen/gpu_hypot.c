@@ -30,10 +30,12 @@ static inline KRT_MAYBE_UNUSED double gpu_hypot__f8_f8__cpu(const krt_cpu_block 
 }
 
 #line 7 "gpu_hypot.kern"
-static void gpu_hypot__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void gpu_hypot__vec_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
-    const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
+    const krt_cpu_block krt_bb = *krt_b0;
 #line 37 "gpu_hypot.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
+    const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
     const float krt_u_s0_ = *(const float *)krt_args[1];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const float krt_u_s1_ = *(const float *)krt_args[3];
@@ -90,14 +92,16 @@ static void gpu_hypot__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *(float *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = gpu_hypot__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
-#line 94 "gpu_hypot.c"
+#line 96 "gpu_hypot.c"
 }
 
 #line 7 "gpu_hypot.kern"
-static void gpu_hypot__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void gpu_hypot__vec_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 103 "gpu_hypot.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
-#line 101 "gpu_hypot.c"
     const double krt_u_s0_ = *(const double *)krt_args[1];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const double krt_u_s1_ = *(const double *)krt_args[3];
@@ -154,7 +158,7 @@ static void gpu_hypot__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = gpu_hypot__f8_f8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
-#line 158 "gpu_hypot.c"
+#line 162 "gpu_hypot.c"
 }
 
 /* ---- kernel descriptors and launchers ---- */

@@ -257,10 +257,12 @@ static inline KRT_MAYBE_UNUSED double gpu_hypot__f8_f8__cpu(const krt_cpu_block 
 }
 
 #line 7 "gpu_hypot.kern"
-static void gpu_hypot__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void gpu_hypot__vec_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
-    const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
+    const krt_cpu_block krt_bb = *krt_b0;
 #line 264 "gpu_hypot.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
+    const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
     const float krt_u_s0_ = *(const float *)krt_args[1];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const float krt_u_s1_ = *(const float *)krt_args[3];
@@ -317,14 +319,16 @@ static void gpu_hypot__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *(float *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = gpu_hypot__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(float *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(float *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
-#line 321 "gpu_hypot.cu"
+#line 323 "gpu_hypot.cu"
 }
 
 #line 7 "gpu_hypot.kern"
-static void gpu_hypot__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void gpu_hypot__vec_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 330 "gpu_hypot.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
-#line 328 "gpu_hypot.cu"
     const double krt_u_s0_ = *(const double *)krt_args[1];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const double krt_u_s1_ = *(const double *)krt_args[3];
@@ -381,7 +385,7 @@ static void gpu_hypot__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         *(double *)(krt_u_out_.data + krt_u_l0_ * krt_u_out_.strides[0] + krt_u_l1_ * krt_u_out_.strides[1] + krt_u_l2_ * krt_u_out_.strides[2] + krt_u_l3_ * krt_u_out_.strides[3]) = gpu_hypot__f8_f8__cpu(krt_b, krt_tid, ((krt_shr_i64(krt_u_mask_, 0) & 1) ? krt_u_s0_ : *(double *)(krt_u_a0_.data + krt_u_l0_ * krt_u_a0_.strides[0] + krt_u_l1_ * krt_u_a0_.strides[1] + krt_u_l2_ * krt_u_a0_.strides[2] + krt_u_l3_ * krt_u_a0_.strides[3])), ((krt_shr_i64(krt_u_mask_, 1) & 1) ? krt_u_s1_ : *(double *)(krt_u_a1_.data + krt_u_l0_ * krt_u_a1_.strides[0] + krt_u_l1_ * krt_u_a1_.strides[1] + krt_u_l2_ * krt_u_a1_.strides[2] + krt_u_l3_ * krt_u_a1_.strides[3])));
     krt_next:;
     }
-#line 385 "gpu_hypot.cu"
+#line 389 "gpu_hypot.cu"
 }
 
 /* ---- kernel descriptors and launchers ---- */

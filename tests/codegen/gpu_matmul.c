@@ -8,17 +8,19 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 5 "gpu_matmul.kern"
-static void gpu_matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void gpu_matmul__guv_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view A = *(const krt_view *)krt_args[0];
     const krt_view B = *(const krt_view *)krt_args[1];
     const krt_view C = *(const krt_view *)krt_args[2];
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[3];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[4];
     krt_dim3 krt_tid;
+#line 22 "gpu_matmul.c"
     (void)krt_u_mask_;
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 22 "gpu_matmul.c"
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
         int64_t krt_u_l1_ = 0;
@@ -85,20 +87,20 @@ static void gpu_matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_stop7 = p;
             krt_step8 = 1;
             for (; krt_it6 < krt_stop7; krt_it6 += krt_step8) {
-#line 89 "gpu_matmul.c"
+#line 91 "gpu_matmul.c"
                 j = krt_it6;
 #line 12 "gpu_matmul.kern"
                 *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = 0.0f;
 #line 13 "gpu_matmul.kern"
                 krt_it3 = 0;
                 krt_stop4 = n;
-#line 96 "gpu_matmul.c"
+#line 98 "gpu_matmul.c"
                 krt_step5 = 1;
                 for (; krt_it3 < krt_stop4; krt_it3 += krt_step5) {
                     k = krt_it3;
 #line 14 "gpu_matmul.kern"
                     *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) = *(float *)(C.data + krt_u_l0_ * C.strides[0] + krt_u_l1_ * C.strides[1] + i * C.strides[2] + j * C.strides[3]) + (*(float *)(A.data + krt_u_l0_ * A.strides[0] + krt_u_l1_ * A.strides[1] + i * A.strides[2] + k * A.strides[3]) * *(float *)(B.data + krt_u_l0_ * B.strides[0] + krt_u_l1_ * B.strides[1] + k * B.strides[2] + j * B.strides[3]));
-#line 102 "gpu_matmul.c"
+#line 104 "gpu_matmul.c"
                 }
             }
         }

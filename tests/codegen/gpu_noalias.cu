@@ -52,26 +52,33 @@ KRT_EXTERN_C __global__ void noalias__i32(krt_view x, krt_view y, krt_view w, kr
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 10 "gpu_noalias.kern"
-static void noalias__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void noalias__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
+#line 61 "gpu_noalias.cu"
     const krt_view y = *(const krt_view *)krt_args[1];
     const krt_view w = *(const krt_view *)krt_args[2];
-#line 61 "gpu_noalias.cu"
     const krt_view hist = *(const krt_view *)krt_args[3];
     const float a = *(const float *)krt_args[4];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(y.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 11 "gpu_noalias.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 12 "gpu_noalias.kern"
-        if (i < y.shape[0]) {
+            /* i < y.shape[0]: the threads the loop visits */
 #line 13 "gpu_noalias.kern"
-            ((float *)y.data)[i] = (float)(((double)((a * *(float *)(x.data + i * x.strides[0])) + ((float *)y.data)[i])) + *(double *)(w.data + (int32_t)(i & 3) * w.strides[0] + 1 * w.strides[1]));
+            ((float *)y.data)[i] = (float)(((double)((a * *(float *)(x.data + i * x.strides[0])) + ((float *)y.data)[i])) + *(double *)(w.data + (i & 3) * w.strides[0] + 1 * w.strides[1]));
 #line 14 "gpu_noalias.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (int32_t)(i & 7) * hist.strides[0]), 1);
-#line 75 "gpu_noalias.cu"
+            (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (i & 7) * hist.strides[0]), 1);
+#line 82 "gpu_noalias.cu"
         }
     }
 }

@@ -70,12 +70,14 @@ KRT_EXTERN_C __global__ void saxpy_stride__i32(krt_view x, krt_view y, float a)
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 7 "gridstride.kern"
-static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void saxpy_stride__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
+#line 79 "gridstride.cu"
     const krt_view y = *(const krt_view *)krt_args[1];
     const float a = *(const float *)krt_args[2];
-#line 79 "gridstride.cu"
     krt_dim3 krt_tid;
     {
         /* a grid-stride loop: the threads run inside it */
@@ -89,20 +91,21 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
         stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1 && stride > 0) {
             const int64_t krt_gs_step = stride;
-#line 93 "gridstride.cu"
+#line 95 "gridstride.cu"
             const int64_t krt_gs_stop = x.shape[0];
             int64_t krt_gs;
             krt_tid.y = 0;
             krt_tid.z = 0;
             for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
                  krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
-                for (krt_tid.x = 0; krt_tid.x < krt_b->block_dim.x && (int64_t)krt_tid.x < krt_gs_stop - krt_gs; krt_tid.x++) {
+                const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);
+                for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
 #line 8 "gridstride.kern"
                     start = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
                     i = krt_gs + (int64_t)krt_tid.x;
 #line 11 "gridstride.kern"
                     *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
-#line 106 "gridstride.cu"
+#line 109 "gridstride.cu"
                 }
             }
         } else {
@@ -120,7 +123,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 10 "gridstride.kern"
                 krt_it1 = start;
                 krt_stop2 = x.shape[0];
-#line 124 "gridstride.cu"
+#line 127 "gridstride.cu"
                 krt_step3 = stride;
                 if (krt_step3 == 0) {
                     goto krt_next;
@@ -129,7 +132,7 @@ static void saxpy_stride__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     i = krt_it1;
 #line 11 "gridstride.kern"
                     *(float *)(y.data + (int64_t)i * y.strides[0]) = (a * *(float *)(x.data + (int64_t)i * x.strides[0])) + *(float *)(y.data + (int64_t)i * y.strides[0]);
-#line 133 "gridstride.cu"
+#line 136 "gridstride.cu"
                 }
             krt_next:;
             }

@@ -17,21 +17,28 @@ static inline KRT_MAYBE_UNUSED krt_f16 lerp__cpu(const krt_cpu_block *krt_b, krt
 }
 
 #line 15 "half.kern"
-static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void blend__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view y = *(const krt_view *)krt_args[1];
     const krt_view out32 = *(const krt_view *)krt_args[2];
     const krt_f16 t = *(const krt_f16 *)krt_args[3];
-    krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
 #line 29 "half.c"
-        int64_t i = 0;
-        krt_f16 h = KRT_F16_ZERO;
+    krt_dim3 krt_tid;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            krt_f16 h = KRT_F16_ZERO;
 #line 16 "half.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "half.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 18 "half.kern"
             h = lerp__cpu(krt_b, krt_tid, ((krt_f16 *)x.data)[i], ((krt_f16 *)y.data)[i], t);
 #line 19 "half.kern"
@@ -43,7 +50,7 @@ static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((krt_f16 *)y.data)[i] = krt_hmax_f16(krt_sqrt_f16(krt_abs_f16(h)), KRT_F16(0.0f, 0x0000));
 #line 22 "half.kern"
             ((float *)out32.data)[i] = (float)(((double)(krt_f16_to_f32(h) * 2.0f)) + ((double)krt_cvt_i32_f16(h)));
-#line 47 "half.c"
+#line 54 "half.c"
         }
     }
 }

@@ -8,13 +8,15 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "histogram.kern"
-static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void histogram__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view values = *(const krt_view *)krt_args[0];
     const krt_view bins = *(const krt_view *)krt_args[1];
+#line 18 "histogram.c"
     krt_dim3 krt_tid;
     {
-#line 18 "histogram.c"
         /* a grid-stride loop: the threads run inside it */
         int64_t i KRT_MAYBE_UNUSED = 0;
         int64_t stride KRT_MAYBE_UNUSED = 0;
@@ -23,20 +25,21 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1 && stride > 0) {
             const int64_t krt_gs_step = stride;
             const int64_t krt_gs_stop = values.shape[0];
-#line 27 "histogram.c"
+#line 29 "histogram.c"
             int64_t krt_gs;
             krt_tid.y = 0;
             krt_tid.z = 0;
             for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
                  krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
-                for (krt_tid.x = 0; krt_tid.x < krt_b->block_dim.x && (int64_t)krt_tid.x < krt_gs_stop - krt_gs; krt_tid.x++) {
+                const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);
+                for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
 #line 10 "histogram.kern"
                     i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
                     i = krt_gs + (int64_t)krt_tid.x;
 #line 13 "histogram.kern"
-                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15) * bins.strides[0]), 1);
+                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
                 }
-#line 40 "histogram.c"
+#line 43 "histogram.c"
             }
         } else {
             KRT_FOR_EACH_THREAD(krt_b) {
@@ -49,10 +52,10 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "histogram.kern"
                 while (i < values.shape[0]) {
 #line 13 "histogram.kern"
-                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15) * bins.strides[0]), 1);
+                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
                     i = krt_add_i64(i, stride);
-#line 56 "histogram.c"
+#line 59 "histogram.c"
                 }
             }
         }

@@ -48,13 +48,15 @@ KRT_EXTERN_C __global__ void histogram__i32(krt_view values, krt_view bins)
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "histogram.kern"
-static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void histogram__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view values = *(const krt_view *)krt_args[0];
     const krt_view bins = *(const krt_view *)krt_args[1];
+#line 58 "histogram.cu"
     krt_dim3 krt_tid;
     {
-#line 58 "histogram.cu"
         /* a grid-stride loop: the threads run inside it */
         int64_t i KRT_MAYBE_UNUSED = 0;
         int64_t stride KRT_MAYBE_UNUSED = 0;
@@ -63,20 +65,21 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1 && stride > 0) {
             const int64_t krt_gs_step = stride;
             const int64_t krt_gs_stop = values.shape[0];
-#line 67 "histogram.cu"
+#line 69 "histogram.cu"
             int64_t krt_gs;
             krt_tid.y = 0;
             krt_tid.z = 0;
             for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
                  krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
-                for (krt_tid.x = 0; krt_tid.x < krt_b->block_dim.x && (int64_t)krt_tid.x < krt_gs_stop - krt_gs; krt_tid.x++) {
+                const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);
+                for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
 #line 10 "histogram.kern"
                     i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
                     i = krt_gs + (int64_t)krt_tid.x;
 #line 13 "histogram.kern"
-                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15) * bins.strides[0]), 1);
+                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
                 }
-#line 80 "histogram.cu"
+#line 83 "histogram.cu"
             }
         } else {
             KRT_FOR_EACH_THREAD(krt_b) {
@@ -89,10 +92,10 @@ static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 12 "histogram.kern"
                 while (i < values.shape[0]) {
 #line 13 "histogram.kern"
-                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + (*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15) * bins.strides[0]), 1);
+                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
                     i = krt_add_i64(i, stride);
-#line 96 "histogram.cu"
+#line 99 "histogram.cu"
                 }
             }
         }

@@ -8,8 +8,10 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "localarray.kern"
-static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void sort_rows__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
@@ -22,9 +24,9 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t k = 0;
         int64_t j_3 = 0;
         int64_t krt_it1 = 0;
+#line 28 "localarray.c"
         int64_t krt_stop2 = 0;
         int64_t krt_step3 = 0;
-#line 28 "localarray.c"
         int64_t krt_it4 = 0;
         int64_t krt_stop5 = 0;
         int64_t krt_step6 = 0;
@@ -42,41 +44,44 @@ static void sort_rows__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_it1 = 0;
         krt_stop2 = 8;
         krt_step3 = 1;
+        KRT_UNROLL
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             j = krt_it1;
 #line 15 "localarray.kern"
-            v[(int32_t)j] = *(float *)(inp.data + i * inp.strides[0] + (int32_t)j * inp.strides[1]);
+            v[j] = *(float *)(inp.data + i * inp.strides[0] + j * inp.strides[1]);
         }
 #line 16 "localarray.kern"
         krt_it4 = 1;
         krt_stop5 = 8;
         krt_step6 = 1;
+        KRT_UNROLL
         for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
             j_2 = krt_it4;
 #line 17 "localarray.kern"
-            key = v[(int32_t)j_2];
+            key = v[j_2];
 #line 18 "localarray.kern"
-            k = (int64_t)((int32_t)j_2 - 1);
+            k = j_2 - 1;
 #line 19 "localarray.kern"
-            while (((int32_t)k >= 0) && (v[(int32_t)k] > key)) {
+            while (((int32_t)k >= 0) && (v[k] > key)) {
 #line 20 "localarray.kern"
-                v[(int32_t)k + 1] = v[(int32_t)k];
+                v[k + 1] = v[k];
 #line 21 "localarray.kern"
-                k = (int64_t)((int32_t)k - 1);
+                k = k - 1;
             }
 #line 22 "localarray.kern"
-            v[(int32_t)k + 1] = key;
+            v[k + 1] = key;
         }
 #line 23 "localarray.kern"
         krt_it7 = 0;
         krt_stop8 = 8;
-#line 74 "localarray.c"
+#line 78 "localarray.c"
         krt_step9 = 1;
+        KRT_UNROLL
         for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
             j_3 = krt_it7;
 #line 24 "localarray.kern"
-            *(float *)(out.data + i * out.strides[0] + (int32_t)j_3 * out.strides[1]) = v[(int32_t)j_3];
-#line 80 "localarray.c"
+            *(float *)(out.data + i * out.strides[0] + j_3 * out.strides[1]) = v[j_3];
+#line 85 "localarray.c"
         }
     krt_next:;
     }

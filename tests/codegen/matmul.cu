@@ -178,8 +178,10 @@ struct fast_matmul__frame {
 };
 
 #line 10 "matmul.kern"
-static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void fast_matmul__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view A = *(const krt_view *)krt_args[0];
     const krt_view B = *(const krt_view *)krt_args[1];
     const krt_view C = *(const krt_view *)krt_args[2];
@@ -197,30 +199,26 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct fast_matmul__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
-    {
-        const int32_t krt_in_bpg = bpg;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            bpg = krt_in_bpg;
-            int64_t x KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-            int64_t y KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int32_t ty KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
-            float tmp KRT_MAYBE_UNUSED = krt_f->tmp;
-#line 14 "matmul.kern"
-            x = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-#line 14 "matmul.kern"
-            y = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
-#line 16 "matmul.kern"
-            tx = (int32_t)krt_tid.x;
-#line 17 "matmul.kern"
-            ty = (int32_t)krt_tid.y;
 #line 18 "matmul.kern"
-            bpg = (int32_t)krt_b->grid_dim.x;
+    bpg = (int32_t)krt_b->grid_dim.x;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int64_t x KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+        int64_t y KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int32_t ty KRT_MAYBE_UNUSED = (int32_t)krt_tid.y;
+        float tmp KRT_MAYBE_UNUSED = krt_f->tmp;
+#line 14 "matmul.kern"
+        x = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "matmul.kern"
+        y = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
+#line 16 "matmul.kern"
+        tx = (int32_t)krt_tid.x;
+#line 17 "matmul.kern"
+        ty = (int32_t)krt_tid.y;
 #line 20 "matmul.kern"
-            tmp = 0.0f;
-            krt_f->tmp = tmp;
-        }
+        tmp = 0.0f;
+        krt_f->tmp = tmp;
     }
 #line 21 "matmul.kern"
     krt_it4 = 0;
@@ -235,18 +233,18 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
             int64_t y KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
             int64_t x KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 23 "matmul.kern"
-            krt_s->sA[ty][tx] = 0.0f;
+            krt_s->sA[(int64_t)ty][(int64_t)tx] = 0.0f;
 #line 24 "matmul.kern"
-            krt_s->sB[ty][tx] = 0.0f;
+            krt_s->sB[(int64_t)ty][(int64_t)tx] = 0.0f;
 #line 25 "matmul.kern"
             if ((y < A.shape[0]) && (krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)) < A.shape[1])) {
 #line 26 "matmul.kern"
-                krt_s->sA[ty][tx] = *(float *)(A.data + (int32_t)y * A.strides[0] + krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)) * A.strides[1]);
+                krt_s->sA[(int64_t)ty][(int64_t)tx] = *(float *)(A.data + y * A.strides[0] + krt_add_i64(((int64_t)tx), krt_mul_i64(((int64_t)i), 16)) * A.strides[1]);
             }
 #line 27 "matmul.kern"
             if ((x < B.shape[1]) && (krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)) < B.shape[0])) {
 #line 28 "matmul.kern"
-                krt_s->sB[ty][tx] = *(float *)(B.data + krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)) * B.strides[0] + x * B.strides[1]);
+                krt_s->sB[(int64_t)ty][(int64_t)tx] = *(float *)(B.data + krt_add_i64(((int64_t)ty), krt_mul_i64(((int64_t)i), 16)) * B.strides[0] + x * B.strides[1]);
             }
         }
 #line 31 "matmul.kern"
@@ -259,7 +257,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
                 j = krt_in_j;
-#line 263 "matmul.cu"
+#line 261 "matmul.cu"
                 krt_it1 = krt_in_krt_it1;
                 krt_stop2 = krt_in_krt_stop2;
                 krt_step3 = krt_in_krt_step3;
@@ -270,10 +268,11 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it1 = 0;
                 krt_stop2 = 16;
                 krt_step3 = 1;
+                KRT_UNROLL
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                     j = krt_it1;
 #line 34 "matmul.kern"
-                    tmp = tmp + (krt_s->sA[ty][(int32_t)j] * krt_s->sB[(int32_t)j][tx]);
+                    tmp = tmp + (krt_s->sA[(int64_t)ty][j] * krt_s->sB[j][(int64_t)tx]);
                 }
                 krt_f->tmp = tmp;
             }
@@ -282,7 +281,7 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
         /* cuda.syncthreads(): every thread has reached this point */
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 286 "matmul.cu"
+#line 285 "matmul.cu"
         krt_f = &krt_fr[krt_t];
         int64_t y KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.y * krt_b->block_dim.y + krt_tid.y;
         int64_t x KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
@@ -290,8 +289,8 @@ static void fast_matmul__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 38 "matmul.kern"
         if ((y < C.shape[0]) && (x < C.shape[1])) {
 #line 39 "matmul.kern"
-            *(float *)(C.data + (int32_t)y * C.strides[0] + x * C.strides[1]) = tmp;
-#line 295 "matmul.cu"
+            *(float *)(C.data + y * C.strides[0] + x * C.strides[1]) = tmp;
+#line 294 "matmul.cu"
         }
     }
 }

@@ -54,10 +54,12 @@ struct max_reduce__red_i1__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
-    const krt_view arr = *(const krt_view *)krt_args[0];
+    const krt_cpu_block krt_bb = *krt_b0;
 #line 61 "max_reduce.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
+    const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int8_t init = *(const int8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -83,13 +85,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 87 "max_reduce.c"
+#line 89 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 93 "max_reduce.c"
+#line 95 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -108,7 +110,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 112 "max_reduce.c"
+#line 114 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -119,27 +121,27 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 123 "max_reduce.c"
+#line 125 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 130 "max_reduce.c"
+#line 132 "max_reduce.c"
             int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 143 "max_reduce.c"
+#line 145 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -151,7 +153,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 155 "max_reduce.c"
+#line 157 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -162,7 +164,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 166 "max_reduce.c"
+#line 168 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -179,18 +181,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 188 "max_reduce.c"
+#line 190 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 194 "max_reduce.c"
+#line 196 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -198,7 +200,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 202 "max_reduce.c"
+#line 204 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -213,62 +215,102 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 224 "max_reduce.c"
+#line 226 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 234 "max_reduce.c"
+#line 236 "max_reduce.c"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 242 "max_reduce.c"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(int8_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(int8_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 255 "max_reduce.c"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 261 "max_reduce.c"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 266 "max_reduce.c"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 273 "max_reduce.c"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(int8_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 296 "max_reduce.c"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 307 "max_reduce.c"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 272 "max_reduce.c"
+#line 314 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -279,7 +321,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 283 "max_reduce.c"
+#line 325 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -297,18 +339,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 306 "max_reduce.c"
+#line 348 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 312 "max_reduce.c"
+#line 354 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -316,7 +358,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 320 "max_reduce.c"
+#line 362 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -337,25 +379,25 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 346 "max_reduce.c"
+#line 388 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 353 "max_reduce.c"
+#line 395 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 359 "max_reduce.c"
+#line 401 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -373,17 +415,17 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 377 "max_reduce.c"
+#line 419 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(int8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 387 "max_reduce.c"
+#line 429 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -396,18 +438,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 400 "max_reduce.c"
+#line 442 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
-#line 406 "max_reduce.c"
+#line 448 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 411 "max_reduce.c"
+#line 453 "max_reduce.c"
 }
 
 struct max_reduce__red_i2__shared {
@@ -446,10 +488,12 @@ struct max_reduce__red_i2__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 495 "max_reduce.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 453 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int16_t init = *(const int16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -475,13 +519,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 479 "max_reduce.c"
+#line 523 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 485 "max_reduce.c"
+#line 529 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -500,7 +544,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 504 "max_reduce.c"
+#line 548 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -511,27 +555,27 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 515 "max_reduce.c"
+#line 559 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 522 "max_reduce.c"
+#line 566 "max_reduce.c"
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 535 "max_reduce.c"
+#line 579 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -543,7 +587,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 547 "max_reduce.c"
+#line 591 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -554,7 +598,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 558 "max_reduce.c"
+#line 602 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -571,18 +615,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 580 "max_reduce.c"
+#line 624 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 586 "max_reduce.c"
+#line 630 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -590,7 +634,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 594 "max_reduce.c"
+#line 638 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -605,62 +649,102 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 616 "max_reduce.c"
+#line 660 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 626 "max_reduce.c"
+#line 670 "max_reduce.c"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 676 "max_reduce.c"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(int16_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(int16_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 647 "max_reduce.c"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 695 "max_reduce.c"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 658 "max_reduce.c"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 707 "max_reduce.c"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(int16_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 730 "max_reduce.c"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 741 "max_reduce.c"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 664 "max_reduce.c"
+#line 748 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -671,7 +755,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 675 "max_reduce.c"
+#line 759 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -689,18 +773,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 698 "max_reduce.c"
+#line 782 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 704 "max_reduce.c"
+#line 788 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -708,7 +792,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 712 "max_reduce.c"
+#line 796 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -729,25 +813,25 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 738 "max_reduce.c"
+#line 822 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 745 "max_reduce.c"
+#line 829 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 751 "max_reduce.c"
+#line 835 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -765,17 +849,17 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 769 "max_reduce.c"
+#line 853 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 779 "max_reduce.c"
+#line 863 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -788,18 +872,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 792 "max_reduce.c"
+#line 876 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
-#line 798 "max_reduce.c"
+#line 882 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 803 "max_reduce.c"
+#line 887 "max_reduce.c"
 }
 
 struct max_reduce__red_i4__shared {
@@ -838,10 +922,12 @@ struct max_reduce__red_i4__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 929 "max_reduce.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 845 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int32_t init = *(const int32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -867,13 +953,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 871 "max_reduce.c"
+#line 957 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 877 "max_reduce.c"
+#line 963 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -892,7 +978,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 896 "max_reduce.c"
+#line 982 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -903,27 +989,27 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 907 "max_reduce.c"
+#line 993 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 914 "max_reduce.c"
+#line 1000 "max_reduce.c"
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 927 "max_reduce.c"
+#line 1013 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -935,7 +1021,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 939 "max_reduce.c"
+#line 1025 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -946,7 +1032,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 950 "max_reduce.c"
+#line 1036 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -963,18 +1049,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 972 "max_reduce.c"
+#line 1058 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 978 "max_reduce.c"
+#line 1064 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -982,7 +1068,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 986 "max_reduce.c"
+#line 1072 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -997,62 +1083,102 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1008 "max_reduce.c"
+#line 1094 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 1018 "max_reduce.c"
+#line 1104 "max_reduce.c"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 1110 "max_reduce.c"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(int32_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(int32_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 1039 "max_reduce.c"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 1129 "max_reduce.c"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1050 "max_reduce.c"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 1141 "max_reduce.c"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(int32_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 1164 "max_reduce.c"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 1175 "max_reduce.c"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1056 "max_reduce.c"
+#line 1182 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1063,7 +1189,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 1067 "max_reduce.c"
+#line 1193 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1081,18 +1207,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 1090 "max_reduce.c"
+#line 1216 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1096 "max_reduce.c"
+#line 1222 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1100,7 +1226,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 1104 "max_reduce.c"
+#line 1230 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1121,25 +1247,25 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 1130 "max_reduce.c"
+#line 1256 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 1137 "max_reduce.c"
+#line 1263 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1143 "max_reduce.c"
+#line 1269 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -1157,17 +1283,17 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 1161 "max_reduce.c"
+#line 1287 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 1171 "max_reduce.c"
+#line 1297 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -1180,18 +1306,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 1184 "max_reduce.c"
+#line 1310 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
-#line 1190 "max_reduce.c"
+#line 1316 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 1195 "max_reduce.c"
+#line 1321 "max_reduce.c"
 }
 
 struct max_reduce__red_i8__shared {
@@ -1230,10 +1356,12 @@ struct max_reduce__red_i8__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 1363 "max_reduce.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 1237 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int64_t init = *(const int64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -1259,13 +1387,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 1263 "max_reduce.c"
+#line 1391 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1269 "max_reduce.c"
+#line 1397 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -1284,7 +1412,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 1288 "max_reduce.c"
+#line 1416 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -1295,27 +1423,27 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 1299 "max_reduce.c"
+#line 1427 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1306 "max_reduce.c"
+#line 1434 "max_reduce.c"
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1319 "max_reduce.c"
+#line 1447 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1327,7 +1455,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1331 "max_reduce.c"
+#line 1459 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1338,7 +1466,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 1342 "max_reduce.c"
+#line 1470 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1355,18 +1483,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 1364 "max_reduce.c"
+#line 1492 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1370 "max_reduce.c"
+#line 1498 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1374,7 +1502,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 1378 "max_reduce.c"
+#line 1506 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1389,62 +1517,102 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1400 "max_reduce.c"
+#line 1528 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 1410 "max_reduce.c"
+#line 1538 "max_reduce.c"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 1544 "max_reduce.c"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(int64_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(int64_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 1431 "max_reduce.c"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 1563 "max_reduce.c"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1442 "max_reduce.c"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 1575 "max_reduce.c"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(int64_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 1598 "max_reduce.c"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 1609 "max_reduce.c"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1448 "max_reduce.c"
+#line 1616 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1455,7 +1623,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 1459 "max_reduce.c"
+#line 1627 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1473,18 +1641,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 1482 "max_reduce.c"
+#line 1650 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1488 "max_reduce.c"
+#line 1656 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1492,7 +1660,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 1496 "max_reduce.c"
+#line 1664 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1513,25 +1681,25 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 1522 "max_reduce.c"
+#line 1690 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 1529 "max_reduce.c"
+#line 1697 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1535 "max_reduce.c"
+#line 1703 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -1549,17 +1717,17 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 1553 "max_reduce.c"
+#line 1721 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 1563 "max_reduce.c"
+#line 1731 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -1572,18 +1740,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 1576 "max_reduce.c"
+#line 1744 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
-#line 1582 "max_reduce.c"
+#line 1750 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 1587 "max_reduce.c"
+#line 1755 "max_reduce.c"
 }
 
 struct max_reduce__red_u1__shared {
@@ -1622,10 +1790,12 @@ struct max_reduce__red_u1__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 1797 "max_reduce.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 1629 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint8_t init = *(const uint8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -1651,13 +1821,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 1655 "max_reduce.c"
+#line 1825 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1661 "max_reduce.c"
+#line 1831 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -1676,7 +1846,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 1680 "max_reduce.c"
+#line 1850 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -1687,27 +1857,27 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 1691 "max_reduce.c"
+#line 1861 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1698 "max_reduce.c"
+#line 1868 "max_reduce.c"
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1711 "max_reduce.c"
+#line 1881 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1719,7 +1889,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1723 "max_reduce.c"
+#line 1893 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1730,7 +1900,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 1734 "max_reduce.c"
+#line 1904 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1747,18 +1917,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 1756 "max_reduce.c"
+#line 1926 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1762 "max_reduce.c"
+#line 1932 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1766,7 +1936,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 1770 "max_reduce.c"
+#line 1940 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1781,62 +1951,102 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1792 "max_reduce.c"
+#line 1962 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 1802 "max_reduce.c"
+#line 1972 "max_reduce.c"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 1978 "max_reduce.c"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint8_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(uint8_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 1823 "max_reduce.c"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 1997 "max_reduce.c"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1834 "max_reduce.c"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 2009 "max_reduce.c"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(uint8_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2032 "max_reduce.c"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 2043 "max_reduce.c"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1840 "max_reduce.c"
+#line 2050 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1847,7 +2057,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 1851 "max_reduce.c"
+#line 2061 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1865,18 +2075,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 1874 "max_reduce.c"
+#line 2084 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1880 "max_reduce.c"
+#line 2090 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1884,7 +2094,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 1888 "max_reduce.c"
+#line 2098 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1905,25 +2115,25 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 1914 "max_reduce.c"
+#line 2124 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 1921 "max_reduce.c"
+#line 2131 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1927 "max_reduce.c"
+#line 2137 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -1941,17 +2151,17 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 1945 "max_reduce.c"
+#line 2155 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 1955 "max_reduce.c"
+#line 2165 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -1964,18 +2174,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 1968 "max_reduce.c"
+#line 2178 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
-#line 1974 "max_reduce.c"
+#line 2184 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 1979 "max_reduce.c"
+#line 2189 "max_reduce.c"
 }
 
 struct max_reduce__red_u2__shared {
@@ -2014,10 +2224,12 @@ struct max_reduce__red_u2__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 2231 "max_reduce.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2021 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint16_t init = *(const uint16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2043,13 +2255,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 2047 "max_reduce.c"
+#line 2259 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2053 "max_reduce.c"
+#line 2265 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2068,7 +2280,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2072 "max_reduce.c"
+#line 2284 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2079,27 +2291,27 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2083 "max_reduce.c"
+#line 2295 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2090 "max_reduce.c"
+#line 2302 "max_reduce.c"
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2103 "max_reduce.c"
+#line 2315 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2111,7 +2323,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2115 "max_reduce.c"
+#line 2327 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2122,7 +2334,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2126 "max_reduce.c"
+#line 2338 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2139,18 +2351,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2148 "max_reduce.c"
+#line 2360 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2154 "max_reduce.c"
+#line 2366 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2158,7 +2370,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2162 "max_reduce.c"
+#line 2374 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2173,62 +2385,102 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2184 "max_reduce.c"
+#line 2396 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2194 "max_reduce.c"
+#line 2406 "max_reduce.c"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 2412 "max_reduce.c"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint16_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(uint16_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 2215 "max_reduce.c"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 2431 "max_reduce.c"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2226 "max_reduce.c"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 2443 "max_reduce.c"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(uint16_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2466 "max_reduce.c"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 2477 "max_reduce.c"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2232 "max_reduce.c"
+#line 2484 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2239,7 +2491,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2243 "max_reduce.c"
+#line 2495 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2257,18 +2509,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2266 "max_reduce.c"
+#line 2518 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2272 "max_reduce.c"
+#line 2524 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2276,7 +2528,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2280 "max_reduce.c"
+#line 2532 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2297,25 +2549,25 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2306 "max_reduce.c"
+#line 2558 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2313 "max_reduce.c"
+#line 2565 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2319 "max_reduce.c"
+#line 2571 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -2333,17 +2585,17 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2337 "max_reduce.c"
+#line 2589 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2347 "max_reduce.c"
+#line 2599 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2356,18 +2608,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2360 "max_reduce.c"
+#line 2612 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
-#line 2366 "max_reduce.c"
+#line 2618 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 2371 "max_reduce.c"
+#line 2623 "max_reduce.c"
 }
 
 struct max_reduce__red_u4__shared {
@@ -2406,10 +2658,12 @@ struct max_reduce__red_u4__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 2665 "max_reduce.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2413 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint32_t init = *(const uint32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2435,13 +2689,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 2439 "max_reduce.c"
+#line 2693 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2445 "max_reduce.c"
+#line 2699 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2460,7 +2714,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2464 "max_reduce.c"
+#line 2718 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2471,27 +2725,27 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2475 "max_reduce.c"
+#line 2729 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2482 "max_reduce.c"
+#line 2736 "max_reduce.c"
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2495 "max_reduce.c"
+#line 2749 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2503,7 +2757,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2507 "max_reduce.c"
+#line 2761 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2514,7 +2768,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2518 "max_reduce.c"
+#line 2772 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2531,18 +2785,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2540 "max_reduce.c"
+#line 2794 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2546 "max_reduce.c"
+#line 2800 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2550,7 +2804,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2554 "max_reduce.c"
+#line 2808 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2565,62 +2819,102 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2576 "max_reduce.c"
+#line 2830 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2586 "max_reduce.c"
+#line 2840 "max_reduce.c"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 2846 "max_reduce.c"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint32_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(uint32_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 2607 "max_reduce.c"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 2865 "max_reduce.c"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2618 "max_reduce.c"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 2877 "max_reduce.c"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(uint32_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 2900 "max_reduce.c"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 2911 "max_reduce.c"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2624 "max_reduce.c"
+#line 2918 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2631,7 +2925,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2635 "max_reduce.c"
+#line 2929 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2649,18 +2943,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2658 "max_reduce.c"
+#line 2952 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2664 "max_reduce.c"
+#line 2958 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2668,7 +2962,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2672 "max_reduce.c"
+#line 2966 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2689,25 +2983,25 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2698 "max_reduce.c"
+#line 2992 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2705 "max_reduce.c"
+#line 2999 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2711 "max_reduce.c"
+#line 3005 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -2725,17 +3019,17 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2729 "max_reduce.c"
+#line 3023 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2739 "max_reduce.c"
+#line 3033 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2748,18 +3042,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2752 "max_reduce.c"
+#line 3046 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
-#line 2758 "max_reduce.c"
+#line 3052 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 2763 "max_reduce.c"
+#line 3057 "max_reduce.c"
 }
 
 struct max_reduce__red_u8__shared {
@@ -2798,10 +3092,12 @@ struct max_reduce__red_u8__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 3099 "max_reduce.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 2805 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint64_t init = *(const uint64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -2827,13 +3123,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 2831 "max_reduce.c"
+#line 3127 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2837 "max_reduce.c"
+#line 3133 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2852,7 +3148,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2856 "max_reduce.c"
+#line 3152 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2863,27 +3159,27 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2867 "max_reduce.c"
+#line 3163 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2874 "max_reduce.c"
+#line 3170 "max_reduce.c"
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2887 "max_reduce.c"
+#line 3183 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2895,7 +3191,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2899 "max_reduce.c"
+#line 3195 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2906,7 +3202,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2910 "max_reduce.c"
+#line 3206 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2923,18 +3219,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2932 "max_reduce.c"
+#line 3228 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2938 "max_reduce.c"
+#line 3234 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2942,7 +3238,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2946 "max_reduce.c"
+#line 3242 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2957,62 +3253,102 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2968 "max_reduce.c"
+#line 3264 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2978 "max_reduce.c"
+#line 3274 "max_reduce.c"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 3280 "max_reduce.c"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint64_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(uint64_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 2999 "max_reduce.c"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 3299 "max_reduce.c"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3010 "max_reduce.c"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 3311 "max_reduce.c"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(uint64_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 3334 "max_reduce.c"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 3345 "max_reduce.c"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3016 "max_reduce.c"
+#line 3352 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3023,7 +3359,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3027 "max_reduce.c"
+#line 3363 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3041,18 +3377,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3050 "max_reduce.c"
+#line 3386 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3056 "max_reduce.c"
+#line 3392 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3060,7 +3396,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3064 "max_reduce.c"
+#line 3400 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3081,25 +3417,25 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3090 "max_reduce.c"
+#line 3426 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3097 "max_reduce.c"
+#line 3433 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3103 "max_reduce.c"
+#line 3439 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -3117,17 +3453,17 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3121 "max_reduce.c"
+#line 3457 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3131 "max_reduce.c"
+#line 3467 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3140,18 +3476,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3144 "max_reduce.c"
+#line 3480 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
-#line 3150 "max_reduce.c"
+#line 3486 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 3155 "max_reduce.c"
+#line 3491 "max_reduce.c"
 }
 
 struct max_reduce__red_f4__shared {
@@ -3190,10 +3526,12 @@ struct max_reduce__red_f4__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 3533 "max_reduce.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3197 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const float init = *(const float *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3219,13 +3557,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 3223 "max_reduce.c"
+#line 3561 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3229 "max_reduce.c"
+#line 3567 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3244,7 +3582,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3248 "max_reduce.c"
+#line 3586 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3255,27 +3593,27 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3259 "max_reduce.c"
+#line 3597 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3266 "max_reduce.c"
+#line 3604 "max_reduce.c"
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3279 "max_reduce.c"
+#line 3617 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3287,7 +3625,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3291 "max_reduce.c"
+#line 3629 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3298,7 +3636,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3302 "max_reduce.c"
+#line 3640 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3315,18 +3653,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3324 "max_reduce.c"
+#line 3662 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3330 "max_reduce.c"
+#line 3668 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3334,7 +3672,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3338 "max_reduce.c"
+#line 3676 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3349,62 +3687,102 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3360 "max_reduce.c"
+#line 3698 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3370 "max_reduce.c"
+#line 3708 "max_reduce.c"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            float krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 3714 "max_reduce.c"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                float krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(float *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(float *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 3391 "max_reduce.c"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 3733 "max_reduce.c"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3402 "max_reduce.c"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 3745 "max_reduce.c"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                float krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(float *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 3768 "max_reduce.c"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 3779 "max_reduce.c"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3408 "max_reduce.c"
+#line 3786 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3415,7 +3793,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3419 "max_reduce.c"
+#line 3797 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3433,18 +3811,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3442 "max_reduce.c"
+#line 3820 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3448 "max_reduce.c"
+#line 3826 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3452,7 +3830,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3456 "max_reduce.c"
+#line 3834 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3473,25 +3851,25 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3482 "max_reduce.c"
+#line 3860 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3489 "max_reduce.c"
+#line 3867 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3495 "max_reduce.c"
+#line 3873 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             float krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -3509,17 +3887,17 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3513 "max_reduce.c"
+#line 3891 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3523 "max_reduce.c"
+#line 3901 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3532,18 +3910,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3536 "max_reduce.c"
+#line 3914 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
-#line 3542 "max_reduce.c"
+#line 3920 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 3547 "max_reduce.c"
+#line 3925 "max_reduce.c"
 }
 
 struct max_reduce__red_f8__shared {
@@ -3582,10 +3960,12 @@ struct max_reduce__red_f8__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 3967 "max_reduce.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3589 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const double init = *(const double *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -3611,13 +3991,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 3615 "max_reduce.c"
+#line 3995 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3621 "max_reduce.c"
+#line 4001 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3636,7 +4016,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3640 "max_reduce.c"
+#line 4020 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3647,27 +4027,27 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3651 "max_reduce.c"
+#line 4031 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3658 "max_reduce.c"
+#line 4038 "max_reduce.c"
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3671 "max_reduce.c"
+#line 4051 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3679,7 +4059,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3683 "max_reduce.c"
+#line 4063 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3690,7 +4070,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3694 "max_reduce.c"
+#line 4074 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3707,18 +4087,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3716 "max_reduce.c"
+#line 4096 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3722 "max_reduce.c"
+#line 4102 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3726,7 +4106,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3730 "max_reduce.c"
+#line 4110 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3741,62 +4121,102 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3752 "max_reduce.c"
+#line 4132 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3762 "max_reduce.c"
+#line 4142 "max_reduce.c"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            double krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 4148 "max_reduce.c"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                double krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(double *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(double *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 3783 "max_reduce.c"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 4167 "max_reduce.c"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3794 "max_reduce.c"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 4179 "max_reduce.c"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                double krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(double *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 4202 "max_reduce.c"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 4213 "max_reduce.c"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3800 "max_reduce.c"
+#line 4220 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3807,7 +4227,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3811 "max_reduce.c"
+#line 4231 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3825,18 +4245,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3834 "max_reduce.c"
+#line 4254 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3840 "max_reduce.c"
+#line 4260 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3844,7 +4264,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3848 "max_reduce.c"
+#line 4268 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3865,25 +4285,25 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3874 "max_reduce.c"
+#line 4294 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3881 "max_reduce.c"
+#line 4301 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3887 "max_reduce.c"
+#line 4307 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             double krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -3901,17 +4321,17 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3905 "max_reduce.c"
+#line 4325 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3915 "max_reduce.c"
+#line 4335 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3924,18 +4344,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3928 "max_reduce.c"
+#line 4348 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
 {
-#line 3934 "max_reduce.c"
+#line 4354 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 3939 "max_reduce.c"
+#line 4359 "max_reduce.c"
 }
 
 struct max_reduce__red_f2__shared {
@@ -3974,10 +4394,12 @@ struct max_reduce__red_f2__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 4401 "max_reduce.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 3981 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const krt_f16 init = *(const krt_f16 *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4003,13 +4425,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4007 "max_reduce.c"
+#line 4429 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4013 "max_reduce.c"
+#line 4435 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4028,7 +4450,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4032 "max_reduce.c"
+#line 4454 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4039,27 +4461,27 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4043 "max_reduce.c"
+#line 4465 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4050 "max_reduce.c"
+#line 4472 "max_reduce.c"
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4063 "max_reduce.c"
+#line 4485 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4071,7 +4493,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4075 "max_reduce.c"
+#line 4497 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4082,7 +4504,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4086 "max_reduce.c"
+#line 4508 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4099,18 +4521,18 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4108 "max_reduce.c"
+#line 4530 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4114 "max_reduce.c"
+#line 4536 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4118,7 +4540,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4122 "max_reduce.c"
+#line 4544 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4133,62 +4555,102 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4144 "max_reduce.c"
+#line 4566 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4154 "max_reduce.c"
+#line 4576 "max_reduce.c"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            krt_f16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 4582 "max_reduce.c"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                krt_f16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(krt_f16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(krt_f16 *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 4175 "max_reduce.c"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 4601 "max_reduce.c"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4186 "max_reduce.c"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 4613 "max_reduce.c"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                krt_f16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(krt_f16 *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 4636 "max_reduce.c"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 4647 "max_reduce.c"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4192 "max_reduce.c"
+#line 4654 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4199,7 +4661,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4203 "max_reduce.c"
+#line 4665 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4217,18 +4679,18 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4226 "max_reduce.c"
+#line 4688 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4232 "max_reduce.c"
+#line 4694 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4236,7 +4698,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4240 "max_reduce.c"
+#line 4702 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4257,25 +4719,25 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4266 "max_reduce.c"
+#line 4728 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4273 "max_reduce.c"
+#line 4735 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4279 "max_reduce.c"
+#line 4741 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -4293,17 +4755,17 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4297 "max_reduce.c"
+#line 4759 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4307 "max_reduce.c"
+#line 4769 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4316,18 +4778,18 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4320 "max_reduce.c"
+#line 4782 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_bf16 a, krt_bf16 b)
 {
-#line 4326 "max_reduce.c"
+#line 4788 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_bf16(a, b);
-#line 4331 "max_reduce.c"
+#line 4793 "max_reduce.c"
 }
 
 struct max_reduce__red_bf16__shared {
@@ -4366,10 +4828,12 @@ struct max_reduce__red_bf16__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 4835 "max_reduce.c"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4373 "max_reduce.c"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const krt_bf16 init = *(const krt_bf16 *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4395,13 +4859,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4399 "max_reduce.c"
+#line 4863 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4405 "max_reduce.c"
+#line 4869 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4420,7 +4884,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4424 "max_reduce.c"
+#line 4888 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4431,27 +4895,27 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
                 krt_u_tmp_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4435 "max_reduce.c"
+#line 4899 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4442 "max_reduce.c"
+#line 4906 "max_reduce.c"
             krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4455 "max_reduce.c"
+#line 4919 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4463,7 +4927,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4467 "max_reduce.c"
+#line 4931 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4474,7 +4938,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4478 "max_reduce.c"
+#line 4942 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4491,18 +4955,18 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4500 "max_reduce.c"
+#line 4964 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4506 "max_reduce.c"
+#line 4970 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4510,7 +4974,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4514 "max_reduce.c"
+#line 4978 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4525,62 +4989,102 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4536 "max_reduce.c"
+#line 5000 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4546 "max_reduce.c"
+#line 5010 "max_reduce.c"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            krt_bf16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 5016 "max_reduce.c"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                krt_bf16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(krt_bf16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(krt_bf16 *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 4567 "max_reduce.c"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 5035 "max_reduce.c"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4578 "max_reduce.c"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 5047 "max_reduce.c"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                krt_bf16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(krt_bf16 *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 5070 "max_reduce.c"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 5081 "max_reduce.c"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4584 "max_reduce.c"
+#line 5088 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4591,7 +5095,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4595 "max_reduce.c"
+#line 5099 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4609,18 +5113,18 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4618 "max_reduce.c"
+#line 5122 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4624 "max_reduce.c"
+#line 5128 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4628,7 +5132,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4632 "max_reduce.c"
+#line 5136 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4649,25 +5153,25 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4658 "max_reduce.c"
+#line 5162 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4665 "max_reduce.c"
+#line 5169 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4671 "max_reduce.c"
+#line 5175 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_bf16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -4685,17 +5189,17 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4689 "max_reduce.c"
+#line 5193 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4699 "max_reduce.c"
+#line 5203 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4708,7 +5212,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
             *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, *(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4712 "max_reduce.c"
+#line 5216 "max_reduce.c"
 }
 
 /* ---- kernel descriptors and launchers ---- */

@@ -4136,10 +4136,12 @@ struct max_reduce__red_i1__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
-    const krt_view arr = *(const krt_view *)krt_args[0];
+    const krt_cpu_block krt_bb = *krt_b0;
 #line 4143 "max_reduce.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
+    const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int8_t init = *(const int8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4165,13 +4167,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4169 "max_reduce.cu"
+#line 4171 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4175 "max_reduce.cu"
+#line 4177 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4190,7 +4192,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4194 "max_reduce.cu"
+#line 4196 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4201,27 +4203,27 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__cpu(krt_b, krt_tid, krt_u_tmp_, *(int8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4205 "max_reduce.cu"
+#line 4207 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4212 "max_reduce.cu"
+#line 4214 "max_reduce.cu"
             int8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4225 "max_reduce.cu"
+#line 4227 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4233,7 +4235,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4237 "max_reduce.cu"
+#line 4239 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4244,7 +4246,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4248 "max_reduce.cu"
+#line 4250 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4261,18 +4263,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4270 "max_reduce.cu"
+#line 4272 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4276 "max_reduce.cu"
+#line 4278 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4280,7 +4282,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4284 "max_reduce.cu"
+#line 4286 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4295,62 +4297,102 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4306 "max_reduce.cu"
+#line 4308 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4316 "max_reduce.cu"
+#line 4318 "max_reduce.cu"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 4324 "max_reduce.cu"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(int8_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(int8_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 4337 "max_reduce.cu"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 4343 "max_reduce.cu"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4348 "max_reduce.cu"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 4355 "max_reduce.cu"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(int8_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 4378 "max_reduce.cu"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 4389 "max_reduce.cu"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4354 "max_reduce.cu"
+#line 4396 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4361,7 +4403,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4365 "max_reduce.cu"
+#line 4407 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4379,18 +4421,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4388 "max_reduce.cu"
+#line 4430 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4394 "max_reduce.cu"
+#line 4436 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4398,7 +4440,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4402 "max_reduce.cu"
+#line 4444 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4419,25 +4461,25 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4428 "max_reduce.cu"
+#line 4470 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4435 "max_reduce.cu"
+#line 4477 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4441 "max_reduce.cu"
+#line 4483 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -4455,17 +4497,17 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4459 "max_reduce.cu"
+#line 4501 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(int8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4469 "max_reduce.cu"
+#line 4511 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4478,18 +4520,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4482 "max_reduce.cu"
+#line 4524 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
-#line 4488 "max_reduce.cu"
+#line 4530 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 4493 "max_reduce.cu"
+#line 4535 "max_reduce.cu"
 }
 
 struct max_reduce__red_i2__shared {
@@ -4528,10 +4570,12 @@ struct max_reduce__red_i2__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 4577 "max_reduce.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4535 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int16_t init = *(const int16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4557,13 +4601,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4561 "max_reduce.cu"
+#line 4605 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4567 "max_reduce.cu"
+#line 4611 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4582,7 +4626,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4586 "max_reduce.cu"
+#line 4630 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4593,27 +4637,27 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4597 "max_reduce.cu"
+#line 4641 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4604 "max_reduce.cu"
+#line 4648 "max_reduce.cu"
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4617 "max_reduce.cu"
+#line 4661 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4625,7 +4669,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4629 "max_reduce.cu"
+#line 4673 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4636,7 +4680,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4640 "max_reduce.cu"
+#line 4684 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4653,18 +4697,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4662 "max_reduce.cu"
+#line 4706 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4668 "max_reduce.cu"
+#line 4712 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4672,7 +4716,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4676 "max_reduce.cu"
+#line 4720 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4687,62 +4731,102 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4698 "max_reduce.cu"
+#line 4742 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4708 "max_reduce.cu"
+#line 4752 "max_reduce.cu"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 4758 "max_reduce.cu"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(int16_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(int16_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 4729 "max_reduce.cu"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 4777 "max_reduce.cu"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4740 "max_reduce.cu"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 4789 "max_reduce.cu"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(int16_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 4812 "max_reduce.cu"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 4823 "max_reduce.cu"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4746 "max_reduce.cu"
+#line 4830 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4753,7 +4837,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4757 "max_reduce.cu"
+#line 4841 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4771,18 +4855,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4780 "max_reduce.cu"
+#line 4864 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4786 "max_reduce.cu"
+#line 4870 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4790,7 +4874,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4794 "max_reduce.cu"
+#line 4878 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4811,25 +4895,25 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4820 "max_reduce.cu"
+#line 4904 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4827 "max_reduce.cu"
+#line 4911 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4833 "max_reduce.cu"
+#line 4917 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -4847,17 +4931,17 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4851 "max_reduce.cu"
+#line 4935 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4861 "max_reduce.cu"
+#line 4945 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4870,18 +4954,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4874 "max_reduce.cu"
+#line 4958 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
-#line 4880 "max_reduce.cu"
+#line 4964 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 4885 "max_reduce.cu"
+#line 4969 "max_reduce.cu"
 }
 
 struct max_reduce__red_i4__shared {
@@ -4920,10 +5004,12 @@ struct max_reduce__red_i4__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 5011 "max_reduce.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 4927 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int32_t init = *(const int32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -4949,13 +5035,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4953 "max_reduce.cu"
+#line 5039 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4959 "max_reduce.cu"
+#line 5045 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4974,7 +5060,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4978 "max_reduce.cu"
+#line 5064 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4985,27 +5071,27 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4989 "max_reduce.cu"
+#line 5075 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4996 "max_reduce.cu"
+#line 5082 "max_reduce.cu"
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5009 "max_reduce.cu"
+#line 5095 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5017,7 +5103,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5021 "max_reduce.cu"
+#line 5107 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5028,7 +5114,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5032 "max_reduce.cu"
+#line 5118 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5045,18 +5131,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5054 "max_reduce.cu"
+#line 5140 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5060 "max_reduce.cu"
+#line 5146 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5064,7 +5150,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5068 "max_reduce.cu"
+#line 5154 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5079,62 +5165,102 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5090 "max_reduce.cu"
+#line 5176 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5100 "max_reduce.cu"
+#line 5186 "max_reduce.cu"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 5192 "max_reduce.cu"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(int32_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(int32_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 5121 "max_reduce.cu"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 5211 "max_reduce.cu"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5132 "max_reduce.cu"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 5223 "max_reduce.cu"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(int32_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 5246 "max_reduce.cu"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 5257 "max_reduce.cu"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5138 "max_reduce.cu"
+#line 5264 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5145,7 +5271,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5149 "max_reduce.cu"
+#line 5275 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5163,18 +5289,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5172 "max_reduce.cu"
+#line 5298 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5178 "max_reduce.cu"
+#line 5304 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5182,7 +5308,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5186 "max_reduce.cu"
+#line 5312 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5203,25 +5329,25 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5212 "max_reduce.cu"
+#line 5338 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5219 "max_reduce.cu"
+#line 5345 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5225 "max_reduce.cu"
+#line 5351 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -5239,17 +5365,17 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5243 "max_reduce.cu"
+#line 5369 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5253 "max_reduce.cu"
+#line 5379 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5262,18 +5388,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5266 "max_reduce.cu"
+#line 5392 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
-#line 5272 "max_reduce.cu"
+#line 5398 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 5277 "max_reduce.cu"
+#line 5403 "max_reduce.cu"
 }
 
 struct max_reduce__red_i8__shared {
@@ -5312,10 +5438,12 @@ struct max_reduce__red_i8__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 5445 "max_reduce.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5319 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const int64_t init = *(const int64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -5341,13 +5469,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 5345 "max_reduce.cu"
+#line 5473 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5351 "max_reduce.cu"
+#line 5479 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5366,7 +5494,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5370 "max_reduce.cu"
+#line 5498 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5377,27 +5505,27 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5381 "max_reduce.cu"
+#line 5509 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5388 "max_reduce.cu"
+#line 5516 "max_reduce.cu"
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5401 "max_reduce.cu"
+#line 5529 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5409,7 +5537,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5413 "max_reduce.cu"
+#line 5541 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5420,7 +5548,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5424 "max_reduce.cu"
+#line 5552 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5437,18 +5565,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5446 "max_reduce.cu"
+#line 5574 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5452 "max_reduce.cu"
+#line 5580 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5456,7 +5584,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5460 "max_reduce.cu"
+#line 5588 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5471,62 +5599,102 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5482 "max_reduce.cu"
+#line 5610 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5492 "max_reduce.cu"
+#line 5620 "max_reduce.cu"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 5626 "max_reduce.cu"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(int64_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(int64_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 5513 "max_reduce.cu"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 5645 "max_reduce.cu"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5524 "max_reduce.cu"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 5657 "max_reduce.cu"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(int64_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 5680 "max_reduce.cu"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 5691 "max_reduce.cu"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5530 "max_reduce.cu"
+#line 5698 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5537,7 +5705,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5541 "max_reduce.cu"
+#line 5709 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5555,18 +5723,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5564 "max_reduce.cu"
+#line 5732 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5570 "max_reduce.cu"
+#line 5738 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5574,7 +5742,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5578 "max_reduce.cu"
+#line 5746 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5595,25 +5763,25 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5604 "max_reduce.cu"
+#line 5772 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5611 "max_reduce.cu"
+#line 5779 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5617 "max_reduce.cu"
+#line 5785 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -5631,17 +5799,17 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5635 "max_reduce.cu"
+#line 5803 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(int64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5645 "max_reduce.cu"
+#line 5813 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5654,18 +5822,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5658 "max_reduce.cu"
+#line 5826 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
-#line 5664 "max_reduce.cu"
+#line 5832 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 5669 "max_reduce.cu"
+#line 5837 "max_reduce.cu"
 }
 
 struct max_reduce__red_u1__shared {
@@ -5704,10 +5872,12 @@ struct max_reduce__red_u1__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 5879 "max_reduce.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 5711 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint8_t init = *(const uint8_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -5733,13 +5903,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 5737 "max_reduce.cu"
+#line 5907 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5743 "max_reduce.cu"
+#line 5913 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5758,7 +5928,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5762 "max_reduce.cu"
+#line 5932 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5769,27 +5939,27 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5773 "max_reduce.cu"
+#line 5943 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5780 "max_reduce.cu"
+#line 5950 "max_reduce.cu"
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5793 "max_reduce.cu"
+#line 5963 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5801,7 +5971,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5805 "max_reduce.cu"
+#line 5975 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5812,7 +5982,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5816 "max_reduce.cu"
+#line 5986 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5829,18 +5999,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5838 "max_reduce.cu"
+#line 6008 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5844 "max_reduce.cu"
+#line 6014 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5848,7 +6018,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5852 "max_reduce.cu"
+#line 6022 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5863,62 +6033,102 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5874 "max_reduce.cu"
+#line 6044 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5884 "max_reduce.cu"
+#line 6054 "max_reduce.cu"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 6060 "max_reduce.cu"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint8_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(uint8_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 5905 "max_reduce.cu"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 6079 "max_reduce.cu"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5916 "max_reduce.cu"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 6091 "max_reduce.cu"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(uint8_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 6114 "max_reduce.cu"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 6125 "max_reduce.cu"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5922 "max_reduce.cu"
+#line 6132 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5929,7 +6139,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5933 "max_reduce.cu"
+#line 6143 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5947,18 +6157,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5956 "max_reduce.cu"
+#line 6166 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5962 "max_reduce.cu"
+#line 6172 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5966,7 +6176,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5970 "max_reduce.cu"
+#line 6180 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5987,25 +6197,25 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5996 "max_reduce.cu"
+#line 6206 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6003 "max_reduce.cu"
+#line 6213 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6009 "max_reduce.cu"
+#line 6219 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -6023,17 +6233,17 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6027 "max_reduce.cu"
+#line 6237 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint8_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6037 "max_reduce.cu"
+#line 6247 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -6046,18 +6256,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6050 "max_reduce.cu"
+#line 6260 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
-#line 6056 "max_reduce.cu"
+#line 6266 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 6061 "max_reduce.cu"
+#line 6271 "max_reduce.cu"
 }
 
 struct max_reduce__red_u2__shared {
@@ -6096,10 +6306,12 @@ struct max_reduce__red_u2__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 6313 "max_reduce.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 6103 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint16_t init = *(const uint16_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -6125,13 +6337,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 6129 "max_reduce.cu"
+#line 6341 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6135 "max_reduce.cu"
+#line 6347 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -6150,7 +6362,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 6154 "max_reduce.cu"
+#line 6366 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -6161,27 +6373,27 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 6165 "max_reduce.cu"
+#line 6377 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6172 "max_reduce.cu"
+#line 6384 "max_reduce.cu"
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6185 "max_reduce.cu"
+#line 6397 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6193,7 +6405,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6197 "max_reduce.cu"
+#line 6409 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6204,7 +6416,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 6208 "max_reduce.cu"
+#line 6420 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6221,18 +6433,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 6230 "max_reduce.cu"
+#line 6442 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6236 "max_reduce.cu"
+#line 6448 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6240,7 +6452,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 6244 "max_reduce.cu"
+#line 6456 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6255,62 +6467,102 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6266 "max_reduce.cu"
+#line 6478 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 6276 "max_reduce.cu"
+#line 6488 "max_reduce.cu"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 6494 "max_reduce.cu"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint16_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(uint16_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 6297 "max_reduce.cu"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 6513 "max_reduce.cu"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6308 "max_reduce.cu"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 6525 "max_reduce.cu"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(uint16_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 6548 "max_reduce.cu"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 6559 "max_reduce.cu"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6314 "max_reduce.cu"
+#line 6566 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6321,7 +6573,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 6325 "max_reduce.cu"
+#line 6577 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6339,18 +6591,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6348 "max_reduce.cu"
+#line 6600 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6354 "max_reduce.cu"
+#line 6606 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6358,7 +6610,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 6362 "max_reduce.cu"
+#line 6614 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6379,25 +6631,25 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 6388 "max_reduce.cu"
+#line 6640 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6395 "max_reduce.cu"
+#line 6647 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6401 "max_reduce.cu"
+#line 6653 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -6415,17 +6667,17 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6419 "max_reduce.cu"
+#line 6671 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint16_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6429 "max_reduce.cu"
+#line 6681 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -6438,18 +6690,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6442 "max_reduce.cu"
+#line 6694 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
-#line 6448 "max_reduce.cu"
+#line 6700 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 6453 "max_reduce.cu"
+#line 6705 "max_reduce.cu"
 }
 
 struct max_reduce__red_u4__shared {
@@ -6488,10 +6740,12 @@ struct max_reduce__red_u4__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 6747 "max_reduce.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 6495 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint32_t init = *(const uint32_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -6517,13 +6771,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 6521 "max_reduce.cu"
+#line 6775 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6527 "max_reduce.cu"
+#line 6781 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -6542,7 +6796,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 6546 "max_reduce.cu"
+#line 6800 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -6553,27 +6807,27 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 6557 "max_reduce.cu"
+#line 6811 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6564 "max_reduce.cu"
+#line 6818 "max_reduce.cu"
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6577 "max_reduce.cu"
+#line 6831 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6585,7 +6839,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6589 "max_reduce.cu"
+#line 6843 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6596,7 +6850,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 6600 "max_reduce.cu"
+#line 6854 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6613,18 +6867,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 6622 "max_reduce.cu"
+#line 6876 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6628 "max_reduce.cu"
+#line 6882 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6632,7 +6886,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 6636 "max_reduce.cu"
+#line 6890 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6647,62 +6901,102 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6658 "max_reduce.cu"
+#line 6912 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 6668 "max_reduce.cu"
+#line 6922 "max_reduce.cu"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 6928 "max_reduce.cu"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint32_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(uint32_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 6689 "max_reduce.cu"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 6947 "max_reduce.cu"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6700 "max_reduce.cu"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 6959 "max_reduce.cu"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(uint32_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 6982 "max_reduce.cu"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 6993 "max_reduce.cu"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6706 "max_reduce.cu"
+#line 7000 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6713,7 +7007,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 6717 "max_reduce.cu"
+#line 7011 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6731,18 +7025,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6740 "max_reduce.cu"
+#line 7034 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6746 "max_reduce.cu"
+#line 7040 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6750,7 +7044,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 6754 "max_reduce.cu"
+#line 7048 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6771,25 +7065,25 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 6780 "max_reduce.cu"
+#line 7074 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6787 "max_reduce.cu"
+#line 7081 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6793 "max_reduce.cu"
+#line 7087 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -6807,17 +7101,17 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6811 "max_reduce.cu"
+#line 7105 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint32_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6821 "max_reduce.cu"
+#line 7115 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -6830,18 +7124,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6834 "max_reduce.cu"
+#line 7128 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
-#line 6840 "max_reduce.cu"
+#line 7134 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 6845 "max_reduce.cu"
+#line 7139 "max_reduce.cu"
 }
 
 struct max_reduce__red_u8__shared {
@@ -6880,10 +7174,12 @@ struct max_reduce__red_u8__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 7181 "max_reduce.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 6887 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const uint64_t init = *(const uint64_t *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -6909,13 +7205,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 6913 "max_reduce.cu"
+#line 7209 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6919 "max_reduce.cu"
+#line 7215 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -6934,7 +7230,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 6938 "max_reduce.cu"
+#line 7234 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -6945,27 +7241,27 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 6949 "max_reduce.cu"
+#line 7245 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6956 "max_reduce.cu"
+#line 7252 "max_reduce.cu"
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6969 "max_reduce.cu"
+#line 7265 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6977,7 +7273,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6981 "max_reduce.cu"
+#line 7277 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6988,7 +7284,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 6992 "max_reduce.cu"
+#line 7288 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7005,18 +7301,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 7014 "max_reduce.cu"
+#line 7310 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7020 "max_reduce.cu"
+#line 7316 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7024,7 +7320,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 7028 "max_reduce.cu"
+#line 7324 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7039,62 +7335,102 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7050 "max_reduce.cu"
+#line 7346 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 7060 "max_reduce.cu"
+#line 7356 "max_reduce.cu"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 7362 "max_reduce.cu"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(uint64_t *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(uint64_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 7081 "max_reduce.cu"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 7381 "max_reduce.cu"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7092 "max_reduce.cu"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 7393 "max_reduce.cu"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(uint64_t *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 7416 "max_reduce.cu"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 7427 "max_reduce.cu"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7098 "max_reduce.cu"
+#line 7434 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7105,7 +7441,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 7109 "max_reduce.cu"
+#line 7445 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7123,18 +7459,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 7132 "max_reduce.cu"
+#line 7468 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7138 "max_reduce.cu"
+#line 7474 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7142,7 +7478,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 7146 "max_reduce.cu"
+#line 7482 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7163,25 +7499,25 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 7172 "max_reduce.cu"
+#line 7508 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 7179 "max_reduce.cu"
+#line 7515 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7185 "max_reduce.cu"
+#line 7521 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -7199,17 +7535,17 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 7203 "max_reduce.cu"
+#line 7539 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(uint64_t *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 7213 "max_reduce.cu"
+#line 7549 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -7222,18 +7558,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 7226 "max_reduce.cu"
+#line 7562 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
-#line 7232 "max_reduce.cu"
+#line 7568 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 7237 "max_reduce.cu"
+#line 7573 "max_reduce.cu"
 }
 
 struct max_reduce__red_f4__shared {
@@ -7272,10 +7608,12 @@ struct max_reduce__red_f4__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 7615 "max_reduce.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 7279 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const float init = *(const float *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -7301,13 +7639,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 7305 "max_reduce.cu"
+#line 7643 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7311 "max_reduce.cu"
+#line 7649 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -7326,7 +7664,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 7330 "max_reduce.cu"
+#line 7668 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -7337,27 +7675,27 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 7341 "max_reduce.cu"
+#line 7679 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7348 "max_reduce.cu"
+#line 7686 "max_reduce.cu"
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7361 "max_reduce.cu"
+#line 7699 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7369,7 +7707,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7373 "max_reduce.cu"
+#line 7711 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7380,7 +7718,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 7384 "max_reduce.cu"
+#line 7722 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7397,18 +7735,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 7406 "max_reduce.cu"
+#line 7744 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7412 "max_reduce.cu"
+#line 7750 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7416,7 +7754,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 7420 "max_reduce.cu"
+#line 7758 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7431,62 +7769,102 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7442 "max_reduce.cu"
+#line 7780 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 7452 "max_reduce.cu"
+#line 7790 "max_reduce.cu"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            float krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 7796 "max_reduce.cu"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                float krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(float *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(float *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 7473 "max_reduce.cu"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 7815 "max_reduce.cu"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7484 "max_reduce.cu"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 7827 "max_reduce.cu"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                float krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(float *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 7850 "max_reduce.cu"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 7861 "max_reduce.cu"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7490 "max_reduce.cu"
+#line 7868 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7497,7 +7875,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 7501 "max_reduce.cu"
+#line 7879 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7515,18 +7893,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 7524 "max_reduce.cu"
+#line 7902 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7530 "max_reduce.cu"
+#line 7908 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7534,7 +7912,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 7538 "max_reduce.cu"
+#line 7916 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7555,25 +7933,25 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 7564 "max_reduce.cu"
+#line 7942 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 7571 "max_reduce.cu"
+#line 7949 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7577 "max_reduce.cu"
+#line 7955 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             float krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -7591,17 +7969,17 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 7595 "max_reduce.cu"
+#line 7973 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(float *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 7605 "max_reduce.cu"
+#line 7983 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -7614,18 +7992,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 7618 "max_reduce.cu"
+#line 7996 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
-#line 7624 "max_reduce.cu"
+#line 8002 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 7629 "max_reduce.cu"
+#line 8007 "max_reduce.cu"
 }
 
 struct max_reduce__red_f8__shared {
@@ -7664,10 +8042,12 @@ struct max_reduce__red_f8__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 8049 "max_reduce.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 7671 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const double init = *(const double *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -7693,13 +8073,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 7697 "max_reduce.cu"
+#line 8077 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7703 "max_reduce.cu"
+#line 8083 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -7718,7 +8098,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 7722 "max_reduce.cu"
+#line 8102 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -7729,27 +8109,27 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 7733 "max_reduce.cu"
+#line 8113 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7740 "max_reduce.cu"
+#line 8120 "max_reduce.cu"
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7753 "max_reduce.cu"
+#line 8133 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7761,7 +8141,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7765 "max_reduce.cu"
+#line 8145 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7772,7 +8152,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 7776 "max_reduce.cu"
+#line 8156 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7789,18 +8169,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 7798 "max_reduce.cu"
+#line 8178 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7804 "max_reduce.cu"
+#line 8184 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7808,7 +8188,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 7812 "max_reduce.cu"
+#line 8192 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7823,62 +8203,102 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7834 "max_reduce.cu"
+#line 8214 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 7844 "max_reduce.cu"
+#line 8224 "max_reduce.cu"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            double krt_u_value_ KRT_MAYBE_UNUSED = 0;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 8230 "max_reduce.cu"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                double krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(double *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(double *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 7865 "max_reduce.cu"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 8249 "max_reduce.cu"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7876 "max_reduce.cu"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 8261 "max_reduce.cu"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                double krt_u_value_ KRT_MAYBE_UNUSED = 0;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(double *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 8284 "max_reduce.cu"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 8295 "max_reduce.cu"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7882 "max_reduce.cu"
+#line 8302 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7889,7 +8309,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 7893 "max_reduce.cu"
+#line 8313 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7907,18 +8327,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 7916 "max_reduce.cu"
+#line 8336 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7922 "max_reduce.cu"
+#line 8342 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7926,7 +8346,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 7930 "max_reduce.cu"
+#line 8350 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7947,25 +8367,25 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 7956 "max_reduce.cu"
+#line 8376 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 7963 "max_reduce.cu"
+#line 8383 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7969 "max_reduce.cu"
+#line 8389 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             double krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -7983,17 +8403,17 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 7987 "max_reduce.cu"
+#line 8407 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(double *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 7997 "max_reduce.cu"
+#line 8417 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -8006,18 +8426,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 8010 "max_reduce.cu"
+#line 8430 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
 {
-#line 8016 "max_reduce.cu"
+#line 8436 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 8021 "max_reduce.cu"
+#line 8441 "max_reduce.cu"
 }
 
 struct max_reduce__red_f2__shared {
@@ -8056,10 +8476,12 @@ struct max_reduce__red_f2__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 8483 "max_reduce.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 8063 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const krt_f16 init = *(const krt_f16 *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -8085,13 +8507,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 8089 "max_reduce.cu"
+#line 8511 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8095 "max_reduce.cu"
+#line 8517 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -8110,7 +8532,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 8114 "max_reduce.cu"
+#line 8536 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -8121,27 +8543,27 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 8125 "max_reduce.cu"
+#line 8547 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8132 "max_reduce.cu"
+#line 8554 "max_reduce.cu"
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8145 "max_reduce.cu"
+#line 8567 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -8153,7 +8575,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 8157 "max_reduce.cu"
+#line 8579 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -8164,7 +8586,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 8168 "max_reduce.cu"
+#line 8590 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -8181,18 +8603,18 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 8190 "max_reduce.cu"
+#line 8612 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8196 "max_reduce.cu"
+#line 8618 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8200,7 +8622,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 8204 "max_reduce.cu"
+#line 8626 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -8215,62 +8637,102 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8226 "max_reduce.cu"
+#line 8648 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 8236 "max_reduce.cu"
+#line 8658 "max_reduce.cu"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            krt_f16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 8664 "max_reduce.cu"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                krt_f16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(krt_f16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(krt_f16 *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 8257 "max_reduce.cu"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 8683 "max_reduce.cu"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 8268 "max_reduce.cu"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 8695 "max_reduce.cu"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                krt_f16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(krt_f16 *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 8718 "max_reduce.cu"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 8729 "max_reduce.cu"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 8274 "max_reduce.cu"
+#line 8736 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -8281,7 +8743,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 8285 "max_reduce.cu"
+#line 8747 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -8299,18 +8761,18 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 8308 "max_reduce.cu"
+#line 8770 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8314 "max_reduce.cu"
+#line 8776 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8318,7 +8780,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 8322 "max_reduce.cu"
+#line 8784 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -8339,25 +8801,25 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 8348 "max_reduce.cu"
+#line 8810 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 8355 "max_reduce.cu"
+#line 8817 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8361 "max_reduce.cu"
+#line 8823 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -8375,17 +8837,17 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 8379 "max_reduce.cu"
+#line 8841 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(krt_f16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 8389 "max_reduce.cu"
+#line 8851 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -8398,18 +8860,18 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b, void **krt_args)
             *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 8402 "max_reduce.cu"
+#line 8864 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_bf16 a, krt_bf16 b)
 {
-#line 8408 "max_reduce.cu"
+#line 8870 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_bf16(a, b);
-#line 8413 "max_reduce.cu"
+#line 8875 "max_reduce.cu"
 }
 
 struct max_reduce__red_bf16__shared {
@@ -8448,10 +8910,12 @@ struct max_reduce__red_bf16__frame {
 };
 
 #line 4 "max_reduce.kern"
-static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+#line 8917 "max_reduce.cu"
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
-#line 8455 "max_reduce.cu"
     const krt_view partials = *(const krt_view *)krt_args[1];
     const krt_bf16 init = *(const krt_bf16 *)krt_args[2];
     const bool use_init = *(const uint8_t *)krt_args[3] != 0;
@@ -8477,13 +8941,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 8481 "max_reduce.cu"
+#line 8945 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8487 "max_reduce.cu"
+#line 8951 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -8502,7 +8966,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 8506 "max_reduce.cu"
+#line 8970 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -8513,27 +8977,27 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
                 krt_u_tmp_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 8517 "max_reduce.cu"
+#line 8981 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8524 "max_reduce.cu"
+#line 8988 "max_reduce.cu"
             krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_tmp_;
+            krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8537 "max_reduce.cu"
+#line 9001 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -8545,7 +9009,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 8549 "max_reduce.cu"
+#line 9013 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -8556,7 +9020,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 8560 "max_reduce.cu"
+#line 9024 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -8573,18 +9037,18 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
 #line 4 "max_reduce.kern"
                 if (krt_u_laneid_ < krt_u_width_) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 8582 "max_reduce.cu"
+#line 9046 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8588 "max_reduce.cu"
+#line 9052 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8592,7 +9056,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 8596 "max_reduce.cu"
+#line 9060 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -8607,62 +9071,102 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ < 2) {
 #line 4 "max_reduce.kern"
-                krt_s->krt_u_sm_[krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_tid_][0], krt_s->krt_u_sm_[krt_u_tid_ + 2][0]);
+                krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int64_t)krt_u_tid_][0], krt_s->krt_u_sm_[((int64_t)krt_u_tid_) + 2][0]);
             }
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8618 "max_reduce.cu"
+#line 9082 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
 #line 4 "max_reduce.kern"
             if (krt_u_tid_ == 0) {
 #line 4 "max_reduce.kern"
-                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
+                *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 8628 "max_reduce.cu"
+#line 9092 "max_reduce.cu"
     } else {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            krt_bf16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
-            int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_size_ = arr.shape[0];
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
+            krt_tid.y = 0;
+#line 9098 "max_reduce.cu"
+            krt_tid.z = 0;
+            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
+                krt_tid.x = (unsigned)krt_t;
+                krt_f = &krt_fr[krt_t];
+                krt_bf16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
+                {
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
 #line 4 "max_reduce.kern"
-            krt_u_value_ = *(krt_bf16 *)(arr.data + krt_u_tid_ * arr.strides[0]);
+                    krt_u_size_ = arr.shape[0];
 #line 4 "max_reduce.kern"
-            krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = krt_u_value_;
-            krt_f->krt_u_size_ = krt_u_size_;
-        }
+                    krt_u_value_ = *(krt_bf16 *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
 #line 4 "max_reduce.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-#line 8649 "max_reduce.cu"
-            bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
-            int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
-            int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
-            int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                    krt_f->krt_u_size_ = krt_u_size_;
+                }
+#line 9117 "max_reduce.cu"
+                {
+                    bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                    int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                    int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                    int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
 #line 4 "max_reduce.kern"
-            krt_u_full_ = ((int64_t)(((int32_t)krt_u_warpid_ + 1) * 32)) < krt_u_size_;
+                    krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
 #line 4 "max_reduce.kern"
-            krt_u_width_2_ = 16;
-            krt_f->krt_u_full_ = krt_u_full_;
-            krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 8660 "max_reduce.cu"
+                    krt_u_width_2_ = 16;
+                    krt_f->krt_u_full_ = krt_u_full_;
+                    krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 9129 "max_reduce.cu"
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                krt_bf16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
+                int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
+#line 4 "max_reduce.kern"
+                krt_u_size_ = arr.shape[0];
+#line 4 "max_reduce.kern"
+                krt_u_value_ = *(krt_bf16 *)(arr.data + ((int64_t)krt_u_tid_) * arr.strides[0]);
+#line 4 "max_reduce.kern"
+                krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
+                krt_f->krt_u_size_ = krt_u_size_;
+            }
+#line 4 "max_reduce.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+#line 9152 "max_reduce.cu"
+                bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
+                int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
+                int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
+                int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
+#line 4 "max_reduce.kern"
+                krt_u_full_ = ((krt_u_warpid_ + 1) * 32) < krt_u_size_;
+#line 4 "max_reduce.kern"
+                krt_u_width_2_ = 16;
+                krt_f->krt_u_full_ = krt_u_full_;
+                krt_f->krt_u_width_2_ = krt_u_width_2_;
+#line 9163 "max_reduce.cu"
+            }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 8666 "max_reduce.cu"
+#line 9170 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -8673,7 +9177,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 8677 "max_reduce.cu"
+#line 9181 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -8691,18 +9195,18 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
 #line 4 "max_reduce.kern"
                 if (krt_u_full_ && (krt_u_laneid_ < krt_u_width_2_)) {
 #line 4 "max_reduce.kern"
-                    krt_u_old_2_ = krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_];
+                    krt_u_old_2_ = krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_];
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][(int32_t)krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 8700 "max_reduce.cu"
+#line 9204 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8706 "max_reduce.cu"
+#line 9210 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8710,7 +9214,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 8714 "max_reduce.cu"
+#line 9218 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -8731,25 +9235,25 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
 #line 4 "max_reduce.kern"
             if ((!krt_u_full_) && ((int32_t)krt_u_laneid_ == 0)) {
 #line 4 "max_reduce.kern"
-                krt_u_base_ = (int64_t)((int32_t)krt_u_warpid_ * 32);
+                krt_u_base_ = krt_u_warpid_ * 32;
 #line 4 "max_reduce.kern"
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 8740 "max_reduce.cu"
+#line 9244 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
-                    krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][0], krt_s->krt_u_sm_[(int32_t)krt_u_warpid_][krt_u_i_2_]);
+                    krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 8747 "max_reduce.cu"
+#line 9251 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8753 "max_reduce.cu"
+#line 9257 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_bf16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -8767,17 +9271,17 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 8771 "max_reduce.cu"
+#line 9275 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
-                    krt_u_result_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[(int32_t)krt_u_i_3_][0]);
+                    krt_u_result_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_result_, krt_s->krt_u_sm_[krt_u_i_3_][0]);
                 }
 #line 4 "max_reduce.kern"
-                *(krt_bf16 *)(partials.data + ((int32_t)krt_b->block_idx.x) * partials.strides[0]) = krt_u_result_;
+                *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 8781 "max_reduce.cu"
+#line 9285 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -8790,7 +9294,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b, void **krt_arg
             *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, *(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 8794 "max_reduce.cu"
+#line 9298 "max_reduce.cu"
 }
 
 /* ---- kernel descriptors and launchers ---- */

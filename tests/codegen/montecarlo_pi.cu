@@ -96,8 +96,10 @@ KRT_EXTERN_C __global__ void count_inside__i32(krt_view states, int64_t samples,
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 11 "montecarlo_pi.kern"
-static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void count_inside__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view states = *(const krt_view *)krt_args[0];
     const int64_t samples = *(const int64_t *)krt_args[1];
     const krt_view hits = *(const krt_view *)krt_args[2];
@@ -105,9 +107,9 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
         int64_t inside = 0;
+#line 111 "montecarlo_pi.cu"
         int64_t s KRT_MAYBE_UNUSED = 0;
         float x = 0;
-#line 111 "montecarlo_pi.cu"
         float y = 0;
         int64_t krt_it1 = 0;
         int64_t krt_stop2 = 0;
@@ -137,11 +139,11 @@ static void count_inside__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 20 "montecarlo_pi.kern"
                 inside = krt_add_i64(inside, 1);
             }
-#line 141 "montecarlo_pi.cu"
+#line 143 "montecarlo_pi.cu"
         }
 #line 21 "montecarlo_pi.kern"
         ((int64_t *)hits.data)[i] = inside;
-#line 145 "montecarlo_pi.cu"
+#line 147 "montecarlo_pi.cu"
     krt_next:;
     }
 }

@@ -17,8 +17,10 @@ struct neighbour_sum__frame {
 };
 
 #line 10 "neighbours.kern"
-static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void neighbour_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct neighbour_sum__shared *krt_s = (struct neighbour_sum__shared *)krt_b->shared;
@@ -37,36 +39,38 @@ static void neighbour_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "neighbours.kern"
         if (i < inp.shape[0]) {
 #line 15 "neighbours.kern"
-            krt_s->tile[tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+            krt_s->tile[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
         } else {
 #line 17 "neighbours.kern"
-            krt_s->tile[tx] = 0;
+            krt_s->tile[(int64_t)tx] = 0;
         }
     }
 #line 19 "neighbours.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int64_t s KRT_MAYBE_UNUSED = 0;
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+    {
+        const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            int64_t s KRT_MAYBE_UNUSED = 0;
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 20 "neighbours.kern"
-        if (i < inp.shape[0]) {
+            /* i < inp.shape[0]: the threads the loop visits */
 #line 21 "neighbours.kern"
-            s = (int64_t)krt_s->tile[tx];
+            s = (int64_t)krt_s->tile[(int64_t)tx];
 #line 22 "neighbours.kern"
             if (tx > 0) {
 #line 23 "neighbours.kern"
-                s = krt_add_i64(s, ((int64_t)krt_s->tile[tx - 1]));
+                s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) - 1]));
             }
 #line 24 "neighbours.kern"
             if (tx < (128 - 1)) {
 #line 25 "neighbours.kern"
-                s = krt_add_i64(s, ((int64_t)krt_s->tile[tx + 1]));
+                s = krt_add_i64(s, ((int64_t)krt_s->tile[((int64_t)tx) + 1]));
             }
 #line 26 "neighbours.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = (int32_t)s;
-#line 70 "neighbours.c"
+#line 74 "neighbours.c"
         }
     }
 }

@@ -20,15 +20,17 @@ KRT_FN KRT_MAYBE_UNUSED krt_tup_f64_f64 krt_tup_f64_f64_make(double f0, double f
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 14 "np_ufunc.kern"
-static void np_ufunc__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void np_ufunc__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view a = *(const krt_view *)krt_args[1];
     const krt_view b = *(const krt_view *)krt_args[2];
     const krt_view out = *(const krt_view *)krt_args[3];
+#line 32 "np_ufunc.c"
     const krt_view n = *(const krt_view *)krt_args[4];
     krt_dim3 krt_tid;
-#line 32 "np_ufunc.c"
     double krt_tmp0;
     double krt_tmp1;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -67,21 +69,21 @@ static void np_ufunc__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i == 0) {
 #line 21 "np_ufunc.kern"
             krt_it5 = 0;
-#line 71 "np_ufunc.c"
+#line 73 "np_ufunc.c"
             krt_stop6 = out.shape[0];
             krt_step7 = 1;
             for (; krt_it5 < krt_stop6; krt_it5 += krt_step7) {
                 krt_i4 = krt_it5;
 #line 21 "np_ufunc.kern"
                 krt_it9 = 0;
-#line 78 "np_ufunc.c"
+#line 80 "np_ufunc.c"
                 krt_stop10 = out.shape[1];
                 krt_step11 = 1;
                 for (; krt_it9 < krt_stop10; krt_it9 += krt_step11) {
                     krt_i8 = krt_it9;
 #line 21 "np_ufunc.kern"
                     ((double *)out.data)[krt_i4 * out.shape[1] + krt_i8] = atan2(((double *)a.data)[((a.shape[0] > 1) ? krt_i4 : 0) * a.shape[1] + ((a.shape[1] > 1) ? krt_i8 : 0)], ((double *)b.data)[((b.shape[0] > 1) ? krt_i8 : 0)]);
-#line 85 "np_ufunc.c"
+#line 87 "np_ufunc.c"
                 }
             }
         }

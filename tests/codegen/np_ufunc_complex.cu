@@ -82,15 +82,17 @@ KRT_EXTERN_C __global__ void np_ufunc_complex__i32(krt_view z, krt_view w, krt_v
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 13 "np_ufunc_complex.kern"
-static void np_ufunc_complex__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void np_ufunc_complex__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view z = *(const krt_view *)krt_args[0];
     const krt_view w = *(const krt_view *)krt_args[1];
     const krt_view b = *(const krt_view *)krt_args[2];
     const krt_view out = *(const krt_view *)krt_args[3];
+#line 94 "np_ufunc_complex.cu"
     krt_dim3 krt_tid;
     krt_c128 krt_tmp0;
-#line 94 "np_ufunc_complex.cu"
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
         int64_t krt_i1 = 0;
@@ -112,14 +114,14 @@ static void np_ufunc_complex__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (i == 0) {
 #line 20 "np_ufunc_complex.kern"
             krt_it2 = 0;
-#line 116 "np_ufunc_complex.cu"
+#line 118 "np_ufunc_complex.cu"
             krt_stop3 = out.shape[0];
             krt_step4 = 1;
             for (; krt_it2 < krt_stop3; krt_it2 += krt_step4) {
                 krt_i1 = krt_it2;
 #line 20 "np_ufunc_complex.kern"
                 ((krt_c128 *)out.data)[krt_i1] = krt_cmake_c128((double)krt_npge_c128(krt_c128_of_c64(((krt_c64 *)z.data)[((z.shape[0] > 1) ? krt_i1 : 0)]), ((krt_c128 *)w.data)[((w.shape[0] > 1) ? krt_i1 : 0)]), 0.0);
-#line 123 "np_ufunc_complex.cu"
+#line 125 "np_ufunc_complex.cu"
             }
         }
     }

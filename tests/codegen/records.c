@@ -70,18 +70,25 @@ static inline KRT_MAYBE_UNUSED double energy__cpu(const krt_cpu_block *krt_b, kr
 }
 
 #line 21 "records.kern"
-static void step__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void step__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view ps = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        krt_recp_particle r = NULL;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(ps.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            krt_recp_particle r = NULL;
 #line 22 "records.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 23 "records.kern"
-        if (i < ps.shape[0]) {
+            /* i < ps.shape[0]: the threads the loop visits */
 #line 24 "records.kern"
             r = &(*(krt_rec_particle *)(ps.data + i * ps.strides[0]));
 #line 25 "records.kern"
@@ -96,7 +103,7 @@ static void step__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 100 "records.c"
+#line 107 "records.c"
 struct rotate__shared {
     krt_rec_particle sh[32];
 };
@@ -107,8 +114,10 @@ struct rotate__frame {
 };
 
 #line 32 "records.kern"
-static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void rotate__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view ps = *(const krt_view *)krt_args[0];
     const int64_t k = *(const int64_t *)krt_args[1];
     struct rotate__shared *krt_s = (struct rotate__shared *)krt_b->shared;
@@ -125,7 +134,7 @@ static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 36 "records.kern"
         t = (int32_t)krt_tid.x;
 #line 37 "records.kern"
-        krt_s->sh[t] = ((krt_rec_particle *)ps.data)[i];
+        krt_s->sh[(int64_t)t] = ((krt_rec_particle *)ps.data)[i];
     }
 #line 38 "records.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -134,7 +143,7 @@ static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 39 "records.kern"
-        krt_f->tmp[0] = krt_s->sh[(int32_t)krt_mod_i64(krt_add_i64(((int64_t)t), k), ((int64_t)((int32_t)krt_b->block_dim.x)))];
+        krt_f->tmp[0] = krt_s->sh[krt_mod_i64(krt_add_i64(((int64_t)t), k), ((int64_t)((int32_t)krt_b->block_dim.x)))];
 #line 40 "records.kern"
         (krt_f->tmp[0]).m = (krt_f->tmp[0]).m + 1.0;
 #line 41 "records.kern"
@@ -143,42 +152,52 @@ static void rotate__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 45 "records.kern"
-static void sums__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void sums__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        double s = 0;
-        int64_t u = 0;
-        int64_t w = 0;
-        int64_t krt_it1 = 0;
-        int64_t krt_stop2 = 0;
-        int64_t krt_step3 = 0;
-        int64_t krt_it4 = 0;
-        int64_t krt_stop5 = 0;
-        int64_t krt_step6 = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(a.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            double s = 0;
+            int64_t u = 0;
+            int64_t w = 0;
+            int64_t krt_it1 = 0;
+            int64_t krt_stop2 = 0;
+            int64_t krt_step3 = 0;
+#line 176 "records.c"
+            int64_t krt_it4 = 0;
+            int64_t krt_stop5 = 0;
+            int64_t krt_step6 = 0;
 #line 46 "records.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 47 "records.kern"
-        if (i < a.shape[0]) {
+            /* i < a.shape[0]: the threads the loop visits */
 #line 48 "records.kern"
             s = 0.0;
 #line 49 "records.kern"
             krt_it4 = 0;
             krt_stop5 = 3;
             krt_step6 = 1;
+            KRT_UNROLL
             for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                 u = krt_it4;
 #line 50 "records.kern"
                 krt_it1 = 0;
                 krt_stop2 = 2;
                 krt_step3 = 1;
+                KRT_UNROLL
                 for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                     w = krt_it1;
 #line 51 "records.kern"
-                    s = s + ((double)(*(krt_rec_packed *)(a.data + i * a.strides[0])).j[(int32_t)u][(int32_t)w]);
+                    s = s + ((double)(*(krt_rec_packed *)(a.data + i * a.strides[0])).j[u][w]);
                 }
             }
 #line 52 "records.kern"
@@ -190,12 +209,15 @@ static void sums__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 57 "records.kern"
-static void scalar__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void scalar__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_recp_particle r = *(const krt_recp_particle *)krt_args[0];
     const krt_view ps = *(const krt_view *)krt_args[1];
     const krt_view xs = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
+#line 221 "records.c"
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t i = 0;
 #line 58 "records.kern"
@@ -213,7 +235,7 @@ static void scalar__cpu(const krt_cpu_block *krt_b, void **krt_args)
             r->id = (int32_t)ps.shape[0];
 #line 64 "records.kern"
             {
-#line 217 "records.c"
+#line 239 "records.c"
                 const krt_view krt_cp_v = krt_view_make((void *)(*(krt_rec_particle *)(ps.data + 0 * ps.strides[0])).v, 1, 3, 0, 0, (int64_t)sizeof(float));
                 float *krt_cp_d = (float *)&r->v;
                 for (int64_t krt_cp_i = 0; krt_cp_i < 3; krt_cp_i++)

@@ -18,8 +18,10 @@ struct block_sum__frame {
 };
 
 #line 10 "reduce.kern"
-static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void block_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view partial = *(const krt_view *)krt_args[1];
     struct block_sum__shared *krt_s = (struct block_sum__shared *)krt_b->shared;
@@ -29,32 +31,28 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct block_sum__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
-    {
-        const int64_t krt_in_stride = stride;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            stride = krt_in_stride;
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t i KRT_MAYBE_UNUSED = 0;
-            float acc KRT_MAYBE_UNUSED = 0;
-#line 12 "reduce.kern"
-            tx = (int32_t)krt_tid.x;
-#line 13 "reduce.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 14 "reduce.kern"
-            stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+    stride = (int64_t)krt_b->block_dim.x * krt_b->grid_dim.x;
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = 0;
+        float acc KRT_MAYBE_UNUSED = 0;
+#line 12 "reduce.kern"
+        tx = (int32_t)krt_tid.x;
+#line 13 "reduce.kern"
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 15 "reduce.kern"
-            acc = 0.0f;
+        acc = 0.0f;
 #line 16 "reduce.kern"
-            while (i < inp.shape[0]) {
+        while (i < inp.shape[0]) {
 #line 17 "reduce.kern"
-                acc = acc + *(float *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
+            acc = acc + *(float *)(inp.data + krt_wrap_index(i, inp.shape[0]) * inp.strides[0]);
 #line 18 "reduce.kern"
-                i = krt_add_i64(i, stride);
-            }
-#line 19 "reduce.kern"
-            krt_s->s[tx] = acc;
+            i = krt_add_i64(i, stride);
         }
+#line 19 "reduce.kern"
+        krt_s->s[(int64_t)tx] = acc;
     }
 #line 20 "reduce.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -62,13 +60,15 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     step = (int64_t)(256 >> 1);
 #line 22 "reduce.kern"
     while (step > 0) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        {
+            const unsigned krt_xn = krt_clamp_below(step, 0, krt_b->block_dim.x);
+            KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+                krt_f = &krt_fr[krt_t];
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 23 "reduce.kern"
-            if (tx < (int32_t)step) {
+                /* tx < (int32_t)step: the threads the loop visits */
 #line 24 "reduce.kern"
-                krt_s->s[tx] = krt_s->s[tx] + krt_s->s[tx + (int32_t)step];
+                krt_s->s[(int64_t)tx] = krt_s->s[(int64_t)tx] + krt_s->s[((int64_t)tx) + step];
             }
         }
 #line 25 "reduce.kern"
@@ -83,7 +83,7 @@ static void block_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 27 "reduce.kern"
         if (tx == 0) {
 #line 28 "reduce.kern"
-            *(float *)(partial.data + ((int32_t)krt_b->block_idx.x) * partial.strides[0]) = krt_s->s[0];
+            *(float *)(partial.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partial.strides[0]) = krt_s->s[0];
 #line 88 "reduce.c"
         }
     }

@@ -119,8 +119,10 @@ struct block_scan__frame {
 };
 
 #line 10 "scan.kern"
-static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_scan__shared *krt_s = (struct block_scan__shared *)krt_b->shared;
@@ -140,10 +142,10 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "scan.kern"
         if (i < inp.shape[0]) {
 #line 15 "scan.kern"
-            krt_s->temp[tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
+            krt_s->temp[(int64_t)tx] = *(int32_t *)(inp.data + i * inp.strides[0]);
         } else {
 #line 17 "scan.kern"
-            krt_s->temp[tx] = 0;
+            krt_s->temp[(int64_t)tx] = 0;
         }
     }
 #line 18 "scan.kern"
@@ -152,43 +154,74 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
     offset = 1;
 #line 20 "scan.kern"
     while (offset < 256) {
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-#line 21 "scan.kern"
-            v = 0;
-#line 22 "scan.kern"
-            if (tx >= (int32_t)offset) {
-#line 23 "scan.kern"
-                v = (int64_t)krt_s->temp[tx - (int32_t)offset];
-            }
-            krt_f->v = v;
-        }
 #line 24 "scan.kern"
-        /* cuda.syncthreads(): every thread has reached this point */
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+        if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1 && offset >= 0) {
+            /* a 1-D block: both sides of the barrier in one loop, the threads descending */
+            krt_tid.y = 0;
+            krt_tid.z = 0;
+            for (krt_t = krt_b->block_dim.x; krt_t-- > 0;) {
+                krt_tid.x = (unsigned)krt_t;
+#line 165 "scan.cu"
+                krt_f = &krt_fr[krt_t];
+                int64_t v KRT_MAYBE_UNUSED = 0;
+                {
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 21 "scan.kern"
+                    v = 0;
+#line 22 "scan.kern"
+                    if (tx >= (int32_t)offset) {
+#line 23 "scan.kern"
+                        v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                    }
+                }
+                {
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 25 "scan.kern"
-            krt_s->temp[tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[tx]), v);
+                    krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                }
+            }
+        } else {
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+#line 186 "scan.cu"
+                krt_f = &krt_fr[krt_t];
+                int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 21 "scan.kern"
+                v = 0;
+#line 22 "scan.kern"
+                if (tx >= (int32_t)offset) {
+#line 23 "scan.kern"
+                    v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                }
+                krt_f->v = v;
+            }
+#line 24 "scan.kern"
+            /* cuda.syncthreads(): every thread has reached this point */
+            KRT_FOR_EACH_THREAD_T(krt_b) {
+                krt_f = &krt_fr[krt_t];
+                int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+                int64_t v KRT_MAYBE_UNUSED = krt_f->v;
+#line 25 "scan.kern"
+                krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+            }
         }
 #line 26 "scan.kern"
         /* cuda.syncthreads(): every thread has reached this point */
 #line 27 "scan.kern"
-        offset = (int64_t)((int32_t)offset * 2);
+        offset = offset * 2;
     }
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 184 "scan.cu"
-        krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+    {
+#line 215 "scan.cu"
+        const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 28 "scan.kern"
-        if (i < inp.shape[0]) {
+            /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
-            *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[tx];
-#line 192 "scan.cu"
+            *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
+#line 225 "scan.cu"
         }
     }
 }

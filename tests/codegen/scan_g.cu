@@ -125,7 +125,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 23 "scan_g.kern"
             if (tx >= (int32_t)offset) {
 #line 24 "scan_g.kern"
-                v = (int64_t)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu(((int64_t)(tx - (int32_t)offset)), 256, 0, "scan_g.kern", 24, krt_b, krt_tid)], &krt_sinkv));
+                v = (int64_t)(*(int32_t *)krt_cpu_pick(krt_b, (void *)&krt_s->temp[krt_ck_cpu((((int64_t)tx) - offset), 256, 0, "scan_g.kern", 24, krt_b, krt_tid)], &krt_sinkv));
             }
             krt_f->v = v;
         }
@@ -144,7 +144,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 27 "scan_g.kern"
         /* cuda.syncthreads(): every thread has reached this point */
 #line 28 "scan_g.kern"
-        offset = (int64_t)((int32_t)offset * 2);
+        offset = offset * 2;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
 #line 151 "scan_g.cu"

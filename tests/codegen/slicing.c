@@ -66,8 +66,10 @@ struct slicing__frame {
 };
 
 #line 17 "slicing.kern"
-static void slicing__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void slicing__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view m = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     const krt_view hits = *(const krt_view *)krt_args[2];
@@ -77,9 +79,9 @@ static void slicing__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct slicing__frame *krt_f;
     size_t krt_t;
     krt_dim3 krt_tid;
+#line 83 "slicing.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 83 "slicing.c"
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
         int32_t t KRT_MAYBE_UNUSED = 0;
 #line 18 "slicing.kern"
@@ -91,25 +93,28 @@ static void slicing__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 22 "slicing.kern"
         krt_f->b = krt_view_slice(krt_view_make((void *)dyn, 1, (int64_t)(krt_b->dyn_shared_bytes / sizeof(float)), 0, 0, (int64_t)sizeof(float)), 0, (int64_t)n, krt_mul_i64(2, ((int64_t)n)), 1, 3);
 #line 23 "slicing.kern"
-        ((float *)krt_f->a.data)[t] = ((float *)m.data)[(int32_t)krt_mod_i64(((int64_t)t), m.shape[0]) * m.shape[1] + 0];
+        ((float *)krt_f->a.data)[((int64_t)t)] = ((float *)m.data)[krt_mod_i64(((int64_t)t), m.shape[0]) * m.shape[1] + 0];
 #line 24 "slicing.kern"
-        ((float *)krt_f->b.data)[t] = 1.0f;
+        ((float *)krt_f->b.data)[((int64_t)t)] = 1.0f;
     }
 #line 25 "slicing.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        float krt_seq1 KRT_MAYBE_UNUSED = 0;
+    {
+        const unsigned krt_xn = krt_clamp_below(m.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+#line 107 "slicing.c"
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            float krt_seq1 KRT_MAYBE_UNUSED = 0;
 #line 26 "slicing.kern"
-        if (i < m.shape[0]) {
+            /* i < m.shape[0]: the threads the loop visits */
 #line 27 "slicing.kern"
             ((float *)out.data)[i] = (krt_seq1 = dot__cpu(krt_b, krt_tid, krt_view_index(m, 0, i), krt_view_index(m, 1, krt_mod_i64(i, m.shape[1]))), krt_seq1 + dot__a1f4s_a1f4s__cpu(krt_b, krt_tid, krt_view_slice(krt_f->a, 0, 0, 0, 2, 0), krt_view_slice(krt_f->b, 0, 1, 0, 2, 1)));
 #line 28 "slicing.kern"
             (void)krt_atomic_add_i32(&((int32_t *)(krt_view_slice(hits, 0, i, 0, 1, 1)).data)[0], 1);
 #line 29 "slicing.kern"
             {
-#line 113 "slicing.c"
+#line 118 "slicing.c"
                 float krt_fill_x = 0.0f;
                 krt_view krt_fill_v = krt_view_index(krt_view_slice(m, 1, 1, 3, 1, 3), 0, i);
                 for (int64_t krt_fill_i0 = 0; krt_fill_i0 < krt_fill_v.shape[0]; krt_fill_i0++)

@@ -21,8 +21,10 @@ struct stencil1d__frame {
 };
 
 #line 12 "stencil.kern"
-static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void stencil1d__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view inp = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct stencil1d__shared *krt_s = (struct stencil1d__shared *)krt_b->shared;
@@ -31,77 +33,76 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct stencil1d__frame *krt_f KRT_MAYBE_UNUSED;
     size_t krt_t;
     krt_dim3 krt_tid;
-    {
-        const int64_t krt_in_n = n;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            n = krt_in_n;
-            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
-            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-#line 14 "stencil.kern"
-            tx = (int32_t)krt_tid.x;
-#line 15 "stencil.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 16 "stencil.kern"
-            n = inp.shape[0];
+    n = inp.shape[0];
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+#line 14 "stencil.kern"
+        tx = (int32_t)krt_tid.x;
+#line 15 "stencil.kern"
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "stencil.kern"
-            if (i < n) {
+        if (i < n) {
 #line 18 "stencil.kern"
-                krt_s->tile[tx + 3] = *(float *)(inp.data + i * inp.strides[0]);
-            } else {
+            krt_s->tile[((int64_t)tx) + 3] = *(float *)(inp.data + i * inp.strides[0]);
+        } else {
 #line 20 "stencil.kern"
-                krt_s->tile[tx + 3] = 0.0f;
-            }
+            krt_s->tile[((int64_t)tx) + 3] = 0.0f;
+        }
 #line 22 "stencil.kern"
-            if (tx < 3) {
+        if (tx < 3) {
 #line 23 "stencil.kern"
-                if (krt_sub_i64(i, 3) >= 0) {
+            if (krt_sub_i64(i, 3) >= 0) {
 #line 24 "stencil.kern"
-                    krt_s->tile[tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
-                } else {
+                krt_s->tile[(int64_t)tx] = *(float *)(inp.data + krt_sub_i64(i, 3) * inp.strides[0]);
+            } else {
 #line 26 "stencil.kern"
-                    krt_s->tile[tx] = 0.0f;
-                }
+                krt_s->tile[(int64_t)tx] = 0.0f;
+            }
 #line 27 "stencil.kern"
-                if (krt_add_i64(i, 128) < n) {
+            if (krt_add_i64(i, 128) < n) {
 #line 28 "stencil.kern"
-                    krt_s->tile[(tx + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
-                } else {
+                krt_s->tile[(((int64_t)tx) + 128) + 3] = *(float *)(inp.data + krt_add_i64(i, 128) * inp.strides[0]);
+            } else {
 #line 30 "stencil.kern"
-                    krt_s->tile[(tx + 128) + 3] = 0.0f;
-                }
+                krt_s->tile[(((int64_t)tx) + 128) + 3] = 0.0f;
             }
         }
     }
 #line 31 "stencil.kern"
     /* cuda.syncthreads(): every thread has reached this point */
-    KRT_FOR_EACH_THREAD_T(krt_b) {
-        krt_f = &krt_fr[krt_t];
-        float s KRT_MAYBE_UNUSED = 0;
-        int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
-        int64_t k KRT_MAYBE_UNUSED = 0;
-#line 84 "stencil.c"
-        int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
-        int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
-        int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
-        int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+    {
+        const unsigned krt_xn = krt_clamp_below(n, (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
+        KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
+            krt_f = &krt_fr[krt_t];
+            float s KRT_MAYBE_UNUSED = 0;
+#line 82 "stencil.c"
+            int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            int64_t k KRT_MAYBE_UNUSED = 0;
+            int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_stop2 KRT_MAYBE_UNUSED = 0;
+            int64_t krt_step3 KRT_MAYBE_UNUSED = 0;
+            int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 32 "stencil.kern"
-        if (i < n) {
+            /* i < n: the threads the loop visits */
 #line 33 "stencil.kern"
             s = 0.0f;
 #line 34 "stencil.kern"
             krt_it1 = (-3);
-            krt_stop2 = ((int64_t)(3 + 1));
+            krt_stop2 = (3 + 1);
             krt_step3 = 1;
 #line 97 "stencil.c"
+            KRT_UNROLL
             for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                 k = krt_it1;
 #line 35 "stencil.kern"
-                s = s + krt_s->tile[(tx + 3) + (int32_t)k];
+                s = s + krt_s->tile[(((int64_t)tx) + 3) + k];
             }
 #line 36 "stencil.kern"
             *(float *)(out.data + i * out.strides[0]) = s;
-#line 105 "stencil.c"
+#line 106 "stencil.c"
         }
     }
 }

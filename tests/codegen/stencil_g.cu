@@ -9,9 +9,6 @@
 
 /* ---- CUDA ---- */
 
-/* debug=True: the first exception of a launch, read by the runtime after it */
-__device__ krt_exception krt_exception_stencil_g_cae66c05;
-
 #line 13 "stencil_g.kern"
 KRT_EXTERN_C __global__ void stencil1d(krt_view inp, krt_view out)
 {
@@ -67,7 +64,7 @@ KRT_EXTERN_C __global__ void stencil1d(krt_view inp, krt_view out)
         krt_it1 = (-3);
         krt_stop2 = ((int64_t)(3 + 1));
         krt_step3 = 1;
-#line 71 "stencil_g.cu"
+#line 68 "stencil_g.cu"
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             k = krt_it1;
 #line 36 "stencil_g.kern"
@@ -75,7 +72,7 @@ KRT_EXTERN_C __global__ void stencil1d(krt_view inp, krt_view out)
         }
 #line 37 "stencil_g.kern"
         *(float *)(out.data + krt_ck_dev(i, out.shape[0], 0, "stencil_g.kern", 37) * out.strides[0]) = s;
-#line 79 "stencil_g.cu"
+#line 76 "stencil_g.cu"
     }
 }
 
@@ -108,51 +105,47 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
     size_t krt_t;
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
-    {
-        const int64_t krt_in_n = n;
-        KRT_FOR_EACH_THREAD_T(krt_b) {
-            krt_f = &krt_fr[krt_t];
-            n = krt_in_n;
-            if (*krt_b->error != KRT_OK)
-                return;
-            int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
-            int64_t i KRT_MAYBE_UNUSED = krt_f->i;
-#line 15 "stencil_g.kern"
-            tx = (int32_t)krt_tid.x;
-#line 16 "stencil_g.kern"
-            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "stencil_g.kern"
-            n = inp.shape[0];
+    n = inp.shape[0];
+    KRT_FOR_EACH_THREAD_T(krt_b) {
+        krt_f = &krt_fr[krt_t];
+        if (*krt_b->error != KRT_OK)
+            return;
+        int32_t tx KRT_MAYBE_UNUSED = krt_f->tx;
+        int64_t i KRT_MAYBE_UNUSED = krt_f->i;
+#line 15 "stencil_g.kern"
+        tx = (int32_t)krt_tid.x;
+#line 16 "stencil_g.kern"
+        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "stencil_g.kern"
-            if (i < n) {
+        if (i < n) {
 #line 19 "stencil_g.kern"
-                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)(tx + 3)), 134, 0, "stencil_g.kern", 19, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(i, inp.shape[0], 0, "stencil_g.kern", 19, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
-            } else {
+            (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu((((int64_t)tx) + 3), 134, 0, "stencil_g.kern", 19, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(i, inp.shape[0], 0, "stencil_g.kern", 19, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
+        } else {
 #line 21 "stencil_g.kern"
-                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)(tx + 3)), 134, 0, "stencil_g.kern", 21, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
-            }
-#line 23 "stencil_g.kern"
-            if (tx < 3) {
-#line 24 "stencil_g.kern"
-                if (krt_sub_i64(i, 3) >= 0) {
-#line 25 "stencil_g.kern"
-                    (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)tx), 134, 0, "stencil_g.kern", 25, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(krt_sub_i64(i, 3), inp.shape[0], 0, "stencil_g.kern", 25, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
-                } else {
-#line 27 "stencil_g.kern"
-                    (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)tx), 134, 0, "stencil_g.kern", 27, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
-                }
-#line 28 "stencil_g.kern"
-                if (krt_add_i64(i, 128) < n) {
-#line 29 "stencil_g.kern"
-                    (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)((tx + 128) + 3)), 134, 0, "stencil_g.kern", 29, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(krt_add_i64(i, 128), inp.shape[0], 0, "stencil_g.kern", 29, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
-                } else {
-#line 31 "stencil_g.kern"
-                    (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)((tx + 128) + 3)), 134, 0, "stencil_g.kern", 31, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
-                }
-            }
-            krt_f->tx = tx;
-            krt_f->i = i;
+            (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu((((int64_t)tx) + 3), 134, 0, "stencil_g.kern", 21, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
         }
+#line 23 "stencil_g.kern"
+        if (tx < 3) {
+#line 24 "stencil_g.kern"
+            if (krt_sub_i64(i, 3) >= 0) {
+#line 25 "stencil_g.kern"
+                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)tx), 134, 0, "stencil_g.kern", 25, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(krt_sub_i64(i, 3), inp.shape[0], 0, "stencil_g.kern", 25, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
+            } else {
+#line 27 "stencil_g.kern"
+                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)tx), 134, 0, "stencil_g.kern", 27, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
+            }
+#line 28 "stencil_g.kern"
+            if (krt_add_i64(i, 128) < n) {
+#line 29 "stencil_g.kern"
+                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((((int64_t)tx) + 128) + 3), 134, 0, "stencil_g.kern", 29, krt_b, krt_tid)], &krt_sinkv)) = *(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(inp.data + krt_ck_cpu(krt_add_i64(i, 128), inp.shape[0], 0, "stencil_g.kern", 29, krt_b, krt_tid) * inp.strides[0]), &krt_sinkv);
+            } else {
+#line 31 "stencil_g.kern"
+                (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((((int64_t)tx) + 128) + 3), 134, 0, "stencil_g.kern", 31, krt_b, krt_tid)], &krt_sinkv)) = 0.0f;
+            }
+        }
+        krt_f->tx = tx;
+        krt_f->i = i;
     }
 #line 32 "stencil_g.kern"
     /* cuda.syncthreads(): every thread has reached this point */
@@ -161,7 +154,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (*krt_b->error != KRT_OK)
             return;
         float s KRT_MAYBE_UNUSED = 0;
-#line 165 "stencil_g.cu"
+#line 158 "stencil_g.cu"
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
         int64_t k KRT_MAYBE_UNUSED = 0;
         int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
@@ -174,17 +167,18 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             s = 0.0f;
 #line 35 "stencil_g.kern"
             krt_it1 = (-3);
-            krt_stop2 = ((int64_t)(3 + 1));
+            krt_stop2 = (3 + 1);
             krt_step3 = 1;
-#line 180 "stencil_g.cu"
+#line 173 "stencil_g.cu"
+            KRT_UNROLL
             for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                 k = krt_it1;
 #line 36 "stencil_g.kern"
-                s = s + (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((int64_t)((tx + 3) + (int32_t)k)), 134, 0, "stencil_g.kern", 36, krt_b, krt_tid)], &krt_sinkv));
+                s = s + (*(float *)krt_cpu_pick(krt_b, (void *)&krt_s->tile[krt_ck_cpu(((((int64_t)tx) + 3) + k), 134, 0, "stencil_g.kern", 36, krt_b, krt_tid)], &krt_sinkv));
             }
 #line 37 "stencil_g.kern"
             (*(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "stencil_g.kern", 37, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = s;
-#line 188 "stencil_g.cu"
+#line 182 "stencil_g.cu"
         }
     }
 }
@@ -199,7 +193,7 @@ KRT_EXTERN_C const krt_kernel stencil1d__kernel = {
     "stencil1d", "stencil_g.kern", 2, stencil1d__params,
     stencil1d__cpu, (const void *)stencil1d,
     sizeof(struct stencil1d__shared), sizeof(struct stencil1d__frame),
-    0, (void *)&krt_exception_stencil_g_cae66c05
+    0
 };
 
 KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)

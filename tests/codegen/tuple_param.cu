@@ -72,11 +72,13 @@ KRT_EXTERN_C __global__ void tuple_param(krt_view out, krt_tup_i64_i64 t, krt_tu
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 8 "tuple_param.kern"
-static void tuple_param__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void tuple_param__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
+#line 80 "tuple_param.cu"
     const krt_view out = *(const krt_view *)krt_args[0];
     const krt_tup_i64_i64 t = *(const krt_tup_i64_i64 *)krt_args[1];
-#line 80 "tuple_param.cu"
     const krt_tup_i32_f64_krt_tup_i64_f32 u = *(const krt_tup_i32_f64_krt_tup_i64_f32 *)krt_args[2];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -99,7 +101,7 @@ static void tuple_param__cpu(const krt_cpu_block *krt_b, void **krt_args)
         d = krt_tup1.f1;
 #line 11 "tuple_param.kern"
         ((double *)out.data)[1] = ((((double)a) + b) + ((double)krt_mul_i64(c, 100))) + ((double)d);
-#line 103 "tuple_param.cu"
+#line 105 "tuple_param.cu"
     }
 }
 

@@ -8,8 +8,10 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 5 "ufunc_gu.kern"
-static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view A = *(const krt_view *)krt_args[0];
     const krt_view B = *(const krt_view *)krt_args[1];
     const krt_view C = *(const krt_view *)krt_args[2];
@@ -32,9 +34,9 @@ static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t k = 0;
         int64_t krt_t1 = 0;
         int64_t krt_t2 = 0;
+#line 38 "ufunc_gu.c"
         int64_t krt_it3 = 0;
         int64_t krt_stop4 = 0;
-#line 38 "ufunc_gu.c"
         int64_t krt_step5 = 0;
         int64_t krt_it6 = 0;
         int64_t krt_stop7 = 0;
@@ -107,8 +109,10 @@ static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 5 "ufunc_gu.kern"
-static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view A = *(const krt_view *)krt_args[0];
     const krt_view B = *(const krt_view *)krt_args[1];
     const krt_view C = *(const krt_view *)krt_args[2];
@@ -131,9 +135,9 @@ static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t k = 0;
         int64_t krt_t1 = 0;
         int64_t krt_t2 = 0;
+#line 139 "ufunc_gu.c"
         int64_t krt_it3 = 0;
         int64_t krt_stop4 = 0;
-#line 137 "ufunc_gu.c"
         int64_t krt_step5 = 0;
         int64_t krt_it6 = 0;
         int64_t krt_stop7 = 0;
@@ -206,8 +210,10 @@ static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 18 "ufunc_gu.kern"
-static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[1];
     const double krt_u_s1_ = *(const double *)krt_args[2];
@@ -217,9 +223,9 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
+#line 227 "ufunc_gu.c"
         int64_t krt_u_l0_ = 0;
         int64_t krt_u_l1_ = 0;
-#line 223 "ufunc_gu.c"
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_r_ = 0;
         int64_t krt_u_r_2_ = 0;
@@ -279,13 +285,15 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 25 "ufunc_gu.kern"
-static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
+#line 295 "ufunc_gu.c"
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[2];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[3];
-#line 289 "ufunc_gu.c"
     krt_dim3 krt_tid;
     (void)krt_u_mask_;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -336,14 +344,14 @@ static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_it1 = 0;
         krt_stop2 = a.shape[3];
         krt_step3 = 1;
-#line 340 "ufunc_gu.c"
+#line 348 "ufunc_gu.c"
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             i = krt_it1;
 #line 29 "ufunc_gu.kern"
             acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_u_l0_ * a.strides[0] + krt_u_l1_ * a.strides[1] + krt_u_l2_ * a.strides[2] + i * a.strides[3])));
 #line 30 "ufunc_gu.kern"
             *(int32_t *)(out.data + krt_u_l0_ * out.strides[0] + krt_u_l1_ * out.strides[1] + krt_u_l2_ * out.strides[2] + i * out.strides[3]) = (int32_t)acc;
-#line 347 "ufunc_gu.c"
+#line 355 "ufunc_gu.c"
         }
     krt_next:;
     }

@@ -618,8 +618,10 @@ KRT_EXTERN_C __global__ void cumsum__guv_i4__i32(krt_view a, krt_view out, int64
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 5 "ufunc_gu.kern"
-static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view A = *(const krt_view *)krt_args[0];
     const krt_view B = *(const krt_view *)krt_args[1];
     const krt_view C = *(const krt_view *)krt_args[2];
@@ -642,9 +644,9 @@ static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t k = 0;
         int64_t krt_t1 = 0;
         int64_t krt_t2 = 0;
+#line 648 "ufunc_gu.cu"
         int64_t krt_it3 = 0;
         int64_t krt_stop4 = 0;
-#line 648 "ufunc_gu.cu"
         int64_t krt_step5 = 0;
         int64_t krt_it6 = 0;
         int64_t krt_stop7 = 0;
@@ -717,8 +719,10 @@ static void matmul__guv_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 5 "ufunc_gu.kern"
-static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view A = *(const krt_view *)krt_args[0];
     const krt_view B = *(const krt_view *)krt_args[1];
     const krt_view C = *(const krt_view *)krt_args[2];
@@ -741,9 +745,9 @@ static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
         int64_t k = 0;
         int64_t krt_t1 = 0;
         int64_t krt_t2 = 0;
+#line 749 "ufunc_gu.cu"
         int64_t krt_it3 = 0;
         int64_t krt_stop4 = 0;
-#line 747 "ufunc_gu.cu"
         int64_t krt_step5 = 0;
         int64_t krt_it6 = 0;
         int64_t krt_stop7 = 0;
@@ -816,8 +820,10 @@ static void matmul__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 18 "ufunc_gu.kern"
-static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[1];
     const double krt_u_s1_ = *(const double *)krt_args[2];
@@ -827,9 +833,9 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
+#line 837 "ufunc_gu.cu"
         int64_t krt_u_l0_ = 0;
         int64_t krt_u_l1_ = 0;
-#line 833 "ufunc_gu.cu"
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_r_ = 0;
         int64_t krt_u_r_2_ = 0;
@@ -889,13 +895,15 @@ static void scaled_sum__guv_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 25 "ufunc_gu.kern"
-static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
+#line 905 "ufunc_gu.cu"
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[2];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[3];
-#line 899 "ufunc_gu.cu"
     krt_dim3 krt_tid;
     (void)krt_u_mask_;
     KRT_FOR_EACH_THREAD(krt_b) {
@@ -946,14 +954,14 @@ static void cumsum__guv_i4__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_it1 = 0;
         krt_stop2 = a.shape[3];
         krt_step3 = 1;
-#line 950 "ufunc_gu.cu"
+#line 958 "ufunc_gu.cu"
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             i = krt_it1;
 #line 29 "ufunc_gu.kern"
             acc = krt_add_i64(acc, ((int64_t)*(int32_t *)(a.data + krt_u_l0_ * a.strides[0] + krt_u_l1_ * a.strides[1] + krt_u_l2_ * a.strides[2] + i * a.strides[3])));
 #line 30 "ufunc_gu.kern"
             *(int32_t *)(out.data + krt_u_l0_ * out.strides[0] + krt_u_l1_ * out.strides[1] + krt_u_l2_ * out.strides[2] + i * out.strides[3]) = (int32_t)acc;
-#line 957 "ufunc_gu.cu"
+#line 965 "ufunc_gu.cu"
         }
     krt_next:;
     }

@@ -515,29 +515,38 @@ static inline KRT_MAYBE_UNUSED int64_t scale__i8_i8__cpu(const krt_cpu_block *kr
 }
 
 #line 15 "ufunc_vec.kern"
-static void hyp_kernel__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void hyp_kernel__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
+#line 523 "ufunc_vec.cu"
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view b = *(const krt_view *)krt_args[1];
-#line 523 "ufunc_vec.cu"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 16 "ufunc_vec.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 17 "ufunc_vec.kern"
-        if (i < out.shape[0]) {
+            /* i < out.shape[0]: the threads the loop visits */
 #line 18 "ufunc_vec.kern"
             *(float *)(out.data + i * out.strides[0]) = hyp__cpu(krt_b, krt_tid, *(float *)(a.data + i * a.strides[0]), *(float *)(b.data + i * b.strides[0]));
-#line 534 "ufunc_vec.cu"
+#line 541 "ufunc_vec.cu"
         }
     }
 }
 
 #line 6 "ufunc_vec.kern"
-static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
     const float krt_u_s0_ = *(const float *)krt_args[1];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
@@ -547,9 +556,9 @@ static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
+#line 560 "ufunc_vec.cu"
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
-#line 553 "ufunc_vec.cu"
         int64_t krt_u_l1_ = 0;
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_l3_ = 0;
@@ -599,8 +608,10 @@ static void hyp__vec_f4__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 6 "ufunc_vec.kern"
-static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
     const double krt_u_s0_ = *(const double *)krt_args[1];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
@@ -610,9 +621,9 @@ static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
+#line 625 "ufunc_vec.cu"
         int64_t krt_u_i_ = 0;
         int64_t krt_u_l0_ = 0;
-#line 616 "ufunc_vec.cu"
         int64_t krt_u_l1_ = 0;
         int64_t krt_u_l2_ = 0;
         int64_t krt_u_l3_ = 0;
@@ -662,16 +673,18 @@ static void hyp__vec_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 10 "ufunc_vec.kern"
-static void scale__vec_f8_i4_f8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void scale__vec_f8_i4_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
     const double krt_u_s0_ = *(const double *)krt_args[1];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const int32_t krt_u_s1_ = *(const int32_t *)krt_args[3];
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
+#line 686 "ufunc_vec.cu"
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
-#line 675 "ufunc_vec.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
@@ -725,16 +738,18 @@ static void scale__vec_f8_i4_f8__cpu(const krt_cpu_block *krt_b, void **krt_args
 }
 
 #line 10 "ufunc_vec.kern"
-static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void scale__vec_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view krt_u_a0_ = *(const krt_view *)krt_args[0];
     const int64_t krt_u_s0_ = *(const int64_t *)krt_args[1];
     const krt_view krt_u_a1_ = *(const krt_view *)krt_args[2];
     const int64_t krt_u_s1_ = *(const int64_t *)krt_args[3];
     const krt_view krt_u_out_ = *(const krt_view *)krt_args[4];
+#line 751 "ufunc_vec.cu"
     const int64_t krt_u_mask_ = *(const int64_t *)krt_args[5];
     const int64_t krt_u_n_ = *(const int64_t *)krt_args[6];
-#line 738 "ufunc_vec.cu"
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
         int64_t krt_u_i_ = 0;
@@ -787,7 +802,7 @@ static void scale__vec_i8__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 791 "ufunc_vec.cu"
+#line 806 "ufunc_vec.cu"
 /* ---- kernel descriptors and launchers ---- */
 
 static const krt_param hyp_kernel__params[] = {

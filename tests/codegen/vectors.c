@@ -29,23 +29,30 @@ static inline KRT_MAYBE_UNUSED krt_float4 lerp__cpu(const krt_cpu_block *krt_b, 
 }
 
 #line 13 "vectors.kern"
-static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void blend__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view b = *(const krt_view *)krt_args[1];
     const float t = *(const float *)krt_args[2];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        krt_float4 u = krt_make_float4(0, 0, 0, 0);
-        krt_float4 v = krt_make_float4(0, 0, 0, 0);
-        krt_float4 w = krt_make_float4(0, 0, 0, 0);
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
 #line 44 "vectors.c"
-        krt_tup_v4f4_v2i4 n = krt_tup_v4f4_v2i4_make(krt_make_float4(0, 0, 0, 0), krt_make_int2(0, 0));
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(a.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            krt_float4 u = krt_make_float4(0, 0, 0, 0);
+            krt_float4 v = krt_make_float4(0, 0, 0, 0);
+            krt_float4 w = krt_make_float4(0, 0, 0, 0);
+            krt_tup_v4f4_v2i4 n = krt_tup_v4f4_v2i4_make(krt_make_float4(0, 0, 0, 0), krt_make_int2(0, 0));
 #line 14 "vectors.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 15 "vectors.kern"
-        if (i < a.shape[0]) {
+            /* i < a.shape[0]: the threads the loop visits */
 #line 16 "vectors.kern"
             u = krt_make_float4(((float *)a.data)[i * a.shape[1] + 0], ((float *)a.data)[i * a.shape[1] + 1], ((float *)a.data)[i * a.shape[1] + 2], ((float *)a.data)[i * a.shape[1] + 3]);
 #line 17 "vectors.kern"
@@ -62,7 +69,7 @@ static void blend__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((float *)a.data)[i * a.shape[1] + 2] = (float)(((double)(n.f0).z) + ((double)(n.f1).y));
 #line 23 "vectors.kern"
             ((float *)a.data)[i * a.shape[1] + 3] = w.w;
-#line 66 "vectors.c"
+#line 73 "vectors.c"
         }
     }
 }

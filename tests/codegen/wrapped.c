@@ -8,18 +8,26 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 7 "wrapped.kern"
-static void vadd__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void vadd__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view a = *(const krt_view *)krt_args[0];
     const krt_view b = *(const krt_view *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(out.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+#line 25 "wrapped.c"
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 8 "wrapped.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 9 "wrapped.kern"
-        if (i < out.shape[0]) {
+            /* i < out.shape[0]: the threads the loop visits */
 #line 10 "wrapped.kern"
             ((float *)out.data)[i] = ((float *)a.data)[i] + ((float *)b.data)[i];
         }
@@ -27,21 +35,28 @@ static void vadd__cpu(const krt_cpu_block *krt_b, void **krt_args)
 }
 
 #line 16 "wrapped.kern"
-static void scale__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void scale__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
+#line 43 "wrapped.c"
     const krt_view x = *(const krt_view *)krt_args[0];
     const float factor = *(const float *)krt_args[1];
-#line 35 "wrapped.c"
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(x.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 17 "wrapped.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "wrapped.kern"
-        if (i < x.shape[0]) {
+            /* i < x.shape[0]: the threads the loop visits */
 #line 19 "wrapped.kern"
             *(float *)(x.data + i * x.strides[0]) = *(float *)(x.data + i * x.strides[0]) * factor;
-#line 45 "wrapped.c"
+#line 60 "wrapped.c"
         }
     }
 }
