@@ -1395,6 +1395,14 @@ void range_program(Program *p);
 void range_func(Func *f);
 void range_func_i32(Func *f);
 bool range_i32_param(const Func *f, const Var *v);
+/* speed (issue 7): the variant made only where it can differ.
+ * range_save: f's intervals now (the general ones); range_i32_matters,
+ * after range_func_i32: false when the variant's text would be the
+ * general one's; range_restore: the saved intervals back (and freed). */
+typedef struct RangeFacts RangeFacts;
+RangeFacts *range_save(const Func *f);
+bool range_i32_matters(const Func *f, RangeFacts *general);
+void range_restore(const Func *f, RangeFacts *general);
 
 /* emit_*.c: the CUDA C file (kernels, CPU code, launchers), the C file for the
  * CPU backend (--target c), and the header with the launcher prototypes. */

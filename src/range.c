@@ -757,6 +757,25 @@ static void rs_loop_body(RA *ra, Env *b, Node *s, Loop *lp)
     env_join(ra, b, &lp->cont);
 }
 
+/* One round of a loop's fixpoint: the head's next state is the entry (e)
+ * joined with the end of the body (b); true when the head already holds
+ * it, else the head grows to it (widened to the type's bounds after two
+ * rounds, so that the rounds end). */
+static bool loop_step(RA *ra, Env *e, Env *head, Env *b, int round)
+{
+    Env next = env_copy(ra, e);
+    env_join(ra, &next, b);
+    if (env_holds(ra, head, &next))
+        return true;
+    if (round >= 2)
+        env_widen(ra, head, &next);
+    else
+        env_join(ra, head, &next);
+    if (round > 40)   /* widening ends it long before */
+        die("range: no fixpoint");
+    return false;
+}
+
 static void rs_while(RA *ra, Env *e, Node *s)
 {
     Env head = env_copy(ra, e);
@@ -766,16 +785,8 @@ static void rs_while(RA *ra, Env *e, Node *s)
         rx(ra, &b, s->cond);
         refine(ra, &b, s->cond, true);
         rs_loop_body(ra, &b, s, &lp);
-        Env next = env_copy(ra, e);
-        env_join(ra, &next, &b);
-        if (env_holds(ra, &head, &next))
+        if (loop_step(ra, e, &head, &b, round))
             break;
-        if (round >= 2)
-            env_widen(ra, &head, &next);
-        else
-            env_join(ra, &head, &next);
-        if (round > 40)   /* widening ends it long before */
-            die("range: no fixpoint");
     }
     Env out = env_copy(ra, &head);
     refine(ra, &out, s->cond, false);
@@ -811,16 +822,8 @@ static void rs_forrange(RA *ra, Env *e, Node *s)
         env_set(ra, &b, s->it, lim);
         env_set(ra, &b, s->var, s->var ? fit(lim, s->var->type) : TOP);
         rs_loop_body(ra, &b, s, &lp);
-        Env next = env_copy(ra, e);
-        env_join(ra, &next, &b);
-        if (env_holds(ra, &head, &next))
+        if (loop_step(ra, e, &head, &b, round))
             break;
-        if (round >= 2)
-            env_widen(ra, &head, &next);
-        else
-            env_join(ra, &head, &next);
-        if (round > 40)
-            die("range: no fixpoint");
     }
     Env out = env_copy(ra, &head);
     env_join(ra, &out, &lp.brk);
@@ -996,6 +999,90 @@ void range_func_i32(Func *f)
     i32_func = f;
     range_func(f);
     i32_func = NULL;
+}
+
+/* ---- the pre-check of the 32-bit variant ----
+ * The variant's text differs from the general kernel's only where a node's
+ * interval differs, or where a parameter that range_i32_param covers is a
+ * strided array (its indexing takes krt_mul_wide): the printers read
+ * nothing else of the variant.  The facts are saved in walk order, so that
+ * the general ones come back without another run of the analysis. */
+typedef struct RangeFact {
+    int64_t lo, hi;
+    bool known;
+} RangeFact;
+
+struct RangeFacts {
+    RangeFact *v;
+    size_t len, cap;
+    size_t at;         /* range_same, range_restore: the next fact */
+    bool same;
+};
+
+static Visit save_fact(const Node *n, void *ctx)
+{
+    RangeFacts *rf = ctx;
+    if (rf->len == rf->cap) {
+        rf->cap = rf->cap ? rf->cap * 2 : 256;
+        rf->v = realloc(rf->v, sizeof *rf->v * rf->cap);
+        if (!rf->v)
+            die("out of memory (%zu range facts)", rf->cap);
+    }
+    rf->v[rf->len++] = (RangeFact){n->rlo, n->rhi, n->rknown};
+    return VISIT_CHILDREN;
+}
+
+RangeFacts *range_save(const Func *f)
+{
+    RangeFacts *rf = calloc(1, sizeof *rf);
+    if (!rf)
+        die("out of memory");
+    for (int i = 0; i < f->def->body.len; i++)
+        node_walk(f->def->body.items[i], save_fact, rf);
+    return rf;
+}
+
+static Visit same_fact(const Node *n, void *ctx)
+{
+    RangeFacts *rf = ctx;
+    const RangeFact *k = &rf->v[rf->at++];
+    if (k->known != n->rknown || (k->known && (k->lo != n->rlo || k->hi != n->rhi)))
+        rf->same = false;
+    return rf->same && rf->at < rf->len ? VISIT_CHILDREN : VISIT_STOP;
+}
+
+bool range_i32_matters(const Func *f, RangeFacts *general)
+{
+    for (int i = 0; i < f->nparams; i++)
+        if (range_i32_param(f, f->params[i]) && !f->params[i]->type->contiguous)
+            return true;
+    general->at = 0;
+    general->same = true;
+    for (int i = 0; i < f->def->body.len && general->same && general->at < general->len; i++)
+        node_walk(f->def->body.items[i], same_fact, general);
+    return !general->same;
+}
+
+static Visit restore_fact(const Node *n, void *ctx)
+{
+    RangeFacts *rf = ctx;
+    const RangeFact *k = &rf->v[rf->at++];
+    Node *m = (Node *)n;
+    m->rknown = k->known;
+    m->rlo = k->lo;
+    m->rhi = k->hi;
+    return VISIT_CHILDREN;
+}
+
+void range_restore(const Func *f, RangeFacts *general)
+{
+    general->at = 0;
+    for (int i = 0; i < f->def->body.len; i++)
+        node_walk(f->def->body.items[i], restore_fact, general);
+    if (general->at != general->len)
+        die("range_restore: the tree changed");
+    free(general->v);
+    free(general);
 }
 
 void range_program(Program *p)
