@@ -1245,6 +1245,10 @@ typedef struct FuncDef {
     struct UFunc *ufunc;         /* ufunc.c: @vectorize, @guvectorize, cuda.reduce */
     bool c_named;                /* name is already a C name kernc made (ufunc
                                     kernels: c_ident(NAME)__vec_f8) */
+    bool share_def;              /* speed (issue 7; translate.c): a kernel typed
+                                    once (one signature, its name read nowhere
+                                    in the module): its one Func lowers this
+                                    def's body instead of a copy */
 } FuncDef;
 
 /* What a module-level name is bound to. */

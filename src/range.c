@@ -924,35 +924,64 @@ static Visit forget(const Node *n, void *ctx)
 
 /* ---- the 32-bit variant (issue 11) ---- */
 
-typedef struct Rebind {
-    const Var *v;
-    bool hit;
-} Rebind;
+/* The parameters of f that its body rebinds, found by one walk and kept
+ * for the function last asked about (the printers ask once per array
+ * access; the typed tree no longer changes then). */
+typedef struct Rebound {
+    const Func *f;
+    Node **items;      /* f->def->body when it was walked */
+    int len;
+    bool *hit;         /* by parameter index */
+} Rebound;
 
-/* an assignment target that binds r->v (an element store a[i] = x does
- * not; a tuple target may) */
-static bool binds(const Node *t, const Var *v)
+static Rebound rebound;
+
+static void mark_param(Rebound *r, const Var *v)
+{
+    if (v && v->kind == VAR_PARAM && v->index >= 0 && v->index < r->f->nparams &&
+        r->f->params[v->index] == v)
+        r->hit[v->index] = true;
+}
+
+/* an assignment target that binds a parameter (an element store a[i] = x
+ * does not; a tuple target may) */
+static void mark_binds(Rebound *r, const Node *t)
 {
     if (t->kind == E_VAR)
-        return t->var == v;
+        mark_param(r, t->var);
     if (t->kind == E_TUPLE)
         for (int i = 0; i < t->args.len; i++)
-            if (binds(t->args.items[i], v))
-                return true;
-    return false;
+            mark_binds(r, t->args.items[i]);
 }
 
 static Visit rebind_visit(const Node *n, void *ctx)
 {
-    Rebind *r = ctx;
+    Rebound *r = ctx;
     if (n->kind == S_ASSIGN)
         for (int i = 0; i < n->args.len; i++)
-            if (binds(n->args.items[i], r->v))
-                r->hit = true;
-    if ((n->kind == S_AUGASSIGN && n->lhs && n->lhs->kind == E_VAR && n->lhs->var == r->v) ||
-        (n->kind == E_LET && n->var == r->v))
-        r->hit = true;
-    return r->hit ? VISIT_STOP : VISIT_CHILDREN;
+            mark_binds(r, n->args.items[i]);
+    if (n->kind == S_AUGASSIGN && n->lhs && n->lhs->kind == E_VAR)
+        mark_param(r, n->lhs->var);
+    if (n->kind == E_LET)
+        mark_param(r, n->var);
+    return VISIT_CHILDREN;
+}
+
+static const bool *rebound_params(const Func *f)
+{
+    Rebound *r = &rebound;
+    if (r->f == f && r->items == f->def->body.items && r->len == f->def->body.len)
+        return r->hit;
+    free(r->hit);
+    r->f = f;
+    r->items = f->def->body.items;
+    r->len = f->def->body.len;
+    r->hit = calloc((size_t)(f->nparams ? f->nparams : 1), sizeof *r->hit);
+    if (!r->hit)
+        die("out of memory");
+    for (int i = 0; i < f->def->body.len; i++)
+        node_walk(f->def->body.items[i], rebind_visit, r);
+    return r->hit;
 }
 
 /* v is an array parameter of kernel f in global memory that f never
@@ -965,10 +994,7 @@ bool range_i32_param(const Func *f, const Var *v)
     const Type *t = v->type;
     if (!t || t->kind != TY_ARRAY || t->space != SPACE_GLOBAL)
         return false;
-    Rebind r = {v, false};
-    for (int i = 0; i < f->def->body.len && !r.hit; i++)
-        node_walk(f->def->body.items[i], rebind_visit, &r);
-    return !r.hit;
+    return !rebound_params(f)[v->index];
 }
 
 void range_func(Func *f)
@@ -1087,6 +1113,8 @@ void range_restore(const Func *f, RangeFacts *general)
 
 void range_program(Program *p)
 {
+    free(rebound.hit);   /* of an earlier translation */
+    rebound = (Rebound){0};
     for (int i = 0; i < p->nfuncs; i++)
         range_func(p->funcs[i]);
 }
