@@ -150,10 +150,62 @@ static int slot_of(const RA *ra, const Var *v)
     return -1;
 }
 
+/* speed (issue 7): the environments of one function's analysis, from a
+ * pool that the next function's analysis reuses (range_func starts it
+ * over): they are many copies and die with the run, and from the arena
+ * they were a tenth of the translator's memory. */
+typedef struct PoolBlock {
+    struct PoolBlock *next;
+    size_t used, size;
+    max_align_t data[];
+} PoolBlock;
+
+static PoolBlock *pool_first, *pool_cur;
+
+enum { POOL_BLOCK = 1 << 20 };
+
+static void *pool_alloc(size_t n)
+{
+    n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    while (!pool_cur || pool_cur->size - pool_cur->used < n) {
+        if (pool_cur && pool_cur->next) {
+            pool_cur = pool_cur->next;
+            pool_cur->used = 0;
+            continue;
+        }
+        size_t size = n > POOL_BLOCK ? n : POOL_BLOCK;
+        PoolBlock *b = malloc(sizeof *b + size);
+        if (!b)
+            die("out of memory (%zu bytes)", size);
+        b->next = NULL;
+        b->used = 0;
+        b->size = size;
+        if (pool_cur) {
+            /* a big block: between the current one and the rest */
+            b->next = pool_cur->next;
+            pool_cur->next = b;
+        } else {
+            pool_first = b;
+        }
+        pool_cur = b;
+    }
+    void *p = (char *)pool_cur->data + pool_cur->used;
+    pool_cur->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+static void pool_reset(void)
+{
+    pool_cur = pool_first;
+    if (pool_cur)
+        pool_cur->used = 0;
+}
+
 static Env env_new(const RA *ra)
 {
     Env e = {0};
-    e.v = arena_alloc(sizeof(Iv) * (size_t)(ra->nslots ? ra->nslots : 1));
+    e.v = pool_alloc(sizeof(Iv) * (size_t)(ra->nslots ? ra->nslots : 1));
     return e;
 }
 
@@ -1000,6 +1052,7 @@ bool range_i32_param(const Func *f, const Var *v)
 void range_func(Func *f)
 {
     RA ra = {0};
+    pool_reset();
     for (int i = 0; i < f->def->body.len; i++)   /* a previous run's */
         node_walk(f->def->body.items[i], forget, NULL);
     ra.f = f;
