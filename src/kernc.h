@@ -166,6 +166,10 @@ typedef enum Warn {
 void warning_at(Loc loc, Warn w, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void note_at(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int error_count(void);
+/* speed (issue 7; the parser's fast pass): diag_mute(true) until
+ * diag_mute(false), errors, warnings and notes are neither printed nor
+ * counted; diag_mute(false) returns how many were. */
+int diag_mute(bool on);
 /* A context for what is reported until it is popped: each error and
  * warning is followed by "note: TEXT" at loc, the innermost context first
  * (the specialisation of a device function an error is in, and its call). */
