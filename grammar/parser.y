@@ -19,6 +19,11 @@
 #include "kernc.h"
 #include <setjmp.h>
 typedef struct ParseState ParseState;
+/* grammar/parser_fast.c compiles this grammar a second time without LAC
+ * (parse_fast): its parser function gets a name of its own. */
+#ifdef KERNC_PARSE_FAST
+#define kp_parse kp_parse_fast
+#endif
 }
 
 %code provides {
@@ -85,6 +90,11 @@ struct ParseState {
 bool lex_open(ParseState *ps);
 void lex_close(ParseState *ps);
 int lex_raw(KP_STYPE *lval, Loc *lloc, ParseState *ps);
+
+/* parser_fast.c: the module of a file parsed without LAC, or NULL when
+ * the parse reported anything (diagnostics muted), for parse_source to
+ * parse it again with LAC's exact messages */
+Node *parse_fast(Source *src);
 
 /* layout.c */
 void layout_prepare(Source *src);
@@ -926,6 +936,46 @@ strings:
 
 %%
 
+#ifdef KERNC_PARSE_FAST
+/* ---- the fast parse (grammar/parser_fast.c) ----
+ * Without LAC the parser takes a default reduction before it knows the
+ * lookahead is acceptable, so its view of an error is not exact; LAC's
+ * check of every lookahead was a fifth of the parse.  A file without
+ * errors parses to the same tree either way, so parse_source tries this
+ * parser first, with diagnostics muted, and parses again with LAC's
+ * messages when anything was reported. */
+static int yyreport_syntax_error(const yypcontext_t *ctx, ParseState *ps)
+{
+    (void)ctx;
+    (void)ps;
+    (void)yypcontext_expected_tokens;
+    error_at(*yypcontext_location(ctx), "invalid syntax");   /* muted: counted */
+    return 0;
+}
+
+Node *parse_fast(Source *src)
+{
+    ParseState ps = {0};
+    jmp_buf fatal;
+    ps.src = src;
+    ps.on_fatal = &fatal;
+    diag_mute(true);
+    layout_init(&ps);
+    if (!lex_open(&ps)) {
+        diag_mute(false);
+        return NULL;
+    }
+    if (setjmp(fatal) != 0) {
+        lex_close(&ps);
+        diag_mute(false);
+        return NULL;
+    }
+    int rc = kp_parse(&ps);
+    lex_close(&ps);
+    int reported = diag_mute(false);
+    return rc == 0 && reported == 0 ? ps.module : NULL;
+}
+#else
 /* ---- syntax error messages ---- */
 
 static bool sym_is(yysymbol_kind_t k, const char *name)
@@ -1176,6 +1226,20 @@ Node *parse_source(Source *src)
     layout_prepare(src);
     ps.src = src;
     ps.on_fatal = &fatal;
+    if (error_count() == errors_before) {
+        /* speed (issue 7): without LAC first (parse_fast); a file with
+         * anything to report is parsed again here */
+        Node *m = parse_fast(src);
+        if (m) {
+            const Node *deep = NULL;
+            if (!ast_check_depth(m, PARSE_MAX_DEPTH, &deep)) {
+                error_at(deep->loc, "expression too complex: more than %d levels of nesting",
+                         PARSE_MAX_DEPTH);
+                return NULL;
+            }
+            return m;
+        }
+    }
 
     layout_init(&ps);
     if (!lex_open(&ps))
@@ -1195,3 +1259,4 @@ Node *parse_source(Source *src)
         return NULL;
     return ps.module;
 }
+#endif

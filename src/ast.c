@@ -224,24 +224,29 @@ bool ast_check_depth(const Node *root, int limit, const Node **where)
 
 /* ---- the visitor ---- */
 
-bool node_walk(const Node *n, NodeVisitFn *fn, void *ctx)
+/* n is not NULL: NULL children are skipped before the call (most single
+ * slots are empty, and the walks visit millions of nodes) */
+static bool walk_rec(const Node *n, NodeVisitFn *fn, void *ctx)
 {
-    if (!n)
-        return false;
     Visit v = fn(n, ctx);
     if (v != VISIT_CHILDREN)
         return v == VISIT_STOP;
 #define X_(f)                                                                \
-    if (node_walk(n->f, fn, ctx))                                            \
+    if (n->f && walk_rec(n->f, fn, ctx))                                     \
         return true;
 #define L_(f)                                                                \
     for (int i = 0; i < n->f.len; i++)                                       \
-        if (node_walk(n->f.items[i], fn, ctx))                               \
+        if (n->f.items[i] && walk_rec(n->f.items[i], fn, ctx))               \
             return true;
     NODE_CHILDREN(X_, L_)
 #undef X_
 #undef L_
     return false;
+}
+
+bool node_walk(const Node *n, NodeVisitFn *fn, void *ctx)
+{
+    return n ? walk_rec(n, fn, ctx) : false;
 }
 
 void node_each_slot(Node *n, NodeSlotFn *fn, void *ctx)

@@ -188,7 +188,8 @@ static void cuda_func_text(Emitter *E, Func *f)
  * (range_func_i32), and NAME__i32 computes them in 32 bits, with the
  * same results.  The launch picks NAME__i32 when the arguments satisfy
  * the conditions (KRT_I32=0 in the environment: never).  A kernel gets the
- * variant only where its text differs from NAME's. */
+ * variant only where its text differs from NAME's (printed only where
+ * range_i32_matters says it can). */
 static bool i32_differs(const StrBuf *a, const StrBuf *b)
 {
     const char *x = a->s ? strstr(a->s, "\n{\n") : NULL, *y = b->s ? strstr(b->s, "\n{\n") : NULL;
@@ -207,12 +208,17 @@ void emit_cuda_func(Emitter *E, Func *f)
     int errors = error_count();
     cuda_func_text(E, f);
     if (error_count() == errors) {
+        /* speed (issue 7): printed only where it can differ; the general
+         * intervals come back from the saved ones */
+        RangeFacts *general = range_save(f);
         range_func_i32(f);
-        swap_out(E, &v32);
-        E->i32 = true;
-        cuda_func_text(E, f);
-        E->i32 = false;
-        range_func(f);
+        if (range_i32_matters(f, general)) {
+            swap_out(E, &v32);
+            E->i32 = true;
+            cuda_func_text(E, f);
+            E->i32 = false;
+        }
+        range_restore(f, general);
     }
     swap_out(E, out);
     sb_putn(E->out, gen.s ? gen.s : "", gen.len);

@@ -166,6 +166,10 @@ typedef enum Warn {
 void warning_at(Loc loc, Warn w, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void note_at(Loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int error_count(void);
+/* speed (issue 7; the parser's fast pass): diag_mute(true) until
+ * diag_mute(false), errors, warnings and notes are neither printed nor
+ * counted; diag_mute(false) returns how many were. */
+int diag_mute(bool on);
 /* A context for what is reported until it is popped: each error and
  * warning is followed by "note: TEXT" at loc, the innermost context first
  * (the specialisation of a device function an error is in, and its call). */
@@ -1245,6 +1249,10 @@ typedef struct FuncDef {
     struct UFunc *ufunc;         /* ufunc.c: @vectorize, @guvectorize, cuda.reduce */
     bool c_named;                /* name is already a C name kernc made (ufunc
                                     kernels: c_ident(NAME)__vec_f8) */
+    bool share_def;              /* speed (issue 7; translate.c): a kernel typed
+                                    once (one signature, its name read nowhere
+                                    in the module): its one Func lowers this
+                                    def's body instead of a copy */
 } FuncDef;
 
 /* What a module-level name is bound to. */
@@ -1398,6 +1406,14 @@ void range_program(Program *p);
 void range_func(Func *f);
 void range_func_i32(Func *f);
 bool range_i32_param(const Func *f, const Var *v);
+/* speed (issue 7): the variant made only where it can differ.
+ * range_save: f's intervals now (the general ones); range_i32_matters,
+ * after range_func_i32: false when the variant's text would be the
+ * general one's; range_restore: the saved intervals back (and freed). */
+typedef struct RangeFacts RangeFacts;
+RangeFacts *range_save(const Func *f);
+bool range_i32_matters(const Func *f, RangeFacts *general);
+void range_restore(const Func *f, RangeFacts *general);
 
 /* emit_*.c: the CUDA C file (kernels, CPU code, launchers), the C file for the
  * CPU backend (--target c), and the header with the launcher prototypes. */

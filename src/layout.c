@@ -83,6 +83,13 @@ void layout_prepare(Source *src)
     if (src->len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
         text += 3;
     char *out = arena_alloc((size_t)(end - text) + 1), *o = out;
+    /* speed (issue 7): text without a carriage return is copied as is */
+    const char *cr = memchr(text, '\r', (size_t)(end - text));
+    if (!cr) {
+        memcpy(out, text, (size_t)(end - text));
+        o = out + (end - text);
+        text = end;
+    }
     for (const char *p = text; p < end; p++) {
         if (*p == '\r') {
             *o++ = '\n';
@@ -97,6 +104,14 @@ void layout_prepare(Source *src)
     src->len = (size_t)(o - out);
 
     const unsigned char *p = (const unsigned char *)out, *stop = (const unsigned char *)o;
+    /* speed (issue 7): ASCII without NUL bytes has nothing to report, and
+     * most files are that; the walk below counts lines and columns only
+     * for the first byte that is not */
+    const unsigned char *q = p;
+    while (q < stop && *q && *q < 0x80)
+        q++;
+    if (q == stop)
+        return;
     int line = 1, col = 1, reported = 0;
     while (p < stop) {
         const char *why = NULL;

@@ -150,10 +150,62 @@ static int slot_of(const RA *ra, const Var *v)
     return -1;
 }
 
+/* speed (issue 7): the environments of one function's analysis, from a
+ * pool that the next function's analysis reuses (range_func starts it
+ * over): they are many copies and die with the run, and from the arena
+ * they were a tenth of the translator's memory. */
+typedef struct PoolBlock {
+    struct PoolBlock *next;
+    size_t used, size;
+    max_align_t data[];
+} PoolBlock;
+
+static PoolBlock *pool_first, *pool_cur;
+
+enum { POOL_BLOCK = 1 << 20 };
+
+static void *pool_alloc(size_t n)
+{
+    n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    while (!pool_cur || pool_cur->size - pool_cur->used < n) {
+        if (pool_cur && pool_cur->next) {
+            pool_cur = pool_cur->next;
+            pool_cur->used = 0;
+            continue;
+        }
+        size_t size = n > POOL_BLOCK ? n : POOL_BLOCK;
+        PoolBlock *b = malloc(sizeof *b + size);
+        if (!b)
+            die("out of memory (%zu bytes)", size);
+        b->next = NULL;
+        b->used = 0;
+        b->size = size;
+        if (pool_cur) {
+            /* a big block: between the current one and the rest */
+            b->next = pool_cur->next;
+            pool_cur->next = b;
+        } else {
+            pool_first = b;
+        }
+        pool_cur = b;
+    }
+    void *p = (char *)pool_cur->data + pool_cur->used;
+    pool_cur->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+static void pool_reset(void)
+{
+    pool_cur = pool_first;
+    if (pool_cur)
+        pool_cur->used = 0;
+}
+
 static Env env_new(const RA *ra)
 {
     Env e = {0};
-    e.v = arena_alloc(sizeof(Iv) * (size_t)(ra->nslots ? ra->nslots : 1));
+    e.v = pool_alloc(sizeof(Iv) * (size_t)(ra->nslots ? ra->nslots : 1));
     return e;
 }
 
@@ -757,6 +809,25 @@ static void rs_loop_body(RA *ra, Env *b, Node *s, Loop *lp)
     env_join(ra, b, &lp->cont);
 }
 
+/* One round of a loop's fixpoint: the head's next state is the entry (e)
+ * joined with the end of the body (b); true when the head already holds
+ * it, else the head grows to it (widened to the type's bounds after two
+ * rounds, so that the rounds end). */
+static bool loop_step(RA *ra, Env *e, Env *head, Env *b, int round)
+{
+    Env next = env_copy(ra, e);
+    env_join(ra, &next, b);
+    if (env_holds(ra, head, &next))
+        return true;
+    if (round >= 2)
+        env_widen(ra, head, &next);
+    else
+        env_join(ra, head, &next);
+    if (round > 40)   /* widening ends it long before */
+        die("range: no fixpoint");
+    return false;
+}
+
 static void rs_while(RA *ra, Env *e, Node *s)
 {
     Env head = env_copy(ra, e);
@@ -766,16 +837,8 @@ static void rs_while(RA *ra, Env *e, Node *s)
         rx(ra, &b, s->cond);
         refine(ra, &b, s->cond, true);
         rs_loop_body(ra, &b, s, &lp);
-        Env next = env_copy(ra, e);
-        env_join(ra, &next, &b);
-        if (env_holds(ra, &head, &next))
+        if (loop_step(ra, e, &head, &b, round))
             break;
-        if (round >= 2)
-            env_widen(ra, &head, &next);
-        else
-            env_join(ra, &head, &next);
-        if (round > 40)   /* widening ends it long before */
-            die("range: no fixpoint");
     }
     Env out = env_copy(ra, &head);
     refine(ra, &out, s->cond, false);
@@ -811,16 +874,8 @@ static void rs_forrange(RA *ra, Env *e, Node *s)
         env_set(ra, &b, s->it, lim);
         env_set(ra, &b, s->var, s->var ? fit(lim, s->var->type) : TOP);
         rs_loop_body(ra, &b, s, &lp);
-        Env next = env_copy(ra, e);
-        env_join(ra, &next, &b);
-        if (env_holds(ra, &head, &next))
+        if (loop_step(ra, e, &head, &b, round))
             break;
-        if (round >= 2)
-            env_widen(ra, &head, &next);
-        else
-            env_join(ra, &head, &next);
-        if (round > 40)
-            die("range: no fixpoint");
     }
     Env out = env_copy(ra, &head);
     env_join(ra, &out, &lp.brk);
@@ -921,35 +976,64 @@ static Visit forget(const Node *n, void *ctx)
 
 /* ---- the 32-bit variant (issue 11) ---- */
 
-typedef struct Rebind {
-    const Var *v;
-    bool hit;
-} Rebind;
+/* The parameters of f that its body rebinds, found by one walk and kept
+ * for the function last asked about (the printers ask once per array
+ * access; the typed tree no longer changes then). */
+typedef struct Rebound {
+    const Func *f;
+    Node **items;      /* f->def->body when it was walked */
+    int len;
+    bool *hit;         /* by parameter index */
+} Rebound;
 
-/* an assignment target that binds r->v (an element store a[i] = x does
- * not; a tuple target may) */
-static bool binds(const Node *t, const Var *v)
+static Rebound rebound;
+
+static void mark_param(Rebound *r, const Var *v)
+{
+    if (v && v->kind == VAR_PARAM && v->index >= 0 && v->index < r->f->nparams &&
+        r->f->params[v->index] == v)
+        r->hit[v->index] = true;
+}
+
+/* an assignment target that binds a parameter (an element store a[i] = x
+ * does not; a tuple target may) */
+static void mark_binds(Rebound *r, const Node *t)
 {
     if (t->kind == E_VAR)
-        return t->var == v;
+        mark_param(r, t->var);
     if (t->kind == E_TUPLE)
         for (int i = 0; i < t->args.len; i++)
-            if (binds(t->args.items[i], v))
-                return true;
-    return false;
+            mark_binds(r, t->args.items[i]);
 }
 
 static Visit rebind_visit(const Node *n, void *ctx)
 {
-    Rebind *r = ctx;
+    Rebound *r = ctx;
     if (n->kind == S_ASSIGN)
         for (int i = 0; i < n->args.len; i++)
-            if (binds(n->args.items[i], r->v))
-                r->hit = true;
-    if ((n->kind == S_AUGASSIGN && n->lhs && n->lhs->kind == E_VAR && n->lhs->var == r->v) ||
-        (n->kind == E_LET && n->var == r->v))
-        r->hit = true;
-    return r->hit ? VISIT_STOP : VISIT_CHILDREN;
+            mark_binds(r, n->args.items[i]);
+    if (n->kind == S_AUGASSIGN && n->lhs && n->lhs->kind == E_VAR)
+        mark_param(r, n->lhs->var);
+    if (n->kind == E_LET)
+        mark_param(r, n->var);
+    return VISIT_CHILDREN;
+}
+
+static const bool *rebound_params(const Func *f)
+{
+    Rebound *r = &rebound;
+    if (r->f == f && r->items == f->def->body.items && r->len == f->def->body.len)
+        return r->hit;
+    free(r->hit);
+    r->f = f;
+    r->items = f->def->body.items;
+    r->len = f->def->body.len;
+    r->hit = calloc((size_t)(f->nparams ? f->nparams : 1), sizeof *r->hit);
+    if (!r->hit)
+        die("out of memory");
+    for (int i = 0; i < f->def->body.len; i++)
+        node_walk(f->def->body.items[i], rebind_visit, r);
+    return r->hit;
 }
 
 /* v is an array parameter of kernel f in global memory that f never
@@ -962,15 +1046,13 @@ bool range_i32_param(const Func *f, const Var *v)
     const Type *t = v->type;
     if (!t || t->kind != TY_ARRAY || t->space != SPACE_GLOBAL)
         return false;
-    Rebind r = {v, false};
-    for (int i = 0; i < f->def->body.len && !r.hit; i++)
-        node_walk(f->def->body.items[i], rebind_visit, &r);
-    return !r.hit;
+    return !rebound_params(f)[v->index];
 }
 
 void range_func(Func *f)
 {
     RA ra = {0};
+    pool_reset();
     for (int i = 0; i < f->def->body.len; i++)   /* a previous run's */
         node_walk(f->def->body.items[i], forget, NULL);
     ra.f = f;
@@ -998,8 +1080,94 @@ void range_func_i32(Func *f)
     i32_func = NULL;
 }
 
+/* ---- the pre-check of the 32-bit variant ----
+ * The variant's text differs from the general kernel's only where a node's
+ * interval differs, or where a parameter that range_i32_param covers is a
+ * strided array (its indexing takes krt_mul_wide): the printers read
+ * nothing else of the variant.  The facts are saved in walk order, so that
+ * the general ones come back without another run of the analysis. */
+typedef struct RangeFact {
+    int64_t lo, hi;
+    bool known;
+} RangeFact;
+
+struct RangeFacts {
+    RangeFact *v;
+    size_t len, cap;
+    size_t at;         /* range_same, range_restore: the next fact */
+    bool same;
+};
+
+static Visit save_fact(const Node *n, void *ctx)
+{
+    RangeFacts *rf = ctx;
+    if (rf->len == rf->cap) {
+        rf->cap = rf->cap ? rf->cap * 2 : 256;
+        rf->v = realloc(rf->v, sizeof *rf->v * rf->cap);
+        if (!rf->v)
+            die("out of memory (%zu range facts)", rf->cap);
+    }
+    rf->v[rf->len++] = (RangeFact){n->rlo, n->rhi, n->rknown};
+    return VISIT_CHILDREN;
+}
+
+RangeFacts *range_save(const Func *f)
+{
+    RangeFacts *rf = calloc(1, sizeof *rf);
+    if (!rf)
+        die("out of memory");
+    for (int i = 0; i < f->def->body.len; i++)
+        node_walk(f->def->body.items[i], save_fact, rf);
+    return rf;
+}
+
+static Visit same_fact(const Node *n, void *ctx)
+{
+    RangeFacts *rf = ctx;
+    const RangeFact *k = &rf->v[rf->at++];
+    if (k->known != n->rknown || (k->known && (k->lo != n->rlo || k->hi != n->rhi)))
+        rf->same = false;
+    return rf->same && rf->at < rf->len ? VISIT_CHILDREN : VISIT_STOP;
+}
+
+bool range_i32_matters(const Func *f, RangeFacts *general)
+{
+    for (int i = 0; i < f->nparams; i++)
+        if (range_i32_param(f, f->params[i]) && !f->params[i]->type->contiguous)
+            return true;
+    general->at = 0;
+    general->same = true;
+    for (int i = 0; i < f->def->body.len && general->same && general->at < general->len; i++)
+        node_walk(f->def->body.items[i], same_fact, general);
+    return !general->same;
+}
+
+static Visit restore_fact(const Node *n, void *ctx)
+{
+    RangeFacts *rf = ctx;
+    const RangeFact *k = &rf->v[rf->at++];
+    Node *m = (Node *)n;
+    m->rknown = k->known;
+    m->rlo = k->lo;
+    m->rhi = k->hi;
+    return VISIT_CHILDREN;
+}
+
+void range_restore(const Func *f, RangeFacts *general)
+{
+    general->at = 0;
+    for (int i = 0; i < f->def->body.len; i++)
+        node_walk(f->def->body.items[i], restore_fact, general);
+    if (general->at != general->len)
+        die("range_restore: the tree changed");
+    free(general->v);
+    free(general);
+}
+
 void range_program(Program *p)
 {
+    free(rebound.hit);   /* of an earlier translation */
+    rebound = (Rebound){0};
     for (int i = 0; i < p->nfuncs; i++)
         range_func(p->funcs[i]);
 }

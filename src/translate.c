@@ -65,6 +65,68 @@ void time_pass(const Options *opt, const char *pass)
     last_wall = wall;
 }
 
+/* The names the module reads (E_NAME, and E_ATTR's attribute), in an
+ * open-addressing set: a kernel none of them names is never called from
+ * device code, so its one signature is its only specialisation. */
+typedef struct NameSet {
+    const char **keys;
+    size_t cap, len;
+} NameSet;
+
+static bool nameset_add(NameSet *s, const char *name)
+{
+    if (2 * (s->len + 1) > s->cap) {
+        NameSet bigger = {NULL, s->cap ? 2 * s->cap : 1024, 0};
+        bigger.keys = calloc(bigger.cap, sizeof *bigger.keys);
+        if (!bigger.keys)
+            die("out of memory (%zu names)", bigger.cap);
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->keys[i])
+                nameset_add(&bigger, s->keys[i]);
+        free(s->keys);
+        *s = bigger;
+    }
+    size_t h = str_hash(name, strlen(name)) & (s->cap - 1);
+    for (; s->keys[h]; h = (h + 1) & (s->cap - 1))
+        if (strcmp(s->keys[h], name) == 0)
+            return false;
+    s->keys[h] = name;
+    s->len++;
+    return true;
+}
+
+static bool nameset_has(const NameSet *s, const char *name)
+{
+    if (!s->cap)
+        return false;
+    size_t h = str_hash(name, strlen(name)) & (s->cap - 1);
+    for (; s->keys[h]; h = (h + 1) & (s->cap - 1))
+        if (strcmp(s->keys[h], name) == 0)
+            return true;
+    return false;
+}
+
+static Visit collect_name(const Node *n, void *ctx)
+{
+    if ((n->kind == E_NAME || n->kind == E_ATTR) && n->name)
+        nameset_add(ctx, n->name);
+    return VISIT_CHILDREN;
+}
+
+/* speed (issue 7): mark the kernels whose parsed body can be lowered in
+ * place (FuncDef.share_def) */
+static void mark_shared_defs(Node *module, PtrVec *fdefs)
+{
+    NameSet read = {0};
+    node_walk(module, collect_name, &read);
+    for (int i = 0; i < fdefs->len; i++) {
+        FuncDef *fd = fdefs->items[i];
+        fd->share_def = fd->is_kernel && fd->nsigs == 1 && !fd->ufunc && fd->nspecs == 0 &&
+                        !nameset_has(&read, fd->name);
+    }
+    free(read.keys);
+}
+
 static Program *analyze(Node *module, const Options *opt)
 {
     int errors_before = error_count();
@@ -72,6 +134,7 @@ static Program *analyze(Node *module, const Options *opt)
     type_reset();
     PtrVec fdefs = resolve_module(module, opt);
     time_pass(opt, "resolve");
+    mark_shared_defs(module, &fdefs);
 
     /* Pass 3: type every kernel signature and eager device function; their
      * calls type the device-function specialisations they need. */

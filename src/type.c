@@ -2308,7 +2308,14 @@ static Func *func_new(FuncDef *fd, Type **ptypes, int n)
     Func *f = arena_alloc(sizeof *f);
     f->name = fd->name;
     f->c_named = fd->c_named;
-    f->def = node_clone(fd->def);
+    if (fd->share_def && fd->nspecs == 0) {
+        /* speed (issue 7): no other specialisation will need the parsed
+         * body, so only the S_FUNCDEF node is copied */
+        f->def = node_alloc(sizeof *f->def);
+        *f->def = *fd->def;
+    } else {
+        f->def = node_clone(fd->def);
+    }
     f->is_kernel = fd->is_kernel;
     f->opt = fd->opt;
     f->nparams = n;

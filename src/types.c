@@ -409,8 +409,53 @@ static void conv_init(void)
 /* numba's BaseContext._resolve_overload: rate every candidate of the right
  * arity by its (unsafe, safe, promote) conversion counts; the lowest wins,
  * the first on a tie.  -1 if none applies. */
+/* speed (issue 7): the choice depends only on the candidate list (static
+ * tables) and the arguments' scalar kinds, and typing asks the same few
+ * questions thousands of times: answers are kept in a small cache. */
+enum { RESOLVE_CACHE = 256 };
+static struct {
+    const Case *cases;
+    int ncases, result;
+    signed char kinds[3], nargs;
+    bool unsafe, used;
+} resolve_cache[RESOLVE_CACHE];
+
+static int resolve_case(const Case *cases, int ncases, Type **args, int nargs, bool allow_unsafe);
+
 int ty_resolve_case(const Case *cases, int ncases, Type **args, int nargs,
                         bool allow_unsafe)
+{
+    bool cacheable = nargs >= 0 && nargs <= 3;
+    uint64_t h = (uint64_t)(uintptr_t)cases * 31u + (uint64_t)ncases * 7u + (uint64_t)nargs * 3u + allow_unsafe;
+    for (int j = 0; j < nargs && cacheable; j++) {
+        cacheable = ty_is_scalar(args[j]);
+        if (cacheable)
+            h = h * 0x100000001b3ull + (uint64_t)args[j]->kind + 1u;
+    }
+    if (!cacheable)
+        return resolve_case(cases, ncases, args, nargs, allow_unsafe);
+    h ^= h >> 29;
+    size_t at = (size_t)(h & (RESOLVE_CACHE - 1));
+    bool hit = resolve_cache[at].used && resolve_cache[at].cases == cases &&
+               resolve_cache[at].ncases == ncases && resolve_cache[at].nargs == nargs &&
+               resolve_cache[at].unsafe == allow_unsafe;
+    for (int j = 0; j < nargs && hit; j++)
+        hit = resolve_cache[at].kinds[j] == (signed char)args[j]->kind;
+    if (hit)
+        return resolve_cache[at].result;
+    int r = resolve_case(cases, ncases, args, nargs, allow_unsafe);
+    resolve_cache[at].cases = cases;
+    resolve_cache[at].ncases = ncases;
+    resolve_cache[at].nargs = (signed char)nargs;
+    resolve_cache[at].unsafe = allow_unsafe;
+    resolve_cache[at].used = true;
+    for (int j = 0; j < nargs; j++)
+        resolve_cache[at].kinds[j] = (signed char)args[j]->kind;
+    resolve_cache[at].result = r;
+    return r;
+}
+
+static int resolve_case(const Case *cases, int ncases, Type **args, int nargs, bool allow_unsafe)
 {
     int best = -1, best_rate[3] = {0, 0, 0};
     for (int i = 0; i < ncases; i++) {

@@ -139,10 +139,14 @@ static int format_into(char *dst, size_t cap, const char *fmt, va_list ap)
     FmtOut o = {dst, cap, 0};
     const char *f = fmt;
     for (;;) {
-        const char *pc = strchr(f, '%');
-        size_t lit = pc ? (size_t)(pc - f) : strlen(f);
-        fmt_put(&o, f, lit);
-        if (!pc)
+        /* the literal text up to the next directive (format strings are
+         * short: a plain loop, not strchr and strlen) */
+        const char *pc = f;
+        while (*pc && *pc != '%')
+            pc++;
+        if (pc != f)
+            fmt_put(&o, f, (size_t)(pc - f));
+        if (!*pc)
             break;
         f = pc + 1;
         const char *d = f;      /* the directive: one we know? */
@@ -150,8 +154,8 @@ static int format_into(char *dst, size_t cap, const char *fmt, va_list ap)
             d += 2;
         else {
             d += d[0] == 'l' ? (d[1] == 'l' ? 2 : 1) : d[0] == 'z';
-            if (!*d || !strchr("sduic%", *d) ||
-                ((*d == 's' || *d == 'c' || *d == '%') && d != f)) {
+            bool known = *d == 's' || *d == 'd' || *d == 'u' || *d == 'i' || *d == 'c' || *d == '%';
+            if (!known || ((*d == 's' || *d == 'c' || *d == '%') && d != f)) {
                 int n = vsnprintf(dst, cap, fmt, again);
                 va_end(again);
                 return n;
