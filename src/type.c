@@ -145,6 +145,7 @@ void type_reset(void)
     spec_cap = spec_len = 0;
     order = (PtrVec){0};
     spec_depth = 0;
+    reduce_reset();   /* arr */
 }
 
 
@@ -383,27 +384,20 @@ static const char *const later_api[] = {
     "math.isclose", "math.factorial",
     "math.gcd", "math.comb", "math.perm", NULL};
 
-/* py (issue 9): the array reductions as numba-cuda 0.30 has them (checked
- * with compile_ptx): sum prod mean var std any all argmax argmin nansum
- * nanprod nanmean are lowered there and not here yet; max min amax amin
- * nanmax nanmin median cumsum cumprod fail numba-cuda's own typing.  The
- * message for np.NAME or a.NAME(), NULL for anything else. */
+/* py (issue 9): the array reductions numba-cuda 0.30 does not compile
+ * without NRT (checked with compile_ptx): max min amax amin nanmax nanmin
+ * median cumsum cumprod ptp (np.take of a 0-d array, or a new array); the
+ * ones it compiles are reduce_array.c's (arr).  The message for np.NAME
+ * or a.NAME(), NULL for anything else. */
 const char *reduction_message(const char *path)
 {
-    static const char *const lowered[] = {"sum", "prod", "mean", "var", "std", "any", "all",
-                                          "argmax", "argmin", "nansum", "nanprod", "nanmean",
-                                          NULL};
     static const char *const refused[] = {"max", "min", "amax", "amin", "nanmax", "nanmin",
-                                          "median", "cumsum", "cumprod", NULL};
+                                          "median", "cumsum", "cumprod", "ptp", NULL};
     const char *name = strncmp(path, "np.", 3) == 0 ? path + 3 : path;
-    for (int i = 0; lowered[i]; i++)
-        if (strcmp(name, lowered[i]) == 0)
-            return arena_printf("the array reduction %s() is not supported yet (numba-cuda "
-                                "0.30 compiles it; write the loop)", name);
     for (int i = 0; refused[i]; i++)
         if (strcmp(name, refused[i]) == 0)
             return arena_printf("numba-cuda 0.30 cannot compile the array reduction %s() in "
-                                "kernels (its typing fails); write the loop", name);
+                                "kernels without NRT (its typing fails); write the loop", name);
     return NULL;
 }
 
