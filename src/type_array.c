@@ -324,6 +324,25 @@ static Node *record_array_field(Ctx *c, Loc loc, Node *base, int i)
     return n;
 }
 
+/* arr (issue 9): a.real / a.imag of a complex array, numba's
+ * array_complex_attr: the view of the underlying float type (layout A,
+ * the complex strides), imag one float further (AOP_FIELD of a field of
+ * no dimensions); readable, writable, a device-function argument */
+static Node *complex_array_part(Loc loc, Node *base, bool imag)
+{
+    const Type *at = base->type;
+    Type *fl = ty_size(at->elem) == 8 ? ty_float32 : ty_float64;
+    Node *n = node_new(E_ARRAYOP, loc);
+    n->ival = AOP_FIELD;
+    n->lhs = base;
+    n->type = ty_array(fl, at->ndim, false, at->space == SPACE_CONST ? SPACE_CONST : SPACE_GLOBAL);
+    nl_push(&n->args, tree_int(loc, ty_int64, imag ? ty_size(fl) : 0));
+    nl_push(&n->args, tree_int(loc, ty_int64, 1));
+    nl_push(&n->args, tree_int(loc, ty_int64, 1));
+    nl_push(&n->args, tree_int(loc, ty_int64, ty_size(fl)));
+    return n;
+}
+
 Node *lower_index(Ctx *c, Node *e)
 {
     /* a.shape[k] */
@@ -526,6 +545,18 @@ Node *lower_attr(Ctx *c, Node *e)
                 r = tree_binop(e->loc, OP_MUL, s, r, ty_int64);
             }
             return r;
+        }
+        /* arr (issue 9): numba's _resolve_real_imag */
+        if (strcmp(e->name, "real") == 0 || strcmp(e->name, "imag") == 0) {
+            bool number = ty_is_int(t->elem) || t->elem->kind == TY_FLOAT32 ||
+                          t->elem->kind == TY_FLOAT64 || ty_is_complex(t->elem);
+            if (!number)
+                return fail(c, e->loc, "cannot access .%s of array of %s", e->name,
+                            ty_name(t->elem));
+            if (ty_is_complex(t->elem))
+                return complex_array_part(e->loc, base, strcmp(e->name, "imag") == 0);
+            if (strcmp(e->name, "real") == 0)
+                return base;   /* numba: the identity of a real array */
         }
         if (strcmp(e->name, "copy") == 0 || strcmp(e->name, "flatten") == 0 ||
             strcmp(e->name, "ravel") == 0 || strcmp(e->name, "imag") == 0)
