@@ -1523,6 +1523,8 @@ Node *lx_call(Ctx *c, Node *e, bool stmt)
         const Global *g = sema_global(name);
         if (g && g->kind == GLOBAL_FUNC)
             return lower_device_call(c, e, g->fn, stmt);
+        if (g && g->kind == GLOBAL_NTUPLE)   /* arr: Point(1, 2.5) */
+            return ntuple_construct(c, e, g);
         if (g && g->kind == GLOBAL_FOREIGN)   /* dev */
             return lower_foreign_call(c, e, g->foreign, stmt);
         if (g && g->kind == GLOBAL_CONST)

@@ -1,6 +1,6 @@
 /*
  * type_impl.h - private to the typing files (type.c, type_array.c,
- * type_call.c, reduce_array.c): the typing context they share, and the
+ * type_call.c, reduce_array.c, ntuple.c): the typing context they share, and the
  * helpers each of them calls in another.  Nothing outside them includes it;
  * the rest of the translator sees typing through kernc.h only.
  */
@@ -120,5 +120,11 @@ bool reduce_is_method(const char *name);     /* a.NAME(): sum prod ... argmax */
 bool reduce_is_function(const char *name);   /* np.NAME(a): those and nansum ... */
 Node *lower_reduction(Ctx *c, Node *e, const char *name, Node *base, bool stmt);
 void reduce_reset(void);
+
+/* ntuple.c (arr): named tuples */
+Node *ntuple_construct(Ctx *c, Node *e, const Global *g);
+Node *ntuple_attr(Ctx *c, Node *e, Node *base);
+Node *enum_lower(Ctx *c, Node *e);   /* Color.red, Color["red"]; NULL if not */
+Node *enum_attr(Ctx *c, Node *e, Node *base);   /* m.value */
 
 #endif
