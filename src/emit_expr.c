@@ -146,6 +146,7 @@ const char *tuple_cname(const Type *t)
         sb_putc(&b, '_');
         sb_puts(&b, t->elems[i]->kind == TY_TUPLE    ? tuple_cname(t->elems[i])
                     : t->elems[i]->kind == TY_VECTOR ? ty_code(t->elems[i])
+                    : t->elems[i]->kind == TY_RECORD ? ty_code(t->elems[i])   /* arr */
                                                      : t_suffix(t->elems[i]));
     }
     return sb_take(&b);
@@ -1962,6 +1963,9 @@ const char *ex(Emitter *E, Node *n)
         if (t->type && t->type->kind == TY_VECTOR)   /* vecrec: v.x */
             return arena_printf(is_name(E, t) ? "%s.%c" : "(%s).%c", ex(E, t),
                                 "xyzw"[n->ival & 3]);
+        if (n->type && n->type->kind == TY_RECORD)   /* arr: a record in a tuple: a pointer */
+            return arena_printf(is_name(E, t) ? "(*%s.%s)" : "(*(%s).%s)", ex(E, t),
+                                tuple_member(t->type, (int)n->ival));
         return arena_printf(is_name(E, t) ? "%s.%s" : "(%s).%s", ex(E, t),
                             tuple_member(t->type, (int)n->ival));   /* arr: named tuples */
     }
