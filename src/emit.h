@@ -111,6 +111,7 @@ void cpu_unsupported(Emitter *E, Loc loc, const char *msg);
 const char *t_c(const Type *t);
 const char *t_elem(const Type *t);   /* rec: array elements, struct members */
 const char *tuple_cname(const Type *t);
+const char *tuple_member(const Type *t, int k);   /* arr: f0, or a named tuple's field */
 const char *t_dtype(const Type *t);
 void note_tuple(Emitter *E, Type *t);
 void walk_tuples(Emitter *E, Node *n);

@@ -126,14 +126,27 @@ const char *t_elem(const Type *t)
     return t && t->kind == TY_RECORD ? t->rec->cname : t_c(t);
 }
 
+/* arr (issue 9): the member of element k of a tuple's struct: f<k>, or a
+ * named tuple's field name (f<k> where C would not take it) */
+const char *tuple_member(const Type *t, int k)
+{
+    if (t->tname && !c_name_reserved(t->fnames[k]) && strncmp(t->fnames[k], "krt_", 4) != 0)
+        return t->fnames[k];
+    return arena_printf("f%d", k);
+}
+
 const char *tuple_cname(const Type *t)
 {
     StrBuf b = {0};
-    sb_puts(&b, "krt_tup");
+    if (t->tname)   /* arr: a named tuple, krt_nt_Point_i64_f64 */
+        sb_printf(&b, "krt_nt_%s", c_ident(t->tname));
+    else
+        sb_puts(&b, "krt_tup");
     for (int i = 0; i < t->nelems; i++) {
         sb_putc(&b, '_');
         sb_puts(&b, t->elems[i]->kind == TY_TUPLE    ? tuple_cname(t->elems[i])
                     : t->elems[i]->kind == TY_VECTOR ? ty_code(t->elems[i])
+                    : t->elems[i]->kind == TY_RECORD ? ty_code(t->elems[i])   /* arr */
                                                      : t_suffix(t->elems[i]));
     }
     return sb_take(&b);
@@ -156,8 +169,13 @@ static bool same_type(const Type *a, const Type *b)
     if (!a || !b || a->kind != b->kind)
         return false;
     if (a->kind == TY_TUPLE) {
-        if (a->nelems != b->nelems)
+        if (a->nelems != b->nelems || !a->tname != !b->tname ||
+            (a->tname && (strcmp(a->tname, b->tname) != 0 ||
+                          strcmp(tuple_cname(a), tuple_cname(b)) != 0)))   /* arr */
             return false;
+        for (int i = 0; a->tname && i < a->nelems; i++)
+            if (strcmp(a->fnames[i], b->fnames[i]) != 0)
+                return false;
         for (int i = 0; i < a->nelems; i++)
             if (!same_type(a->elems[i], b->elems[i]))
                 return false;
@@ -1951,7 +1969,11 @@ const char *ex(Emitter *E, Node *n)
         if (t->type && t->type->kind == TY_VECTOR)   /* vecrec: v.x */
             return arena_printf(is_name(E, t) ? "%s.%c" : "(%s).%c", ex(E, t),
                                 "xyzw"[n->ival & 3]);
-        return arena_printf(is_name(E, t) ? "%s.f%d" : "(%s).f%d", ex(E, t), (int)n->ival);
+        if (n->type && n->type->kind == TY_RECORD)   /* arr: a record in a tuple: a pointer */
+            return arena_printf(is_name(E, t) ? "(*%s.%s)" : "(*(%s).%s)", ex(E, t),
+                                tuple_member(t->type, (int)n->ival));
+        return arena_printf(is_name(E, t) ? "%s.%s" : "(%s).%s", ex(E, t),
+                            tuple_member(t->type, (int)n->ival));   /* arr: named tuples */
     }
     case E_TUPLE: {
         if (!n->type || n->type->kind != TY_TUPLE)

@@ -240,7 +240,7 @@ static void emit_tuples(Emitter *E)
         const char *n = tuple_cname(t);
         outf(E, "typedef struct %s {", n);
         for (int k = 0; k < t->nelems; k++)
-            outf(E, "    %s f%d;", t_c(t->elems[k]), k);
+            outf(E, "    %s %s;", t_c(t->elems[k]), tuple_member(t, k));
         outf(E, "} %s;", n);
         StrBuf b = {0};
         for (int k = 0; k < t->nelems; k++)
@@ -250,7 +250,7 @@ static void emit_tuples(Emitter *E)
         outf(E, "{");
         outf(E, "    %s r;", n);
         for (int k = 0; k < t->nelems; k++)
-            outf(E, "    r.f%d = f%d;", k, k);
+            outf(E, "    r.%s = f%d;", tuple_member(t, k), k);
         outf(E, "    return r;");
         outf(E, "}");
     }
@@ -814,7 +814,7 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
         outf(&E, "#define KRT_DEFINED_%s", n);
         outf(&E, "typedef struct %s {", n);
         for (int k = 0; k < t->nelems; k++)
-            outf(&E, "    %s f%d;", t_c(t->elems[k]), k);
+            outf(&E, "    %s %s;", t_c(t->elems[k]), tuple_member(t, k));
         outf(&E, "} %s;", n);
         outf(&E, "#endif");
         outf(&E, "%s", "");

@@ -247,6 +247,12 @@ struct Type {
     const struct ApiEntry *api;
     /* TY_RECORD (rec; src/record.c) */
     struct Record *rec;
+    /* arr (issue 9): a named tuple (collections.namedtuple; src/ntuple.c)
+       is a TY_TUPLE with its class name and field names (NULL: a plain
+       tuple); its C struct is the plain tuple's */
+    const char *tname;
+    const char *const *fnames;
+    bool is_enum;        /* arr: an Enum member: fnames {"value"} (src/ntuple.c) */
 };
 
 #define TY_NSCALAR KRT_NSCALAR      /* the scalar kinds: 0..TY_NSCALAR-1 */
@@ -300,6 +306,8 @@ extern Type *ty_rngstate, *ty_gridgroup;   /* TY_RNGSTATE, TY_GRIDGROUP singleto
 void types_init(void);
 Type *ty_array(Type *elem, int ndim, bool contiguous, MemSpace space); /* interned */
 Type *ty_tuple(Type **elems, int n);                                   /* interned */
+/* arr (issue 9): the named tuple `tname` with fields fnames[n]; interned */
+Type *ty_ntuple(Type **elems, int n, const char *tname, const char *const *fnames);
 /* issue 9: layout F (Fortran-contiguous), ndim >= 2; interned */
 Type *ty_array_f(Type *elem, int ndim, MemSpace space);
 bool ty_is_scalar(const Type *t);
@@ -1272,6 +1280,13 @@ typedef enum GlobalKind {
                                     foreign */
     GLOBAL_EXC,                  /* dev (issue 9): class E(Exception): pass, for
                                     raise E(...); path: its base's name */
+    GLOBAL_NTUPLE,               /* arr (issue 9): P = namedtuple("P", "x y"):
+                                    path the class name, value an E_TUPLE of
+                                    the fields' E_STRs (src/ntuple.c) */
+    GLOBAL_ENUM,                 /* arr (issue 9): class C(Enum/IntEnum): path the
+                                    name, value an E_TUPLE of (E_STR, E_CONST)
+                                    pairs, type int64 (IntEnum) or the members'
+                                    enum type (src/ntuple.c) */
 } GlobalKind;
 
 typedef struct Global {
@@ -1302,6 +1317,12 @@ Type *sema_scalar_named(const char *canon);
 /* Bind a module-level name to an API path (imports; ufunc.c's generated
  * kernels' own names for cuda and the types). */
 void sema_bind_path(const char *name, const char *path);
+/* arr (issue 9), ntuple.c: NAME = namedtuple(...) at module level (true:
+ * it was one, bound or reported). */
+bool ntuple_module_assign(const char *name, Node *rhs);
+/* class NAME(Enum or IntEnum) at module level: true when it is one (bound
+ * or reported) */
+bool enum_class_def(const Node *s);
 /* fold.c: constant folding (Python semantics). */
 /* Fold a constant expression to an E_CONST, or an E_TUPLE of them for a
  * constant tuple (NULL if it is not one; then, with `report`, an error says

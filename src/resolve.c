@@ -34,6 +34,8 @@ static void resolve_import(Node *s)
         else if (strcmp(mod, "cmath") == 0) path = "cmath";
         else if (strcmp(mod, "numpy") == 0) path = "np";
         else if (strcmp(mod, "numba") == 0) path = "numba";
+        else if (strcmp(mod, "collections") == 0) path = "collections";   /* arr */
+        else if (strcmp(mod, "enum") == 0) path = "enum";   /* arr */
         else if (strcmp(mod, "numba.cuda") == 0) path = as ? "cuda" : "numba";
         else if (strcmp(mod, "numba.cuda.random") == 0) path = as ? "cuda.random" : "numba";
         else if (strcmp(mod, "numba.cuda.fp16") == 0) path = as ? "cuda.fp16" : "numba";
@@ -112,6 +114,12 @@ static void resolve_fromimport(Node *s)
             path = bf16_import_path(name);
         } else if (strcmp(mod, "numba.cuda.types") == 0 && sema_type_alias(name)) {
             path = sema_type_alias(name);   /* bfloat16: numba-cuda 0.30's types module */
+        } else if (strcmp(mod, "collections") == 0) {   /* arr: named tuples */
+            if (strcmp(name, "namedtuple") == 0)
+                path = "collections.namedtuple";
+        } else if (strcmp(mod, "enum") == 0) {   /* arr: enums */
+            if (strcmp(name, "Enum") == 0 || strcmp(name, "IntEnum") == 0)
+                path = arena_printf("enum.%s", name);
         } else if (strcmp(mod, "math") == 0 || strcmp(mod, "cmath") == 0) {
             const char *p = arena_printf("%s.%s", mod, name);
             if (api_lookup(p))
@@ -184,6 +192,8 @@ static void resolve_constant(Node *s)
 {
     Node *t = s->args.items[0];
     if (record_module_assign(t->name, s->rhs))   /* rec: np.dtype, from_dtype */
+        return;
+    if (ntuple_module_assign(t->name, s->rhs))   /* arr: namedtuple() */
         return;
     if (s->rhs->kind == E_CALL) {
         const char *p = sema_path_of(s->rhs->lhs, NULL, NULL);
@@ -399,7 +409,7 @@ PtrVec resolve_module(Node *module, const Options *opt)
         case S_PASS: case S_NOP:
             break;
         case S_CLASS:
-            if (!exception_class_def(s))   /* dev: class E(Exception): pass */
+            if (!exception_class_def(s) && !enum_class_def(s))   /* dev; arr: enums */
                 sema_error(s->loc, "classes are not supported");
             break;
         default:

@@ -454,6 +454,8 @@ typedef struct RunTup {
     int dtype[16];                 /* element j: a scalar dtype, or -1: sub[j] */
     int size[16];
     struct RunTup *sub[16];
+    char *tname;                   /* arr: a named tuple's class, NULL if none */
+    char *fname[16];               /*   and its fields */
 } RunTup;
 
 static const krt_module *run_mod;
@@ -465,6 +467,9 @@ static RunTup *run_tup_copy(const Type *t)
         return NULL;
     r->name = strdup(ty_name(t));
     r->n = t->nelems < 16 ? t->nelems : 16;
+    r->tname = t->tname ? strdup(t->tname) : NULL;   /* arr: named tuples */
+    for (int j = 0; t->tname && j < r->n; j++)
+        r->fname[j] = strdup(t->fnames[j]);
     for (int j = 0; j < r->n; j++) {
         const Type *e = t->elems[j];
         r->dtype[j] = e->kind == TY_TUPLE ? -1 : ty_dtype(e);
@@ -1760,11 +1765,60 @@ static int run_tuple_items(char *text, char **items, int max)
     return depth == 0 ? count : -1;
 }
 
+/* arr (issue 9): a named tuple's literal may be written Point(1, 2.5) or
+ * Point(x=1, y=2.5), any order of the keywords: text becomes the plain
+ * "(1, 2.5)" form, the fields in order; false if that is not it. */
+static bool run_named_literal(const RunTup *t, char *text)
+{
+    const char *p = run_skip_space(text);
+    size_t nl = strlen(t->tname);
+    if (strncmp(p, t->tname, nl) != 0 || run_skip_space(p + nl)[0] != '(')
+        return false;
+    char *copy = strdup(run_skip_space(p + nl));
+    char *items[16];
+    int n = copy ? run_tuple_items(copy, items, 16) : -1;
+    const char *val[16] = {0};
+    bool ok = n == t->n;
+    for (int j = 0; ok && j < n; j++) {
+        char *eq = strchr(items[j], '=');
+        if (!eq || (strchr(items[j], '(') && strchr(items[j], '(') < eq)) {
+            ok = val[j] == NULL;
+            val[j] = items[j];
+            continue;
+        }
+        *eq = '\0';
+        char *name = items[j];
+        size_t l = strlen(name);
+        while (l > 0 && (name[l - 1] == ' ' || name[l - 1] == '\t'))
+            name[--l] = '\0';
+        int f = 0;
+        while (f < t->n && strcmp(t->fname[f], name) != 0)
+            f++;
+        ok = f < t->n && val[f] == NULL;
+        if (ok)
+            val[f] = run_skip_space(eq + 1);
+    }
+    StrBuf b = {0};
+    sb_putc(&b, '(');
+    for (int j = 0; ok && j < t->n; j++)
+        sb_printf(&b, "%s%s", j ? ", " : "", val[j]);
+    sb_puts(&b, t->n == 1 ? ",)" : ")");
+    if (ok && strlen(b.s) <= strlen(text))
+        strcpy(text, b.s);
+    else
+        ok = false;
+    sb_free(&b);
+    free(copy);
+    return ok;
+}
+
 static int run_parse_tuple(const krt_kernel *k, int i, const RunTup *t, char *text,
                            unsigned char *buf, const char *label)
 {
     char *items[16];
     char *orig = strdup(text);
+    if (t->tname)   /* arr: Point(x=1, y=2.5) */
+        run_named_literal(t, text);
     int n = run_tuple_items(text, items, 16);
     if (n != t->n) {
         int rc = run_error(RUN_USAGE, "%s: expected a tuple of %d value%s such as (%s), got '%s'",

@@ -296,9 +296,57 @@ static bool sig_parse_string(SigParser *P, Signature *out)
     return true;
 }
 
+static Type *sig_type_expr(Node *e, bool allow_void);
+
+/* arr (issue 9): types.NamedUniTuple(int64, 2, Point) and
+ * types.NamedTuple((int64, float64), Point), Point a module-level
+ * namedtuple class, as numba-cuda 0.30 takes them in @cuda.jit(...) */
+static Type *sig_ntuple_expr(Node *e)
+{
+    Node *f = e->lhs;
+    bool uni = f->kind == E_ATTR && strcmp(f->name, "NamedUniTuple") == 0;
+    if (!uni && !(f->kind == E_ATTR && strcmp(f->name, "NamedTuple") == 0)) {
+        sema_error(e->loc, "expected a type such as float32, float32[:] or "
+                   "types.NamedUniTuple(int64, 2, Point)");
+        return NULL;
+    }
+    int want = uni ? 3 : 2;
+    Node *cls = e->args.len == want ? e->args.items[want - 1] : NULL;
+    const Global *g = cls && cls->kind == E_NAME ? sema_global(cls->name) : NULL;
+    if (e->kwargs.len || !g || g->kind != GLOBAL_NTUPLE) {
+        sema_error(e->loc, "expected types.%s(%s, CLASS) with CLASS a module-level "
+                   "namedtuple", f->name, uni ? "type, count" : "(types...)");
+        return NULL;
+    }
+    int n = g->value->args.len;
+    Type **el = arena_alloc(sizeof *el * (size_t)n);
+    Node *items = e->args.items[0];
+    int given = uni ? (((Node *)e->args.items[1])->kind == E_INT ? (int)((Node *)e->args.items[1])->ival : -1)
+                    : items->kind == E_TUPLE ? items->args.len : -1;
+    if (given != n) {
+        sema_error(e->loc, "%s has %d field%s, not %d", g->path, n, n == 1 ? "" : "s", given);
+        return NULL;
+    }
+    const char **names = arena_alloc(sizeof *names * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        Node *te = uni ? items : items->args.items[i];
+        el[i] = uni && i > 0 ? el[0] : sig_type_expr(te, false);
+        if (!el[i])
+            return NULL;
+        if (!ty_is_scalar(el[i])) {
+            sema_error(te->loc, "named tuples of %s are not supported", ty_name(el[i]));
+            return NULL;
+        }
+        names[i] = ((Node *)g->value->args.items[i])->text;
+    }
+    return ty_ntuple(el, n, g->path, names);
+}
+
 /* float32, np.float32, float32[:], float32[:, ::1] written as an expression */
 static Type *sig_type_expr(Node *e, bool allow_void)
 {
+    if (e->kind == E_CALL)   /* arr: types.NamedUniTuple(...) */
+        return sig_ntuple_expr(e);
     Node *base = e->kind == E_SUBSCRIPT ? e->lhs : e;
     const char *p = sema_path_of(base, NULL, NULL);
     Type *t = p && strcmp(p, "cuda.random.xoroshiro128p_type") == 0 ? ty_rngstate

@@ -145,6 +145,7 @@ void type_reset(void)
     spec_cap = spec_len = 0;
     order = (PtrVec){0};
     spec_depth = 0;
+    reduce_reset();   /* arr */
 }
 
 
@@ -383,27 +384,20 @@ static const char *const later_api[] = {
     "math.isclose", "math.factorial",
     "math.gcd", "math.comb", "math.perm", NULL};
 
-/* py (issue 9): the array reductions as numba-cuda 0.30 has them (checked
- * with compile_ptx): sum prod mean var std any all argmax argmin nansum
- * nanprod nanmean are lowered there and not here yet; max min amax amin
- * nanmax nanmin median cumsum cumprod fail numba-cuda's own typing.  The
- * message for np.NAME or a.NAME(), NULL for anything else. */
+/* py (issue 9): the array reductions numba-cuda 0.30 does not compile
+ * without NRT (checked with compile_ptx): max min amax amin nanmax nanmin
+ * median cumsum cumprod ptp (np.take of a 0-d array, or a new array); the
+ * ones it compiles are reduce_array.c's (arr).  The message for np.NAME
+ * or a.NAME(), NULL for anything else. */
 const char *reduction_message(const char *path)
 {
-    static const char *const lowered[] = {"sum", "prod", "mean", "var", "std", "any", "all",
-                                          "argmax", "argmin", "nansum", "nanprod", "nanmean",
-                                          NULL};
     static const char *const refused[] = {"max", "min", "amax", "amin", "nanmax", "nanmin",
-                                          "median", "cumsum", "cumprod", NULL};
+                                          "median", "cumsum", "cumprod", "ptp", NULL};
     const char *name = strncmp(path, "np.", 3) == 0 ? path + 3 : path;
-    for (int i = 0; lowered[i]; i++)
-        if (strcmp(name, lowered[i]) == 0)
-            return arena_printf("the array reduction %s() is not supported yet (numba-cuda "
-                                "0.30 compiles it; write the loop)", name);
     for (int i = 0; refused[i]; i++)
         if (strcmp(name, refused[i]) == 0)
             return arena_printf("numba-cuda 0.30 cannot compile the array reduction %s() in "
-                                "kernels (its typing fails); write the loop", name);
+                                "kernels without NRT (its typing fails); write the loop", name);
     return NULL;
 }
 
@@ -550,6 +544,12 @@ static Node *lower_name(Ctx *c, Node *e)
         case GLOBAL_DTYPE: case GLOBAL_RECORD:   /* rec */
             return fail(c, e->loc, "the record type '%s' cannot be used as a value here",
                         e->name);
+        case GLOBAL_NTUPLE:   /* arr */
+            return fail(c, e->loc, "the named tuple class '%s' can only be called here",
+                        e->name);
+        case GLOBAL_ENUM:   /* arr */
+            return fail(c, e->loc, "the enum class '%s' cannot be used as a value here; use "
+                        "its members (%s.member)", e->name, e->name);
         }
     }
     if (api_lookup(e->name) && !strchr(e->name, '.') && !*import_hint(e->name))
@@ -694,8 +694,27 @@ static Node *mk_and(Loc loc, Node *a, Node *b);
 
 static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
 {
+    if ((op == OP_IS || op == OP_ISNOT) &&
+        (ty_is_scalar(a->type) || a->type->kind == TY_TUPLE) &&
+        (ty_is_scalar(b->type) || b->type->kind == TY_TUPLE)) {
+        /* arr (issue 9): numba's generic_is: values of one immutable type
+         * are compared with ==, of two types are never the same object */
+        if (a->type == b->type)
+            return lower_cmp2(c, loc, op == OP_IS ? OP_EQ : OP_NE, a, b);
+        if (!tree_is_pure(a) || !tree_is_pure(b))
+            return fail(c, loc, "'%s' of a call or an atomic is not supported here; assign "
+                        "its value to a variable first", op_spelling[op]);
+        return tree_int(loc, ty_bool, op == OP_ISNOT);
+    }
     if (op == OP_IS || op == OP_ISNOT || op == OP_IN || op == OP_NOTIN)
         return fail(c, loc, "the '%s' operator is not supported", op_spelling[op]);
+    if ((a->type->is_enum || b->type->is_enum) &&
+        (a->type != b->type || (op != OP_EQ && op != OP_NE)))   /* arr: numba's EnumCompare */
+        return fail(c, loc, "numba-cuda 0.30 has no '%s' of %s and %s (enum members compare "
+                    "with == and != within their class)", op_spelling[op], ty_name(a->type),
+                    ty_name(b->type));
+    if (a->type->is_enum)   /* arr: numba's enum_eq: the values compared */
+        return lower_cmp2(c, loc, op, tree_tupleget(a, 0), tree_tupleget(b, 0));
     if ((op == OP_EQ || op == OP_NE) && a->type->kind == TY_TUPLE &&
         b->type->kind == TY_TUPLE && tree_is_pure(a) && tree_is_pure(b)) {
         /* issue 9: tuples compare element by element (different lengths:

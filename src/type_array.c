@@ -324,8 +324,30 @@ static Node *record_array_field(Ctx *c, Loc loc, Node *base, int i)
     return n;
 }
 
+/* arr (issue 9): a.real / a.imag of a complex array, numba's
+ * array_complex_attr: the view of the underlying float type (layout A,
+ * the complex strides), imag one float further (AOP_FIELD of a field of
+ * no dimensions); readable, writable, a device-function argument */
+static Node *complex_array_part(Loc loc, Node *base, bool imag)
+{
+    const Type *at = base->type;
+    Type *fl = ty_size(at->elem) == 8 ? ty_float32 : ty_float64;
+    Node *n = node_new(E_ARRAYOP, loc);
+    n->ival = AOP_FIELD;
+    n->lhs = base;
+    n->type = ty_array(fl, at->ndim, false, at->space == SPACE_CONST ? SPACE_CONST : SPACE_GLOBAL);
+    nl_push(&n->args, tree_int(loc, ty_int64, imag ? ty_size(fl) : 0));
+    nl_push(&n->args, tree_int(loc, ty_int64, 1));
+    nl_push(&n->args, tree_int(loc, ty_int64, 1));
+    nl_push(&n->args, tree_int(loc, ty_int64, ty_size(fl)));
+    return n;
+}
+
 Node *lower_index(Ctx *c, Node *e)
 {
+    Node *en = enum_lower(c, e);   /* arr: Color["red"] */
+    if (en)
+        return en;
     /* a.shape[k] */
     if (e->lhs->kind == E_ATTR && strcmp(e->lhs->name, "shape") == 0 &&
         !expr_path(c, e->lhs)) {
@@ -459,8 +481,31 @@ static const char *array_attr_hint(const char *name)
     return suggest_hint(&sg);
 }
 
+/* a.shape (kind E_SHAPE) or a.strides (E_STRIDE): the UniTuple(int64,
+ * ndim) of one node of that kind per dimension */
+static Node *dim_tuple(Loc loc, Node *base, int ndim, NodeKind kind)
+{
+    Node *tup = node_new(E_TUPLE, loc);
+    Type *el[3] = {ty_int64, ty_int64, ty_int64};
+    for (int i = 0; i < ndim; i++) {
+        Node *s = node_new(kind, loc);
+        s->lhs = i ? node_clone(base) : base;
+        s->ival = (uint64_t)i;
+        s->type = ty_int64;
+        nl_push(&tup->args, s);
+    }
+    tup->type = ty_tuple(el, ndim);
+    return tup;
+}
+
 Node *lower_attr(Ctx *c, Node *e)
 {
+    Node *en = enum_lower(c, e);   /* arr: Color.red */
+    if (en)
+        return en;
+    if (strcmp(e->name, "value") == 0 && (en = enum_lower(c, e->lhs)) != NULL &&
+        (BAD(en) || en->type == ty_int64))
+        return en;   /* arr: Shape.circle.value of an IntEnum member */
     const char *p = expr_path(c, e);
     if (p)
         return lower_path_value(c, e->loc, p);
@@ -482,35 +527,13 @@ Node *lower_attr(Ctx *c, Node *e)
             }
             return r;
         }
-        if (strcmp(e->name, "shape") == 0) {   /* UniTuple(int64, ndim) */
-            Node *tup = node_new(E_TUPLE, e->loc);
-            Type *el[3] = {ty_int64, ty_int64, ty_int64};
-            for (int i = 0; i < t->ndim; i++) {
-                Node *s = node_new(E_SHAPE, e->loc);
-                s->lhs = i ? node_clone(base) : base;
-                s->ival = (uint64_t)i;
-                s->type = ty_int64;
-                nl_push(&tup->args, s);
-            }
-            tup->type = ty_tuple(el, t->ndim);
-            return tup;
-        }
+        if (strcmp(e->name, "shape") == 0)   /* UniTuple(int64, ndim) */
+            return dim_tuple(e->loc, base, t->ndim, E_SHAPE);
         /* issue 9: strides, itemsize, nbytes, T */
         if (strcmp(e->name, "T") == 0)
             return array_transpose(e->loc, base);
-        if (strcmp(e->name, "strides") == 0) {   /* UniTuple(int64, ndim), bytes */
-            Node *tup = node_new(E_TUPLE, e->loc);
-            Type *el[3] = {ty_int64, ty_int64, ty_int64};
-            for (int i = 0; i < t->ndim; i++) {
-                Node *s = node_new(E_STRIDE, e->loc);
-                s->lhs = i ? node_clone(base) : base;
-                s->ival = (uint64_t)i;
-                s->type = ty_int64;
-                nl_push(&tup->args, s);
-            }
-            tup->type = ty_tuple(el, t->ndim);
-            return tup;
-        }
+        if (strcmp(e->name, "strides") == 0)   /* UniTuple(int64, ndim), bytes */
+            return dim_tuple(e->loc, base, t->ndim, E_STRIDE);
         if (t->elem == ty_rngstate && (strcmp(e->name, "itemsize") == 0 ||
                                        strcmp(e->name, "nbytes") == 0))
             return fail(c, e->loc, "xoroshiro128p states have no '%s' here", e->name);
@@ -527,6 +550,18 @@ Node *lower_attr(Ctx *c, Node *e)
             }
             return r;
         }
+        /* arr (issue 9): numba's _resolve_real_imag */
+        if (strcmp(e->name, "real") == 0 || strcmp(e->name, "imag") == 0) {
+            bool number = ty_is_int(t->elem) || t->elem->kind == TY_FLOAT32 ||
+                          t->elem->kind == TY_FLOAT64 || ty_is_complex(t->elem);
+            if (!number)
+                return fail(c, e->loc, "cannot access .%s of array of %s", e->name,
+                            ty_name(t->elem));
+            if (ty_is_complex(t->elem))
+                return complex_array_part(e->loc, base, strcmp(e->name, "imag") == 0);
+            if (strcmp(e->name, "real") == 0)
+                return base;   /* numba: the identity of a real array */
+        }
         if (strcmp(e->name, "copy") == 0 || strcmp(e->name, "flatten") == 0 ||
             strcmp(e->name, "ravel") == 0 || strcmp(e->name, "imag") == 0)
             return fail(c, e->loc, "array.%s allocates a new array, which numba-cuda cannot do "
@@ -536,6 +571,10 @@ Node *lower_attr(Ctx *c, Node *e)
         return fail(c, e->loc, "array attribute '%s' is not supported%s", e->name,
                     array_attr_hint(e->name));
     }
+    if (t->kind == TY_TUPLE && t->is_enum)   /* arr: Color.red.value */
+        return enum_attr(c, e, base);
+    if (t->kind == TY_TUPLE && t->tname)   /* arr: p.x of a named tuple */
+        return ntuple_attr(c, e, base);
     if (t->kind == TY_RECORD) {   /* rec: r.a */
         int f = record_field_index(t, e->name);
         if (f < 0)

@@ -1070,7 +1070,9 @@ static int param_index(Ctx *c, const char *name)
     return -1;
 }
 
-static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
+/* arr: pre0, when not NULL, is e's first argument already lowered (the
+ * array of a reduction, reduce_array.c) */
+static Node *lower_device_call_(Ctx *c, Node *e, FuncDef *fd, bool stmt, Node *pre0)
 {
     /* dev (issue 9): numba-cuda 0.30 compiles a kernel called from device
      * code as a device function for the call's argument types
@@ -1101,13 +1103,13 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
         /* py (issue 9): a function, atomic or dtype passed as a value is
          * part of the specialisation, as numba's Dispatcher, Function and
          * NumberClass argument types are */
-        Type *ct = fd->nsigs ? NULL : ct_arg(c, a);
+        Type *ct = fd->nsigs || (i == 0 && pre0) ? NULL : ct_arg(c, a);
         if (ct) {
             types[i] = ct;
             v[i] = NULL;
             continue;
         }
-        v[i] = lx(c, a);
+        v[i] = i == 0 && pre0 ? pre0 : lx(c, a);
         if (BAD(v[i])) {
             if (!bad || v[i]->type == ty_error)
                 bad = v[i];
@@ -1230,6 +1232,16 @@ static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
     return seq_wrap(n, &q);
 }
 
+static Node *lower_device_call(Ctx *c, Node *e, FuncDef *fd, bool stmt)
+{
+    return lower_device_call_(c, e, fd, stmt, NULL);
+}
+
+Node *lower_device_call_pre(Ctx *c, Node *e, FuncDef *fd, bool stmt, Node *pre0)
+{
+    return lower_device_call_(c, e, fd, stmt, pre0);
+}
+
 /* dev (issue 9): a call of a cuda.declare_device function (ffi.c): the
  * arguments converted to its signature as numba converts them (any scalar
  * to any scalar), an E_FFICALL of the wrapper emit_host.c prints. */
@@ -1311,10 +1323,12 @@ Node *array_transpose(Loc loc, Node *base)
     return n;
 }
 
-static Node *lower_array_method(Ctx *c, Node *e, Node *base)
+static Node *lower_array_method(Ctx *c, Node *e, Node *base, bool stmt)
 {
     const char *m = e->lhs->name;
     Type *t = base->type;
+    if (reduce_is_function(m))   /* arr: a.sum() (reduce_array.c) */
+        return lower_reduction(c, e, m, base, stmt);
     if (e->kwargs.len)
         return fail(c, ((Node *)e->kwargs.items[0])->loc, "array.%s() takes no keyword "
                     "arguments here", m);
@@ -1491,6 +1505,8 @@ Node *lx_call(Ctx *c, Node *e, bool stmt)
     const char *p = expr_path(c, e->lhs);
     if (p) {
         const ApiEntry *a = api_lookup(p);
+        if (!a && strncmp(p, "np.", 3) == 0 && reduce_is_function(p + 3))
+            return lower_reduction(c, e, p + 3, NULL, stmt);   /* arr: np.sum(a) */
         if (!a)
             return unknown_path(c, e->lhs->loc, p);
         if (a->kind == AK_CALL || a->kind == AK_TYPE)
@@ -1507,6 +1523,8 @@ Node *lx_call(Ctx *c, Node *e, bool stmt)
         const Global *g = sema_global(name);
         if (g && g->kind == GLOBAL_FUNC)
             return lower_device_call(c, e, g->fn, stmt);
+        if (g && g->kind == GLOBAL_NTUPLE)   /* arr: Point(1, 2.5) */
+            return ntuple_construct(c, e, g);
         if (g && g->kind == GLOBAL_FOREIGN)   /* dev */
             return lower_foreign_call(c, e, g->foreign, stmt);
         if (g && g->kind == GLOBAL_CONST)
@@ -1533,7 +1551,7 @@ Node *lx_call(Ctx *c, Node *e, bool stmt)
         if (ty_is_scalar(base->type) && strcmp(e->lhs->name, "conjugate") == 0)
             return lower_conjugate(c, e, base);
         if (base->type->kind == TY_ARRAY)
-            return lower_array_method(c, e, base);
+            return lower_array_method(c, e, base, stmt);
         if (ty_is_int(base->type) && strcmp(e->lhs->name, "bit_count") == 0)
             return lower_bit_count(c, e, base);   /* npk */
         if (ty_is_scalar(base->type) && strcmp(e->lhs->name, "view") == 0) {

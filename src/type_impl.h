@@ -1,7 +1,7 @@
 /*
  * type_impl.h - private to the typing files (type.c, type_array.c,
- * type_call.c): the typing context they share, and the helpers each of
- * them calls in another.  Nothing outside these three files includes it;
+ * type_call.c, reduce_array.c, ntuple.c): the typing context they share, and the
+ * helpers each of them calls in another.  Nothing outside them includes it;
  * the rest of the translator sees typing through kernc.h only.
  */
 #ifndef KERNC_TYPE_IMPL_H
@@ -112,5 +112,19 @@ bool const_array_data(Ctx *c, Node *e, Node **flat, int64_t shape[3],
 void lower_np_ufunc_out(Ctx *c, Node *e, const ApiEntry *a, NodeList *out);
 Node *array_transpose(Loc loc, Node *base);
 Node *lx_call(Ctx *c, Node *e, bool stmt);
+/* arr: a device-function call whose first argument is lowered already */
+Node *lower_device_call_pre(Ctx *c, Node *e, FuncDef *fd, bool stmt, Node *pre0);
+
+/* reduce_array.c (arr): a.sum(), np.nanmean(a), ... */
+bool reduce_is_method(const char *name);     /* a.NAME(): sum prod ... argmax */
+bool reduce_is_function(const char *name);   /* np.NAME(a): those and nansum ... */
+Node *lower_reduction(Ctx *c, Node *e, const char *name, Node *base, bool stmt);
+void reduce_reset(void);
+
+/* ntuple.c (arr): named tuples */
+Node *ntuple_construct(Ctx *c, Node *e, const Global *g);
+Node *ntuple_attr(Ctx *c, Node *e, Node *base);
+Node *enum_lower(Ctx *c, Node *e);   /* Color.red, Color["red"]; NULL if not */
+Node *enum_attr(Ctx *c, Node *e, Node *base);   /* m.value */
 
 #endif

@@ -113,7 +113,7 @@ Type *ty_tuple(Type **elems, int n)
 {
     for (int i = 0; i < interned.len; i++) {
         Type *t = interned.items[i];
-        if (t->kind != TY_TUPLE || t->nelems != n)
+        if (t->kind != TY_TUPLE || t->nelems != n || t->tname)   /* arr: not named */
             continue;
         int j = 0;
         while (j < n && t->elems[j] == elems[j])
@@ -127,6 +127,29 @@ Type *ty_tuple(Type **elems, int n)
     t->nelems = n;
     vec_push(&interned, t);
     return t;
+}
+
+/* arr (issue 9): a named tuple, interned by its name, fields and types */
+Type *ty_ntuple(Type **elems, int n, const char *tname, const char *const *fnames)
+{
+    for (int i = 0; i < interned.len; i++) {
+        Type *t = interned.items[i];
+        if (t->kind != TY_TUPLE || t->nelems != n || !t->tname || strcmp(t->tname, tname) != 0)
+            continue;
+        int j = 0;
+        while (j < n && t->elems[j] == elems[j] && strcmp(t->fnames[j], fnames[j]) == 0)
+            j++;
+        if (j == n)
+            return t;
+    }
+    Type *t = ty_tuple(elems, n);
+    Type *nt = new_type(TY_TUPLE);
+    nt->elems = t->elems;
+    nt->nelems = n;
+    nt->tname = tname;
+    nt->fnames = fnames;
+    vec_push(&interned, nt);
+    return nt;
 }
 
 /* py (issue 9): compile-time arguments, interned */
@@ -273,6 +296,15 @@ const char *ty_name(const Type *t)
     case TY_TUPLE: {
         StrBuf b = {0};
         bool uni = true;
+        if (t->is_enum)   /* arr: numba's EnumMember */
+            return arena_printf("Enum<%s>(%s)", ty_name(t->elems[0]), t->tname);
+        if (t->tname) {   /* arr: numba's NamedTuple / NamedUniTuple */
+            sb_printf(&b, "%s(", t->tname);
+            for (int i = 0; i < t->nelems; i++)
+                sb_printf(&b, "%s%s=%s", i ? ", " : "", t->fnames[i], ty_name(t->elems[i]));
+            sb_putc(&b, ')');
+            return sb_take(&b);
+        }
         for (int i = 1; i < t->nelems; i++)
             uni = uni && t->elems[i] == t->elems[0];
         if (uni && t->nelems > 0)
@@ -586,7 +618,11 @@ Type *ty_unify(Type *a, Type *b)
             return a;
         return ty_promote_numbers(a, b);
     }
-    /* numba unifies tuples of one length element by element */
+    /* numba unifies tuples of one length element by element (arr: named
+     * tuples only with the same named tuple class) */
+    if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && (a->tname || b->tname) &&
+        (!a->tname || !b->tname || strcmp(a->tname, b->tname) != 0))
+        return NULL;
     if (a->kind == TY_TUPLE && b->kind == TY_TUPLE && a->nelems == b->nelems) {
         Type **el = arena_alloc(sizeof *el * (size_t)(a->nelems ? a->nelems : 1));
         for (int i = 0; i < a->nelems; i++) {
@@ -594,7 +630,7 @@ Type *ty_unify(Type *a, Type *b)
             if (!el[i])
                 return NULL;
         }
-        return ty_tuple(el, a->nelems);
+        return a->tname ? ty_ntuple(el, a->nelems, a->tname, a->fnames) : ty_tuple(el, a->nelems);
     }
     /* issue 9: numba's Array.unify: one dtype and ndim, layout A unless
      * both are C; views of different memory spaces are plain (global)

@@ -3,7 +3,8 @@
 # dependency graph of its objects (A uses B when A refers to a symbol that
 # B defines, from `nm`) has no circle.  One TAP test; the graph itself is
 # printed as TAP comments.  Files split from one for size count as that
-# file (type_array.c and type_call.c as type.c; see below).
+# file (type_array.c, type_call.c, reduce_array.c and ntuple.c as type.c;
+# see below).
 #
 # Environment: abs_top_builddir (where src/*.o and grammar/*.o are).
 
@@ -28,9 +29,10 @@ for o in $objs; do
     name=$(basename "$o" .o | sed 's/^kernc-//')
     # Files split from one for size are one layer: they call each other
     # through a private header (type.c, type_array.c and type_call.c share
-    # src/type_impl.h), so their edges are the edges of the whole.
+    # src/type_impl.h, and so do arr's reduce_array.c and ntuple.c), so
+    # their edges are the edges of the whole.
     case $name in
-    type_array | type_call) name=type ;;
+    type_array | type_call | reduce_array | ntuple) name=type ;;
     esac
     "$NM" "$o" | awk -v f="$name" '$1 == "U" { print "U", f, $2 } NF == 3 && $2 ~ /[TDBRC]/ { print "D", f, $3 }'
 done | awk '

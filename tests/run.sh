@@ -332,6 +332,15 @@ refused "a float in an integer tuple" 2 "expected an integer, got the float lite
     "$tkern" tk 'zeros(2)' '(3, 4.5)' '(1, 2.5, (3, 0.25))'
 refused "a scalar for a tuple parameter" 2 "expected a tuple of 3 values such as (1, 2), got '7'" \
     "$tkern" tk 'zeros(2)' '(3, 4)' 7
+# arr (issue 9): named tuple parameters, positional or by field name
+nkern=$srcdir/tests/run/ntuples.kern
+krun_got "$nkern" nk 'zeros(1)' '(1.5, 2)' --outdir ntup
+check "a named tuple's positional literal" sh -c "tail -n1 got | grep -qx '\[17\.\]'"
+krun_got "$nkern" nk 'zeros(1)' 'Point(y=2, x=1.5)' --outdir ntup
+check "a named tuple's literal by field name" sh -c "tail -n1 got | grep -qx '\[17\.\]'"
+refused "an unknown field of a named tuple" 2 \
+    "expected a tuple of 2 values such as (1, 2), got 'Point(x=1, z=2)'" \
+    "$nkern" nk 'zeros(1)' 'Point(x=1, z=2)'
 # records: a record literal for a record parameter, structured .npy files out
 rkern=$srcdir/tests/run/records.kern
 krun_got "$rkern" rk '(1.5, 2)' 'zeros(2)' 'zeros(1)' --outdir recd
