@@ -906,6 +906,66 @@ KRT_FN unsigned krt_cpu_nthreads(const krt_cpu_block *b)
     return b->block_dim.x * b->block_dim.y * b->block_dim.z;
 }
 
+/* warp (issue 10): one level of a shuffle-reduction tree on the CPU (see
+ * print_warp_tree in src/emit_cpu.c): lv holds the values v of the wn
+ * lanes of one warp, every lane active, and each lane l computes
+ * v + shfl_down_sync(0xffffffff, v, d): lane l + d's value below wn - d,
+ * its own above.  Lane l reads lane l + d before that lane writes, so the
+ * update is in place; a full warp runs 16-byte vectors (GCC and Clang
+ * vector extensions: SSE2 on x86-64, NEON on AArch64), the same IEEE
+ * additions lane by lane. */
+#if defined(__CUDACC__)
+#define KRT_LANES_FN_ static inline   /* host code: the CPU backend's */
+#else
+#define KRT_LANES_FN_ KRT_FN
+#endif
+#if defined(__GNUC__)
+typedef float krt_lanevec_f32 __attribute__((vector_size(16)));
+typedef double krt_lanevec_f64 __attribute__((vector_size(16)));
+#define KRT_LANES_DOWN_ADD_(s, T)                                            \
+    KRT_LANES_FN_ void krt_lanes_down_add_##s(T *lv, size_t wn, int64_t d)   \
+    {                                                                        \
+        const size_t n = sizeof(krt_lanevec_##s) / sizeof(T);               \
+        size_t l = 0;                                                        \
+        if (wn == 32 && d < 32) {                                            \
+            const size_t lo = 32 - (size_t)d, vlo = lo - lo % n;            \
+            krt_lanevec_##s a, b;                                            \
+            for (; l < vlo; l += n) {                                        \
+                __builtin_memcpy(&a, lv + l, sizeof a);                      \
+                __builtin_memcpy(&b, lv + l + d, sizeof b);                  \
+                a = a + b;                                                   \
+                __builtin_memcpy(lv + l, &a, sizeof a);                      \
+            }                                                                \
+            for (; l < lo; l++)                                              \
+                lv[l] = lv[l] + lv[l + d];                                   \
+            for (; l % n; l++)                                               \
+                lv[l] = lv[l] + lv[l];                                       \
+            for (; l < 32; l += n) {                                         \
+                __builtin_memcpy(&a, lv + l, sizeof a);                      \
+                a = a + a;                                                   \
+                __builtin_memcpy(lv + l, &a, sizeof a);                      \
+            }                                                                \
+            return;                                                          \
+        }                                                                    \
+        for (; (int64_t)l + d < (int64_t)wn; l++)                            \
+            lv[l] = lv[l] + lv[l + d];                                       \
+        for (; l < wn; l++)                                                  \
+            lv[l] = lv[l] + lv[l];                                           \
+    }
+#else
+#define KRT_LANES_DOWN_ADD_(s, T)                                            \
+    KRT_LANES_FN_ void krt_lanes_down_add_##s(T *lv, size_t wn, int64_t d)   \
+    {                                                                        \
+        size_t l = 0;                                                        \
+        for (; (int64_t)l + d < (int64_t)wn; l++)                            \
+            lv[l] = lv[l] + lv[l + d];                                       \
+        for (; l < wn; l++)                                                  \
+            lv[l] = lv[l] + lv[l];                                           \
+    }
+#endif
+KRT_LANES_DOWN_ADD_(f32, float)
+KRT_LANES_DOWN_ADD_(f64, double)
+
 /* ------------------------------------------------------------------ */
 /* Debug: bounds checks and assertions (debug=True, kernc -g)          */
 /* ------------------------------------------------------------------ */

@@ -615,6 +615,71 @@ static void print_warp(Emitter *E, const CpuBlock *b)
     }
 }
 
+static void print_block(Emitter *E, const CpuBlock *b);
+
+/* warp (issue 10): a shuffle-reduction tree (CpuBlock.tree, lower_cpu.c's
+ * tree_find): the uniform loop runs once per warp, on an array of the
+ * warp's values of the shuffled variable (one level of the tree:
+ * krt_lanes_down_add_*, runtime/kernrt_device.h), its block-uniform
+ * variables starting from their values on entry each time; the values go
+ * back to the frames after the loop.  Warps share nothing without a
+ * barrier, so running them one after the other is one of the orders a
+ * GPU may take. */
+static void print_warp_tree(Emitter *E, const CpuBlock *b)
+{
+    const CpuBlock *w = b->tree;
+    Node *s = tree(b->stmt), *ws = tree(w->stmt);
+    const Var *v = w->val_direct;
+    const char *V = v->cname ? v->cname : v->name;
+    const char *lv = arena_printf("krt_lanes%d", w->slot);
+    const char *suf = v->type == ty_scalar[TY_FLOAT32] ? "f32" : "f64";
+    PtrVec uv = {0};
+    for (int i = 2; i < b->body.len; i++) {
+        const Node *u = b->body.items[i]->stmt;
+        Var *t = u->kind == S_ASSIGN ? u->args.items[0]->var : u->lhs->var;
+        bool seen = false;
+        for (int j = 0; j < uv.len; j++)
+            seen = seen || uv.items[j] == t;
+        if (!seen)
+            vec_push(&uv, t);
+    }
+    outf(E, "/* a shuffle-reduction tree: each warp runs the loop on its lanes' %s */", v->name);
+    outf(E, "{");
+    E->indent++;
+    for (int j = 0; j < uv.len; j++) {
+        Var *t = uv.items[j];
+        outf(E, "const %s krt_in_%s = %s;", t_c(t->type), t->cname, var_ref(E, t));
+    }
+    outf(E, "%s %s[32];", t_c(v->type), lv);
+    outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
+    E->indent++;
+    outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
+    outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++) {");
+    outf(E, "    %s[krt_l] = krt_fr[krt_w + krt_l].%s;", lv, V);
+    outf(E, "}");
+    for (int j = 0; j < uv.len; j++) {
+        Var *t = uv.items[j];
+        outf(E, "%s = krt_in_%s;", var_ref(E, t), t->cname);
+    }
+    outf(E, "while (%s) {", ex_cond(E, s->cond));
+    E->indent++;
+    enter_block(E, w);
+    emit_lineno(E, w->line);
+    outf(E, "krt_lanes_down_add_%s(%s, krt_wn, (int64_t)(uint32_t)%s);", suf, lv, ex(E, ws->args.items[2]));
+    for (int i = 2; i < b->body.len; i++)
+        print_block(E, b->body.items[i]);
+    enter_block(E, b);
+    E->indent--;
+    outf(E, "}");
+    outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++) {");
+    outf(E, "    krt_fr[krt_w + krt_l].%s = %s[krt_l];", V, lv);
+    outf(E, "}");
+    E->indent--;
+    outf(E, "}");
+    E->indent--;
+    outf(E, "}");
+}
+
 /* issue 13 (hard): under -g, a barrier `what` (NULL: a syncwarp) checks
  * that every live thread of the block reached it (krt_cpu_barrier in
  * runtime/cpucheck.c, once more at the end of the kernel for the threads
@@ -676,6 +741,10 @@ static void print_block(Emitter *E, const CpuBlock *b)
         }
         return;
     case CB_LOOP:
+        if (b->tree) {   /* warp (issue 10) */
+            print_warp_tree(E, b);
+            return;
+        }
         if (b->uniform) {
             Node *s = tree(b->stmt);
             if (s->kind == S_FORRANGE) {

@@ -223,6 +223,14 @@ typedef struct CpuBlock {
      * warp before it */
     const struct CpuBlock *fuse;
     bool fuse_store, fused;
+    /* warp (issue 10): CB_LOOP: a shuffle-reduction tree, a uniform while
+     * loop whose body is one fused full shfl_down of a float frame
+     * variable v followed by `v = v + w` (its result w read nowhere else)
+     * and assignments of block-uniform variables only: each warp runs the
+     * whole loop on an array of its lanes' v (emit_cpu.c's
+     * print_warp_tree), which warps without a barrier may (tree: the
+     * CB_WARP; NULL: not a tree) */
+    const struct CpuBlock *tree;
 } CpuBlock;
 
 /* An extra member of the frame or of the shared struct. */

@@ -36,7 +36,6 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     size_t krt_w, krt_wn, krt_l;
-    int64_t krt_src;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -51,34 +50,26 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "e2e_warp.kern"
     off = 16;
 #line 15 "e2e_warp.kern"
-    while (off > 0) {
+    /* a shuffle-reduction tree: each warp runs the loop on its lanes' v */
+    {
+        const int64_t krt_in_off = off;
+        float krt_lanes0[32];
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_lanes0[krt_l] = krt_fr[krt_w + krt_l].v;
+            }
+            off = krt_in_off;
+            while (off > 0) {
 #line 16 "e2e_warp.kern"
-        {
-            const uint32_t krt_warp0_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
-            const int64_t krt_warp0_arg = (int64_t)((int32_t)off);
-            krt_src = (int64_t)(uint32_t)krt_warp0_arg;
-            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-                for (krt_l = 0; (int64_t)krt_l + krt_src < (int64_t)krt_wn; krt_l++) {
-                    krt_f = &krt_fr[krt_w + krt_l];
-                    float v KRT_MAYBE_UNUSED = krt_f->v;
-                    float krt_w1 KRT_MAYBE_UNUSED = krt_fr[krt_w + krt_l + (size_t)krt_src].v;
-#line 16 "e2e_warp.kern"
-                    v = v + krt_w1;
-                    krt_f->v = v;
-                }
-                for (; krt_l < krt_wn; krt_l++) {
-                    krt_f = &krt_fr[krt_w + krt_l];
-                    float v KRT_MAYBE_UNUSED = krt_f->v;
-                    float krt_w1 KRT_MAYBE_UNUSED = krt_f->v;
-#line 16 "e2e_warp.kern"
-                    v = v + krt_w1;
-                    krt_f->v = v;
-                }
+                krt_lanes_down_add_f32(krt_lanes0, krt_wn, (int64_t)(uint32_t)((int32_t)off));
+#line 17 "e2e_warp.kern"
+                off = (int64_t)((int32_t)off >> 1);
+            }
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_fr[krt_w + krt_l].v = krt_lanes0[krt_l];
             }
         }
-#line 17 "e2e_warp.kern"
-        off = (int64_t)((int32_t)off >> 1);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -92,7 +83,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 96 "e2e_warp.c"
+#line 87 "e2e_warp.c"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -154,7 +145,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 158 "e2e_warp.c"
+#line 149 "e2e_warp.c"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -254,7 +245,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 258 "e2e_warp.c"
+#line 249 "e2e_warp.c"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -373,7 +364,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 377 "e2e_warp.c"
+#line 368 "e2e_warp.c"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -424,7 +415,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 428 "e2e_warp.c"
+#line 419 "e2e_warp.c"
                 }
             }
         }
@@ -467,7 +458,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
     }
-#line 471 "e2e_warp.c"
+#line 462 "e2e_warp.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -516,7 +507,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 520 "e2e_warp.c"
+#line 511 "e2e_warp.c"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -537,7 +528,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 541 "e2e_warp.c"
+#line 532 "e2e_warp.c"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -551,7 +542,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 555 "e2e_warp.c"
+#line 546 "e2e_warp.c"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -569,7 +560,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     size_t krt_t;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
-#line 573 "e2e_warp.c"
+#line 564 "e2e_warp.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -590,7 +581,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 594 "e2e_warp.c"
+#line 585 "e2e_warp.c"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -606,7 +597,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 610 "e2e_warp.c"
+#line 601 "e2e_warp.c"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -622,7 +613,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 626 "e2e_warp.c"
+#line 617 "e2e_warp.c"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -641,7 +632,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 645 "e2e_warp.c"
+#line 636 "e2e_warp.c"
         }
     }
 }

@@ -338,7 +338,6 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
     size_t krt_w, krt_wn, krt_l;
-    int64_t krt_src;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -353,34 +352,26 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "e2e_warp.kern"
     off = 16;
 #line 15 "e2e_warp.kern"
-    while (off > 0) {
+    /* a shuffle-reduction tree: each warp runs the loop on its lanes' v */
+    {
+        const int64_t krt_in_off = off;
+        float krt_lanes0[32];
+        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_lanes0[krt_l] = krt_fr[krt_w + krt_l].v;
+            }
+            off = krt_in_off;
+            while (off > 0) {
 #line 16 "e2e_warp.kern"
-        {
-            const uint32_t krt_warp0_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
-            const int64_t krt_warp0_arg = (int64_t)((int32_t)off);
-            krt_src = (int64_t)(uint32_t)krt_warp0_arg;
-            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-                for (krt_l = 0; (int64_t)krt_l + krt_src < (int64_t)krt_wn; krt_l++) {
-                    krt_f = &krt_fr[krt_w + krt_l];
-                    float v KRT_MAYBE_UNUSED = krt_f->v;
-                    float krt_w1 KRT_MAYBE_UNUSED = krt_fr[krt_w + krt_l + (size_t)krt_src].v;
-#line 16 "e2e_warp.kern"
-                    v = v + krt_w1;
-                    krt_f->v = v;
-                }
-                for (; krt_l < krt_wn; krt_l++) {
-                    krt_f = &krt_fr[krt_w + krt_l];
-                    float v KRT_MAYBE_UNUSED = krt_f->v;
-                    float krt_w1 KRT_MAYBE_UNUSED = krt_f->v;
-#line 16 "e2e_warp.kern"
-                    v = v + krt_w1;
-                    krt_f->v = v;
-                }
+                krt_lanes_down_add_f32(krt_lanes0, krt_wn, (int64_t)(uint32_t)((int32_t)off));
+#line 17 "e2e_warp.kern"
+                off = (int64_t)((int32_t)off >> 1);
+            }
+            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
+                krt_fr[krt_w + krt_l].v = krt_lanes0[krt_l];
             }
         }
-#line 17 "e2e_warp.kern"
-        off = (int64_t)((int32_t)off >> 1);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -394,7 +385,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 398 "e2e_warp.cu"
+#line 389 "e2e_warp.cu"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -456,7 +447,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 460 "e2e_warp.cu"
+#line 451 "e2e_warp.cu"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -556,7 +547,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 560 "e2e_warp.cu"
+#line 551 "e2e_warp.cu"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -675,7 +666,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 679 "e2e_warp.cu"
+#line 670 "e2e_warp.cu"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -726,7 +717,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 730 "e2e_warp.cu"
+#line 721 "e2e_warp.cu"
                 }
             }
         }
@@ -769,7 +760,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
     }
-#line 773 "e2e_warp.cu"
+#line 764 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -818,7 +809,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 822 "e2e_warp.cu"
+#line 813 "e2e_warp.cu"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -839,7 +830,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 843 "e2e_warp.cu"
+#line 834 "e2e_warp.cu"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -853,7 +844,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 857 "e2e_warp.cu"
+#line 848 "e2e_warp.cu"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -871,7 +862,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     size_t krt_t;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
-#line 875 "e2e_warp.cu"
+#line 866 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -892,7 +883,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 896 "e2e_warp.cu"
+#line 887 "e2e_warp.cu"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -908,7 +899,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 912 "e2e_warp.cu"
+#line 903 "e2e_warp.cu"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -924,7 +915,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 928 "e2e_warp.cu"
+#line 919 "e2e_warp.cu"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -943,7 +934,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 947 "e2e_warp.cu"
+#line 938 "e2e_warp.cu"
         }
     }
 }
