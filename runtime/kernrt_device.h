@@ -907,12 +907,14 @@ KRT_FN unsigned krt_cpu_nthreads(const krt_cpu_block *b)
 }
 
 /* warp (issue 10): one level of a shuffle-reduction tree on the CPU (see
- * print_warp_tree in src/emit_cpu.c): lv holds the values v of the wn
- * lanes of one warp, every lane active, and each lane l computes
+ * print_warp_tree in src/emit_cpu.c): lv[0..wn) holds the values v of the
+ * wn lanes of one warp, every lane active, and each lane l computes
  * v + shfl_down_sync(0xffffffff, v, d): lane l + d's value below wn - d,
  * its own above.  Lane l reads lane l + d before that lane writes, so the
- * update is in place; a full warp runs 16-byte vectors (GCC and Clang
- * vector extensions: SSE2 on x86-64, NEON on AArch64), the same IEEE
+ * update is in place.  A full warp (lv has 64 elements) first copies lanes
+ * 32 - d .. 31 to lv[32 ..): then every lane adds lv[l + d], its own value
+ * where it has no source, and the lanes run as 16-byte vectors (GCC and
+ * Clang vector extensions: SSE2 on x86-64, NEON on AArch64), the same IEEE
  * additions lane by lane. */
 #if defined(__CUDACC__)
 #define KRT_LANES_FN_ static inline   /* host code: the CPU backend's */
@@ -927,22 +929,16 @@ typedef double krt_lanevec_f64 __attribute__((vector_size(16)));
     {                                                                        \
         const size_t n = sizeof(krt_lanevec_##s) / sizeof(T);               \
         size_t l = 0;                                                        \
+        krt_lanevec_##s a, b;                                                \
         if (wn == 32 && d < 32) {                                            \
-            const size_t lo = 32 - (size_t)d, vlo = lo - lo % n;            \
-            krt_lanevec_##s a, b;                                            \
-            for (; l < vlo; l += n) {                                        \
+            for (l = 0; l < (size_t)d; l += n) {                             \
+                __builtin_memcpy(&a, lv + 32 - d + l, sizeof a);             \
+                __builtin_memcpy(lv + 32 + l, &a, sizeof a);                 \
+            }                                                                \
+            for (l = 0; l < 32; l += n) {                                    \
                 __builtin_memcpy(&a, lv + l, sizeof a);                      \
                 __builtin_memcpy(&b, lv + l + d, sizeof b);                  \
                 a = a + b;                                                   \
-                __builtin_memcpy(lv + l, &a, sizeof a);                      \
-            }                                                                \
-            for (; l < lo; l++)                                              \
-                lv[l] = lv[l] + lv[l + d];                                   \
-            for (; l % n; l++)                                               \
-                lv[l] = lv[l] + lv[l];                                       \
-            for (; l < 32; l += n) {                                         \
-                __builtin_memcpy(&a, lv + l, sizeof a);                      \
-                a = a + a;                                                   \
                 __builtin_memcpy(lv + l, &a, sizeof a);                      \
             }                                                                \
             return;                                                          \
@@ -965,6 +961,41 @@ typedef double krt_lanevec_f64 __attribute__((vector_size(16)));
 #endif
 KRT_LANES_DOWN_ADD_(f32, float)
 KRT_LANES_DOWN_ADD_(f64, double)
+
+/* The lane array of a tree from the frames and back: field is the first
+ * lane's frame field, stride the frames' size; a full warp four lanes a
+ * step (the frames are an array of structs: no vector loads). */
+#define KRT_LANES_COPY_(s, T)                                                \
+    KRT_LANES_FN_ void krt_lanes_get_##s(T *lv, const void *field, size_t stride, size_t wn) \
+    {                                                                        \
+        const char *f = (const char *)field;                                 \
+        size_t l = 0;                                                        \
+        if (wn == 32)                                                        \
+            for (; l < 32; l += 4, f += 4 * stride) {                        \
+                lv[l] = *(const T *)f;                                       \
+                lv[l + 1] = *(const T *)(f + stride);                        \
+                lv[l + 2] = *(const T *)(f + 2 * stride);                    \
+                lv[l + 3] = *(const T *)(f + 3 * stride);                    \
+            }                                                                \
+        for (; l < wn; l++, f += stride)                                     \
+            lv[l] = *(const T *)f;                                           \
+    }                                                                        \
+    KRT_LANES_FN_ void krt_lanes_put_##s(const T *lv, void *field, size_t stride, size_t wn) \
+    {                                                                        \
+        char *f = (char *)field;                                             \
+        size_t l = 0;                                                        \
+        if (wn == 32)                                                        \
+            for (; l < 32; l += 4, f += 4 * stride) {                        \
+                *(T *)f = lv[l];                                             \
+                *(T *)(f + stride) = lv[l + 1];                              \
+                *(T *)(f + 2 * stride) = lv[l + 2];                          \
+                *(T *)(f + 3 * stride) = lv[l + 3];                          \
+            }                                                                \
+        for (; l < wn; l++, f += stride)                                     \
+            *(T *)f = lv[l];                                                 \
+    }
+KRT_LANES_COPY_(f32, float)
+KRT_LANES_COPY_(f64, double)
 
 /* ------------------------------------------------------------------ */
 /* Debug: bounds checks and assertions (debug=True, kernc -g)          */

@@ -650,13 +650,11 @@ static void print_warp_tree(Emitter *E, const CpuBlock *b)
         Var *t = uv.items[j];
         outf(E, "const %s krt_in_%s = %s;", t_c(t->type), t->cname, var_ref(E, t));
     }
-    outf(E, "%s %s[32];", t_c(v->type), lv);
+    outf(E, "%s %s[64];   /* 32 lanes, 32 for krt_lanes_down_add_%s */", t_c(v->type), lv, suf);
     outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
     E->indent++;
     outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
-    outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++) {");
-    outf(E, "    %s[krt_l] = krt_fr[krt_w + krt_l].%s;", lv, V);
-    outf(E, "}");
+    outf(E, "krt_lanes_get_%s(%s, &krt_fr[krt_w].%s, sizeof *krt_fr, krt_wn);", suf, lv, V);
     for (int j = 0; j < uv.len; j++) {
         Var *t = uv.items[j];
         outf(E, "%s = krt_in_%s;", var_ref(E, t), t->cname);
@@ -671,9 +669,7 @@ static void print_warp_tree(Emitter *E, const CpuBlock *b)
     enter_block(E, b);
     E->indent--;
     outf(E, "}");
-    outf(E, "for (krt_l = 0; krt_l < krt_wn; krt_l++) {");
-    outf(E, "    krt_fr[krt_w + krt_l].%s = %s[krt_l];", V, lv);
-    outf(E, "}");
+    outf(E, "krt_lanes_put_%s(%s, &krt_fr[krt_w].%s, sizeof *krt_fr, krt_wn);", suf, lv, V);
     E->indent--;
     outf(E, "}");
     E->indent--;
@@ -1148,7 +1144,7 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     }
     if (K->uses_warp) {
         outf(E, "const unsigned krt_nt = krt_cpu_nthreads(krt_b);");
-        outf(E, "size_t krt_w, krt_wn, krt_l;");
+        outf(E, K->uses_lanes ? "size_t krt_w, krt_wn, krt_l;" : "size_t krt_w, krt_wn;");
         if (K->uses_act)
             outf(E, "uint32_t krt_act;");
         if (K->uses_bal)

@@ -985,26 +985,27 @@ static void tree_find(CpuBlock *b)
     b->tree = w;
 }
 
-/* Does a warp operation of l outside the trees read a source lane
- * (krt_src)?  A tree's shuffle does not. */
-static bool tree_src_list(const CpuList *l, const CpuBlock *skip);
+/* Is there a warp operation in l outside the trees (any: of any kind;
+ * otherwise one that reads a source lane, krt_src)?  A tree's shuffle
+ * needs neither krt_src nor the lane counter krt_l. */
+static bool tree_src_list(const CpuList *l, const CpuBlock *skip, bool any);
 
-static bool tree_src_block(const CpuBlock *b, const CpuBlock *skip)
+static bool tree_src_block(const CpuBlock *b, const CpuBlock *skip, bool any)
 {
     if (!b || b == skip)
         return false;
     if (b->kind == CB_WARP &&
-        (b->ea == API_SHFL_SYNC || b->ea == API_SHFL_UP_SYNC || b->ea == API_SHFL_DOWN_SYNC ||
+        (any || b->ea == API_SHFL_SYNC || b->ea == API_SHFL_UP_SYNC || b->ea == API_SHFL_DOWN_SYNC ||
          b->ea == API_SHFL_XOR_SYNC || b->ea == API_MATCH_ANY_SYNC || b->ea == API_MATCH_ALL_SYNC))
         return true;
-    return tree_src_block(b->head, NULL) || tree_src_block(b->next, NULL) ||
-           tree_src_list(&b->body, b->tree) || tree_src_list(&b->orelse, NULL);
+    return tree_src_block(b->head, NULL, any) || tree_src_block(b->next, NULL, any) ||
+           tree_src_list(&b->body, b->tree, any) || tree_src_list(&b->orelse, NULL, any);
 }
 
-static bool tree_src_list(const CpuList *l, const CpuBlock *skip)
+static bool tree_src_list(const CpuList *l, const CpuBlock *skip, bool any)
 {
     for (int i = 0; i < l->len; i++)
-        if (tree_src_block(l->items[i], skip))
+        if (tree_src_block(l->items[i], skip, any))
             return true;
     return false;
 }
@@ -2177,7 +2178,8 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
         cache_list(&K->body, false, 0);
         cache_list(&K->body, false, 1);
         fuse_list(&K->body);
-        K->uses_src = K->uses_src && tree_src_list(&K->body, NULL);   /* warp: trees */
+        K->uses_src = K->uses_src && tree_src_list(&K->body, NULL, false);   /* warp: trees */
+        K->uses_lanes = K->uses_warp && tree_src_list(&K->body, NULL, true);
         K->uses_state = list_reads_state(&K->body);
     } else {
         /* one thread loop over the whole body; its exits go to krt_next */

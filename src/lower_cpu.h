@@ -280,6 +280,8 @@ typedef struct CpuKernel {
     bool uses_go, uses_red, uses_warp, uses_bal, uses_src;
     bool uses_state;         /* some item reads a thread's krt_state */
     bool uses_act;           /* some warp operation needs krt_act */
+    bool uses_lanes;         /* warp: some warp operation outside the
+                                shuffle-reduction trees (krt_l) */
     bool has_exit;           /* a thread can leave early (return, break...) */
     bool y_inner;            /* not split: run the threads y innermost */
     bool *uni;               /* by local index: block-uniform (NULL: none) */

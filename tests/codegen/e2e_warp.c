@@ -35,7 +35,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct warp_sum__frame *krt_f;
     size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    size_t krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -53,12 +53,10 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* a shuffle-reduction tree: each warp runs the loop on its lanes' v */
     {
         const int64_t krt_in_off = off;
-        float krt_lanes0[32];
+        float krt_lanes0[64];   /* 32 lanes, 32 for krt_lanes_down_add_f32 */
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
             krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_lanes0[krt_l] = krt_fr[krt_w + krt_l].v;
-            }
+            krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
             off = krt_in_off;
             while (off > 0) {
 #line 16 "e2e_warp.kern"
@@ -66,9 +64,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "e2e_warp.kern"
                 off = (int64_t)((int32_t)off >> 1);
             }
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_fr[krt_w + krt_l].v = krt_lanes0[krt_l];
-            }
+            krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -83,7 +79,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 87 "e2e_warp.c"
+#line 83 "e2e_warp.c"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -145,7 +141,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 149 "e2e_warp.c"
+#line 145 "e2e_warp.c"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -245,7 +241,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 249 "e2e_warp.c"
+#line 245 "e2e_warp.c"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -364,7 +360,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 368 "e2e_warp.c"
+#line 364 "e2e_warp.c"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -415,7 +411,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 419 "e2e_warp.c"
+#line 415 "e2e_warp.c"
                 }
             }
         }
@@ -458,7 +454,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
     }
-#line 462 "e2e_warp.c"
+#line 458 "e2e_warp.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -507,7 +503,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 511 "e2e_warp.c"
+#line 507 "e2e_warp.c"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -528,7 +524,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 532 "e2e_warp.c"
+#line 528 "e2e_warp.c"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -542,7 +538,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 546 "e2e_warp.c"
+#line 542 "e2e_warp.c"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -560,7 +556,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     size_t krt_t;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
-#line 564 "e2e_warp.c"
+#line 560 "e2e_warp.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -581,7 +577,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 585 "e2e_warp.c"
+#line 581 "e2e_warp.c"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -597,7 +593,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 601 "e2e_warp.c"
+#line 597 "e2e_warp.c"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -613,7 +609,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 617 "e2e_warp.c"
+#line 613 "e2e_warp.c"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -632,7 +628,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 636 "e2e_warp.c"
+#line 632 "e2e_warp.c"
         }
     }
 }

@@ -337,7 +337,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     struct warp_sum__frame *krt_f;
     size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    size_t krt_w, krt_wn, krt_l;
+    size_t krt_w, krt_wn;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -355,12 +355,10 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     /* a shuffle-reduction tree: each warp runs the loop on its lanes' v */
     {
         const int64_t krt_in_off = off;
-        float krt_lanes0[32];
+        float krt_lanes0[64];   /* 32 lanes, 32 for krt_lanes_down_add_f32 */
         for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
             krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_lanes0[krt_l] = krt_fr[krt_w + krt_l].v;
-            }
+            krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
             off = krt_in_off;
             while (off > 0) {
 #line 16 "e2e_warp.kern"
@@ -368,9 +366,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 17 "e2e_warp.kern"
                 off = (int64_t)((int32_t)off >> 1);
             }
-            for (krt_l = 0; krt_l < krt_wn; krt_l++) {
-                krt_fr[krt_w + krt_l].v = krt_lanes0[krt_l];
-            }
+            krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -385,7 +381,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 389 "e2e_warp.cu"
+#line 385 "e2e_warp.cu"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -447,7 +443,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 451 "e2e_warp.cu"
+#line 447 "e2e_warp.cu"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -547,7 +543,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 551 "e2e_warp.cu"
+#line 547 "e2e_warp.cu"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -666,7 +662,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 670 "e2e_warp.cu"
+#line 666 "e2e_warp.cu"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -717,7 +713,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 721 "e2e_warp.cu"
+#line 717 "e2e_warp.cu"
                 }
             }
         }
@@ -760,7 +756,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
     }
-#line 764 "e2e_warp.cu"
+#line 760 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -809,7 +805,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 813 "e2e_warp.cu"
+#line 809 "e2e_warp.cu"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -830,7 +826,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 834 "e2e_warp.cu"
+#line 830 "e2e_warp.cu"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -844,7 +840,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 848 "e2e_warp.cu"
+#line 844 "e2e_warp.cu"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -862,7 +858,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     size_t krt_t;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
-#line 866 "e2e_warp.cu"
+#line 862 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -883,7 +879,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 887 "e2e_warp.cu"
+#line 883 "e2e_warp.cu"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -899,7 +895,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 903 "e2e_warp.cu"
+#line 899 "e2e_warp.cu"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -915,7 +911,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 919 "e2e_warp.cu"
+#line 915 "e2e_warp.cu"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -934,7 +930,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 938 "e2e_warp.cu"
+#line 934 "e2e_warp.cu"
         }
     }
 }
