@@ -643,14 +643,56 @@ static void print_warp_tree(Emitter *E, const CpuBlock *b)
         if (!seen)
             vec_push(&uv, t);
     }
-    outf(E, "/* a shuffle-reduction tree: each warp runs the loop on its lanes' %s */", v->name);
+    const char *lev = arena_printf("krt_lev%d", w->slot), *nlev = arena_printf("krt_nlev%d", w->slot);
+    const char *arg = ex(E, ws->args.items[2]);
+    outf(E, "/* a shuffle-reduction tree: the loop runs once for the block, recording");
+    outf(E, " * its deltas, then each warp runs the levels on an array of its lanes' %s */", v->name);
     outf(E, "{");
     E->indent++;
+    outf(E, "int64_t %s[KRT_LANES_MAXLEV], %s = 0, krt_k;", lev, nlev);
+    outf(E, "%s %s[64];   /* 32 lanes, 32 for krt_lanes_down_add_%s */", t_c(v->type), lv, suf);
     for (int j = 0; j < uv.len; j++) {
         Var *t = uv.items[j];
         outf(E, "const %s krt_in_%s = %s;", t_c(t->type), t->cname, var_ref(E, t));
     }
-    outf(E, "%s %s[64];   /* 32 lanes, 32 for krt_lanes_down_add_%s */", t_c(v->type), lv, suf);
+    outf(E, "while (%s) {", ex_cond(E, s->cond));
+    E->indent++;
+    enter_block(E, w);
+    emit_lineno(E, w->line);
+    outf(E, "if (%s < KRT_LANES_MAXLEV)", nlev);
+    outf(E, "    %s[%s] = (int64_t)(uint32_t)%s;", lev, nlev, arg);
+    outf(E, "%s++;", nlev);
+    for (int i = 2; i < b->body.len; i++)
+        print_block(E, b->body.items[i]);
+    enter_block(E, b);
+    E->indent--;
+    outf(E, "}");
+    outf(E, "if (%s <= KRT_LANES_MAXLEV) {", nlev);
+    E->indent++;
+    bool t16 = v->type == ty_scalar[TY_FLOAT32];
+    if (t16)
+        outf(E, "const int krt_t16 = krt_lanes_is_tree16(%s, %s);", lev, nlev);
+    outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
+    E->indent++;
+    outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
+    outf(E, "krt_lanes_get_%s(%s, &krt_fr[krt_w].%s, sizeof *krt_fr, krt_wn);", suf, lv, V);
+    if (t16) {
+        outf(E, "if (krt_wn == 32 && krt_t16)");
+        outf(E, "    krt_lanes_tree16_add_f32(%s);", lv);
+        outf(E, "else");
+        outf(E, "    for (krt_k = 0; krt_k < %s; krt_k++)", nlev);
+        outf(E, "        krt_lanes_down_add_%s(%s, krt_wn, %s[krt_k]);", suf, lv, lev);
+    } else {
+        outf(E, "for (krt_k = 0; krt_k < %s; krt_k++)", nlev);
+        outf(E, "    krt_lanes_down_add_%s(%s, krt_wn, %s[krt_k]);", suf, lv, lev);
+    }
+    outf(E, "krt_lanes_put_%s(%s, &krt_fr[krt_w].%s, sizeof *krt_fr, krt_wn);", suf, lv, V);
+    E->indent--;
+    outf(E, "}");
+    E->indent--;
+    outf(E, "} else {");
+    E->indent++;
+    outf(E, "/* more levels than recorded: each warp runs the loop again */");
     outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
     E->indent++;
     outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
@@ -663,13 +705,15 @@ static void print_warp_tree(Emitter *E, const CpuBlock *b)
     E->indent++;
     enter_block(E, w);
     emit_lineno(E, w->line);
-    outf(E, "krt_lanes_down_add_%s(%s, krt_wn, (int64_t)(uint32_t)%s);", suf, lv, ex(E, ws->args.items[2]));
+    outf(E, "krt_lanes_down_add_%s(%s, krt_wn, (int64_t)(uint32_t)%s);", suf, lv, arg);
     for (int i = 2; i < b->body.len; i++)
         print_block(E, b->body.items[i]);
     enter_block(E, b);
     E->indent--;
     outf(E, "}");
     outf(E, "krt_lanes_put_%s(%s, &krt_fr[krt_w].%s, sizeof *krt_fr, krt_wn);", suf, lv, V);
+    E->indent--;
+    outf(E, "}");
     E->indent--;
     outf(E, "}");
     E->indent--;

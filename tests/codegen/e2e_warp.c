@@ -50,21 +50,46 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "e2e_warp.kern"
     off = 16;
 #line 15 "e2e_warp.kern"
-    /* a shuffle-reduction tree: each warp runs the loop on its lanes' v */
+    /* a shuffle-reduction tree: the loop runs once for the block, recording
+     * its deltas, then each warp runs the levels on an array of its lanes' v */
     {
-        const int64_t krt_in_off = off;
+        int64_t krt_lev0[KRT_LANES_MAXLEV], krt_nlev0 = 0, krt_k;
         float krt_lanes0[64];   /* 32 lanes, 32 for krt_lanes_down_add_f32 */
-        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
-            off = krt_in_off;
-            while (off > 0) {
+        const int64_t krt_in_off = off;
+        while (off > 0) {
 #line 16 "e2e_warp.kern"
-                krt_lanes_down_add_f32(krt_lanes0, krt_wn, (int64_t)(uint32_t)((int32_t)off));
+            if (krt_nlev0 < KRT_LANES_MAXLEV)
+                krt_lev0[krt_nlev0] = (int64_t)(uint32_t)((int32_t)off);
+            krt_nlev0++;
 #line 17 "e2e_warp.kern"
-                off = (int64_t)((int32_t)off >> 1);
+            off = (int64_t)((int32_t)off >> 1);
+        }
+        if (krt_nlev0 <= KRT_LANES_MAXLEV) {
+            const int krt_t16 = krt_lanes_is_tree16(krt_lev0, krt_nlev0);
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+                if (krt_wn == 32 && krt_t16)
+                    krt_lanes_tree16_add_f32(krt_lanes0);
+                else
+                    for (krt_k = 0; krt_k < krt_nlev0; krt_k++)
+                        krt_lanes_down_add_f32(krt_lanes0, krt_wn, krt_lev0[krt_k]);
+                krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
             }
-            krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+        } else {
+            /* more levels than recorded: each warp runs the loop again */
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+                off = krt_in_off;
+                while (off > 0) {
+#line 16 "e2e_warp.kern"
+                    krt_lanes_down_add_f32(krt_lanes0, krt_wn, (int64_t)(uint32_t)((int32_t)off));
+#line 17 "e2e_warp.kern"
+                    off = (int64_t)((int32_t)off >> 1);
+                }
+                krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+            }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -79,7 +104,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 83 "e2e_warp.c"
+#line 108 "e2e_warp.c"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -141,7 +166,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 145 "e2e_warp.c"
+#line 170 "e2e_warp.c"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -241,7 +266,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 245 "e2e_warp.c"
+#line 270 "e2e_warp.c"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -360,7 +385,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 364 "e2e_warp.c"
+#line 389 "e2e_warp.c"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -411,7 +436,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 415 "e2e_warp.c"
+#line 440 "e2e_warp.c"
                 }
             }
         }
@@ -454,7 +479,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
     }
-#line 458 "e2e_warp.c"
+#line 483 "e2e_warp.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -503,7 +528,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 507 "e2e_warp.c"
+#line 532 "e2e_warp.c"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -524,7 +549,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 528 "e2e_warp.c"
+#line 553 "e2e_warp.c"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -538,7 +563,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 542 "e2e_warp.c"
+#line 567 "e2e_warp.c"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -556,7 +581,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     size_t krt_t;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
-#line 560 "e2e_warp.c"
+#line 585 "e2e_warp.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -577,7 +602,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 581 "e2e_warp.c"
+#line 606 "e2e_warp.c"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -593,7 +618,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 597 "e2e_warp.c"
+#line 622 "e2e_warp.c"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -609,7 +634,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 613 "e2e_warp.c"
+#line 638 "e2e_warp.c"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -628,7 +653,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 632 "e2e_warp.c"
+#line 657 "e2e_warp.c"
         }
     }
 }

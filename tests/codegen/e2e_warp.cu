@@ -352,21 +352,46 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 #line 14 "e2e_warp.kern"
     off = 16;
 #line 15 "e2e_warp.kern"
-    /* a shuffle-reduction tree: each warp runs the loop on its lanes' v */
+    /* a shuffle-reduction tree: the loop runs once for the block, recording
+     * its deltas, then each warp runs the levels on an array of its lanes' v */
     {
-        const int64_t krt_in_off = off;
+        int64_t krt_lev0[KRT_LANES_MAXLEV], krt_nlev0 = 0, krt_k;
         float krt_lanes0[64];   /* 32 lanes, 32 for krt_lanes_down_add_f32 */
-        for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
-            krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-            krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
-            off = krt_in_off;
-            while (off > 0) {
+        const int64_t krt_in_off = off;
+        while (off > 0) {
 #line 16 "e2e_warp.kern"
-                krt_lanes_down_add_f32(krt_lanes0, krt_wn, (int64_t)(uint32_t)((int32_t)off));
+            if (krt_nlev0 < KRT_LANES_MAXLEV)
+                krt_lev0[krt_nlev0] = (int64_t)(uint32_t)((int32_t)off);
+            krt_nlev0++;
 #line 17 "e2e_warp.kern"
-                off = (int64_t)((int32_t)off >> 1);
+            off = (int64_t)((int32_t)off >> 1);
+        }
+        if (krt_nlev0 <= KRT_LANES_MAXLEV) {
+            const int krt_t16 = krt_lanes_is_tree16(krt_lev0, krt_nlev0);
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+                if (krt_wn == 32 && krt_t16)
+                    krt_lanes_tree16_add_f32(krt_lanes0);
+                else
+                    for (krt_k = 0; krt_k < krt_nlev0; krt_k++)
+                        krt_lanes_down_add_f32(krt_lanes0, krt_wn, krt_lev0[krt_k]);
+                krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
             }
-            krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+        } else {
+            /* more levels than recorded: each warp runs the loop again */
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+                off = krt_in_off;
+                while (off > 0) {
+#line 16 "e2e_warp.kern"
+                    krt_lanes_down_add_f32(krt_lanes0, krt_wn, (int64_t)(uint32_t)((int32_t)off));
+#line 17 "e2e_warp.kern"
+                    off = (int64_t)((int32_t)off >> 1);
+                }
+                krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+            }
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -381,7 +406,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 385 "e2e_warp.cu"
+#line 410 "e2e_warp.cu"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -443,7 +468,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 447 "e2e_warp.cu"
+#line 472 "e2e_warp.cu"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -543,7 +568,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 547 "e2e_warp.cu"
+#line 572 "e2e_warp.cu"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -662,7 +687,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 666 "e2e_warp.cu"
+#line 691 "e2e_warp.cu"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -713,7 +738,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 717 "e2e_warp.cu"
+#line 742 "e2e_warp.cu"
                 }
             }
         }
@@ -756,7 +781,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
     }
-#line 760 "e2e_warp.cu"
+#line 785 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -805,7 +830,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 809 "e2e_warp.cu"
+#line 834 "e2e_warp.cu"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -826,7 +851,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 830 "e2e_warp.cu"
+#line 855 "e2e_warp.cu"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -840,7 +865,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 844 "e2e_warp.cu"
+#line 869 "e2e_warp.cu"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -858,7 +883,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     size_t krt_t;
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
-#line 862 "e2e_warp.cu"
+#line 887 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -879,7 +904,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 883 "e2e_warp.cu"
+#line 908 "e2e_warp.cu"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -895,7 +920,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 899 "e2e_warp.cu"
+#line 924 "e2e_warp.cu"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -911,7 +936,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 915 "e2e_warp.cu"
+#line 940 "e2e_warp.cu"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -930,7 +955,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 934 "e2e_warp.cu"
+#line 959 "e2e_warp.cu"
         }
     }
 }
