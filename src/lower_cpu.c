@@ -977,7 +977,8 @@ static void tree_find(CpuBlock *b)
         s->orelse.len > 0 || !tree_pure(s->cond) || b->body.len < 2)
         return;
     CpuBlock *w = b->body.items[0], *r = b->body.items[1];
-    if (w->kind != CB_WARP || w->fuse != r || w->fuse_store || !r->fused || !tree_add(w, r))
+    if (w->kind != CB_WARP || w->fuse != r || w->fuse_store || !r->fused || !tree_add(w, r) ||
+        w->stmt->args.len < 3 || !tree_pure(w->stmt->args.items[2]))
         return;
     for (int i = 2; i < b->body.len; i++)
         if (!tree_uniform_stmt(b->body.items[i]))
