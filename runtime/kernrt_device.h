@@ -906,6 +906,165 @@ KRT_FN unsigned krt_cpu_nthreads(const krt_cpu_block *b)
     return b->block_dim.x * b->block_dim.y * b->block_dim.z;
 }
 
+/* warp (issue 10): one level of a shuffle-reduction tree on the CPU (see
+ * print_warp_tree in src/emit_cpu.c): lv[0..wn) holds the values v of the
+ * wn lanes of one warp, every lane active, and each lane l computes
+ * v + shfl_down_sync(0xffffffff, v, d): lane l + d's value below wn - d,
+ * its own above.  Lane l reads lane l + d before that lane writes, so the
+ * update is in place.  A full warp (lv has 64 elements) first copies lanes
+ * 32 - d .. 31 to lv[32 ..): then every lane adds lv[l + d], its own value
+ * where it has no source, and the lanes run as 16-byte vectors (GCC and
+ * Clang vector extensions: SSE2 on x86-64, NEON on AArch64), the same IEEE
+ * additions lane by lane. */
+#if defined(__CUDACC__)
+#define KRT_LANES_FN_ static inline   /* host code: the CPU backend's */
+#else
+#define KRT_LANES_FN_ KRT_FN
+#endif
+#if defined(__GNUC__)
+typedef float krt_lanevec_f32 __attribute__((vector_size(16)));
+typedef double krt_lanevec_f64 __attribute__((vector_size(16)));
+#define KRT_LANES_DOWN_ADD_(s, T)                                            \
+    KRT_LANES_FN_ void krt_lanes_down_add_##s(T *lv, size_t wn, int64_t d)   \
+    {                                                                        \
+        const size_t n = sizeof(krt_lanevec_##s) / sizeof(T);               \
+        size_t l = 0;                                                        \
+        krt_lanevec_##s a, b;                                                \
+        if (wn == 32 && d < 32) {                                            \
+            for (l = 0; l < (size_t)d; l += n) {                             \
+                __builtin_memcpy(&a, lv + 32 - d + l, sizeof a);             \
+                __builtin_memcpy(lv + 32 + l, &a, sizeof a);                 \
+            }                                                                \
+            for (l = 0; l < 32; l += n) {                                    \
+                __builtin_memcpy(&a, lv + l, sizeof a);                      \
+                __builtin_memcpy(&b, lv + l + d, sizeof b);                  \
+                a = a + b;                                                   \
+                __builtin_memcpy(lv + l, &a, sizeof a);                      \
+            }                                                                \
+            return;                                                          \
+        }                                                                    \
+        for (; (int64_t)l + d < (int64_t)wn; l++)                            \
+            lv[l] = lv[l] + lv[l + d];                                       \
+        for (; l < wn; l++)                                                  \
+            lv[l] = lv[l] + lv[l];                                           \
+    }
+#else
+#define KRT_LANES_DOWN_ADD_(s, T)                                            \
+    KRT_LANES_FN_ void krt_lanes_down_add_##s(T *lv, size_t wn, int64_t d)   \
+    {                                                                        \
+        size_t l = 0;                                                        \
+        for (; (int64_t)l + d < (int64_t)wn; l++)                            \
+            lv[l] = lv[l] + lv[l + d];                                       \
+        for (; l < wn; l++)                                                  \
+            lv[l] = lv[l] + lv[l];                                           \
+    }
+#endif
+KRT_LANES_DOWN_ADD_(f32, float)
+KRT_LANES_DOWN_ADD_(f64, double)
+
+/* The deltas a tree's loop took (kernc records them once per block, up to
+ * KRT_LANES_MAXLEV): the classic 16, 8, 4, 2, 1? */
+#define KRT_LANES_MAXLEV 64
+KRT_LANES_FN_ int krt_lanes_is_tree16(const int64_t *lev, int64_t n)
+{
+    return n == 5 && lev[0] == 16 && lev[1] == 8 && lev[2] == 4 && lev[3] == 2 && lev[4] == 1;
+}
+
+/* The classic tree (deltas 16, 8, 4, 2, 1) of a full warp of float32 in
+ * eight 4-lane vectors: the same additions as krt_lanes_down_add_f32 level
+ * by level, lane by lane (a lane without a source adds its own value). */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+KRT_LANES_FN_ void krt_lanes_tree16_add_f32(float *lv)
+{
+    krt_lanevec_f32 c0, c1, c2, c3, c4, c5, c6, c7;
+    __builtin_memcpy(&c0, lv, sizeof c0);
+    __builtin_memcpy(&c1, lv + 4, sizeof c1);
+    __builtin_memcpy(&c2, lv + 8, sizeof c2);
+    __builtin_memcpy(&c3, lv + 12, sizeof c3);
+    __builtin_memcpy(&c4, lv + 16, sizeof c4);
+    __builtin_memcpy(&c5, lv + 20, sizeof c5);
+    __builtin_memcpy(&c6, lv + 24, sizeof c6);
+    __builtin_memcpy(&c7, lv + 28, sizeof c7);
+    /* 16: lanes 0..15 from 16..31, the others their own */
+    c0 = c0 + c4; c1 = c1 + c5; c2 = c2 + c6; c3 = c3 + c7;
+    c4 = c4 + c4; c5 = c5 + c5; c6 = c6 + c6; c7 = c7 + c7;
+    /* 8 */
+    c0 = c0 + c2; c1 = c1 + c3; c2 = c2 + c4; c3 = c3 + c5;
+    c4 = c4 + c6; c5 = c5 + c7; c6 = c6 + c6; c7 = c7 + c7;
+    /* 4 */
+    c0 = c0 + c1; c1 = c1 + c2; c2 = c2 + c3; c3 = c3 + c4;
+    c4 = c4 + c5; c5 = c5 + c6; c6 = c6 + c7; c7 = c7 + c7;
+    /* 2: across neighbouring vectors */
+    c0 = c0 + __builtin_shufflevector(c0, c1, 2, 3, 4, 5);
+    c1 = c1 + __builtin_shufflevector(c1, c2, 2, 3, 4, 5);
+    c2 = c2 + __builtin_shufflevector(c2, c3, 2, 3, 4, 5);
+    c3 = c3 + __builtin_shufflevector(c3, c4, 2, 3, 4, 5);
+    c4 = c4 + __builtin_shufflevector(c4, c5, 2, 3, 4, 5);
+    c5 = c5 + __builtin_shufflevector(c5, c6, 2, 3, 4, 5);
+    c6 = c6 + __builtin_shufflevector(c6, c7, 2, 3, 4, 5);
+    c7 = c7 + __builtin_shufflevector(c7, c7, 2, 3, 2, 3);
+    /* 1 */
+    c0 = c0 + __builtin_shufflevector(c0, c1, 1, 2, 3, 4);
+    c1 = c1 + __builtin_shufflevector(c1, c2, 1, 2, 3, 4);
+    c2 = c2 + __builtin_shufflevector(c2, c3, 1, 2, 3, 4);
+    c3 = c3 + __builtin_shufflevector(c3, c4, 1, 2, 3, 4);
+    c4 = c4 + __builtin_shufflevector(c4, c5, 1, 2, 3, 4);
+    c5 = c5 + __builtin_shufflevector(c5, c6, 1, 2, 3, 4);
+    c6 = c6 + __builtin_shufflevector(c6, c7, 1, 2, 3, 4);
+    c7 = c7 + __builtin_shufflevector(c7, c7, 1, 2, 3, 3);
+    __builtin_memcpy(lv, &c0, sizeof c0);
+    __builtin_memcpy(lv + 4, &c1, sizeof c1);
+    __builtin_memcpy(lv + 8, &c2, sizeof c2);
+    __builtin_memcpy(lv + 12, &c3, sizeof c3);
+    __builtin_memcpy(lv + 16, &c4, sizeof c4);
+    __builtin_memcpy(lv + 20, &c5, sizeof c5);
+    __builtin_memcpy(lv + 24, &c6, sizeof c6);
+    __builtin_memcpy(lv + 28, &c7, sizeof c7);
+}
+#else
+KRT_LANES_FN_ void krt_lanes_tree16_add_f32(float *lv)
+{
+    int64_t d;
+    for (d = 16; d > 0; d /= 2)
+        krt_lanes_down_add_f32(lv, 32, d);
+}
+#endif
+
+/* The lane array of a tree from the frames and back: field is the first
+ * lane's frame field, stride the frames' size; a full warp four lanes a
+ * step (the frames are an array of structs: no vector loads). */
+#define KRT_LANES_COPY_(s, T)                                                \
+    KRT_LANES_FN_ void krt_lanes_get_##s(T *lv, const void *field, size_t stride, size_t wn) \
+    {                                                                        \
+        const char *f = (const char *)field;                                 \
+        size_t l = 0;                                                        \
+        if (wn == 32)                                                        \
+            for (; l < 32; l += 4, f += 4 * stride) {                        \
+                lv[l] = *(const T *)f;                                       \
+                lv[l + 1] = *(const T *)(f + stride);                        \
+                lv[l + 2] = *(const T *)(f + 2 * stride);                    \
+                lv[l + 3] = *(const T *)(f + 3 * stride);                    \
+            }                                                                \
+        for (; l < wn; l++, f += stride)                                     \
+            lv[l] = *(const T *)f;                                           \
+    }                                                                        \
+    KRT_LANES_FN_ void krt_lanes_put_##s(const T *lv, void *field, size_t stride, size_t wn) \
+    {                                                                        \
+        char *f = (char *)field;                                             \
+        size_t l = 0;                                                        \
+        if (wn == 32)                                                        \
+            for (; l < 32; l += 4, f += 4 * stride) {                        \
+                *(T *)f = lv[l];                                             \
+                *(T *)(f + stride) = lv[l + 1];                              \
+                *(T *)(f + 2 * stride) = lv[l + 2];                          \
+                *(T *)(f + 3 * stride) = lv[l + 3];                          \
+            }                                                                \
+        for (; l < wn; l++, f += stride)                                     \
+            *(T *)f = lv[l];                                                 \
+    }
+KRT_LANES_COPY_(f32, float)
+KRT_LANES_COPY_(f64, double)
+
 /* ------------------------------------------------------------------ */
 /* Debug: bounds checks and assertions (debug=True, kernc -g)          */
 /* ------------------------------------------------------------------ */

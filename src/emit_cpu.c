@@ -662,6 +662,111 @@ static void print_warp(Emitter *E, const CpuBlock *b)
     }
 }
 
+static void print_block(Emitter *E, const CpuBlock *b);
+
+/* warp (issue 10): a shuffle-reduction tree (CpuBlock.tree, lower_cpu.c's
+ * tree_find): the uniform loop runs once per warp, on an array of the
+ * warp's values of the shuffled variable (one level of the tree:
+ * krt_lanes_down_add_*, runtime/kernrt_device.h), its block-uniform
+ * variables starting from their values on entry each time; the values go
+ * back to the frames after the loop.  Warps share nothing without a
+ * barrier, so running them one after the other is one of the orders a
+ * GPU may take. */
+static void print_warp_tree(Emitter *E, const CpuBlock *b)
+{
+    const CpuBlock *w = b->tree;
+    Node *s = tree(b->stmt), *ws = tree(w->stmt);
+    const Var *v = w->val_direct;
+    const char *V = v->cname ? v->cname : v->name;
+    const char *lv = arena_printf("krt_lanes%d", w->slot);
+    const char *suf = v->type == ty_scalar[TY_FLOAT32] ? "f32" : "f64";
+    PtrVec uv = {0};
+    for (int i = 2; i < b->body.len; i++) {
+        const Node *u = b->body.items[i]->stmt;
+        Var *t = u->kind == S_ASSIGN ? u->args.items[0]->var : u->lhs->var;
+        bool seen = false;
+        for (int j = 0; j < uv.len; j++)
+            seen = seen || uv.items[j] == t;
+        if (!seen)
+            vec_push(&uv, t);
+    }
+    const char *lev = arena_printf("krt_lev%d", w->slot), *nlev = arena_printf("krt_nlev%d", w->slot);
+    const char *arg = ex(E, ws->args.items[2]);
+    outf(E, "/* a shuffle-reduction tree: the loop runs once for the block, recording");
+    outf(E, " * its deltas, then each warp runs the levels on an array of its lanes' %s */", v->name);
+    outf(E, "{");
+    E->indent++;
+    outf(E, "int64_t %s[KRT_LANES_MAXLEV], %s = 0, krt_k;", lev, nlev);
+    outf(E, "%s %s[64];   /* 32 lanes, 32 for krt_lanes_down_add_%s */", t_c(v->type), lv, suf);
+    for (int j = 0; j < uv.len; j++) {
+        Var *t = uv.items[j];
+        outf(E, "const %s krt_in_%s = %s;", t_c(t->type), t->cname, var_ref(E, t));
+    }
+    outf(E, "while (%s) {", ex_cond(E, s->cond));
+    E->indent++;
+    enter_block(E, w);
+    emit_lineno(E, w->line);
+    outf(E, "if (%s < KRT_LANES_MAXLEV)", nlev);
+    outf(E, "    %s[%s] = (int64_t)(uint32_t)%s;", lev, nlev, arg);
+    outf(E, "%s++;", nlev);
+    for (int i = 2; i < b->body.len; i++)
+        print_block(E, b->body.items[i]);
+    enter_block(E, b);
+    E->indent--;
+    outf(E, "}");
+    outf(E, "if (%s <= KRT_LANES_MAXLEV) {", nlev);
+    E->indent++;
+    bool t16 = v->type == ty_scalar[TY_FLOAT32];
+    if (t16)
+        outf(E, "const int krt_t16 = krt_lanes_is_tree16(%s, %s);", lev, nlev);
+    outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
+    E->indent++;
+    outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
+    outf(E, "krt_lanes_get_%s(%s, &krt_fr[krt_w].%s, sizeof *krt_fr, krt_wn);", suf, lv, V);
+    if (t16) {
+        outf(E, "if (krt_wn == 32 && krt_t16)");
+        outf(E, "    krt_lanes_tree16_add_f32(%s);", lv);
+        outf(E, "else");
+        outf(E, "    for (krt_k = 0; krt_k < %s; krt_k++)", nlev);
+        outf(E, "        krt_lanes_down_add_%s(%s, krt_wn, %s[krt_k]);", suf, lv, lev);
+    } else {
+        outf(E, "for (krt_k = 0; krt_k < %s; krt_k++)", nlev);
+        outf(E, "    krt_lanes_down_add_%s(%s, krt_wn, %s[krt_k]);", suf, lv, lev);
+    }
+    outf(E, "krt_lanes_put_%s(%s, &krt_fr[krt_w].%s, sizeof *krt_fr, krt_wn);", suf, lv, V);
+    E->indent--;
+    outf(E, "}");
+    E->indent--;
+    outf(E, "} else {");
+    E->indent++;
+    outf(E, "/* more levels than recorded: each warp runs the loop again */");
+    outf(E, "for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {");
+    E->indent++;
+    outf(E, "krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;");
+    outf(E, "krt_lanes_get_%s(%s, &krt_fr[krt_w].%s, sizeof *krt_fr, krt_wn);", suf, lv, V);
+    for (int j = 0; j < uv.len; j++) {
+        Var *t = uv.items[j];
+        outf(E, "%s = krt_in_%s;", var_ref(E, t), t->cname);
+    }
+    outf(E, "while (%s) {", ex_cond(E, s->cond));
+    E->indent++;
+    enter_block(E, w);
+    emit_lineno(E, w->line);
+    outf(E, "krt_lanes_down_add_%s(%s, krt_wn, (int64_t)(uint32_t)%s);", suf, lv, arg);
+    for (int i = 2; i < b->body.len; i++)
+        print_block(E, b->body.items[i]);
+    enter_block(E, b);
+    E->indent--;
+    outf(E, "}");
+    outf(E, "krt_lanes_put_%s(%s, &krt_fr[krt_w].%s, sizeof *krt_fr, krt_wn);", suf, lv, V);
+    E->indent--;
+    outf(E, "}");
+    E->indent--;
+    outf(E, "}");
+    E->indent--;
+    outf(E, "}");
+}
+
 /* issue 13 (hard): under -g, a barrier `what` (NULL: a syncwarp) checks
  * that every live thread of the block reached it (krt_cpu_barrier in
  * runtime/cpucheck.c, once more at the end of the kernel for the threads
@@ -723,6 +828,10 @@ static void print_block(Emitter *E, const CpuBlock *b)
         }
         return;
     case CB_LOOP:
+        if (b->tree) {   /* warp (issue 10) */
+            print_warp_tree(E, b);
+            return;
+        }
         if (b->uniform) {
             Node *s = tree(b->stmt);
             if (s->kind == S_FORRANGE) {
@@ -1229,7 +1338,7 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     }
     if (K->uses_warp) {
         outf(E, "const unsigned krt_nt = krt_cpu_nthreads(krt_b);");
-        outf(E, "size_t krt_w, krt_wn, krt_l;");
+        outf(E, K->uses_lanes ? "size_t krt_w, krt_wn, krt_l;" : "size_t krt_w, krt_wn;");
         if (K->uses_act)
             outf(E, "uint32_t krt_act;");
         if (K->uses_bal)

@@ -912,6 +912,122 @@ static void cache_list(CpuList *l, bool in_loop, int pass)
         cache_block(l->items[i], in_loop, pass);
 }
 
+/* ---- warp (issue 10): shuffle-reduction trees (CpuBlock.tree) ---- */
+
+/* An expression a warp may evaluate again for itself: arithmetic on
+ * scalar variables and constants, no memory, no call, no division but by
+ * a nonzero constant. */
+static Visit tree_impure(const Node *n, void *ctx)
+{
+    (void)ctx;
+    switch (n->kind) {
+    case E_CONST: case E_CAST: case E_UNARY: case E_COMPARE: case E_BOOLOP:
+        return VISIT_CHILDREN;
+    case E_VAR:
+        return n->var && n->var->type && n->var->type->kind != TY_ARRAY ? VISIT_CHILDREN : VISIT_STOP;
+    case E_BINOP:
+        if (n->op == OP_POW || n->op == OP_MATMUL)
+            return VISIT_STOP;
+        if ((n->op == OP_DIV || n->op == OP_FLOORDIV || n->op == OP_MOD) &&
+            !(n->rhs && n->rhs->kind == E_CONST && (n->rhs->ival != 0 || n->rhs->fval != 0)))
+            return VISIT_STOP;
+        return VISIT_CHILDREN;
+    default:
+        return VISIT_STOP;
+    }
+}
+
+static bool tree_pure(const Node *n)
+{
+    return !n || !node_walk(n, tree_impure, NULL);
+}
+
+/* A CB_UNIFORM the loop may run once per warp: the assignment of a
+ * block-uniform C local from a pure expression. */
+static bool tree_uniform_stmt(const CpuBlock *u)
+{
+    const Node *s = u->stmt;
+    const Node *t = NULL;
+    if (u->kind != CB_UNIFORM || !s)
+        return false;
+    if (s->kind == S_ASSIGN && s->args.len == 1)
+        t = s->args.items[0];
+    else if (s->kind == S_AUGASSIGN)
+        t = s->lhs;
+    if (!t || t->kind != E_VAR || !uni_local(u->ctx->fn, t->var) ||
+        var_home(u->ctx, t->var) != CPU_HOME_BLOCK)
+        return false;
+    return tree_pure(s->rhs) && (s->kind != S_AUGASSIGN || tree_pure(s->cond));
+}
+
+/* Is the fused region r of warp w exactly `v = v + x` (or v += x), v the
+ * shuffled float variable, x the shuffle's result? */
+static bool tree_add(const CpuBlock *w, const CpuBlock *r)
+{
+    const Var *v = w->val_direct, *x = w->stmt->lhs->var;
+    if (!v || v == x || !v->type || v->type != x->type ||
+        (v->type != ty_scalar[TY_FLOAT32] && v->type != ty_scalar[TY_FLOAT64]))
+        return false;
+    if (r->nitems != 1 || r->items[0].kind != CI_STMT || r->ncache != 2)
+        return false;
+    const Node *s = r->items[0].stmt, *t = NULL, *a = NULL, *b = NULL;
+    if (s->kind == S_ASSIGN && s->args.len == 1 && s->rhs && s->rhs->kind == E_BINOP &&
+        s->rhs->op == OP_ADD) {
+        t = s->args.items[0];
+        a = s->rhs->lhs;
+        b = s->rhs->rhs;
+    } else if (s->kind == S_AUGASSIGN && s->op == OP_ADD) {
+        t = a = s->lhs;
+        b = s->rhs;
+    }
+    if (!t || !a || !b || t->kind != E_VAR || t->var != v || a->kind != E_VAR || b->kind != E_VAR ||
+        a->type != v->type || b->type != v->type)
+        return false;
+    /* a + b: IEEE addition commutes, x + v is v + x */
+    return (a->var == v && b->var == x) || (a->var == x && b->var == v);
+}
+
+static void tree_find(CpuBlock *b)
+{
+    const Node *s = b->stmt;
+    if (b->kind != CB_LOOP || !b->uniform || b->next || !s || s->kind != S_WHILE ||
+        s->orelse.len > 0 || !tree_pure(s->cond) || b->body.len < 2)
+        return;
+    CpuBlock *w = b->body.items[0], *r = b->body.items[1];
+    if (w->kind != CB_WARP || w->fuse != r || w->fuse_store || !r->fused || !tree_add(w, r) ||
+        w->stmt->args.len < 3 || !tree_pure(w->stmt->args.items[2]))
+        return;
+    for (int i = 2; i < b->body.len; i++)
+        if (!tree_uniform_stmt(b->body.items[i]))
+            return;
+    b->tree = w;
+}
+
+/* Is there a warp operation in l outside the trees (any: of any kind;
+ * otherwise one that reads a source lane, krt_src)?  A tree's shuffle
+ * needs neither krt_src nor the lane counter krt_l. */
+static bool tree_src_list(const CpuList *l, const CpuBlock *skip, bool any);
+
+static bool tree_src_block(const CpuBlock *b, const CpuBlock *skip, bool any)
+{
+    if (!b || b == skip)
+        return false;
+    if (b->kind == CB_WARP &&
+        (any || b->ea == API_SHFL_SYNC || b->ea == API_SHFL_UP_SYNC || b->ea == API_SHFL_DOWN_SYNC ||
+         b->ea == API_SHFL_XOR_SYNC || b->ea == API_MATCH_ANY_SYNC || b->ea == API_MATCH_ALL_SYNC))
+        return true;
+    return tree_src_block(b->head, NULL, any) || tree_src_block(b->next, NULL, any) ||
+           tree_src_list(&b->body, b->tree, any) || tree_src_list(&b->orelse, NULL, any);
+}
+
+static bool tree_src_list(const CpuList *l, const CpuBlock *skip, bool any)
+{
+    for (int i = 0; i < l->len; i++)
+        if (tree_src_block(l->items[i], skip, any))
+            return true;
+    return false;
+}
+
 /* ---- a shuffle and the region after it in one loop (CpuBlock.fuse) ---- */
 
 static Visit fuse_thread_dep(const Node *n, void *ctx)
@@ -977,6 +1093,7 @@ static void fuse_list(CpuList *l)
             r->fused = true;
         }
         fuse_block(b);
+        tree_find(b);   /* warp (issue 10) */
     }
 }
 
@@ -2618,6 +2735,8 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
             bar_fuse_list(K, &K->body);
             xclamp_list(&L, &K->body);
         }
+        K->uses_src = K->uses_src && tree_src_list(&K->body, NULL, false);   /* warp: trees */
+        K->uses_lanes = K->uses_warp && tree_src_list(&K->body, NULL, true);
         K->uses_state = list_reads_state(&K->body);
     } else {
         /* one thread loop over the whole body; its exits go to krt_next */

@@ -243,6 +243,14 @@ typedef struct CpuBlock {
     const Node *bar_nonneg;
     PtrVec bar_disj;         /* Var, in pairs */
     PtrVec bar_local;        /* Var */
+    /* warp (issue 10): CB_LOOP: a shuffle-reduction tree, a uniform while
+     * loop whose body is one fused full shfl_down of a float frame
+     * variable v followed by `v = v + w` (its result w read nowhere else)
+     * and assignments of block-uniform variables only: each warp runs the
+     * whole loop on an array of its lanes' v (emit_cpu.c's
+     * print_warp_tree), which warps without a barrier may (tree: the
+     * CB_WARP; NULL: not a tree) */
+    const struct CpuBlock *tree;
 } CpuBlock;
 
 /* An extra member of the frame or of the shared struct. */
@@ -303,6 +311,8 @@ typedef struct CpuKernel {
     bool uses_go, uses_red, uses_warp, uses_bal, uses_src;
     bool uses_state;         /* some item reads a thread's krt_state */
     bool uses_act;           /* some warp operation needs krt_act */
+    bool uses_lanes;         /* warp: some warp operation outside the
+                                shuffle-reduction trees (krt_l) */
     bool has_exit;           /* a thread can leave early (return, break...) */
     bool y_inner;            /* not split: run the threads y innermost */
     bool *uni;               /* by local index: block-uniform (NULL: none) */

@@ -7,7 +7,10 @@
  *
  *   cpu_bench time [SCALE]         every kernel: best of BENCH_RUNS after a
  *                                  warm-up, copies not timed; prints
- *                                  "TIME name units kernrt_ms plain_ms omp_ms"
+ *                                  "TIME name units kernrt_ms plain_ms omp_ms
+ *                                  sum" (sum: of the kernel's output, as
+ *                                  numba_bench.py prints it; plain_ms and
+ *                                  omp_ms -1 under CPU_BENCH_KERNEL_ONLY)
  *   cpu_bench one NAME WHICH SCALE one kernel, one run of WHICH (kernel or
  *                                  plain) after a warm-up, the run between
  *                                  callgrind's collection toggles (bench/run
@@ -64,6 +67,7 @@ typedef struct Bench {
     void (*fetch)(void);
     void (*ref)(int which);
     int (*check)(void);
+    double (*sum)(void);
     int64_t units;
 } Bench;
 
@@ -378,18 +382,61 @@ static int mc_check(void)
     return 0;
 }
 
+/* The sum of a kernel's output (after fetch), as numba_bench.py prints
+ * it: bench/cpu/run checks the two equal. */
+static double sum_f(const float *p, int64_t m)
+{
+    double t = 0;
+    for (int64_t i = 0; i < m; i++)
+        t += p[i];
+    return t;
+}
+static double axpy_sum(void) { return sum_f(fy, n); }
+static double ew2d_sum(void)
+{
+    double t = 0;
+    for (int64_t i = 0; i < n; i++)
+        t += dout[i];
+    return t;
+}
+static double f2_sum(void) { return sum_f(fout, n); }
+static double matmul_sum(void) { return sum_f(fout, side * side); }
+static double scan_sum(void)
+{
+    double t = 0;
+    for (int64_t i = 0; i < n; i++)
+        t += iout[i];
+    return t;
+}
+static double reduce_sum(void) { return sum_f(fout, nblocks); }
+static double hist_sum(void)
+{
+    double t = 0;
+    for (int i = 0; i < 16; i++)
+        t += iout[i];
+    return t;
+}
+static double mc_sum(void)
+{
+    double t = 0;
+    for (int64_t i = 0; i < nstates; i++)
+        t += (double)hits[i];
+    return t;
+}
+static double warpsum_sum(void) { return sum_f(fout, n / 32); }
+
 static Bench benches[] = {
-    {"saxpy", axpy_prep, axpy_reset, saxpy_k, axpy_fetch, saxpy_r, axpy_check, 0},
-    {"ew2d", ew2d_prep, nothing, ew2d_k, ew2d_fetch, ew2d_r, ew2d_check, 0},
-    {"gridstride", axpy_prep, axpy_reset, gridstride_k, axpy_fetch, gridstride_r, axpy_check, 0},
-    {"ndiff", f2_prep, nothing, ndiff_k, f2_fetch, ndiff_r, f2_check, 0},
-    {"matmul", matmul_prep, nothing, matmul_k, matmul_fetch, matmul_r, matmul_check, 0},
-    {"scan", i_prep, nothing, scan_k, scan_fetch, scan_r, scan_check, 0},
-    {"reduce", reduce_prep, nothing, reduce_k, reduce_fetch, reduce_r, reduce_check, 0},
-    {"stencil", f2_prep, nothing, stencil_k, f2_fetch, stencil_r, f2_check, 0},
-    {"histogram", i_prep, hist_reset, hist_k, hist_fetch, hist_r, hist_check, 0},
-    {"montecarlo", mc_prep, mc_reset, mc_k, mc_fetch, mc_r, mc_check, 0},
-    {"warpsum", warpsum_prep, nothing, warpsum_k, warpsum_fetch, warpsum_r, warpsum_check, 0},
+    {"saxpy", axpy_prep, axpy_reset, saxpy_k, axpy_fetch, saxpy_r, axpy_check, axpy_sum, 0},
+    {"ew2d", ew2d_prep, nothing, ew2d_k, ew2d_fetch, ew2d_r, ew2d_check, ew2d_sum, 0},
+    {"gridstride", axpy_prep, axpy_reset, gridstride_k, axpy_fetch, gridstride_r, axpy_check, axpy_sum, 0},
+    {"ndiff", f2_prep, nothing, ndiff_k, f2_fetch, ndiff_r, f2_check, f2_sum, 0},
+    {"matmul", matmul_prep, nothing, matmul_k, matmul_fetch, matmul_r, matmul_check, matmul_sum, 0},
+    {"scan", i_prep, nothing, scan_k, scan_fetch, scan_r, scan_check, scan_sum, 0},
+    {"reduce", reduce_prep, nothing, reduce_k, reduce_fetch, reduce_r, reduce_check, reduce_sum, 0},
+    {"stencil", f2_prep, nothing, stencil_k, f2_fetch, stencil_r, f2_check, f2_sum, 0},
+    {"histogram", i_prep, hist_reset, hist_k, hist_fetch, hist_r, hist_check, hist_sum, 0},
+    {"montecarlo", mc_prep, mc_reset, mc_k, mc_fetch, mc_r, mc_check, mc_sum, 0},
+    {"warpsum", warpsum_prep, nothing, warpsum_k, warpsum_fetch, warpsum_r, warpsum_check, warpsum_sum, 0},
 };
 #define NBENCH ((int)(sizeof benches / sizeof benches[0]))
 
@@ -461,10 +508,17 @@ int main(int argc, char **argv)
                 release();
                 continue;
             }
+            /* the kernel's output (checked() fetched it last) */
+            b->reset();
+            b->kernel();
+            b->fetch();
+            double sum = b->sum();
             double k = best_of(b->kernel, b->reset);
-            double p = best_of(plain_run, b->reset);
-            double o = best_of(omp_run, b->reset);
-            printf("TIME %s %lld %.3f %.3f %.3f\n", b->name, (long long)n, k, p, o);
+            /* CPU_BENCH_KERNEL_ONLY: bench/cpu/run's second thread count */
+            int only = getenv("CPU_BENCH_KERNEL_ONLY") != NULL;
+            double p = only ? -1 : best_of(plain_run, b->reset);
+            double o = only ? -1 : best_of(omp_run, b->reset);
+            printf("TIME %s %lld %.3f %.3f %.3f %.17g\n", b->name, (long long)n, k, p, o, sum);
             fflush(stdout);
             release();
         }

@@ -328,10 +328,8 @@ struct warp_sum__frame {
 };
 
 #line 11 "e2e_warp.kern"
-static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
-    const krt_cpu_block krt_bb = *krt_b0;
-    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     int64_t off = 0;
@@ -339,8 +337,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     struct warp_sum__frame *krt_f;
     size_t krt_t;
     const unsigned krt_nt = krt_cpu_nthreads(krt_b);
-    size_t krt_w, krt_wn, krt_l;
-    int64_t krt_src;
+    size_t krt_w, krt_wn;
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -355,34 +352,47 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 14 "e2e_warp.kern"
     off = 16;
 #line 15 "e2e_warp.kern"
-    while (off > 0) {
+    /* a shuffle-reduction tree: the loop runs once for the block, recording
+     * its deltas, then each warp runs the levels on an array of its lanes' v */
+    {
+        int64_t krt_lev0[KRT_LANES_MAXLEV], krt_nlev0 = 0, krt_k;
+        float krt_lanes0[64];   /* 32 lanes, 32 for krt_lanes_down_add_f32 */
+        const int64_t krt_in_off = off;
+        while (off > 0) {
 #line 16 "e2e_warp.kern"
-        {
-            const uint32_t krt_warp0_mask KRT_MAYBE_UNUSED = (uint32_t)4294967295u;
-            const int64_t krt_warp0_arg = (int64_t)((int32_t)off);
-            krt_src = (int64_t)(uint32_t)krt_warp0_arg;
+            if (krt_nlev0 < KRT_LANES_MAXLEV)
+                krt_lev0[krt_nlev0] = (int64_t)(uint32_t)((int32_t)off);
+            krt_nlev0++;
+#line 17 "e2e_warp.kern"
+            off = (int64_t)((int32_t)off >> 1);
+        }
+        if (krt_nlev0 <= KRT_LANES_MAXLEV) {
+            const int krt_t16 = krt_lanes_is_tree16(krt_lev0, krt_nlev0);
             for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
                 krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
-                for (krt_l = 0; (int64_t)krt_l + krt_src < (int64_t)krt_wn; krt_l++) {
-                    krt_f = &krt_fr[krt_w + krt_l];
-                    float v KRT_MAYBE_UNUSED = krt_f->v;
-                    float krt_w1 KRT_MAYBE_UNUSED = krt_fr[krt_w + krt_l + (size_t)krt_src].v;
+                krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+                if (krt_wn == 32 && krt_t16)
+                    krt_lanes_tree16_add_f32(krt_lanes0);
+                else
+                    for (krt_k = 0; krt_k < krt_nlev0; krt_k++)
+                        krt_lanes_down_add_f32(krt_lanes0, krt_wn, krt_lev0[krt_k]);
+                krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+            }
+        } else {
+            /* more levels than recorded: each warp runs the loop again */
+            for (krt_w = 0; krt_w < krt_nt; krt_w += 32) {
+                krt_wn = krt_nt - krt_w < 32 ? krt_nt - krt_w : 32;
+                krt_lanes_get_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
+                off = krt_in_off;
+                while (off > 0) {
 #line 16 "e2e_warp.kern"
-                    v = v + krt_w1;
-                    krt_f->v = v;
+                    krt_lanes_down_add_f32(krt_lanes0, krt_wn, (int64_t)(uint32_t)((int32_t)off));
+#line 17 "e2e_warp.kern"
+                    off = (int64_t)((int32_t)off >> 1);
                 }
-                for (; krt_l < krt_wn; krt_l++) {
-                    krt_f = &krt_fr[krt_w + krt_l];
-                    float v KRT_MAYBE_UNUSED = krt_f->v;
-                    float krt_w1 KRT_MAYBE_UNUSED = krt_f->v;
-#line 16 "e2e_warp.kern"
-                    v = v + krt_w1;
-                    krt_f->v = v;
-                }
+                krt_lanes_put_f32(krt_lanes0, &krt_fr[krt_w].v, sizeof *krt_fr, krt_wn);
             }
         }
-#line 17 "e2e_warp.kern"
-        off = (int64_t)((int32_t)off >> 1);
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -396,7 +406,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 400 "e2e_warp.cu"
+#line 410 "e2e_warp.cu"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -405,10 +415,8 @@ struct ballot_count__frame {
 };
 
 #line 23 "e2e_warp.kern"
-static void ballot_count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
-    const krt_cpu_block krt_bb = *krt_b0;
-    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct ballot_count__frame *krt_fr = (struct ballot_count__frame *)krt_b->frame;
@@ -460,7 +468,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 464 "e2e_warp.cu"
+#line 472 "e2e_warp.cu"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -472,10 +480,8 @@ struct match_keys__frame {
 };
 
 #line 32 "e2e_warp.kern"
-static void match_keys__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
-    const krt_cpu_block krt_bb = *krt_b0;
-    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view keys = *(const krt_view *)krt_args[0];
     const krt_view anyout = *(const krt_view *)krt_args[1];
     const krt_view allout = *(const krt_view *)krt_args[2];
@@ -562,7 +568,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 566 "e2e_warp.cu"
+#line 572 "e2e_warp.cu"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -580,10 +586,8 @@ struct divergent__frame {
 };
 
 #line 41 "e2e_warp.kern"
-static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
-    const krt_cpu_block krt_bb = *krt_b0;
-    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     int64_t r KRT_MAYBE_UNUSED = 0;
@@ -683,7 +687,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 687 "e2e_warp.cu"
+#line 691 "e2e_warp.cu"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -734,7 +738,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 738 "e2e_warp.cu"
+#line 742 "e2e_warp.cu"
                 }
             }
         }
@@ -777,7 +781,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         }
     }
-#line 781 "e2e_warp.cu"
+#line 785 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -826,7 +830,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 830 "e2e_warp.cu"
+#line 834 "e2e_warp.cu"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -847,7 +851,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 851 "e2e_warp.cu"
+#line 855 "e2e_warp.cu"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -857,11 +861,11 @@ static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         bool eq KRT_MAYBE_UNUSED = krt_f->eq;
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 58 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = ((((int64_t)al) * 4) + (((int64_t)an) * 2)) + ((int64_t)eq);
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = (int64_t)((((int32_t)((int64_t)al) * 4) + ((int32_t)((int64_t)an) * 2)) + (int32_t)((int64_t)eq));
     }
 }
 
-#line 865 "e2e_warp.cu"
+#line 869 "e2e_warp.cu"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -870,18 +874,16 @@ struct block_votes__frame {
 };
 
 #line 62 "e2e_warp.kern"
-static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
 {
-    const krt_cpu_block krt_bb = *krt_b0;
-    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_votes__frame *krt_fr = (struct block_votes__frame *)krt_b->frame;
     struct block_votes__frame *krt_f;
     size_t krt_t;
-#line 883 "e2e_warp.cu"
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
+#line 887 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -895,14 +897,14 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 64 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 906 "e2e_warp.cu"
+#line 908 "e2e_warp.cu"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -912,13 +914,13 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 65 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 922 "e2e_warp.cu"
+#line 924 "e2e_warp.cu"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -929,12 +931,12 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 66 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 100))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 100))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 938 "e2e_warp.cu"
+#line 940 "e2e_warp.cu"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -953,7 +955,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 957 "e2e_warp.cu"
+#line 959 "e2e_warp.cu"
         }
     }
 }
@@ -968,13 +970,13 @@ KRT_EXTERN_C const krt_kernel warp_sum__kernel = {
     "warp_sum", "e2e_warp.kern", 2, warp_sum__params,
     warp_sum__cpu, (const void *)warp_sum,
     0, sizeof(struct warp_sum__frame),
-    0, NULL
+    0
 };
 static const krt_kernel warp_sum__kernel_i32 = {
     "warp_sum", "e2e_warp.kern", 2, warp_sum__params,
     warp_sum__cpu, (const void *)warp_sum__i32,
     0, sizeof(struct warp_sum__frame),
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int warp_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -999,13 +1001,13 @@ KRT_EXTERN_C const krt_kernel ballot_count__kernel = {
     "ballot_count", "e2e_warp.kern", 2, ballot_count__params,
     ballot_count__cpu, (const void *)ballot_count,
     0, sizeof(struct ballot_count__frame),
-    0, NULL
+    0
 };
 static const krt_kernel ballot_count__kernel_i32 = {
     "ballot_count", "e2e_warp.kern", 2, ballot_count__params,
     ballot_count__cpu, (const void *)ballot_count__i32,
     0, sizeof(struct ballot_count__frame),
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int ballot_count__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -1031,13 +1033,13 @@ KRT_EXTERN_C const krt_kernel match_keys__kernel = {
     "match_keys", "e2e_warp.kern", 3, match_keys__params,
     match_keys__cpu, (const void *)match_keys,
     0, sizeof(struct match_keys__frame),
-    0, NULL
+    0
 };
 static const krt_kernel match_keys__kernel_i32 = {
     "match_keys", "e2e_warp.kern", 3, match_keys__params,
     match_keys__cpu, (const void *)match_keys__i32,
     0, sizeof(struct match_keys__frame),
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int match_keys__launch(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout)
@@ -1065,13 +1067,13 @@ KRT_EXTERN_C const krt_kernel divergent__kernel = {
     "divergent", "e2e_warp.kern", 2, divergent__params,
     divergent__cpu, (const void *)divergent,
     0, sizeof(struct divergent__frame),
-    0, NULL
+    0
 };
 static const krt_kernel divergent__kernel_i32 = {
     "divergent", "e2e_warp.kern", 2, divergent__params,
     divergent__cpu, (const void *)divergent__i32,
     0, sizeof(struct divergent__frame),
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int divergent__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -1096,13 +1098,13 @@ KRT_EXTERN_C const krt_kernel block_votes__kernel = {
     "block_votes", "e2e_warp.kern", 2, block_votes__params,
     block_votes__cpu, (const void *)block_votes,
     0, sizeof(struct block_votes__frame),
-    0, NULL
+    0
 };
 static const krt_kernel block_votes__kernel_i32 = {
     "block_votes", "e2e_warp.kern", 2, block_votes__params,
     block_votes__cpu, (const void *)block_votes__i32,
     0, sizeof(struct block_votes__frame),
-    0, NULL
+    0
 };
 
 KRT_EXTERN_C int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
