@@ -37,6 +37,7 @@ static void resolve_import(Node *s)
         else if (strcmp(mod, "numba.cuda") == 0) path = as ? "cuda" : "numba";
         else if (strcmp(mod, "numba.cuda.random") == 0) path = as ? "cuda.random" : "numba";
         else if (strcmp(mod, "numba.cuda.fp16") == 0) path = as ? "cuda.fp16" : "numba";
+        else if (strcmp(mod, "operator") == 0) path = "operator";   /* suite */
         else {
             sema_error(a->loc, "import of module '%s' is not supported", mod);
             continue;
@@ -112,6 +113,8 @@ static void resolve_fromimport(Node *s)
             path = bf16_import_path(name);
         } else if (strcmp(mod, "numba.cuda.types") == 0 && sema_type_alias(name)) {
             path = sema_type_alias(name);   /* bfloat16: numba-cuda 0.30's types module */
+        } else if (strcmp(mod, "operator") == 0) {   /* suite: type_call.c */
+            path = arena_printf("operator.%s", name);
         } else if (strcmp(mod, "math") == 0 || strcmp(mod, "cmath") == 0) {
             const char *p = arena_printf("%s.%s", mod, name);
             if (api_lookup(p))

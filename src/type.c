@@ -2604,7 +2604,7 @@ Spec *spec_get_lits(Ctx *c, FuncDef *fd, Type **args, Node **lits, int nargs, Lo
         }
         if (fd->is_kernel)   /* dev: compiled as a device function (type_call.c) */
             s->f->is_kernel = false;
-        spec_infer(s, fd->is_kernel ? ty_void : fd->nsigs ? fd->sigs[0].ret : NULL);
+        spec_infer(s, fd->is_kernel ? ty_void : fd->nsigs && !fd->sigs[0].ret_inferred ? fd->sigs[0].ret : NULL);
     }
     if (!c->quiet && !s->final_done) {
         StrBuf b = {0};
@@ -2633,7 +2633,7 @@ Spec *spec_get_lits(Ctx *c, FuncDef *fd, Type **args, Node **lits, int nargs, Lo
 void type_kernel(FuncDef *fd, const Signature *sig, Loc loc)
 {
     Spec *s = spec_new(fd, sig->params, sig->nparams);
-    spec_infer(s, fd->is_kernel ? ty_void : sig->ret);
+    spec_infer(s, fd->is_kernel ? ty_void : sig->ret_inferred ? NULL : sig->ret);
     /* Of several signatures, say which one an error is in. */
     if (fd->nsigs > 1) {
         StrBuf b = {0};

@@ -291,7 +291,10 @@ def _capture_module(modname, outdir, max_launches):
                 line = "import %s as %s" % (mname, name)
             return line.replace(" as %s" % name.split(".")[-1], "") \
                 if line.endswith(" as " + mname.split(".")[-1]) else line
+        number = isinstance(value, (bool, int, float, complex, np.generic))
         for m in SEARCH_MODULES:
+            if number and m not in ("math", "cmath", "numpy"):
+                continue   # a module's private constant: written as a constant
             try:
                 mod = importlib.import_module(m)
             except Exception:
@@ -361,7 +364,12 @@ def _capture_module(modname, outdir, max_launches):
         loads, stores = set(), set()
         for a in fdef.args.args + fdef.args.kwonlyargs:
             stores.add(a.arg)
+        decorators = set()   # rewritten: the names they use are not needed
+        for d in fdef.decorator_list:
+            decorators.update(id(n) for n in ast.walk(d))
         for node in ast.walk(fdef):
+            if id(node) in decorators:
+                continue
             if isinstance(node, ast.Name):
                 (loads if isinstance(node.ctx, ast.Load) else stores).add(node.id)
             elif isinstance(node, (ast.FunctionDef, ast.Lambda)) and node is not fdef:
