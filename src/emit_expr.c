@@ -586,6 +586,10 @@ const char *conv(const char *s, const Type *from, const Type *to)
 {
     if (!to || !from || same_type(from, to) || !t_scalar(to) || !t_scalar(from))
         return s;
+    /* suite: float16 to complex through float32 (exact, as numba-cuda's
+     * cvt.f32.f16; typing refuses complex to a real type) */
+    if (ty_is_half16(from) && ty_is_complex(to))
+        return conv(conv(s, from, ty_float32), ty_float32, to);
     if (ty_is_half16(from) || ty_is_half16(to)) {
         /* float16 (kernrt_fp16.h), bfloat16 (kernrt_bf16.h): every
          * conversion is a helper */
