@@ -694,6 +694,14 @@ static Node *mk_and(Loc loc, Node *a, Node *b);
 
 static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
 {
+    /* suite (issue 9): numba's `is` of immutable scalars of one type is
+     * their `==` (cpython/builtins.py generic_is; booleans, literal or not:
+     * bool_is_impl).  Other cases (a literal number, whose Literal type
+     * differs from the variable's; different types) are refused. */
+    if ((op == OP_IS || op == OP_ISNOT) && ty_is_scalar(a->type) && ty_is_scalar(b->type) &&
+        a->type == b->type && !ty_is_complex(a->type) && !ty_is_half16(a->type) &&
+        (a->type == ty_bool || (a->kind != E_CONST && b->kind != E_CONST)))
+        return lower_cmp2(c, loc, op == OP_IS ? OP_EQ : OP_NE, a, b);
     if (op == OP_IS || op == OP_ISNOT || op == OP_IN || op == OP_NOTIN)
         return fail(c, loc, "the '%s' operator is not supported", op_spelling[op]);
     if ((op == OP_EQ || op == OP_NE) && a->type->kind == TY_TUPLE &&
