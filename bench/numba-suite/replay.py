@@ -622,6 +622,12 @@ def _capture_module(modname, outdir, max_launches):
         if n > max_launches:
             rec["status"] = "not replayable"
             rec["cause"] = "over %d launches in the module" % max_launches
+        elif self.grid_dim is not None and self.block_dim is not None and \
+                0 in tuple(self.grid_dim) + tuple(self.block_dim):
+            # compiled numba-cuda launches nothing here (forall(0), test_forall's
+            # no_work), and CUDA refuses such a launch: there is none to replay
+            rec["status"] = "not replayable"
+            rec["cause"] = "a grid or block with a zero dimension (no launch)"
         else:
             try:
                 host = [unwrap(a) for a in args]
