@@ -294,6 +294,9 @@ def _capture_module(modname, outdir, max_launches):
         return s
 
     def arg_type(v):
+        import enum
+        if isinstance(v, enum.Enum):   # an IntEnum member is an int too: its own type
+            return numba.typeof(v)
         if isinstance(v, bool) or isinstance(v, np.bool_):
             return nbt.boolean
         if isinstance(v, int):
