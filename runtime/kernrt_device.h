@@ -274,10 +274,25 @@ KRT_FN void krt_round_scale(int64_t nd, double *p1, double *p2)
         *p2 = 1.0;
     }
 }
-/* round(x, ndigits) as numba's round_ndigits. */
+/* round(x, ndigits) as numba-cuda's round_ndigits (cudaimpl.py
+ * round_to_impl), for float64 and float32 alike (suite, issue 8): all of it
+ * in double, its round(y) an int64 (cvt.rni.s64.f64: to nearest even,
+ * saturating, so a zero is +0.0 and |y| >= 2**63 gives +-2**63), a float32
+ * result narrowed once at the end.  (Numba's CPU target rounds with a
+ * float-typed intrinsic instead: not what the GPU computes.) */
+KRT_FN double krt_round_rni_s64(double y)
+{
+    if (y != y)
+        return 0.0;
+    if (y >= 9223372036854775807.0)
+        return 9223372036854775808.0;
+    if (y <= -9223372036854775808.0)
+        return -9223372036854775808.0;
+    return rint(y) + 0.0;   /* -0.0 + 0.0 is +0.0, as the int64 is */
+}
 KRT_FN double krt_round_ndigits_f64(double x, int64_t nd)
 {
-    double p1, p2, y;
+    double p1, p2, y, z;
     if (isinf(x) || isnan(x))
         return x;
     if (nd >= 0) {
@@ -285,28 +300,19 @@ KRT_FN double krt_round_ndigits_f64(double x, int64_t nd)
         y = (x * p1) * p2;
         if (isinf(y))
             return x;
-        return (rint(y) / p2) / p1;
+    } else {
+        p1 = krt_powi_f64(10.0, -nd);
+        p2 = 1.0;
+        y = x / p1;
     }
-    p1 = krt_powi_f64(10.0, -nd);
-    return rint(x / p1) * p1;
+    z = krt_round_rni_s64(y);
+    if (fabs(y - z) == 0.5)   /* halfway: round half to even */
+        z = 2.0 * krt_round_rni_s64(y / 2.0);
+    return nd >= 0 ? (z / p2) / p1 : z * p1;
 }
-/* numba's round_ndigits typed for float32: the scaling is in double, but its
- * _round intrinsic is float32's, so the scaled value is narrowed to float
- * first (round(3.4e38f, 2) is inf, not x) and only the unscaling is double. */
 KRT_FN float krt_round_ndigits_f32(float x, int64_t nd)
 {
-    double p1, p2, y;
-    if (isinf(x) || isnan(x))
-        return x;
-    if (nd >= 0) {
-        krt_round_scale(nd, &p1, &p2);
-        y = ((double)x * p1) * p2;
-        if (isinf(y))
-            return x;
-        return (float)(((double)rintf((float)y) / p2) / p1);
-    }
-    p1 = krt_powi_f64(10.0, -nd);
-    return (float)((double)rintf((float)((double)x / p1)) * p1);
+    return (float)krt_round_ndigits_f64((double)x, nd);
 }
 
 /* Float to integer: what cvt.rzi does on the GPU (saturate, NaN -> 0), so
@@ -1207,6 +1213,43 @@ KRT_CPU_FN void krt_assert_fail_cpu(const krt_cpu_block *b, krt_dim3 t, const ch
              b->block_idx.x, b->block_idx.y, b->block_idx.z, t.x, t.y, t.z);
     krt_cpu_fail(b, KRT_EKERNEL, full);
 }
+
+/* suite (issue 8): debug=True is numba's Python error model: a division,
+ * floor division or modulo by zero raises ZeroDivisionError (numba's
+ * messages: "division by zero", "modulo by zero", "integer division by
+ * zero", "integer modulo by zero"), reported as a raise is (krt_raise_cpu,
+ * krt_raise_dev).  op: 0 /, 1 //, 2 %. */
+#define KRT_ZDIV_(s, T)                                                      \
+    KRT_CPU_FN T krt_zdiv_cpu_##s(T a, T b, int op, const krt_cpu_block *blk, krt_dim3 t,  \
+                                  const char *fn, const char *file, int line, const char *msg) \
+    {                                                                        \
+        if (b == 0) {                                                        \
+            krt_raise_cpu(blk, t, "ZeroDivisionError", fn, file, line, msg);  \
+            return 0;                                                        \
+        }                                                                    \
+        return op == 0 ? (T)(a / b) : op == 1 ? krt_floordiv_##s(a, b) : krt_mod_##s(a, b); \
+    }                                                                        \
+    KRT_ZDIV_DEV_(s, T)
+#if defined(__CUDACC__)
+#define KRT_ZDIV_DEV_(s, T)                                                  \
+    static __device__ inline T krt_zdiv_dev_##s(T a, T b, int op, const char *fn,          \
+                                                const char *file, int line, const char *msg) \
+    {                                                                        \
+        if (b == 0)                                                          \
+            krt_raise_dev("ZeroDivisionError", fn, file, line, msg);         \
+        return op == 0 ? (T)(a / b) : op == 1 ? krt_floordiv_##s(a, b) : krt_mod_##s(a, b); \
+    }
+#else
+#define KRT_ZDIV_DEV_(s, T)
+#endif
+#define KRT_ZDIV_BOOL(s, T, size, fsfx)
+#define KRT_ZDIV_SINT(s, T, size, fsfx) KRT_ZDIV_(s, T)
+#define KRT_ZDIV_UINT(s, T, size, fsfx) KRT_ZDIV_(s, T)
+#define KRT_ZDIV_FLOAT(s, T, size, fsfx) KRT_ZDIV_(s, T)
+#define KRT_ZDIV_HALF(s, T, size, fsfx)
+#define KRT_ZDIV_BF16(s, T, size, fsfx)
+#define KRT_ZDIV_COMPLEX(s, T, size, fsfx)
+KRT_SCALAR_BY_CLASS(KRT_ZDIV)
 
 /* ------------------------------------------------------------------ */
 /* The CPU backend's thread loops (see src/emit_*.c)                     */

@@ -604,6 +604,10 @@ const char *conv(const char *s, const Type *from, const Type *to)
 {
     if (!to || !from || same_type(from, to) || !t_scalar(to) || !t_scalar(from))
         return s;
+    /* suite: float16 to complex through float32 (exact, as numba-cuda's
+     * cvt.f32.f16; typing refuses complex to a real type) */
+    if (ty_is_half16(from) && ty_is_complex(to))
+        return conv(conv(s, from, ty_float32), ty_float32, to);
     if (ty_is_half16(from) || ty_is_half16(to)) {
         /* float16 (kernrt_fp16.h), bfloat16 (kernrt_bf16.h): every
          * conversion is a helper */
@@ -1084,6 +1088,18 @@ static const char *ex_compare(Emitter *E, Node *n)
     return sb_take(&b);
 }
 
+/* suite: a divisor known not to be zero (a constant, or an integer range
+ * without 0), for debug=True's ZeroDivisionError check */
+static void c_text(StrBuf *b, const char *s, bool fmt);
+
+static bool divisor_nonzero(const Node *r)
+{
+    const Node *k = r->kind == E_CAST ? r->lhs : r;
+    if (k->kind == E_CONST)
+        return t_float(k->type) ? k->fval != 0 : k->ival != 0;
+    return t_int(r->type) && r->rknown && (r->rlo >= 1 || r->rhi <= -1);
+}
+
 static const char *ex_binop(Emitter *E, Node *n)
 {
     const Type *t = n->type;
@@ -1094,6 +1110,23 @@ static const char *ex_binop(Emitter *E, Node *n)
                          : n->op == OP_MUL ? "mul" : n->op == OP_DIV ? "div" : NULL;
         if (name)
             return arena_printf("krt_%s_%s(%s, %s)", name, sfx, ex_as(E, l, t), ex_as(E, r, t));
+    }
+    if (E->debug && (n->op == OP_DIV || n->op == OP_FLOORDIV || n->op == OP_MOD) &&
+        (t_int(t) || t_float(t)) && !divisor_nonzero(r)) {
+        /* suite (issue 8): debug=True raises ZeroDivisionError, as numba's
+         * Python error model does (kernrt_device.h krt_zdiv_*) */
+        int op = n->op == OP_DIV ? 0 : n->op == OP_FLOORDIV ? 1 : 2;
+        const char *msg = t_int(t) ? (op == 2 ? "integer modulo by zero" : "integer division by zero")
+                                   : (op == 2 ? "modulo by zero" : "division by zero");
+        StrBuf fn = {0};
+        c_text(&fn, E->fn->name, false);
+        if (E->mode == MODE_CUDA)
+            return arena_printf("krt_zdiv_dev_%s(%s, %s, %d, \"%s\", \"%s\", %d, \"%s\")", sfx,
+                                unparen(ex_as(E, l, t)), unparen(ex_as(E, r, t)), op, fn.s,
+                                E->base_file, n->loc.first_line, msg);
+        return arena_printf("krt_zdiv_cpu_%s(%s, %s, %d, krt_b, krt_tid, \"%s\", \"%s\", %d, \"%s\")",
+                            sfx, unparen(ex_as(E, l, t)), unparen(ex_as(E, r, t)), op, fn.s,
+                            E->base_file, n->loc.first_line, msg);
     }
     switch (n->op) {
     case OP_ADD: case OP_SUB: case OP_MUL: {

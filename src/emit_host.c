@@ -276,7 +276,12 @@ static void const_init(StrBuf *b, const Var *v, int dim, int *next)
         const Type *et = v->type->elem;
         if (!c || c->kind != E_CONST)
             sb_puts(b, "0");
-        else if (t_float(et))
+        else if (ty_is_complex(et)) {   /* suite: {re, im} of a complex or real value */
+            const Type *pt = ty_complex_part(et);
+            double re = ty_is_complex(c->type) || t_float(c->type) ? c->fval : (double)(int64_t)c->ival;
+            double im = ty_is_complex(c->type) ? c->fimag : 0.0;
+            sb_printf(b, "{%s, %s}", fmt_float(pt, re), fmt_float(pt, im));
+        } else if (t_float(et))
             sb_puts(b, fmt_float(et, t_float(c->type) ? c->fval : (double)(int64_t)c->ival));
         else
             sb_puts(b, fmt_int(et, c->ival));

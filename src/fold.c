@@ -728,8 +728,18 @@ static Node *array_elem(Node *k, Type *t)
 {
     Node *r = node_new(E_CONST, k->loc);
     r->type = t;
-    bool isf = ty_is_float(k->type);
+    bool isf = ty_is_float(k->type) || ty_is_complex(k->type);
     double f = isf ? k->fval : ty_is_signed(k->type) ? (double)(int64_t)k->ival : (double)k->ival;
+    if (ty_is_complex(t)) {   /* suite: the parts rounded to the part type */
+        r->fval = ty_round_float(ty_complex_part(t), f);
+        r->fimag = ty_is_complex(k->type) ? ty_round_float(ty_complex_part(t), k->fimag) : 0.0;
+        return r;
+    }
+    if (ty_is_complex(k->type)) {
+        sema_error(k->loc, "a complex value in an array constant of %s (NumPy would drop "
+                   "its imaginary part)", ty_name(t));
+        return NULL;
+    }
     if (t == ty_bool) {
         r->ival = isf ? f != 0 : k->ival != 0;
     } else if (ty_is_float(t)) {
@@ -763,14 +773,17 @@ bool sema_const_array(Node *data, Type *elem, Node **flat_out, int64_t shape[3])
         return false;
     }
     if (!elem) {
-        bool any_float = false, all_bool = true;
+        bool any_float = false, all_bool = true, any_complex = false;
         for (int i = 0; i < A.vals.len; i++) {
             Type *t = ((Node *)A.vals.items[i])->type;
             any_float |= ty_is_float(t);
+            any_complex |= ty_is_complex(t);
             all_bool &= t == ty_bool;
         }
         /* NumPy's: np.array([]) is float64 */
-        elem = any_float || A.vals.len == 0 ? ty_float64 : all_bool ? ty_bool : ty_int64;
+        elem = any_complex ? ty_scalar[TY_COMPLEX128]
+             : any_float || A.vals.len == 0 ? ty_float64
+             : all_bool ? ty_bool : ty_int64;
     }
     Node *flat = node_new(E_TUPLE, data->loc);
     for (int i = 0; i < A.vals.len; i++) {

@@ -1233,6 +1233,9 @@ void time_pass(const Options *opt, const char *pass);
 /* Between resolve.c and type.c (nothing else uses these). */
 typedef struct Signature {
     Type *ret;                   /* ty_void for kernels */
+    /* suite (issues 8/9): written without a return type, '(int64, int64)':
+     * a device function's is inferred (ret is ty_void) */
+    bool ret_inferred;
     Type **params;
     int nparams;
     /* issue 13 (hard): where it is written (sig.c; has_loc false for
@@ -1572,6 +1575,9 @@ Type *bf16_operator(Op op, const Type *a, const Type *b);
 const char *bf16_math_name(int api_id);
 bool bf16_signature(int api_id, Type **ret, Type **param);
 bool ty_converts_unsafely(const Type *from, const Type *to);   /* any conversion */
+/* suite: numba's conversion kind from -> to: 0 exact, 1 promote, 2 safe,
+ * 3 unsafe, 4 none (types.c) */
+int ty_conversion_kind(const Type *from, const Type *to);
 const char *bf16_import_path(const char *name);
 
 #endif /* KERNC_H */

@@ -39,6 +39,7 @@ static void resolve_import(Node *s)
         else if (strcmp(mod, "numba.cuda") == 0) path = as ? "cuda" : "numba";
         else if (strcmp(mod, "numba.cuda.random") == 0) path = as ? "cuda.random" : "numba";
         else if (strcmp(mod, "numba.cuda.fp16") == 0) path = as ? "cuda.fp16" : "numba";
+        else if (strcmp(mod, "operator") == 0) path = "operator";   /* suite */
         else {
             sema_error(a->loc, "import of module '%s' is not supported", mod);
             continue;
@@ -120,6 +121,8 @@ static void resolve_fromimport(Node *s)
         } else if (strcmp(mod, "enum") == 0) {   /* arr: enums */
             if (strcmp(name, "Enum") == 0 || strcmp(name, "IntEnum") == 0)
                 path = arena_printf("enum.%s", name);
+        } else if (strcmp(mod, "operator") == 0) {   /* suite: type_call.c */
+            path = arena_printf("operator.%s", name);
         } else if (strcmp(mod, "math") == 0 || strcmp(mod, "cmath") == 0) {
             const char *p = arena_printf("%s.%s", mod, name);
             if (api_lookup(p))

@@ -251,7 +251,8 @@ static bool sig_parse_string(SigParser *P, Signature *out)
     sig_space(P);
     size_t ret_pos = P->pos;
     Type *ret = ty_void;
-    if (P->s[P->pos] != '(') {
+    bool inferred = P->s[P->pos] == '(';   /* suite: '(float32, float64)' */
+    if (!inferred) {
         ret = sig_type(P, true);
         if (!ret)
             return false;
@@ -283,6 +284,7 @@ static bool sig_parse_string(SigParser *P, Signature *out)
         return false;
     }
     out->ret = ret;
+    out->ret_inferred = inferred;
     out->params = (Type **)params.items;
     out->nparams = params.len;
     out->has_loc = P->has_loc;   /* issue 13: for the checks against the def */

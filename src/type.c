@@ -697,14 +697,20 @@ static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
     if ((op == OP_IS || op == OP_ISNOT) &&
         (ty_is_scalar(a->type) || a->type->kind == TY_TUPLE) &&
         (ty_is_scalar(b->type) || b->type->kind == TY_TUPLE)) {
-        /* arr (issue 9): numba's generic_is: values of one immutable type
-         * are compared with ==, of two types are never the same object */
-        if (a->type == b->type)
+        /* arr, suite (issue 9): numba's generic_is (cpython/builtins.py):
+         * values of one immutable type are compared with == (booleans,
+         * literal or not: bool_is_impl), of two types are never the same
+         * object.  A literal number has a Literal type of its own where
+         * numba types it: refused below rather than guessed. */
+        bool lit = a->type != ty_bool && (a->kind == E_CONST || b->kind == E_CONST);
+        if (a->type == b->type && !lit && !ty_is_complex(a->type) && !ty_is_half16(a->type))
             return lower_cmp2(c, loc, op == OP_IS ? OP_EQ : OP_NE, a, b);
-        if (!tree_is_pure(a) || !tree_is_pure(b))
-            return fail(c, loc, "'%s' of a call or an atomic is not supported here; assign "
-                        "its value to a variable first", op_spelling[op]);
-        return tree_int(loc, ty_bool, op == OP_ISNOT);
+        if (a->type != b->type) {
+            if (!tree_is_pure(a) || !tree_is_pure(b))
+                return fail(c, loc, "'%s' of a call or an atomic is not supported here; assign "
+                            "its value to a variable first", op_spelling[op]);
+            return tree_int(loc, ty_bool, op == OP_ISNOT);
+        }
     }
     if (op == OP_IS || op == OP_ISNOT || op == OP_IN || op == OP_NOTIN)
         return fail(c, loc, "the '%s' operator is not supported", op_spelling[op]);
@@ -2630,7 +2636,7 @@ Spec *spec_get_lits(Ctx *c, FuncDef *fd, Type **args, Node **lits, int nargs, Lo
         }
         if (fd->is_kernel)   /* dev: compiled as a device function (type_call.c) */
             s->f->is_kernel = false;
-        spec_infer(s, fd->is_kernel ? ty_void : fd->nsigs ? fd->sigs[0].ret : NULL);
+        spec_infer(s, fd->is_kernel ? ty_void : fd->nsigs && !fd->sigs[0].ret_inferred ? fd->sigs[0].ret : NULL);
     }
     if (!c->quiet && !s->final_done) {
         StrBuf b = {0};
@@ -2659,7 +2665,7 @@ Spec *spec_get_lits(Ctx *c, FuncDef *fd, Type **args, Node **lits, int nargs, Lo
 void type_kernel(FuncDef *fd, const Signature *sig, Loc loc)
 {
     Spec *s = spec_new(fd, sig->params, sig->nparams);
-    spec_infer(s, fd->is_kernel ? ty_void : sig->ret);
+    spec_infer(s, fd->is_kernel ? ty_void : sig->ret_inferred ? NULL : sig->ret);
     /* Of several signatures, say which one an error is in. */
     if (fd->nsigs > 1) {
         StrBuf b = {0};

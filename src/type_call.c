@@ -1172,13 +1172,35 @@ static Node *lower_device_call_(Ctx *c, Node *e, FuncDef *fd, bool stmt, Node *p
         /* eager signature: arguments are converted to it; ufunc.c: of
          * several (@vectorize), the one the arguments match exactly */
         const Signature *sg = &fd->sigs[0];
+        /* suite (issues 8/9): numba's _resolve_overload: the signature
+         * with the fewest (unsafe, safe, promote) conversions, the first
+         * on a tie; non-scalars must match exactly */
+        int best_rate[3] = {0, 0, 0};
+        bool found = false;
         for (int j = 0; j < fd->nsigs; j++) {
-            int i = 0;
-            while (i < nargs && i < fd->sigs[j].nparams && fd->sigs[j].params[i] == types[i])
-                i++;
-            if (i == nargs && fd->sigs[j].nparams == nargs) {
+            if (fd->sigs[j].nparams != nargs)
+                continue;
+            int rate[3] = {0, 0, 0};
+            bool ok = true;
+            for (int i = 0; i < nargs && ok; i++) {
+                int k = ty_conversion_kind(types[i], fd->sigs[j].params[i]);
+                if (k >= 4)
+                    ok = false;
+                else if (k > 0)
+                    rate[3 - k]++;
+            }
+            if (!ok)
+                continue;
+            bool better = !found;
+            for (int k = 0; k < 3 && !better; k++)
+                if (rate[k] != best_rate[k]) {
+                    better = rate[k] < best_rate[k];
+                    break;
+                }
+            if (better) {
                 sg = &fd->sigs[j];
-                break;
+                memcpy(best_rate, rate, sizeof rate);
+                found = true;
             }
         }
         for (int i = 0; i < nargs; i++) {
@@ -1497,12 +1519,66 @@ static Node *lower_scalar_view(Ctx *c, Node *e, Node *x)
     return r;
 }
 
+/* suite (issues 8/9): the functions of Python's operator module, which
+ * numba types as the operators they are (operator.add(a, b) is a + b; the
+ * in-place ones, on the scalars and tuples kernels have, compute the same) */
+static const struct OperatorFn {
+    const char *name;
+    NodeKind kind;   /* E_BINOP, E_UNARY or E_COMPARE */
+    Op op;
+} operator_fns[] = {
+    {"add", E_BINOP, OP_ADD}, {"sub", E_BINOP, OP_SUB}, {"mul", E_BINOP, OP_MUL},
+    {"truediv", E_BINOP, OP_DIV}, {"floordiv", E_BINOP, OP_FLOORDIV},
+    {"mod", E_BINOP, OP_MOD}, {"pow", E_BINOP, OP_POW}, {"lshift", E_BINOP, OP_LSHIFT},
+    {"rshift", E_BINOP, OP_RSHIFT}, {"and_", E_BINOP, OP_BITAND},
+    {"or_", E_BINOP, OP_BITOR}, {"xor", E_BINOP, OP_BITXOR},
+    {"iadd", E_BINOP, OP_ADD}, {"isub", E_BINOP, OP_SUB}, {"imul", E_BINOP, OP_MUL},
+    {"itruediv", E_BINOP, OP_DIV}, {"ifloordiv", E_BINOP, OP_FLOORDIV},
+    {"imod", E_BINOP, OP_MOD}, {"ipow", E_BINOP, OP_POW}, {"ilshift", E_BINOP, OP_LSHIFT},
+    {"irshift", E_BINOP, OP_RSHIFT}, {"iand", E_BINOP, OP_BITAND},
+    {"ior", E_BINOP, OP_BITOR}, {"ixor", E_BINOP, OP_BITXOR},
+    {"neg", E_UNARY, OP_NEG}, {"pos", E_UNARY, OP_POS}, {"invert", E_UNARY, OP_INVERT},
+    {"inv", E_UNARY, OP_INVERT}, {"not_", E_UNARY, OP_NOT},
+    {"eq", E_COMPARE, OP_EQ}, {"ne", E_COMPARE, OP_NE}, {"lt", E_COMPARE, OP_LT},
+    {"le", E_COMPARE, OP_LE}, {"gt", E_COMPARE, OP_GT}, {"ge", E_COMPARE, OP_GE},
+    {"is_", E_COMPARE, OP_IS}, {"is_not", E_COMPARE, OP_ISNOT},
+};
+
+static Node *lower_operator_call(Ctx *c, Node *e, const char *name)
+{
+    const struct OperatorFn *f = NULL;
+    for (size_t i = 0; i < sizeof operator_fns / sizeof operator_fns[0]; i++)
+        if (strcmp(operator_fns[i].name, name) == 0)
+            f = &operator_fns[i];
+    if (!f)
+        return fail(c, e->lhs->loc, "operator.%s is not supported", name);
+    int want = f->kind == E_UNARY ? 1 : 2;
+    if (e->args.len != want || e->kwargs.len)
+        return fail(c, e->loc, "operator.%s() takes %d argument%s", name, want,
+                    want == 1 ? "" : "s");
+    Node *n = node_new(f->kind, e->loc);
+    n->op = f->op;
+    if (f->kind == E_COMPARE) {
+        nl_push(&n->args, e->args.items[0]);
+        nl_push(&n->args, e->args.items[1]);
+        n->ops = arena_alloc(sizeof *n->ops);
+        n->ops[0] = f->op;
+    } else {
+        n->lhs = e->args.items[0];
+        if (want == 2)
+            n->rhs = e->args.items[1];
+    }
+    return lx(c, n);
+}
+
 Node *lx_call(Ctx *c, Node *e, bool stmt)
 {
     for (int i = 0; i < e->args.len; i++)
         if (((Node *)e->args.items[i])->kind == E_STARRED)
             return lower_starred_call(c, e, stmt);
     const char *p = expr_path(c, e->lhs);
+    if (p && strncmp(p, "operator.", 9) == 0)
+        return lower_operator_call(c, e, p + 9);   /* suite */
     if (p) {
         const ApiEntry *a = api_lookup(p);
         if (!a && strncmp(p, "np.", 3) == 0 && reduce_is_function(p + 3))

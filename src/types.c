@@ -724,3 +724,15 @@ const char *ty_vector_make(const Type *t)
 {
     return arena_printf("krt_make_%s%d", vec_base_of(t->elem)->cuda, t->nelems);
 }
+
+/* suite (issues 8/9): the kind of numba conversion from -> to for overload
+ * resolution of device functions with several explicit signatures:
+ * 0 exact, 1 promote, 2 safe, 3 unsafe, 4 none (scalars only). */
+int ty_conversion_kind(const Type *from, const Type *to)
+{
+    if (from == to)
+        return CONV_EXACT;
+    if (!ty_is_scalar(from) || !ty_is_scalar(to))
+        return CONV_NONE;
+    return conv[from->kind][to->kind];
+}

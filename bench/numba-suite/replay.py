@@ -149,6 +149,58 @@ def _capture_module(modname, outdir, max_launches):
 
     builtins.exec = exec_
 
+    # -- shared and local arrays start with known contents ------------------
+    # The simulator makes them with np.empty; CUDA leaves them uninitialised
+    # too.  They are filled with zero bytes, and a launch of a kernel that
+    # makes such arrays runs a second time with them filled with 0x5A bytes
+    # (on fresh copies of its inputs): where the results differ, the kernel
+    # reads memory it never wrote, its result is undefined on a GPU as on
+    # the CPU, and the launch is not replayable.
+    from numba.cuda.simulator import kernelapi as simkapi
+    fill = [0]
+
+    class _FilledNumpy:
+        def __getattr__(self, name):
+            return getattr(np, name)
+
+        @staticmethod
+        def empty(shape, dtype=float, *a, **kw):
+            res = np.empty(shape, dtype, *a, **kw)
+            np.frombuffer(res.data, np.uint8).fill(fill[0]) if res.size else None
+            return res
+
+    simkapi.np = _FilledNumpy()
+
+    def undefined_result(kernel, args, rec, mdir):
+        """Does the launch's result depend on the initial contents of its
+        shared or local arrays?  (rerun with the other fill)"""
+        src = open(os.path.join(workdir, rec["kern"])).read()
+        if "shared.array(" not in src and "local.array(" not in src:
+            return False
+        fresh = []
+        for a, r in zip(args, rec["args"]):
+            h = unwrap(a)
+            if isinstance(h, np.ndarray):
+                fresh.append(np.load(os.path.join(mdir, r["in"])).reshape(h.shape))
+            elif isinstance(h, np.void):
+                return False
+            else:
+                fresh.append(h)
+        fill[0] = 0x5A
+        try:
+            orig_call(kernel, *fresh)
+        except BaseException:
+            return False
+        finally:
+            fill[0] = 0
+        for i, r in enumerate(rec["args"]):
+            if "out" in r:
+                ref = np.load(os.path.join(mdir, r["out"]))
+                got = np.ascontiguousarray(fresh[i])
+                if ref.dtype.names is None and not np.array_equal(ref, got, equal_nan=True):
+                    return True
+        return False
+
     FakeCUDAKernel = simkernel.FakeCUDAKernel
     orig_call = FakeCUDAKernel.__call__
     orig_jit = simapi.jit
@@ -242,6 +294,9 @@ def _capture_module(modname, outdir, max_launches):
         return s
 
     def arg_type(v):
+        import enum
+        if isinstance(v, enum.Enum):   # an IntEnum member is an int too: its own type
+            return numba.typeof(v)
         if isinstance(v, bool) or isinstance(v, np.bool_):
             return nbt.boolean
         if isinstance(v, int):
@@ -291,7 +346,10 @@ def _capture_module(modname, outdir, max_launches):
                 line = "import %s as %s" % (mname, name)
             return line.replace(" as %s" % name.split(".")[-1], "") \
                 if line.endswith(" as " + mname.split(".")[-1]) else line
+        number = isinstance(value, (bool, int, float, complex, np.generic))
         for m in SEARCH_MODULES:
+            if number and m not in ("math", "cmath", "numpy"):
+                continue   # a module's private constant: written as a constant
             try:
                 mod = importlib.import_module(m)
             except Exception:
@@ -361,7 +419,12 @@ def _capture_module(modname, outdir, max_launches):
         loads, stores = set(), set()
         for a in fdef.args.args + fdef.args.kwonlyargs:
             stores.add(a.arg)
+        decorators = set()   # rewritten: the names they use are not needed
+        for d in fdef.decorator_list:
+            decorators.update(id(n) for n in ast.walk(d))
         for node in ast.walk(fdef):
+            if id(node) in decorators:
+                continue
             if isinstance(node, ast.Name):
                 (loads if isinstance(node.ctx, ast.Load) else stores).add(node.id)
             elif isinstance(node, (ast.FunctionDef, ast.Lambda)) and node is not fdef:
@@ -515,6 +578,42 @@ def _capture_module(modname, outdir, max_launches):
                           "itemsize": d.itemsize, "aligned": d.isalignedstruct})
         return np.frombuffer(bytes(memoryview(np.array(r)).cast("B")), plain).reshape(())
 
+    def passed_as(kernel, arg):
+        """The argument as the kernel's extensions hand it to the launch
+        (an extension's prepare_args may make an array cuda.In, as
+        test_retrieve_autoconverted_arrays' DefaultIn does), as the
+        simulator applies them."""
+        ty_val = (None, arg)
+        for ext in getattr(kernel, "extensions", ()):
+            try:
+                ty_val = ext.prepare_args(*ty_val, stream=0, retr=[])
+            except Exception:
+                return arg
+        return ty_val[1]
+
+    def wrap_int_literals(kernel, argrecs):
+        """A Python int passed for an integer parameter of a kernel's one
+        explicit signature: compiled numba-cuda converts it with ctypes
+        (c_int32(0x80000000) is -2**31), wrapping where `kernc run` would
+        refuse a literal out of range; the literal becomes that value."""
+        import ctypes
+        sigs = getattr(kernel, "_npk_sigs", None)
+        if not sigs or len(sigs) != 1:
+            return
+        try:
+            from numba.core import sigutils
+            params = sigutils.normalize_signature(sigs[0])[0]
+        except Exception:
+            return
+        for a, t in zip(argrecs, params):
+            if a["kind"] != "scalar" or not isinstance(t, nbt.Integer):
+                continue
+            try:
+                v = int(a["value"])
+            except ValueError:
+                continue
+            a["value"] = str(getattr(ctypes, "c_%s" % t.name)(v).value)
+
     def call(self, *args):
         if self._device or simkernel._kernel_context:
             return orig_call(self, *args)
@@ -526,6 +625,12 @@ def _capture_module(modname, outdir, max_launches):
         if n > max_launches:
             rec["status"] = "not replayable"
             rec["cause"] = "over %d launches in the module" % max_launches
+        elif self.grid_dim is not None and self.block_dim is not None and \
+                0 in tuple(self.grid_dim) + tuple(self.block_dim):
+            # compiled numba-cuda launches nothing here (forall(0), test_forall's
+            # no_work), and CUDA refuses such a launch: there is none to replay
+            rec["status"] = "not replayable"
+            rec["cause"] = "a grid or block with a zero dimension (no launch)"
         else:
             try:
                 host = [unwrap(a) for a in args]
@@ -583,6 +688,7 @@ def _capture_module(modname, outdir, max_launches):
                             lit = str(int(a))
                         argrecs.append({"kind": "scalar", "value": lit})
                         before.append(None)
+                wrap_int_literals(self, argrecs)
                 rec["args"] = argrecs
             except NotReplayable as e:
                 rec["status"] = "not replayable"
@@ -611,12 +717,16 @@ def _capture_module(modname, outdir, max_launches):
                 for i, a in enumerate(before):
                     # cuda.In(a): the device's copy is never read back, so
                     # the simulator's result for it is not observable
-                    if a is not None and type(args[i]).__name__ != "In":
+                    if a is not None and type(passed_as(self, args[i])).__name__ != "In":
                         p = "L%d_a%d_out.npy" % (n, i)
                         host = unwrap(args[i])
                         np.save(os.path.join(outdir, p), record_array(host)
                                 if isinstance(host, np.void) else np.ascontiguousarray(host))
                         rec["args"][i]["out"] = p
+                if undefined_result(self, args, rec, outdir):
+                    rec["status"] = "not replayable"
+                    rec["cause"] = ("reads shared or local memory it never wrote "
+                                    "(an undefined result)")
             log.write(json.dumps(rec) + "\n")
             log.flush()
 
