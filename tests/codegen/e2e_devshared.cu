@@ -9,6 +9,9 @@
 
 /* ---- CUDA ---- */
 
+/* debug=True: the first exception of a launch, read by the runtime after it */
+__device__ krt_exception krt_exception_e2e_devshared_74f1f219;
+
 #line 12 "e2e_devshared.kern"
 static __device__ inline KRT_MAYBE_UNUSED int64_t counter(int64_t op, int64_t v)
 {
@@ -261,7 +264,7 @@ KRT_EXTERN_C __global__ void no_barrier(krt_view x, krt_view out)
     if (i < x.shape[0]) {
 #line 103 "e2e_devshared.kern"
         *(double *)(out.data + i * out.strides[0]) = scratch(*(double *)(x.data + i * x.strides[0]));
-#line 265 "e2e_devshared.cu"
+#line 268 "e2e_devshared.cu"
     }
 }
 
@@ -275,7 +278,7 @@ KRT_EXTERN_C __global__ void no_barrier__i32(krt_view x, krt_view out)
     if ((int32_t)i < (int32_t)x.shape[0]) {
 #line 103 "e2e_devshared.kern"
         *(double *)(out.data + krt_mul_wide((int32_t)i, (int32_t)out.strides[0])) = scratch(*(double *)(x.data + krt_mul_wide((int32_t)i, (int32_t)x.strides[0])));
-#line 279 "e2e_devshared.cu"
+#line 282 "e2e_devshared.cu"
     }
 }
 
@@ -321,7 +324,7 @@ static inline KRT_MAYBE_UNUSED int64_t via__cpu(const krt_cpu_block *krt_b, krt_
     return counter__cpu(krt_b, krt_tid, krt_dsh_counter, 1, v);
 }
 
-#line 325 "e2e_devshared.cu"
+#line 328 "e2e_devshared.cu"
 struct own_and_via__dshared {
     int64_t mine[64];
 };
@@ -343,7 +346,7 @@ static inline KRT_MAYBE_UNUSED int64_t own_and_via__cpu(const krt_cpu_block *krt
     return via__cpu(krt_b, krt_tid, krt_dsh_counter, krt_sub_i64((*(int64_t *)krt_cpu_pick(krt_b, (void *)&krt_dsh_own_and_via->mine[krt_ck_cpu(((int64_t)t), 64, 0, "e2e_devshared.kern", 36, krt_b, krt_tid)], &krt_sinkv)), v));
 }
 
-#line 347 "e2e_devshared.cu"
+#line 350 "e2e_devshared.cu"
 struct count_blocks__shared {
     struct counter__dshared krt_dsh_counter;
     struct own_and_via__dshared krt_dsh_own_and_via;
@@ -416,7 +419,7 @@ static void count_blocks__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 420 "e2e_devshared.cu"
+#line 423 "e2e_devshared.cu"
 struct totals__shared {
     struct counter__dshared krt_dsh_counter;
 };
@@ -558,7 +561,7 @@ static inline KRT_MAYBE_UNUSED double weigh__cpu(const krt_cpu_block *krt_b, krt
     return acc;
 }
 
-#line 562 "e2e_devshared.cu"
+#line 565 "e2e_devshared.cu"
 struct scratch__dshared {
     double s[4][64];
 };
@@ -590,7 +593,7 @@ static inline KRT_MAYBE_UNUSED double scratch__cpu(const krt_cpu_block *krt_b, k
     return weigh__cpu(krt_b, krt_tid, krt_view_make((void *)krt_dsh_scratch->s, 2, 4, 64, 0, (int64_t)sizeof(double)), t);
 }
 
-#line 594 "e2e_devshared.cu"
+#line 597 "e2e_devshared.cu"
 struct no_barrier__shared {
     struct scratch__dshared krt_dsh_scratch;
 };
@@ -600,7 +603,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
-#line 604 "e2e_devshared.cu"
+#line 607 "e2e_devshared.cu"
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct no_barrier__shared *krt_s = (struct no_barrier__shared *)krt_b->shared;
@@ -618,7 +621,7 @@ static void no_barrier__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             /* i < x.shape[0]: the threads the loop visits */
 #line 103 "e2e_devshared.kern"
             *(double *)(out.data + i * out.strides[0]) = scratch__cpu(krt_b, krt_tid, &krt_s->krt_dsh_scratch, *(double *)(x.data + i * x.strides[0]));
-#line 622 "e2e_devshared.cu"
+#line 625 "e2e_devshared.cu"
         }
     }
 }
@@ -633,13 +636,13 @@ KRT_EXTERN_C const krt_kernel count_blocks__kernel = {
     "count_blocks", "e2e_devshared.kern", 2, count_blocks__params,
     count_blocks__cpu, (const void *)count_blocks,
     sizeof(struct count_blocks__shared), sizeof(struct count_blocks__frame),
-    0
+    0, NULL
 };
 static const krt_kernel count_blocks__kernel_i32 = {
     "count_blocks", "e2e_devshared.kern", 2, count_blocks__params,
     count_blocks__cpu, (const void *)count_blocks__i32,
     sizeof(struct count_blocks__shared), sizeof(struct count_blocks__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_blocks__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -664,13 +667,13 @@ KRT_EXTERN_C const krt_kernel totals__kernel = {
     "totals", "e2e_devshared.kern", 2, totals__params,
     totals__cpu, (const void *)totals,
     sizeof(struct totals__shared), sizeof(struct totals__frame),
-    0
+    0, NULL
 };
 static const krt_kernel totals__kernel_i32 = {
     "totals", "e2e_devshared.kern", 2, totals__params,
     totals__cpu, (const void *)totals__i32,
     sizeof(struct totals__shared), sizeof(struct totals__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int totals__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -695,13 +698,13 @@ KRT_EXTERN_C const krt_kernel no_barrier__kernel = {
     "no_barrier", "e2e_devshared.kern", 2, no_barrier__params,
     no_barrier__cpu, (const void *)no_barrier,
     sizeof(struct no_barrier__shared), 0,
-    0
+    0, NULL
 };
 static const krt_kernel no_barrier__kernel_i32 = {
     "no_barrier", "e2e_devshared.kern", 2, no_barrier__params,
     no_barrier__cpu, (const void *)no_barrier__i32,
     sizeof(struct no_barrier__shared), 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int no_barrier__launch(krt_launch_cfg cfg, krt_array x, krt_array out)

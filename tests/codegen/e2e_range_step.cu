@@ -9,6 +9,9 @@
 
 /* ---- CUDA ---- */
 
+/* debug=True: the first exception of a launch, read by the runtime after it */
+__device__ krt_exception krt_exception_e2e_range_step_81e679d7;
+
 #line 13 "e2e_range_step.kern"
 KRT_EXTERN_C __global__ void count(krt_view out, krt_view steps)
 {
@@ -421,7 +424,7 @@ KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
     int64_t k KRT_MAYBE_UNUSED = 0;
     int64_t krt_it1 = 0;
     int64_t krt_stop2 = 0;
-#line 425 "e2e_range_step.cu"
+#line 428 "e2e_range_step.cu"
     int64_t krt_step3 = 0;
     (void)k;
 #line 95 "e2e_range_step.kern"
@@ -434,7 +437,7 @@ KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
         krt_it1 = 0;
         krt_stop2 = 10;
         krt_step3 = *(int64_t *)(steps.data + krt_ck_dev(i, steps.shape[0], 0, "e2e_range_step.kern", 98) * steps.strides[0]);
-#line 438 "e2e_range_step.cu"
+#line 441 "e2e_range_step.cu"
         if (krt_step3 == 0) {
             krt_assert_fail_dev("e2e_range_step.kern:98: range() arg 3 must not be zero");
             return;
@@ -446,7 +449,7 @@ KRT_EXTERN_C __global__ void count_debug(krt_view out, krt_view steps)
         }
 #line 100 "e2e_range_step.kern"
         *(int64_t *)(out.data + krt_ck_dev(i, out.shape[0], 0, "e2e_range_step.kern", 100) * out.strides[0]) = n;
-#line 450 "e2e_range_step.cu"
+#line 453 "e2e_range_step.cu"
     }
 }
 
@@ -546,7 +549,7 @@ static void count_unsigned__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 550 "e2e_range_step.cu"
+#line 553 "e2e_range_step.cu"
 struct count_sync__shared {
     int64_t s[64];
 };
@@ -626,7 +629,7 @@ static void count_sync__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 630 "e2e_range_step.cu"
+#line 633 "e2e_range_step.cu"
 struct count_block__shared {
     int64_t s[64];
 };
@@ -788,7 +791,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 792 "e2e_range_step.cu"
+#line 795 "e2e_range_step.cu"
 struct count_inlined__frame {
     int krt_state;
     int64_t n;
@@ -964,7 +967,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 968 "e2e_range_step.cu"
+#line 971 "e2e_range_step.cu"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -984,7 +987,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
-#line 988 "e2e_range_step.cu"
+#line 991 "e2e_range_step.cu"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -996,7 +999,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
-#line 1000 "e2e_range_step.cu"
+#line 1003 "e2e_range_step.cu"
         }
     }
 }
@@ -1011,13 +1014,13 @@ KRT_EXTERN_C const krt_kernel count__kernel = {
     "count", "e2e_range_step.kern", 2, count__params,
     count__cpu, (const void *)count,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel count__kernel_i32 = {
     "count", "e2e_range_step.kern", 2, count__params,
     count__cpu, (const void *)count__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
@@ -1042,13 +1045,13 @@ KRT_EXTERN_C const krt_kernel count_unsigned__kernel = {
     "count_unsigned", "e2e_range_step.kern", 2, count_unsigned__params,
     count_unsigned__cpu, (const void *)count_unsigned,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel count_unsigned__kernel_i32 = {
     "count_unsigned", "e2e_range_step.kern", 2, count_unsigned__params,
     count_unsigned__cpu, (const void *)count_unsigned__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_unsigned__launch(krt_launch_cfg cfg, krt_array out, uint32_t step)
@@ -1071,13 +1074,13 @@ KRT_EXTERN_C const krt_kernel count_sync__kernel = {
     "count_sync", "e2e_range_step.kern", 2, count_sync__params,
     count_sync__cpu, (const void *)count_sync,
     sizeof(struct count_sync__shared), sizeof(struct count_sync__frame),
-    0
+    0, NULL
 };
 static const krt_kernel count_sync__kernel_i32 = {
     "count_sync", "e2e_range_step.kern", 2, count_sync__params,
     count_sync__cpu, (const void *)count_sync__i32,
     sizeof(struct count_sync__shared), sizeof(struct count_sync__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_sync__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
@@ -1102,13 +1105,13 @@ KRT_EXTERN_C const krt_kernel count_block__kernel = {
     "count_block", "e2e_range_step.kern", 2, count_block__params,
     count_block__cpu, (const void *)count_block,
     sizeof(struct count_block__shared), sizeof(struct count_block__frame),
-    0
+    0, NULL
 };
 static const krt_kernel count_block__kernel_i32 = {
     "count_block", "e2e_range_step.kern", 2, count_block__params,
     count_block__cpu, (const void *)count_block__i32,
     sizeof(struct count_block__shared), sizeof(struct count_block__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_block__launch(krt_launch_cfg cfg, krt_array out, int64_t step)
@@ -1131,13 +1134,13 @@ KRT_EXTERN_C const krt_kernel count_inlined__kernel = {
     "count_inlined", "e2e_range_step.kern", 2, count_inlined__params,
     count_inlined__cpu, (const void *)count_inlined,
     0, sizeof(struct count_inlined__frame),
-    0
+    0, NULL
 };
 static const krt_kernel count_inlined__kernel_i32 = {
     "count_inlined", "e2e_range_step.kern", 2, count_inlined__params,
     count_inlined__cpu, (const void *)count_inlined__i32,
     0, sizeof(struct count_inlined__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_inlined__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
@@ -1162,13 +1165,13 @@ KRT_EXTERN_C const krt_kernel count_device__kernel = {
     "count_device", "e2e_range_step.kern", 2, count_device__params,
     count_device__cpu, (const void *)count_device,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel count_device__kernel_i32 = {
     "count_device", "e2e_range_step.kern", 2, count_device__params,
     count_device__cpu, (const void *)count_device__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int count_device__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)
@@ -1193,7 +1196,7 @@ KRT_EXTERN_C const krt_kernel count_debug__kernel = {
     "count_debug", "e2e_range_step.kern", 2, count_debug__params,
     count_debug__cpu, (const void *)count_debug,
     0, 0,
-    0
+    0, (void *)&krt_exception_e2e_range_step_81e679d7
 };
 
 KRT_EXTERN_C int count_debug__launch(krt_launch_cfg cfg, krt_array out, krt_array steps)

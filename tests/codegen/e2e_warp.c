@@ -26,8 +26,10 @@ struct warp_sum__frame {
 };
 
 #line 11 "e2e_warp.kern"
-static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     int64_t off = 0;
@@ -104,7 +106,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 108 "e2e_warp.c"
+#line 110 "e2e_warp.c"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -113,8 +115,10 @@ struct ballot_count__frame {
 };
 
 #line 23 "e2e_warp.kern"
-static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void ballot_count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct ballot_count__frame *krt_fr = (struct ballot_count__frame *)krt_b->frame;
@@ -166,7 +170,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 170 "e2e_warp.c"
+#line 174 "e2e_warp.c"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -178,8 +182,10 @@ struct match_keys__frame {
 };
 
 #line 32 "e2e_warp.kern"
-static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void match_keys__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view keys = *(const krt_view *)krt_args[0];
     const krt_view anyout = *(const krt_view *)krt_args[1];
     const krt_view allout = *(const krt_view *)krt_args[2];
@@ -266,7 +272,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 270 "e2e_warp.c"
+#line 276 "e2e_warp.c"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -284,8 +290,10 @@ struct divergent__frame {
 };
 
 #line 41 "e2e_warp.kern"
-static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     int64_t r KRT_MAYBE_UNUSED = 0;
@@ -385,7 +393,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 389 "e2e_warp.c"
+#line 397 "e2e_warp.c"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -436,7 +444,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 440 "e2e_warp.c"
+#line 448 "e2e_warp.c"
                 }
             }
         }
@@ -479,7 +487,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
     }
-#line 483 "e2e_warp.c"
+#line 491 "e2e_warp.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -528,7 +536,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 532 "e2e_warp.c"
+#line 540 "e2e_warp.c"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -549,7 +557,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 553 "e2e_warp.c"
+#line 561 "e2e_warp.c"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -559,11 +567,11 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         bool eq KRT_MAYBE_UNUSED = krt_f->eq;
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 58 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = (int64_t)((((int32_t)((int64_t)al) * 4) + ((int32_t)((int64_t)an) * 2)) + (int32_t)((int64_t)eq));
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = ((((int64_t)al) * 4) + (((int64_t)an) * 2)) + ((int64_t)eq);
     }
 }
 
-#line 567 "e2e_warp.c"
+#line 575 "e2e_warp.c"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -572,16 +580,18 @@ struct block_votes__frame {
 };
 
 #line 62 "e2e_warp.kern"
-static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_votes__frame *krt_fr = (struct block_votes__frame *)krt_b->frame;
     struct block_votes__frame *krt_f;
     size_t krt_t;
+#line 593 "e2e_warp.c"
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
-#line 585 "e2e_warp.c"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -595,14 +605,14 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 64 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 606 "e2e_warp.c"
+#line 616 "e2e_warp.c"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -612,13 +622,13 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 65 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 622 "e2e_warp.c"
+#line 632 "e2e_warp.c"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -629,12 +639,12 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 66 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 100))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 100))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 638 "e2e_warp.c"
+#line 648 "e2e_warp.c"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -653,7 +663,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 657 "e2e_warp.c"
+#line 667 "e2e_warp.c"
         }
     }
 }
@@ -668,7 +678,7 @@ KRT_EXTERN_C const krt_kernel warp_sum__kernel = {
     "warp_sum", "e2e_warp.kern", 2, warp_sum__params,
     warp_sum__cpu, NULL,
     0, sizeof(struct warp_sum__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int warp_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -691,7 +701,7 @@ KRT_EXTERN_C const krt_kernel ballot_count__kernel = {
     "ballot_count", "e2e_warp.kern", 2, ballot_count__params,
     ballot_count__cpu, NULL,
     0, sizeof(struct ballot_count__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int ballot_count__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -715,7 +725,7 @@ KRT_EXTERN_C const krt_kernel match_keys__kernel = {
     "match_keys", "e2e_warp.kern", 3, match_keys__params,
     match_keys__cpu, NULL,
     0, sizeof(struct match_keys__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int match_keys__launch(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout)
@@ -741,7 +751,7 @@ KRT_EXTERN_C const krt_kernel divergent__kernel = {
     "divergent", "e2e_warp.kern", 2, divergent__params,
     divergent__cpu, NULL,
     0, sizeof(struct divergent__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int divergent__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -764,7 +774,7 @@ KRT_EXTERN_C const krt_kernel block_votes__kernel = {
     "block_votes", "e2e_warp.kern", 2, block_votes__params,
     block_votes__cpu, NULL,
     0, sizeof(struct block_votes__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array out)

@@ -328,8 +328,10 @@ struct warp_sum__frame {
 };
 
 #line 11 "e2e_warp.kern"
-static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void warp_sum__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     int64_t off = 0;
@@ -406,7 +408,7 @@ static void warp_sum__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 410 "e2e_warp.cu"
+#line 412 "e2e_warp.cu"
 struct ballot_count__frame {
     int krt_state;
     int32_t b;
@@ -415,8 +417,10 @@ struct ballot_count__frame {
 };
 
 #line 23 "e2e_warp.kern"
-static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void ballot_count__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct ballot_count__frame *krt_fr = (struct ballot_count__frame *)krt_b->frame;
@@ -468,7 +472,7 @@ static void ballot_count__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 472 "e2e_warp.cu"
+#line 476 "e2e_warp.cu"
 struct match_keys__frame {
     int krt_state;
     int32_t m;
@@ -480,8 +484,10 @@ struct match_keys__frame {
 };
 
 #line 32 "e2e_warp.kern"
-static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void match_keys__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view keys = *(const krt_view *)krt_args[0];
     const krt_view anyout = *(const krt_view *)krt_args[1];
     const krt_view allout = *(const krt_view *)krt_args[2];
@@ -568,7 +574,7 @@ static void match_keys__cpu(const krt_cpu_block *krt_b, void **krt_args)
     }
 }
 
-#line 572 "e2e_warp.cu"
+#line 578 "e2e_warp.cu"
 struct divergent__frame {
     int krt_state;
     int32_t r_2;
@@ -586,8 +592,10 @@ struct divergent__frame {
 };
 
 #line 41 "e2e_warp.kern"
-static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void divergent__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     int64_t r KRT_MAYBE_UNUSED = 0;
@@ -687,7 +695,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_f = &krt_fr[krt_t];
             if (krt_f->krt_state == KRT_RUNNING)
                 krt_f->krt_state = KRT_MASKED(1);
-#line 691 "e2e_warp.cu"
+#line 699 "e2e_warp.cu"
             else if (krt_f->krt_state == KRT_MASKED(1))
                 krt_f->krt_state = KRT_RUNNING;
         }
@@ -738,7 +746,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                     if (krt_src < 0 || krt_src >= (int64_t)krt_wn || !((krt_act & (krt_warp3_mask)) >> krt_src & 1u))
                         krt_src = krt_l;
                     krt_f->r_2 = krt_fr[krt_w + krt_src].krt_warp3_val;
-#line 742 "e2e_warp.cu"
+#line 750 "e2e_warp.cu"
                 }
             }
         }
@@ -781,7 +789,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
         }
     }
-#line 785 "e2e_warp.cu"
+#line 793 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int64_t up KRT_MAYBE_UNUSED = krt_f->up;
@@ -830,7 +838,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f->an = ((krt_act & (krt_warp6_mask)) & krt_bal) != 0;
             }
         }
-#line 834 "e2e_warp.cu"
+#line 842 "e2e_warp.cu"
     }
 #line 57 "e2e_warp.kern"
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -851,7 +859,7 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
                 krt_f = &krt_fr[krt_w + krt_l];
                 krt_f->eq = ((krt_act & (krt_warp7_mask)) & krt_bal) == 0 || ((krt_act & (krt_warp7_mask)) & krt_bal) == (krt_act & (krt_warp7_mask));
             }
-#line 855 "e2e_warp.cu"
+#line 863 "e2e_warp.cu"
         }
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
@@ -861,11 +869,11 @@ static void divergent__cpu(const krt_cpu_block *krt_b, void **krt_args)
         bool eq KRT_MAYBE_UNUSED = krt_f->eq;
         int64_t i KRT_MAYBE_UNUSED = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 58 "e2e_warp.kern"
-        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = (int64_t)((((int32_t)((int64_t)al) * 4) + ((int32_t)((int64_t)an) * 2)) + (int32_t)((int64_t)eq));
+        ((int64_t *)out.data)[krt_add_i64(krt_mul_i64(4, i), 3)] = ((((int64_t)al) * 4) + (((int64_t)an) * 2)) + ((int64_t)eq);
     }
 }
 
-#line 869 "e2e_warp.cu"
+#line 877 "e2e_warp.cu"
 struct block_votes__frame {
     int krt_state;
     int32_t c;
@@ -874,16 +882,18 @@ struct block_votes__frame {
 };
 
 #line 62 "e2e_warp.kern"
-static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void block_votes__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view x = *(const krt_view *)krt_args[0];
     const krt_view out = *(const krt_view *)krt_args[1];
     struct block_votes__frame *krt_fr = (struct block_votes__frame *)krt_b->frame;
     struct block_votes__frame *krt_f;
     size_t krt_t;
+#line 895 "e2e_warp.cu"
     int64_t krt_red, krt_nred;
     krt_dim3 krt_tid;
-#line 887 "e2e_warp.cu"
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -897,14 +907,14 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 64 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t c KRT_MAYBE_UNUSED = krt_f->c;
         c = (int32_t)krt_red;
-#line 908 "e2e_warp.cu"
+#line 918 "e2e_warp.cu"
         krt_f->c = c;
     }
 #line 65 "e2e_warp.kern"
@@ -914,13 +924,13 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 65 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 0))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 0))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
         int32_t a KRT_MAYBE_UNUSED = krt_f->a;
-#line 924 "e2e_warp.cu"
+#line 934 "e2e_warp.cu"
         a = (int32_t)(krt_red == krt_nred);
         krt_f->a = a;
     }
@@ -931,12 +941,12 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
         krt_f = &krt_fr[krt_t];
         int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
 #line 66 "e2e_warp.kern"
-        krt_red += (((int32_t)(((int32_t *)x.data)[t] > 100))) != 0;
+        krt_red += (((int32_t)(((int32_t *)x.data)[((int64_t)t)] > 100))) != 0;
         krt_nred++;
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
-#line 940 "e2e_warp.cu"
+#line 950 "e2e_warp.cu"
         int32_t o KRT_MAYBE_UNUSED = krt_f->o;
         o = (int32_t)(krt_red != 0);
         krt_f->o = o;
@@ -955,7 +965,7 @@ static void block_votes__cpu(const krt_cpu_block *krt_b, void **krt_args)
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 1)] = a;
 #line 70 "e2e_warp.kern"
             ((int32_t *)out.data)[krt_add_i64(krt_mul_i64(3, ((int64_t)((int32_t)krt_b->block_idx.x))), 2)] = o;
-#line 959 "e2e_warp.cu"
+#line 969 "e2e_warp.cu"
         }
     }
 }
@@ -970,13 +980,13 @@ KRT_EXTERN_C const krt_kernel warp_sum__kernel = {
     "warp_sum", "e2e_warp.kern", 2, warp_sum__params,
     warp_sum__cpu, (const void *)warp_sum,
     0, sizeof(struct warp_sum__frame),
-    0
+    0, NULL
 };
 static const krt_kernel warp_sum__kernel_i32 = {
     "warp_sum", "e2e_warp.kern", 2, warp_sum__params,
     warp_sum__cpu, (const void *)warp_sum__i32,
     0, sizeof(struct warp_sum__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int warp_sum__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -1001,13 +1011,13 @@ KRT_EXTERN_C const krt_kernel ballot_count__kernel = {
     "ballot_count", "e2e_warp.kern", 2, ballot_count__params,
     ballot_count__cpu, (const void *)ballot_count,
     0, sizeof(struct ballot_count__frame),
-    0
+    0, NULL
 };
 static const krt_kernel ballot_count__kernel_i32 = {
     "ballot_count", "e2e_warp.kern", 2, ballot_count__params,
     ballot_count__cpu, (const void *)ballot_count__i32,
     0, sizeof(struct ballot_count__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int ballot_count__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -1033,13 +1043,13 @@ KRT_EXTERN_C const krt_kernel match_keys__kernel = {
     "match_keys", "e2e_warp.kern", 3, match_keys__params,
     match_keys__cpu, (const void *)match_keys,
     0, sizeof(struct match_keys__frame),
-    0
+    0, NULL
 };
 static const krt_kernel match_keys__kernel_i32 = {
     "match_keys", "e2e_warp.kern", 3, match_keys__params,
     match_keys__cpu, (const void *)match_keys__i32,
     0, sizeof(struct match_keys__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int match_keys__launch(krt_launch_cfg cfg, krt_array keys, krt_array anyout, krt_array allout)
@@ -1067,13 +1077,13 @@ KRT_EXTERN_C const krt_kernel divergent__kernel = {
     "divergent", "e2e_warp.kern", 2, divergent__params,
     divergent__cpu, (const void *)divergent,
     0, sizeof(struct divergent__frame),
-    0
+    0, NULL
 };
 static const krt_kernel divergent__kernel_i32 = {
     "divergent", "e2e_warp.kern", 2, divergent__params,
     divergent__cpu, (const void *)divergent__i32,
     0, sizeof(struct divergent__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int divergent__launch(krt_launch_cfg cfg, krt_array x, krt_array out)
@@ -1098,13 +1108,13 @@ KRT_EXTERN_C const krt_kernel block_votes__kernel = {
     "block_votes", "e2e_warp.kern", 2, block_votes__params,
     block_votes__cpu, (const void *)block_votes,
     0, sizeof(struct block_votes__frame),
-    0
+    0, NULL
 };
 static const krt_kernel block_votes__kernel_i32 = {
     "block_votes", "e2e_warp.kern", 2, block_votes__params,
     block_votes__cpu, (const void *)block_votes__i32,
     0, sizeof(struct block_votes__frame),
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int block_votes__launch(krt_launch_cfg cfg, krt_array x, krt_array out)

@@ -66,22 +66,29 @@ static inline KRT_MAYBE_UNUSED double dist2__cpu(const krt_cpu_block *krt_b, krt
 }
 
 #line 16 "named_tuples.kern"
-static void named_tuples__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void named_tuples__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
+#line 74 "named_tuples.cu"
     const krt_nt_Point_f64_f64 c = *(const krt_nt_Point_f64_f64 *)krt_args[0];
     const krt_view pts = *(const krt_view *)krt_args[1];
-#line 74 "named_tuples.cu"
     const krt_view out = *(const krt_view *)krt_args[2];
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(pts.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
 #line 17 "named_tuples.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 18 "named_tuples.kern"
-        if (i < pts.shape[0]) {
+            /* i < pts.shape[0]: the threads the loop visits */
 #line 19 "named_tuples.kern"
             ((double *)out.data)[i] = dist2__cpu(krt_b, krt_tid, krt_nt_Point_f64_f64_make(((double *)pts.data)[i * pts.shape[1] + 0], ((double *)pts.data)[i * pts.shape[1] + 1]), c);
-#line 85 "named_tuples.cu"
+#line 92 "named_tuples.cu"
         }
     }
 }
@@ -97,13 +104,13 @@ KRT_EXTERN_C const krt_kernel named_tuples__kernel = {
     "named_tuples", "named_tuples.kern", 3, named_tuples__params,
     named_tuples__cpu, (const void *)named_tuples,
     0, 0,
-    0
+    0, NULL
 };
 static const krt_kernel named_tuples__kernel_i32 = {
     "named_tuples", "named_tuples.kern", 3, named_tuples__params,
     named_tuples__cpu, (const void *)named_tuples__i32,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int named_tuples__launch(krt_launch_cfg cfg, krt_nt_Point_f64_f64 c, krt_array pts, krt_array out)

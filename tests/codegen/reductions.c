@@ -177,26 +177,33 @@ static inline KRT_MAYBE_UNUSED int64_t krt_argmin_f1__cpu(const krt_cpu_block *k
 }
 
 #line 9 "reductions.kern"
-static void reductions__cpu(const krt_cpu_block *krt_b, void **krt_args)
+static void reductions__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
+    const krt_cpu_block krt_bb = *krt_b0;
+    const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view m = *(const krt_view *)krt_args[0];
+#line 186 "reductions.c"
     const krt_view idx = *(const krt_view *)krt_args[1];
     const krt_view out = *(const krt_view *)krt_args[2];
-#line 186 "reductions.c"
     krt_dim3 krt_tid;
-    KRT_FOR_EACH_THREAD(krt_b) {
-        int64_t i = 0;
-        float krt_seq1 = 0;
-        double krt_seq2 = 0;
+    {
+        unsigned krt_nx = krt_b->block_dim.x;
+        unsigned krt_ny = krt_b->block_dim.y;
+        unsigned krt_nz = krt_b->block_dim.z;
+        krt_nx = krt_clamp_below(m.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_nx);
+        KRT_FOR_EACH_THREAD_N(krt_nx, krt_ny, krt_nz) {
+            int64_t i = 0;
+            float krt_seq1 = 0;
+            double krt_seq2 = 0;
 #line 10 "reductions.kern"
-        i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
+            i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
 #line 11 "reductions.kern"
-        if (i < m.shape[0]) {
+            /* i < m.shape[0]: the threads the loop visits */
 #line 12 "reductions.kern"
             ((double *)out.data)[i] = (krt_seq2 = (krt_seq1 = krt_sum_f1_f4__cpu(krt_b, krt_tid, krt_view_index(m, 0, i)), ((double)krt_seq1) + krt_mean_f2_f4__cpu(krt_b, krt_tid, m)), krt_seq2 + ((double)krt_nansum_f1_f4__cpu(krt_b, krt_tid, krt_view_index(m, 1, i))));
 #line 13 "reductions.kern"
             ((int64_t *)idx.data)[i] = krt_argmin_f1__cpu(krt_b, krt_tid, krt_view_index(krt_view_slice(m, 1, 0, 0, 2, 0), 0, i));
-#line 200 "reductions.c"
+#line 207 "reductions.c"
         }
     }
 }
@@ -212,7 +219,7 @@ KRT_EXTERN_C const krt_kernel reductions__kernel = {
     "reductions", "reductions.kern", 3, reductions__params,
     reductions__cpu, NULL,
     0, 0,
-    0
+    0, NULL
 };
 
 KRT_EXTERN_C int reductions__launch(krt_launch_cfg cfg, krt_array m, krt_array idx, krt_array out)

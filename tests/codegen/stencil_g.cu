@@ -9,6 +9,9 @@
 
 /* ---- CUDA ---- */
 
+/* debug=True: the first exception of a launch, read by the runtime after it */
+__device__ krt_exception krt_exception_stencil_g_cae66c05;
+
 #line 13 "stencil_g.kern"
 KRT_EXTERN_C __global__ void stencil1d(krt_view inp, krt_view out)
 {
@@ -64,7 +67,7 @@ KRT_EXTERN_C __global__ void stencil1d(krt_view inp, krt_view out)
         krt_it1 = (-3);
         krt_stop2 = ((int64_t)(3 + 1));
         krt_step3 = 1;
-#line 68 "stencil_g.cu"
+#line 71 "stencil_g.cu"
         for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
             k = krt_it1;
 #line 36 "stencil_g.kern"
@@ -72,7 +75,7 @@ KRT_EXTERN_C __global__ void stencil1d(krt_view inp, krt_view out)
         }
 #line 37 "stencil_g.kern"
         *(float *)(out.data + krt_ck_dev(i, out.shape[0], 0, "stencil_g.kern", 37) * out.strides[0]) = s;
-#line 76 "stencil_g.cu"
+#line 79 "stencil_g.cu"
     }
 }
 
@@ -154,7 +157,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
         if (*krt_b->error != KRT_OK)
             return;
         float s KRT_MAYBE_UNUSED = 0;
-#line 158 "stencil_g.cu"
+#line 161 "stencil_g.cu"
         int64_t i KRT_MAYBE_UNUSED = krt_f->i;
         int64_t k KRT_MAYBE_UNUSED = 0;
         int64_t krt_it1 KRT_MAYBE_UNUSED = 0;
@@ -169,7 +172,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = (-3);
             krt_stop2 = (3 + 1);
             krt_step3 = 1;
-#line 173 "stencil_g.cu"
+#line 176 "stencil_g.cu"
             KRT_UNROLL
             for (; krt_it1 < krt_stop2; krt_it1 += krt_step3) {
                 k = krt_it1;
@@ -178,7 +181,7 @@ static void stencil1d__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 37 "stencil_g.kern"
             (*(float *)krt_cpu_pick(krt_b, (void *)&*(float *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "stencil_g.kern", 37, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = s;
-#line 182 "stencil_g.cu"
+#line 185 "stencil_g.cu"
         }
     }
 }
@@ -193,7 +196,7 @@ KRT_EXTERN_C const krt_kernel stencil1d__kernel = {
     "stencil1d", "stencil_g.kern", 2, stencil1d__params,
     stencil1d__cpu, (const void *)stencil1d,
     sizeof(struct stencil1d__shared), sizeof(struct stencil1d__frame),
-    0
+    0, (void *)&krt_exception_stencil_g_cae66c05
 };
 
 KRT_EXTERN_C int stencil1d__launch(krt_launch_cfg cfg, krt_array inp, krt_array out)
