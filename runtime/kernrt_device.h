@@ -1232,11 +1232,12 @@ KRT_CPU_FN void krt_assert_fail_cpu(const krt_cpu_block *b, krt_dim3 t, const ch
     KRT_ZDIV_DEV_(s, T)
 #if defined(__CUDACC__)
 #define KRT_ZDIV_DEV_(s, T)                                                  \
-    static __device__ inline T krt_zdiv_dev_##s(T a, T b, int op, const char *fn,          \
-                                                const char *file, int line, const char *msg) \
+    static __device__ inline T krt_zdiv_dev_##s(T a, T b, int op, krt_exception *slot,     \
+                                                const char *fn, const char *file, int line, \
+                                                const char *msg)                          \
     {                                                                        \
         if (b == 0)                                                          \
-            krt_raise_dev("ZeroDivisionError", fn, file, line, msg);         \
+            krt_raise_dev(slot, "ZeroDivisionError", fn, file, line, msg);   \
         return op == 0 ? (T)(a / b) : op == 1 ? krt_floordiv_##s(a, b) : krt_mod_##s(a, b); \
     }
 #else

@@ -36,6 +36,7 @@ typedef struct Emitter {
     const char *path;        /* the .kern file as given */
     const char *line_file;   /* the same, escaped for #line */
     const char *base_file;   /* its base name, escaped, for run-time messages */
+    const char *modsym;      /* emit_module_symbol's (krt_exception_<modsym>) */
     int indent;
     Mode mode;
     bool c_target;           /* emit_c: CPU failures are errors */

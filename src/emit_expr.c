@@ -1121,9 +1121,10 @@ static const char *ex_binop(Emitter *E, Node *n)
         StrBuf fn = {0};
         c_text(&fn, E->fn->name, false);
         if (E->mode == MODE_CUDA)
-            return arena_printf("krt_zdiv_dev_%s(%s, %s, %d, \"%s\", \"%s\", %d, \"%s\")", sfx,
-                                unparen(ex_as(E, l, t)), unparen(ex_as(E, r, t)), op, fn.s,
-                                E->base_file, n->loc.first_line, msg);
+            return arena_printf("krt_zdiv_dev_%s(%s, %s, %d, &krt_exception_%s, \"%s\", \"%s\", %d, "
+                                "\"%s\")", sfx, unparen(ex_as(E, l, t)), unparen(ex_as(E, r, t)), op,
+                                E->modsym, fn.s, E->base_file,
+                                n->loc.first_line, msg);
         return arena_printf("krt_zdiv_cpu_%s(%s, %s, %d, krt_b, krt_tid, \"%s\", \"%s\", %d, \"%s\")",
                             sfx, unparen(ex_as(E, l, t)), unparen(ex_as(E, r, t)), op, fn.s,
                             E->base_file, n->loc.first_line, msg);
@@ -2325,7 +2326,7 @@ static void emit_raise(Emitter *E, Node *s, const char *cls, Node *msg)
     if (s->ival) {
         if (E->mode == MODE_CUDA)
             outf(E, "krt_raise_dev(&krt_exception_%s, \"%s\", \"%s\", \"%s\", %d, %s);",
-                 emit_module_symbol(E->prog, E->opt), cls, fn.s, E->base_file,
+                 E->modsym, cls, fn.s, E->base_file,
                  s->loc.first_line, text);
         else
             outf(E, "krt_raise_cpu(krt_b, krt_tid, \"%s\", \"%s\", \"%s\", %d, %s);", cls, fn.s,

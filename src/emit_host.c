@@ -152,7 +152,7 @@ static void emit_descriptor(Emitter *E, Func *f, bool with_cuda, bool with_cpu)
         v32 |= E->i32_kernels.items[i] == f;
     /* debug=True: the runtime reads the file's krt_exception after a launch */
     const char *exc = with_cuda && (f->opt.debug || (E->opt && E->opt->debug))
-                          ? arena_printf("(void *)&krt_exception_%s", emit_module_symbol(E->prog, E->opt))
+                          ? arena_printf("(void *)&krt_exception_%s", E->modsym)
                           : "NULL";
     outf(E, "    %d, %s", f->has_grid_sync || f->ffi_cooperative ? 1 : 0, exc);
     outf(E, "};");
@@ -502,6 +502,7 @@ static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt
     E->path = emit_source_path(p, opt);
     E->line_file = c_string(E->path);
     E->base_file = c_string(path_base(E->path));
+    E->modsym = emit_module_symbol(p, opt);
     mangle_set_module(opt ? opt->module_name : NULL);   /* issue 13 */
     for (int i = 0; i < p->nfuncs && !p->named; i++)
         name_vars(p->funcs[i]);

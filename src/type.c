@@ -1173,7 +1173,7 @@ static void lower_arraydecl(Ctx *c, Node *stmt, Node *target, Node *call,
         return;
     }
     for (int i = 0; i < ndim; i++) {
-        if (!const_int(c, items[i], &dims[i])) {
+        if (!const_int(c, items[i], &dims[i]) && !const_int_local(c, items[i], &dims[i])) {
             fail(c, items[i]->loc, "%s array shape must be a compile-time constant", what);
             return;
         }

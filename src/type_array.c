@@ -28,6 +28,66 @@ bool const_int(Ctx *c, Node *e, int64_t *out)
     return true;
 }
 
+/* issue 9: a local name bound once in the function, by `NAME = constant`
+ * (numba's get_definition of a shape: `N = 100; cuda.shared.array(N,
+ * int32)`): its binding, counted over the parsed body. */
+typedef struct LocalDef {
+    const char *name;
+    int nbind;
+    const Node *value;       /* the one S_ASSIGN's value, else NULL */
+} LocalDef;
+
+static bool binds_name(const Node *t, const char *name)
+{
+    if (!t)
+        return false;
+    if (t->kind == E_NAME)
+        return strcmp(t->name, name) == 0;
+    if (t->kind == E_TUPLE || t->kind == E_LIST)
+        for (int i = 0; i < t->args.len; i++)
+            if (binds_name(t->args.items[i], name))
+                return true;
+    return t->kind == E_STARRED && binds_name(t->lhs, name);
+}
+
+static Visit local_def_visit(const Node *n, void *ctx)
+{
+    LocalDef *d = ctx;
+    if (n->kind == S_ASSIGN) {
+        for (int i = 0; i < n->args.len; i++)
+            if (binds_name(n->args.items[i], d->name)) {
+                d->nbind++;
+                d->value = n->args.len == 1 && ((Node *)n->args.items[0])->kind == E_NAME
+                               ? n->rhs : NULL;
+            }
+    } else if ((n->kind == S_AUGASSIGN || n->kind == S_ANNASSIGN || n->kind == S_FOR) &&
+               binds_name(n->lhs, d->name)) {
+        d->nbind += 2;
+    }
+    return VISIT_CHILDREN;
+}
+
+bool const_int_local(Ctx *c, Node *e, int64_t *out)
+{
+    if (e->kind != E_NAME || !c->fd || !c->fd->def)
+        return false;
+    LocalDef d = {e->name, 0, NULL};
+    for (int i = 0; i < c->fd->def->params.len; i++) {
+        const Node *p = c->fd->def->params.items[i];
+        if (p->name && strcmp(p->name, e->name) == 0)
+            return false;   /* a parameter: literal arguments are ctx_literal's */
+    }
+    for (int i = 0; i < c->fd->def->body.len; i++)
+        node_walk(c->fd->def->body.items[i], local_def_visit, &d);
+    if (d.nbind != 1 || !d.value)
+        return false;
+    Node *k = sema_fold_local((Node *)d.value, false, ctx_is_local, ctx_literal, c);
+    if (!k || !ty_is_int(k->type))
+        return false;
+    *out = (int64_t)k->ival;
+    return true;
+}
+
 /* The indices of one element: a[i], a[i, j], or a[t] with t a tuple value
  * (cuda.grid(2), a tuple variable, a.shape), lowered to ndim int64s in
  * `out`.  `atomic` names the atomic whose index this is (its own message).

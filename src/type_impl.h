@@ -96,6 +96,7 @@ void lblock(Ctx *c, NodeList *in, NodeList *out);
 
 /* type_array.c */
 bool const_int(Ctx *c, Node *e, int64_t *out);
+bool const_int_local(Ctx *c, Node *e, int64_t *out);   /* N = 100, bound once */
 Node *lower_indices(Ctx *c, Node *idx, int ndim, Loc whole, const char *atomic,
                     NodeList *out, Node *pre);
 Node *lower_index(Ctx *c, Node *e);

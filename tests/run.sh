@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 mkdir "$work/tmp"
 kern=$srcdir/tests/run/kernels.kern
 
-echo "1..87"
+echo "1..90"
 n=0
 failed=0
 
