@@ -1120,14 +1120,18 @@ static const char *ex_binop(Emitter *E, Node *n)
                                    : (op == 2 ? "modulo by zero" : "division by zero");
         StrBuf fn = {0};
         c_text(&fn, E->fn->name, false);
+        const char *call;
         if (E->mode == MODE_CUDA)
-            return arena_printf("krt_zdiv_dev_%s(%s, %s, %d, &krt_exception_%s, \"%s\", \"%s\", %d, "
+            call = arena_printf("krt_zdiv_dev_%s(%s, %s, %d, &krt_exception_%s, \"%s\", \"%s\", %d, "
                                 "\"%s\")", sfx, unparen(ex_as(E, l, t)), unparen(ex_as(E, r, t)), op,
                                 E->modsym, fn.s, E->base_file,
                                 n->loc.first_line, msg);
-        return arena_printf("krt_zdiv_cpu_%s(%s, %s, %d, krt_b, krt_tid, \"%s\", \"%s\", %d, \"%s\")",
+        else
+            call = arena_printf("krt_zdiv_cpu_%s(%s, %s, %d, krt_b, krt_tid, \"%s\", \"%s\", %d, \"%s\")",
                             sfx, unparen(ex_as(E, l, t)), unparen(ex_as(E, r, t)), op, fn.s,
                             E->base_file, n->loc.first_line, msg);
+        sb_free(&fn);
+        return call;
     }
     switch (n->op) {
     case OP_ADD: case OP_SUB: case OP_MUL: {

@@ -332,14 +332,14 @@ static void resolve_decorator(FuncDef *fd)
     if (sigs) {
         if (sigs->kind == E_LIST) {
             for (int i = 0; i < sigs->args.len; i++) {
-                Signature s;
+                Signature s = {0};
                 if (sema_signature(sigs->args.items[i], &s))
                     sema_add_signature(fd, &s);
                 else
                     fd->sig_failed = true;
             }
         } else {
-            Signature s;
+            Signature s = {0};
             if (sema_signature(sigs, &s))
                 sema_add_signature(fd, &s);
             else
@@ -430,7 +430,7 @@ PtrVec resolve_module(Node *module, const Options *opt)
         for (int j = 0; opt && j < opt->nsigs; j++) {
             if (strcmp(opt->sigs[j].kernel, fd->name) != 0)
                 continue;
-            Signature s;
+            Signature s = {0};
             fd->nsigs = 0;   /* the command line replaces the decorator's */
             fd->sig_failed = !sema_signature_string(opt->sigs[j].sig,
                                                     arena_printf("--signature %s", fd->name), &s);

@@ -192,7 +192,7 @@ static void uf_vectorize(UFunc *u, Node *call)
     int neager = 0;
     for (int i = 0; i < nodes.len; i++) {
         Node *e = nodes.items[i];
-        Signature s;
+        Signature s = {0};
         if (!sema_signature(e, &s))
             continue;
         bool ok = s.ret && ty_is_scalar(s.ret);
@@ -341,7 +341,7 @@ static void uf_guvectorize(UFunc *u, Node *call)
     uf_sig_nodes(call->args.items[0], &nodes);
     for (int i = 0; i < nodes.len; i++) {
         Node *e = nodes.items[i];
-        Signature s;
+        Signature s = {0};
         if (!sema_signature(e, &s))
             continue;
         if (s.ret != ty_void) {
