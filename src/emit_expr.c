@@ -1036,6 +1036,21 @@ static const char *cmp_op(Op op)
     }
 }
 
+/* `i == i`, `(i, 3) == (i, 3)`: the same pure integer operand on both
+ * sides, which C compilers reject under -Werror=tautological-compare;
+ * its value is known (floats are left alone: NaN != NaN). */
+static bool self_compare(const Node *l, const Node *r, const Type *ct, const char *ls,
+                         const char *rs)
+{
+    return (t_int(ct) || ct->kind == TY_BOOL) && strcmp(ls, rs) == 0 && tree_is_pure(l) &&
+           tree_is_pure(r);
+}
+
+static const char *self_compare_value(int op)
+{
+    return op == OP_EQ || op == OP_LE || op == OP_GE ? "(1)" : "(0)";
+}
+
 static const char *ex_compare(Emitter *E, Node *n)
 {
     int nops = n->args.len - 1;
@@ -1056,7 +1071,10 @@ static const char *ex_compare(Emitter *E, Node *n)
         const Type *ct = compare_type(l->type, r->type);
         /* both operands in int32: a 32-bit comparison */
         if (nops == 1 && t_int(ct) && r_fits32(l) && r_fits32(r)) {
-            sb_printf(&b, "%s %s %s)", ex_i32(E, l), op, ex_i32(E, r));
+            const char *ls32 = ex_i32(E, l), *rs32 = ex_i32(E, r);
+            if (self_compare(l, r, ct, ls32, rs32))
+                return self_compare_value(n->ops[i]);
+            sb_printf(&b, "%s %s %s)", ls32, op, rs32);
             return sb_take(&b);
         }
         const char *ls = prev ? prev : ex(E, l);
@@ -1082,7 +1100,10 @@ static const char *ex_compare(Emitter *E, Node *n)
                       conv(rs, r->type, ct));
             continue;
         }
-        sb_printf(&b, "%s %s %s", conv(ls, l->type, ct), op, conv(rs, r->type, ct));
+        const char *lc = conv(ls, l->type, ct), *rc = conv(rs, r->type, ct);
+        if (nops == 1 && self_compare(l, r, ct, lc, rc))
+            return self_compare_value(n->ops[i]);
+        sb_printf(&b, "%s %s %s", lc, op, rc);
     }
     sb_putc(&b, ')');
     return sb_take(&b);
