@@ -10,7 +10,10 @@ compares kernc's result with compiled numba's: the kernel's device function
 all test_complex's kernels compute: `out[i] = device_func(a[i], ...)`)
 compiled with numba.njit(SIG), or, for a kernel that uses nothing of cuda
 (test_ufuncs': `np.log(a0, a1)`), the kernel itself compiled with
-numba.njit(SIG) and called on the inputs.  numba's cmathimpl.py and
+numba.njit(SIG) and called on the inputs; for a kernel `B[i] =
+math.gamma(A[i])` or math.lgamma (test_math), the libdevice function that
+compiled numba-cuda calls, built for this CPU by libdevice_x86.py (needs
+llvm-dis, clang and the CUDA toolkit's libdevice).  numba's cmathimpl.py and
 npyfuncs.py are the code numba-cuda 0.30's numba/cuda/cpython/cmathimpl.py,
 np/math/cmathimpl.py and np/npyfuncs.py copy (the files differ in imports
 and registration only); its ufunc loops are those of numba/cuda/ufuncs.py.  It prints, per launch, where kernc,
@@ -101,6 +104,40 @@ def cpow_of(kern_path):
     return run, m.group(1), "first"
 
 
+# math functions whose compiled numba-cuda code is a libdevice call
+# (numba-cuda 0.30's mathimpl.py: unarys), by Python name
+LIBDEVICE_MATH = {"gamma": "tgamma", "lgamma": "lgamma"}
+
+
+def libdevice_of(kern_path, work):
+    """compiled numba-cuda's result for a kernel `B[i] = math.F(A[i])` over
+    1-D arrays (test_math's unary template), F one of LIBDEVICE_MATH:
+    libdevice's __nv_F (float64 result; the input converted to it, as
+    numba-cuda converts an integer argument) or __nv_Ff (float32), built
+    for this CPU by libdevice_x86.py.  None for another kernel, or where
+    llvm-dis or clang is missing."""
+    import numpy as np
+    src = open(kern_path).read()
+    m = re.search(r"@cuda\.jit\('void\((\w+)\[::1\], (float32|float64)\[::1\]\)'\)\n"
+                  r"def \w+\(A, B\):\n    i = cuda\.grid\(1\)\n"
+                  r"    B\[i\] = math\.(\w+)\(A\[i\]\)\n", src)
+    if not m or m.group(3) not in LIBDEVICE_MATH:
+        return None
+    import libdevice_x86
+    rty = m.group(2)
+    name = "__nv_" + LIBDEVICE_MATH[m.group(3)] + ("f" if rty == "float32" else "")
+    try:
+        so = libdevice_x86.build(os.path.join(work, "libdevice"), [name])
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    f = libdevice_x86.function(so, name, rty)
+
+    def run(a, b):
+        for i in range(b.shape[0]):
+            b[i] = f(float(a[i]))
+    return run, "%s -> %s (libdevice %s)" % (m.group(1), rty, name), "last"
+
+
 def main():
     import numpy as np
     import replay
@@ -121,7 +158,7 @@ def main():
             if (mod, rec.get("test")) not in listed or "kern" not in rec:
                 continue
             kern = os.path.join(args.work, rec["kern"])
-            dev = njit_of(kern, rec["kernel"]) or cpow_of(kern)
+            dev = njit_of(kern, rec["kernel"]) or cpow_of(kern) or libdevice_of(kern, args.work)
             if not dev:
                 continue
             fn, sig, whole = dev
