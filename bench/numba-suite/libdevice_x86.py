@@ -18,6 +18,7 @@ shared library that ctypes loads.
     libdevice_x86.function(so, "__nv_tgamma", "float64") -> a Python callable
 """
 import ctypes
+import hashlib
 import os
 import re
 import subprocess
@@ -90,7 +91,7 @@ def _extract(text, roots):
                 ext.add(name)
     body = "\n".join(funcs[f] for f in sorted(need))
     body = re.sub(r" #\d+", "", body)
-    body = re.sub(r", !\w+ !\d+", "", body)
+    body = re.sub(r", ![\w.]+ !\d+", "", body)
     body = body.replace("define internal", "define")
     body = body.replace('asm "rcp.approx.ftz.f32 $0,$1;", "=f,f"', "@shim_rcp_approx_ftz_f")
     out = ['target triple = "x86_64-pc-linux-gnu"']
@@ -111,7 +112,8 @@ def _extract(text, roots):
 def build(workdir, roots):
     """The shared library of libdevice's functions `roots` (cached in workdir)."""
     os.makedirs(workdir, exist_ok=True)
-    so = os.path.join(workdir, "libdevice-%s.so" % "-".join(sorted(roots)))
+    key = hashlib.sha1(" ".join(sorted(roots)).encode()).hexdigest()[:16]
+    so = os.path.join(workdir, "libdevice-%s.so" % key)
     if os.path.exists(so):
         return so
     text = subprocess.run(["llvm-dis", LIBDEVICE, "-o", "-"], check=True,
