@@ -1578,6 +1578,7 @@ bool ty_converts_unsafely(const Type *from, const Type *to);   /* any conversion
 /* suite: numba's conversion kind from -> to: 0 exact, 1 promote, 2 safe,
  * 3 unsafe, 4 none (types.c) */
 int ty_conversion_kind(const Type *from, const Type *to);
+int ty_conversion_kind_of(int from_kind, int to_kind);   /* scalar TypeKinds */
 const char *bf16_import_path(const char *name);
 
 #endif /* KERNC_H */

@@ -171,7 +171,9 @@ static void run_usage(FILE *out)
           "  zeros(SHAPE), arange(N), full(SHAPE, VALUE), rand(SHAPE, SEED)\n"
           "with an optional last DTYPE (float32, np.int64, 'f4', dtype=...; default:\n"
           "the parameter's), SHAPE being N or (N, M, ...); for a scalar parameter a\n"
-          "literal (2.5, -3, 0x10, true, false).  After the launch each array the\n"
+          "literal (2.5, -3, 0x10, true, false), or a typed one as numba types a NumPy\n"
+          "scalar (float32(2.5), np.int16(3)).  Of several signatures, the one numba's\n"
+          "dispatcher would choose runs.  After the launch each array the\n"
           "kernel changed is printed as NumPy prints it (the others on one line).\n"
           "KERNEL may also name a @vectorize or @guvectorize function (ARGs: its\n"
           "inputs, .npy files or literals where a scalar fits, then its output\n"
@@ -1183,9 +1185,19 @@ static uint64_t run_load_int(const void *p, const ScalarInfo *info)
     }
 }
 
+static int run_typed_literal(const char *text, char *buf, size_t size);
+
 static int run_parse_scalar(const krt_kernel *k, int i, const char *text, RunScalar *out)
 {
     const krt_param *p = &k->params[i];
+    char typed_value[128];
+    int typed = run_typed_literal(text, typed_value, sizeof typed_value);
+    if (typed >= 0)
+        text = typed_value;   /* float32(1.5): converted to the parameter as numba does */
+    if (typed == TY_BOOL && (strcmp(text, "true") == 0 || strcmp(text, "True") == 0))
+        text = "1";           /* a boolean as a number: 1 or 0 */
+    else if (typed == TY_BOOL && (strcmp(text, "false") == 0 || strcmp(text, "False") == 0))
+        text = "0";
     const ScalarInfo *info = ty_info_of_dtype(p->dtype);
     StrBuf label = {0};
     run_arg_label(&label, k, i);
@@ -2028,7 +2040,83 @@ static int run_bind(Run *r, const krt_kernel *k)
     return rc;
 }
 
-/* Find the kernel (the first overload whose parameters fit the ARGs). */
+/* A typed scalar literal, TYPE(VALUE), as numba types a NumPy scalar
+ * argument (float32(1.5), np.int16(-3), complex64(1+2j), bool_(true)):
+ * the scalar TypeKind of TYPE (numba's or NumPy's name, or an alias), and
+ * VALUE copied into buf; -1 for any other text. */
+static int run_typed_literal(const char *text, char *buf, size_t size)
+{
+    const char *open = strchr(text, '(');
+    size_t len = strlen(text);
+    if (open == NULL || len < 3 || text[len - 1] != ')')
+        return -1;
+    const char *name = strncmp(text, "np.", 3) == 0 ? text + 3 : text;
+    if (open <= name)
+        return -1;
+    size_t nlen = (size_t)(open - name), vlen = len - (size_t)(open - text) - 2;
+    if (vlen == 0 || vlen >= size)
+        return -1;
+    for (int k = 0; k < TY_NSCALAR; k++) {
+        const ScalarInfo *info = &ty_scalar_info[k];
+        const char *numpy = krt_dtype_name((krt_dtype)info->code);
+        bool match = (strlen(info->name) == nlen && strncmp(info->name, name, nlen) == 0) ||
+                     (strlen(numpy) == nlen && strncmp(numpy, name, nlen) == 0);
+        if (k == TY_BOOL && nlen == 5 && strncmp(name, "bool_", 5) == 0)
+            match = true;
+        for (const char *a = info->aliases; !match && a != NULL && *a != '\0';) {
+            size_t alen = strcspn(a, " ");
+            match = alen == nlen && strncmp(a, name, nlen) == 0;
+            a += alen + (a[alen] == ' ');
+        }
+        if (match) {
+            memcpy(buf, open + 1, vlen);
+            buf[vlen] = '\0';
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* The type Python gives a scalar ARG's literal: True/False boolean, an
+ * integer int64, a complex number complex128, anything else float64; a
+ * typed literal (run_typed_literal) the type it names. */
+static int run_literal_kind(const char *text)
+{
+    uint64_t mag;
+    bool neg, overflow;
+    char value[128];
+    int typed = run_typed_literal(text, value, sizeof value);
+    if (typed >= 0)
+        return typed;
+    if (strcmp(text, "True") == 0 || strcmp(text, "False") == 0 || strcmp(text, "true") == 0 ||
+        strcmp(text, "false") == 0)
+        return TY_BOOL;
+    if (strchr(text, 'j') != NULL)
+        return TY_COMPLEX128;
+    if (run_parse_int(text, &mag, &neg, &overflow))
+        return TY_INT64;
+    return TY_FLOAT64;
+}
+
+/* numba's rating of an overload that fits (its dispatcher's
+ * _rate_arguments): the unsafe, safe and promoting conversions its scalar
+ * parameters ask of the ARGs' literals. */
+static void run_rate(const Run *r, const krt_kernel *k, int rate[3])
+{
+    rate[0] = rate[1] = rate[2] = 0;
+    for (int i = 0; i < k->nparams; i++) {
+        const ScalarInfo *info = ty_info_of_dtype(k->params[i].dtype);
+        if (k->params[i].kind != KRT_PARAM_SCALAR || info == NULL)
+            continue;
+        int kind = ty_conversion_kind_of(run_literal_kind(r->cfg.args[i]),
+                                         (int)(info - ty_scalar_info));
+        rate[kind >= 3 ? 0 : kind == 2 ? 1 : 2] += kind >= 1;
+    }
+}
+
+/* Find the kernel: of the overloads whose parameters fit the ARGs, the
+ * one numba's dispatcher takes (run_rate: the fewest unsafe, then safe,
+ * then promoting conversions; the first of equals). */
 static int run_select_kernel(Run *r)
 {
     const krt_module *m = r->module;
@@ -2055,24 +2143,42 @@ static int run_select_kernel(Run *r)
     if (r->args == NULL)
         return run_error(RUN_FAIL, "out of memory");
 
-    /* Overloads (a list of signatures): the first whose parameters the
-     * ARGs fit wins; only when none does is each one's misfit shown. */
+    /* Overloads (a list of signatures): the best rated of those whose
+     * parameters the ARGs fit wins; only when none fits is each one's
+     * misfit shown. */
     int nfit = 0;
     for (int c = 0; c < ncands; c++)
         nfit += cands[c]->nparams == r->cfg.nargs;
-    int rc = RUN_USAGE;
+    int rc = RUN_USAGE, best = -1, best_rate[3] = {0, 0, 0}, last_ok = -1;
     run_quiet = nfit > 1;
     for (int c = 0; c < ncands; c++) {
         if (cands[c]->nparams != r->cfg.nargs)
             continue;
-        rc = run_bind(r, cands[c]);
-        if (rc == RUN_OK) {
-            run_quiet = false;
-            r->kernel = cands[c];
-            return RUN_OK;
+        int brc = run_bind(r, cands[c]);
+        if (brc != RUN_OK) {
+            rc = brc;
+            continue;
         }
+        last_ok = c;
+        int rate[3];
+        run_rate(r, cands[c], rate);
+        if (best < 0 || rate[0] < best_rate[0] ||
+            (rate[0] == best_rate[0] &&
+             (rate[1] < best_rate[1] || (rate[1] == best_rate[1] && rate[2] < best_rate[2])))) {
+            best = c;
+            memcpy(best_rate, rate, sizeof rate);
+        }
+        if (rate[0] == 0 && rate[1] == 0 && rate[2] == 0)
+            break;   /* exact: nothing rates better */
     }
     run_quiet = false;
+    if (best >= 0) {
+        /* the scalars bound last are those of the last fitting overload */
+        if (best != last_ok && (rc = run_bind(r, cands[best])) != RUN_OK)
+            return rc;
+        r->kernel = cands[best];
+        return RUN_OK;
+    }
     if (nfit == 1)
         return rc;
     if (nfit > 1) {

@@ -734,5 +734,12 @@ int ty_conversion_kind(const Type *from, const Type *to)
         return CONV_EXACT;
     if (!ty_is_scalar(from) || !ty_is_scalar(to))
         return CONV_NONE;
-    return conv[from->kind][to->kind];
+    return ty_conversion_kind_of(from->kind, to->kind);
+}
+
+/* The same by scalar TypeKinds (kernc run rates overloads with it after
+ * the translation's types are gone). */
+int ty_conversion_kind_of(int from, int to)
+{
+    return from == to ? CONV_EXACT : conv[from][to];
 }

@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 mkdir "$work/tmp"
 kern=$srcdir/tests/run/kernels.kern
 
-echo "1..90"
+echo "1..94"
 n=0
 failed=0
 
@@ -358,6 +358,21 @@ refused "one record for an array of records" 1 "has 0 dimensions, expected 1" \
     "$rkern" rk '(1.5, 2)' recd/arg0.npy 'zeros(1)'
 refused "numbers for an array of records" 2 "an array of records is a .npy file or zeros(SHAPE)" \
     "$rkern" rk '(1.5, 2)' 'arange(2)' 'zeros(1)'
+
+# Of several signatures, numba's dispatcher's choice (test_dispatcher's
+# explicit signatures of one type class).
+okern=$srcdir/tests/run/overloads.kern
+krun_got "$okern" add_kernel 'zeros(1)' 1 2.9802322387695312e-08
+check "of two signatures, an int and a float literal take (float64, float64): no unsafe conversion" \
+    sh -c "tail -n1 got | grep -qx '\[1.00000003\]'"
+krun_got "$okern" add_kernel 'zeros(1)' 'float32(1)' 'np.float32(2.9802322387695312e-08)'
+check "typed literals float32(1) take (float32, float32): exact" \
+    sh -c "tail -n1 got | grep -qx '\[1.\]'"
+krun_got "$okern" add_kernel 'zeros(1)' 'float32(1)' 2.9802322387695312e-08
+check "float32(1) and a float literal take (float64, float64): a promotion, not an unsafe conversion" \
+    sh -c "tail -n1 got | grep -qx '\[1.00000003\]'"
+refused "a typed literal's value is checked" 2 "argument 2 (y: float64): expected a number, got 'x'" \
+    "$okern" add_kernel 'zeros(1)' 'float32(1)' 'float32(x)'
 
 # --backend cuda: runs where there is a device, else a clear error (never a crash).
 krun_got "$kern" saxpy 'arange(1000)' 'full(1000, 1)' 2.5 --grid 4 --block 256 --backend cuda \

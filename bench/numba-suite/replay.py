@@ -686,6 +686,11 @@ def _capture_module(modname, outdir, max_launches):
                             lit = repr(float(a))
                         else:
                             lit = str(int(a))
+                        if isinstance(a, np.generic):
+                            # numba types a NumPy scalar by its dtype (it
+                            # chooses among overloads by it): kernc run's
+                            # typed literal, float32(1.0)
+                            lit = "%s(%s)" % (a.dtype.name, lit)
                         argrecs.append({"kind": "scalar", "value": lit})
                         before.append(None)
                 wrap_int_literals(self, argrecs)
