@@ -1039,12 +1039,23 @@ static void print_grid_stride(Emitter *E, const CpuKernel *K, const CpuBlock *r)
     outf(E, "const int64_t krt_gs_step = %s;", unparen(step));
     outf(E, "const int64_t krt_gs_stop = %s;", unparen(ex(E, tree(g->stop))));
     outf(E, "int64_t krt_gs;");
+    /* issue 10 (cpu): the C target runs the worker's next blocks along x
+     * too (CpuGridStride.multi): thread t of the run is thread t % bdim of
+     * block bx + t / bdim, so each pass of the loop walks nbx blocks' rows
+     * of memory in order instead of one block's */
+    bool multi = g->multi && E->c_target;
+    if (multi) {
+        outf(E, "const unsigned krt_gs_nb = krt_b->nbx > 1 && krt_b->nbx <= 4096 ? krt_b->nbx : 1;");
+        outf(E, "if (krt_gs_nb > 1)");
+        outf(E, "    *krt_b->ndone = krt_gs_nb;");
+    }
     outf(E, "krt_tid.y = 0;");
     outf(E, "krt_tid.z = 0;");
     outf(E, "for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;");
     outf(E, "     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {");
     E->indent++;
-    outf(E, "const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);");
+    outf(E, multi ? "const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x * krt_gs_nb);"
+                  : "const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);");
     outf(E, "for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {");
     E->indent++;
     E->thread_loop = true;
