@@ -522,6 +522,7 @@ static void krt_cpu_run(krt_cpu_job *job, krt_cpu_worker *w)
     uint64_t b, end = 0, plane = (uint64_t)g.x * g.y;
     krt_cpu_block blk;
     int err, no_resume = 0;
+    unsigned ndone = 1;
 
     blk.block_dim = job->cfg.block;
     blk.grid_dim = g;
@@ -534,6 +535,8 @@ static void krt_cpu_run(krt_cpu_job *job, krt_cpu_worker *w)
     blk.frame = krt_cpu_tail(&w->frame, job->frame_total);
     blk.error = &err;
     blk.resume = &no_resume;
+    blk.nbx = 1;
+    blk.ndone = &ndone;
     krt_cpu_trap_thread();
     memset(&trap, 0, sizeof trap);
     krt_cpu_trap_cur = &trap;
@@ -562,6 +565,13 @@ static void krt_cpu_run(krt_cpu_job *job, krt_cpu_worker *w)
         blk.block_idx.x = (unsigned)(b % g.x);
         blk.block_idx.y = (unsigned)(b / g.x % g.y);
         blk.block_idx.z = (unsigned)(b / plane);
+        /* the rest of the grab along x: a kernel may run them in one call */
+        blk.nbx = 1;
+        if (job->resume == NULL) {
+            uint64_t row = g.x - blk.block_idx.x;
+            blk.nbx = (unsigned)(end - b < row ? end - b : row);
+        }
+        ndone = 1;
         err = KRT_OK;
         krt_cpu_fail_msg[0] = '\0';
         sig = krt_cpu_run_block(k, &blk, job->args, &trap);
@@ -586,6 +596,8 @@ static void krt_cpu_run(krt_cpu_job *job, krt_cpu_worker *w)
             }
             break;
         }
+        if (ndone > 1 && ndone <= blk.nbx)
+            b += ndone - 1;
     }
     krt_cpu_trap_cur = NULL;
 }

@@ -552,6 +552,13 @@ typedef struct krt_cpu_block {
      * has finished.  The block's shared memory and frames stay alive from
      * one call to the next.  Other kernels never touch it. */
     int *resume;
+    /* issue 10 (cpu): blocks block_idx.x .. block_idx.x + nbx - 1 (same y
+     * and z) are this worker's next ones; a function that ran them all (a
+     * grid-stride loop over several blocks: the kernel's threads inside,
+     * memory in order) sets *ndone = nbx, others leave it at 1.  nbx 0 or
+     * 1: the one block.  Never for cooperative kernels. */
+    unsigned nbx;
+    unsigned *ndone;
 } krt_cpu_block;
 
 typedef void (*krt_cpu_fn)(const krt_cpu_block *block, void **args);

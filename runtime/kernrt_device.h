@@ -626,6 +626,86 @@ KRT_INT_ATOMIC_(min, u32, uint32_t, atomicMin((unsigned *)p, (unsigned)v))
 KRT_INT_ATOMIC_(min, i64, int64_t, atomicMin((long long *)p, (long long)v))
 KRT_INT_ATOMIC_(min, u64, uint64_t, atomicMin((unsigned long long *)p, (unsigned long long)v))
 
+/* issue 10 (cpu): privatised integer atomics.  A 1-D contiguous integer
+ * array parameter that the kernel only ever names as the target of
+ * cuda.atomic.add/sub whose result is dropped (emit_cpu.c's priv_params)
+ * gets, per block, a zeroed private copy on the worker's stack
+ * (krt_priv_init; at most KRT_PRIV_BYTES): the block's adds go there, with
+ * no lock, and krt_priv_flush_* adds each nonzero total to the array with
+ * one hardware atomic when the block ends.  No thread can read the array
+ * during the launch, and integer sums are the same in any order (modulo
+ * 2^n), so the result is the same.  krt_priv_clash gives the copy up
+ * (nbytes 0: every add goes to memory, atomically) where another array
+ * parameter overlaps the array; an index outside it does the same. */
+#if !defined(__CUDACC__)
+#define KRT_PRIV_BYTES 1024
+typedef struct krt_priv {
+    uintptr_t base;          /* the array's first byte */
+    uintptr_t nbytes;        /* of the private copy (0: none) */
+    unsigned char *buf;
+} krt_priv;
+KRT_CPU_FN void krt_priv_init(krt_priv *pv, const krt_view *v, size_t isz, int64_t *buf)
+{
+    pv->base = (uintptr_t)v->data;
+    pv->buf = (unsigned char *)buf;
+    pv->nbytes = 0;
+    if (v->strides[0] == (int64_t)isz && v->shape[0] > 0 &&
+        v->shape[0] <= (int64_t)(KRT_PRIV_BYTES / isz))
+        pv->nbytes = (uintptr_t)v->shape[0] * isz;
+    __builtin_memset(buf, 0, pv->nbytes);
+}
+KRT_CPU_FN void krt_priv_clash(krt_priv *pv, const krt_view *q, int ndim, size_t isz)
+{
+    uintptr_t lo = (uintptr_t)q->data, hi = lo + isz;
+    int d;
+    for (d = 0; d < ndim; d++) {
+        int64_t e;
+        if (q->shape[d] <= 0)
+            return;          /* no element */
+        e = (q->shape[d] - 1) * q->strides[d];
+        if (e < 0)
+            lo -= (uintptr_t)-e;
+        else
+            hi += (uintptr_t)e;
+    }
+    if (lo < pv->base + pv->nbytes && pv->base < hi)
+        pv->nbytes = 0;
+}
+#define KRT_PRIV_OPS_(s, T, U)                                               \
+    KRT_CPU_FN void krt_priv_add_##s(const krt_priv *pv, T *p, T v)          \
+    {                                                                        \
+        uintptr_t d = (uintptr_t)p - pv->base;                               \
+        if (d < pv->nbytes) {                                                \
+            T *q = (T *)(void *)(pv->buf + d);                               \
+            *q = (T)((U)*q + (U)v);                                          \
+        } else {                                                             \
+            (void)krt_atomic_add_##s(p, v);                                  \
+        }                                                                    \
+    }                                                                        \
+    KRT_CPU_FN void krt_priv_sub_##s(const krt_priv *pv, T *p, T v)          \
+    {                                                                        \
+        uintptr_t d = (uintptr_t)p - pv->base;                               \
+        if (d < pv->nbytes) {                                                \
+            T *q = (T *)(void *)(pv->buf + d);                               \
+            *q = (T)((U)*q - (U)v);                                          \
+        } else {                                                             \
+            (void)krt_atomic_sub_##s(p, v);                                  \
+        }                                                                    \
+    }                                                                        \
+    KRT_CPU_FN void krt_priv_flush_##s(const krt_priv *pv)                   \
+    {                                                                        \
+        const T *q = (const T *)(const void *)pv->buf;                       \
+        size_t k, n = pv->nbytes / sizeof(T);                                \
+        for (k = 0; k < n; k++)                                              \
+            if (q[k] != 0)                                                   \
+                (void)krt_atomic_add_##s((T *)pv->base + k, q[k]);           \
+    }
+KRT_PRIV_OPS_(i32, int32_t, uint32_t)
+KRT_PRIV_OPS_(u32, uint32_t, uint32_t)
+KRT_PRIV_OPS_(i64, int64_t, uint64_t)
+KRT_PRIV_OPS_(u64, uint64_t, uint64_t)
+#endif
+
 /* Float add/sub: the CUDA intrinsic on the GPU (sub adds the negation,
  * which IEEE makes identical), a CAS loop on the CPU. */
 /* Spelled out per type: token pasting cannot build uint32_t names. */

@@ -64,6 +64,8 @@ typedef struct Emitter {
     const struct CpuFunc *cpu_vars;    /* where variables live (var_ref) */
     const struct CpuBind *cpu_binds;   /* inlined calls' results (ex) */
     const struct CpuBlock *cpu_region; /* the region: its thread exits */
+    const int *cpu_priv;     /* issue 10: by kernel parameter, the slot of its
+                                privatised atomics (krt_pvK), or -1 */
     bool inlined;            /* E->fn is a callee inlined into the kernel */
     const char *inl_ret;     /* its result's frame field (NULL: none) */
     /* Kernels whose CPU code has a `struct NAME__shared` */

@@ -1039,12 +1039,23 @@ static void print_grid_stride(Emitter *E, const CpuKernel *K, const CpuBlock *r)
     outf(E, "const int64_t krt_gs_step = %s;", unparen(step));
     outf(E, "const int64_t krt_gs_stop = %s;", unparen(ex(E, tree(g->stop))));
     outf(E, "int64_t krt_gs;");
+    /* issue 10 (cpu): the C target runs the worker's next blocks along x
+     * too (CpuGridStride.multi): thread t of the run is thread t % bdim of
+     * block bx + t / bdim, so each pass of the loop walks nbx blocks' rows
+     * of memory in order instead of one block's */
+    bool multi = g->multi && E->c_target;
+    if (multi) {
+        outf(E, "const unsigned krt_gs_nb = krt_b->nbx > 1 && krt_b->nbx <= 4096 ? krt_b->nbx : 1;");
+        outf(E, "if (krt_gs_nb > 1)");
+        outf(E, "    *krt_b->ndone = krt_gs_nb;");
+    }
     outf(E, "krt_tid.y = 0;");
     outf(E, "krt_tid.z = 0;");
     outf(E, "for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;");
     outf(E, "     krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {");
     E->indent++;
-    outf(E, "const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);");
+    outf(E, multi ? "const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x * krt_gs_nb);"
+                  : "const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);");
     outf(E, "for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {");
     E->indent++;
     E->thread_loop = true;
@@ -1072,6 +1083,134 @@ static void print_grid_stride(Emitter *E, const CpuKernel *K, const CpuBlock *r)
 }
 
 /* The CPU version of kernel f: static void NAME__cpu(block, args). */
+/* issue 10 (cpu): privatised atomics.  A 1-D integer array parameter
+ * that the kernel names only as the target of cuda.atomic.add/sub whose
+ * result is dropped (an S_EXPR: no thread can see the array's contents
+ * during the launch) adds into a per-block copy on the worker's stack
+ * without a lock, flushed with one atomic per nonzero element when the
+ * block ends (kernrt_device.h's krt_priv: 1-D contiguous arrays up to
+ * KRT_PRIV_BYTES, no overlap with another array parameter, else the
+ * atomics as before).  Only the C target (the CUDA file's CPU versions
+ * are left as they were), not under debug (checks, the race detector) nor
+ * in a resumable (grid-sync) kernel.  Every other parameter must be a
+ * plain value or an array, so that only array parameters can hold the
+ * array's memory. */
+static int priv_param(const Func *f, const Var *v)
+{
+    for (int i = 0; v && i < f->nparams; i++)
+        if (f->params[i] == v)
+            return i;
+    return -1;
+}
+
+typedef struct PrivScan {
+    const Func *f;
+    int *refs, *good;
+} PrivScan;
+
+static Visit priv_visit(const Node *n, void *ctx)
+{
+    PrivScan *ps = ctx;
+    const Node *a = n->kind == S_EXPR ? n->lhs : NULL;
+    if (a && a->kind == E_API && a->api && (a->api->id == API_ATOMIC_ADD || a->api->id == API_ATOMIC_SUB) &&
+        a->args.len == 3 && a->args.items[0]->kind == E_VAR) {
+        int i = priv_param(ps->f, a->args.items[0]->var);
+        if (i >= 0)
+            ps->good[i]++;
+    }
+    const Var *vs[4] = {n->var, n->it, n->stop, n->step};
+    for (int k = 0; k < 4; k++) {
+        int i = priv_param(ps->f, vs[k]);
+        if (i >= 0)
+            ps->refs[i]++;
+    }
+    return VISIT_CHILDREN;
+}
+
+static int priv_params(const Func *f, int **slots)
+{
+    for (int i = 0; i < f->nparams; i++) {
+        const Type *t = f->params[i]->type;
+        if (!t || !(t->kind == TY_ARRAY || t->kind == TY_VECTOR || t_scalar(t)))
+            return 0;
+    }
+    PrivScan ps = {f, arena_alloc(sizeof(int) * (size_t)(f->nparams + 1)),
+                   arena_alloc(sizeof(int) * (size_t)(f->nparams + 1))};
+    memset(ps.refs, 0, sizeof(int) * (size_t)(f->nparams + 1));
+    memset(ps.good, 0, sizeof(int) * (size_t)(f->nparams + 1));
+    for (int i = 0; i < f->def->body.len; i++)
+        node_walk(f->def->body.items[i], priv_visit, &ps);
+    int *slot = arena_alloc(sizeof(int) * (size_t)(f->nparams + 1));
+    int n = 0;
+    for (int i = 0; i < f->nparams; i++) {
+        const Type *t = f->params[i]->type;
+        slot[i] = -1;
+        if (t->kind != TY_ARRAY || t->ndim != 1 || t->space != SPACE_GLOBAL || !t->elem)
+            continue;
+        TypeKind ek = t->elem->kind;
+        if (ek != TY_INT32 && ek != TY_UINT32 && ek != TY_INT64 && ek != TY_UINT64)
+            continue;
+        if (ps.good[i] > 0 && ps.good[i] == ps.refs[i])
+            slot[i] = n++;
+    }
+    *slots = slot;
+    return n;
+}
+
+/* The signature of the kernel's CPU function: NAME__cpu, or with
+ * privatised atomics NAME__cpu_pv, which print_priv_wrapper's NAME__cpu
+ * calls between the copies' set-up and their flush (so that every way out
+ * of the block, a return too, flushes). */
+static void cpu_head(Emitter *E, const char *name, const char *b, int npriv)
+{
+    if (npriv)
+        outf(E, "static inline void %s__cpu_pv(const krt_cpu_block *%s, void **krt_args, const krt_priv *krt_pv)",
+             name, b);
+    else
+        outf(E, "static void %s__cpu(const krt_cpu_block *%s, void **krt_args)", name, b);
+}
+
+static const char *priv_suffix(const Type *t)
+{
+    switch (t->kind) {
+    case TY_INT32: return "i32";
+    case TY_UINT32: return "u32";
+    case TY_INT64: return "i64";
+    default: return "u64";
+    }
+}
+
+static void print_priv_wrapper(Emitter *E, const Func *f, const char *name, const int *priv, int npriv)
+{
+    outf(E, "static void %s__cpu(const krt_cpu_block *krt_b, void **krt_args)", name);
+    outf(E, "{");
+    E->indent = 1;
+    outf(E, "krt_priv krt_pv[%d];", npriv);
+    for (int k = 0; k < npriv; k++)
+        outf(E, "int64_t krt_pbuf%d[KRT_PRIV_BYTES / 8];", k);
+    for (int i = 0; i < f->nparams; i++) {
+        int k = priv[i];
+        if (k < 0)
+            continue;
+        const Type *t = f->params[i]->type;
+        outf(E, "krt_priv_init(&krt_pv[%d], (const krt_view *)krt_args[%d], sizeof(%s), krt_pbuf%d);", k, i,
+             t_elem(t->elem), k);
+        for (int j = 0; j < f->nparams; j++) {
+            const Type *u = f->params[j]->type;
+            if (u->kind == TY_ARRAY && priv[j] < 0)
+                outf(E, "krt_priv_clash(&krt_pv[%d], (const krt_view *)krt_args[%d], %d, sizeof(%s));", k, j,
+                     u->ndim, t_elem(u->elem));
+        }
+    }
+    outf(E, "%s__cpu_pv(krt_b, krt_args, krt_pv);", name);
+    for (int i = 0; i < f->nparams; i++)
+        if (priv[i] >= 0)
+            outf(E, "krt_priv_flush_%s(&krt_pv[%d]);", priv_suffix(f->params[i]->type->elem), priv[i]);
+    E->indent = 0;
+    outf(E, "}");
+    outf(E, "%s", "");
+}
+
 void emit_cpu_kernel(Emitter *E, Func *f)
 {
     const char *name = fn_cname(f);
@@ -1079,6 +1218,9 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     CpuKernel *K = lower_cpu_kernel(f, E->opt);
     E->cpu = K;
     E->frame = K->split;
+    int *priv = NULL;
+    int npriv = E->c_target && !K->vars->debug && !K->coop ? priv_params(f, &priv) : 0;
+    E->cpu_priv = npriv ? priv : NULL;
 
     StrBuf body = {0};
     StrBuf *out = swap_out(E, &body);
@@ -1218,6 +1360,7 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     E->inl_ret = NULL;
     E->debug = K->vars->debug;
     E->cpu = NULL;
+    E->cpu_priv = NULL;
 
     if (E->cpu_failed) {
         sb_free(&body);
@@ -1283,7 +1426,7 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         /* blocks may run in any order: y fastest, so that consecutive
          * blocks continue along the rows the threads walk (a bijection of
          * the block indices the runtime hands out) */
-        outf(E, "static void %s__cpu(const krt_cpu_block *krt_b0, void **krt_args)", name);
+        cpu_head(E, name, "krt_b0", npriv);
         outf(E, "{");
         E->indent = 1;
         outf(E, "krt_cpu_block krt_bb = *krt_b0;");
@@ -1294,13 +1437,13 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     } else if (!K->vars->debug && !K->coop) {
         /* issue 10 (cpu): the block's description in a local, which no
          * store of the kernel's can change: its sizes stay in registers */
-        outf(E, "static void %s__cpu(const krt_cpu_block *krt_b0, void **krt_args)", name);
+        cpu_head(E, name, "krt_b0", npriv);
         outf(E, "{");
         E->indent = 1;
         outf(E, "const krt_cpu_block krt_bb = *krt_b0;");
         outf(E, "const krt_cpu_block *const krt_b = &krt_bb;");
     } else {
-        outf(E, "static void %s__cpu(const krt_cpu_block *krt_b, void **krt_args)", name);
+        cpu_head(E, name, "krt_b", npriv);
         outf(E, "{");
         E->indent = 1;
     }
@@ -1312,6 +1455,8 @@ void emit_cpu_kernel(Emitter *E, Func *f)
         else
             outf(E, "const %s %s = *(const %s *)krt_args[%d];", t_c(v->type), c, t_c(v->type), i);
     }
+    for (int i = 0; i < npriv; i++)
+        outf(E, "const krt_priv krt_pv%d = krt_pv[%d];", i, i);
     if (E->used_s)
         outf(E, "struct %s__shared *krt_s = (struct %s__shared *)krt_b->shared;", name, name);
     for (int i = 0; i < f->nlocals; i++)
@@ -1367,6 +1512,8 @@ void emit_cpu_kernel(Emitter *E, Func *f)
     E->indent = 0;
     outf(E, "}");
     outf(E, "%s", "");
+    if (npriv)
+        print_priv_wrapper(E, f, name, priv, npriv);
 }
 
 /* ------------------------------------------------------------------ */

@@ -1326,6 +1326,18 @@ static const char *grid_comp(Emitter *E, bool size, int c)
  * val) one operand more; numba 0.56's compare_and_swap(ary, old, val)
  * (1-D, element 0) none of the indices.  The row's spelling with the
  * element type's suffix: krt_atomic_add_f32(&element, value). */
+/* issue 10 (cpu): the slot of the privatised array parameter that arr
+ * names in the CPU kernel being printed, or -1. */
+static int cpu_priv_slot(const Emitter *E, const Node *arr)
+{
+    if (!E->cpu_priv || E->inlined || arr->kind != E_VAR || !arr->var)
+        return -1;
+    for (int i = 0; i < E->fn->nparams; i++)
+        if (E->fn->params[i] == arr->var)
+            return E->cpu_priv[i];
+    return -1;
+}
+
 static const char *ex_atomic(Emitter *E, Node *n)
 {
     const ApiEntry *a = n->api;
@@ -1367,6 +1379,10 @@ static const char *ex_atomic(Emitter *E, Node *n)
         p = elem_ref(E, arr, &n->args.items[1], nix);
     }
     E->rc_kind = 0;
+    int pk = cpu_priv_slot(E, arr);
+    if (pk >= 0)   /* issue 10 (cpu): emit_cpu.c's priv_params */
+        return arena_printf("krt_priv_%s_%s(&krt_pv%d, &%s, %s)", a->id == API_ATOMIC_SUB ? "sub" : "add",
+                            t_suffix(et), pk, p, ex_as(E, n->args.items[nix + 1], et));
     const char *spell = api_spelling(E, a);
     if (cas)
         return arena_printf("%s_%s(&%s, %s, %s)", spell, t_suffix(et), p,

@@ -2373,6 +2373,43 @@ static Visit gs_lets(const Node *n, void *ctx)
     return VISIT_CHILDREN;
 }
 
+/* CpuGridStride.multi: does the body see which thread or block runs it,
+ * other than through the loop's variable (its set: what gs_mentions
+ * allows less the per-thread prefix variables)? */
+typedef struct GsMulti {
+    const Func *f;
+    const bool *uok;         /* by local index: a block-uniform prefix one */
+    const bool *pre;         /* by local index: set by the prefix */
+    const Var *var;          /* the loop's */
+    bool bad;
+} GsMulti;
+
+static Visit gs_multi_visit(const Node *n, void *ctx)
+{
+    GsMulti *M = ctx;
+    if (n->kind == E_CALLFN) {
+        M->bad = true;
+        return VISIT_STOP;
+    }
+    if (n->kind == E_API && n->api) {
+        switch (api_id(n->api)) {
+        case API_TID_X: case API_TID_Y: case API_TID_Z: case API_BID_X: case API_BID_Y: case API_BID_Z:
+        case API_GRID: case API_LANEID: case API_LANEMASK_LT: case API_ACTIVEMASK:
+            M->bad = true;
+            return VISIT_STOP;
+        default:
+            break;
+        }
+    }
+    const Var *v = n->kind == E_VAR || n->kind == E_LET ? n->var : NULL;
+    if (v && (v->kind == VAR_SHARED || v->kind == VAR_DYNSHARED ||
+              (v != M->var && uni_local(M->f, v) && M->pre[v->index] && !M->uok[v->index]))) {
+        M->bad = true;
+        return VISIT_STOP;
+    }
+    return VISIT_CHILDREN;
+}
+
 static void find_grid_stride(CpuKernel *K)
 {
     const Func *f = K->fn;
@@ -2491,6 +2528,10 @@ static void find_grid_stride(CpuKernel *K)
             set[v->index] = true;
         }
     }
+    GsMulti M = {f, R.uok, R.ok, g->var, false};
+    for (int k = 0; k < g->nbody && !M.bad; k++)
+        node_walk(loop->body.items[k], gs_multi_visit, &M);
+    g->multi = !M.bad;
     K->gs = g;
 }
 

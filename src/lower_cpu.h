@@ -283,6 +283,11 @@ typedef struct CpuGridStride {
                                 last, the increment, is not) */
     int nprefix;             /* statements before the loop */
     bool *prefix_uniform;    /* by statement: run once per block */
+    bool multi;              /* the body names no thread or block index, no
+                                per-thread prefix variable, no shared array,
+                                no device function: the C target runs the
+                                runtime's next blocks along x in the same
+                                loop (krt_cpu_block.nbx) */
 } CpuGridStride;
 
 /* issue 10 (cpu): a barrier-free kernel whose body is assignments of

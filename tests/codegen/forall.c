@@ -36,18 +36,28 @@ static void affine__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 }
 
 #line 17 "forall.kern"
-static void count_threads__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+static inline void count_threads__cpu_pv(const krt_cpu_block *krt_b0, void **krt_args, const krt_priv *krt_pv)
 {
 #line 42 "forall.c"
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view count = *(const krt_view *)krt_args[0];
+    const krt_priv krt_pv0 = krt_pv[0];
     krt_dim3 krt_tid;
     KRT_FOR_EACH_THREAD(krt_b) {
 #line 18 "forall.kern"
-        (void)krt_atomic_add_i64(&((int64_t *)count.data)[0], 1);
-#line 50 "forall.c"
+        (void)krt_priv_add_i64(&krt_pv0, &((int64_t *)count.data)[0], 1);
+#line 51 "forall.c"
     }
+}
+
+static void count_threads__cpu(const krt_cpu_block *krt_b, void **krt_args)
+{
+    krt_priv krt_pv[1];
+    int64_t krt_pbuf0[KRT_PRIV_BYTES / 8];
+    krt_priv_init(&krt_pv[0], (const krt_view *)krt_args[0], sizeof(int64_t), krt_pbuf0);
+    count_threads__cpu_pv(krt_b, krt_args, krt_pv);
+    krt_priv_flush_i64(&krt_pv[0]);
 }
 
 /* ---- kernel descriptors and launchers ---- */

@@ -8,7 +8,7 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 10 "gpu_noalias.kern"
-static void noalias__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+static inline void noalias__cpu_pv(const krt_cpu_block *krt_b0, void **krt_args, const krt_priv *krt_pv)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
@@ -18,6 +18,7 @@ static void noalias__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     const krt_view w = *(const krt_view *)krt_args[2];
     const krt_view hist = *(const krt_view *)krt_args[3];
     const float a = *(const float *)krt_args[4];
+    const krt_priv krt_pv0 = krt_pv[0];
     krt_dim3 krt_tid;
     {
         unsigned krt_nx = krt_b->block_dim.x;
@@ -33,10 +34,22 @@ static void noalias__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 13 "gpu_noalias.kern"
             ((float *)y.data)[i] = (float)(((double)((a * *(float *)(x.data + i * x.strides[0])) + ((float *)y.data)[i])) + *(double *)(w.data + (i & 3) * w.strides[0] + 1 * w.strides[1]));
 #line 14 "gpu_noalias.kern"
-            (void)krt_atomic_add_i32(&*(int32_t *)(hist.data + (i & 7) * hist.strides[0]), 1);
-#line 38 "gpu_noalias.c"
+            (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(hist.data + (i & 7) * hist.strides[0]), 1);
+#line 39 "gpu_noalias.c"
         }
     }
+}
+
+static void noalias__cpu(const krt_cpu_block *krt_b, void **krt_args)
+{
+    krt_priv krt_pv[1];
+    int64_t krt_pbuf0[KRT_PRIV_BYTES / 8];
+    krt_priv_init(&krt_pv[0], (const krt_view *)krt_args[3], sizeof(int32_t), krt_pbuf0);
+    krt_priv_clash(&krt_pv[0], (const krt_view *)krt_args[0], 1, sizeof(float));
+    krt_priv_clash(&krt_pv[0], (const krt_view *)krt_args[1], 1, sizeof(float));
+    krt_priv_clash(&krt_pv[0], (const krt_view *)krt_args[2], 2, sizeof(double));
+    noalias__cpu_pv(krt_b, krt_args, krt_pv);
+    krt_priv_flush_i32(&krt_pv[0]);
 }
 
 /* ---- kernel descriptors and launchers ---- */

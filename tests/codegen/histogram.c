@@ -8,13 +8,14 @@
 /* ---- CPU backend: each kernel runs all threads of one block ---- */
 
 #line 9 "histogram.kern"
-static void histogram__cpu(const krt_cpu_block *krt_b0, void **krt_args)
+static inline void histogram__cpu_pv(const krt_cpu_block *krt_b0, void **krt_args, const krt_priv *krt_pv)
 {
     const krt_cpu_block krt_bb = *krt_b0;
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view values = *(const krt_view *)krt_args[0];
     const krt_view bins = *(const krt_view *)krt_args[1];
 #line 18 "histogram.c"
+    const krt_priv krt_pv0 = krt_pv[0];
     krt_dim3 krt_tid;
     {
         /* a grid-stride loop: the threads run inside it */
@@ -25,21 +26,24 @@ static void histogram__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1 && stride > 0) {
             const int64_t krt_gs_step = stride;
             const int64_t krt_gs_stop = values.shape[0];
-#line 29 "histogram.c"
+#line 30 "histogram.c"
             int64_t krt_gs;
+            const unsigned krt_gs_nb = krt_b->nbx > 1 && krt_b->nbx <= 4096 ? krt_b->nbx : 1;
+            if (krt_gs_nb > 1)
+                *krt_b->ndone = krt_gs_nb;
             krt_tid.y = 0;
             krt_tid.z = 0;
             for (krt_gs = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x; krt_gs < krt_gs_stop;
                  krt_gs = krt_gs_stop - krt_gs > krt_gs_step ? krt_gs + krt_gs_step : krt_gs_stop) {
-                const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x);
+                const unsigned krt_gs_n = krt_clamp_below(krt_gs_stop, krt_gs, krt_b->block_dim.x * krt_gs_nb);
                 for (krt_tid.x = 0; krt_tid.x < krt_gs_n; krt_tid.x++) {
 #line 10 "histogram.kern"
                     i = (int64_t)krt_b->block_idx.x * krt_b->block_dim.x + krt_tid.x;
                     i = krt_gs + (int64_t)krt_tid.x;
 #line 13 "histogram.kern"
-                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
+                    (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
                 }
-#line 43 "histogram.c"
+#line 47 "histogram.c"
             }
         } else {
             KRT_FOR_EACH_THREAD(krt_b) {
@@ -52,14 +56,24 @@ static void histogram__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 12 "histogram.kern"
                 while (i < values.shape[0]) {
 #line 13 "histogram.kern"
-                    (void)krt_atomic_add_i32(&*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
+                    (void)krt_priv_add_i32(&krt_pv0, &*(int32_t *)(bins.data + ((int64_t)(*(int32_t *)(values.data + krt_wrap_index(i, values.shape[0]) * values.strides[0]) & 15)) * bins.strides[0]), 1);
 #line 14 "histogram.kern"
                     i = krt_add_i64(i, stride);
-#line 59 "histogram.c"
+#line 63 "histogram.c"
                 }
             }
         }
     }
+}
+
+static void histogram__cpu(const krt_cpu_block *krt_b, void **krt_args)
+{
+    krt_priv krt_pv[1];
+    int64_t krt_pbuf0[KRT_PRIV_BYTES / 8];
+    krt_priv_init(&krt_pv[0], (const krt_view *)krt_args[1], sizeof(int32_t), krt_pbuf0);
+    krt_priv_clash(&krt_pv[0], (const krt_view *)krt_args[0], 1, sizeof(int32_t));
+    histogram__cpu_pv(krt_b, krt_args, krt_pv);
+    krt_priv_flush_i32(&krt_pv[0]);
 }
 
 /* ---- kernel descriptors and launchers ---- */
