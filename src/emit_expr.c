@@ -565,6 +565,61 @@ const char *fmt_int(const Type *t, uint64_t bits)
  * enough digits to read back, with C's suffix of the type (kernrt_types.h's
  * digits and fsfx); C's NAN is a float, HUGE_VAL<SUFFIX> an infinity of
  * each type. */
+/* speed: "%.*g" of v without stdio for the literals programs mostly have:
+ * a multiple of 2^-k (k <= 16) in [1e-4, 1e15) with at most `digits`
+ * significant digits, or +0.0, is printed by %g as its exact decimal;
+ * false for any other value. */
+static bool fmt_exact(char *buf, double v, int digits)
+{
+    if (signbit(v))
+        return false;
+    if (v == 0) {
+        strcpy(buf, "0");
+        return true;
+    }
+    if (!(v >= 1e-4 && v < 1e15))
+        return false;
+    int k = 0;
+    double m = v;
+    while (m != (double)(uint64_t)m) {
+        if (++k > 16)
+            return false;
+        m *= 2;
+    }
+    uint64_t n = (uint64_t)m;      /* v = n / 2^k = n * 5^k / 10^k */
+    for (int i = 0; i < k; i++) {
+        if (n > UINT64_MAX / 5)
+            return false;
+        n *= 5;
+    }
+    char d[24];                    /* the digits of n, least significant first */
+    int nd = 0;
+    do
+        d[nd++] = (char)('0' + n % 10);
+    while ((n /= 10));
+    int trail = 0;                 /* zeros at the end of the fraction */
+    while (trail < k && d[trail] == '0')
+        trail++;
+    if (nd - trail > digits)       /* %g would round it */
+        return false;
+    char *p = buf;
+    if (nd <= k) {                 /* 0.00ddd */
+        *p++ = '0';
+        *p++ = '.';
+        for (int i = 0; i < k - nd; i++)
+            *p++ = '0';
+    } else {
+        for (int i = nd - 1; i >= k; i--)
+            *p++ = d[i];
+        if (trail < k)
+            *p++ = '.';
+    }
+    for (int i = (nd <= k ? nd : k) - 1; i >= trail; i--)
+        *p++ = d[i];
+    *p = '\0';
+    return true;
+}
+
 const char *fmt_float(const Type *t, double d)
 {
     const ScalarInfo *info = ty_info(t);
@@ -590,7 +645,9 @@ const char *fmt_float(const Type *t, double d)
         return d > 0 ? arena_printf("%s", inf) : arena_printf("(-%s)", inf);
     }
     char buf[64];
-    snprintf(buf, sizeof buf, "%.*g", info->digits, is_float ? (double)(float)d : d);
+    double v = is_float ? (double)(float)d : d;
+    if (!fmt_exact(buf, v, info->digits))
+        snprintf(buf, sizeof buf, "%.*g", info->digits, v);
     if (!strpbrk(buf, ".eE"))
         strcat(buf, ".0");
     return arena_printf(d < 0 || (d == 0 && buf[0] == '-') ? "(%s%s)" : "%s%s", buf, info->fsfx);

@@ -58,7 +58,7 @@ const char *emit_module_symbol(const Program *p, const Options *opt)
             *q = '_';
     uint64_t h = str_hash(b, n);
     if (p->src && p->src->text)
-        h = h * 0x100000001b3ull ^ str_hash(p->src->text, p->src->len);
+        h = h * 0x100000001b3ull ^ p->src_hash;
     return arena_printf("%s_%08x", s, (unsigned)((h ^ (h >> 32)) & 0xffffffffu));
 }
 

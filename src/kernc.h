@@ -1183,6 +1183,7 @@ typedef struct Program {
     struct UFunc **ufuncs; /* @vectorize, @guvectorize, cuda.reduce, in file order */
     int nufuncs;
     bool named;            /* emit: the variables have their C names */
+    uint64_t src_hash;     /* str_hash of src's text (emit_module_symbol) */
 } Program;
 
 /* ------------------------------------------------------------------ */

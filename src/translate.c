@@ -221,6 +221,7 @@ Program *translate(Source *src, const Options *opt)
     if (!prog || error_count() > 0)
         return NULL;
     prog->src = src;
+    prog->src_hash = str_hash(src->text, src->len);
     check_program(prog, opt);
     time_pass(opt, "check");
     if (error_count() > 0)
