@@ -396,8 +396,10 @@ const char *fn_cname(const Func *f)
 /* "(a < b)" -> "a < b" where the context brackets it anyway. */
 const char *unparen(const char *s)
 {
+    if (s[0] != '(')
+        return s;
     size_t n = strlen(s);
-    if (n < 2 || s[0] != '(' || s[n - 1] != ')')
+    if (n < 2 || s[n - 1] != ')')
         return s;
     int depth = 0;
     bool quoted = false;
@@ -2695,9 +2697,11 @@ typedef struct StoreOnly {
 static Visit store_only_use(const Node *n, void *ctx)
 {
     StoreOnly *so = ctx;
+    if (so->used)   /* the answer is known: no more of the walk */
+        return VISIT_STOP;
     if (n->kind == E_VAR && n->var == so->v) {
         so->used = true;
-        return VISIT_SKIP;
+        return VISIT_STOP;
     }
     if (n->kind == S_ASSIGN) {
         for (int i = 0; i < n->args.len; i++) {
@@ -2858,10 +2862,17 @@ void func_begin(Emitter *E, Func *f, Mode mode)
     E->cpu_region = NULL;
     E->inlined = false;
     E->inl_ret = NULL;
+    if (f->param_read) {   /* speed: a kernel is printed up to three times */
+        E->param_read = f->param_read;
+        E->local_read = f->local_read;
+        return;
+    }
     E->param_read = arena_alloc(sizeof(bool) * (size_t)(f->nparams + 1));
     E->local_read = arena_alloc(sizeof(bool) * (size_t)(f->nlocals + 1));
     for (int i = 0; i < f->def->body.len; i++)
         walk_uses(E, f->def->body.items[i], false);
+    f->param_read = E->param_read;
+    f->local_read = E->local_read;
 }
 
 /* Swap the output buffer: bodies are printed first (so that the

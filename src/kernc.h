@@ -1174,6 +1174,8 @@ struct Func {
     bool c_named;          /* FuncDef.c_named: name is not mangled again */
     bool type_failed;      /* its typing reported errors: the check pass
                               skips it (translate.c), nothing is emitted */
+    bool *param_read, *local_read; /* emit (func_begin): the parameters and
+                              locals its body reads, once found */
 };
 
 typedef struct Program {
