@@ -40,9 +40,10 @@ static const char *const emit_internal_names[] = {
 /* One line at the current indentation. */
 void outf(Emitter *E, const char *fmt, ...)
 {
+    static const char spaces[] = "                                                                ";
     va_list ap;
-    for (int i = 0; i < E->indent; i++)
-        sb_puts(E->out, "    ");
+    for (int left = 4 * E->indent; left > 0; left -= (int)sizeof spaces - 1)
+        sb_putn(E->out, spaces, left < (int)sizeof spaces - 1 ? (size_t)left : sizeof spaces - 1);
     va_start(ap, fmt);
     sb_vprintf(E->out, fmt, ap);
     va_end(ap);
@@ -51,8 +52,16 @@ void outf(Emitter *E, const char *fmt, ...)
 
 void emit_lineno(Emitter *E, Loc loc)
 {
-    if (loc.first_line > 0)
-        sb_printf(E->out, "#line %d \"%s\"\n", loc.first_line, E->line_file);
+    if (loc.first_line <= 0)
+        return;
+    /* "#line %d \"%s\"\n" without the formatter: one per statement */
+    char num[16];
+    int i = (int)sizeof num;
+    for (unsigned v = (unsigned)loc.first_line; v; v /= 10)
+        num[--i] = (char)('0' + v % 10);
+    sb_putn(E->out, "#line ", 6);
+    sb_putn(E->out, num + i, sizeof num - (size_t)i);
+    sb_putn(E->out, E->line_tail, E->line_tail_len);
 }
 
 /* A construct the CPU backend cannot run: an error for --target c, else a
