@@ -235,8 +235,8 @@ Program *translate(Source *src, const Options *opt)
 static int count_lines(const char *s, size_t n)
 {
     int lines = 0;
-    for (size_t i = 0; i < n; i++)
-        lines += s[i] == '\n';
+    for (const char *p = s, *end = s + n; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        lines++;
     return lines + (n > 0 && s[n - 1] != '\n');
 }
 
