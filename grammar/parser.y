@@ -6,8 +6,9 @@
  *
  * Tokens come from src/layout.c (layout_lex), the filter that turns the raw
  * scanner's line structure (grammar/lexer.l) into NEWLINE/INDENT/DEDENT.
- * The grammar follows CPython's LL(1) Grammar/Grammar, level by level, so
- * precedence is explicit in the rules and %expect 0 holds without %prec.
+ * The grammar follows CPython's LL(1) Grammar/Grammar, level by level,
+ * except the binary operators from | to *, one level with precedence
+ * declarations; %expect 0 holds and no rule needs %prec.
  *
  * Errors: yyreport_syntax_error turns bison's (LAC-exact) expected-token
  * sets into CPython-like messages; recovery is at statement level
@@ -392,6 +393,18 @@ static void kp_error(Loc *loc, ParseState *ps, const char *msg)
 %token KW_NOT "'not'" KW_OR "'or'" KW_PASS "'pass'" KW_RAISE "'raise'"
 %token KW_RETURN "'return'" KW_TRY "'try'" KW_WHILE "'while'" KW_WITH "'with'"
 %token KW_YIELD "'yield'"
+/* The character tokens in the order the rules first use them (so their
+ * numbers, and the order of expected tokens in messages, do not depend on
+ * the precedence lines), then the binary operators of `expr`, loosest
+ * first, all left-associative as in Python. */
+%token ';' ',' ':' '=' '.' '*' '(' ')' '@' '/' '<' '>' '|' '^' '&' '+' '-' '%' '~'
+%token '[' ']' '{' '}'
+%left '|'
+%left '^'
+%left '&'
+%left LSHIFT RSHIFT
+%left '+' '-'
+%left '*' '/' FLOORDIV '%' '@'
 
 %type <list> stmts stmt simple_line small_stmts suite elif_tail else_opt
 %type <list> assign_chain exprs texprs params params_opt lparams decorators
@@ -402,7 +415,7 @@ static void kp_error(Loc *loc, ParseState *ps, const char *msg)
 %type <node> import_stmt dotted_as_name import_as_name
 %type <node> testlist_star test_or_star targetlist expr_or_star
 %type <node> test namedexpr or_test and_test not_test comparison comp_chain
-%type <node> expr xor_expr and_expr shift_expr arith term factor power atom_expr
+%type <node> expr factor power atom_expr
 %type <node> atom strings subscript subscriptlist opt_test lambdef
 %type <node> arglist argument param lparam
 %type <op> comp_op
@@ -787,40 +800,23 @@ comp_op:
   | KW_IS KW_NOT                { $$ = OP_ISNOT; }
   ;
 
+/* The binary operators from | to the multiplicative ones: one level, by
+ * the precedence declarations above (CPython's expr ... term, which cost a
+ * reduction each for every operand: speed, issue 7). */
 expr:
-    xor_expr
-  | expr '|' xor_expr           { $$ = mk_binop(E_BINOP, OP_BITOR, $1, $3, @$); }
-  ;
-
-xor_expr:
-    and_expr
-  | xor_expr '^' and_expr       { $$ = mk_binop(E_BINOP, OP_BITXOR, $1, $3, @$); }
-  ;
-
-and_expr:
-    shift_expr
-  | and_expr '&' shift_expr     { $$ = mk_binop(E_BINOP, OP_BITAND, $1, $3, @$); }
-  ;
-
-shift_expr:
-    arith
-  | shift_expr LSHIFT arith     { $$ = mk_binop(E_BINOP, OP_LSHIFT, $1, $3, @$); }
-  | shift_expr RSHIFT arith     { $$ = mk_binop(E_BINOP, OP_RSHIFT, $1, $3, @$); }
-  ;
-
-arith:
-    term
-  | arith '+' term              { $$ = mk_binop(E_BINOP, OP_ADD, $1, $3, @$); }
-  | arith '-' term              { $$ = mk_binop(E_BINOP, OP_SUB, $1, $3, @$); }
-  ;
-
-term:
     factor
-  | term '*' factor             { $$ = mk_binop(E_BINOP, OP_MUL, $1, $3, @$); }
-  | term '/' factor             { $$ = mk_binop(E_BINOP, OP_DIV, $1, $3, @$); }
-  | term FLOORDIV factor        { $$ = mk_binop(E_BINOP, OP_FLOORDIV, $1, $3, @$); }
-  | term '%' factor             { $$ = mk_binop(E_BINOP, OP_MOD, $1, $3, @$); }
-  | term '@' factor             { $$ = mk_binop(E_BINOP, OP_MATMUL, $1, $3, @$); }
+  | expr '|' expr               { $$ = mk_binop(E_BINOP, OP_BITOR, $1, $3, @$); }
+  | expr '^' expr               { $$ = mk_binop(E_BINOP, OP_BITXOR, $1, $3, @$); }
+  | expr '&' expr               { $$ = mk_binop(E_BINOP, OP_BITAND, $1, $3, @$); }
+  | expr LSHIFT expr            { $$ = mk_binop(E_BINOP, OP_LSHIFT, $1, $3, @$); }
+  | expr RSHIFT expr            { $$ = mk_binop(E_BINOP, OP_RSHIFT, $1, $3, @$); }
+  | expr '+' expr               { $$ = mk_binop(E_BINOP, OP_ADD, $1, $3, @$); }
+  | expr '-' expr               { $$ = mk_binop(E_BINOP, OP_SUB, $1, $3, @$); }
+  | expr '*' expr               { $$ = mk_binop(E_BINOP, OP_MUL, $1, $3, @$); }
+  | expr '/' expr               { $$ = mk_binop(E_BINOP, OP_DIV, $1, $3, @$); }
+  | expr FLOORDIV expr          { $$ = mk_binop(E_BINOP, OP_FLOORDIV, $1, $3, @$); }
+  | expr '%' expr               { $$ = mk_binop(E_BINOP, OP_MOD, $1, $3, @$); }
+  | expr '@' expr               { $$ = mk_binop(E_BINOP, OP_MATMUL, $1, $3, @$); }
   ;
 
 factor:

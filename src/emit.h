@@ -35,6 +35,8 @@ typedef struct Emitter {
     const Options *opt;
     const char *path;        /* the .kern file as given */
     const char *line_file;   /* the same, escaped for #line */
+    const char *line_tail;   /* ` "line_file"\n`, what follows each #line's number */
+    size_t line_tail_len;
     const char *base_file;   /* its base name, escaped, for run-time messages */
     const char *modsym;      /* emit_module_symbol's (krt_exception_<modsym>) */
     int indent;

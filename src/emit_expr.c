@@ -40,9 +40,10 @@ static const char *const emit_internal_names[] = {
 /* One line at the current indentation. */
 void outf(Emitter *E, const char *fmt, ...)
 {
+    static const char spaces[] = "                                                                ";
     va_list ap;
-    for (int i = 0; i < E->indent; i++)
-        sb_puts(E->out, "    ");
+    for (int left = 4 * E->indent; left > 0; left -= (int)sizeof spaces - 1)
+        sb_putn(E->out, spaces, left < (int)sizeof spaces - 1 ? (size_t)left : sizeof spaces - 1);
     va_start(ap, fmt);
     sb_vprintf(E->out, fmt, ap);
     va_end(ap);
@@ -51,8 +52,16 @@ void outf(Emitter *E, const char *fmt, ...)
 
 void emit_lineno(Emitter *E, Loc loc)
 {
-    if (loc.first_line > 0)
-        sb_printf(E->out, "#line %d \"%s\"\n", loc.first_line, E->line_file);
+    if (loc.first_line <= 0)
+        return;
+    /* "#line %d \"%s\"\n" without the formatter: one per statement */
+    char num[16];
+    int i = (int)sizeof num;
+    for (unsigned v = (unsigned)loc.first_line; v; v /= 10)
+        num[--i] = (char)('0' + v % 10);
+    sb_putn(E->out, "#line ", 6);
+    sb_putn(E->out, num + i, sizeof num - (size_t)i);
+    sb_putn(E->out, E->line_tail, E->line_tail_len);
 }
 
 /* A construct the CPU backend cannot run: an error for --target c, else a
@@ -396,8 +405,10 @@ const char *fn_cname(const Func *f)
 /* "(a < b)" -> "a < b" where the context brackets it anyway. */
 const char *unparen(const char *s)
 {
+    if (s[0] != '(')
+        return s;
     size_t n = strlen(s);
-    if (n < 2 || s[0] != '(' || s[n - 1] != ')')
+    if (n < 2 || s[n - 1] != ')')
         return s;
     int depth = 0;
     bool quoted = false;
@@ -565,6 +576,61 @@ const char *fmt_int(const Type *t, uint64_t bits)
  * enough digits to read back, with C's suffix of the type (kernrt_types.h's
  * digits and fsfx); C's NAN is a float, HUGE_VAL<SUFFIX> an infinity of
  * each type. */
+/* speed: "%.*g" of v without stdio for the literals programs mostly have:
+ * a multiple of 2^-k (k <= 16) in [1e-4, 1e15) with at most `digits`
+ * significant digits, or +0.0, is printed by %g as its exact decimal;
+ * false for any other value. */
+static bool fmt_exact(char *buf, double v, int digits)
+{
+    if (signbit(v))
+        return false;
+    if (v == 0) {
+        strcpy(buf, "0");
+        return true;
+    }
+    if (!(v >= 1e-4 && v < 1e15))
+        return false;
+    int k = 0;
+    double m = v;
+    while (m != (double)(uint64_t)m) {
+        if (++k > 16)
+            return false;
+        m *= 2;
+    }
+    uint64_t n = (uint64_t)m;      /* v = n / 2^k = n * 5^k / 10^k */
+    for (int i = 0; i < k; i++) {
+        if (n > UINT64_MAX / 5)
+            return false;
+        n *= 5;
+    }
+    char d[24];                    /* the digits of n, least significant first */
+    int nd = 0;
+    do
+        d[nd++] = (char)('0' + n % 10);
+    while ((n /= 10));
+    int trail = 0;                 /* zeros at the end of the fraction */
+    while (trail < k && d[trail] == '0')
+        trail++;
+    if (nd - trail > digits)       /* %g would round it */
+        return false;
+    char *p = buf;
+    if (nd <= k) {                 /* 0.00ddd */
+        *p++ = '0';
+        *p++ = '.';
+        for (int i = 0; i < k - nd; i++)
+            *p++ = '0';
+    } else {
+        for (int i = nd - 1; i >= k; i--)
+            *p++ = d[i];
+        if (trail < k)
+            *p++ = '.';
+    }
+    for (int i = (nd <= k ? nd : k) - 1; i >= trail; i--)
+        *p++ = d[i];
+    *p = '\0';
+    return true;
+}
+
 const char *fmt_float(const Type *t, double d)
 {
     const ScalarInfo *info = ty_info(t);
@@ -590,7 +656,9 @@ const char *fmt_float(const Type *t, double d)
         return d > 0 ? arena_printf("%s", inf) : arena_printf("(-%s)", inf);
     }
     char buf[64];
-    snprintf(buf, sizeof buf, "%.*g", info->digits, is_float ? (double)(float)d : d);
+    double v = is_float ? (double)(float)d : d;
+    if (!fmt_exact(buf, v, info->digits))
+        snprintf(buf, sizeof buf, "%.*g", info->digits, v);
     if (!strpbrk(buf, ".eE"))
         strcat(buf, ".0");
     return arena_printf(d < 0 || (d == 0 && buf[0] == '-') ? "(%s%s)" : "%s%s", buf, info->fsfx);
@@ -2675,9 +2743,11 @@ typedef struct StoreOnly {
 static Visit store_only_use(const Node *n, void *ctx)
 {
     StoreOnly *so = ctx;
+    if (so->used)   /* the answer is known: no more of the walk */
+        return VISIT_STOP;
     if (n->kind == E_VAR && n->var == so->v) {
         so->used = true;
-        return VISIT_SKIP;
+        return VISIT_STOP;
     }
     if (n->kind == S_ASSIGN) {
         for (int i = 0; i < n->args.len; i++) {
@@ -2838,10 +2908,17 @@ void func_begin(Emitter *E, Func *f, Mode mode)
     E->cpu_region = NULL;
     E->inlined = false;
     E->inl_ret = NULL;
+    if (f->param_read) {   /* speed: a kernel is printed up to three times */
+        E->param_read = f->param_read;
+        E->local_read = f->local_read;
+        return;
+    }
     E->param_read = arena_alloc(sizeof(bool) * (size_t)(f->nparams + 1));
     E->local_read = arena_alloc(sizeof(bool) * (size_t)(f->nlocals + 1));
     for (int i = 0; i < f->def->body.len; i++)
         walk_uses(E, f->def->body.items[i], false);
+    f->param_read = E->param_read;
+    f->local_read = E->local_read;
 }
 
 /* Swap the output buffer: bodies are printed first (so that the

@@ -58,7 +58,7 @@ const char *emit_module_symbol(const Program *p, const Options *opt)
             *q = '_';
     uint64_t h = str_hash(b, n);
     if (p->src && p->src->text)
-        h = h * 0x100000001b3ull ^ str_hash(p->src->text, p->src->len);
+        h = h * 0x100000001b3ull ^ p->src_hash;
     return arena_printf("%s_%08x", s, (unsigned)((h ^ (h >> 32)) & 0xffffffffu));
 }
 
@@ -501,6 +501,8 @@ static void emitter_init(Emitter *E, StrBuf *out, Program *p, const Options *opt
     E->opt = opt;
     E->path = emit_source_path(p, opt);
     E->line_file = c_string(E->path);
+    E->line_tail = arena_printf(" \"%s\"\n", E->line_file);
+    E->line_tail_len = strlen(E->line_tail);
     E->base_file = c_string(path_base(E->path));
     E->modsym = emit_module_symbol(p, opt);
     mangle_set_module(opt ? opt->module_name : NULL);   /* issue 13 */

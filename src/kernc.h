@@ -310,10 +310,24 @@ Type *ty_tuple(Type **elems, int n);                                   /* intern
 Type *ty_ntuple(Type **elems, int n, const char *tname, const char *const *fnames);
 /* issue 9: layout F (Fortran-contiguous), ndim >= 2; interned */
 Type *ty_array_f(Type *elem, int ndim, MemSpace space);
-bool ty_is_scalar(const Type *t);
-bool ty_is_int(const Type *t);        /* signed or unsigned, not bool */
-bool ty_is_signed(const Type *t);
-bool ty_is_float(const Type *t);
+/* speed (issue 7): the predicates every pass asks most, inline */
+static inline bool ty_is_scalar(const Type *t) { return t && (int)t->kind < TY_NSCALAR; }
+/* NULL unless a scalar */
+static inline const ScalarInfo *ty_info(const Type *t)
+{
+    return ty_is_scalar(t) ? &ty_scalar_info[t->kind] : NULL;
+}
+/* signed or unsigned, not bool */
+static inline bool ty_is_int(const Type *t)
+{
+    return ty_is_scalar(t) && (ty_info(t)->cls == SC_SINT || ty_info(t)->cls == SC_UINT);
+}
+static inline bool ty_is_signed(const Type *t) { return ty_is_scalar(t) && ty_info(t)->cls == SC_SINT; }
+static inline bool ty_is_float(const Type *t)
+{
+    return ty_is_scalar(t) && (ty_info(t)->cls == SC_FLOAT || ty_info(t)->cls == SC_HALF ||
+                               ty_info(t)->cls == SC_BF16);
+}
 /* float16 (src/half.c) */
 bool ty_converts_safely(const Type *from, const Type *to);   /* numba: not unsafe */
 double ty_round_float(const Type *t, double v);   /* v rounded to float type t */
@@ -323,7 +337,6 @@ double ty_round_float(const Type *t, double v);   /* v rounded to float type t *
 /* float16 or bfloat16: a 16-bit float that every operation is a helper of */
 #define ty_is_half16(t) ((t) && ((t)->kind == TY_FLOAT16 || (t)->kind == TY_BFLOAT16))
 int ty_size(const Type *t);           /* scalars */
-const ScalarInfo *ty_info(const Type *t);   /* NULL unless a scalar */
 const ScalarInfo *ty_info_of_dtype(int dtype);  /* NULL unless a scalar's krt_dtype */
 Type *ty_scalar_named(const char *name);   /* by numba's name; NULL if none */
 const char *ty_name(const Type *t);   /* numba spelling: float32[:, ::1] */
@@ -601,7 +614,7 @@ extern const CaseList tr_rule_cases[TR__COUNT];
 
 /* complex.c: complex64 and complex128 (the class SC_COMPLEX); the first
  * two are types.c's */
-bool ty_is_complex(const Type *t);
+static inline bool ty_is_complex(const Type *t) { return ty_is_scalar(t) && ty_info(t)->cls == SC_COMPLEX; }
 Type *ty_complex_part(const Type *t);    /* complex64 -> float32, complex128 -> float64 */
 /* numba's operator templates with their complex cases, for an operation
  * with a complex operand: + - * / ** (BinOp..., BinOpPower), == !=
@@ -1174,6 +1187,8 @@ struct Func {
     bool c_named;          /* FuncDef.c_named: name is not mangled again */
     bool type_failed;      /* its typing reported errors: the check pass
                               skips it (translate.c), nothing is emitted */
+    bool *param_read, *local_read; /* emit (func_begin): the parameters and
+                              locals its body reads, once found */
 };
 
 typedef struct Program {
@@ -1183,6 +1198,7 @@ typedef struct Program {
     struct UFunc **ufuncs; /* @vectorize, @guvectorize, cuda.reduce, in file order */
     int nufuncs;
     bool named;            /* emit: the variables have their C names */
+    uint64_t src_hash;     /* str_hash of src's text (emit_module_symbol) */
 } Program;
 
 /* ------------------------------------------------------------------ */

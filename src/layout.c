@@ -143,14 +143,13 @@ void layout_init(ParseState *ps)
 {
     const char *text = ps->src->text, *end = text + ps->src->len;
     int n = 1;
-    for (const char *p = text; p < end; p++)
-        n += *p == '\n';
+    for (const char *p = text; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        n++;
     ps->lines = arena_alloc(sizeof *ps->lines * (size_t)(n + 2));
     ps->lines[1] = text;
     int line = 1;
-    for (const char *p = text; p < end; p++)
-        if (*p == '\n')
-            ps->lines[++line] = p + 1;
+    for (const char *p = text; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        ps->lines[++line] = p + 1;
     ps->nlines = line;
     ps->nindents = 1;
     ps->indents[0] = ps->alt_indents[0] = 0;

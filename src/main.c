@@ -104,10 +104,8 @@ static bool read_file(const char *path, Source *src)
     char chunk[65536];
     size_t n;
     sb_puts(&b, "");
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        for (size_t i = 0; i < n; i++)
-            sb_putc(&b, chunk[i]);
-    }
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        sb_putn(&b, chunk, n);
     bool ok = !ferror(f);
     if (!ok)
         cli_error("cannot read '%s': %s", path, strerror(errno));

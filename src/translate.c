@@ -221,6 +221,7 @@ Program *translate(Source *src, const Options *opt)
     if (!prog || error_count() > 0)
         return NULL;
     prog->src = src;
+    prog->src_hash = str_hash(src->text, src->len);
     check_program(prog, opt);
     time_pass(opt, "check");
     if (error_count() > 0)
@@ -234,8 +235,8 @@ Program *translate(Source *src, const Options *opt)
 static int count_lines(const char *s, size_t n)
 {
     int lines = 0;
-    for (size_t i = 0; i < n; i++)
-        lines += s[i] == '\n';
+    for (const char *p = s, *end = s + n; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        lines++;
     return lines + (n > 0 && s[n - 1] != '\n');
 }
 
@@ -251,21 +252,34 @@ static void own_line_directives(StrBuf *code, int src_lines, const char *out_nam
 {
     StrBuf b = {0};
     const char *s = code->s, *end = code->s + code->len;
-    int out_line = 0;           /* lines written to b */
+    const char *run = s;        /* lines not copied to b yet (speed: in one piece) */
+    int out_line = 0;           /* lines written to b, or to be */
     bool mapped = false;        /* the next line belongs to a .kern line */
     bool after_directive = false;
     long cur = 0;               /* the .kern line of the next line */
     while (s < end) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         size_t len = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
-        if (len >= 6 && strncmp(s, "#line ", 6) == 0) {
+        if (len >= 6 && memcmp(s, "#line ", 6) == 0) {
             mapped = true;
             after_directive = true;
-            cur = strtol(s + 6, NULL, 10);
+            cur = 0;            /* strtol(s + 6, NULL, 10), without its locale */
+            const char *d = s + 6;
+            while (*d == ' ' || (*d >= '\t' && *d <= '\r'))
+                d++;
+            bool neg = *d == '-';
+            d += *d == '-' || *d == '+';
+            for (; *d >= '0' && *d <= '9'; d++)
+                cur = cur * 10 + (*d - '0');
+            if (neg)
+                cur = -cur;
         } else {
-            bool top = len > 1 && !strchr(" \t{}#", s[0]);
+            bool top = len > 1 && s[0] != ' ' && s[0] != '\t' && s[0] != '{' && s[0] != '}' &&
+                       s[0] != '#';
             if (mapped && !after_directive && (top || cur > src_lines)) {
                 /* the directive is line out_line + 1; the line after it is ours */
+                sb_putn(&b, run, (size_t)(s - run));
+                run = s;
                 sb_printf(&b, "#line %d \"%s\"\n", out_line + 2, out_name);
                 out_line++;
                 mapped = false;
@@ -273,10 +287,10 @@ static void own_line_directives(StrBuf *code, int src_lines, const char *out_nam
             after_directive = false;
             cur++;
         }
-        sb_putn(&b, s, len);
         out_line++;
         s += len;
     }
+    sb_putn(&b, run, (size_t)(s - run));
     sb_free(code);
     *code = b;
 }

@@ -139,6 +139,14 @@ static size_t spec_cap, spec_len;
 static PtrVec order;        /* Func*: finalised, callees first */
 static int spec_depth;
 
+/* attr_path's answers (speed, issue 7) */
+typedef struct AttrPath {
+    const char *p, *attr, *path;
+    uint64_t h;
+} AttrPath;
+static AttrPath *attr_tab;
+static size_t attr_cap, attr_len;
+
 void type_reset(void)
 {
     spec_tab = NULL;
@@ -146,6 +154,9 @@ void type_reset(void)
     order = (PtrVec){0};
     spec_depth = 0;
     reduce_reset();   /* arr */
+    free(attr_tab);   /* its strings were the last translation's */
+    attr_tab = NULL;
+    attr_cap = attr_len = 0;
 }
 
 
@@ -335,6 +346,63 @@ void bind_var(Ctx *c, Var *v, Type *t, Loc loc)
 /* Names and paths                                                     */
 /* ------------------------------------------------------------------ */
 
+/* The path of attribute `attr` of path p (numba.X, np.X and types.X
+ * aliases resolved, vector types canonical). */
+static const char *attr_path_of(const char *p, const char *attr)
+{
+    const char *full = arena_printf("%s.%s", p, attr);
+    if (strncmp(full, "numba.", 6) == 0)
+        full += 6;
+    if (strncmp(full, "np.", 3) == 0) {
+        const char *t = sema_type_alias(full + 3);
+        if (t)
+            return t;
+    }
+    if (!strchr(full, '.')) {   /* numba.X (py: numba's own aliases too) */
+        const char *t = sema_numba_type_alias(full);
+        if (t)
+            return t;
+    }
+    if (strncmp(full, "types.", 6) == 0 && sema_numba_type_alias(full + 6))
+        return sema_numba_type_alias(full + 6);   /* py: from numba import types */
+    return sema_vector_canon(full);
+}
+
+/* speed (issue 7): attr_path_of depends on the two strings only, and the
+ * same few chains (cuda.threadIdx.x, math.sqrt) come back at every use in
+ * every typing pass: its answers by their text, until type_reset (attr_tab,
+ * above). */
+static const char *attr_path(const char *p, const char *attr)
+{
+    uint64_t h = str_hash(p, strlen(p)) * 31 ^ str_hash(attr, strlen(attr));
+    for (size_t i = attr_cap ? h & (attr_cap - 1) : 0; attr_cap && attr_tab[i].p; i = (i + 1) & (attr_cap - 1))
+        if (attr_tab[i].h == h && strcmp(attr_tab[i].p, p) == 0 && strcmp(attr_tab[i].attr, attr) == 0)
+            return attr_tab[i].path;
+    const char *path = attr_path_of(p, attr);
+    if (2 * (attr_len + 1) > attr_cap) {
+        size_t cap = attr_cap ? 2 * attr_cap : 64;
+        AttrPath *t = calloc(cap, sizeof *t);
+        if (!t)
+            die("out of memory (%zu paths)", cap);
+        for (size_t i = 0; i < attr_cap; i++)
+            if (attr_tab[i].p) {
+                size_t j = attr_tab[i].h & (cap - 1);
+                while (t[j].p)
+                    j = (j + 1) & (cap - 1);
+                t[j] = attr_tab[i];
+            }
+        free(attr_tab);
+        attr_tab = t;
+        attr_cap = cap;
+    }
+    size_t i = h & (attr_cap - 1);
+    while (attr_tab[i].p)
+        i = (i + 1) & (attr_cap - 1);
+    attr_tab[i] = (AttrPath){arena_strdup(p), arena_strdup(attr), path, h};
+    attr_len++;
+    return path;
+}
+
 /* The canonical API path of a name or attribute chain rooted in an
  * import ("numba.cuda.grid" -> "cuda.grid", np.float32 -> float32),
  * or NULL for anything else (locals shadow imports). */
@@ -354,24 +422,7 @@ const char *expr_path(Ctx *c, const Node *e)
     }
     if (e->kind == E_ATTR) {
         const char *p = expr_path(c, e->lhs);
-        if (!p)
-            return NULL;
-        const char *full = arena_printf("%s.%s", p, e->name);
-        if (strncmp(full, "numba.", 6) == 0)
-            full += 6;
-        if (strncmp(full, "np.", 3) == 0) {
-            const char *t = sema_type_alias(full + 3);
-            if (t)
-                return t;
-        }
-        if (!strchr(full, '.')) {   /* numba.X (py: numba's own aliases too) */
-            const char *t = sema_numba_type_alias(full);
-            if (t)
-                return t;
-        }
-        if (strncmp(full, "types.", 6) == 0 && sema_numba_type_alias(full + 6))
-            return sema_numba_type_alias(full + 6);   /* py: from numba import types */
-        return sema_vector_canon(full);
+        return p ? attr_path(p, e->name) : NULL;
     }
     return NULL;
 }

@@ -197,20 +197,8 @@ bool ty_is_ct(const Type *t)
     return t && ((t->kind == TY_FUNCTION && (t->fd || t->api)) || t->kind == TY_TYPEREF);
 }
 
-bool ty_is_scalar(const Type *t) { return t && (int)t->kind < NSCALAR; }
-const ScalarInfo *ty_info(const Type *t) { return ty_is_scalar(t) ? &ty_scalar_info[t->kind] : NULL; }
-bool ty_is_int(const Type *t)
-{
-    return ty_is_scalar(t) && (ty_info(t)->cls == SC_SINT || ty_info(t)->cls == SC_UINT);
-}
-bool ty_is_signed(const Type *t) { return ty_is_scalar(t) && ty_info(t)->cls == SC_SINT; }
-bool ty_is_float(const Type *t)
-{
-    return ty_is_scalar(t) && (ty_info(t)->cls == SC_FLOAT || ty_info(t)->cls == SC_HALF ||
-                               ty_info(t)->cls == SC_BF16);
-}
-/* complex (complex.c has the rest) */
-bool ty_is_complex(const Type *t) { return ty_is_scalar(t) && ty_info(t)->cls == SC_COMPLEX; }
+/* ty_is_scalar, ty_info, ty_is_int, ty_is_signed, ty_is_float and
+ * ty_is_complex are inline in kernc.h (speed, issue 7) */
 Type *ty_complex_part(const Type *t) { return t->kind == TY_COMPLEX64 ? ty_float32 : ty_float64; }
 int ty_size(const Type *t)
 {
