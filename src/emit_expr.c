@@ -115,6 +115,7 @@ const char *t_c(const Type *t)
     case TY_TUPLE: return tuple_cname(t);
     case TY_VECTOR: return vec_spell(t, false);   /* vecrec: float4 */
     case TY_RECORD: return arena_printf("krt_recp_%s", t->rec->cname + 8);   /* rec: a pointer */
+    case TY_CHARSEQ: return charseq_cname(t);   /* str: the units, by value */
     default: return "void";
     }
 }
@@ -159,6 +160,8 @@ const char *t_dtype(const Type *t)
         return "KRT_XOROSHIRO128P";
     if (t && t->kind == TY_RECORD)   /* rec: code 20 and the itemsize */
         return arena_printf("KRT_RECORD_DTYPE(%lld)", (long long)t->rec->size);
+    if (ty_is_charseq(t))   /* str */
+        return charseq_dtype_c(t);
     return t_scalar(t) ? ty_info(t)->dtype : "KRT_INT64";
 }
 
@@ -1524,6 +1527,31 @@ static const char *ex_rng(Emitter *E, Node *n)
 }
 
 /* The Python builtins (EK_BUILTIN). */
+/* str: len() and the three-way comparison of char sequences
+ * (type_charseq.c), by kernrt_device.h's krt_cs_len and krt_cs_cmp on the
+ * units, their size and a length: a value's, up to its last nonzero unit;
+ * a constant's, all of it (numba compares a str with its own length). */
+static const char *cs_operand(Emitter *E, Node *x)
+{
+    int unit = charseq_unicode(x->type) ? 4 : 1, n;
+    if (x->kind == E_CONST) {
+        const char *lit = charseq_lit_c(x, x->type->nelems, &n);
+        return arena_printf("%s, %d, %d", lit, unit, n);
+    }
+    const char *v = ex(E, x);
+    return arena_printf("(%s).c, %d, krt_cs_len((%s).c, %d, %d)", v, unit, v, unit,
+                        x->type->nelems);
+}
+
+static const char *ex_charseq(Emitter *E, Node *n)
+{
+    Node *x = n->args.items[0];
+    if (n->api == &api_table[API_CS_LEN])
+        return arena_printf("krt_cs_len((%s).c, %d, %d)", ex(E, x),
+                            charseq_unicode(x->type) ? 4 : 1, x->type->nelems);
+    return arena_printf("krt_cs_cmp(%s, %s)", cs_operand(E, x), cs_operand(E, n->args.items[1]));
+}
+
 static const char *ex_builtin(Emitter *E, Node *n)
 {
     const ApiEntry *a = n->api;
@@ -1577,6 +1605,8 @@ static const char *ex_builtin(Emitter *E, Node *n)
         return ex_binop(E, &tmp);
     }
     case TR_LEN:
+        if (a == &api_table[API_CS_LEN] || a == &api_table[API_CS_CMP])   /* str */
+            return ex_charseq(E, n);
         return ex_shape(E, x, 0);
     default:
         break;
@@ -1958,6 +1988,8 @@ const char *ex(Emitter *E, Node *n)
         return cx;
     switch (n->kind) {
     case E_CONST:
+        if (ty_is_charseq(n->type))   /* str: a constant stored into one */
+            return charseq_const_c(n);
         if (t_float(n->type))
             return fmt_float(n->type, n->fval);
         return fmt_int(n->type, n->ival);
@@ -2240,6 +2272,9 @@ const char *zero_of(const Type *t)
         return "krt_view_make(NULL, 1, 0, 0, 0, 1)";
     if (t && t->kind == TY_RECORD)   /* rec: no record yet */
         return "NULL";
+    if (ty_is_charseq(t))   /* str: all zeros, an empty one */
+        return arena_printf("%s_from(%s\"\", 0)", charseq_cname(t),
+                            charseq_unicode(t) ? "(const uint32_t *)U" : "");
     if (t && t->kind == TY_VECTOR)   /* vecrec */
         return arena_printf("%s(%s)", vec_spell(t, true),
                             &"0, 0, 0, 0"[(4 - t->nelems) * 3]);
@@ -2699,7 +2734,8 @@ void decl_local(Emitter *E, Var *v)
     const char *attr = unread ? " KRT_MAYBE_UNUSED" : "";
     if (t->kind == TY_ARRAY)
         outf(E, "krt_view %s%s;", v->cname, attr);
-    else if (t_scalar(t) || t->kind == TY_TUPLE || t->kind == TY_VECTOR || t->kind == TY_RECORD)
+    else if (t_scalar(t) || t->kind == TY_TUPLE || t->kind == TY_VECTOR || t->kind == TY_RECORD ||
+             t->kind == TY_CHARSEQ)
         outf(E, "%s %s%s = %s;", t_c(t), v->cname, attr, zero_of(t));
     else
         error_at(v->loc, "variable '%s' has a type kernc cannot translate (%s)", v->name,

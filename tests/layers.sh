@@ -32,7 +32,7 @@ for o in $objs; do
     # src/type_impl.h, and so do arr's reduce_array.c and ntuple.c), so
     # their edges are the edges of the whole.
     case $name in
-    type_array | type_call | reduce_array | ntuple) name=type ;;
+    type_array | type_call | reduce_array | ntuple | type_charseq) name=type ;;
     esac
     "$NM" "$o" | awk -v f="$name" '$1 == "U" { print "U", f, $2 } NF == 3 && $2 ~ /[TDBRC]/ { print "D", f, $3 }'
 done | awk '
