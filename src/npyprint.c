@@ -434,9 +434,20 @@ typedef struct Layout {
 
 /* _extendLine: start a new line (the hanging indent) when the word would
  * pass the width, unless the line holds nothing but the indent. */
+/* The characters of UTF-8 text, as Python counts a str's length (str: a
+ * '<U<n>' element's repr holds more bytes than characters). */
+static size_t text_len(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k;
+}
+
 static void extend_line(Buf *s, Buf *line, const char *word, int width, const char *indent)
 {
-    bool wrap = (int)(line->len + strlen(word)) > width && line->len > strlen(indent);
+    bool wrap = (int)(text_len(line->s, line->len) + text_len(word, strlen(word))) > width &&
+                line->len > strlen(indent);
     if (wrap) {
         size_t n = line->len;
         while (n > 0 && line->s[n - 1] == ' ')

@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 mkdir "$work/tmp"
 kern=$srcdir/tests/run/kernels.kern
 
-echo "1..96"
+echo "1..97"
 n=0
 failed=0
 
@@ -375,6 +375,8 @@ check "char sequences read from .npy files and copied" \
 check "a record with a '<U5' field written with NumPy's descr" \
     grep -qF "{'descr': [('n', '<i4'), ('s', '<U5')], 'fortran_order': False, 'shape': (1,), }" \
     cs2/arg2.npy
+krun_got "$ckern" first cs1/arg1.npy --outdir cs3
+check "a '|S3' file picks the CharSeq(3) overload" sh -c "tail -n1 got | grep -qx \"\\[b'xyz' b'xyz'\\]\""
 refused "a '|S3' file for a '<U5' parameter" 1 \
     "argument 0 (names: [unichr x 5][::1]): cs1/arg1.npy holds [char x 3] data, expected [unichr x 5]" \
     "$ckern" put cs1/arg1.npy cs1/arg1.npy

@@ -486,6 +486,18 @@ static void test_charseq(void)
     if (!ok(got && strcmp(got, "['ab' '\xc3\xa9' '']") == 0, "npy_str of str"))
         diag("got %s", got ? got : "(null)");
     free(got);
+    static uint32_t wide[72];
+    for (int i = 0; i < 72; i++)
+        wide[i] = 0xe9;
+    NpyArray w = {KRT_STR_DTYPE(6), 1, {12}, wide, sizeof wide, NULL};
+    got = npy_str(&w, false);
+    const char *e6 = "'\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9'";
+    char want[512];
+    snprintf(want, sizeof want, "[%s %s %s %s %s %s %s %s\n %s %s %s %s]", e6, e6, e6, e6, e6, e6,
+             e6, e6, e6, e6, e6, e6);
+    if (!ok(got && strcmp(got, want) == 0, "npy_str of str: lines wrap by characters, not bytes"))
+        diag("got %s", got ? got : "(null)");
+    free(got);
     dict_record("{'descr': [('x', '<i4'), ('y', '<U12'), ('z', '|S5')], 'fortran_order': False, "
                 "'shape': (2,)}\n", 57, "[('x', '<i4'), ('y', '<U12'), ('z', '|S5')]",
                 "record fields of char sequences");
