@@ -1845,7 +1845,7 @@ static void lower_return(Ctx *c, Node *s, NodeList *out)
     if (BAD(v))
         return;
     if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE && v->type->kind != TY_VECTOR &&
-            v->type->kind != TY_RECORD) {
+            v->type->kind != TY_RECORD && v->type->kind != TY_CHARSEQ) {   /* str: by value */
         fail(c, v->loc, "returning %s from a device function is not supported yet",
              ty_name(v->type));
         return;
