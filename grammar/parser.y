@@ -136,21 +136,23 @@ static Node *join_strings(Node *n)
 {
     if (n->args.len == 0)
         return n;
-    size_t len = strlen(n->text);
+    /* ival: each piece's length (str: a bytes piece may hold NULs) */
+    size_t len = (size_t)n->ival;
     for (int i = 0; i < n->args.len; i++)
-        len += strlen(((Node *)n->args.items[i])->text);
+        len += (size_t)((Node *)n->args.items[i])->ival;
     char *t = arena_alloc(len + 1), *p = t;
-    size_t k = strlen(n->text);
+    size_t k = (size_t)n->ival;
     memcpy(p, n->text, k);
     p += k;
     for (int i = 0; i < n->args.len; i++) {
-        const char *s = ((Node *)n->args.items[i])->text;
-        k = strlen(s);
-        memcpy(p, s, k);
+        const Node *s = n->args.items[i];
+        k = (size_t)s->ival;
+        memcpy(p, s->text, k);
         p += k;
     }
     *p = '\0';
     n->text = t;
+    n->ival = len;
     n->args = (NodeList){0};
     return n;
 }

@@ -129,6 +129,21 @@ typedef enum krt_dtype {
 #define KRT_DTYPE_IS_RECORD(t) (((int)(t) & 0xff) == KRT_RECORD && ((int)(t) >> 8) > 0)
 #define KRT_RECORD_ITEMSIZE(t) ((size_t)((unsigned)(t) >> 8))
 
+/* str: NumPy's fixed-width char sequences, numba's CharSeq ('S<n>': n
+ * bytes) and UnicodeCharSeq ('<U<n>': n UCS4 code points, 4 bytes each),
+ * likewise not rows of the scalar table: KRT_BYTES_DTYPE(n) and
+ * KRT_STR_DTYPE(n) carry the count n above the code.  The launcher header
+ * declares each width's struct: krt_S<n> {char c[n];} and krt_U<n>
+ * {uint32_t c[n];} (NumPy's layout: no terminator, zero-padded). */
+#define KRT_BYTES 21
+#define KRT_STR 22
+#define KRT_BYTES_DTYPE(n) ((krt_dtype)(KRT_BYTES | ((int)(n) << 8)))
+#define KRT_STR_DTYPE(n) ((krt_dtype)(KRT_STR | ((int)(n) << 8)))
+#define KRT_DTYPE_IS_CHARSEQ(t)                                              \
+    ((((int)(t) & 0xff) == KRT_BYTES || ((int)(t) & 0xff) == KRT_STR) && ((int)(t) >> 8) > 0)
+#define KRT_CHARSEQ_COUNT(t) ((size_t)((unsigned)(t) >> 8))
+#define KRT_CHARSEQ_UNIT(t) (((int)(t) & 0xff) == KRT_STR ? 4u : 1u)
+
 #define KRT_XOROSHIRO128P_NAME "xoroshiro128p"
 
 /* X(ENUM, C storage type, size, NumPy descr) for every dtype: the scalar

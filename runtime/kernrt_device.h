@@ -525,6 +525,34 @@ KRT_FN int64_t krt_range_len(int64_t start, int64_t stop, int64_t step)
     return stop < start ? (int64_t)(((uint64_t)start - (uint64_t)stop - 1) / (0 - (uint64_t)step)) + 1 : 0;
 }
 
+/* str: char sequences (src/charseq.c), NumPy's 'S<n>' (units of 1 byte)
+ * and '<U<n>' (4-byte code points), as numba-cuda's charseq.py reads them:
+ * a value's length is up to its last nonzero unit (charseq_len); two
+ * compare by their codes up to the shorter length, then by length
+ * (charseq_eq, charseq_lt): the sign of krt_cs_cmp. */
+KRT_FN uint32_t krt_cs_code(const void *p, int unit, int64_t i)
+{
+    return unit == 4 ? ((const uint32_t *)p)[i] : ((const unsigned char *)p)[i];
+}
+
+KRT_FN int64_t krt_cs_len(const void *p, int unit, int64_t n)
+{
+    while (n > 0 && krt_cs_code(p, unit, n - 1) == 0)
+        n--;
+    return n;
+}
+
+KRT_FN int krt_cs_cmp(const void *a, int ua, int64_t na, const void *b, int ub, int64_t nb)
+{
+    int64_t n = na < nb ? na : nb;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t x = krt_cs_code(a, ua, i), y = krt_cs_code(b, ub, i);
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    return na < nb ? -1 : na > nb ? 1 : 0;
+}
+
 #if defined(__CUDACC__)
 /* Bytes of dynamic shared memory of this launch. */
 static __device__ inline unsigned krt_dynamic_smem_bytes(void)

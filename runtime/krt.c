@@ -127,7 +127,7 @@ static const char *const krt_dtype_names[KRT_DTYPE_COUNT] = {
 
 static int krt_dtype_valid(krt_dtype t)
 {
-    if (KRT_DTYPE_IS_RECORD(t))   /* rec */
+    if (KRT_DTYPE_IS_RECORD(t) || KRT_DTYPE_IS_CHARSEQ(t))   /* rec, str */
         return 1;
     /* a code no row has yet (KRT_DTYPE_COUNT leaves room) has size 0 */
     return (int)t >= 0 && (int)t < KRT_DTYPE_COUNT && krt_dtype_sizes[t] != 0;
@@ -137,6 +137,8 @@ size_t krt_dtype_size(krt_dtype t)
 {
     if (KRT_DTYPE_IS_RECORD(t))   /* rec */
         return KRT_RECORD_ITEMSIZE(t);
+    if (KRT_DTYPE_IS_CHARSEQ(t))   /* str: n units of 1 or 4 bytes */
+        return KRT_CHARSEQ_COUNT(t) * KRT_CHARSEQ_UNIT(t);
     return krt_dtype_valid(t) ? krt_dtype_sizes[t] : 0;
 }
 
@@ -144,6 +146,8 @@ const char *krt_dtype_name(krt_dtype t)
 {
     if (KRT_DTYPE_IS_RECORD(t))   /* rec */
         return "record";
+    if (KRT_DTYPE_IS_CHARSEQ(t))   /* str: NumPy's kinds */
+        return ((int)t & 0xff) == KRT_STR ? "str" : "bytes";
     return krt_dtype_valid(t) ? krt_dtype_names[t] : "?";
 }
 

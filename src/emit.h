@@ -5,6 +5,8 @@
  *
  *   emit_expr.c  names, types, expressions and per-thread statements, for
  *                both targets (the shared printer);
+ *   emit_builtin.c  the Python builtins and char sequences' len() and
+ *                comparisons (split from emit_expr.c for size);
  *   emit_cuda.c  __device__ functions and __global__ kernels;
  *   lower_cpu.c  the CPU lowering: each kernel into the block-level form
  *                of lower_cpu.h (regions between barriers, warp cuts,
@@ -133,6 +135,12 @@ const char *fmt_int(const Type *t, uint64_t bits);
 const char *fmt_float(const Type *t, double d);
 const char *conv(const char *s, const Type *from, const Type *to);
 const char *ex_as(Emitter *E, Node *n, const Type *to);
+/* emit_expr.c's helpers that emit_builtin.c (split from it) uses */
+const char *t_suffix(const Type *t);
+const char *t_libm(const Type *t);
+const char *ex_shape(Emitter *E, Node *arr, int k);
+const char *ex_binop(Emitter *E, Node *n);
+const char *ex_builtin(Emitter *E, Node *n);   /* emit_builtin.c: an EK_BUILTIN call */
 const char *array_value(Emitter *E, Node *n);
 const char *ex(Emitter *E, Node *n);
 /* --assume-noalias: the __restrict__ pointer of array parameter v of the

@@ -88,13 +88,13 @@ static int t_bits(const Type *t)
 }
 
 /* Helper suffix: krt_add_i64, krt_floordiv_f32, ... */
-static const char *t_suffix(const Type *t)
+const char *t_suffix(const Type *t)
 {
     return t_scalar(t) ? ty_info(t)->sfx : "?";
 }
 
 /* C's suffix of a floating type's <math.h> functions: sqrtf. */
-static const char *t_libm(const Type *t)
+const char *t_libm(const Type *t)
 {
     return ty_info(t)->fsfx;
 }
@@ -124,6 +124,7 @@ const char *t_c(const Type *t)
     case TY_TUPLE: return tuple_cname(t);
     case TY_VECTOR: return vec_spell(t, false);   /* vecrec: float4 */
     case TY_RECORD: return arena_printf("krt_recp_%s", t->rec->cname + 8);   /* rec: a pointer */
+    case TY_CHARSEQ: return charseq_cname(t);   /* str: the units, by value */
     default: return "void";
     }
 }
@@ -168,6 +169,8 @@ const char *t_dtype(const Type *t)
         return "KRT_XOROSHIRO128P";
     if (t && t->kind == TY_RECORD)   /* rec: code 20 and the itemsize */
         return arena_printf("KRT_RECORD_DTYPE(%lld)", (long long)t->rec->size);
+    if (ty_is_charseq(t))   /* str */
+        return charseq_dtype_c(t);
     return t_scalar(t) ? ty_info(t)->dtype : "KRT_INT64";
 }
 
@@ -1048,7 +1051,7 @@ static const char *ex_arrayop(Emitter *E, Node *n)
     }
 }
 
-static const char *ex_shape(Emitter *E, Node *arr, int k)
+const char *ex_shape(Emitter *E, Node *arr, int k)
 {
     Var *v = arr->kind == E_VAR ? arr->var : NULL;
     if (is_c_array(v))
@@ -1189,7 +1192,7 @@ static bool divisor_nonzero(const Node *r)
     return t_int(r->type) && r->rknown && (r->rlo >= 1 || r->rhi <= -1);
 }
 
-static const char *ex_binop(Emitter *E, Node *n)
+const char *ex_binop(Emitter *E, Node *n)
 {
     const Type *t = n->type;
     Node *l = n->lhs, *r = n->rhs;
@@ -1628,68 +1631,6 @@ static const char *ex_rng(Emitter *E, Node *n)
     return arena_printf("%s(%s, %s)", spell, states, idx);
 }
 
-/* The Python builtins (EK_BUILTIN). */
-static const char *ex_builtin(Emitter *E, Node *n)
-{
-    const ApiEntry *a = n->api;
-    const Type *t = n->type;
-    Node *x = n->args.len > 0 ? n->args.items[0] : NULL;
-    switch (a->rule) {
-    case TR_ABS:
-        if (t && t->kind == TY_FLOAT16)
-            return arena_printf("krt_abs_f16(%s)", ex_as(E, x, t));
-        if (t_int(t))
-            return arena_printf("krt_abs_%s(%s)", t_suffix(t), ex_as(E, x, t));
-        if (t_float(t))
-            return arena_printf("fabs%s(%s)", t_libm(t), ex_as(E, x, t));
-        break;
-    case TR_MINMAX: {
-        if (!t_scalar(t) || t->kind == TY_BOOL)
-            break;
-        /* numba-cuda lowers two-float min/max to fmin/fmax (a NaN operand
-         * is ignored); any other form is numba's generic one, Python's
-         * comparisons */
-        if (t_float(t) && !ty_is_half16(t) && n->args.len == 2 && !n->ival) {
-            Node *y = n->args.items[1];
-            bool fx = !(x->kind == E_CAST && !t_float(x->lhs->type));
-            bool fy = !(y->kind == E_CAST && !t_float(y->lhs->type));
-            if (fx && fy)
-                return arena_printf("f%s%s(%s, %s)", a->id == API_B_MIN ? "min" : "max",
-                                    t_libm(t), ex_as(E, x, t), ex_as(E, y, t));
-        }
-        const char *acc = ex_as(E, x, t);
-        for (int i = 1; i < n->args.len; i++)
-            acc = arena_printf("krt_%s_%s(%s, %s)", a->id == API_B_MIN ? "min" : "max",
-                               t_suffix(t), acc, ex_as(E, n->args.items[i], t));
-        return acc;
-    }
-    case TR_ROUND:
-        if (n->args.len == 1) {
-            if (t_float(x->type))
-                return conv(arena_printf("rint%s(%s)", t_libm(x->type), ex(E, x)), x->type, t);
-            return ex_as(E, x, t);
-        }
-        if (t_float(t))
-            return arena_printf("krt_round_ndigits_%s(%s, %s)", t_suffix(t), ex_as(E, x, t),
-                                ex_as(E, n->args.items[1], ty_scalar[TY_INT64]));
-        break;
-    case TR_POW: {
-        Node tmp = *n;
-        tmp.kind = E_BINOP;
-        tmp.op = OP_POW;
-        tmp.lhs = x;
-        tmp.rhs = n->args.items[1];
-        return ex_binop(E, &tmp);
-    }
-    case TR_LEN:
-        return ex_shape(E, x, 0);
-    default:
-        break;
-    }
-    error_at(n->loc, "%s is not supported here", a->path);
-    return "0";
-}
-
 /* An E_API, by the row's emission kind. */
 static const char *ex_api(Emitter *E, Node *n)
 {
@@ -2063,6 +2004,8 @@ const char *ex(Emitter *E, Node *n)
         return cx;
     switch (n->kind) {
     case E_CONST:
+        if (ty_is_charseq(n->type))   /* str: a constant stored into one */
+            return charseq_const_c(n);
         if (t_float(n->type))
             return fmt_float(n->type, n->fval);
         return fmt_int(n->type, n->ival);
@@ -2345,6 +2288,9 @@ const char *zero_of(const Type *t)
         return "krt_view_make(NULL, 1, 0, 0, 0, 1)";
     if (t && t->kind == TY_RECORD)   /* rec: no record yet */
         return "NULL";
+    if (ty_is_charseq(t))   /* str: all zeros, an empty one */
+        return arena_printf("%s_from(%s\"\", 0)", charseq_cname(t),
+                            charseq_unicode(t) ? "(const uint32_t *)U" : "");
     if (t && t->kind == TY_VECTOR)   /* vecrec */
         return arena_printf("%s(%s)", vec_spell(t, true),
                             &"0, 0, 0, 0"[(4 - t->nelems) * 3]);
@@ -2806,7 +2752,8 @@ void decl_local(Emitter *E, Var *v)
     const char *attr = unread ? " KRT_MAYBE_UNUSED" : "";
     if (t->kind == TY_ARRAY)
         outf(E, "krt_view %s%s;", v->cname, attr);
-    else if (t_scalar(t) || t->kind == TY_TUPLE || t->kind == TY_VECTOR || t->kind == TY_RECORD)
+    else if (t_scalar(t) || t->kind == TY_TUPLE || t->kind == TY_VECTOR || t->kind == TY_RECORD ||
+             t->kind == TY_CHARSEQ)
         outf(E, "%s %s%s = %s;", t_c(t), v->cname, attr, zero_of(t));
     else
         error_at(v->loc, "variable '%s' has a type kernc cannot translate (%s)", v->name,

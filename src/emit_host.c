@@ -792,6 +792,12 @@ void emit_header(StrBuf *out, Program *p, const Options *opt)
         StrBuf b = {0};
         record_emit_struct(&b, t, true);
         outf(&E, "/* %s */", ty_name(t));
+        if (t->kind == TY_CHARSEQ) {   /* str: guarded by charseq.c */
+            sb_puts(E.out, b.s);
+            outf(&E, "%s", "");
+            sb_free(&b);
+            continue;
+        }
         outf(&E, "#ifndef KRT_DEFINED_%s", t->rec->cname);
         outf(&E, "#define KRT_DEFINED_%s", t->rec->cname);
         sb_puts(E.out, b.s);

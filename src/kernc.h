@@ -214,6 +214,10 @@ typedef enum TypeKind {
     /* records (rec; src/record.c) */
     TY_RECORD,     /* a NumPy structured dtype (numba.from_dtype): rec, the
                       layout; a value is a reference to one in memory */
+    /* char sequences (str; src/charseq.c) */
+    TY_CHARSEQ,    /* NumPy 'S<n>' / '<U<n>' (numba's CharSeq, UnicodeCharSeq):
+                      elem the code unit (uint8, uint32), nelems the count n;
+                      a value is the n units (C: struct krt_S<n> / krt_U<n>) */
     TY_ERROR,      /* poison: an error was reported; suppresses cascades */
 } TypeKind;
 
@@ -391,6 +395,27 @@ int64_t record_field_size(const RecField *f);
 const char *record_misaligned(const Type *t, int i);
 void record_collect(PtrVec *out, const Type *t);
 void record_emit_struct(StrBuf *b, const Type *t, bool abi);
+
+/* Char sequences (str; src/charseq.c): NumPy's fixed-width 'S<n>' and
+ * '<U<n>', numba's CharSeq and UnicodeCharSeq.  A constant stored into one
+ * is an E_CONST of its type, text the value (bytes, or str as UTF-8) and
+ * ival text's length in bytes. */
+void charseq_reset(void);
+Type *ty_charseq(bool unicode, int64_t count);
+bool ty_is_charseq(const Type *t);
+bool charseq_unicode(const Type *t);
+Type *charseq_of_format(const char *s, Loc loc, bool *bad);
+const char *charseq_name(const Type *t);
+const char *charseq_cname(const Type *t);
+int charseq_size(const Type *t);
+int charseq_dtype(const Type *t);
+const char *charseq_dtype_c(const Type *t);
+const char *charseq_descr(const Type *t);
+void charseq_emit_struct(StrBuf *b, const Type *t, bool abi);
+const char *charseq_const_c(const struct Node *k);
+const char *charseq_lit_c(const struct Node *k, int max, int *count);
+int charseq_units(const struct Node *str, bool unicode);
+struct Node *charseq_const(Loc loc, const struct Node *str, Type *t);   /* type_charseq.c */
 
 /* One candidate signature of an operator or builtin: the result's and up
  * to three arguments' TypeKinds (-1: no such argument). */
@@ -637,7 +662,7 @@ bool ast_is_imag(const struct Node *e);
     /* ---- expressions, as parsed ---- */                                  \
     X(E_INT, "integer literal")        /* text, ival (uint64 bits) */        \
     X(E_FLOAT, "float literal")        /* text, fval */                      \
-    X(E_STR, "string literal")         /* text (decoded) */                  \
+    X(E_STR, "string literal")         /* text (decoded), ival its length; name "b": bytes */           \
     X(E_BOOL, "boolean literal")       /* ival 0/1 */                        \
     X(E_NONE, "None")                  /* text "..." for Ellipsis */         \
     X(E_NAME, "name")                  /* name */                            \

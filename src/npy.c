@@ -67,10 +67,41 @@ static int npy_fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+/* str: a char sequence's descr, '|S12' or '<U12' (NumPy's; '=U12' and
+ * 'S12' read as well): 1 and *t, 0 if format is none, -1 if big-endian. */
+static int npy_charseq(const char *format, krt_dtype *t)
+{
+    char order = format[0], kind = format[1];
+    if ((order != '<' && order != '>' && order != '|' && order != '=') ||
+        (kind != 'S' && kind != 'U') || format[2] < '1' || format[2] > '9')
+        return 0;
+    char *end;
+    unsigned long n = strtoul(format + 2, &end, 10);
+    if (*end != '\0' || n > (1u << 20))
+        return 0;
+    if (kind == 'U' && order == '>')
+        return -1;
+    *t = kind == 'U' ? KRT_STR_DTYPE(n) : KRT_BYTES_DTYPE(n);
+    return 1;
+}
+
+static size_t npy_charseq_size(krt_dtype t)
+{
+    return KRT_CHARSEQ_COUNT(t) * KRT_CHARSEQ_UNIT(t);
+}
+
 const char *npy_descr(krt_dtype t)
 {
     if (KRT_DTYPE_IS_RECORD(t))   /* rec: the NpyArray's own */
         return NULL;
+    if (KRT_DTYPE_IS_CHARSEQ(t)) {   /* str: a few at a time (a record's fields) */
+        static char bufs[8][32];
+        static unsigned next;
+        char *b = bufs[next++ % 8];
+        snprintf(b, sizeof bufs[0], "%s%zu", ((int)t & 0xff) == KRT_STR ? "<U" : "|S",
+                 KRT_CHARSEQ_COUNT(t));
+        return b;
+    }
     if ((int)t < 0 || t >= KRT_DTYPE_COUNT)
         return NULL;
     return npy_types[t].descr;
@@ -244,6 +275,14 @@ static int hdr_fields_r(NpyHeader *h, char *out, size_t outlen, size_t *n, uint6
                     return npy_fail(h->err, h->errlen, "unsupported padding '%s' in a "
                                     "structured dtype", format);
                 fsize = v;
+            } else if (npy_charseq(format, &(krt_dtype){0}) != 0) {   /* str */
+                krt_dtype cs;
+                if (npy_charseq(format, &cs) < 0)
+                    return npy_fail(h->err, h->errlen, "big-endian data ('%s') is not "
+                                    "supported", format);
+                fsize = npy_charseq_size(cs);
+                NPY_PUT("'%s'", npy_descr(cs));
+                goto field_done;
             } else {
                 for (int k = 0; k < KRT_DTYPE_COUNT && order != '>'; k++)
                     if (k != KRT_XOROSHIRO128P && npy_types[k].descr &&
@@ -258,6 +297,7 @@ static int hdr_fields_r(NpyHeader *h, char *out, size_t outlen, size_t *n, uint6
             }
             NPY_PUT("'%s'", t >= 0 ? npy_types[t].descr : format);
         }
+    field_done:;
         bool comma = hdr_accept(h, ',');
         if (comma && hdr_accept(h, ')')) {
             /* (name, format,) */
@@ -360,6 +400,11 @@ static int hdr_dtype(NpyHeader *h, const char *descr, NpyArray *a, uint64_t rsiz
     if (order != '<' && order != '>' && order != '|' && order != '=')
         return npy_fail(h->err, h->errlen,
                         "bad header: descr '%s' has no byte-order character", descr);
+    int cs = npy_charseq(descr, &a->dtype);   /* str: '|S12', '<U12' */
+    if (cs < 0)
+        return npy_fail(h->err, h->errlen, "big-endian data ('%s') is not supported", descr);
+    if (cs > 0)
+        return 0;
     for (int t = 0; t < KRT_DTYPE_COUNT; t++) {
         if (!npy_types[t].descr || strcmp(descr + 1, npy_types[t].descr + 1) != 0)
             continue;
@@ -524,8 +569,9 @@ int npy_parse(const void *buf, size_t len, NpyArray *out, char *err, size_t errl
     /* NumPy's rule ("array is too big"): the nonzero dimensions times the
      * item size must fit in an npy_intp, even when another dimension is 0,
      * so that every C-order stride is representable. */
-    size_t size = KRT_DTYPE_IS_RECORD(out->dtype) ? KRT_RECORD_ITEMSIZE(out->dtype)
-                                                  : npy_types[out->dtype].size;
+    size_t size = KRT_DTYPE_IS_RECORD(out->dtype)    ? KRT_RECORD_ITEMSIZE(out->dtype)
+                  : KRT_DTYPE_IS_CHARSEQ(out->dtype) ? npy_charseq_size(out->dtype)   /* str */
+                                                     : npy_types[out->dtype].size;
     uint64_t count = 1, extent = size;
     for (int i = 0; i < out->ndim; i++) {
         uint64_t d = (uint64_t)out->shape[i];
@@ -608,7 +654,8 @@ void *npy_format(const NpyArray *a, size_t *len, char *err, size_t errlen)
     bool rec = KRT_DTYPE_IS_RECORD(a->dtype);   /* rec: its descr comes with it */
     if (rec && a->descr == NULL)
         return npy_fail(err, errlen, "a record array without its descr"), NULL;
-    if (!rec && ((int)a->dtype < 0 || a->dtype >= KRT_DTYPE_COUNT))
+    bool cs = KRT_DTYPE_IS_CHARSEQ(a->dtype);   /* str */
+    if (!rec && !cs && ((int)a->dtype < 0 || a->dtype >= KRT_DTYPE_COUNT))
         return npy_fail(err, errlen, "invalid dtype %d", (int)a->dtype), NULL;
     if (a->ndim < 0 || a->ndim > KRT_MAX_NDIM)
         return npy_fail(err, errlen, "invalid number of dimensions %d", a->ndim), NULL;
@@ -629,6 +676,8 @@ void *npy_format(const NpyArray *a, size_t *len, char *err, size_t errlen)
     char descr[4096];
     if (rec)
         snprintf(descr, sizeof descr, "%s", a->descr);
+    else if (cs)
+        snprintf(descr, sizeof descr, "'%s'", npy_descr(a->dtype));
     else
         snprintf(descr, sizeof descr, "'%s'", npy_types[a->dtype].descr);
     for (size_t i = 0; i < NPY_NSTRUCTURED && !rec; i++)

@@ -233,10 +233,74 @@ typedef struct FillCtx {
     bool any_nonzero, any_finite, any_nan, any_neginf, any_inf;
 } FillCtx;
 
+/* str: Python's repr of element i of an 'S<n>' or '<U<n>' array, trailing
+ * NULs dropped as NumPy does (b'ab', 'héllo'); NumPy pads none. */
+static void charseq_repr(const NpyArray *a, int64_t i, Buf *out)
+{
+    size_t n = KRT_CHARSEQ_COUNT(a->dtype);
+    bool uni = ((int)a->dtype & 0xff) == KRT_STR;
+    const unsigned char *p = (const unsigned char *)a->data + (size_t)i * n * (uni ? 4 : 1);
+    size_t len = n;
+    while (len > 0) {
+        uint32_t c = 0;
+        if (uni)
+            memcpy(&c, p + (len - 1) * 4, 4);
+        else
+            c = p[len - 1];
+        if (c != 0)
+            break;
+        len--;
+    }
+    bool sq = false, dq = false;
+    for (size_t k = 0; k < len; k++) {
+        uint32_t c = 0;
+        if (uni)
+            memcpy(&c, p + k * 4, 4);
+        else
+            c = p[k];
+        sq |= c == '\'';
+        dq |= c == '"';
+    }
+    char q = sq && !dq ? '"' : '\'';
+    char t[16];
+    buf_puts(out, uni ? "" : "b");
+    buf_putn(out, &q, 1);
+    for (size_t k = 0; k < len; k++) {
+        uint32_t c = 0;
+        if (uni)
+            memcpy(&c, p + k * 4, 4);
+        else
+            c = p[k];
+        if (c == '\\' || c == (uint32_t)q)
+            snprintf(t, sizeof t, "\\%c", (char)c);
+        else if (c == '\t' || c == '\n' || c == '\r')
+            snprintf(t, sizeof t, "\\%c", c == '\t' ? 't' : c == '\n' ? 'n' : 'r');
+        else if (c < 0x20 || c == 0x7f || (!uni && c > 0x7f) || (uni && c >= 0x80 && c < 0xa0))
+            snprintf(t, sizeof t, "\\x%02x", (unsigned)c);
+        else if (uni && ((c >= 0xd800 && c < 0xe000) || c > 0x10ffff))
+            snprintf(t, sizeof t, c > 0xffff ? "\\U%08x" : "\\u%04x", (unsigned)c);
+        else if (c < 0x80)
+            snprintf(t, sizeof t, "%c", (char)c);
+        else if (c < 0x800)
+            snprintf(t, sizeof t, "%c%c", (char)(0xC0 | c >> 6), (char)(0x80 | (c & 0x3F)));
+        else if (c < 0x10000)
+            snprintf(t, sizeof t, "%c%c%c", (char)(0xE0 | c >> 12), (char)(0x80 | (c >> 6 & 0x3F)),
+                     (char)(0x80 | (c & 0x3F)));
+        else
+            snprintf(t, sizeof t, "%c%c%c%c", (char)(0xF0 | c >> 18),
+                     (char)(0x80 | (c >> 12 & 0x3F)), (char)(0x80 | (c >> 6 & 0x3F)),
+                     (char)(0x80 | (c & 0x3F)));
+        buf_puts(out, t);
+    }
+    buf_putn(out, &q, 1);
+}
+
 static void fill_one(void *p, int64_t i)
 {
     FillCtx *c = p;
     Format *f = c->f;
+    if (KRT_DTYPE_IS_CHARSEQ(c->a->dtype))   /* str: no padding */
+        return;
     if (!is_float(c->a->dtype)) {
         char t[64];
         elem_int_text(c->a, i, t, sizeof t);
@@ -321,6 +385,10 @@ static void fill_format(const Shown *sh, Format *f)
 static void format_elem(const NpyArray *a, const Format *f, int64_t i, Buf *out)
 {
     char t[512];
+    if (KRT_DTYPE_IS_CHARSEQ(a->dtype)) {   /* str */
+        charseq_repr(a, i, out);
+        return;
+    }
     if (!is_float(a->dtype)) {
         elem_int_text(a, i, t, sizeof t);
         buf_spaces(out, f->width - (int)strlen(t));
@@ -366,9 +434,20 @@ typedef struct Layout {
 
 /* _extendLine: start a new line (the hanging indent) when the word would
  * pass the width, unless the line holds nothing but the indent. */
+/* The characters of UTF-8 text, as Python counts a str's length (str: a
+ * '<U<n>' element's repr holds more bytes than characters). */
+static size_t text_len(const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k;
+}
+
 static void extend_line(Buf *s, Buf *line, const char *word, int width, const char *indent)
 {
-    bool wrap = (int)(line->len + strlen(word)) > width && line->len > strlen(indent);
+    bool wrap = (int)(text_len(line->s, line->len) + text_len(word, strlen(word))) > width &&
+                line->len > strlen(indent);
     if (wrap) {
         size_t n = line->len;
         while (n > 0 && line->s[n - 1] == ' ')

@@ -28,11 +28,14 @@ static PtrVec records;   /* interned by layout; reset with the types */
 void record_reset(void)
 {
     records = (PtrVec){0};
+    charseq_reset();   /* str: interned beside them */
 }
 
 /* NumPy's alignment of a scalar (complex: of its parts). */
 static int64_t scalar_align(const Type *t)
 {
+    if (ty_is_charseq(t))   /* str: of a unit (numba's [n x i8] / [n x i32]) */
+        return ty_size(t->elem);
     const ScalarInfo *i = ty_info(t);
     return i->cls == SC_COMPLEX ? i->size / 2 : i->size;
 }
@@ -183,7 +186,12 @@ static bool format_of(Node *e, Type **t, int *ndim, int64_t *shape)
         return true;
     }
     if (e->kind == E_STR) {
-        *t = scalar_of_string(e->text);
+        bool bad;
+        *t = charseq_of_format(e->text, e->loc, &bad);   /* str: 'S12', '<U12' */
+        if (bad)
+            return false;
+        if (!*t)
+            *t = scalar_of_string(e->text);
         if (!*t) {
             if (e->text[0] == '>')
                 error_at(e->loc, "big-endian record fields ('%s') are not supported", e->text);
@@ -302,6 +310,16 @@ static Type *dtype_of(Node *e, const char *pyname)
             return NULL;
         }
         align = k->ival != 0;
+    }
+    if (e->args.items[0]->kind == E_STR && e->args.len == 1 && e->kwargs.len == 0) {
+        /* str: np.dtype('S12'), np.dtype('<U12'): numba's CharSeq(12), UnicodeCharSeq(12) */
+        Node *s = e->args.items[0];
+        bool bad;
+        Type *t = charseq_of_format(s->text, s->loc, &bad);
+        if (!t && !bad)
+            error_at(s->loc, "np.dtype('%s'): only records and char sequences ('S12', "
+                     "'<U12') are supported here", s->text);
+        return t;
     }
     Record *r = arena_alloc(sizeof *r);
     r->aligned = align;
@@ -502,11 +520,15 @@ void record_collect(PtrVec *out, const Type *t)
             record_collect(out, t->elems[i]);
         return;
     }
-    if (t->kind != TY_RECORD)
+    if (t->kind != TY_RECORD && t->kind != TY_CHARSEQ)
         return;
     for (int i = 0; i < out->len; i++)
         if (out->items[i] == t)
             return;
+    if (t->kind == TY_CHARSEQ) {   /* str: its struct before the records that hold it */
+        vec_push(out, (void *)t);
+        return;
+    }
     for (int i = 0; i < t->rec->nfields; i++)
         record_collect(out, t->rec->fields[i].type);
     vec_push(out, (void *)t);
@@ -518,6 +540,10 @@ void record_collect(PtrVec *out, const Type *t)
  * offset and of the size keep the two equal to NumPy's. */
 void record_emit_struct(StrBuf *b, const Type *t, bool abi)
 {
+    if (t->kind == TY_CHARSEQ) {   /* str: record_collect gives them too */
+        charseq_emit_struct(b, t, abi);
+        return;
+    }
     const Record *r = t->rec;
     sb_printf(b, "typedef struct %s {\n", r->cname);
     int64_t at = 0;
@@ -526,7 +552,8 @@ void record_emit_struct(StrBuf *b, const Type *t, bool abi)
         const RecField *f = &r->fields[i];
         if (f->offset > at)
             sb_printf(b, "    unsigned char krt_pad%d[%lld];\n", pad++, (long long)(f->offset - at));
-        const char *ct = f->type->kind == TY_RECORD ? f->type->rec->cname
+        const char *ct = f->type->kind == TY_RECORD    ? f->type->rec->cname
+                         : f->type->kind == TY_CHARSEQ ? charseq_cname(f->type)
                          : abi                      ? ty_info(f->type)->abi
                                                     : ty_info(f->type)->cname;
         sb_printf(b, "    %s %s", ct, c_ident(f->name));

@@ -1056,6 +1056,16 @@ static int run_build(Run *r, bool cuda, const StrBuf *code)
 /* Step 3: bind the arguments                                          */
 /* ------------------------------------------------------------------ */
 
+/* str: a dtype's name in messages: kernrt's, but a char sequence as
+ * numba names it ([char x 3], [unichr x 5]). */
+static const char *run_dtype_name(krt_dtype t)
+{
+    if (KRT_DTYPE_IS_CHARSEQ(t))
+        return arena_printf("[%s x %zu]", ((int)t & 0xff) == KRT_STR ? "unichr" : "char",
+                            KRT_CHARSEQ_COUNT(t));
+    return krt_dtype_name(t);
+}
+
 /* float32[:, ::1], int32, in numba's spelling (which differs from
  * kernrt's dtype names for two types). */
 static void run_param_type(StrBuf *b, const krt_param *p)
@@ -1071,7 +1081,7 @@ static void run_param_type(StrBuf *b, const krt_param *p)
     const ScalarInfo *info = ty_info_of_dtype(p->dtype);
     sb_puts(b, info                            ? info->name
                : p->dtype == KRT_XOROSHIRO128P ? "xoroshiro128p_type"
-                                               : krt_dtype_name(p->dtype));
+                                               : run_dtype_name(p->dtype));
     if (p->kind != KRT_PARAM_ARRAY)
         return;
     sb_putc(b, '[');
@@ -1556,6 +1566,9 @@ static int run_generate(const krt_kernel *k, int i, const char *text, NpyArray *
     if (rc == RUN_OK && KRT_DTYPE_IS_RECORD(out->dtype) && name[0] != 'z')   /* rec */
         rc = run_error(RUN_USAGE, "%s: %s makes numbers; an array of records is a .npy file "
                        "or zeros(SHAPE)", label.s, text);
+    if (rc == RUN_OK && KRT_DTYPE_IS_CHARSEQ(out->dtype) && name[0] != 'z')   /* str */
+        rc = run_error(RUN_USAGE, "%s: %s makes numbers; an array of %s is a .npy file "
+                       "or zeros(SHAPE)", label.s, text, run_dtype_name(out->dtype));
     if (rc == RUN_OK && out->dtype == KRT_XOROSHIRO128P)
         rc = run_error(RUN_USAGE, "%s: %s makes numbers, not xoroshiro128p states", label.s,
                        text);
@@ -1714,7 +1727,7 @@ static int run_check_array(Run *r, const krt_kernel *k, int i)
         rc = run_check_record(k, i, a, path, label.s);
     else if (a->host.dtype != p->dtype)
         rc = run_error(RUN_FAIL, "%s: %s holds %s data, expected %s", label.s, path,
-                       krt_dtype_name(a->host.dtype), krt_dtype_name(p->dtype));
+                       run_dtype_name(a->host.dtype), run_dtype_name(p->dtype));
     else if (a->host.ndim != p->ndim)
         rc = run_error(RUN_FAIL, "%s: %s has %d dimension%s, expected %d", label.s, path,
                        a->host.ndim, a->host.ndim == 1 ? "" : "s", p->ndim);
@@ -1970,6 +1983,10 @@ static int run_parse_record(const krt_kernel *k, int i, const RunRec *rr, char *
         if (rr->sub[j])
             return run_error(RUN_USAGE, "%s: field '%s': a subarray of records cannot be "
                              "written as a literal; use a .npy file", label, rr->names[j]);
+        if (KRT_DTYPE_IS_CHARSEQ((krt_dtype)rr->dtype[j]))   /* str */
+            return run_error(RUN_USAGE, "%s: field '%s': a char sequence (%s) cannot be "
+                             "written as a literal; use a .npy file", label, rr->names[j],
+                             run_dtype_name((krt_dtype)rr->dtype[j]));
         krt_param *ps = malloc(sizeof *ps * (size_t)k->nparams);
         if (ps == NULL)
             return run_error(RUN_FAIL, "out of memory");
@@ -2553,7 +2570,7 @@ static int run_ufunc_bind(Run *r, const krt_ufunc *u)
             rc = run_error(RUN_FAIL, "%s: %s", label.s, a->load_err);
         else if (a->host.dtype != p->dtype)
             rc = run_error(RUN_FAIL, "%s: %s holds %s data, expected %s", label.s, path,
-                           krt_dtype_name(a->host.dtype), krt_dtype_name(p->dtype));
+                           run_dtype_name(a->host.dtype), run_dtype_name(p->dtype));
         else if (a->host.ndim < 1 || (u->kind == KRT_UFUNC_REDUCE && a->host.ndim != 1))
             rc = run_error(RUN_FAIL, "%s: %s has %d dimensions, expected %s", label.s, path,
                            a->host.ndim, u->kind == KRT_UFUNC_REDUCE ? "1" : "at least 1");

@@ -171,6 +171,23 @@ static Type *sig_type(SigParser *P, bool allow_void)
         return sig_tuple(P, base[0] == 'U', start);
     Type *t = strcmp(base, "xoroshiro128p_type") == 0 ? ty_rngstate
                                                       : sema_scalar_named(sema_type_alias(base));
+    if (!t && (strcmp(base, "CharSeq") == 0 || strcmp(base, "UnicodeCharSeq") == 0) &&
+        sig_accept(P, '(')) {   /* str: numba's CharSeq(12), UnicodeCharSeq(12) */
+        sig_space(P);
+        long cnt = 0;
+        size_t d0 = P->pos;
+        while (P->s[P->pos] >= '0' && P->s[P->pos] <= '9' && cnt <= (1 << 20))
+            cnt = cnt * 10 + (P->s[P->pos++] - '0');
+        if (P->pos == d0 || cnt < 1 || cnt > (1 << 20)) {
+            sig_error(P, "expected a width from 1 to %d in %s(count)", 1 << 20, base);
+            return NULL;
+        }
+        if (!sig_accept(P, ')')) {
+            sig_error(P, "expected ')'");
+            return NULL;
+        }
+        t = ty_charseq(base[0] == 'U', cnt);
+    }
     if (!t && !strchr(name, '.'))
         t = record_named(name);   /* rec: a module-level from_dtype(...) */
     if (!t) {

@@ -696,6 +696,13 @@ static Node *lower_unary(Ctx *c, Node *e)
     Node *v = lx(c, e->lhs);
     if (BAD(v))
         return poison(e->loc, v, NULL);
+    if (e->op == OP_NOT && ty_is_charseq(v->type)) {   /* str: numba's charseq_not */
+        Node *n = node_new(E_UNARY, e->loc);
+        n->op = OP_NOT;
+        n->lhs = charseq_truth(e->loc, v);
+        n->type = ty_bool;
+        return n;
+    }
     Node *err;
     if (!check_scalar(c, v, arena_printf("unary %s on", op_spelling[e->op]), &err))
         return err;
@@ -745,6 +752,9 @@ static Node *mk_and(Loc loc, Node *a, Node *b);
 
 static Node *lower_cmp2(Ctx *c, Loc loc, Op op, Node *a, Node *b)
 {
+    Node *cs = charseq_compare(c, loc, op, a, b);   /* str */
+    if (cs)
+        return cs;
     if ((op == OP_IS || op == OP_ISNOT) &&
         (ty_is_scalar(a->type) || a->type->kind == TY_TUPLE) &&
         (ty_is_scalar(b->type) || b->type->kind == TY_TUPLE)) {
@@ -900,6 +910,12 @@ static Node *lower_compare(Ctx *c, Node *e)
         }
         return tree_int(e->loc, ty_bool, none);
     }
+    if (n == 2 && (((Node *)e->args.items[0])->kind == E_STR ||
+                   ((Node *)e->args.items[1])->kind == E_STR)) {   /* str: a[i] == 'abc' */
+        Node *cs = charseq_compare_literal(c, e);
+        if (cs)
+            return cs;
+    }
     Node **v = arena_alloc(sizeof *v * (size_t)n);
     bool *bind = arena_alloc(sizeof *bind * (size_t)n);
     Node *bad = NULL;
@@ -910,6 +926,9 @@ static Node *lower_compare(Ctx *c, Node *e)
     }
     if (bad)
         return poison(e->loc, bad, NULL);
+    for (int i = 0; i < n; i++)
+        if (n > 2 && ty_is_charseq(v[i]->type))   /* str */
+            return fail(c, e->loc, "chained comparisons of char sequences are not supported");
     for (int i = 0; i < n; i++)
         if (!ty_is_scalar(v[i]->type))
             return lower_cmp2(c, e->loc, e->ops[i ? i - 1 : 0], v[i ? i - 1 : 0],
@@ -1529,6 +1548,9 @@ static void record_store(Ctx *c, Node *target, Node *t, Node *v, NodeList *out)
                  "an array of the same dtype)", ty_name(v->type), ty_name(t->type->elem));
             return;
         }
+    } else if (ty_is_charseq(t->type)) {   /* str: r['y'] = a[i] copies the units */
+        if (!charseq_check_store(c, t->type, v))
+            return;
     } else if (!ty_is_scalar(v->type)) {
         fail(c, v->loc, "cannot store %s into a record field of type %s", ty_name(v->type),
              ty_name(t->type));
@@ -1580,7 +1602,7 @@ void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
             return;
         }
         if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE && v->type->kind != TY_VECTOR &&
-            v->type->kind != TY_RECORD) {
+            v->type->kind != TY_RECORD && v->type->kind != TY_CHARSEQ) {
             fail(c, v->loc, "a value of type %s cannot be stored in a variable",
                  ty_name(v->type));
             return;
@@ -1638,6 +1660,11 @@ void assign_value(Ctx *c, Node *target, Node *v, NodeList *out)
         }
         if (t->type->kind == TY_RECORD) {   /* rec: a[i] = r copies the record */
             record_store(c, target, t, v, out);
+            return;
+        }
+        if (ty_is_charseq(t->type)) {   /* str: a[i] = b[j] copies the units */
+            if (charseq_check_store(c, t->type, v) && !c->quiet)
+                nl_push(out, tree_assign(target->loc, t, v));
             return;
         }
         if (!ty_is_scalar(v->type)) {
@@ -1739,6 +1766,8 @@ static void assign_expr(Ctx *c, Node *target, Node *rhs, NodeList *out)
             assign_value(c, target->args.items[i], v[i], out);
         return;
     }
+    if (rhs->kind == E_STR && charseq_assign_const(c, target, rhs, out))   /* str */
+        return;
     assign_value(c, target, lx(c, rhs), out);
 }
 
@@ -1835,6 +1864,8 @@ static void lower_augassign(Ctx *c, Node *s, NodeList *out)
 static Node *lower_cond(Ctx *c, Node *e)
 {
     Node *v = lx(c, e);
+    if (!BAD(v) && ty_is_charseq(v->type))   /* str: its length, as numba's truth */
+        return charseq_truth(e->loc, v);
     if (!BAD(v) && !ty_is_scalar(v->type))
         return fail(c, e->loc, "a condition must be a scalar, not %s", ty_name(v->type));
     if (!BAD(v) && ty_is_complex(v->type))   /* complex_as_bool */
@@ -1865,7 +1896,7 @@ static void lower_return(Ctx *c, Node *s, NodeList *out)
     if (BAD(v))
         return;
     if (!ty_is_scalar(v->type) && v->type->kind != TY_TUPLE && v->type->kind != TY_VECTOR &&
-            v->type->kind != TY_RECORD) {
+            v->type->kind != TY_RECORD && v->type->kind != TY_CHARSEQ) {   /* str: by value */
         fail(c, v->loc, "returning %s from a device function is not supported yet",
              ty_name(v->type));
         return;

@@ -493,6 +493,12 @@ Node *lower_index(Ctx *c, Node *e)
             return record_no_field(c, idx->loc, base->type->elem, idx->text);
         return record_array_field(c, e->loc, base, f);
     }
+    if (ty_is_charseq(base->type))   /* str */
+        return fail(c, e->loc, charseq_unicode(base->type) ?
+                    "indexing %s is not supported (numba-cuda has no getitem of a "
+                    "UnicodeCharSeq on its CUDA target)" :
+                    "indexing %s is not supported yet (numba-cuda gives the byte's code, "
+                    "IndexError for a NUL or past the width)", ty_name(base->type));
     if (base->type->kind != TY_ARRAY)
         return fail(c, e->lhs->loc, "a value of type %s cannot be indexed",
                     ty_name(base->type));

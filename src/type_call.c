@@ -1006,6 +1006,8 @@ static Node *lower_api_call(Ctx *c, Node *e, const ApiEntry *a, bool stmt)
         }
         if (v[0]->type->kind == TY_TUPLE)
             return tree_int(e->loc, ty_int64, v[0]->type->nelems);
+        if (ty_is_charseq(v[0]->type))   /* str: numba's charseq_len */
+            return charseq_len(e->loc, v[0]);
         return fail(c, v[0]->loc, "len() of %s is not supported", ty_name(v[0]->type));
     default:
         break;
@@ -1164,7 +1166,8 @@ static Node *lower_device_call_(Ctx *c, Node *e, FuncDef *fd, bool stmt, Node *p
             return fail(c, v[i]->loc, "cannot pass a GridGroup to a device function; call "
                         "cuda.cg.this_grid() in the device function instead");
         if (!ty_is_scalar(t) && t->kind != TY_ARRAY && t->kind != TY_TUPLE &&
-            t->kind != TY_VECTOR && t->kind != TY_RECORD)   /* rec: by reference */
+            t->kind != TY_VECTOR && t->kind != TY_RECORD &&   /* rec: by reference */
+            t->kind != TY_CHARSEQ)   /* str: by value, as numba */
             return fail(c, v[i]->loc, "cannot pass %s to a device function", ty_name(t));
         types[i] = t;
     }

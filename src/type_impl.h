@@ -65,6 +65,14 @@ typedef struct Seq {
     int n;
 } Seq;
 
+/* type_charseq.c (str) */
+bool charseq_check_store(Ctx *c, const Type *t, Node *v);
+bool charseq_assign_const(Ctx *c, Node *target, Node *rhs, NodeList *out);
+Node *charseq_len(Loc loc, Node *x);
+Node *charseq_truth(Loc loc, Node *x);
+Node *charseq_compare(Ctx *c, Loc loc, Op op, Node *a, Node *b);
+Node *charseq_compare_literal(Ctx *c, Node *e);
+
 /* type.c */
 Node *bad_node(Loc loc, Type *t);
 Node *fail(Ctx *c, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

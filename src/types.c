@@ -200,10 +200,69 @@ bool ty_is_ct(const Type *t)
 /* ty_is_scalar, ty_info, ty_is_int, ty_is_signed, ty_is_float and
  * ty_is_complex are inline in kernc.h (speed, issue 7) */
 Type *ty_complex_part(const Type *t) { return t->kind == TY_COMPLEX64 ? ty_float32 : ty_float64; }
+/* str: the char sequences (src/charseq.c has the rest): interned by unit
+ * and count, reset with the records. */
+static PtrVec seqs;   /* interned; reset with the records */
+
+void charseq_reset(void)
+{
+    seqs = (PtrVec){0};
+}
+
+Type *ty_charseq(bool unicode, int64_t count)
+{
+    Type *unit = unicode ? ty_scalar[TY_UINT32] : ty_scalar[TY_UINT8];
+    for (int i = 0; i < seqs.len; i++) {
+        Type *t = seqs.items[i];
+        if (t->elem == unit && t->nelems == count)
+            return t;
+    }
+    Type *t = arena_alloc(sizeof *t);
+    t->kind = TY_CHARSEQ;
+    t->elem = unit;
+    t->nelems = (int)count;
+    vec_push(&seqs, t);
+    return t;
+}
+
+bool ty_is_charseq(const Type *t)
+{
+    return t && t->kind == TY_CHARSEQ;
+}
+
+bool charseq_unicode(const Type *t)
+{
+    return t->elem->kind == TY_UINT32;
+}
+
+/* numba's names: [char x 12], [unichr x 12] */
+const char *charseq_name(const Type *t)
+{
+    return arena_printf("[%s x %d]", charseq_unicode(t) ? "unichr" : "char", t->nelems);
+}
+
+const char *charseq_cname(const Type *t)
+{
+    return arena_printf("krt_%c%d", charseq_unicode(t) ? 'U' : 'S', t->nelems);
+}
+
+int charseq_size(const Type *t)
+{
+    return t->nelems * (charseq_unicode(t) ? 4 : 1);
+}
+
+int charseq_dtype(const Type *t)
+{
+    return (int)(charseq_unicode(t) ? KRT_STR_DTYPE(t->nelems) : KRT_BYTES_DTYPE(t->nelems));
+}
+
+
 int ty_size(const Type *t)
 {
     if (t && t->kind == TY_RECORD)   /* rec: NumPy's itemsize */
         return (int)t->rec->size;
+    if (ty_is_charseq(t))   /* str */
+        return charseq_size(t);
     return ty_is_scalar(t) ? ty_info(t)->size : 0;
 }
 const char *ty_cname(const Type *t) { return ty_is_scalar(t) ? ty_info(t)->cname : "void"; }
@@ -211,6 +270,8 @@ int ty_dtype(const Type *t)
 {
     if (t && t->kind == TY_RNGSTATE)
         return KRT_XOROSHIRO128P;
+    if (ty_is_charseq(t))   /* str: KRT_BYTES_DTYPE(n), KRT_STR_DTYPE(n) */
+        return charseq_dtype(t);
     return ty_is_scalar(t) ? ty_info(t)->code : -1;
 }
 
@@ -272,6 +333,7 @@ const char *ty_name(const Type *t)
     case TY_GRIDGROUP: return "GridGroup";
     case TY_VECTOR: return arena_printf("%sx%d", ty_name(t->elem), t->nelems);
     case TY_RECORD: return record_name(t);   /* rec */
+    case TY_CHARSEQ: return charseq_name(t);   /* str */
     case TY_ARRAY: {
         StrBuf b = {0};
         sb_printf(&b, "%s[", ty_name(t->elem));
@@ -339,6 +401,8 @@ const char *ty_code(const Type *t)
         return arena_printf("T%s", ty_code(t->ref));
     if (t->kind == TY_RECORD)   /* rec: r<struct name> */
         return arena_printf("r%s", t->rec->cname + 8);
+    if (t->kind == TY_CHARSEQ)   /* str: S12, U12 */
+        return charseq_cname(t) + 4;
     return "x";
 }
 

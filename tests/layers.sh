@@ -3,8 +3,8 @@
 # dependency graph of its objects (A uses B when A refers to a symbol that
 # B defines, from `nm`) has no circle.  One TAP test; the graph itself is
 # printed as TAP comments.  Files split from one for size count as that
-# file (type_array.c, type_call.c, reduce_array.c and ntuple.c as type.c;
-# see below).
+# file (type_array.c, type_call.c, reduce_array.c, ntuple.c and
+# type_charseq.c as type.c, emit_builtin.c as emit_expr.c; see below).
 #
 # Environment: abs_top_builddir (where src/*.o and grammar/*.o are).
 
@@ -32,7 +32,8 @@ for o in $objs; do
     # src/type_impl.h, and so do arr's reduce_array.c and ntuple.c), so
     # their edges are the edges of the whole.
     case $name in
-    type_array | type_call | reduce_array | ntuple) name=type ;;
+    type_array | type_call | reduce_array | ntuple | type_charseq) name=type ;;
+    emit_builtin) name=emit_expr ;;
     esac
     "$NM" "$o" | awk -v f="$name" '$1 == "U" { print "U", f, $2 } NF == 3 && $2 ~ /[TDBRC]/ { print "D", f, $3 }'
 done | awk '

@@ -22,7 +22,7 @@ trap 'rm -rf "$work"' EXIT INT TERM
 mkdir "$work/tmp"
 kern=$srcdir/tests/run/kernels.kern
 
-echo "1..94"
+echo "1..101"
 n=0
 failed=0
 
@@ -373,6 +373,31 @@ check "float32(1) and a float literal take (float64, float64): a promotion, not 
     sh -c "tail -n1 got | grep -qx '\[1.00000003\]'"
 refused "a typed literal's value is checked" 2 "argument 2 (y: float64): expected a number, got 'x'" \
     "$okern" add_kernel 'zeros(1)' 'float32(1)' 'float32(x)'
+
+# str: char sequences ('<U5', 'S3'): arrays from zeros(N) written with
+# NumPy's descr and printed as NumPy prints them, read back from .npy
+ckern=$srcdir/tests/run/charseq.kern
+krun_got "$ckern" put 'zeros(2)' 'zeros(2)' --outdir cs1
+printf '%s\n' "arg0 names: shape (2,), str" "['héllo' 'ab']" "arg1 tags: shape (2,), bytes" \
+    "[b'xyz' b'q']" > want.out
+check "char sequences stored, truncated, printed as NumPy prints them" cmp -s want.out got
+check "'<U5' and '|S3' arrays written with NumPy's descr" sh -c \
+    "grep -qF \"{'descr': '<U5', 'fortran_order': False, 'shape': (2,), }\" cs1/arg0.npy &&
+     grep -qF \"{'descr': '|S3', 'fortran_order': False, 'shape': (2,), }\" cs1/arg1.npy"
+krun_got "$ckern" swap cs1/arg0.npy cs1/arg1.npy 'zeros(1)' --outdir cs2
+check "char sequences read from .npy files and copied" \
+    sh -c "sed -n 2p got | grep -qx \"\\['ab' 'héllo'\\]\" && sed -n 4p got | grep -qx \"\\[b'xyz' b'xyz'\\]\""
+check "a record with a '<U5' field written with NumPy's descr" \
+    grep -qF "{'descr': [('n', '<i4'), ('s', '<U5')], 'fortran_order': False, 'shape': (1,), }" \
+    cs2/arg2.npy
+krun_got "$ckern" first cs1/arg1.npy --outdir cs3
+check "a '|S3' file picks the CharSeq(3) overload" sh -c "tail -n1 got | grep -qx \"\\[b'xyz' b'xyz'\\]\""
+refused "a '|S3' file for a '<U5' parameter" 1 \
+    "argument 0 (names: [unichr x 5][::1]): cs1/arg1.npy holds [char x 3] data, expected [unichr x 5]" \
+    "$ckern" put cs1/arg1.npy cs1/arg1.npy
+refused "numbers for an array of char sequences" 2 \
+    "arange(2) makes numbers; an array of [unichr x 5] is a .npy file or zeros(SHAPE)" \
+    "$ckern" put 'arange(2)' 'zeros(2)'
 
 # --backend cuda: runs where there is a device, else a clear error (never a crash).
 krun_got "$kern" saxpy 'arange(1000)' 'full(1000, 1)' 2.5 --grid 4 --block 256 --backend cuda \

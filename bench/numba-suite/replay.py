@@ -270,9 +270,13 @@ def _capture_module(modname, outdir, max_launches):
             if t.layout == "C" and t.ndim > 0:
                 dims[-1] = "::1"
             return "%s[%s]" % (type_str(t.dtype, env), ", ".join(dims))
-        if isinstance(t, nbt.Record):
+        if isinstance(t, (nbt.Record, nbt.CharSeq, nbt.UnicodeCharSeq)):
+            # char sequences too: from_dtype(np.dtype('|S12')) is numba's
+            # CharSeq(12) (its str(), '[char x 12]', is no signature)
             dt = numba.np.numpy_support.as_dtype(t)
             key = dtype_expr(dt)
+            if not isinstance(t, nbt.Record):
+                key = "np.dtype(%s)" % key
             if key not in env.records:
                 name = "_rec%d" % len(env.records)
                 env.records[key] = name

@@ -217,13 +217,15 @@ def kernel_signature(tree, module_ns, name):
                     else:
                         sig = eval(compile(ast.Expression(sig), "<sig>", "eval"), module_ns)
                     sigs = sig if isinstance(sig, list) else [sig]
-                    # a string naming module-level types (records:
-                    # rec_t = from_dtype(...)) is evaluated among them
+                    # a string naming module-level types (records and
+                    # char sequences: rec_t = from_dtype(...)) is
+                    # evaluated among them
                     sigs = [eval(t, dict(vars(nbtypes), **module_ns))
                             if isinstance(t, str) and any(
                                 re.search(r"\b%s\b" % re.escape(k), t)
                                 for k, v in module_ns.items()
-                                if isinstance(v, nbtypes.Record)) else t
+                                if isinstance(v, (nbtypes.Record, nbtypes.CharSeq,
+                                                  nbtypes.UnicodeCharSeq))) else t
                             for t in sigs]
                     return params, [list(sigutils.normalize_signature(s)[0]) for s in sigs]
             if node.args.args and all(a.annotation is not None for a in node.args.args):
@@ -416,6 +418,13 @@ def make_ns():
                 elif base.kind == "c":
                     sub[...] = (rng.integers(-256, 256, sub.shape) / 4 +
                                 1j * rng.integers(-256, 256, sub.shape) / 4).astype(base)
+                elif base.kind in "SU":
+                    # str: words of 0..width+1 letters (some truncated)
+                    n = base.itemsize // (4 if base.kind == "U" else 1)
+                    words = ["".join(chr(97 + int(k)) for k in rng.integers(0, 26, int(m)))
+                             for m in rng.integers(0, n + 2, sub.size)]
+                    sub[...] = np.array(words if base.kind == "U" else
+                                        [w.encode() for w in words]).reshape(sub.shape)
                 else:
                     sub[...] = rng.integers(0, 2, sub.shape).astype(bool)
         fill(out, dt)

@@ -297,8 +297,8 @@ static void test_errors(void)
                "unsupported dtype '<f16'", "long double refused");
     dict_fails("{'descr': '<c32', 'fortran_order': False, 'shape': (2,), }\n",
                "unsupported dtype '<c32'", "complex256 refused");
-    dict_fails("{'descr': [('a', '|S12')], 'fortran_order': False, 'shape': (2,), }\n",
-               "unsupported field format '|S12' of field 'a'", "string fields refused");
+    dict_fails("{'descr': [('a', '|O')], 'fortran_order': False, 'shape': (2,), }\n",
+               "unsupported field format '|O' of field 'a'", "object fields refused");
     dict_fails("{'descr': [('a', '>i4')], 'fortran_order': False, 'shape': (2,), }\n",
                "unsupported field format '>i4'", "big-endian fields refused");
     dict_fails("{'descr': '<V16', 'fortran_order': False, 'shape': (2,), }\n",
@@ -443,6 +443,68 @@ static void test_str(void)
     free(whole);
 }
 
+/* str: NumPy's char sequences, '|S<n>' and '<U<n>' (numba's CharSeq and
+ * UnicodeCharSeq): their dtypes, NumPy's header, record fields of them,
+ * their str(). */
+static void test_charseq(void)
+{
+    static const char numpy_u3[] =
+        "\x93NUMPY\x01\x00v\x00"
+        "{'descr': '<U3', 'fortran_order': False, 'shape': (2,), }"
+        "                                                            \n";
+    uint32_t u[6] = {'a', 'b', 0, 'x', 0, 0};
+    NpyArray a = {KRT_STR_DTYPE(3), 1, {2}, u, sizeof u, NULL};
+    size_t len;
+    char err[NPY_ERR_MAX];
+    unsigned char *img = npy_format(&a, &len, err, sizeof err);
+    size_t hlen = sizeof numpy_u3 - 1;
+    ok(img != NULL && len == hlen + sizeof u && memcmp(img, numpy_u3, hlen) == 0,
+       "'<U3' is written with NumPy's header");
+    NpyArray b;
+    int rc = img ? npy_parse(img, len, &b, err, sizeof err) : -1;
+    ok(rc == 0 && b.dtype == KRT_STR_DTYPE(3) && b.nbytes == sizeof u &&
+           memcmp(b.data, u, sizeof u) == 0,
+       "and read back as KRT_STR_DTYPE(3)");
+    if (rc == 0)
+        npy_free(&b);
+    free(img);
+    unsigned char buf[512];
+    static const char s4[12] = "a\0b\0\0\0\0\0'q\0\0";
+    size_t n = image(buf, "{'descr': '|S4', 'fortran_order': False, 'shape': (3,)}\n", s4, 12);
+    rc = npy_parse(buf, n, &b, err, sizeof err);
+    ok(rc == 0 && b.dtype == KRT_BYTES_DTYPE(4) && b.nbytes == 12, "'|S4' is KRT_BYTES_DTYPE(4)");
+    char *got = rc == 0 ? npy_str(&b, false) : NULL;
+    if (!ok(got && strcmp(got, "[b'a\\x00b' b'' b\"'q\"]") == 0,
+            "npy_str of bytes: reprs, trailing NULs dropped"))
+        diag("got %s", got ? got : "(null)");
+    free(got);
+    if (rc == 0)
+        npy_free(&b);
+    uint32_t e[9] = {'a', 'b', 0, 0xe9, 0, 0, 0, 0, 0};
+    NpyArray c = {KRT_STR_DTYPE(3), 1, {3}, e, sizeof e, NULL};
+    got = npy_str(&c, false);
+    if (!ok(got && strcmp(got, "['ab' '\xc3\xa9' '']") == 0, "npy_str of str"))
+        diag("got %s", got ? got : "(null)");
+    free(got);
+    static uint32_t wide[72];
+    for (int i = 0; i < 72; i++)
+        wide[i] = 0xe9;
+    NpyArray w = {KRT_STR_DTYPE(6), 1, {12}, wide, sizeof wide, NULL};
+    got = npy_str(&w, false);
+    const char *e6 = "'\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9'";
+    char want[512];
+    snprintf(want, sizeof want, "[%s %s %s %s %s %s %s %s\n %s %s %s %s]", e6, e6, e6, e6, e6, e6,
+             e6, e6, e6, e6, e6, e6);
+    if (!ok(got && strcmp(got, want) == 0, "npy_str of str: lines wrap by characters, not bytes"))
+        diag("got %s", got ? got : "(null)");
+    free(got);
+    dict_record("{'descr': [('x', '<i4'), ('y', '<U12'), ('z', '|S5')], 'fortran_order': False, "
+                "'shape': (2,)}\n", 57, "[('x', '<i4'), ('y', '<U12'), ('z', '|S5')]",
+                "record fields of char sequences");
+    dict_fails("{'descr': '>U3', 'fortran_order': False, 'shape': (1,)}\n", "big-endian",
+               "big-endian '>U3' is refused");
+}
+
 int main(void)
 {
     plan_lazy();
@@ -450,6 +512,7 @@ int main(void)
     test_round_trip();
     test_numpy_bytes();
     test_structured();
+    test_charseq();
     test_versions();
     test_errors();
     test_fortran();
