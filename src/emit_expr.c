@@ -1143,8 +1143,10 @@ static const char *ex_compare(Emitter *E, Node *n)
         /* both operands in int32: a 32-bit comparison */
         if (nops == 1 && t_int(ct) && r_fits32(l) && r_fits32(r)) {
             const char *ls32 = ex_i32(E, l), *rs32 = ex_i32(E, r);
-            if (self_compare(l, r, ct, ls32, rs32))
+            if (self_compare(l, r, ct, ls32, rs32)) {
+                sb_free(&b);
                 return self_compare_value(n->ops[i]);
+            }
             sb_printf(&b, "%s %s %s)", ls32, op, rs32);
             return sb_take(&b);
         }
@@ -1172,8 +1174,10 @@ static const char *ex_compare(Emitter *E, Node *n)
             continue;
         }
         const char *lc = conv(ls, l->type, ct), *rc = conv(rs, r->type, ct);
-        if (nops == 1 && self_compare(l, r, ct, lc, rc))
+        if (nops == 1 && self_compare(l, r, ct, lc, rc)) {
+            sb_free(&b);
             return self_compare_value(n->ops[i]);
+        }
         sb_printf(&b, "%s %s %s", lc, op, rc);
     }
     sb_putc(&b, ')');

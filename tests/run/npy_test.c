@@ -66,9 +66,11 @@ static void dict_fails(const char *dict, const char *want, const char *what)
 static void dict_record(const char *dict, size_t itemsize, const char *descr, const char *what)
 {
     unsigned char buf[1024];
-    static const unsigned char data[64];
+    static const unsigned char data[256];   /* two records of up to 128 bytes */
     char err[NPY_ERR_MAX];
     NpyArray a;
+    if (2 * itemsize > sizeof data)
+        bail("dict_record: itemsize %zu is over %zu", itemsize, sizeof data / 2);
     int rc = npy_parse(buf, image(buf, dict, data, 2 * itemsize), &a, err, sizeof err);
     ok(rc == 0 && a.dtype == KRT_RECORD_DTYPE(itemsize) && a.descr &&
            strcmp(a.descr, descr) == 0 && a.nbytes == 2 * itemsize,
