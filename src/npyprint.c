@@ -233,6 +233,17 @@ typedef struct FillCtx {
     bool any_nonzero, any_finite, any_nan, any_neginf, any_inf;
 } FillCtx;
 
+/* str: unit k of a char sequence at p: a byte, or a UCS4 code point */
+static uint32_t cs_unit(const unsigned char *p, size_t k, bool uni)
+{
+    uint32_t c = 0;
+    if (uni)
+        memcpy(&c, p + k * 4, 4);
+    else
+        c = p[k];
+    return c;
+}
+
 /* str: Python's repr of element i of an 'S<n>' or '<U<n>' array, trailing
  * NULs dropped as NumPy does (b'ab', 'héllo'); NumPy pads none. */
 static void charseq_repr(const NpyArray *a, int64_t i, Buf *out)
@@ -241,23 +252,11 @@ static void charseq_repr(const NpyArray *a, int64_t i, Buf *out)
     bool uni = ((int)a->dtype & 0xff) == KRT_STR;
     const unsigned char *p = (const unsigned char *)a->data + (size_t)i * n * (uni ? 4 : 1);
     size_t len = n;
-    while (len > 0) {
-        uint32_t c = 0;
-        if (uni)
-            memcpy(&c, p + (len - 1) * 4, 4);
-        else
-            c = p[len - 1];
-        if (c != 0)
-            break;
+    while (len > 0 && cs_unit(p, len - 1, uni) == 0)
         len--;
-    }
     bool sq = false, dq = false;
     for (size_t k = 0; k < len; k++) {
-        uint32_t c = 0;
-        if (uni)
-            memcpy(&c, p + k * 4, 4);
-        else
-            c = p[k];
+        uint32_t c = cs_unit(p, k, uni);
         sq |= c == '\'';
         dq |= c == '"';
     }
@@ -266,11 +265,7 @@ static void charseq_repr(const NpyArray *a, int64_t i, Buf *out)
     buf_puts(out, uni ? "" : "b");
     buf_putn(out, &q, 1);
     for (size_t k = 0; k < len; k++) {
-        uint32_t c = 0;
-        if (uni)
-            memcpy(&c, p + k * 4, 4);
-        else
-            c = p[k];
+        uint32_t c = cs_unit(p, k, uni);
         if (c == '\\' || c == (uint32_t)q)
             snprintf(t, sizeof t, "\\%c", (char)c);
         else if (c == '\t' || c == '\n' || c == '\r')
