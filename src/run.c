@@ -2059,7 +2059,7 @@ static int run_bind(Run *r, const krt_kernel *k)
 
 /* A typed scalar literal, TYPE(VALUE), as numba types a NumPy scalar
  * argument (float32(1.5), np.int16(-3), complex64(1+2j), bool_(true)):
- * the scalar TypeKind of TYPE (numba's or NumPy's name, or an alias), and
+ * the scalar TypeKind of TYPE (sema_type_alias: numba's or NumPy's name, or an alias), and
  * VALUE copied into buf; -1 for any other text. */
 static int run_typed_literal(const char *text, char *buf, size_t size)
 {
@@ -2073,19 +2073,16 @@ static int run_typed_literal(const char *text, char *buf, size_t size)
     size_t nlen = (size_t)(open - name), vlen = len - (size_t)(open - text) - 2;
     if (vlen == 0 || vlen >= size)
         return -1;
-    for (int k = 0; k < TY_NSCALAR; k++) {
-        const ScalarInfo *info = &ty_scalar_info[k];
-        const char *numpy = krt_dtype_name((krt_dtype)info->code);
-        bool match = (strlen(info->name) == nlen && strncmp(info->name, name, nlen) == 0) ||
-                     (strlen(numpy) == nlen && strncmp(numpy, name, nlen) == 0);
-        if (k == TY_BOOL && nlen == 5 && strncmp(name, "bool_", 5) == 0)
-            match = true;
-        for (const char *a = info->aliases; !match && a != NULL && *a != '\0';) {
-            size_t alen = strcspn(a, " ");
-            match = alen == nlen && strncmp(a, name, nlen) == 0;
-            a += alen + (a[alen] == ' ');
-        }
-        if (match) {
+    char tname[32];
+    if (nlen >= sizeof tname)
+        return -1;
+    memcpy(tname, name, nlen);
+    tname[nlen] = '\0';
+    const char *canon = sema_type_alias(sema_python_dtype(tname));
+    if (canon != NULL && strcmp(canon, "bool_") == 0)
+        canon = ty_scalar_info[TY_BOOL].name;
+    for (int k = 0; canon != NULL && k < TY_NSCALAR; k++) {
+        if (strcmp(ty_scalar_info[k].name, canon) == 0) {
             memcpy(buf, open + 1, vlen);
             buf[vlen] = '\0';
             return k;
