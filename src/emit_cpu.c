@@ -180,7 +180,7 @@ static const char *cpu_bound(const Emitter *E, const Node *n)
 {
     for (const CpuBind *b = E->cpu_binds; b; b = b->next)
         if (b->call == n)
-            return arena_printf("krt_f->%s", b->field);
+            return b->text ? b->text : arena_printf("krt_f->%s", b->field);
     return NULL;
 }
 
@@ -920,6 +920,87 @@ static void print_block(Emitter *E, const CpuBlock *b)
     die("bad CPU block %d", (int)b->kind);
 }
 
+/* barrier (issue 10): the fused loop of print_bar_fused over the threads
+ * lo to hi, split at the points of conditions k on (CpuBlock.bar_split):
+ * each range's loop prints those conditions as their values there. */
+static void print_bar_range(Emitter *E, const CpuBlock *a, const CpuBlock *bar, const CpuBlock *b, int k,
+                            const char *lo, const char *hi, bool *val)
+{
+    if (k < bar->bar_split.len) {
+        const CpuSplit *sp = bar->bar_split.items[k];
+        const char *m = arena_printf("krt_s%d", k);
+        bool top = strcmp(hi, "krt_b->block_dim.x") == 0;
+        bool inner = strcmp(lo, "0") != 0 || !top;
+        if (inner) {
+            /* the point within lo..hi */
+            outf(E, "{");
+            E->indent++;
+            const char *c = arena_printf("krt_m%d", k);
+            if (strcmp(lo, "0") == 0)
+                outf(E, "const size_t %s = %s > %s ? %s : %s;", c, m, hi, hi, m);
+            else if (top)
+                outf(E, "const size_t %s = %s < %s ? %s : %s;", c, m, lo, lo, m);
+            else
+                outf(E, "const size_t %s = %s < %s ? %s : %s > %s ? %s : %s;", c, m, lo, lo, m, hi, hi, m);
+            m = c;
+        }
+        for (int h = 0; h < 2; h++) {
+            bool upper = bar->bar_desc ? h == 0 : h == 1;
+            val[k] = upper ? !sp->below : sp->below;
+            print_bar_range(E, a, bar, b, k + 1, upper ? m : lo, upper ? hi : m, val);
+        }
+        if (inner) {
+            E->indent--;
+            outf(E, "}");
+        }
+        return;
+    }
+    /* the conditions' values in this range */
+    CpuBind *binds = NULL;
+    for (int j = 0; j < bar->bar_split.len; j++) {
+        const CpuSplit *sp = bar->bar_split.items[j];
+        for (int i = 0; i < sp->conds.len; i++) {
+            CpuBind *x = arena_alloc(sizeof *x);
+            memset(x, 0, sizeof *x);
+            x->call = sp->conds.items[i];
+            x->text = val[j] ? "1" : "0";
+            x->next = binds;
+            binds = x;
+        }
+    }
+    /* an int counter (blockDim.x <= 1024): tx = (int32_t)krt_tid.x is
+     * then the counter itself to the C compiler, an affine index */
+    const char *ilo = strcmp(lo, "0") == 0 ? "0" : arena_printf("(int)%s", lo);
+    if (bar->bar_desc)
+        outf(E, "for (int krt_x = (int)%s; krt_x-- > %s;) {", hi, ilo);
+    else
+        outf(E, "for (int krt_x = %s; krt_x < (int)%s; krt_x++) {", ilo, hi);
+    E->indent++;
+    outf(E, "krt_t = (size_t)krt_x;");
+    outf(E, "krt_tid.x = (unsigned)krt_x;");
+    outf(E, "krt_f = &krt_fr[krt_t];");
+    for (int i = 0; i < bar->bar_local.len; i++) {
+        const Var *v = bar->bar_local.items[i];
+        outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), cached_name(a, v), zero_of(v->type));
+    }
+    const CpuBlock *rs[2] = {a, b};
+    for (int r = 0; r < 2; r++) {
+        enter_block(E, rs[r]);
+        E->cpu_binds = binds;
+        emit_lineno(E, rs[r]->line);
+        outf(E, "{");
+        E->indent++;
+        print_region_run_skip(E, rs[r], NULL, NULL, false, &bar->bar_local);
+        E->indent--;
+        outf(E, "}");
+        E->thread_loop = false;
+        E->cpu_region = NULL;
+        E->cpu_binds = NULL;
+    }
+    E->indent--;
+    outf(E, "}");
+}
+
 /* issue 10 (cpu): region a, barrier bar, region b in one loop over the
  * threads where bar's guard holds (CpuBlock.bar_fuse), else as they are. */
 static void print_bar_fused(Emitter *E, const CpuBlock *a, const CpuBlock *bar, const CpuBlock *b)
@@ -941,29 +1022,16 @@ static void print_bar_fused(Emitter *E, const CpuBlock *a, const CpuBlock *bar, 
          bar->bar_desc ? "descending" : "ascending");
     outf(E, "krt_tid.y = 0;");
     outf(E, "krt_tid.z = 0;");
-    outf(E, bar->bar_desc ? "for (krt_t = krt_b->block_dim.x; krt_t-- > 0;) {"
-                          : "for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {");
-    E->indent++;
-    outf(E, "krt_tid.x = (unsigned)krt_t;");
-    outf(E, "krt_f = &krt_fr[krt_t];");
-    for (int i = 0; i < bar->bar_local.len; i++) {
-        const Var *v = bar->bar_local.items[i];
-        outf(E, "%s %s KRT_MAYBE_UNUSED = %s;", t_c(v->type), cached_name(a, v), zero_of(v->type));
+    for (int k = 0; k < bar->bar_split.len; k++) {
+        const CpuSplit *sp = bar->bar_split.items[k];
+        const char *base = sp->base ? "(int64_t)krt_b->block_idx.x * krt_b->block_dim.x" : NULL;
+        outf(E, "const size_t krt_s%d = krt_clamp_below(%s, %s, krt_b->block_dim.x);", k,
+             unparen(ex(E, tree(sp->u))),
+             base && sp->c ? arena_printf("%s + %lld", base, (long long)sp->c)
+                           : base ? base : arena_printf("%lld", (long long)sp->c));
     }
-    const CpuBlock *rs[2] = {a, b};
-    for (int k = 0; k < 2; k++) {
-        enter_block(E, rs[k]);
-        emit_lineno(E, rs[k]->line);
-        outf(E, "{");
-        E->indent++;
-        print_region_run_skip(E, rs[k], NULL, NULL, false, &bar->bar_local);
-        E->indent--;
-        outf(E, "}");
-        E->thread_loop = false;
-        E->cpu_region = NULL;
-    }
-    E->indent--;
-    outf(E, "}");
+    bool val[2];   /* lower_cpu.c's SPLIT_MAX */
+    print_bar_range(E, a, bar, b, 0, "0", "krt_b->block_dim.x", val);
     E->indent--;
     outf(E, "} else {");
     E->indent++;

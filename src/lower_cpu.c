@@ -1424,6 +1424,116 @@ static void xclamp_list(const Lower *L, CpuList *l)
     }
 }
 
+/* ---- conditions on the thread index in a fused barrier loop ----
+ * (CpuBlock.bar_split, barrier) Scan's `if tx >= offset`, ndiff's `if tx >
+ * 0` and `if i < n`: with offset and n block-uniform, each holds for the
+ * threads on one side of a point, so the loop runs the threads in ranges,
+ * the condition a constant in each (no test per thread; a loop the C
+ * compiler can vectorise). */
+
+enum { SPLIT_MAX = 2 };
+
+typedef struct SplitScan {
+    const Lower *L;
+    CpuBlock *out;
+} SplitScan;
+
+/* a uniform value that is safe to compute once before the loop: a
+ * constant, or a variable (an array's shape) in a C local of the block */
+static bool split_simple(const CpuFunc *cf, const Node *u)
+{
+    while (u && u->kind == E_CAST)
+        u = u->lhs;
+    if (u && u->kind == E_SHAPE)
+        u = u->lhs;
+    if (!u || (u->kind != E_CONST && u->kind != E_VAR))
+        return false;
+    CpuHome h = u->kind == E_VAR ? var_home(cf, u->var) : CPU_HOME_C;
+    return h == CPU_HOME_C || h == CPU_HOME_BLOCK;
+}
+
+static bool split_same(const Node *a, const Node *b)
+{
+    if (a->kind != b->kind || a->type != b->type)
+        return false;
+    switch (a->kind) {
+    case E_CONST: return a->ival == b->ival;
+    case E_VAR: return a->var == b->var;
+    case E_CAST: return split_same(a->lhs, b->lhs);
+    case E_SHAPE: return a->ival == b->ival && split_same(a->lhs, b->lhs);
+    default: return false;
+    }
+}
+
+static void split_cond(SplitScan *S, const Node *n)
+{
+    if (!n || n->kind != E_COMPARE || n->args.len != 2)
+        return;
+    Op op = n->ops[0];
+    const Node *x = n->args.items[0], *u = n->args.items[1];
+    if (op != OP_LT && op != OP_LE && op != OP_GT && op != OP_GE)
+        return;
+    BarScan B = {0};
+    B.K = S->L->K;
+    B.cf = S->L->ctx;
+    BarForm f;
+    if (!bar_form(&B, x, &f) || f.kt != 1 || f.ku != 0) {
+        const Node *t = x;   /* u op X: X op' u */
+        x = u;
+        u = t;
+        op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : OP_LE;
+        memset(&B, 0, sizeof B);
+        B.K = S->L->K;
+        B.cf = S->L->ctx;
+        if (!bar_form(&B, x, &f) || f.kt != 1 || f.ku != 0)
+            return;
+    }
+    if (!u->type || !t_signed(u->type) || x->type != u->type || ty_size(u->type) > 8 ||
+        !split_simple(S->L->ctx, u) || !is_uniform(S->L, u))
+        return;
+    /* X <= u is X - 1 < u; X > u and X >= u their complements */
+    CpuSplit want = {u, f.kg == 1, op == OP_LT || op == OP_LE, f.c - (op == OP_LE || op == OP_GT), {0}};
+    CpuSplit *sp = NULL;
+    for (int k = 0; k < S->out->bar_split.len && !sp; k++) {
+        CpuSplit *o = S->out->bar_split.items[k];
+        if (o->base == want.base && o->below == want.below && o->c == want.c && split_same(o->u, u))
+            sp = o;
+    }
+    if (!sp) {
+        if (S->out->bar_split.len == SPLIT_MAX)
+            return;
+        sp = arena_alloc(sizeof *sp);
+        *sp = want;
+        vec_push(&S->out->bar_split, sp);
+    }
+    vec_push(&sp->conds, (void *)n);
+}
+
+static Visit split_visit(const Node *n, void *ctx)
+{
+    if (n->kind == S_IF)
+        split_cond(ctx, n->cond);
+    return VISIT_CHILDREN;
+}
+
+static void split_list(const Lower *L, CpuList *l)
+{
+    for (int i = 0; i < l->len; i++) {
+        CpuBlock *b = l->items[i];
+        if (b->kind == CB_BARRIER && b->bar_fuse && i > 0 && i + 1 < l->len) {
+            SplitScan S = {L, b};
+            for (int k = -1; k <= 1; k += 2)
+                for (int j = 0; j < l->items[i + k]->nitems; j++)
+                    node_walk(l->items[i + k]->items[j].stmt, split_visit, &S);
+            continue;
+        }
+        if (b->kind != CB_REGION) {
+            split_list(L, &b->body);
+            split_list(L, &b->orelse);
+        }
+    }
+}
+
 /* ---- blocks ---- */
 
 static CpuBlock *block_new(Lower *L, CpuBlockKind kind, const Node *stmt)
@@ -2775,6 +2885,7 @@ CpuKernel *lower_cpu_kernel(Func *f, const Options *opt)
         if (!K->coop && !kv->debug) {
             bar_fuse_list(K, &K->body);
             xclamp_list(&L, &K->body);
+            split_list(&L, &K->body);
         }
         K->uses_src = K->uses_src && tree_src_list(&K->body, NULL, false);   /* warp: trees */
         K->uses_lanes = K->uses_warp && tree_src_list(&K->body, NULL, true);

@@ -66,8 +66,21 @@ typedef struct CpuFunc {
 typedef struct CpuBind {
     const Node *call;
     const char *field;
+    const char *text;        /* barrier (emit_cpu.c): the value itself */
     const struct CpuBind *next;
 } CpuBind;
+
+/* barrier (issue 10): a condition of a fused barrier loop's regions (see
+ * CpuBlock.bar_split), `X op u` with X threadIdx.x (+ blockIdx.x *
+ * blockDim.x when base) + a constant and u block-uniform: it holds for
+ * the threads below the point krt_clamp_below(u, B + c, blockDim.x) (B
+ * the block's base or 0) when below, for the others when not. */
+typedef struct CpuSplit {
+    const Node *u;
+    bool base, below;
+    int64_t c;
+    PtrVec conds;            /* the E_COMPARE nodes it decides */
+} CpuSplit;
 
 /* How a thread leaves a region early (the state it is marked with). */
 typedef enum CpuState {
@@ -243,6 +256,10 @@ typedef struct CpuBlock {
     const Node *bar_nonneg;
     PtrVec bar_disj;         /* Var, in pairs */
     PtrVec bar_local;        /* Var */
+    /* barrier: conditions on the thread index the fused loop need not
+     * test: its threads in ranges, each range's loop with the conditions'
+     * values in (CpuSplit, at most 2) */
+    PtrVec bar_split;
     /* warp (issue 10): CB_LOOP: a shuffle-reduction tree, a uniform while
      * loop whose body is one fused full shfl_down of a float frame
      * variable v followed by `v = v + w` (its result w read nowhere else)

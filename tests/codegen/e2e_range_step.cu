@@ -664,8 +664,9 @@ static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
         krt_tid.y = 0;
         krt_tid.z = 0;
-        for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-            krt_tid.x = (unsigned)krt_t;
+        for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+            krt_t = (size_t)krt_x;
+            krt_tid.x = (unsigned)krt_x;
             krt_f = &krt_fr[krt_t];
             {
                 int32_t t KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -791,7 +792,7 @@ static void count_block__cpu(const krt_cpu_block *krt_b0, void **krt_args)
     }
 }
 
-#line 795 "e2e_range_step.cu"
+#line 796 "e2e_range_step.cu"
 struct count_inlined__frame {
     int krt_state;
     int64_t n;
@@ -967,7 +968,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
     krt_dim3 krt_tid;
     krt_sink krt_sinkv = {0};
     KRT_FOR_EACH_THREAD(krt_b) {
-#line 971 "e2e_range_step.cu"
+#line 972 "e2e_range_step.cu"
         if (*krt_b->error != KRT_OK)
             return;
         int64_t i = 0;
@@ -987,7 +988,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             krt_it1 = 0;
             krt_stop2 = 10;
             krt_step3 = (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(steps.data + krt_ck_cpu(i, steps.shape[0], 0, "e2e_range_step.kern", 98, krt_b, krt_tid) * steps.strides[0]), &krt_sinkv));
-#line 991 "e2e_range_step.cu"
+#line 992 "e2e_range_step.cu"
             if (krt_step3 == 0) {
                 krt_cpu_fail(krt_b, KRT_EKERNEL, "e2e_range_step.kern:98: range() arg 3 must not be zero");
                 return;
@@ -999,7 +1000,7 @@ static void count_debug__cpu(const krt_cpu_block *krt_b, void **krt_args)
             }
 #line 100 "e2e_range_step.kern"
             (*(int64_t *)krt_cpu_pick(krt_b, (void *)&*(int64_t *)(out.data + krt_ck_cpu(i, out.shape[0], 0, "e2e_range_step.kern", 100, krt_b, krt_tid) * out.strides[0]), &krt_sinkv)) = n;
-#line 1003 "e2e_range_step.cu"
+#line 1004 "e2e_range_step.cu"
         }
     }
 }

@@ -240,8 +240,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_tid.y = 0;
 #line 242 "max_reduce.c"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -257,7 +258,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 261 "max_reduce.c"
+#line 262 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -269,7 +270,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 273 "max_reduce.c"
+#line 274 "max_reduce.c"
                 }
             }
         } else {
@@ -292,7 +293,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 296 "max_reduce.c"
+#line 297 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -303,14 +304,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 307 "max_reduce.c"
+#line 308 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 314 "max_reduce.c"
+#line 315 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -321,7 +322,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 325 "max_reduce.c"
+#line 326 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -344,13 +345,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 348 "max_reduce.c"
+#line 349 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 354 "max_reduce.c"
+#line 355 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -358,7 +359,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 362 "max_reduce.c"
+#line 363 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -384,20 +385,20 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 388 "max_reduce.c"
+#line 389 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 395 "max_reduce.c"
+#line 396 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 401 "max_reduce.c"
+#line 402 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -415,7 +416,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 419 "max_reduce.c"
+#line 420 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -425,7 +426,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 429 "max_reduce.c"
+#line 430 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -438,18 +439,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 442 "max_reduce.c"
+#line 443 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
-#line 448 "max_reduce.c"
+#line 449 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 453 "max_reduce.c"
+#line 454 "max_reduce.c"
 }
 
 struct max_reduce__red_i2__shared {
@@ -491,7 +492,7 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 495 "max_reduce.c"
+#line 496 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -519,13 +520,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 523 "max_reduce.c"
+#line 524 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 529 "max_reduce.c"
+#line 530 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -544,7 +545,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 548 "max_reduce.c"
+#line 549 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -555,14 +556,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 559 "max_reduce.c"
+#line 560 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 566 "max_reduce.c"
+#line 567 "max_reduce.c"
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -575,7 +576,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 579 "max_reduce.c"
+#line 580 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -587,7 +588,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 591 "max_reduce.c"
+#line 592 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -598,7 +599,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 602 "max_reduce.c"
+#line 603 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -620,13 +621,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 624 "max_reduce.c"
+#line 625 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 630 "max_reduce.c"
+#line 631 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -634,7 +635,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 638 "max_reduce.c"
+#line 639 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -656,7 +657,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 660 "max_reduce.c"
+#line 661 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -666,16 +667,17 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 670 "max_reduce.c"
+#line 671 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 676 "max_reduce.c"
+#line 677 "max_reduce.c"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -691,7 +693,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 695 "max_reduce.c"
+#line 697 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -703,7 +705,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 707 "max_reduce.c"
+#line 709 "max_reduce.c"
                 }
             }
         } else {
@@ -726,7 +728,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 730 "max_reduce.c"
+#line 732 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -737,14 +739,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 741 "max_reduce.c"
+#line 743 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 748 "max_reduce.c"
+#line 750 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -755,7 +757,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 759 "max_reduce.c"
+#line 761 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -778,13 +780,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 782 "max_reduce.c"
+#line 784 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 788 "max_reduce.c"
+#line 790 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -792,7 +794,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 796 "max_reduce.c"
+#line 798 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -818,20 +820,20 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 822 "max_reduce.c"
+#line 824 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 829 "max_reduce.c"
+#line 831 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 835 "max_reduce.c"
+#line 837 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -849,7 +851,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 853 "max_reduce.c"
+#line 855 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -859,7 +861,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 863 "max_reduce.c"
+#line 865 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -872,18 +874,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 876 "max_reduce.c"
+#line 878 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
-#line 882 "max_reduce.c"
+#line 884 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 887 "max_reduce.c"
+#line 889 "max_reduce.c"
 }
 
 struct max_reduce__red_i4__shared {
@@ -925,7 +927,7 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 929 "max_reduce.c"
+#line 931 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -953,13 +955,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 957 "max_reduce.c"
+#line 959 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 963 "max_reduce.c"
+#line 965 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -978,7 +980,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 982 "max_reduce.c"
+#line 984 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -989,14 +991,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 993 "max_reduce.c"
+#line 995 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1000 "max_reduce.c"
+#line 1002 "max_reduce.c"
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -1009,7 +1011,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1013 "max_reduce.c"
+#line 1015 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1021,7 +1023,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1025 "max_reduce.c"
+#line 1027 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1032,7 +1034,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 1036 "max_reduce.c"
+#line 1038 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1054,13 +1056,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 1058 "max_reduce.c"
+#line 1060 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1064 "max_reduce.c"
+#line 1066 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1068,7 +1070,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 1072 "max_reduce.c"
+#line 1074 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1090,7 +1092,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1094 "max_reduce.c"
+#line 1096 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1100,16 +1102,17 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 1104 "max_reduce.c"
+#line 1106 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 1110 "max_reduce.c"
+#line 1112 "max_reduce.c"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -1125,7 +1128,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 1129 "max_reduce.c"
+#line 1132 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -1137,7 +1140,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1141 "max_reduce.c"
+#line 1144 "max_reduce.c"
                 }
             }
         } else {
@@ -1160,7 +1163,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1164 "max_reduce.c"
+#line 1167 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -1171,14 +1174,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1175 "max_reduce.c"
+#line 1178 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1182 "max_reduce.c"
+#line 1185 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1189,7 +1192,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 1193 "max_reduce.c"
+#line 1196 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1212,13 +1215,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 1216 "max_reduce.c"
+#line 1219 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1222 "max_reduce.c"
+#line 1225 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1226,7 +1229,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 1230 "max_reduce.c"
+#line 1233 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1252,20 +1255,20 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 1256 "max_reduce.c"
+#line 1259 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 1263 "max_reduce.c"
+#line 1266 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1269 "max_reduce.c"
+#line 1272 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -1283,7 +1286,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 1287 "max_reduce.c"
+#line 1290 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1293,7 +1296,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 1297 "max_reduce.c"
+#line 1300 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -1306,18 +1309,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 1310 "max_reduce.c"
+#line 1313 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
-#line 1316 "max_reduce.c"
+#line 1319 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 1321 "max_reduce.c"
+#line 1324 "max_reduce.c"
 }
 
 struct max_reduce__red_i8__shared {
@@ -1359,7 +1362,7 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 1363 "max_reduce.c"
+#line 1366 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -1387,13 +1390,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 1391 "max_reduce.c"
+#line 1394 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1397 "max_reduce.c"
+#line 1400 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -1412,7 +1415,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 1416 "max_reduce.c"
+#line 1419 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -1423,14 +1426,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 1427 "max_reduce.c"
+#line 1430 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1434 "max_reduce.c"
+#line 1437 "max_reduce.c"
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -1443,7 +1446,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1447 "max_reduce.c"
+#line 1450 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1455,7 +1458,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1459 "max_reduce.c"
+#line 1462 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1466,7 +1469,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 1470 "max_reduce.c"
+#line 1473 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1488,13 +1491,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 1492 "max_reduce.c"
+#line 1495 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1498 "max_reduce.c"
+#line 1501 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1502,7 +1505,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 1506 "max_reduce.c"
+#line 1509 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1524,7 +1527,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1528 "max_reduce.c"
+#line 1531 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1534,16 +1537,17 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 1538 "max_reduce.c"
+#line 1541 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 1544 "max_reduce.c"
+#line 1547 "max_reduce.c"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -1559,7 +1563,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 1563 "max_reduce.c"
+#line 1567 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -1571,7 +1575,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1575 "max_reduce.c"
+#line 1579 "max_reduce.c"
                 }
             }
         } else {
@@ -1594,7 +1598,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1598 "max_reduce.c"
+#line 1602 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -1605,14 +1609,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 1609 "max_reduce.c"
+#line 1613 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1616 "max_reduce.c"
+#line 1620 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1623,7 +1627,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 1627 "max_reduce.c"
+#line 1631 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1646,13 +1650,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 1650 "max_reduce.c"
+#line 1654 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1656 "max_reduce.c"
+#line 1660 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1660,7 +1664,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 1664 "max_reduce.c"
+#line 1668 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1686,20 +1690,20 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 1690 "max_reduce.c"
+#line 1694 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 1697 "max_reduce.c"
+#line 1701 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1703 "max_reduce.c"
+#line 1707 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -1717,7 +1721,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 1721 "max_reduce.c"
+#line 1725 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -1727,7 +1731,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 1731 "max_reduce.c"
+#line 1735 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -1740,18 +1744,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 1744 "max_reduce.c"
+#line 1748 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
-#line 1750 "max_reduce.c"
+#line 1754 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 1755 "max_reduce.c"
+#line 1759 "max_reduce.c"
 }
 
 struct max_reduce__red_u1__shared {
@@ -1793,7 +1797,7 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 1797 "max_reduce.c"
+#line 1801 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -1821,13 +1825,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 1825 "max_reduce.c"
+#line 1829 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1831 "max_reduce.c"
+#line 1835 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -1846,7 +1850,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 1850 "max_reduce.c"
+#line 1854 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -1857,14 +1861,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 1861 "max_reduce.c"
+#line 1865 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1868 "max_reduce.c"
+#line 1872 "max_reduce.c"
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -1877,7 +1881,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1881 "max_reduce.c"
+#line 1885 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1889,7 +1893,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 1893 "max_reduce.c"
+#line 1897 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -1900,7 +1904,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 1904 "max_reduce.c"
+#line 1908 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -1922,13 +1926,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 1926 "max_reduce.c"
+#line 1930 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 1932 "max_reduce.c"
+#line 1936 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -1936,7 +1940,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 1940 "max_reduce.c"
+#line 1944 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -1958,7 +1962,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 1962 "max_reduce.c"
+#line 1966 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -1968,16 +1972,17 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 1972 "max_reduce.c"
+#line 1976 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 1978 "max_reduce.c"
+#line 1982 "max_reduce.c"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -1993,7 +1998,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 1997 "max_reduce.c"
+#line 2002 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -2005,7 +2010,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2009 "max_reduce.c"
+#line 2014 "max_reduce.c"
                 }
             }
         } else {
@@ -2028,7 +2033,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2032 "max_reduce.c"
+#line 2037 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2039,14 +2044,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2043 "max_reduce.c"
+#line 2048 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2050 "max_reduce.c"
+#line 2055 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2057,7 +2062,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2061 "max_reduce.c"
+#line 2066 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2080,13 +2085,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2084 "max_reduce.c"
+#line 2089 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2090 "max_reduce.c"
+#line 2095 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2094,7 +2099,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2098 "max_reduce.c"
+#line 2103 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2120,20 +2125,20 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2124 "max_reduce.c"
+#line 2129 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2131 "max_reduce.c"
+#line 2136 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2137 "max_reduce.c"
+#line 2142 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -2151,7 +2156,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2155 "max_reduce.c"
+#line 2160 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2161,7 +2166,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2165 "max_reduce.c"
+#line 2170 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2174,18 +2179,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2178 "max_reduce.c"
+#line 2183 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
-#line 2184 "max_reduce.c"
+#line 2189 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 2189 "max_reduce.c"
+#line 2194 "max_reduce.c"
 }
 
 struct max_reduce__red_u2__shared {
@@ -2227,7 +2232,7 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 2231 "max_reduce.c"
+#line 2236 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -2255,13 +2260,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 2259 "max_reduce.c"
+#line 2264 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2265 "max_reduce.c"
+#line 2270 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2280,7 +2285,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2284 "max_reduce.c"
+#line 2289 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2291,14 +2296,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2295 "max_reduce.c"
+#line 2300 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2302 "max_reduce.c"
+#line 2307 "max_reduce.c"
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2311,7 +2316,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2315 "max_reduce.c"
+#line 2320 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2323,7 +2328,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2327 "max_reduce.c"
+#line 2332 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2334,7 +2339,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2338 "max_reduce.c"
+#line 2343 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2356,13 +2361,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2360 "max_reduce.c"
+#line 2365 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2366 "max_reduce.c"
+#line 2371 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2370,7 +2375,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2374 "max_reduce.c"
+#line 2379 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2392,7 +2397,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2396 "max_reduce.c"
+#line 2401 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2402,16 +2407,17 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2406 "max_reduce.c"
+#line 2411 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 2412 "max_reduce.c"
+#line 2417 "max_reduce.c"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -2427,7 +2433,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 2431 "max_reduce.c"
+#line 2437 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -2439,7 +2445,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2443 "max_reduce.c"
+#line 2449 "max_reduce.c"
                 }
             }
         } else {
@@ -2462,7 +2468,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2466 "max_reduce.c"
+#line 2472 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2473,14 +2479,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2477 "max_reduce.c"
+#line 2483 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2484 "max_reduce.c"
+#line 2490 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2491,7 +2497,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2495 "max_reduce.c"
+#line 2501 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2514,13 +2520,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2518 "max_reduce.c"
+#line 2524 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2524 "max_reduce.c"
+#line 2530 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2528,7 +2534,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2532 "max_reduce.c"
+#line 2538 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2554,20 +2560,20 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2558 "max_reduce.c"
+#line 2564 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2565 "max_reduce.c"
+#line 2571 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2571 "max_reduce.c"
+#line 2577 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -2585,7 +2591,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 2589 "max_reduce.c"
+#line 2595 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -2595,7 +2601,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 2599 "max_reduce.c"
+#line 2605 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -2608,18 +2614,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 2612 "max_reduce.c"
+#line 2618 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
-#line 2618 "max_reduce.c"
+#line 2624 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 2623 "max_reduce.c"
+#line 2629 "max_reduce.c"
 }
 
 struct max_reduce__red_u4__shared {
@@ -2661,7 +2667,7 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 2665 "max_reduce.c"
+#line 2671 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -2689,13 +2695,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 2693 "max_reduce.c"
+#line 2699 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2699 "max_reduce.c"
+#line 2705 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -2714,7 +2720,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 2718 "max_reduce.c"
+#line 2724 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -2725,14 +2731,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 2729 "max_reduce.c"
+#line 2735 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2736 "max_reduce.c"
+#line 2742 "max_reduce.c"
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -2745,7 +2751,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2749 "max_reduce.c"
+#line 2755 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2757,7 +2763,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2761 "max_reduce.c"
+#line 2767 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2768,7 +2774,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 2772 "max_reduce.c"
+#line 2778 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2790,13 +2796,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 2794 "max_reduce.c"
+#line 2800 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2800 "max_reduce.c"
+#line 2806 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2804,7 +2810,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 2808 "max_reduce.c"
+#line 2814 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2826,7 +2832,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 2830 "max_reduce.c"
+#line 2836 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -2836,16 +2842,17 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 2840 "max_reduce.c"
+#line 2846 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 2846 "max_reduce.c"
+#line 2852 "max_reduce.c"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -2861,7 +2868,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 2865 "max_reduce.c"
+#line 2872 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -2873,7 +2880,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2877 "max_reduce.c"
+#line 2884 "max_reduce.c"
                 }
             }
         } else {
@@ -2896,7 +2903,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2900 "max_reduce.c"
+#line 2907 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -2907,14 +2914,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 2911 "max_reduce.c"
+#line 2918 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 2918 "max_reduce.c"
+#line 2925 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -2925,7 +2932,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 2929 "max_reduce.c"
+#line 2936 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -2948,13 +2955,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 2952 "max_reduce.c"
+#line 2959 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 2958 "max_reduce.c"
+#line 2965 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -2962,7 +2969,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 2966 "max_reduce.c"
+#line 2973 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -2988,20 +2995,20 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 2992 "max_reduce.c"
+#line 2999 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 2999 "max_reduce.c"
+#line 3006 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3005 "max_reduce.c"
+#line 3012 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -3019,7 +3026,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3023 "max_reduce.c"
+#line 3030 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3029,7 +3036,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3033 "max_reduce.c"
+#line 3040 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3042,18 +3049,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3046 "max_reduce.c"
+#line 3053 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
-#line 3052 "max_reduce.c"
+#line 3059 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 3057 "max_reduce.c"
+#line 3064 "max_reduce.c"
 }
 
 struct max_reduce__red_u8__shared {
@@ -3095,7 +3102,7 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 3099 "max_reduce.c"
+#line 3106 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -3123,13 +3130,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 3127 "max_reduce.c"
+#line 3134 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3133 "max_reduce.c"
+#line 3140 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3148,7 +3155,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3152 "max_reduce.c"
+#line 3159 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3159,14 +3166,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3163 "max_reduce.c"
+#line 3170 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3170 "max_reduce.c"
+#line 3177 "max_reduce.c"
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3179,7 +3186,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3183 "max_reduce.c"
+#line 3190 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3191,7 +3198,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3195 "max_reduce.c"
+#line 3202 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3202,7 +3209,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3206 "max_reduce.c"
+#line 3213 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3224,13 +3231,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3228 "max_reduce.c"
+#line 3235 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3234 "max_reduce.c"
+#line 3241 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3238,7 +3245,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3242 "max_reduce.c"
+#line 3249 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3260,7 +3267,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3264 "max_reduce.c"
+#line 3271 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3270,16 +3277,17 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3274 "max_reduce.c"
+#line 3281 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 3280 "max_reduce.c"
+#line 3287 "max_reduce.c"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -3295,7 +3303,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 3299 "max_reduce.c"
+#line 3307 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -3307,7 +3315,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3311 "max_reduce.c"
+#line 3319 "max_reduce.c"
                 }
             }
         } else {
@@ -3330,7 +3338,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3334 "max_reduce.c"
+#line 3342 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3341,14 +3349,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3345 "max_reduce.c"
+#line 3353 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3352 "max_reduce.c"
+#line 3360 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3359,7 +3367,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3363 "max_reduce.c"
+#line 3371 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3382,13 +3390,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3386 "max_reduce.c"
+#line 3394 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3392 "max_reduce.c"
+#line 3400 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3396,7 +3404,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3400 "max_reduce.c"
+#line 3408 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3422,20 +3430,20 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3426 "max_reduce.c"
+#line 3434 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3433 "max_reduce.c"
+#line 3441 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3439 "max_reduce.c"
+#line 3447 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -3453,7 +3461,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3457 "max_reduce.c"
+#line 3465 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3463,7 +3471,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3467 "max_reduce.c"
+#line 3475 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3476,18 +3484,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3480 "max_reduce.c"
+#line 3488 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
-#line 3486 "max_reduce.c"
+#line 3494 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 3491 "max_reduce.c"
+#line 3499 "max_reduce.c"
 }
 
 struct max_reduce__red_f4__shared {
@@ -3529,7 +3537,7 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 3533 "max_reduce.c"
+#line 3541 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -3557,13 +3565,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 3561 "max_reduce.c"
+#line 3569 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3567 "max_reduce.c"
+#line 3575 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -3582,7 +3590,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 3586 "max_reduce.c"
+#line 3594 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -3593,14 +3601,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 3597 "max_reduce.c"
+#line 3605 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3604 "max_reduce.c"
+#line 3612 "max_reduce.c"
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -3613,7 +3621,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3617 "max_reduce.c"
+#line 3625 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3625,7 +3633,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3629 "max_reduce.c"
+#line 3637 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3636,7 +3644,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 3640 "max_reduce.c"
+#line 3648 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3658,13 +3666,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 3662 "max_reduce.c"
+#line 3670 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3668 "max_reduce.c"
+#line 3676 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3672,7 +3680,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 3676 "max_reduce.c"
+#line 3684 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3694,7 +3702,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3698 "max_reduce.c"
+#line 3706 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -3704,16 +3712,17 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 3708 "max_reduce.c"
+#line 3716 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 3714 "max_reduce.c"
+#line 3722 "max_reduce.c"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 float krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -3729,7 +3738,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 3733 "max_reduce.c"
+#line 3742 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -3741,7 +3750,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3745 "max_reduce.c"
+#line 3754 "max_reduce.c"
                 }
             }
         } else {
@@ -3764,7 +3773,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3768 "max_reduce.c"
+#line 3777 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -3775,14 +3784,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 3779 "max_reduce.c"
+#line 3788 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 3786 "max_reduce.c"
+#line 3795 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -3793,7 +3802,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 3797 "max_reduce.c"
+#line 3806 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -3816,13 +3825,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 3820 "max_reduce.c"
+#line 3829 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 3826 "max_reduce.c"
+#line 3835 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -3830,7 +3839,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 3834 "max_reduce.c"
+#line 3843 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -3856,20 +3865,20 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 3860 "max_reduce.c"
+#line 3869 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 3867 "max_reduce.c"
+#line 3876 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 3873 "max_reduce.c"
+#line 3882 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             float krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -3887,7 +3896,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 3891 "max_reduce.c"
+#line 3900 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -3897,7 +3906,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 3901 "max_reduce.c"
+#line 3910 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -3910,18 +3919,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 3914 "max_reduce.c"
+#line 3923 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
-#line 3920 "max_reduce.c"
+#line 3929 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 3925 "max_reduce.c"
+#line 3934 "max_reduce.c"
 }
 
 struct max_reduce__red_f8__shared {
@@ -3963,7 +3972,7 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 3967 "max_reduce.c"
+#line 3976 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -3991,13 +4000,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 3995 "max_reduce.c"
+#line 4004 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4001 "max_reduce.c"
+#line 4010 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4016,7 +4025,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4020 "max_reduce.c"
+#line 4029 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4027,14 +4036,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4031 "max_reduce.c"
+#line 4040 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4038 "max_reduce.c"
+#line 4047 "max_reduce.c"
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4047,7 +4056,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4051 "max_reduce.c"
+#line 4060 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4059,7 +4068,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4063 "max_reduce.c"
+#line 4072 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4070,7 +4079,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4074 "max_reduce.c"
+#line 4083 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4092,13 +4101,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4096 "max_reduce.c"
+#line 4105 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4102 "max_reduce.c"
+#line 4111 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4106,7 +4115,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4110 "max_reduce.c"
+#line 4119 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4128,7 +4137,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4132 "max_reduce.c"
+#line 4141 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4138,16 +4147,17 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4142 "max_reduce.c"
+#line 4151 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 4148 "max_reduce.c"
+#line 4157 "max_reduce.c"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 double krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -4163,7 +4173,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 4167 "max_reduce.c"
+#line 4177 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -4175,7 +4185,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4179 "max_reduce.c"
+#line 4189 "max_reduce.c"
                 }
             }
         } else {
@@ -4198,7 +4208,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4202 "max_reduce.c"
+#line 4212 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4209,14 +4219,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4213 "max_reduce.c"
+#line 4223 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4220 "max_reduce.c"
+#line 4230 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4227,7 +4237,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4231 "max_reduce.c"
+#line 4241 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4250,13 +4260,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4254 "max_reduce.c"
+#line 4264 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4260 "max_reduce.c"
+#line 4270 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4264,7 +4274,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4268 "max_reduce.c"
+#line 4278 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4290,20 +4300,20 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4294 "max_reduce.c"
+#line 4304 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4301 "max_reduce.c"
+#line 4311 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4307 "max_reduce.c"
+#line 4317 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             double krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -4321,7 +4331,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4325 "max_reduce.c"
+#line 4335 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4331,7 +4341,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4335 "max_reduce.c"
+#line 4345 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4344,18 +4354,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4348 "max_reduce.c"
+#line 4358 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
 {
-#line 4354 "max_reduce.c"
+#line 4364 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 4359 "max_reduce.c"
+#line 4369 "max_reduce.c"
 }
 
 struct max_reduce__red_f2__shared {
@@ -4397,7 +4407,7 @@ struct max_reduce__red_f2__frame {
 static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 4401 "max_reduce.c"
+#line 4411 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -4425,13 +4435,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4429 "max_reduce.c"
+#line 4439 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4435 "max_reduce.c"
+#line 4445 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4450,7 +4460,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4454 "max_reduce.c"
+#line 4464 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4461,14 +4471,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4465 "max_reduce.c"
+#line 4475 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4472 "max_reduce.c"
+#line 4482 "max_reduce.c"
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4481,7 +4491,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4485 "max_reduce.c"
+#line 4495 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4493,7 +4503,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4497 "max_reduce.c"
+#line 4507 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4504,7 +4514,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4508 "max_reduce.c"
+#line 4518 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4526,13 +4536,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4530 "max_reduce.c"
+#line 4540 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4536 "max_reduce.c"
+#line 4546 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4540,7 +4550,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4544 "max_reduce.c"
+#line 4554 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4562,7 +4572,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4566 "max_reduce.c"
+#line 4576 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4572,16 +4582,17 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4576 "max_reduce.c"
+#line 4586 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 4582 "max_reduce.c"
+#line 4592 "max_reduce.c"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 krt_f16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
                 {
@@ -4597,7 +4608,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 4601 "max_reduce.c"
+#line 4612 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -4609,7 +4620,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4613 "max_reduce.c"
+#line 4624 "max_reduce.c"
                 }
             }
         } else {
@@ -4632,7 +4643,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4636 "max_reduce.c"
+#line 4647 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4643,14 +4654,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4647 "max_reduce.c"
+#line 4658 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4654 "max_reduce.c"
+#line 4665 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4661,7 +4672,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4665 "max_reduce.c"
+#line 4676 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4684,13 +4695,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4688 "max_reduce.c"
+#line 4699 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4694 "max_reduce.c"
+#line 4705 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4698,7 +4709,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4702 "max_reduce.c"
+#line 4713 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4724,20 +4735,20 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4728 "max_reduce.c"
+#line 4739 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4735 "max_reduce.c"
+#line 4746 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4741 "max_reduce.c"
+#line 4752 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -4755,7 +4766,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4759 "max_reduce.c"
+#line 4770 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4765,7 +4776,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4769 "max_reduce.c"
+#line 4780 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4778,18 +4789,18 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4782 "max_reduce.c"
+#line 4793 "max_reduce.c"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_bf16 a, krt_bf16 b)
 {
-#line 4788 "max_reduce.c"
+#line 4799 "max_reduce.c"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_bf16(a, b);
-#line 4793 "max_reduce.c"
+#line 4804 "max_reduce.c"
 }
 
 struct max_reduce__red_bf16__shared {
@@ -4831,7 +4842,7 @@ struct max_reduce__red_bf16__frame {
 static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 4835 "max_reduce.c"
+#line 4846 "max_reduce.c"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -4859,13 +4870,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4863 "max_reduce.c"
+#line 4874 "max_reduce.c"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4869 "max_reduce.c"
+#line 4880 "max_reduce.c"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4884,7 +4895,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4888 "max_reduce.c"
+#line 4899 "max_reduce.c"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4895,14 +4906,14 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_tmp_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4899 "max_reduce.c"
+#line 4910 "max_reduce.c"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4906 "max_reduce.c"
+#line 4917 "max_reduce.c"
             krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4915,7 +4926,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4919 "max_reduce.c"
+#line 4930 "max_reduce.c"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4927,7 +4938,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4931 "max_reduce.c"
+#line 4942 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4938,7 +4949,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4942 "max_reduce.c"
+#line 4953 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4960,13 +4971,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4964 "max_reduce.c"
+#line 4975 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4970 "max_reduce.c"
+#line 4981 "max_reduce.c"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4974,7 +4985,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4978 "max_reduce.c"
+#line 4989 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4996,7 +5007,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5000 "max_reduce.c"
+#line 5011 "max_reduce.c"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5006,16 +5017,17 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5010 "max_reduce.c"
+#line 5021 "max_reduce.c"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 5016 "max_reduce.c"
+#line 5027 "max_reduce.c"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 krt_bf16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
                 {
@@ -5031,7 +5043,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 5035 "max_reduce.c"
+#line 5047 "max_reduce.c"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -5043,7 +5055,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5047 "max_reduce.c"
+#line 5059 "max_reduce.c"
                 }
             }
         } else {
@@ -5066,7 +5078,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5070 "max_reduce.c"
+#line 5082 "max_reduce.c"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5077,14 +5089,14 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5081 "max_reduce.c"
+#line 5093 "max_reduce.c"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5088 "max_reduce.c"
+#line 5100 "max_reduce.c"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5095,7 +5107,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5099 "max_reduce.c"
+#line 5111 "max_reduce.c"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5118,13 +5130,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5122 "max_reduce.c"
+#line 5134 "max_reduce.c"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5128 "max_reduce.c"
+#line 5140 "max_reduce.c"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5132,7 +5144,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5136 "max_reduce.c"
+#line 5148 "max_reduce.c"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5158,20 +5170,20 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5162 "max_reduce.c"
+#line 5174 "max_reduce.c"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5169 "max_reduce.c"
+#line 5181 "max_reduce.c"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5175 "max_reduce.c"
+#line 5187 "max_reduce.c"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_bf16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -5189,7 +5201,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5193 "max_reduce.c"
+#line 5205 "max_reduce.c"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5199,7 +5211,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5203 "max_reduce.c"
+#line 5215 "max_reduce.c"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5212,7 +5224,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, *(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5216 "max_reduce.c"
+#line 5228 "max_reduce.c"
 }
 
 /* ---- kernel descriptors and launchers ---- */

@@ -4322,8 +4322,9 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_tid.y = 0;
 #line 4324 "max_reduce.cu"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -4339,7 +4340,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 4343 "max_reduce.cu"
+#line 4344 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -4351,7 +4352,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4355 "max_reduce.cu"
+#line 4356 "max_reduce.cu"
                 }
             }
         } else {
@@ -4374,7 +4375,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4378 "max_reduce.cu"
+#line 4379 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4385,14 +4386,14 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4389 "max_reduce.cu"
+#line 4390 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4396 "max_reduce.cu"
+#line 4397 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4403,7 +4404,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4407 "max_reduce.cu"
+#line 4408 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4426,13 +4427,13 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4430 "max_reduce.cu"
+#line 4431 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4436 "max_reduce.cu"
+#line 4437 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4440,7 +4441,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4444 "max_reduce.cu"
+#line 4445 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4466,20 +4467,20 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4470 "max_reduce.cu"
+#line 4471 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4477 "max_reduce.cu"
+#line 4478 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4483 "max_reduce.cu"
+#line 4484 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -4497,7 +4498,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4501 "max_reduce.cu"
+#line 4502 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4507,7 +4508,7 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4511 "max_reduce.cu"
+#line 4512 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4520,18 +4521,18 @@ static void max_reduce__red_i1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__cpu(krt_b, krt_tid, *(int8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4524 "max_reduce.cu"
+#line 4525 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int16_t max_reduce__i2_i2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int16_t a, int16_t b)
 {
-#line 4530 "max_reduce.cu"
+#line 4531 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i16(a, b);
-#line 4535 "max_reduce.cu"
+#line 4536 "max_reduce.cu"
 }
 
 struct max_reduce__red_i2__shared {
@@ -4573,7 +4574,7 @@ struct max_reduce__red_i2__frame {
 static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 4577 "max_reduce.cu"
+#line 4578 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -4601,13 +4602,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 4605 "max_reduce.cu"
+#line 4606 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4611 "max_reduce.cu"
+#line 4612 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -4626,7 +4627,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 4630 "max_reduce.cu"
+#line 4631 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -4637,14 +4638,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_tmp_, *(int16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 4641 "max_reduce.cu"
+#line 4642 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4648 "max_reduce.cu"
+#line 4649 "max_reduce.cu"
             int16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -4657,7 +4658,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4661 "max_reduce.cu"
+#line 4662 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4669,7 +4670,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4673 "max_reduce.cu"
+#line 4674 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4680,7 +4681,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 4684 "max_reduce.cu"
+#line 4685 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4702,13 +4703,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 4706 "max_reduce.cu"
+#line 4707 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4712 "max_reduce.cu"
+#line 4713 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4716,7 +4717,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 4720 "max_reduce.cu"
+#line 4721 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4738,7 +4739,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4742 "max_reduce.cu"
+#line 4743 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -4748,16 +4749,17 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 4752 "max_reduce.cu"
+#line 4753 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 4758 "max_reduce.cu"
+#line 4759 "max_reduce.cu"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -4773,7 +4775,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 4777 "max_reduce.cu"
+#line 4779 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -4785,7 +4787,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4789 "max_reduce.cu"
+#line 4791 "max_reduce.cu"
                 }
             }
         } else {
@@ -4808,7 +4810,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4812 "max_reduce.cu"
+#line 4814 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -4819,14 +4821,14 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 4823 "max_reduce.cu"
+#line 4825 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 4830 "max_reduce.cu"
+#line 4832 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -4837,7 +4839,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 4841 "max_reduce.cu"
+#line 4843 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -4860,13 +4862,13 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 4864 "max_reduce.cu"
+#line 4866 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 4870 "max_reduce.cu"
+#line 4872 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -4874,7 +4876,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 4878 "max_reduce.cu"
+#line 4880 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -4900,20 +4902,20 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 4904 "max_reduce.cu"
+#line 4906 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i2_i2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 4911 "max_reduce.cu"
+#line 4913 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 4917 "max_reduce.cu"
+#line 4919 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -4931,7 +4933,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 4935 "max_reduce.cu"
+#line 4937 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -4941,7 +4943,7 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 4945 "max_reduce.cu"
+#line 4947 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -4954,18 +4956,18 @@ static void max_reduce__red_i2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i2_i2__cpu(krt_b, krt_tid, *(int16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 4958 "max_reduce.cu"
+#line 4960 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int32_t max_reduce__i4_i4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int32_t a, int32_t b)
 {
-#line 4964 "max_reduce.cu"
+#line 4966 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i32(a, b);
-#line 4969 "max_reduce.cu"
+#line 4971 "max_reduce.cu"
 }
 
 struct max_reduce__red_i4__shared {
@@ -5007,7 +5009,7 @@ struct max_reduce__red_i4__frame {
 static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 5011 "max_reduce.cu"
+#line 5013 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -5035,13 +5037,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 5039 "max_reduce.cu"
+#line 5041 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5045 "max_reduce.cu"
+#line 5047 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5060,7 +5062,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5064 "max_reduce.cu"
+#line 5066 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5071,14 +5073,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_tmp_, *(int32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5075 "max_reduce.cu"
+#line 5077 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5082 "max_reduce.cu"
+#line 5084 "max_reduce.cu"
             int32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5091,7 +5093,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5095 "max_reduce.cu"
+#line 5097 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5103,7 +5105,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5107 "max_reduce.cu"
+#line 5109 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5114,7 +5116,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5118 "max_reduce.cu"
+#line 5120 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5136,13 +5138,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5140 "max_reduce.cu"
+#line 5142 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5146 "max_reduce.cu"
+#line 5148 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5150,7 +5152,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5154 "max_reduce.cu"
+#line 5156 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5172,7 +5174,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5176 "max_reduce.cu"
+#line 5178 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5182,16 +5184,17 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5186 "max_reduce.cu"
+#line 5188 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 5192 "max_reduce.cu"
+#line 5194 "max_reduce.cu"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -5207,7 +5210,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 5211 "max_reduce.cu"
+#line 5214 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -5219,7 +5222,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5223 "max_reduce.cu"
+#line 5226 "max_reduce.cu"
                 }
             }
         } else {
@@ -5242,7 +5245,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5246 "max_reduce.cu"
+#line 5249 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5253,14 +5256,14 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5257 "max_reduce.cu"
+#line 5260 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5264 "max_reduce.cu"
+#line 5267 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5271,7 +5274,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5275 "max_reduce.cu"
+#line 5278 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5294,13 +5297,13 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5298 "max_reduce.cu"
+#line 5301 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5304 "max_reduce.cu"
+#line 5307 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5308,7 +5311,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5312 "max_reduce.cu"
+#line 5315 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5334,20 +5337,20 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5338 "max_reduce.cu"
+#line 5341 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i4_i4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5345 "max_reduce.cu"
+#line 5348 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5351 "max_reduce.cu"
+#line 5354 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -5365,7 +5368,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5369 "max_reduce.cu"
+#line 5372 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5375,7 +5378,7 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5379 "max_reduce.cu"
+#line 5382 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5388,18 +5391,18 @@ static void max_reduce__red_i4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i4_i4__cpu(krt_b, krt_tid, *(int32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5392 "max_reduce.cu"
+#line 5395 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED int64_t max_reduce__i8_i8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, int64_t a, int64_t b)
 {
-#line 5398 "max_reduce.cu"
+#line 5401 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_i64(a, b);
-#line 5403 "max_reduce.cu"
+#line 5406 "max_reduce.cu"
 }
 
 struct max_reduce__red_i8__shared {
@@ -5441,7 +5444,7 @@ struct max_reduce__red_i8__frame {
 static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 5445 "max_reduce.cu"
+#line 5448 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -5469,13 +5472,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 5473 "max_reduce.cu"
+#line 5476 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5479 "max_reduce.cu"
+#line 5482 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5494,7 +5497,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5498 "max_reduce.cu"
+#line 5501 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5505,14 +5508,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_tmp_, *(int64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5509 "max_reduce.cu"
+#line 5512 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5516 "max_reduce.cu"
+#line 5519 "max_reduce.cu"
             int64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5525,7 +5528,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5529 "max_reduce.cu"
+#line 5532 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5537,7 +5540,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5541 "max_reduce.cu"
+#line 5544 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5548,7 +5551,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5552 "max_reduce.cu"
+#line 5555 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5570,13 +5573,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 5574 "max_reduce.cu"
+#line 5577 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5580 "max_reduce.cu"
+#line 5583 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5584,7 +5587,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 5588 "max_reduce.cu"
+#line 5591 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5606,7 +5609,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5610 "max_reduce.cu"
+#line 5613 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5616,16 +5619,17 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 5620 "max_reduce.cu"
+#line 5623 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 5626 "max_reduce.cu"
+#line 5629 "max_reduce.cu"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -5641,7 +5645,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 5645 "max_reduce.cu"
+#line 5649 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -5653,7 +5657,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5657 "max_reduce.cu"
+#line 5661 "max_reduce.cu"
                 }
             }
         } else {
@@ -5676,7 +5680,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5680 "max_reduce.cu"
+#line 5684 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -5687,14 +5691,14 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 5691 "max_reduce.cu"
+#line 5695 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5698 "max_reduce.cu"
+#line 5702 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5705,7 +5709,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 5709 "max_reduce.cu"
+#line 5713 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -5728,13 +5732,13 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 5732 "max_reduce.cu"
+#line 5736 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 5738 "max_reduce.cu"
+#line 5742 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -5742,7 +5746,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 5746 "max_reduce.cu"
+#line 5750 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -5768,20 +5772,20 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 5772 "max_reduce.cu"
+#line 5776 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__i8_i8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 5779 "max_reduce.cu"
+#line 5783 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5785 "max_reduce.cu"
+#line 5789 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             int64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -5799,7 +5803,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 5803 "max_reduce.cu"
+#line 5807 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -5809,7 +5813,7 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(int64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 5813 "max_reduce.cu"
+#line 5817 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -5822,18 +5826,18 @@ static void max_reduce__red_i8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(int64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__i8_i8__cpu(krt_b, krt_tid, *(int64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 5826 "max_reduce.cu"
+#line 5830 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint8_t max_reduce__u1_u1__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint8_t a, uint8_t b)
 {
-#line 5832 "max_reduce.cu"
+#line 5836 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u8(a, b);
-#line 5837 "max_reduce.cu"
+#line 5841 "max_reduce.cu"
 }
 
 struct max_reduce__red_u1__shared {
@@ -5875,7 +5879,7 @@ struct max_reduce__red_u1__frame {
 static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 5879 "max_reduce.cu"
+#line 5883 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -5903,13 +5907,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 5907 "max_reduce.cu"
+#line 5911 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5913 "max_reduce.cu"
+#line 5917 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -5928,7 +5932,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 5932 "max_reduce.cu"
+#line 5936 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -5939,14 +5943,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint8_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 5943 "max_reduce.cu"
+#line 5947 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5950 "max_reduce.cu"
+#line 5954 "max_reduce.cu"
             uint8_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -5959,7 +5963,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 5963 "max_reduce.cu"
+#line 5967 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -5971,7 +5975,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 5975 "max_reduce.cu"
+#line 5979 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -5982,7 +5986,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 5986 "max_reduce.cu"
+#line 5990 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6004,13 +6008,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 6008 "max_reduce.cu"
+#line 6012 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6014 "max_reduce.cu"
+#line 6018 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6018,7 +6022,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 6022 "max_reduce.cu"
+#line 6026 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6040,7 +6044,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6044 "max_reduce.cu"
+#line 6048 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6050,16 +6054,17 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 6054 "max_reduce.cu"
+#line 6058 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 6060 "max_reduce.cu"
+#line 6064 "max_reduce.cu"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 uint8_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -6075,7 +6080,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 6079 "max_reduce.cu"
+#line 6084 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -6087,7 +6092,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6091 "max_reduce.cu"
+#line 6096 "max_reduce.cu"
                 }
             }
         } else {
@@ -6110,7 +6115,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6114 "max_reduce.cu"
+#line 6119 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -6121,14 +6126,14 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6125 "max_reduce.cu"
+#line 6130 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6132 "max_reduce.cu"
+#line 6137 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6139,7 +6144,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 6143 "max_reduce.cu"
+#line 6148 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6162,13 +6167,13 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6166 "max_reduce.cu"
+#line 6171 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6172 "max_reduce.cu"
+#line 6177 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6176,7 +6181,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 6180 "max_reduce.cu"
+#line 6185 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6202,20 +6207,20 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 6206 "max_reduce.cu"
+#line 6211 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u1_u1__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6213 "max_reduce.cu"
+#line 6218 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6219 "max_reduce.cu"
+#line 6224 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint8_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -6233,7 +6238,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6237 "max_reduce.cu"
+#line 6242 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -6243,7 +6248,7 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint8_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6247 "max_reduce.cu"
+#line 6252 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -6256,18 +6261,18 @@ static void max_reduce__red_u1__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint8_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u1_u1__cpu(krt_b, krt_tid, *(uint8_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6260 "max_reduce.cu"
+#line 6265 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint16_t max_reduce__u2_u2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint16_t a, uint16_t b)
 {
-#line 6266 "max_reduce.cu"
+#line 6271 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u16(a, b);
-#line 6271 "max_reduce.cu"
+#line 6276 "max_reduce.cu"
 }
 
 struct max_reduce__red_u2__shared {
@@ -6309,7 +6314,7 @@ struct max_reduce__red_u2__frame {
 static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 6313 "max_reduce.cu"
+#line 6318 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -6337,13 +6342,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 6341 "max_reduce.cu"
+#line 6346 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6347 "max_reduce.cu"
+#line 6352 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -6362,7 +6367,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 6366 "max_reduce.cu"
+#line 6371 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -6373,14 +6378,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint16_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 6377 "max_reduce.cu"
+#line 6382 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6384 "max_reduce.cu"
+#line 6389 "max_reduce.cu"
             uint16_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -6393,7 +6398,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6397 "max_reduce.cu"
+#line 6402 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6405,7 +6410,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6409 "max_reduce.cu"
+#line 6414 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6416,7 +6421,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 6420 "max_reduce.cu"
+#line 6425 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6438,13 +6443,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 6442 "max_reduce.cu"
+#line 6447 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6448 "max_reduce.cu"
+#line 6453 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6452,7 +6457,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 6456 "max_reduce.cu"
+#line 6461 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6474,7 +6479,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6478 "max_reduce.cu"
+#line 6483 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6484,16 +6489,17 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 6488 "max_reduce.cu"
+#line 6493 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 6494 "max_reduce.cu"
+#line 6499 "max_reduce.cu"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 uint16_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -6509,7 +6515,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 6513 "max_reduce.cu"
+#line 6519 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -6521,7 +6527,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6525 "max_reduce.cu"
+#line 6531 "max_reduce.cu"
                 }
             }
         } else {
@@ -6544,7 +6550,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6548 "max_reduce.cu"
+#line 6554 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -6555,14 +6561,14 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6559 "max_reduce.cu"
+#line 6565 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6566 "max_reduce.cu"
+#line 6572 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6573,7 +6579,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 6577 "max_reduce.cu"
+#line 6583 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6596,13 +6602,13 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 6600 "max_reduce.cu"
+#line 6606 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6606 "max_reduce.cu"
+#line 6612 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6610,7 +6616,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 6614 "max_reduce.cu"
+#line 6620 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6636,20 +6642,20 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 6640 "max_reduce.cu"
+#line 6646 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u2_u2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 6647 "max_reduce.cu"
+#line 6653 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6653 "max_reduce.cu"
+#line 6659 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint16_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -6667,7 +6673,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 6671 "max_reduce.cu"
+#line 6677 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -6677,7 +6683,7 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint16_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 6681 "max_reduce.cu"
+#line 6687 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -6690,18 +6696,18 @@ static void max_reduce__red_u2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint16_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u2_u2__cpu(krt_b, krt_tid, *(uint16_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 6694 "max_reduce.cu"
+#line 6700 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint32_t max_reduce__u4_u4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint32_t a, uint32_t b)
 {
-#line 6700 "max_reduce.cu"
+#line 6706 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u32(a, b);
-#line 6705 "max_reduce.cu"
+#line 6711 "max_reduce.cu"
 }
 
 struct max_reduce__red_u4__shared {
@@ -6743,7 +6749,7 @@ struct max_reduce__red_u4__frame {
 static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 6747 "max_reduce.cu"
+#line 6753 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -6771,13 +6777,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 6775 "max_reduce.cu"
+#line 6781 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6781 "max_reduce.cu"
+#line 6787 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -6796,7 +6802,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 6800 "max_reduce.cu"
+#line 6806 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -6807,14 +6813,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint32_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 6811 "max_reduce.cu"
+#line 6817 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6818 "max_reduce.cu"
+#line 6824 "max_reduce.cu"
             uint32_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -6827,7 +6833,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6831 "max_reduce.cu"
+#line 6837 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6839,7 +6845,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 6843 "max_reduce.cu"
+#line 6849 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -6850,7 +6856,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 6854 "max_reduce.cu"
+#line 6860 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -6872,13 +6878,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 6876 "max_reduce.cu"
+#line 6882 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6882 "max_reduce.cu"
+#line 6888 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -6886,7 +6892,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 6890 "max_reduce.cu"
+#line 6896 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -6908,7 +6914,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 6912 "max_reduce.cu"
+#line 6918 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -6918,16 +6924,17 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 6922 "max_reduce.cu"
+#line 6928 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 6928 "max_reduce.cu"
+#line 6934 "max_reduce.cu"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 uint32_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -6943,7 +6950,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 6947 "max_reduce.cu"
+#line 6954 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -6955,7 +6962,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6959 "max_reduce.cu"
+#line 6966 "max_reduce.cu"
                 }
             }
         } else {
@@ -6978,7 +6985,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 6982 "max_reduce.cu"
+#line 6989 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -6989,14 +6996,14 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 6993 "max_reduce.cu"
+#line 7000 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7000 "max_reduce.cu"
+#line 7007 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7007,7 +7014,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 7011 "max_reduce.cu"
+#line 7018 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7030,13 +7037,13 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 7034 "max_reduce.cu"
+#line 7041 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7040 "max_reduce.cu"
+#line 7047 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7044,7 +7051,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 7048 "max_reduce.cu"
+#line 7055 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7070,20 +7077,20 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 7074 "max_reduce.cu"
+#line 7081 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u4_u4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 7081 "max_reduce.cu"
+#line 7088 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7087 "max_reduce.cu"
+#line 7094 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint32_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -7101,7 +7108,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 7105 "max_reduce.cu"
+#line 7112 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -7111,7 +7118,7 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint32_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 7115 "max_reduce.cu"
+#line 7122 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -7124,18 +7131,18 @@ static void max_reduce__red_u4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint32_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u4_u4__cpu(krt_b, krt_tid, *(uint32_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 7128 "max_reduce.cu"
+#line 7135 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED uint64_t max_reduce__u8_u8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, uint64_t a, uint64_t b)
 {
-#line 7134 "max_reduce.cu"
+#line 7141 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_u64(a, b);
-#line 7139 "max_reduce.cu"
+#line 7146 "max_reduce.cu"
 }
 
 struct max_reduce__red_u8__shared {
@@ -7177,7 +7184,7 @@ struct max_reduce__red_u8__frame {
 static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 7181 "max_reduce.cu"
+#line 7188 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -7205,13 +7212,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 7209 "max_reduce.cu"
+#line 7216 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7215 "max_reduce.cu"
+#line 7222 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -7230,7 +7237,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 7234 "max_reduce.cu"
+#line 7241 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -7241,14 +7248,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_tmp_, *(uint64_t *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 7245 "max_reduce.cu"
+#line 7252 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7252 "max_reduce.cu"
+#line 7259 "max_reduce.cu"
             uint64_t krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -7261,7 +7268,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7265 "max_reduce.cu"
+#line 7272 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7273,7 +7280,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7277 "max_reduce.cu"
+#line 7284 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7284,7 +7291,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 7288 "max_reduce.cu"
+#line 7295 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7306,13 +7313,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 7310 "max_reduce.cu"
+#line 7317 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7316 "max_reduce.cu"
+#line 7323 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7320,7 +7327,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 7324 "max_reduce.cu"
+#line 7331 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7342,7 +7349,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7346 "max_reduce.cu"
+#line 7353 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7352,16 +7359,17 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 7356 "max_reduce.cu"
+#line 7363 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 7362 "max_reduce.cu"
+#line 7369 "max_reduce.cu"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 uint64_t krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -7377,7 +7385,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 7381 "max_reduce.cu"
+#line 7389 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -7389,7 +7397,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7393 "max_reduce.cu"
+#line 7401 "max_reduce.cu"
                 }
             }
         } else {
@@ -7412,7 +7420,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7416 "max_reduce.cu"
+#line 7424 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -7423,14 +7431,14 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7427 "max_reduce.cu"
+#line 7435 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7434 "max_reduce.cu"
+#line 7442 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7441,7 +7449,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 7445 "max_reduce.cu"
+#line 7453 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7464,13 +7472,13 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 7468 "max_reduce.cu"
+#line 7476 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7474 "max_reduce.cu"
+#line 7482 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7478,7 +7486,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 7482 "max_reduce.cu"
+#line 7490 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7504,20 +7512,20 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 7508 "max_reduce.cu"
+#line 7516 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__u8_u8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 7515 "max_reduce.cu"
+#line 7523 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7521 "max_reduce.cu"
+#line 7529 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             uint64_t krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -7535,7 +7543,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 7539 "max_reduce.cu"
+#line 7547 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -7545,7 +7553,7 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(uint64_t *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 7549 "max_reduce.cu"
+#line 7557 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -7558,18 +7566,18 @@ static void max_reduce__red_u8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(uint64_t *)(partials.data + 0 * partials.strides[0]) = max_reduce__u8_u8__cpu(krt_b, krt_tid, *(uint64_t *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 7562 "max_reduce.cu"
+#line 7570 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED float max_reduce__f4_f4__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, float a, float b)
 {
-#line 7568 "max_reduce.cu"
+#line 7576 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmaxf(a, b);
-#line 7573 "max_reduce.cu"
+#line 7581 "max_reduce.cu"
 }
 
 struct max_reduce__red_f4__shared {
@@ -7611,7 +7619,7 @@ struct max_reduce__red_f4__frame {
 static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 7615 "max_reduce.cu"
+#line 7623 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -7639,13 +7647,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 7643 "max_reduce.cu"
+#line 7651 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7649 "max_reduce.cu"
+#line 7657 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -7664,7 +7672,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 7668 "max_reduce.cu"
+#line 7676 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -7675,14 +7683,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_tmp_, *(float *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 7679 "max_reduce.cu"
+#line 7687 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7686 "max_reduce.cu"
+#line 7694 "max_reduce.cu"
             float krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -7695,7 +7703,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7699 "max_reduce.cu"
+#line 7707 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7707,7 +7715,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7711 "max_reduce.cu"
+#line 7719 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7718,7 +7726,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 7722 "max_reduce.cu"
+#line 7730 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7740,13 +7748,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 7744 "max_reduce.cu"
+#line 7752 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7750 "max_reduce.cu"
+#line 7758 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7754,7 +7762,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 7758 "max_reduce.cu"
+#line 7766 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7776,7 +7784,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7780 "max_reduce.cu"
+#line 7788 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -7786,16 +7794,17 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 7790 "max_reduce.cu"
+#line 7798 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 7796 "max_reduce.cu"
+#line 7804 "max_reduce.cu"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 float krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -7811,7 +7820,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 7815 "max_reduce.cu"
+#line 7824 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -7823,7 +7832,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7827 "max_reduce.cu"
+#line 7836 "max_reduce.cu"
                 }
             }
         } else {
@@ -7846,7 +7855,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7850 "max_reduce.cu"
+#line 7859 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -7857,14 +7866,14 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 7861 "max_reduce.cu"
+#line 7870 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 7868 "max_reduce.cu"
+#line 7877 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -7875,7 +7884,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 7879 "max_reduce.cu"
+#line 7888 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -7898,13 +7907,13 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 7902 "max_reduce.cu"
+#line 7911 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 7908 "max_reduce.cu"
+#line 7917 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -7912,7 +7921,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 7916 "max_reduce.cu"
+#line 7925 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -7938,20 +7947,20 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 7942 "max_reduce.cu"
+#line 7951 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f4_f4__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 7949 "max_reduce.cu"
+#line 7958 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 7955 "max_reduce.cu"
+#line 7964 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             float krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -7969,7 +7978,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 7973 "max_reduce.cu"
+#line 7982 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -7979,7 +7988,7 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(float *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 7983 "max_reduce.cu"
+#line 7992 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -7992,18 +8001,18 @@ static void max_reduce__red_f4__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(float *)(partials.data + 0 * partials.strides[0]) = max_reduce__f4_f4__cpu(krt_b, krt_tid, *(float *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 7996 "max_reduce.cu"
+#line 8005 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED double max_reduce__f8_f8__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, double a, double b)
 {
-#line 8002 "max_reduce.cu"
+#line 8011 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return fmax(a, b);
-#line 8007 "max_reduce.cu"
+#line 8016 "max_reduce.cu"
 }
 
 struct max_reduce__red_f8__shared {
@@ -8045,7 +8054,7 @@ struct max_reduce__red_f8__frame {
 static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 8049 "max_reduce.cu"
+#line 8058 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -8073,13 +8082,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 8077 "max_reduce.cu"
+#line 8086 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8083 "max_reduce.cu"
+#line 8092 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -8098,7 +8107,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 8102 "max_reduce.cu"
+#line 8111 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -8109,14 +8118,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_tmp_, *(double *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 8113 "max_reduce.cu"
+#line 8122 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8120 "max_reduce.cu"
+#line 8129 "max_reduce.cu"
             double krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -8129,7 +8138,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8133 "max_reduce.cu"
+#line 8142 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -8141,7 +8150,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 8145 "max_reduce.cu"
+#line 8154 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -8152,7 +8161,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 8156 "max_reduce.cu"
+#line 8165 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -8174,13 +8183,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 8178 "max_reduce.cu"
+#line 8187 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8184 "max_reduce.cu"
+#line 8193 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8188,7 +8197,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 8192 "max_reduce.cu"
+#line 8201 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -8210,7 +8219,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8214 "max_reduce.cu"
+#line 8223 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -8220,16 +8229,17 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 8224 "max_reduce.cu"
+#line 8233 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 8230 "max_reduce.cu"
+#line 8239 "max_reduce.cu"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 double krt_u_value_ KRT_MAYBE_UNUSED = 0;
                 {
@@ -8245,7 +8255,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 8249 "max_reduce.cu"
+#line 8259 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -8257,7 +8267,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 8261 "max_reduce.cu"
+#line 8271 "max_reduce.cu"
                 }
             }
         } else {
@@ -8280,7 +8290,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8284 "max_reduce.cu"
+#line 8294 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -8291,14 +8301,14 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 8295 "max_reduce.cu"
+#line 8305 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 8302 "max_reduce.cu"
+#line 8312 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -8309,7 +8319,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 8313 "max_reduce.cu"
+#line 8323 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -8332,13 +8342,13 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 8336 "max_reduce.cu"
+#line 8346 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8342 "max_reduce.cu"
+#line 8352 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8346,7 +8356,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 8350 "max_reduce.cu"
+#line 8360 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -8372,20 +8382,20 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 8376 "max_reduce.cu"
+#line 8386 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f8_f8__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 8383 "max_reduce.cu"
+#line 8393 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8389 "max_reduce.cu"
+#line 8399 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             double krt_u_result_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -8403,7 +8413,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 8407 "max_reduce.cu"
+#line 8417 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -8413,7 +8423,7 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(double *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 8417 "max_reduce.cu"
+#line 8427 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -8426,18 +8436,18 @@ static void max_reduce__red_f8__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(double *)(partials.data + 0 * partials.strides[0]) = max_reduce__f8_f8__cpu(krt_b, krt_tid, *(double *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 8430 "max_reduce.cu"
+#line 8440 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_f16 max_reduce__f2_f2__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_f16 a, krt_f16 b)
 {
-#line 8436 "max_reduce.cu"
+#line 8446 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_f16(a, b);
-#line 8441 "max_reduce.cu"
+#line 8451 "max_reduce.cu"
 }
 
 struct max_reduce__red_f2__shared {
@@ -8479,7 +8489,7 @@ struct max_reduce__red_f2__frame {
 static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 8483 "max_reduce.cu"
+#line 8493 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -8507,13 +8517,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 8511 "max_reduce.cu"
+#line 8521 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8517 "max_reduce.cu"
+#line 8527 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -8532,7 +8542,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 8536 "max_reduce.cu"
+#line 8546 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -8543,14 +8553,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_tmp_ = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_f16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 8547 "max_reduce.cu"
+#line 8557 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8554 "max_reduce.cu"
+#line 8564 "max_reduce.cu"
             krt_f16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -8563,7 +8573,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8567 "max_reduce.cu"
+#line 8577 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -8575,7 +8585,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 8579 "max_reduce.cu"
+#line 8589 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -8586,7 +8596,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 8590 "max_reduce.cu"
+#line 8600 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -8608,13 +8618,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 8612 "max_reduce.cu"
+#line 8622 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8618 "max_reduce.cu"
+#line 8628 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8622,7 +8632,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 8626 "max_reduce.cu"
+#line 8636 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -8644,7 +8654,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8648 "max_reduce.cu"
+#line 8658 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -8654,16 +8664,17 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 8658 "max_reduce.cu"
+#line 8668 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 8664 "max_reduce.cu"
+#line 8674 "max_reduce.cu"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 krt_f16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
                 {
@@ -8679,7 +8690,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 8683 "max_reduce.cu"
+#line 8694 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -8691,7 +8702,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 8695 "max_reduce.cu"
+#line 8706 "max_reduce.cu"
                 }
             }
         } else {
@@ -8714,7 +8725,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8718 "max_reduce.cu"
+#line 8729 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -8725,14 +8736,14 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 8729 "max_reduce.cu"
+#line 8740 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 8736 "max_reduce.cu"
+#line 8747 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -8743,7 +8754,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 8747 "max_reduce.cu"
+#line 8758 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -8766,13 +8777,13 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 8770 "max_reduce.cu"
+#line 8781 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 8776 "max_reduce.cu"
+#line 8787 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -8780,7 +8791,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 8784 "max_reduce.cu"
+#line 8795 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -8806,20 +8817,20 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 8810 "max_reduce.cu"
+#line 8821 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__f2_f2__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 8817 "max_reduce.cu"
+#line 8828 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8823 "max_reduce.cu"
+#line 8834 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_f16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_F16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -8837,7 +8848,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 8841 "max_reduce.cu"
+#line 8852 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -8847,7 +8858,7 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
                 *(krt_f16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 8851 "max_reduce.cu"
+#line 8862 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -8860,18 +8871,18 @@ static void max_reduce__red_f2__cpu(const krt_cpu_block *krt_b0, void **krt_args
             *(krt_f16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__f2_f2__cpu(krt_b, krt_tid, *(krt_f16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 8864 "max_reduce.cu"
+#line 8875 "max_reduce.cu"
 }
 
 #line 5 "max_reduce.kern"
 static inline KRT_MAYBE_UNUSED krt_bf16 max_reduce__bf16_bf16__cpu(const krt_cpu_block *krt_b, krt_dim3 krt_tid, krt_bf16 a, krt_bf16 b)
 {
-#line 8870 "max_reduce.cu"
+#line 8881 "max_reduce.cu"
     (void)krt_b;
     (void)krt_tid;
 #line 6 "max_reduce.kern"
     return krt_max_bf16(a, b);
-#line 8875 "max_reduce.cu"
+#line 8886 "max_reduce.cu"
 }
 
 struct max_reduce__red_bf16__shared {
@@ -8913,7 +8924,7 @@ struct max_reduce__red_bf16__frame {
 static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 {
     const krt_cpu_block krt_bb = *krt_b0;
-#line 8917 "max_reduce.cu"
+#line 8928 "max_reduce.cu"
     const krt_cpu_block *const krt_b = &krt_bb;
     const krt_view arr = *(const krt_view *)krt_args[0];
     const krt_view partials = *(const krt_view *)krt_args[1];
@@ -8941,13 +8952,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         krt_u_laneid_ = (int64_t)(krt_u_tid_ & 31);
         krt_f->krt_u_warpid_ = krt_u_warpid_;
         krt_f->krt_u_laneid_ = krt_u_laneid_;
-#line 8945 "max_reduce.cu"
+#line 8956 "max_reduce.cu"
     }
 #line 4 "max_reduce.kern"
     if (((int32_t)krt_b->block_dim.x) == 128) {
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8951 "max_reduce.cu"
+#line 8962 "max_reduce.cu"
             int64_t krt_u_start_ KRT_MAYBE_UNUSED = 0;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             int64_t krt_u_step_ KRT_MAYBE_UNUSED = 0;
@@ -8966,7 +8977,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             krt_it1 = krt_add_i64(krt_u_start_, krt_u_step_);
             krt_stop2 = arr.shape[0];
             krt_step3 = krt_u_step_;
-#line 8970 "max_reduce.cu"
+#line 8981 "max_reduce.cu"
             if (krt_step3 == 0) {
                 krt_f->krt_state = KRT_RETURNED;
                 goto krt_skip2;
@@ -8977,14 +8988,14 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_tmp_ = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_tmp_, *(krt_bf16 *)(arr.data + krt_wrap_index(krt_u_i_, arr.shape[0]) * arr.strides[0]));
             }
         krt_skip2:;
-#line 8981 "max_reduce.cu"
+#line 8992 "max_reduce.cu"
             krt_f->krt_u_tmp_ = krt_u_tmp_;
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 8988 "max_reduce.cu"
+#line 8999 "max_reduce.cu"
             krt_bf16 krt_u_tmp_ KRT_MAYBE_UNUSED = krt_f->krt_u_tmp_;
             int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
             int64_t krt_u_laneid_ KRT_MAYBE_UNUSED = krt_f->krt_u_laneid_;
@@ -8997,7 +9008,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 9001 "max_reduce.cu"
+#line 9012 "max_reduce.cu"
             int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -9009,7 +9020,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 9013 "max_reduce.cu"
+#line 9024 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -9020,7 +9031,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 if (krt_u_width_) {
                     krt_go = 1;
                 } else {
-#line 9024 "max_reduce.cu"
+#line 9035 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -9042,13 +9053,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_), 33)]);
                 }
                 krt_f->krt_u_old_ = krt_u_old_;
-#line 9046 "max_reduce.cu"
+#line 9057 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 9052 "max_reduce.cu"
+#line 9063 "max_reduce.cu"
                 int64_t krt_u_width_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -9056,7 +9067,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_ = krt_u_width_ >> 1;
                 krt_f->krt_u_width_ = krt_u_width_;
             }
-#line 9060 "max_reduce.cu"
+#line 9071 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -9078,7 +9089,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 9082 "max_reduce.cu"
+#line 9093 "max_reduce.cu"
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
             if (krt_f->krt_state != KRT_RUNNING)
                 continue;
@@ -9088,16 +9099,17 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[0][0], krt_s->krt_u_sm_[1][0]);
             }
         }
-#line 9092 "max_reduce.cu"
+#line 9103 "max_reduce.cu"
     } else {
 #line 4 "max_reduce.kern"
         if (krt_b->block_dim.y == 1 && krt_b->block_dim.z == 1) {
             /* a 1-D block: both sides of the barrier in one loop, the threads ascending */
             krt_tid.y = 0;
-#line 9098 "max_reduce.cu"
+#line 9109 "max_reduce.cu"
             krt_tid.z = 0;
-            for (krt_t = 0; krt_t < krt_b->block_dim.x; krt_t++) {
-                krt_tid.x = (unsigned)krt_t;
+            for (int krt_x = 0; krt_x < (int)krt_b->block_dim.x; krt_x++) {
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 krt_bf16 krt_u_value_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
                 {
@@ -9113,7 +9125,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = krt_u_value_;
                     krt_f->krt_u_size_ = krt_u_size_;
                 }
-#line 9117 "max_reduce.cu"
+#line 9129 "max_reduce.cu"
                 {
                     bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                     int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
@@ -9125,7 +9137,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_u_width_2_ = 16;
                     krt_f->krt_u_full_ = krt_u_full_;
                     krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 9129 "max_reduce.cu"
+#line 9141 "max_reduce.cu"
                 }
             }
         } else {
@@ -9148,7 +9160,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 9152 "max_reduce.cu"
+#line 9164 "max_reduce.cu"
                 bool krt_u_full_ KRT_MAYBE_UNUSED = krt_f->krt_u_full_;
                 int64_t krt_u_warpid_ KRT_MAYBE_UNUSED = krt_f->krt_u_warpid_;
                 int64_t krt_u_size_ KRT_MAYBE_UNUSED = krt_f->krt_u_size_;
@@ -9159,14 +9171,14 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_2_ = 16;
                 krt_f->krt_u_full_ = krt_u_full_;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
-#line 9163 "max_reduce.cu"
+#line 9175 "max_reduce.cu"
             }
         }
 #line 4 "max_reduce.kern"
         for (;;) {
             krt_go = 0;
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 9170 "max_reduce.cu"
+#line 9182 "max_reduce.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state == KRT_CONTINUE(1))
@@ -9177,7 +9189,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 if (krt_u_width_2_) {
                     krt_go = 1;
                 } else {
-#line 9181 "max_reduce.cu"
+#line 9193 "max_reduce.cu"
                     krt_f->krt_state = KRT_BREAK(1);
                 }
             }
@@ -9200,13 +9212,13 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                     krt_s->krt_u_sm_[krt_u_warpid_][krt_u_laneid_] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_u_old_2_, krt_s->krt_u_sm_[krt_u_warpid_][krt_wrap_index(krt_add_i64(krt_u_laneid_, krt_u_width_2_), 33)]);
                 }
                 krt_f->krt_u_old_2_ = krt_u_old_2_;
-#line 9204 "max_reduce.cu"
+#line 9216 "max_reduce.cu"
             }
 #line 4 "max_reduce.kern"
             /* cuda.syncthreads(): every thread has reached this point */
             KRT_FOR_EACH_THREAD_T(krt_b) {
                 krt_f = &krt_fr[krt_t];
-#line 9210 "max_reduce.cu"
+#line 9222 "max_reduce.cu"
                 int64_t krt_u_width_2_ KRT_MAYBE_UNUSED = krt_f->krt_u_width_2_;
                 if (krt_f->krt_state != KRT_RUNNING)
                     continue;
@@ -9214,7 +9226,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_u_width_2_ = krt_u_width_2_ >> 1;
                 krt_f->krt_u_width_2_ = krt_u_width_2_;
             }
-#line 9218 "max_reduce.cu"
+#line 9230 "max_reduce.cu"
         }
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
@@ -9240,20 +9252,20 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_it4 = 1;
                 krt_stop5 = krt_sub_i64(krt_u_size_, krt_u_base_);
                 krt_step6 = 1;
-#line 9244 "max_reduce.cu"
+#line 9256 "max_reduce.cu"
                 for (; krt_it4 < krt_stop5; krt_it4 += krt_step6) {
                     krt_u_i_2_ = krt_it4;
 #line 4 "max_reduce.kern"
                     krt_s->krt_u_sm_[krt_u_warpid_][0] = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, krt_s->krt_u_sm_[krt_u_warpid_][0], krt_s->krt_u_sm_[krt_u_warpid_][krt_u_i_2_]);
                 }
             }
-#line 9251 "max_reduce.cu"
+#line 9263 "max_reduce.cu"
         }
 #line 4 "max_reduce.kern"
         /* cuda.syncthreads(): every thread has reached this point */
         KRT_FOR_EACH_THREAD_T(krt_b) {
             krt_f = &krt_fr[krt_t];
-#line 9257 "max_reduce.cu"
+#line 9269 "max_reduce.cu"
             int64_t krt_u_nwarps_ KRT_MAYBE_UNUSED = 0;
             krt_bf16 krt_u_result_ KRT_MAYBE_UNUSED = KRT_BF16_ZERO;
             int32_t krt_u_tid_ KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -9271,7 +9283,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 krt_it7 = 1;
                 krt_stop8 = krt_u_nwarps_;
                 krt_step9 = 1;
-#line 9275 "max_reduce.cu"
+#line 9287 "max_reduce.cu"
                 for (; krt_it7 < krt_stop8; krt_it7 += krt_step9) {
                     krt_u_i_3_ = krt_it7;
 #line 4 "max_reduce.kern"
@@ -9281,7 +9293,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
                 *(krt_bf16 *)(partials.data + ((int64_t)((int32_t)krt_b->block_idx.x)) * partials.strides[0]) = krt_u_result_;
             }
         }
-#line 9285 "max_reduce.cu"
+#line 9297 "max_reduce.cu"
     }
     KRT_FOR_EACH_THREAD_T(krt_b) {
         krt_f = &krt_fr[krt_t];
@@ -9294,7 +9306,7 @@ static void max_reduce__red_bf16__cpu(const krt_cpu_block *krt_b0, void **krt_ar
             *(krt_bf16 *)(partials.data + 0 * partials.strides[0]) = max_reduce__bf16_bf16__cpu(krt_b, krt_tid, *(krt_bf16 *)(partials.data + 0 * partials.strides[0]), init);
         }
     }
-#line 9298 "max_reduce.cu"
+#line 9310 "max_reduce.cu"
 }
 
 /* ---- kernel descriptors and launchers ---- */

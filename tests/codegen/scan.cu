@@ -159,9 +159,11 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             /* a 1-D block: both sides of the barrier in one loop, the threads descending */
             krt_tid.y = 0;
             krt_tid.z = 0;
-            for (krt_t = krt_b->block_dim.x; krt_t-- > 0;) {
-                krt_tid.x = (unsigned)krt_t;
+            const size_t krt_s0 = krt_clamp_below(offset, 0, krt_b->block_dim.x);
+            for (int krt_x = (int)krt_b->block_dim.x; krt_x-- > (int)krt_s0;) {
 #line 165 "scan.cu"
+                krt_t = (size_t)krt_x;
+                krt_tid.x = (unsigned)krt_x;
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = 0;
                 {
@@ -169,7 +171,29 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
 #line 21 "scan.kern"
                     v = 0;
 #line 22 "scan.kern"
-                    if (tx >= (int32_t)offset) {
+                    if (1) {
+#line 23 "scan.kern"
+                        v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
+                    }
+                }
+                {
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 25 "scan.kern"
+                    krt_s->temp[(int64_t)tx] = (int32_t)krt_add_i64(((int64_t)krt_s->temp[(int64_t)tx]), v);
+                }
+            }
+            for (int krt_x = (int)krt_s0; krt_x-- > 0;) {
+                krt_t = (size_t)krt_x;
+#line 188 "scan.cu"
+                krt_tid.x = (unsigned)krt_x;
+                krt_f = &krt_fr[krt_t];
+                int64_t v KRT_MAYBE_UNUSED = 0;
+                {
+                    int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
+#line 21 "scan.kern"
+                    v = 0;
+#line 22 "scan.kern"
+                    if (0) {
 #line 23 "scan.kern"
                         v = (int64_t)krt_s->temp[((int64_t)tx) - offset];
                     }
@@ -182,7 +206,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             }
         } else {
             KRT_FOR_EACH_THREAD_T(krt_b) {
-#line 186 "scan.cu"
+#line 210 "scan.cu"
                 krt_f = &krt_fr[krt_t];
                 int64_t v KRT_MAYBE_UNUSED = krt_f->v;
                 int32_t tx KRT_MAYBE_UNUSED = (int32_t)krt_tid.x;
@@ -211,7 +235,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
         offset = offset * 2;
     }
     {
-#line 215 "scan.cu"
+#line 239 "scan.cu"
         const unsigned krt_xn = krt_clamp_below(inp.shape[0], (int64_t)krt_b->block_idx.x * krt_b->block_dim.x, krt_b->block_dim.x);
         KRT_FOR_EACH_THREAD_XN(krt_b, krt_xn) {
             krt_f = &krt_fr[krt_t];
@@ -221,7 +245,7 @@ static void block_scan__cpu(const krt_cpu_block *krt_b0, void **krt_args)
             /* i < inp.shape[0]: the threads the loop visits */
 #line 29 "scan.kern"
             *(int32_t *)(out.data + i * out.strides[0]) = krt_s->temp[(int64_t)tx];
-#line 225 "scan.cu"
+#line 249 "scan.cu"
         }
     }
 }
